@@ -1,0 +1,76 @@
+"""Errors the library raises for bad input. The CLI turns each into a message and an
+exit code; none of them is a bug, so none of them prints a traceback."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+
+class RefereeError(Exception):
+    """Base class. ``exit_code`` is what the CLI exits with (1: rejected, 2: usage)."""
+
+    exit_code = 1
+
+    def __init__(self, message: str, hints: Sequence[str] = ()) -> None:
+        super().__init__(message)
+        self.message = message
+        self.hints = list(hints)
+
+    def to_json(self) -> dict[str, object]:
+        return {"error": type(self).__name__, "message": self.message, "hints": self.hints}
+
+
+class UsageError(RefereeError):
+    """The command itself is wrong (unknown game, bad option, bad player list)."""
+
+    exit_code = 2
+
+
+class GameFileError(RefereeError):
+    """The game file cannot be read, is not valid JSON, or breaks the schema."""
+
+
+class ReplayError(RefereeError):
+    """The log does not replay: an entry is not a legal move at that point."""
+
+
+class ConcurrentWriteError(RefereeError):
+    """Another process holds the lock on the game file, or changed it under us."""
+
+
+class NotImplementedRule(RefereeError):
+    """A rule the engine does not implement was reached; see the README's list."""
+
+
+class MoveError(RefereeError):
+    """Base class for a submitted move that is rejected."""
+
+    def __init__(
+        self,
+        message: str,
+        hints: Sequence[str] = (),
+        legal: Sequence[str] = (),
+    ) -> None:
+        super().__init__(message, hints)
+        self.legal = list(legal)
+
+    def to_json(self) -> dict[str, object]:
+        out = super().to_json()
+        out["legal"] = self.legal
+        return out
+
+
+class MalformedMove(MoveError):
+    """The text is not a move in the game's notation at all."""
+
+
+class IllegalMove(MoveError):
+    """The text is a well-formed move, but not legal now; the message names the rule."""
+
+
+class AmbiguousMove(MoveError):
+    """The text matches more than one legal move; ``legal`` lists the candidates."""
+
+
+class NotYourTurn(MoveError):
+    """The player owes no decision now."""
