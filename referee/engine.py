@@ -144,6 +144,11 @@ class Game(Protocol):
 _GAMES = {"staufer": "referee.games.staufer", "dynasties": "referee.games.dynasties"}
 
 
+def register(name: str, module: str) -> None:
+    """Make the game in ``module`` (which defines ``GAME``) known as ``name``."""
+    _GAMES[name] = module
+
+
 def game_names() -> list[str]:
     return list(_GAMES)
 
@@ -260,7 +265,7 @@ def random_playout(match: Match, rng: Rng, max_moves: int = 100_000) -> int:
         if game.finished(match.state):
             return count
         owing = game.to_move(match.state)
-        assert owing, f"dead end: nobody to move but the game is not over ({game.prompt(match.state)})"
+        assert owing, f"dead end: nobody to move, game not over ({game.prompt(match.state)})"
         player = owing[0]
         legal = game.legal_moves(match.state, player)
         assert legal, f"dead end: {player} must move but has no legal move"

@@ -1,0 +1,452 @@
+"""Read, validate, replay and write game files (DESIGN §3).
+
+A game file is a header and an append-only log; nothing derived is stored. Every read
+validates the JSON Schema, the rules pin, the hash chain and every move's legality by
+replaying the whole log. Every write is atomic (temporary file, fsync, rename) and done
+under an exclusive lock on the file, so a failed or concurrent command leaves the file
+byte for byte as it was.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import fcntl
+import functools
+import hashlib
+import json
+import os
+import tempfile
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import msgspec
+
+from referee import rng as rngmod
+from referee.engine import Game, Match, Move, full_options, get_game
+from referee.errors import (
+    ConcurrentWriteError,
+    GameFileError,
+    RefereeError,
+    ReplayError,
+    UsageError,
+)
+from referee.schema import FORMAT, PLAYER_ID, envelope, game_file
+
+LOCK_WAIT_SECONDS = 10.0
+
+
+class SealedError(RefereeError):
+    """The game is sealed and the command needs its secret seed."""
+
+
+@dataclass
+class GameFile:
+    """A parsed, schema-valid game file: header fields and the raw log entries."""
+
+    data: dict[str, Any]
+    game: Game
+
+    @property
+    def players(self) -> list[str]:
+        return [p["id"] for p in self.data["players"]]
+
+    @property
+    def log(self) -> list[dict[str, Any]]:
+        return self.data["log"]
+
+    @property
+    def game_id(self) -> str:
+        return self.data.get("id", "game")
+
+    @property
+    def sealed(self) -> bool:
+        return "commitment" in self.data["rng"]
+
+    def player(self, pid: str) -> dict[str, Any]:
+        for p in self.data["players"]:
+            if p["id"] == pid:
+                return p
+        raise UsageError(
+            f"{pid!r} is not a player in this game",
+            hints=[f"players: {', '.join(self.players)}"],
+        )
+
+
+# --- canonical JSON and the hash chain -------------------------------------------------
+
+
+def canonical(obj: Any) -> bytes:
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def header_hash(data: Mapping[str, Any]) -> str:
+    """The hash the first log entry's ``prev`` carries: the header without the log (and
+    without a revealed seed, so that ``reveal`` does not break the chain)."""
+    header = {k: v for k, v in data.items() if k != "log"}
+    rng = dict(header["rng"])
+    if "commitment" in rng:
+        rng.pop("seed", None)
+    header["rng"] = rng
+    return hashlib.sha256(canonical(header)).hexdigest()
+
+
+def entry_hash(entry: Mapping[str, Any]) -> str:
+    return hashlib.sha256(canonical(entry)).hexdigest()
+
+
+def next_prev(data: Mapping[str, Any]) -> str:
+    """The ``prev`` value for the next entry appended to ``data``'s log."""
+    log = data["log"]
+    return entry_hash(log[-1]) if log else header_hash(data)
+
+
+# --- reading and validation ------------------------------------------------------------
+
+
+@functools.cache
+def _validator(name: str) -> jsonschema.protocols.Validator:
+    schema = envelope() if name == "" else game_file(get_game(name))
+    cls = jsonschema.validators.validator_for(schema)
+    return cls(schema)
+
+
+def _schema_error(error: jsonschema.ValidationError) -> str:
+    path = error.json_path
+    if error.validator in ("anyOf", "oneOf") and error.context:
+        deepest = max(error.context, key=lambda e: len(e.absolute_path))
+        if len(deepest.absolute_path) > len(error.absolute_path):
+            return f"{deepest.json_path}: {deepest.message}"
+    return f"{path}: {error.message}"
+
+
+def validate(data: Any, where: str = "game file") -> Game:
+    """Check ``data`` against the envelope and the game's schema; return the game.
+
+    Raises GameFileError naming the JSON path and what was expected.
+    """
+    if not isinstance(data, dict):
+        raise GameFileError(f"{where}: expected a JSON object at the top level")
+    errors = sorted(_validator("").iter_errors(data), key=lambda e: list(e.absolute_path))
+    if errors:
+        raise GameFileError(
+            f"{where} breaks the schema at {_schema_error(errors[0])}",
+            hints=[_schema_error(e) for e in errors[1:4]],
+        )
+    game = get_game(data["game"])
+    errors = sorted(
+        _validator(game.name).iter_errors(data), key=lambda e: list(e.absolute_path)
+    )
+    if errors:
+        raise GameFileError(
+            f"{where} breaks the {game.name} schema at {_schema_error(errors[0])}",
+            hints=[_schema_error(e) for e in errors[1:4]],
+        )
+    return game
+
+
+def parse(text: bytes | str, where: str = "game file") -> GameFile:
+    """Parse and validate file contents. Raises GameFileError."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise GameFileError(
+            f"{where} is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}",
+            hints=["a truncated or hand-edited file? restore it from git or a backup"],
+        ) from None
+    except UnicodeDecodeError:
+        raise GameFileError(f"{where} is not UTF-8 text") from None
+    game = validate(data, where)
+    ids = [p["id"] for p in data["players"]]
+    dupes = sorted({p for p in ids if ids.count(p) > 1})
+    if dupes:
+        raise GameFileError(f"{where}: player listed twice: {', '.join(dupes)}")
+    return GameFile(data, game)
+
+
+def read(path: Path) -> GameFile:
+    """Read and validate the game file at ``path``. Raises GameFileError."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise GameFileError(
+            f"no game file at {path}", hints=["create one with `referee new GAME FILE`"]
+        ) from None
+    except IsADirectoryError:
+        raise GameFileError(f"{path} is a directory, not a game file") from None
+    except OSError as exc:
+        raise GameFileError(f"cannot read {path}: {exc.strerror}") from None
+    return parse(raw, str(path))
+
+
+# --- replay ---------------------------------------------------------------------------
+
+
+def decode_move(game: Game, obj: Any, where: str) -> Move:
+    try:
+        return msgspec.convert(obj, game.move_type)
+    except msgspec.ValidationError as exc:
+        raise GameFileError(f"{where}: not a {game.name} move: {exc}") from None
+
+
+def rng_key(gf: GameFile, seed: str | None = None) -> bytes:
+    """The generator key of the game. Raises SealedError when the seed is needed but
+    unknown, GameFileError when a given or revealed seed does not match the commitment."""
+    rng = gf.data["rng"]
+    nonces = [rng.get("nonces", {})[p] for p in gf.players if p in rng.get("nonces", {})]
+    seed = seed or rng.get("seed")
+    if seed is None:
+        raise SealedError(
+            "this game is sealed: its seed is secret, so the state cannot be rebuilt",
+            hints=["give the game's secret with --secret FILE (or REFEREE_SECRET)"],
+        )
+    if "commitment" in rng and rngmod.commitment(seed) != rng["commitment"]:
+        raise GameFileError("the seed does not match the game's commitment")
+    return rngmod.combine_key(seed, nonces)
+
+
+def start_state(gf: GameFile, seed: str | None = None) -> Match:
+    """The match before the first move (header checks included)."""
+    game = gf.game
+    pinned = gf.data["rules"]
+    if pinned != game.data_version():
+        raise GameFileError(
+            f"this game was made with rules/data {pinned}, but this referee has "
+            f"{game.data_version()}",
+            hints=[
+                "component data changed since the game began; replaying it with other data "
+                "could change the game, so it is refused. Use the referee version it was "
+                "made with."
+            ],
+        )
+    n = len(gf.players)
+    if not game.min_players <= n <= game.max_players:
+        raise GameFileError(
+            f"{game.title} is for {game.min_players} to {game.max_players} players, "
+            f"this file has {n}"
+        )
+    try:
+        full_options(game, gf.data["options"])
+    except UsageError as exc:
+        raise GameFileError(f"$.options: {exc.message}", hints=exc.hints) from None
+    return Match.start(game, gf.players, gf.data["options"], rng_key(gf, seed))
+
+
+def replay(gf: GameFile, seed: str | None = None, upto: int | None = None) -> Match:
+    """Rebuild the state by replaying the log, checking the hash chain and that every
+    entry was a legal move of a player who owed a decision. Raises GameFileError,
+    ReplayError, SealedError."""
+    match = start_state(gf, seed)
+    game = match.game
+    prev = header_hash(gf.data)
+    for i, entry in enumerate(gf.log[:upto]):
+        where = f"$.log[{i}] (move {i + 1})"
+        if entry["n"] != i + 1:
+            raise ReplayError(f"{where}: numbered {entry['n']}, expected {i + 1}")
+        if entry["prev"] != prev:
+            raise ReplayError(
+                f"{where}: the hash chain is broken: history before this entry was edited",
+                hints=["a game file is append-only; restore the original log"],
+            )
+        prev = entry_hash(entry)
+        move = decode_move(game, entry["move"], where)
+        by = entry["by"]
+        if by not in match.players:
+            raise ReplayError(f"{where}: {by!r} is not a player in this game")
+        if game.finished(match.state):
+            raise ReplayError(f"{where}: the game was already over")
+        owing = game.to_move(match.state)
+        if by not in owing:
+            raise ReplayError(
+                f"{where}: it was not {by}'s turn ({game.prompt(match.state)})"
+            )
+        if move not in game.legal_moves(match.state, by):
+            raise ReplayError(
+                f"{where}: {game.format_move(move)!r} by {by} is not legal: "
+                f"{game.why_illegal(match.state, by, move)}"
+            )
+        match.play(by, move)
+    return match
+
+
+# --- writing --------------------------------------------------------------------------
+
+
+def dumps(data: Mapping[str, Any]) -> str:
+    """The file text: header keys one per line, one log entry per line.
+
+    Log entries after the first start with ", " so that appending a move adds exactly one
+    line and changes none (a git diff of a move is one added line).
+    """
+    lines = ["{"]
+    for key, value in data.items():
+        if key == "log":
+            continue
+        if key == "players":
+            body = "\n    , ".join(json.dumps(p, ensure_ascii=False) for p in value)
+            lines.append(f'  "players": [\n      {body}\n  ],')
+        else:
+            lines.append(f"  {json.dumps(key)}: {json.dumps(value, ensure_ascii=False)},")
+    lines.append('  "log": [')
+    for i, entry in enumerate(data["log"]):
+        lead = "    " if i == 0 else "  , "
+        lines.append(lead + json.dumps(entry, ensure_ascii=False))
+    lines.append("  ]")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def _write_temp(path: Path, text: str) -> Path:
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+    except BaseException:
+        os.unlink(tmp)
+        raise
+    return Path(tmp)
+
+
+def _fsync_dir(path: Path) -> None:
+    with contextlib.suppress(OSError):
+        fd = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def create(path: Path, data: Mapping[str, Any]) -> None:
+    """Write a new game file; refuses to overwrite. Raises UsageError if it exists."""
+    if path.exists():
+        raise UsageError(f"{path} already exists", hints=["choose another file name"])
+    if not path.parent.is_dir():
+        raise UsageError(f"folder {path.parent} does not exist")
+    tmp = _write_temp(path, dumps(data))
+    try:
+        os.link(tmp, path)  # atomic and never clobbers a file made meanwhile
+    except FileExistsError:
+        raise UsageError(f"{path} already exists", hints=["choose another file name"]) from None
+    finally:
+        os.unlink(tmp)
+    _fsync_dir(path)
+
+
+@contextlib.contextmanager
+def locked(path: Path) -> Iterator[bytes]:
+    """Hold an exclusive lock on the game file and yield its current bytes.
+
+    Waits up to LOCK_WAIT_SECONDS for another writer. After a rename by another writer
+    the lock is retaken on the new file, so the bytes yielded are always current.
+    Raises GameFileError (missing file) or ConcurrentWriteError.
+    """
+    deadline = time.monotonic() + LOCK_WAIT_SECONDS
+    while True:
+        try:
+            f = path.open("rb")
+        except FileNotFoundError:
+            raise GameFileError(
+                f"no game file at {path}", hints=["create one with `referee new GAME FILE`"]
+            ) from None
+        with f:
+            while True:
+                try:
+                    fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if time.monotonic() > deadline:
+                        raise ConcurrentWriteError(
+                            f"{path} is being changed by another referee command",
+                            hints=["try again in a moment"],
+                        ) from None
+                    time.sleep(0.02)
+            try:
+                if os.fstat(f.fileno()).st_ino != os.stat(path).st_ino:
+                    continue  # replaced while we waited: lock the new file
+            except FileNotFoundError:
+                continue
+            yield f.read()
+            return
+
+
+def replace(path: Path, old: bytes, data: Mapping[str, Any]) -> None:
+    """Atomically replace the (locked) file whose current bytes are ``old``."""
+    if path.read_bytes() != old:
+        raise ConcurrentWriteError(f"{path} changed while this command ran; nothing written")
+    tmp = _write_temp(path, dumps(data))
+    os.replace(tmp, path)
+    _fsync_dir(path)
+
+
+def now() -> str:
+    """UTC time for the file (REFEREE_NOW overrides it, for reproducible tests)."""
+    fixed = os.environ.get("REFEREE_NOW")
+    if fixed:
+        return fixed
+    return dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+
+
+# --- building new games ---------------------------------------------------------------
+
+
+def parse_players(spec: str) -> list[dict[str, str]]:
+    """``ann,ben`` or ``ann=Ann Smith <ann@example.org>,ben``. Raises UsageError."""
+    import re
+
+    players: list[dict[str, str]] = []
+    for part in (s.strip() for s in spec.split(",")):
+        if not part:
+            raise UsageError(f"empty player name in --players {spec!r}")
+        pid, _, rest = part.partition("=")
+        pid = pid.strip()
+        if not re.match(PLAYER_ID, pid):
+            raise UsageError(
+                f"bad player id {pid!r}",
+                hints=["ids are 1-24 lower-case letters, digits, '-' or '_', starting with "
+                       "a letter, e.g. ann"],
+            )
+        player = {"id": pid, "name": pid}
+        rest = rest.strip()
+        m = re.match(r"^(.*?)\s*<([^<>\s]+@[^<>\s]+)>$", rest)
+        if m:
+            player["name"] = m.group(1) or pid
+            player["email"] = m.group(2)
+        elif rest:
+            player["name"] = rest
+        players.append(player)
+    ids = [p["id"] for p in players]
+    dupes = sorted({p for p in ids if ids.count(p) > 1})
+    if dupes:
+        raise UsageError(f"player listed twice: {', '.join(dupes)}")
+    return players
+
+
+def new_data(
+    game: Game,
+    players: Sequence[dict[str, str]],
+    options: Mapping[str, str],
+    rng: dict[str, Any],
+    game_id: str,
+) -> dict[str, Any]:
+    n = len(players)
+    if not game.min_players <= n <= game.max_players:
+        raise UsageError(
+            f"{game.title} is for {game.min_players} to {game.max_players} players, not {n}"
+        )
+    return {
+        "format": FORMAT,
+        "game": game.name,
+        "id": game_id,
+        "rules": game.data_version(),
+        "created": now(),
+        "players": list(players),
+        "options": full_options(game, options),
+        "rng": rng,
+        "log": [],
+    }
