@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import click
-import msgspec
 
 from referee import __version__, gamefile
 from referee import rng as rngmod
@@ -240,15 +239,8 @@ def move(path: Path, player: str, words: Sequence[str], as_json: bool) -> None:
         gf.player(player)
         match = gamefile.replay(gf)
         chosen = resolve_move(match.game, match.state, player, text)
-        entry = {
-            "n": len(gf.log) + 1,
-            "by": player,
-            "move": msgspec.to_builtins(chosen),
-            "prev": gamefile.next_prev(gf.data),
-            "at": gamefile.now(),
-        }
         match.play(player, chosen)
-        gf.data["log"].append(entry)
+        entry = gamefile.append_entry(gf.data, player, chosen)
         gamefile.replace(path, old, gf.data)
     game = match.game
     canonical = game.format_move(chosen)

@@ -141,7 +141,8 @@ class Game(Protocol):
         ...
 
 
-_GAMES = {"staufer": "referee.games.staufer", "dynasties": "referee.games.dynasties"}
+BUILTIN_GAMES = ("staufer", "dynasties")
+_GAMES = {name: f"referee.games.{name}" for name in BUILTIN_GAMES}
 
 
 def register(name: str, module: str) -> None:

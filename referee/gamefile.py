@@ -137,7 +137,10 @@ def validate(data: Any, where: str = "game file") -> Game:
             f"{where} breaks the schema at {_schema_error(errors[0])}",
             hints=[_schema_error(e) for e in errors[1:4]],
         )
-    game = get_game(data["game"])
+    try:
+        game = get_game(data["game"])
+    except UsageError as exc:
+        raise GameFileError(f"{where}: $.game: {exc.message}", hints=exc.hints) from None
     errors = sorted(
         _validator(game.name).iter_errors(data), key=lambda e: list(e.absolute_path)
     )
@@ -382,6 +385,19 @@ def replace(path: Path, old: bytes, data: Mapping[str, Any]) -> None:
     tmp = _write_temp(path, dumps(data))
     os.replace(tmp, path)
     _fsync_dir(path)
+
+
+def append_entry(data: dict[str, Any], player: str, move: Move) -> dict[str, Any]:
+    """Append a log entry for ``move`` (already applied or known legal) to ``data``."""
+    entry = {
+        "n": len(data["log"]) + 1,
+        "by": player,
+        "move": msgspec.to_builtins(move),
+        "prev": next_prev(data),
+        "at": now(),
+    }
+    data["log"].append(entry)
+    return entry
 
 
 def now() -> str:
