@@ -1,0 +1,132 @@
+"""Majorities, Region Scoring values and the Final Scoring (contracts and chests)."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from .components import (
+    BLUE_CONTRACTS,
+    BROWN_POINTS,
+    CHEST_KIND,
+    RED_CONTRACTS,
+    REGION_CONTRACT,
+)
+from .state import State
+
+BLUE = {f"contract:blue-{c['id']}": c for c in BLUE_CONTRACTS}
+RED = {f"contract:red-{c['id']}": c for c in RED_CONTRACTS}
+
+
+def majority(state: State, pos: int) -> list[int]:
+    """Players present in the region at ``pos``, best first.
+
+    Region Scoring 1: Nobles count double; a tie goes to the player on the seat further
+    left (of two figures on one seat, the one placed first stands further left).
+    """
+    total: dict[int, int] = {}
+    left: dict[int, int] = {}
+    for i, occ in enumerate(state.seats[pos]):
+        for slot, (p, kind) in enumerate(occ):
+            total[p] = total.get(p, 0) + (2 if kind == "N" else 1)
+            left.setdefault(p, 2 * i + slot)
+    return sorted(total, key=lambda p: (-total[p], left[p]))
+
+
+def seat_figures(state: State, player: int) -> list[tuple[int, int]]:
+    """(position, cost) for each of ``player``'s figures on an office seat; a seat with
+    two figures counts as two seats (Supplement: Contract Cards)."""
+    out = []
+    for pos in range(6):
+        for i, occ in enumerate(state.seats[pos]):
+            for p, _ in occ:
+                if p == player:
+                    out.append((pos, state.seat_cost[pos][i]))
+    return out
+
+
+def brown_points(count: int) -> int:
+    """Brown chests score per tally of five (2/5/9/14/20), then a new tally starts."""
+    full, rest = divmod(count, 5)
+    return full * BROWN_POINTS[-1] + (BROWN_POINTS[rest - 1] if rest else 0)
+
+
+@lru_cache(maxsize=4096)
+def _max_disjoint(counts: tuple[int, ...], rots: tuple[tuple[int, ...], ...], idx: int) -> int:
+    if idx == len(rots):
+        return 0
+    best = _max_disjoint(counts, rots, idx + 1)
+    rot = rots[idx]
+    if all(counts[g] > 0 for g in rot):
+        reduced = list(counts)
+        for g in rot:
+            reduced[g] -= 1
+        best = max(best, 1 + _max_disjoint(tuple(reduced), rots, idx))
+    return best
+
+
+def pattern_fulfilments(counts: list[int], offsets: list[int]) -> int:
+    """Most disjoint fulfilments of a ring pattern (each figure used at most once)."""
+    rots: list[tuple[int, ...]] = []
+    for r in range(6):
+        rot = tuple(sorted((r + o) % 6 for o in offsets))
+        if rot not in rots:
+            rots.append(rot)
+    return _max_disjoint(tuple(counts), tuple(rots), 0)
+
+
+def cumulative(values: list[int], beyond: int, n: int) -> int:
+    if n <= 0:
+        return 0
+    if n <= len(values):
+        return values[n - 1]
+    return values[-1] + beyond * (n - len(values))
+
+
+def red_points(card: dict, costs: list[int]) -> int:
+    kind = card["kind"]
+    if kind == "cost":
+        return cumulative(card["values"], card["beyond"], costs.count(card["cost"]))
+    if kind == "all":
+        return cumulative(card["values"], card["beyond"], len(costs))
+    if kind == "pairs":
+        return card["points"] * sum(costs.count(c) // 2 for c in set(costs))
+    if kind == "series":
+        return card["points"] * min(costs.count(3), costs.count(4), costs.count(5))
+    raise ValueError(kind)
+
+
+def region_contract_points(state: State, player: int, region: str) -> int:
+    pos = state.ring.index(region)
+    ranking = majority(state, pos)
+    if ranking[:1] == [player]:
+        return REGION_CONTRACT["first"]
+    if len(state.players) > 2 and ranking[1:2] == [player]:
+        return REGION_CONTRACT["second"]
+    return 0
+
+
+def contract_points(state: State, player: int, contract: str) -> int:
+    figs = seat_figures(state, player)
+    if contract.startswith("contract:region-"):
+        return region_contract_points(state, player, contract.removeprefix("contract:region-"))
+    if contract in BLUE:
+        counts = [0] * 6
+        for pos, _ in figs:
+            counts[pos] += 1
+        card = BLUE[contract]
+        return card["points"] * pattern_fulfilments(counts, card["offsets"])
+    return red_points(RED[contract], [c for _, c in figs])
+
+
+def chest_points(held: list[str]) -> dict[str, int]:
+    colours = [CHEST_KIND[c][0] for c in held]
+    return {
+        "brown": brown_points(colours.count("brown")),
+        "turquoise+purple": colours.count("turquoise") + colours.count("purple"),
+    }
+
+
+def final_breakdown(state: State, player: int) -> dict[str, int]:
+    out = {c: contract_points(state, player, c) for c in state.contracts[player]}
+    out.update(chest_points(state.held[player]))
+    return out

@@ -1,0 +1,100 @@
+"""The state of a game of The Staufer Dynasty (one mutable msgspec Struct).
+
+Positions 0-5 are the places of the region ring, clockwise; ``ring[pos]`` is the region
+key there. Players are indices into ``players``. A figure is ``(player, kind)`` with kind
+"E" (Envoy) or "N" (Noble). Figure counts per player are ``[Envoys, Nobles]``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+Fig = tuple[int, str]
+E, N = 0, 1  # indices into [Envoys, Nobles]
+KIND_INDEX = {"E": E, "N": N}
+
+
+class DeployCtx(msgspec.Struct):
+    """A Move/Deploy action waiting for the choice of figures (phase "seat")."""
+
+    pos: int
+    seat: int  # 0-based
+    move_to: list[int]  # payment spaces of the Move step, in order
+    pay_to: list[int]  # payment spaces of the Deploy step, in order
+    bonus: bool  # Envoy icon on the track space and an Envoy in the Province
+    noble_only: bool
+    double_ok: bool  # privilege 3 applies (seat was empty)
+
+
+class SupplyCtx(msgspec.Struct):
+    """A Supply action in progress (figures still to take, then its chests)."""
+
+    space: int  # 0-based
+    chests: int  # 0-based space whose chests are taken
+    draw: bool
+    need: list[str]  # figure kinds still to take ("E"/"N")
+
+
+class State(msgspec.Struct):
+    players: list[str]
+    options: dict[str, str]
+    rng: Any  # referee.rng.Rng; fingerprint encodes its counters
+    ring: list[str]
+    king: int
+    tiles: list[list[int]]
+    seat_cost: list[list[int]]
+    seat_noble: list[list[bool]]
+    seats: list[list[list[Fig]]]
+    seat_chests: list[list[list[str]]]
+    payment: list[list[Fig]]
+    supply_chests: list[list[str]]
+    stack: list[str]  # face down; the top is the last element
+    discard: list[str]
+    revealed: list[str]  # Augsburg/Aachen chests on display
+    court: list[list[int]]
+    province: list[list[int]]
+    held: list[list[str]]  # turquoise, brown and purple chests in front of each player
+    privileges: list[list[int]]
+    vp_card: list[int]  # value of the Victory Point privilege held (0 = none)
+    priv_numbers: list[int]
+    priv_left: list[int]  # index = privilege number
+    vp_stack: list[int]  # face up, highest on top (= last)
+    contracts: list[list[str]]
+    unused_contracts: list[str]
+    score: list[int]
+    round: int
+    rows: list[tuple[str, str, int]]  # (A region, B condition, C King steps; 0 = Final)
+    unused_a: str
+    turn_track: list[int]
+    supply_track: list[int]
+    deploy_track: list[int]  # in placement order: first = bottom space
+    phase: str = "turn"
+    active: int = 0
+    first_used: bool = False
+    deploy: DeployCtx | None = None
+    supply: SupplyCtx | None = None
+    to_score: list[int] = msgspec.field(default_factory=list)
+    scored: list[int] = msgspec.field(default_factory=list)
+    pickers: list[int] = msgspec.field(default_factory=list)
+    queue: list[tuple[str, int]] = msgspec.field(default_factory=list)
+    kept: list[tuple[int, int, int, str]] = msgspec.field(default_factory=list)
+    to_court: list[int] = msgspec.field(default_factory=list)
+    events: list[str] = msgspec.field(default_factory=list)
+    final: dict[str, dict[str, int]] = msgspec.field(default_factory=dict)
+    finished: bool = False
+
+
+def _enc_hook(obj: Any) -> Any:
+    counters = getattr(obj, "counters", None)
+    if counters is not None:
+        return {"rng_counters": counters}
+    raise TypeError(f"cannot encode {type(obj)}")
+
+
+_ENCODER = msgspec.json.Encoder(enc_hook=_enc_hook, order="sorted")
+
+
+def encode(state: State) -> bytes:
+    return _ENCODER.encode(state)

@@ -1,0 +1,239 @@
+"""What a viewer may see (view) and the same as text (render), plus the prompt line."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import components as C
+from .moves import format_move
+from .rules import b_region, legal_moves
+from .scoring import BLUE, RED
+from .state import E, N, State
+
+CONDITION_TEXT = {
+    "king": "King's Region",
+    "fewest-chests": "Region with the fewest chests",
+    "most-seats": "Region with the most occupied seats",
+}
+BONUS_TEXT = {
+    "chests-2": "2 chests (1st, 2nd pick)",
+    "chests-all": "chests = players (pick in majority order)",
+    "envoys-2-1": "+2/+1 Envoys",
+    "envoy-all-1": "+1 Envoy to everyone present",
+    "vp-3-1": "+3/+1 points",
+    "vp-all-2": "+2 points to everyone present",
+}
+PHASE_TEXT = {
+    "turn": "choose an action (supply/deploy), or first / privilege",
+    "seat": "choose the figures for the Move/Deploy action (seat ...)",
+    "take": "take a figure from a payment space (take <region>)",
+    "end": "take a privilege or end the turn (privilege N / done)",
+    "pick": "pick a revealed chest (pick <type>)",
+    "keep": "keep a figure on its seat (keep ... / keep none)",
+    "return": "privilege 13: vacated figures to Court or Province (return ...)",
+}
+
+
+def chest_label(cid: str) -> str:
+    colour, ctype = C.CHEST_KIND[cid]
+    return colour if ctype == colour else f"{colour} {ctype}"
+
+
+def describe_contract(cid: str) -> str:
+    if cid.startswith("contract:region-"):
+        region = C.REGION_TITLES[cid.removeprefix("contract:region-")]
+        return f"Region {region}: majority 12, 2nd place 6"
+    if cid in BLUE:
+        card = BLUE[cid]
+        return f"Pattern {card['id']} (offsets {card['offsets']}): {card['points']} each"
+    card = RED[cid]
+    return f"Office seats {card['id']}: {card.get('values', card.get('points'))}"
+
+
+def prompt(state: State) -> str:
+    if state.finished:
+        best = max(state.score)
+        winners = [state.players[p] for p, s in enumerate(state.score) if s == best]
+        return f"Game over after round 5; highest score {best}: {', '.join(winners)}"
+    who = state.players[state.active]
+    return f"Round {state.round}: {who} to {PHASE_TEXT.get(state.phase, state.phase)}"
+
+
+def _figs(figs: list[tuple[int, str]], state: State) -> list[str]:
+    return [f"{state.players[q]}:{k}" for q, k in figs]
+
+
+def _region_view(state: State, pos: int) -> dict[str, Any]:
+    key = state.ring[pos]
+    payment: dict[str, list[int]] = {}
+    for q, k in state.payment[pos]:
+        counts = payment.setdefault(state.players[q], [0, 0])
+        counts[0 if k == "E" else 1] += 1
+    return {
+        "region": key,
+        "title": C.REGION_TITLES[key],
+        "king": pos == state.king,
+        "distance_from_king": (pos - state.king) % 6,
+        "scoring_tile": state.tiles[pos],
+        "bonus": BONUS_TEXT[C.BONUS[key]],
+        "seats": [
+            {
+                "seat": i + 1,
+                "cost": state.seat_cost[pos][i],
+                "noble_only": state.seat_noble[pos][i],
+                "figures": _figs(occ, state),
+                "chests": [chest_label(c) for c in state.seat_chests[pos][i]],
+            }
+            for i, occ in enumerate(state.seats[pos])
+        ],
+        "payment": {who: {"envoys": c[0], "nobles": c[1]} for who, c in payment.items()},
+    }
+
+
+def _player_view(state: State, p: int) -> dict[str, Any]:
+    return {
+        "score": state.score[p],
+        "court": {"envoys": state.court[p][E], "nobles": state.court[p][N]},
+        "province": {"envoys": state.province[p][E], "nobles": state.province[p][N]},
+        "chests": [chest_label(c) for c in state.held[p]],
+        "privileges": sorted(state.privileges[p]),
+        "vp_privilege": state.vp_card[p],
+        "contracts": len(state.contracts[p]),
+        "colour": C.COLOURS[p],
+    }
+
+
+def _pending(state: State) -> dict[str, Any]:
+    out: dict[str, Any] = {"phase": state.phase}
+    if state.finished:
+        return out
+    out["player"] = state.players[state.active]
+    if state.phase == "seat" and state.deploy is not None:
+        d = state.deploy
+        out.update(
+            region=state.ring[d.pos],
+            seat=d.seat + 1,
+            move_payments=[state.ring[x] for x in d.move_to],
+            deploy_payments=[state.ring[x] for x in d.pay_to],
+            track_envoy=d.bonus,
+        )
+    if state.phase == "take" and state.supply is not None:
+        out["figure"] = "Noble" if state.supply.need[0] == "N" else "Envoy"
+    if state.phase == "pick":
+        out["revealed"] = [chest_label(c) for c in state.revealed]
+        out["pickers"] = [state.players[q] for q in state.pickers]
+    if state.phase in ("keep", "return"):
+        out["scored"] = [state.ring[x] for x in state.scored]
+    return out
+
+
+def view(state: State, viewer: str | None) -> dict[str, Any]:
+    a_region, condition, _ = state.rows[min(state.round, 5) - 1]
+    out: dict[str, Any] = {
+        "game": "staufer",
+        "round": state.round,
+        "finished": state.finished,
+        "prompt": prompt(state),
+        "to_move": [] if state.finished else [state.players[state.active]],
+        "pending": _pending(state),
+        "king": state.ring[state.king],
+        "regions": [_region_view(state, pos) for pos in range(6)],
+        "supply_board": [
+            {"space": i + 1, "figures": "+".join(C.SUPPLY_SPACES[i]) or "-",
+             "chests": [chest_label(c) for c in chests]}
+            for i, chests in enumerate(state.supply_chests)
+        ],
+        "tracks": {
+            "turn_order": [state.players[q] for q in state.turn_track],
+            "supply_top_to_bottom": [state.players[q] for q in state.supply_track],
+            "move_deploy_bottom_to_top": [state.players[q] for q in state.deploy_track],
+        },
+        "players": {state.players[p]: _player_view(state, p) for p in range(len(state.players))},
+        "privilege_display": {
+            "numbers": state.priv_numbers,
+            "left": {str(x): state.priv_left[x] for x in state.priv_numbers if x != 1},
+            "vp_stack_top_last": state.vp_stack,
+        },
+        "round_display": [
+            {"round": r + 1, "a": row[0], "b": row[1], "c": row[2] or "final scoring"}
+            for r, row in enumerate(state.rows)
+            if r + 1 >= state.round
+        ],
+        "evaluation": {
+            "a": a_region,
+            "b_now": state.ring[b_region(state, condition)],
+            "b_condition": CONDITION_TEXT[condition],
+        },
+        "chest_stack": len(state.stack),
+        "discard_pile": len(state.discard),
+        "events": state.events[-30:],
+        "scores": dict(zip(state.players, state.score, strict=True)),
+    }
+    if state.finished:
+        out["final_scoring"] = state.final
+        out["contracts"] = {state.players[p]: cs for p, cs in enumerate(state.contracts)}
+    if viewer is not None and viewer in state.players:
+        p = state.players.index(viewer)
+        out["you"] = viewer
+        out["your_contracts"] = [
+            {"id": c, "text": describe_contract(c)} for c in state.contracts[p]
+        ]
+        out["legal"] = [format_move(m) for m in legal_moves(state, viewer)]
+    return out
+
+
+def render(state: State, viewer: str | None) -> str:
+    v = view(state, viewer)
+    lines = [f"The Staufer Dynasty - round {v['round']} - {v['prompt']}", ""]
+    for r in v["regions"]:
+        king = "  <KING>" if r["king"] else ""
+        tile = "/".join(map(str, r["scoring_tile"]))
+        lines.append(f"{r['title']} [{tile}] bonus: {r['bonus']}{king}")
+        for s in r["seats"]:
+            mark = "N!" if s["noble_only"] else "  "
+            figs = ", ".join(s["figures"]) or "empty"
+            chests = ", ".join(s["chests"]) or "-"
+            lines.append(f"   seat {s['seat']} cost {s['cost']}{mark} {figs:<24} chests: {chests}")
+        pay = "; ".join(f"{w} {c['envoys']}E {c['nobles']}N" for w, c in r["payment"].items())
+        lines.append(f"   payment space: {pay or '-'}")
+    lines.append("")
+    lines.append("Supply Board: " + " | ".join(
+        f"{s['space']}: {s['figures']} [{', '.join(s['chests']) or '-'}]" for s in v["supply_board"]
+    ))
+    t = v["tracks"]
+    lines.append(f"Turn order: {', '.join(t['turn_order']) or '-'}")
+    lines.append(f"Supply track (top first): {', '.join(t['supply_top_to_bottom']) or '-'}")
+    deployers = ", ".join(t["move_deploy_bottom_to_top"]) or "-"
+    lines.append(f"Move/Deploy track (bottom first): {deployers}")
+    lines.append("")
+    for who, pv in v["players"].items():
+        court = pv["court"]
+        lines.append(
+            f"{who:<10} {pv['score']:>3} pts  Court {court['envoys']}E {court['nobles']}N  "
+            f"chests: {', '.join(pv['chests']) or '-'}  privileges: {pv['privileges'] or '-'}"
+        )
+    e = v["evaluation"]
+    lines.append("")
+    lines.append(f"Scoring this round: {e['a']} and {e['b_condition']} (now {e['b_now']})")
+    lines.append("Round display: " + "; ".join(
+        f"{row['round']}: {row['a']} / {row['b']} / {row['c']}" for row in v["round_display"]
+    ))
+    priv = v["privilege_display"]
+    lines.append(
+        f"Privileges in play: {priv['numbers']} left {priv['left']} "
+        f"VP stack {priv['vp_stack_top_last']}"
+    )
+    lines.append(f"Chest stack: {v['chest_stack']}, discards: {v['discard_pile']}")
+    pending = v["pending"]
+    if pending.get("revealed"):
+        lines.append(f"Revealed chests: {', '.join(pending['revealed'])}")
+    if v["events"]:
+        lines.append("Recent: " + "; ".join(v["events"][-8:]))
+    if "your_contracts" in v:
+        lines.append("")
+        lines.append("Your contracts: " + "; ".join(c["text"] for c in v["your_contracts"]))
+        lines.append("Your legal moves: " + ", ".join(v["legal"][:60])
+                     + (" ..." if len(v["legal"]) > 60 else ""))
+    if v["finished"]:
+        lines.append(f"Final scoring: {v['final_scoring']}")
+    return "\n".join(lines)
