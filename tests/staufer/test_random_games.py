@@ -1,0 +1,104 @@
+"""Random legal games at every player count: the engine contracts hold throughout."""
+
+from __future__ import annotations
+
+import json
+
+import msgspec
+import pytest
+
+from referee.engine import Match, random_playout
+from referee.games.staufer import GAME
+from referee.rng import Rng
+
+SEEDS = range(12)
+
+
+def _play(n: int, seed: int, options: dict[str, str] | None = None) -> Match:
+    match = Match.start(GAME, [f"p{i}" for i in range(n)], options or {}, f"seed-{n}-{seed}")
+    random_playout(match, Rng(f"playout-{n}-{seed}"))
+    return match
+
+
+@pytest.mark.parametrize("n", [2, 3, 4, 5])
+@pytest.mark.parametrize("seed", SEEDS)
+def test_random_game_checks_every_move(n: int, seed: int) -> None:
+    players = [f"p{i}" for i in range(n)]
+    match = Match.start(GAME, players, {}, f"seed-{n}-{seed}")
+    state = match.state
+    rng = Rng(f"playout-{n}-{seed}")
+    turns = {p: 0 for p in players}
+    previous = dict(GAME.scores(state))
+    rounds_seen = [state.round]
+    while not GAME.finished(state):
+        owing = GAME.to_move(state)
+        assert len(owing) == 1
+        player = owing[0]
+        legal = GAME.legal_moves(state, player)
+        assert legal and len(legal) < 400
+        for move in legal:
+            text = GAME.format_move(move)
+            assert GAME.parse_move(text, legal) == move, text
+            assert GAME.parse_move("  " + text.upper() + " ", legal) == move
+            assert msgspec.convert(msgspec.to_builtins(move), GAME.move_type) == move
+        move = rng.choice(legal, "playout")
+        if state.phase == "turn" and type(move).__name__ in ("Supply", "Deploy"):
+            turns[player] += 1
+        match.play(player, move)
+        assert GAME.invariants(state) == []
+        scores = GAME.scores(state)
+        assert all(scores[p] >= previous[p] for p in players)
+        previous = dict(scores)
+        if state.round != rounds_seen[-1]:
+            rounds_seen.append(state.round)
+        _check_views(state, players)
+    assert rounds_seen == [1, 2, 3, 4, 5]
+    assert all(t == 15 for t in turns.values()), turns
+    assert GAME.to_move(state) == [] and GAME.legal_moves(state, players[0]) == []
+    ranking = GAME.ranking(state)
+    assert sorted(p for place in ranking for p in place) == sorted(players)
+    # replay from the header gives the same state
+    again = Match.start(GAME, players, {}, f"seed-{n}-{seed}")
+    for who, mv in match.log:
+        assert mv in GAME.legal_moves(again.state, who)
+        again.play(who, msgspec.convert(msgspec.to_builtins(mv), GAME.move_type))
+    assert GAME.fingerprint(again.state) == GAME.fingerprint(state)
+
+
+def _check_views(state: object, players: list[str]) -> None:
+    tokens = GAME.hidden_tokens(state)
+    public = json.dumps(GAME.view(state, None))
+    secret = [t for toks in tokens.values() for t in toks]
+    assert not any(t in public for t in secret)
+    for viewer in players:
+        text = json.dumps(GAME.view(state, viewer))
+        for owner, toks in tokens.items():
+            if owner != viewer:
+                assert not any(t in text for t in toks)
+        assert all(t in text for t in tokens[viewer])
+
+
+@pytest.mark.parametrize("deck", ["alternatives", "synergies", "raining-points", "quantity",
+                                  "publisher", "partially-random", "random"])
+def test_privilege_decks_play_to_the_end(deck: str) -> None:
+    for n in (2, 5):
+        for seed in range(3):
+            match = _play(n, seed, {"privileges": deck, "privilege_copies": "1"})
+            assert GAME.finished(match.state)
+            assert GAME.invariants(match.state) == []
+
+
+def test_all_privileges_play_to_the_end() -> None:
+    """Custom decks covering all 16 numbers, with purple-rich games."""
+    for deck in ("1,2,3,4,5,6", "1,7,8,9,10,11", "1,12,13,14,15,16", "1,2,3,10,11,12"):
+        for seed in range(6):
+            match = _play(4, seed, {"privileges": "custom", "privilege_list": deck})
+            assert GAME.invariants(match.state) == []
+            assert GAME.render(match.state, "p0")
+
+
+def test_fingerprint_changes_with_the_state() -> None:
+    match = Match.start(GAME, ["a", "b", "c"], {}, "fp")
+    before = GAME.fingerprint(match.state)
+    match.play("a", GAME.legal_moves(match.state, "a")[0])
+    assert GAME.fingerprint(match.state) != before
