@@ -16,10 +16,10 @@ from typing import Any, TypeVar
 
 import click
 
-from referee import __version__, gamefile
+from referee import __version__, gamefile, history, secret
 from referee import rng as rngmod
 from referee.engine import Game, Match, game_names, get_game, resolve_move
-from referee.errors import RefereeError, UsageError
+from referee.errors import RefereeError, ReplayError, UsageError
 from referee.schema import schema_names, schema_text
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -58,6 +58,14 @@ def wrap_list(items: Sequence[str], indent: str = "  ") -> str:
         " | ".join(items), width=88, initial_indent=indent, subsequent_indent=indent,
         break_on_hyphens=False,
     )
+
+
+def secret_option(func: F) -> F:
+    return click.option(
+        "--secret", "secret_path", type=click.Path(path_type=Path), metavar="FILE",
+        help="Secret file of a sealed game (or REFEREE_SECRET_FILE / REFEREE_SECRET; "
+             "default FILE.secret beside the game).",
+    )(func)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -128,37 +136,60 @@ def parse_option_pairs(pairs: Sequence[str]) -> dict[str, str]:
 @click.option("--option", "options", multiple=True, metavar="NAME=VALUE",
               help="A game option (see `referee games`); repeatable.")
 @click.option("--id", "game_id", help="Game id used in mail subjects (default: random).")
+@click.option("--sealed", is_flag=True,
+              help="Keep the seed out of the file: only its commitment is stored, the seed "
+                   "goes to a secret file that the referee keeps.")
+@click.option("--secret-out", type=click.Path(path_type=Path), metavar="SECRET",
+              help="Where --sealed writes the secret (default FILE.secret).")
+@click.option("--nonces", is_flag=True,
+              help="Every player adds a nonce (`referee nonce`) before the first move, so "
+                   "that nobody alone chooses the shuffle.")
 @click.option("--json", "as_json", is_flag=True, help="Output JSON.")
 @handles_errors
 def new(game_name: str, path: Path, players: str, seed: str | None,
-        options: Sequence[str], game_id: str | None, as_json: bool) -> None:
+        options: Sequence[str], game_id: str | None, sealed: bool, secret_out: Path | None,
+        nonces: bool, as_json: bool) -> None:
     """Start a new game of GAME in FILE."""
     game = get_game(game_name)
     player_list = gamefile.parse_players(players)
-    data = gamefile.new_data(
-        game,
-        player_list,
-        parse_option_pairs(options),
-        {"seed": seed or rngmod.new_seed()},
-        game_id or f"{game.name}-{secrets.token_hex(3)}",
-    )
+    seed = seed or rngmod.new_seed()
+    rng: dict[str, Any] = {"commitment": rngmod.commitment(seed)} if sealed else {"seed": seed}
+    if nonces:
+        rng["nonces"] = {}
+    game_id = game_id or f"{game.name}-{secrets.token_hex(3)}"
+    data = gamefile.new_data(game, player_list, parse_option_pairs(options), rng, game_id)
     gf = gamefile.GameFile(data, game)
-    match = gamefile.replay(gf)  # proves the setup works before anything is written
-    gamefile.create(path, data)
+    match = gamefile.replay(gf, seed)  # proves the setup works before anything is written
+    secret_path = secret_out or secret.default_secret_path(path)
+    if sealed:
+        if path.exists():
+            raise UsageError(f"{path} already exists", hints=["choose another file name"])
+        secret.write_secret(secret_path, game_id, seed)
+    try:
+        gamefile.create(path, data)
+    except RefereeError:
+        if sealed:
+            secret_path.unlink()
+        raise
     assumed = game.assumptions()
     if as_json:
         out = status_json(gf, match, None)
         out["file"] = str(path)
         out["assumed_values"] = len(assumed)
+        if sealed:
+            out["secret"] = str(secret_path)
         emit_json(out)
         return
     click.echo(f"created {path}: {game.title}, players {', '.join(gf.players)}")
+    if sealed:
+        click.echo(f"sealed: the seed is in {secret_path} (owner-only). Keep it secret and out "
+                   "of git; reveal it after the game with `referee reveal`.")
     if assumed:
         click.echo(
             f"note: this game uses {len(assumed)} assumed component values that the rulebook "
             f"does not give; see `referee data {game.name}`"
         )
-    click.echo(game.prompt(match.state))
+    click.echo(prompt_line(gf, match))
 
 
 # --- status ---------------------------------------------------------------------------
@@ -174,8 +205,8 @@ def status_json(gf: gamefile.GameFile, match: Match, viewer: str | None) -> dict
         "rules": gf.data["rules"],
         "players": gf.players,
         "moves": len(gf.log),
-        "to_move": [] if finished else game.to_move(state),
-        "prompt": game.prompt(state),
+        "to_move": (gamefile.missing_nonces(gf) or ([] if finished else game.to_move(state))),
+        "prompt": prompt_line(gf, match),
         "finished": finished,
         "scores": game.scores(state),
         "ranking": game.ranking(state) if finished else None,
@@ -183,43 +214,61 @@ def status_json(gf: gamefile.GameFile, match: Match, viewer: str | None) -> dict
         "view": game.view(state, viewer),
     }
     if viewer is not None:
-        out["legal"] = [game.format_move(m) for m in game.legal_moves(state, viewer)]
+        out["legal"] = (
+            [] if gamefile.missing_nonces(gf)
+            else [game.format_move(m) for m in game.legal_moves(state, viewer)]
+        )
     return out
 
 
-def load(path: Path) -> tuple[gamefile.GameFile, Match]:
+def load(path: Path, secret_path: Path | None = None) -> tuple[gamefile.GameFile, Match]:
     gf = gamefile.read(path)
-    return gf, gamefile.replay(gf)
+    return gf, gamefile.replay(gf, secret.find_seed(gf, secret_path, path))
+
+
+def prompt_line(gf: gamefile.GameFile, match: Match | None) -> str:
+    missing = gamefile.missing_nonces(gf)
+    if missing or match is None:
+        return (f"waiting for nonces from {', '.join(missing)} before the first move "
+                "(`referee nonce FILE --as PLAYER`)")
+    return match.game.prompt(match.state)
 
 
 @main.command()
 @click.argument("path", metavar="FILE", type=click.Path(path_type=Path))
 @click.option("--as", "viewer", metavar="PLAYER",
               help="Show this player's private view and legal moves.")
+@secret_option
 @click.option("--json", "as_json", is_flag=True, help="Output JSON.")
 @handles_errors
-def status(path: Path, viewer: str | None, as_json: bool) -> None:
+def status(path: Path, viewer: str | None, secret_path: Path | None, as_json: bool) -> None:
     """Show the board, whose turn it is and what is being decided."""
-    gf, match = load(path)
+    gf, match = load(path, secret_path)
     if viewer is not None:
         gf.player(viewer)
     if as_json:
         emit_json(status_json(gf, match, viewer))
         return
+    click.echo(status_text(gf, match, viewer, str(path)))
+
+
+def status_text(gf: gamefile.GameFile, match: Match, viewer: str | None, name: str) -> str:
+    """The text of `status` (also the body of the mails)."""
     game = match.game
-    title = f"{game.title}: {path} (move {len(gf.log)})"
-    click.echo(title)
-    click.echo("=" * len(title))
-    click.echo(game.render(match.state, viewer))
-    click.echo("")
-    click.echo(game.prompt(match.state))
+    title = f"{game.title}: {name} (move {len(gf.log)})"
+    lines = [title, "=" * len(title)]
+    if gamefile.missing_nonces(gf):
+        lines.append(prompt_line(gf, match))
+        return "\n".join(lines)
+    lines += [game.render(match.state, viewer), "", prompt_line(gf, match)]
     if viewer is not None and not game.finished(match.state):
         legal = [game.format_move(m) for m in game.legal_moves(match.state, viewer)]
         if legal:
-            click.echo(f"legal moves for {viewer} ({len(legal)}):")
-            click.echo(wrap_list(legal))
+            lines.append(f"legal moves for {viewer} ({len(legal)}):")
+            lines.append(wrap_list(legal))
         else:
-            click.echo(f"{viewer} has nothing to decide now.")
+            lines.append(f"{viewer} has nothing to decide now.")
+    return "\n".join(lines)
 
 
 # --- move -----------------------------------------------------------------------------
@@ -229,15 +278,19 @@ def status(path: Path, viewer: str | None, as_json: bool) -> None:
 @click.argument("path", metavar="FILE", type=click.Path(path_type=Path))
 @click.option("--as", "player", required=True, metavar="PLAYER", help="Who is moving.")
 @click.argument("words", nargs=-1, required=True, metavar="MOVE...")
+@secret_option
 @click.option("--json", "as_json", is_flag=True, help="Output JSON.")
 @handles_errors
-def move(path: Path, player: str, words: Sequence[str], as_json: bool) -> None:
+def move(path: Path, player: str, words: Sequence[str], secret_path: Path | None,
+         as_json: bool) -> None:
     """Check a move against the rules and append it to FILE."""
     text = " ".join(words)
     with gamefile.locked(path) as old:
         gf = gamefile.parse(old, str(path))
         gf.player(player)
-        match = gamefile.replay(gf)
+        if gamefile.missing_nonces(gf):
+            raise ReplayError(prompt_line(gf, None))
+        match = gamefile.replay(gf, secret.find_seed(gf, secret_path, path))
         chosen = resolve_move(match.game, match.state, player, text)
         match.play(player, chosen)
         entry = gamefile.append_entry(gf.data, player, chosen)
@@ -261,45 +314,77 @@ def move(path: Path, player: str, words: Sequence[str], as_json: bool) -> None:
 # --- check ----------------------------------------------------------------------------
 
 
-def check_one(path: Path) -> dict[str, Any]:
+def check_one(path: Path, secret_path: Path | None, since: str | None,
+              by: str | None) -> dict[str, Any]:
+    out: dict[str, Any] = {"file": str(path), "ok": False, "verified": "nothing"}
     try:
-        gf, match = load(path)
+        gf = gamefile.read(path)
+        out["game"] = gf.game.name
+        if since is not None:
+            out["new_moves"] = history.check_since(path, gf, since, by)
+        seed = secret.find_seed(gf, secret_path, path)
+        if seed is None:
+            gamefile.check_structure(gf)
+            out.update(ok=True, verified="structure", players=len(gf.players),
+                       moves=len(gf.log), unverified=[
+                           "sealed game without its secret: the legality of each move, the "
+                           "state and the scores were not checked (give --secret, or "
+                           "`referee reveal` after the game)"])
+            return out
+        match = gamefile.replay(gf, seed)
     except RefereeError as exc:
-        return {"file": str(path), "ok": False, "error": exc.message, "hints": exc.hints}
+        out.update(error=exc.message, hints=exc.hints)
+        return out
     game = match.game
     broken = game.invariants(match.state)
     if broken:
-        return {"file": str(path), "ok": False, "error": "invariant broken: " + "; ".join(broken),
-                "hints": []}
+        out.update(error="invariant broken: " + "; ".join(broken), hints=[])
+        return out
     finished = game.finished(match.state)
-    return {
-        "file": str(path), "ok": True, "game": game.name, "players": len(gf.players),
-        "moves": len(gf.log), "finished": finished, "scores": game.scores(match.state),
-        "to_move": [] if finished else game.to_move(match.state),
-    }
+    out.update(
+        ok=True, verified="full", players=len(gf.players), moves=len(gf.log),
+        finished=finished, scores=game.scores(match.state),
+        to_move=[] if finished else gamefile.missing_nonces(gf) or game.to_move(match.state),
+    )
+    return out
+
+
+def check_line(r: dict[str, Any]) -> list[str]:
+    if not r["ok"]:
+        return [f"FAIL {r['file']}: {r['error']}"] + [f"       {h}" for h in r["hints"]]
+    extra = f" ({r['new_moves']} new moves)" if "new_moves" in r else ""
+    if r["verified"] == "structure":
+        return [f"ok?  {r['file']}: {r['game']}, {r['players']} players, {r['moves']} moves"
+                f"{extra}; structure and hash chain only", *(f"       not verified: {u}"
+                                                              for u in r["unverified"])]
+    state = "finished" if r["finished"] else f"waiting for {', '.join(r['to_move'])}"
+    scores = ", ".join(f"{p} {s}" for p, s in r["scores"].items())
+    return [f"ok   {r['file']}: {r['game']}, {r['players']} players, {r['moves']} moves"
+            f"{extra}, {state}; scores {scores}"]
 
 
 @main.command()
 @click.argument("paths", nargs=-1, required=True, metavar="FILE...",
                 type=click.Path(path_type=Path))
+@secret_option
+@click.option("--since", metavar="REV",
+              help="For pull requests: the header is unchanged since git revision REV, the "
+                   "old log is a prefix of the new one, and every new move is legal.")
+@click.option("--by", metavar="PLAYER", help="With --since: every new move is PLAYER's.")
 @click.option("--json", "as_json", is_flag=True, help="Output JSON.")
 @handles_errors
-def check(paths: Sequence[Path], as_json: bool) -> None:
+def check(paths: Sequence[Path], secret_path: Path | None, since: str | None, by: str | None,
+          as_json: bool) -> None:
     """Validate and replay game files; exit 0 only if every one is a legal game."""
-    results = [check_one(p) for p in paths]
+    if by is not None and since is None:
+        raise UsageError("--by needs --since")
+    results = [check_one(p, secret_path, since, by) for p in paths]
     if as_json:
         emit_json(results)
     else:
         for r in results:
-            if r["ok"]:
-                state = "finished" if r["finished"] else f"waiting for {', '.join(r['to_move'])}"
-                scores = ", ".join(f"{p} {s}" for p, s in r["scores"].items())
-                click.echo(f"ok   {r['file']}: {r['game']}, {r['players']} players, "
-                           f"{r['moves']} moves, {state}; scores {scores}")
-            else:
-                click.echo(f"FAIL {r['file']}: {r['error']}")
-                for hint in r["hints"]:
-                    click.echo(f"       {hint}")
+            for line in check_line(r):
+                click.echo(line)
     if not all(r["ok"] for r in results):
         sys.exit(1)
 
@@ -365,3 +450,161 @@ def data(game_name: str, as_json: bool) -> None:
         click.echo(f"  [{a.key}] {a.what}: {a.value}")
         click.echo(f"        source: {a.source}")
     click.echo("All component data with sources: `referee data " + game.name + " --json`.")
+
+
+# --- sealed games: nonce, reveal ------------------------------------------------------
+
+
+@main.command()
+@click.argument("path", metavar="FILE", type=click.Path(path_type=Path))
+@click.option("--as", "player", required=True, metavar="PLAYER", help="Whose nonce.")
+@click.argument("value", required=False)
+@click.option("--json", "as_json", is_flag=True, help="Output JSON.")
+@handles_errors
+def nonce(path: Path, player: str, value: str | None, as_json: bool) -> None:
+    """Add PLAYER's nonce (default: a random one) to a game made with --nonces.
+
+    The generator's key combines the secret seed with every player's nonce, so nobody
+    alone can choose the shuffle (docs/rng.md). Only before the first move.
+    """
+    with gamefile.locked(path) as old:
+        gf = gamefile.parse(old, str(path))
+        gf.player(player)
+        rng = gf.data["rng"]
+        if "nonces" not in rng:
+            raise UsageError("this game was not created with --nonces")
+        if gf.log:
+            raise UsageError("nonces can only be added before the first move")
+        if player in rng["nonces"]:
+            raise UsageError(f"{player} has already given a nonce")
+        rng["nonces"][player] = value or rngmod.new_seed()
+        gamefile.replace(path, old, gf.data)
+    missing = gamefile.missing_nonces(gf)
+    if as_json:
+        emit_json({"nonce": rng["nonces"][player], "missing": missing})
+        return
+    click.echo(f"{player}'s nonce recorded.")
+    click.echo(f"still missing: {', '.join(missing)}" if missing else
+               "every player has given a nonce: the game can begin.")
+
+
+@main.command()
+@click.argument("path", metavar="FILE", type=click.Path(path_type=Path))
+@secret_option
+@click.option("--json", "as_json", is_flag=True, help="Output JSON.")
+@handles_errors
+def reveal(path: Path, secret_path: Path | None, as_json: bool) -> None:
+    """Write the secret seed into a finished sealed game so that anyone can verify it."""
+    with gamefile.locked(path) as old:
+        gf = gamefile.parse(old, str(path))
+        if not gf.sealed:
+            raise UsageError("this game is not sealed: its seed is already in the file")
+        if "seed" in gf.data["rng"]:
+            raise UsageError("the seed has already been revealed")
+        seed = secret.find_seed(gf, secret_path, path)
+        if seed is None:
+            raise gamefile.SealedError("reveal needs the game's secret",
+                                       hints=["give --secret FILE"])
+        match = gamefile.replay(gf, seed)
+        if not match.game.finished(match.state):
+            raise UsageError("the game is not finished; revealing the seed now would show "
+                             "every hidden card and the order of every stack")
+        gf.data["rng"]["seed"] = seed
+        gamefile.replace(path, old, gf.data)
+    if as_json:
+        emit_json({"revealed": True, "file": str(path)})
+        return
+    click.echo(f"seed revealed in {path}; `referee check {path}` now verifies every draw.")
+
+
+# --- undo -----------------------------------------------------------------------------
+
+
+@main.command()
+@click.argument("path", metavar="FILE", type=click.Path(path_type=Path))
+@click.option("--as", "player", required=True, metavar="PLAYER", help="Who takes back.")
+@secret_option
+@click.option("--json", "as_json", is_flag=True, help="Output JSON.")
+@handles_errors
+def undo(path: Path, player: str, secret_path: Path | None, as_json: bool) -> None:
+    """Take back your last move, recorded as a log entry (history is never rewritten).
+
+    Only the last move, only by its author, and never once it revealed anything (a draw,
+    a roll, a card seen).
+    """
+    with gamefile.locked(path) as old:
+        gf = gamefile.parse(old, str(path))
+        gf.player(player)
+        seed = secret.find_seed(gf, secret_path, path)
+        gamefile.replay(gf, seed)
+        if not gf.log or "move" not in gf.log[-1]:
+            raise UsageError("there is no move to undo: only the last entry may be undone")
+        last = gf.log[-1]
+        gf.data["log"].append({
+            "n": last["n"] + 1, "by": player, "undo": last["n"],
+            "prev": gamefile.next_prev(gf.data), "at": gamefile.now(),
+        })
+        try:
+            match = gamefile.replay(gf, seed)  # the one definition of an allowed undo
+        except ReplayError as exc:
+            message = exc.message.split(": ", 1)[-1]
+            raise ReplayError(message) from None
+        gamefile.replace(path, old, gf.data)
+    if as_json:
+        emit_json(status_json(gf, match, player))
+        return
+    click.echo(f"move {last['n']} undone by {player}.")
+    click.echo(prompt_line(gf, match))
+
+
+# --- pending --------------------------------------------------------------------------
+
+
+def game_files(targets: Sequence[Path]) -> list[Path]:
+    files: list[Path] = []
+    for target in targets:
+        if target.is_dir():
+            files += sorted(p for p in target.rglob("*.json") if ".git" not in p.parts)
+        else:
+            files.append(target)
+    return files
+
+
+@main.command()
+@click.argument("targets", nargs=-1, required=True, metavar="FILE_OR_DIR...",
+                type=click.Path(path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Output JSON.")
+@handles_errors
+def pending(targets: Sequence[Path], as_json: bool) -> None:
+    """For a game master: which games wait on whom, and since when.
+
+    Sealed games are read with FILE.secret beside them (or REFEREE_SECRET_FILE).
+    """
+    rows = []
+    for path in game_files(targets):
+        row: dict[str, Any] = {"file": str(path)}
+        try:
+            gf, match = load(path)
+        except RefereeError as exc:
+            row["error"] = exc.message
+            rows.append(row)
+            continue
+        game = match.game
+        since = gf.log[-1].get("at") if gf.log else gf.data.get("created")
+        finished = game.finished(match.state)
+        row.update(game=game.name, id=gf.game_id, finished=finished, since=since,
+                   waiting=[] if finished else gamefile.missing_nonces(gf)
+                   or game.to_move(match.state),
+                   prompt=prompt_line(gf, match))
+        rows.append(row)
+    if as_json:
+        emit_json(rows)
+        return
+    for row in rows:
+        if "error" in row:
+            click.echo(f"{row['file']}: cannot read: {row['error']}")
+        elif row["finished"]:
+            click.echo(f"{row['file']}: finished")
+        else:
+            click.echo(f"{row['file']}: waiting for {', '.join(row['waiting'])} "
+                       f"since {row['since']}: {row['prompt']}")

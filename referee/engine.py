@@ -229,6 +229,7 @@ class Match:
     players: list[str]
     options: dict[str, str]
     state: State
+    rng: Rng
     log: list[tuple[str, Move]] = field(default_factory=list)
 
     @classmethod
@@ -240,8 +241,9 @@ class Match:
         key: bytes | str,
     ) -> Match:
         opts = full_options(game, options)
-        state = game.setup(list(players), opts, Rng(key))
-        return cls(game, list(players), opts, state)
+        rng = Rng(key)
+        state = game.setup(list(players), opts, rng)
+        return cls(game, list(players), opts, state, rng)
 
     def play(self, player: str, move: Move) -> None:
         """Apply a move already known to be legal (from resolve or legal_moves)."""

@@ -214,6 +214,12 @@ def rng_key(gf: GameFile, seed: str | None = None) -> bytes:
 
 def start_state(gf: GameFile, seed: str | None = None) -> Match:
     """The match before the first move (header checks included)."""
+    check_header(gf)
+    return Match.start(gf.game, gf.players, gf.data["options"], rng_key(gf, seed))
+
+
+def check_header(gf: GameFile) -> None:
+    """The rules pin, the player count and the options. Raises GameFileError."""
     game = gf.game
     pinned = gf.data["rules"]
     if pinned != game.data_version():
@@ -236,34 +242,101 @@ def start_state(gf: GameFile, seed: str | None = None) -> Match:
         full_options(game, gf.data["options"])
     except UsageError as exc:
         raise GameFileError(f"$.options: {exc.message}", hints=exc.hints) from None
-    return Match.start(game, gf.players, gf.data["options"], rng_key(gf, seed))
+
+
+def missing_nonces(gf: GameFile) -> list[str]:
+    """Players who still owe a nonce (only in games created with nonces)."""
+    nonces = gf.data["rng"].get("nonces")
+    if nonces is None:
+        return []
+    return [p for p in gf.players if p not in nonces]
+
+
+def _check_chain(gf: GameFile, i: int, entry: Mapping[str, Any], prev: str) -> str:
+    """Check numbering, hash chain and authorship of entry ``i``; return its hash."""
+    where = f"$.log[{i}] (move {i + 1})"
+    if entry["n"] != i + 1:
+        raise ReplayError(f"{where}: numbered {entry['n']}, expected {i + 1}")
+    if entry["prev"] != prev:
+        raise ReplayError(
+            f"{where}: the hash chain is broken: history before this entry was edited",
+            hints=["a game file is append-only; restore the original log"],
+        )
+    if entry["by"] not in gf.players:
+        raise ReplayError(f"{where}: {entry['by']!r} is not a player in this game")
+    if i == 0 and missing_nonces(gf):
+        raise ReplayError(
+            f"{where}: moves began before every player gave a nonce "
+            f"(missing: {', '.join(missing_nonces(gf))})"
+        )
+    if "undo" in entry:
+        target = entry["undo"]
+        undone = gf.log[target - 1] if 0 < target <= i else None
+        if target != i or undone is None or "move" not in undone:
+            raise ReplayError(
+                f"{where}: undo of move {target} refused: only the move just before "
+                "may be undone, and only once"
+            )
+        if undone["by"] != entry["by"]:
+            raise ReplayError(
+                f"{where}: undo of move {target} refused: only its author "
+                f"{undone['by']} may undo it"
+            )
+    return entry_hash(entry)
+
+
+def check_structure(gf: GameFile) -> None:
+    """What can be verified without the seed: numbering, hash chain, authorship, undo
+    shape, move decoding. Raises ReplayError or GameFileError."""
+    check_header(gf)
+    prev = header_hash(gf.data)
+    for i, entry in enumerate(gf.log):
+        prev = _check_chain(gf, i, entry, prev)
+        if "move" in entry:
+            decode_move(gf.game, entry["move"], f"$.log[{i}] (move {i + 1})")
+
+
+def undo_refusal(match: Match, before: Match) -> str | None:
+    """Why the last move of ``match`` may not be undone (None if it may): a move that
+    drew from a shuffled stack, rolled a die or showed a hidden card revealed something
+    (README: undo). ``before`` is the state without that move."""
+    game = match.game
+    if match.rng.counters != before.rng.counters:
+        return "it used the random generator (a draw, shuffle or roll revealed something)"
+    if game.hidden_tokens(match.state) != game.hidden_tokens(before.state):
+        return "it changed hidden information (a card or tile was drawn or shown)"
+    return None
+
+
+def _replay_effective(gf: GameFile, moves: list[tuple[str, Move]], seed: str | None) -> Match:
+    match = start_state(gf, seed)
+    for by, move in moves:
+        match.play(by, move)
+    return match
 
 
 def replay(gf: GameFile, seed: str | None = None, upto: int | None = None) -> Match:
     """Rebuild the state by replaying the log, checking the hash chain and that every
-    entry was a legal move of a player who owed a decision. Raises GameFileError,
-    ReplayError, SealedError."""
+    entry was a legal move of a player who owed a decision (or an allowed undo).
+    Raises GameFileError, ReplayError, SealedError."""
     match = start_state(gf, seed)
     game = match.game
     prev = header_hash(gf.data)
     for i, entry in enumerate(gf.log[:upto]):
         where = f"$.log[{i}] (move {i + 1})"
-        if entry["n"] != i + 1:
-            raise ReplayError(f"{where}: numbered {entry['n']}, expected {i + 1}")
-        if entry["prev"] != prev:
-            raise ReplayError(
-                f"{where}: the hash chain is broken: history before this entry was edited",
-                hints=["a game file is append-only; restore the original log"],
-            )
-        prev = entry_hash(entry)
-        move = decode_move(game, entry["move"], where)
+        prev = _check_chain(gf, i, entry, prev)
         by = entry["by"]
-        if by not in match.players:
-            raise ReplayError(f"{where}: {by!r} is not a player in this game")
+        if "undo" in entry:
+            before = _replay_effective(gf, match.log[:-1], seed)
+            refusal = undo_refusal(match, before)
+            if refusal:
+                raise ReplayError(f"{where}: undo of move {entry['undo']} refused: {refusal}")
+            match = before
+            continue
+        move = decode_move(game, entry["move"], where)
         if game.finished(match.state):
             raise ReplayError(f"{where}: the game was already over")
-        owing = game.to_move(match.state)
-        if by not in owing:
+        if by not in game.to_move(match.state):
             raise ReplayError(
                 f"{where}: it was not {by}'s turn ({game.prompt(match.state)})"
             )

@@ -87,12 +87,14 @@ def _file_schema(game: str | None, move: dict[str, Any]) -> dict[str, Any]:
             },
             "LogEntry": {
                 "type": "object",
-                "required": ["n", "by", "move", "prev"],
+                "required": ["n", "by", "prev"],
+                "oneOf": [{"required": ["move"]}, {"required": ["undo"]}],
                 "additionalProperties": False,
                 "properties": {
                     "n": {"type": "integer", "minimum": 1},
                     "by": {"type": "string", "pattern": PLAYER_ID},
                     "move": {"$ref": "#/$defs/GameMove"},
+                    "undo": {"type": "integer", "minimum": 1},
                     "prev": {"type": "string", "pattern": r"^[0-9a-f]{64}$"},
                     "at": {"type": "string"},
                 },

@@ -75,7 +75,7 @@ def test_status_json_contract(game: Path) -> None:
     for key in ("game", "to_move", "legal", "finished", "scores"):
         assert key in out
     assert out["to_move"] == ["ben"]
-    assert out["legal"] == ["take 1", "take 2", "take 3", "peek"]
+    assert out["legal"] == ["take 1", "take 2", "take 3", "peek", "draw"]
     assert out["view"]["card"].startswith("card-")
     public = json.loads(run("status", game, "--json").output)
     assert "legal" not in public and "card" not in public["view"]

@@ -28,7 +28,11 @@ class Peek(msgspec.Struct, frozen=True, tag="peek"):
     pass
 
 
-ToyMove = Take | Peek
+class Draw(msgspec.Struct, frozen=True, tag="draw"):
+    """Swap your card for the top card of the deck (reveals a hidden card to you)."""
+
+
+ToyMove = Take | Peek | Draw
 
 
 @dataclass
@@ -69,6 +73,8 @@ class ToyGame:
         moves: list[Any] = [Take(n) for n in (1, 2, 3) if n <= state.pile]
         if player not in state.peeked:
             moves.append(Peek())
+        if state.deck:
+            moves.append(Draw())
         return moves
 
     def apply(self, state: ToyState, player: str, move: Any) -> None:
@@ -77,20 +83,27 @@ class ToyGame:
             if state.pile == 0:
                 state.winner = player
                 return
+        elif isinstance(move, Draw):
+            state.deck.insert(0, state.cards[player])
+            state.cards[player] = state.deck.pop()
         else:
             state.peeked.append(player)
         state.turn = (state.turn + 1) % len(state.players)
 
     def format_move(self, move: Any) -> str:
-        return f"take {move.n}" if isinstance(move, Take) else "peek"
+        if isinstance(move, Take):
+            return f"take {move.n}"
+        return "draw" if isinstance(move, Draw) else "peek"
 
     def parse_move(self, text: str, legal: Sequence[Any]) -> Any:
         words = text.lower().split()
         if words == ["peek"]:
             return Peek()
+        if words == ["draw"]:
+            return Draw()
         if len(words) == 2 and words[0] == "take" and words[1].isdigit():
             return Take(int(words[1]))
-        raise MalformedMove(f"cannot read {text!r}: expected 'take N' or 'peek'")
+        raise MalformedMove(f"cannot read {text!r}: expected 'take N', 'peek' or 'draw'")
 
     def why_illegal(self, state: ToyState, player: str, move: Any) -> str:
         if isinstance(move, Peek):

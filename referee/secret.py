@@ -1,0 +1,89 @@
+"""Secrets of sealed games (DESIGN §6).
+
+A sealed game's file holds only a commitment to its seed. The seed lives in a secret
+file, created owner-only, that whoever referees keeps (a game master, or CI through a
+repository secret). Commands find it, in this order: ``--secret FILE``; the environment
+variable ``REFEREE_SECRET_FILE`` (a path); ``REFEREE_SECRET`` (the seed itself, for CI
+secrets).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import os
+from pathlib import Path
+
+from referee.errors import GameFileError, UsageError
+from referee.gamefile import GameFile
+from referee.rng import commitment
+
+FORMAT = "referee-secret/1"
+
+
+def write_secret(path: Path, game_id: str, seed: str) -> None:
+    """Create the secret file with mode 0600; never overwrites. Raises UsageError."""
+    text = json.dumps({"format": FORMAT, "game": game_id, "seed": seed}, indent=2) + "\n"
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        raise UsageError(f"secret file {path} already exists; choose another") from None
+    except OSError as exc:
+        raise UsageError(f"cannot create secret file {path}: {exc.strerror}") from None
+    with os.fdopen(fd, "w") as f:
+        f.write(text)
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def read_secret(path: Path, game_id: str | None = None) -> str:
+    """The seed in a secret file. Raises UsageError for a missing or foreign file."""
+    try:
+        data = json.loads(path.read_text())
+    except FileNotFoundError:
+        raise UsageError(f"no secret file at {path}") from None
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        raise UsageError(f"{path} is not a referee secret file (not JSON)") from None
+    if not isinstance(data, dict) or data.get("format") != FORMAT or "seed" not in data:
+        raise UsageError(f"{path} is not a referee secret file")
+    if game_id is not None and data.get("game") != game_id:
+        raise UsageError(
+            f"secret file {path} belongs to game {data.get('game')!r}, not {game_id!r}"
+        )
+    return str(data["seed"])
+
+
+def default_secret_path(game_path: Path) -> Path:
+    """Where ``new --sealed`` puts the secret unless told otherwise: FILE.secret."""
+    return game_path.with_name(game_path.name + ".secret")
+
+
+def find_seed(gf: GameFile, secret: Path | None, game_path: Path | None = None) -> str | None:
+    """The seed for ``gf``: revealed in the file, or from the secret (``secret``, the
+    environment, or FILE.secret beside the game file); None if unknown.
+
+    Raises GameFileError when the secret does not match the game's commitment.
+    """
+    rng = gf.data["rng"]
+    if "seed" in rng:
+        return str(rng["seed"])
+    seed: str | None = None
+    if secret is not None:
+        seed = read_secret(secret, gf.game_id)
+    elif os.environ.get("REFEREE_SECRET_FILE"):
+        seed = read_secret(Path(os.environ["REFEREE_SECRET_FILE"]), gf.game_id)
+    elif os.environ.get("REFEREE_SECRET"):
+        seed = os.environ["REFEREE_SECRET"]
+    elif game_path is not None and default_secret_path(game_path).exists():
+        seed = read_secret(default_secret_path(game_path), gf.game_id)
+    if seed is not None and commitment(seed) != rng["commitment"]:
+        raise GameFileError(
+            "the secret does not match this game's commitment: wrong secret file?"
+        )
+    return seed
+
+
+def mail_key(seed: str) -> bytes:
+    """The key of the players' mail tokens, derived from the seed."""
+    return hmac.new(seed.encode(), b"referee-mail-token", hashlib.sha256).digest()
