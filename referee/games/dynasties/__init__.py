@@ -1,0 +1,113 @@
+"""Dynasties: Heirate & Herrsche (3-5 players) for the referee."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import msgspec
+
+from referee.engine import Assumption, Option
+from referee.games.dynasties import data as D
+from referee.games.dynasties import illegal, moves, rules, views
+from referee.games.dynasties.state import State
+from referee.rng import Rng
+
+
+class Dynasties:
+    name = "dynasties"
+    title = "Dynasties: Heirate & Herrsche"
+    min_players = 3
+    max_players = 5
+    options: tuple[Option, ...] = ()
+    move_type = moves.Move
+
+    def data_version(self) -> str:
+        return D.data_version()
+
+    def setup(self, players: Sequence[str], options: Mapping[str, str], rng: Rng) -> State:
+        if not self.min_players <= len(players) <= self.max_players:
+            from referee.errors import UsageError
+
+            raise UsageError("Dynasties is for 3 to 5 players")
+        return rules.setup(players, options, rng)
+
+    def _index(self, state: State, player: str) -> int:
+        for i, pl in enumerate(state.players):
+            if pl.id == player:
+                return i
+        return -1
+
+    def to_move(self, state: State) -> list[str]:
+        if state.phase == "over":
+            return []
+        t = rules.pending(state)
+        return [state.name(t["p"] if t is not None else state.active)]
+
+    def legal_moves(self, state: State, player: str) -> list[Any]:
+        p = self._index(state, player)
+        return rules.legal_moves(state, p) if p >= 0 else []
+
+    def apply(self, state: State, player: str, move: Any) -> None:
+        rules.apply(state, self._index(state, player), move)
+
+    def format_move(self, move: Any) -> str:
+        return moves.format_move(move)
+
+    def parse_move(self, text: str, legal: Sequence[Any]) -> Any:
+        return moves.parse_move(text, legal)
+
+    def why_illegal(self, state: State, player: str, move: Any) -> str:
+        return illegal.why_illegal(state, self._index(state, player), move)
+
+    def prompt(self, state: State) -> str:
+        return views.prompt(state)
+
+    def view(self, state: State, viewer: str | None) -> dict[str, Any]:
+        return views.view(state, viewer)
+
+    def render(self, state: State, viewer: str | None) -> str:
+        return views.render(state, viewer)
+
+    def finished(self, state: State) -> bool:
+        return state.phase == "over"
+
+    def scores(self, state: State) -> dict[str, int]:
+        return {pl.id: pl.score for pl in state.players}
+
+    def ranking(self, state: State) -> list[list[str]]:
+        """Most points wins; a tie goes to more goods left in the supply (Final Scoring)."""
+        keyed: dict[tuple[int, int], list[str]] = {}
+        for pl in state.players:
+            keyed.setdefault((pl.score, sum(pl.goods)), []).append(pl.id)
+        return [keyed[k] for k in sorted(keyed, reverse=True)]
+
+    def fingerprint(self, state: State) -> str:
+        rng = state.rng
+        state.rng = None  # type: ignore[assignment]
+        try:
+            body = msgspec.to_builtins(state)
+        finally:
+            state.rng = rng
+        body["rng"] = dict(sorted(rng.counters.items()))
+        return hashlib.sha256(msgspec.json.encode(body, order="sorted")).hexdigest()
+
+    def invariants(self, state: State) -> list[str]:
+        from referee.games.dynasties.checks import invariants
+
+        return invariants(state)
+
+    def hidden_tokens(self, state: State) -> dict[str, list[str]]:
+        from referee.games.dynasties.checks import hidden_tokens
+
+        return hidden_tokens(state)
+
+    def assumptions(self) -> list[Assumption]:
+        return D.assumptions()
+
+    def data(self) -> dict[str, Any]:
+        return {"version": D.data_version(), **D.RAW}
+
+
+GAME = Dynasties()

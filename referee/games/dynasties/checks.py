@@ -1,0 +1,81 @@
+"""Conservation invariants and hidden-information tokens (for tests and ``check``)."""
+
+from __future__ import annotations
+
+from referee.games.dynasties import data as D
+from referee.games.dynasties.state import NEUTRAL_FIGURE, State
+
+
+def _figures_of(state: State, p: int) -> int:
+    pl = state.players[p]
+    n = 1 + pl.supply  # the score marker
+    for c in state.cities.values():
+        n += (c.prince == p) + (c.princess == p) + (c.star == p)
+    for ship in state.ships:
+        n += (ship.large == p) + (ship.small == p)
+    n += sum(1 for who in state.top if who == p)
+    n += sum(f for who, f in state.long if who == p)
+    n += sum(space.count(p) for space in state.bonus.values())
+    n += state.leonardo == p
+    n += sum(1 for who in state.free_cities.values() if who == p)
+    return n
+
+
+def invariants(state: State) -> list[str]:
+    bad = []
+    goods = list(state.bag)
+    for holder in [pl.goods for pl in state.players] + [s.goods for s in state.ships]:
+        for c in range(5):
+            goods[c] += holder[c]
+    if goods != D.GOODS_COUNTS or min(goods) < 0:
+        bad.append(f"goods by colour {goods} != {D.GOODS_COUNTS}")
+    for name in ("bag",):
+        if min(state.bag) < 0:
+            bad.append(f"negative {name}")
+    for p, pl in enumerate(state.players):
+        if min(pl.goods) < 0:
+            bad.append(f"{pl.id} has negative goods")
+        if pl.supply < 0:
+            bad.append(f"{pl.id} has a negative supply")
+        n = _figures_of(state, p)
+        if n != D.PER_COLOUR:
+            bad.append(f"{pl.colour} family members: {n} != {D.PER_COLOUR}")
+    neutral = state.neutral + sum((c.prince == NEUTRAL_FIGURE) + (c.princess == NEUTRAL_FIGURE)
+                                  for c in state.cities.values())
+    if neutral != D.NEUTRAL:
+        bad.append(f"neutral figures: {neutral}")
+    cards = state.deck + state.discard + [c for pl in state.players for c in pl.hand]
+    if sorted(cards) != sorted(D.ACTION_CARDS):
+        bad.append(f"action cards: {len(cards)} (or duplicated)")
+    scoring = (state.yellow + state.yellow_discard + state.scored + state.green_box
+               + [c for pl in state.players for c in pl.scoring + pl.looking])
+    if sorted(scoring) != sorted(D.SCORING):
+        bad.append(f"scoring cards: {len(scoring)} (or duplicated)")
+    books = (state.book_box + state.free_books + [b for c in state.cities.values() for b in c.books]
+             + [b for pl in state.players for b in pl.books + pl.books_open])
+    if sorted(books) != sorted(D.BOOK_TILES):
+        bad.append(f"book tiles: {len(books)} (or duplicated)")
+    for i, country in enumerate(D.COUNTRIES):
+        n = state.arms[i] + sum(pl.arms[i] for pl in state.players)
+        if n != D.ARMS_PER_COUNTRY:
+            bad.append(f"coats of arms of {country}: {n}")
+    return bad
+
+
+def hidden_tokens(state: State) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for pl in state.players:
+        out[pl.id] = ([f"card:a{n:02d}" for n in pl.hand]
+                      + [f"scoring:{c}" for c in pl.scoring + pl.looking]
+                      + [f"book:{b}" for b in pl.books])
+    secret = [f"card:a{n:02d}" for n in state.deck]
+    secret += [f"scoring:{c}" for c in state.yellow + state.green_box]
+    secret += [f"book:{b}" for b in state.book_box + state.free_books]
+    secret += [f"book:{b}" for c in state.cities.values() for b in c.books]
+    if state.deck:
+        secret.append("deck:" + ",".join(f"a{n:02d}" for n in state.deck))
+    if state.yellow:
+        secret.append("yellow:" + ",".join(state.yellow))
+    secret.append("bag:" + ",".join(f"{D.COLOURS[c]}{n}" for c, n in enumerate(state.bag)))
+    out[""] = secret
+    return out

@@ -1,0 +1,211 @@
+"""Effect primitives and the small operations everything else is built from.
+
+Personalities, dowry dice faces, bonus spaces and book tiles are lists of effects in the
+data files (``{"op": "points", "n": 3}``); :func:`run` interprets one. Effects that need a
+choice push a pending decision onto ``state.queue`` (see rules.py).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from referee.errors import NotImplementedRule
+from referee.games.dynasties import data as D
+from referee.games.dynasties.state import State
+
+
+def task(kind: str, player: int = -1, **kw: Any) -> dict[str, Any]:
+    return {"k": kind, "p": player, **kw}
+
+
+def push(state: State, *tasks: dict[str, Any]) -> None:
+    """Put tasks at the front of the queue, in the given order."""
+    state.queue[0:0] = list(tasks)
+
+
+# --- goods ---------------------------------------------------------------------------------
+def draw_good(state: State) -> int | None:
+    """Draw one good at random from the cloth bag (None if it is empty)."""
+    total = sum(state.bag)
+    if total == 0:
+        return None
+    x = state.rng.below(total, "bag")
+    for colour, count in enumerate(state.bag):
+        if x < count:
+            state.bag[colour] -= 1
+            return colour
+        x -= count
+    raise AssertionError("unreachable")
+
+
+def draw_goods(state: State, into: list[int], count: int) -> int:
+    """Draw up to ``count`` goods from the bag into a goods vector; returns how many."""
+    got = 0
+    for _ in range(count):
+        colour = draw_good(state)
+        if colour is None:
+            break
+        into[colour] += 1
+        got += 1
+    return got
+
+
+def refill_ship(state: State, ship: int) -> None:
+    """The Banker tops the ship up to 5 goods from the bag (fewer if it runs out)."""
+    goods = state.ships[ship].goods
+    draw_goods(state, goods, D.PER_SHIP - sum(goods))
+
+
+def to_bag(state: State, goods: list[int]) -> None:
+    for colour in range(5):
+        state.bag[colour] += goods[colour]
+        goods[colour] = 0
+
+
+def pay(state: State, p: int, letters: str) -> None:
+    """Pay goods (letters) from a player's supply into the bag."""
+    goods = state.players[p].goods
+    for ch in letters:
+        colour = D.COLOURS.index(ch)
+        goods[colour] -= 1
+        state.bag[colour] += 1
+
+
+def vec(letters: str) -> list[int]:
+    out = [0] * 5
+    for ch in letters:
+        out[D.COLOURS.index(ch)] += 1
+    return out
+
+
+def letters(goods: list[int]) -> str:
+    return "".join(D.COLOURS[c] * n for c, n in enumerate(goods))
+
+
+# --- cards ----------------------------------------------------------------------------------
+def draw_action_card(state: State, p: int) -> bool:
+    """Draw the top action card; an empty deck is the reshuffled discard pile (ASSUMPTION)."""
+    if not state.deck and state.discard:
+        state.deck = state.discard
+        state.discard = []
+        state.rng.shuffle(state.deck, "deck")
+        state.log("the action deck was reshuffled from the discard pile")
+    if not state.deck:
+        return False
+    state.players[p].hand.append(state.deck.pop(0))
+    return True
+
+
+def draw_yellow(state: State) -> str | None:
+    """Draw a yellow scoring card; an empty deck is its reshuffled discard (ASSUMPTION)."""
+    if not state.yellow and state.yellow_discard:
+        state.yellow = state.yellow_discard
+        state.yellow_discard = []
+        state.rng.shuffle(state.yellow, "yellow")
+        state.log("the yellow scoring deck was reshuffled from its discard pile")
+    return state.yellow.pop(0) if state.yellow else None
+
+
+# --- figures ---------------------------------------------------------------------------------
+def take_book(state: State, p: int, stack: list[str]) -> None:
+    """Book symbol: take the top tile (if any is left) face down (Placing, city symbols)."""
+    if stack:
+        state.players[p].books.append(stack.pop(0))
+        state.log(f"{state.name(p)} took a book tile")
+    else:
+        state.log(f"no book tile was left for {state.name(p)}")
+
+
+def gain_points(state: State, p: int, n: int, why: str) -> None:
+    state.players[p].score += n
+    state.log(f"{state.name(p)} scored {n} ({why})")
+
+
+# --- the interpreter ---------------------------------------------------------------------------
+def run(state: State, p: int, effect: dict[str, Any], city: str | None) -> None:
+    """Carry out one effect primitive for player ``p`` (``city``: the marriage city)."""
+    op = effect["op"]
+    pl = state.players[p]
+    if op == "points":
+        gain_points(state, p, effect["n"], "points")
+    elif op == "draw_goods":
+        got = draw_goods(state, pl.goods, effect["count"])
+        state.log(f"{pl.id} drew {got} goods from the bag")
+    elif op == "take_colours":
+        for ch in effect["goods"]:
+            colour = D.COLOURS.index(ch)
+            if state.bag[colour]:
+                state.bag[colour] -= 1
+                pl.goods[colour] += 1
+        state.log(f"{pl.id} took {effect['goods']} from the bag (if there)")
+    elif op == "take_from_ships":
+        push(state, task("take_ship", p, left=effect["count"], touched=[]))
+    elif op == "take_from_bag":
+        push(state, task("take_bag", p, count=effect["count"]))
+    elif op == "draw_action_cards":
+        got = sum(draw_action_card(state, p) for _ in range(effect["count"]))
+        state.log(f"{pl.id} drew {got} action card(s)")
+    elif op == "draw_scoring":
+        for _ in range(effect["count"]):
+            card = draw_yellow(state)
+            if card:
+                pl.scoring.append(card)
+        state.log(f"{pl.id} drew {effect['count']} scoring card(s)")
+    elif op == "draw_scoring_keep":
+        for _ in range(effect["draw"]):
+            card = draw_yellow(state)
+            if card:
+                pl.looking.append(card)
+        push(state, task("keep_scoring", p))
+    elif op == "child":
+        _child(state, p, city, effect["fallback_points"])
+    elif op == "arms_city":
+        assert city is not None
+        _arms(state, p, D.COUNTRIES.index(D.CITIES[city].country), effect["fallback_points"])
+    elif op == "arms_any":
+        push(state, task("arms_any", p, fallback=effect["fallback_points"]))
+    elif op == "leonardo":
+        pl.supply -= 1
+        state.leonardo = p
+        state.log(f"{pl.id} put a family member on the Leonardo tile")
+    elif op == "neutral_marriage":
+        push(state, task("marry", p, keep=effect["keep_dice"]))
+    elif op == "free_city":
+        push(state, task("envoy", p))
+    elif op == "upgrade":
+        push(state, task("upgrade", p, amount=effect["amount"]))
+    elif op in ("wild_arms", "arms_tile"):
+        pass  # kept face up; counts at final scoring (scoring.py)
+    else:
+        raise NotImplementedRule(f"Dynasties: unknown effect primitive {op!r} in the data")
+
+
+def run_all(state: State, p: int, effects: list[dict[str, Any]], city: str | None) -> None:
+    """Queue a list of effects so that decisions they raise keep their order."""
+    if effects:
+        push(state, task("effects", p, effects=list(effects), city=city))
+
+
+def _child(state: State, p: int, city: str | None, fallback: int) -> None:
+    """Dowry child: a family member on the city's star; if taken, points (ASSUMPTION)."""
+    pl = state.players[p]
+    spot = state.cities[city] if city else None
+    if spot is not None and spot.star is None and pl.supply > 0:
+        spot.star = p
+        pl.supply -= 1
+        state.log(f"{pl.id} placed a child on the star of {D.CITIES[city].name}")  # type: ignore[index]
+    else:
+        gain_points(state, p, fallback, "child, but no star or figure free")
+
+
+def _arms(state: State, p: int, country: int, fallback: int) -> None:
+    if state.arms[country] > 0:
+        state.arms[country] -= 1
+        state.players[p].arms[country] += 1
+        state.log(f"{state.name(p)} took a coat of arms of {D.COUNTRY_NAMES[D.COUNTRIES[country]]}")
+    else:
+        gain_points(state, p, fallback, "coat of arms, but none left")
+
+
+def take_arms(state: State, p: int, country: str, fallback: int) -> None:
+    _arms(state, p, D.COUNTRIES.index(country), fallback)

@@ -1,0 +1,224 @@
+"""Explanations for well-formed moves that are not legal. Only explains; never decides."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from referee.games.dynasties import data as D
+from referee.games.dynasties import effects as E
+from referee.games.dynasties.moves import (
+    Bonus,
+    Choose,
+    ChooseDice,
+    Country,
+    Divide,
+    DivideDice,
+    Done,
+    Envoy,
+    KeepScoring,
+    Marry,
+    Monastery,
+    Pass,
+    Place,
+    Score,
+    SecondTrade,
+    SitOut,
+    Take,
+    Trade,
+    TradeTwice,
+    Use,
+    format_move,
+)
+from referee.games.dynasties.rules import decision_moves, pending
+from referee.games.dynasties.state import State
+from referee.games.dynasties.views import describe
+
+TURN_TYPES = (Trade, TradeTwice, Place, Use, SitOut, Pass)
+DECISION_TYPES: dict[str, tuple[type, ...]] = {
+    "divide": (Divide,), "choose": (Choose,), "self_take": (Take,), "lone_take": (Take,),
+    "take_ship": (Take,), "take_bag": (Take,), "dowry_divide": (DivideDice,),
+    "dowry_choose": (ChooseDice,), "neutral_dice": (ChooseDice,), "keep_scoring": (KeepScoring,),
+    "arms_any": (Country,), "upgrade": (Country,), "wild": (Country,), "envoy": (Envoy,),
+    "marry": (Marry,), "second_trade": (SecondTrade,), "bonus": (Bonus,),
+    "monastery": (Monastery,), "score_cards": (Score, Done),
+}
+ACTION_NAME = {"trade": "Trade", "prince": "Prince", "princess": "Princess",
+               "personality": "Personality"}
+
+
+def payment_problem(goods: list[int], colour: int, n: int, pay: str) -> str | None:
+    """Why ``pay`` does not pay n goods of ``colour`` (2 pink = any one other good)."""
+    name = D.COLOUR_NAMES[D.COLOURS[colour]]
+    want = E.vec(pay)
+    for c, k in enumerate(want):
+        if k > goods[c]:
+            return (f"you cannot pay {k} {D.COLOUR_NAMES[D.COLOURS[c]]}: you have {goods[c]} "
+                    "(Pay the required goods)")
+    wrong = [D.COLOURS[c] for c, k in enumerate(want) if k and c not in (colour, D.P)]
+    pinks = want[D.P] if colour != D.P else 0
+    value = want[colour] + (pinks // 2 if colour != D.P else 0)
+    if wrong or pinks % 2 or value != n:
+        return (f"the cost is {n} {name}; pay exactly that, with 2 pink standing in for any "
+                f"one good (Further Uses of Pink Goods) - you offered {pay or 'nothing'}")
+    return None
+
+
+def why_illegal(state: State, p: int, move: Any) -> str:
+    t = pending(state)
+    if state.phase == "over":
+        return "the game is over"
+    if t is not None:
+        if t["p"] != p:
+            return f"{state.name(t['p'])} must first {describe(state, t)}"
+        if not isinstance(move, DECISION_TYPES[t["k"]]):
+            return f"you must first {describe(state, t)}"
+        return _decision(state, t, move)
+    if not isinstance(move, TURN_TYPES):
+        return "no decision of that kind is pending; it is your turn to play a card or pass"
+    return _turn(state, p, move)
+
+
+def _decision(state: State, t: dict[str, Any], move: Any) -> str:
+    options = ", ".join(format_move(m) for m in decision_moves(state, t))
+    if isinstance(move, Divide):
+        ship = state.ships[t["ship"]]
+        if not move.first or not move.second:
+            return ("Trade (Dividing): you cannot divide into an empty group; both groups need "
+                    "at least one good")
+        if E.letters([a + b for a, b in zip(E.vec(move.first), E.vec(move.second),
+                                            strict=True)]) != E.letters(ship.goods):
+            return (f"Trade (Dividing): the two groups must be exactly the goods on ship "
+                    f"{t['ship'] + 1}: {E.letters(ship.goods)}")
+    if isinstance(move, Choose):
+        return (f"Trade (Choosing): {move.goods or 'nothing'} was not offered; choose "
+                + " or ".join(t["groups"]))
+    if isinstance(move, DivideDice):
+        return ("The Marriage: divide the dice you rolled (" + ", ".join(t["dice"])
+                + ") into 1 die and 2 dice")
+    if isinstance(move, ChooseDice) and t["k"] == "dowry_choose":
+        return "The Marriage (Choosing): that group was not offered; choose " + \
+            " or ".join(t["groups"])
+    if isinstance(move, Take):
+        return f"those goods are not there to take; options: {options}"
+    if isinstance(move, Monastery):
+        if move.save and not state.players[t["p"]].goods[D.P]:
+            return "Round Scoring: you cannot pay 1 pink: you have 0"
+        return f"Round Scoring: the decision is about {D.CITIES[t['city']].name}"
+    if isinstance(move, Score):
+        return f"Round Scoring: you do not hold scoring card {move.card}"
+    if isinstance(move, Done):
+        if state.round >= D.ROUNDS:
+            return "Round Scoring: after round 3 you must score all your scoring cards"
+        return f"Round Scoring: you may carry at most {D.CARRY_MAX} scoring cards into the " \
+            "next round; score more first"
+    if isinstance(move, Bonus):
+        return "Bonus Action: only the 3 Points space may be used more than once per round"
+    return f"not one of the options now: {options}"
+
+
+def _turn(state: State, p: int, move: Any) -> str:
+    pl = state.players[p]
+    card = getattr(move, "card", 0)
+    if card and card not in pl.hand:
+        return f"you do not hold card {card} (your cards: " + \
+            ", ".join(str(c) for c in pl.hand) + ")"
+    info = D.ACTION_CARDS.get(card)
+    if isinstance(move, Pass):
+        return _pass(state, p, move)
+    if isinstance(move, SitOut):
+        return "Sitting Out: discard a card you hold"
+    assert info is not None
+    special = getattr(move, "special", False) or isinstance(move, TradeTwice)
+    if special:
+        spec = info.special
+        if spec is None:
+            return "Joker Card: a joker cannot be used for a Special Action"
+        need = {Place: "city", Use: "personality", TradeTwice: "trade_twice"}[type(move)]
+        if spec["kind"] != need:
+            return f"Special Action: card {card}'s special action is not that ({info.describe()})"
+        if isinstance(move, Place) and spec["city"] != move.city:
+            return f"Special Action: card {card} places only in {D.CITIES[spec['city']].name}"
+    else:
+        action = "trade" if isinstance(move, Trade) else (
+            move.figure if isinstance(move, Place) else "personality")
+        if action not in info.actions:
+            return f"card {card} does not show the {ACTION_NAME[action]} symbol " \
+                f"({info.describe()})"
+    if isinstance(move, (Trade, TradeTwice, Place)) and pl.supply == 0:
+        return "you have no family member left in your supply"
+    if isinstance(move, (Trade, TradeTwice)) and not 1 <= move.ship <= D.SHIPS:
+        return f"Trade: there are only ships 1-{D.SHIPS}"
+    if isinstance(move, TradeTwice):
+        return payment_problem(pl.goods, D.G, info.special["gold"], move.pay) or "not legal now"
+    if isinstance(move, Place):
+        return _place(state, p, move, info)
+    if isinstance(move, Use):
+        return _use(state, p, move, info)
+    return "not legal now"
+
+
+def _place(state: State, p: int, move: Place, info: Any) -> str:
+    c = state.cities.get(move.city)
+    if c is None:
+        return f"{D.CITIES[move.city].name} is only on the board with 5 players"
+    name = D.CITIES[move.city].name
+    if getattr(c, move.figure) is not None:
+        return f"Placing: the {move.figure.capitalize()} space in {name} is already occupied " \
+            "(only an empty space)"
+    if p in (c.prince, c.princess):
+        return f"Placing: you already have a family member in {name} (never both in one city)"
+    pl = state.players[p]
+    if move.special:
+        problem = payment_problem(pl.goods, D.G, info.special["gold"], move.pay)
+    else:
+        colour = D.K if move.figure == "prince" else D.W
+        problem = payment_problem(pl.goods, colour, D.CITIES[move.city].cost(move.figure),
+                                  move.pay)
+    return problem or "not legal now"
+
+
+def _use(state: State, p: int, move: Use, info: Any) -> str:
+    if move.personality not in state.personalities:
+        return "unknown personality"
+    i = state.personalities.index(move.personality)
+    name = D.PERSONALITIES[move.personality]["name"]
+    light = i < len(D.LIGHT_BLUE_COSTS)
+    if light and move.special:
+        return f"Special Action: {name} lies in the light-blue area, not the gold-yellow one"
+    if not light and not move.special:
+        return f"Using Personalities: {name} lies in the gold-yellow area; only the special " \
+            "action can use it"
+    if state.used[i]:
+        return f"Using Personalities: {name} has already been used this round"
+    pl = state.players[p]
+    if move.special:
+        problem = payment_problem(pl.goods, D.G, info.special["gold"], move.pay)
+    else:
+        problem = payment_problem(pl.goods, D.B, D.LIGHT_BLUE_COSTS[i], move.pay)
+    return problem or f"{name} cannot do anything for you now"
+
+
+def _pass(state: State, p: int, move: Pass) -> str:
+    pl = state.players[p]
+    after = [c for c in pl.hand if c != move.card]
+    if after and move.keep not in after:
+        return "Passing: you keep exactly one of your remaining action cards " \
+            f"(keep one of {', '.join(str(c) for c in after)})"
+    if not after and move.keep:
+        return "Passing: you have no other action card to keep"
+    if move.card:
+        spec = D.ACTION_CARDS[move.card].special
+        if not spec or spec["kind"] != "pass":
+            return f"card {move.card} has no Pass special action"
+        return "Passing via the Special Action: you go to the frontmost free space"
+    if move.space:
+        if not 1 <= move.space <= len(D.TRACK_COSTS):
+            return "Passing: the top row has spaces 1-4"
+        if state.top[move.space - 1] is not None:
+            return f"Passing: space {move.space} is already taken"
+        cost = D.TRACK_COSTS[move.space - 1]
+        if pl.goods[D.P] < cost:
+            return f"Passing: you cannot pay {cost} pink: you have {pl.goods[D.P]}"
+        if pl.supply == 0:
+            return "Passing: you have no family member to put on a top-row space"
+    return "not legal now"

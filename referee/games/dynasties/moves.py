@@ -1,0 +1,424 @@
+"""Moves of Dynasties (a msgspec tagged union) and their e-mail notation.
+
+Goods are letters: k black, w white, g gold-yellow, b light blue, p pink. Action cards
+are numbers (card a07 is ``7``). See docs/dynasties.md for every form.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any, Union
+
+import msgspec
+
+from referee.errors import AmbiguousMove, MalformedMove
+from referee.games.dynasties.data import (
+    BONUS,
+    CITIES,
+    COLOURS,
+    COUNTRIES,
+    FACES,
+    FREE_CITIES,
+    PERSONALITIES,
+    SCORING,
+)
+
+
+class Trade(msgspec.Struct, frozen=True, tag="trade"):
+    card: int
+    ship: int
+
+
+class TradeTwice(msgspec.Struct, frozen=True, tag="trade-twice"):
+    card: int
+    ship: int
+    pay: str
+
+
+class SecondTrade(msgspec.Struct, frozen=True, tag="second-trade"):
+    ship: int
+
+
+class Place(msgspec.Struct, frozen=True, tag="place"):
+    card: int
+    figure: str  # prince | princess
+    city: str
+    pay: str
+    special: bool = False
+
+
+class Use(msgspec.Struct, frozen=True, tag="use"):
+    card: int
+    personality: str
+    pay: str
+    special: bool = False
+
+
+class SitOut(msgspec.Struct, frozen=True, tag="sit-out"):
+    card: int
+
+
+class Pass(msgspec.Struct, frozen=True, tag="pass"):
+    space: int  # 0 = the long space, 1-4 = top-row spaces
+    card: int = 0  # a Pass special-action card, or 0
+    keep: int = 0  # the one action card kept, or 0
+
+
+class Divide(msgspec.Struct, frozen=True, tag="divide"):
+    first: str
+    second: str
+
+
+class Choose(msgspec.Struct, frozen=True, tag="choose"):
+    goods: str
+
+
+class Take(msgspec.Struct, frozen=True, tag="take"):
+    goods: str
+    source: str  # "ship" (the ship in question), "bag", or "1".."3"
+
+
+class DivideDice(msgspec.Struct, frozen=True, tag="divide-dice"):
+    single: str
+    pair: str  # "points+ship"
+
+
+class ChooseDice(msgspec.Struct, frozen=True, tag="choose-dice"):
+    faces: str  # "child" or "points+ship"
+
+
+class KeepScoring(msgspec.Struct, frozen=True, tag="keep"):
+    card: str
+
+
+class Bonus(msgspec.Struct, frozen=True, tag="bonus"):
+    space: str
+
+
+class Country(msgspec.Struct, frozen=True, tag="country"):
+    purpose: str  # arms | upgrade | wild
+    country: str
+
+
+class Marry(msgspec.Struct, frozen=True, tag="marry"):
+    city: str
+
+
+class Envoy(msgspec.Struct, frozen=True, tag="envoy"):
+    city: str  # a free city: book | anchor | points
+
+
+class Monastery(msgspec.Struct, frozen=True, tag="monastery"):
+    city: str
+    save: bool
+
+
+class Score(msgspec.Struct, frozen=True, tag="score"):
+    card: str
+
+
+class Done(msgspec.Struct, frozen=True, tag="done"):
+    pass
+
+
+Move = Union[  # noqa: UP007 - msgspec wants a plain Union of tagged Structs
+    Trade, TradeTwice, SecondTrade, Place, Use, SitOut, Pass, Divide, Choose, Take,
+    DivideDice, ChooseDice, KeepScoring, Bonus, Country, Marry, Envoy, Monastery, Score, Done,
+]
+
+ORDER = {c: i for i, c in enumerate(COLOURS)}
+FACE_ORDER = {f: i for i, f in enumerate(FACES)}
+
+
+def goods_str(text: str) -> str:
+    """Goods letters in canonical colour order."""
+    return "".join(sorted(text, key=ORDER.__getitem__))
+
+
+def goods_pair(a: str, b: str) -> tuple[str, str]:
+    """A division in canonical order: larger group first, then by letters."""
+    a, b = goods_str(a), goods_str(b)
+    return (a, b) if (-len(a), [ORDER[c] for c in a]) <= (-len(b), [ORDER[c] for c in b]) \
+        else (b, a)
+
+
+def faces_str(faces: Sequence[str]) -> str:
+    return "+".join(sorted(faces, key=FACE_ORDER.__getitem__))
+
+
+# --- formatting ---------------------------------------------------------------------------
+def _pay(pay: str) -> str:
+    return f" pay {pay}" if pay else ""
+
+
+def format_move(m: Any) -> str:
+    match m:
+        case Trade(card, ship):
+            return f"trade {ship} with {card}"
+        case TradeTwice(card, ship, pay):
+            return f"trade twice {ship} with {card}{_pay(pay)}"
+        case SecondTrade(ship):
+            return f"trade {ship}"
+        case Place(card, figure, city, pay, special):
+            return f"{figure} {city} with {card}{' special' if special else ''}{_pay(pay)}"
+        case Use(card, personality, pay, special):
+            return f"use {personality} with {card}{' special' if special else ''}{_pay(pay)}"
+        case SitOut(card):
+            return f"sit out {card}"
+        case Pass(space, card, keep):
+            text = "pass" if card else ("pass" if space == 0 else f"pass {space}")
+            if card:
+                text += f" with {card}"
+            return text + (f" keep {keep}" if keep else "")
+        case Divide(first, second):
+            return f"divide {first}/{second}"
+        case Choose(goods):
+            return f"choose {goods}"
+        case Take(goods, source):
+            if source == "ship":
+                return f"take {goods}"
+            return f"take {goods} from " + ("bag" if source == "bag" else f"ship {source}")
+        case DivideDice(single, pair):
+            return f"divide {single} / {pair}"
+        case ChooseDice(faces):
+            return f"choose {faces}"
+        case KeepScoring(card):
+            return f"keep {card}"
+        case Bonus(space):
+            return f"bonus {space}"
+        case Country(purpose, country):
+            return f"{purpose} {country}"
+        case Marry(city):
+            return f"marry {city}"
+        case Envoy(city):
+            return f"envoy {city}"
+        case Monastery(city, save):
+            return f"{'save' if save else 'release'} {city}"
+        case Score(card):
+            return f"score {card}"
+        case Done():
+            return "done"
+    raise TypeError(f"not a Dynasties move: {m!r}")
+
+
+# --- parsing ------------------------------------------------------------------------------
+FORMS = [
+    "trade SHIP with CARD", "trade twice SHIP with CARD pay GOODS", "trade SHIP",
+    "prince|princess CITY with CARD [special] [pay GOODS]",
+    "use PERSONALITY with CARD [special] [pay GOODS]", "sit out CARD",
+    "pass [SPACE] [with CARD] [keep CARD]", "divide GOODS/GOODS", "choose GOODS",
+    "take GOODS [from bag|from ship N]", "divide FACE / FACE+FACE", "choose FACE[+FACE]",
+    "keep SCORINGCARD", "bonus SPACE", "arms|upgrade|wild COUNTRY", "marry CITY",
+    "envoy FREECITY", "save|release CITY", "score SCORINGCARD", "done",
+]
+_TOKEN = re.compile(r"[a-z0-9\-]+|[/+]")
+_UMLAUT = str.maketrans({"ü": "u", "ö": "o", "ä": "a", "é": "e", "ß": "s"})
+
+
+def _malformed(text: str, why: str) -> MalformedMove:
+    return MalformedMove(
+        f"cannot read {text!r} as a Dynasties move: {why}",
+        hints=["move forms: " + "; ".join(FORMS)],
+    )
+
+
+class _Reader:
+    def __init__(self, text: str) -> None:
+        self.text = text
+        norm = text.lower().translate(_UMLAUT).replace("sit-out", "sit out")
+        self.toks = _TOKEN.findall(norm)
+        self.i = 0
+
+    def peek(self) -> str | None:
+        return self.toks[self.i] if self.i < len(self.toks) else None
+
+    def take(self, what: str) -> str:
+        tok = self.peek()
+        if tok is None:
+            raise _malformed(self.text, f"expected {what} at the end")
+        self.i += 1
+        return tok
+
+    def accept(self, word: str) -> bool:
+        if self.peek() == word:
+            self.i += 1
+            return True
+        return False
+
+    def number(self, what: str) -> int:
+        tok = self.take(what)
+        if tok == "card":
+            tok = self.take(what)
+        tok = tok.removeprefix("a") if re.fullmatch(r"a\d+", tok) else tok
+        if not tok.isdigit():
+            raise _malformed(self.text, f"expected {what} (a number), got {tok!r}")
+        return int(tok)
+
+    def goods(self, what: str = "goods letters (k w g b p)") -> str:
+        tok = self.take(what)
+        if tok == "none" or tok == "-":
+            return ""
+        if not all(c in COLOURS for c in tok):
+            raise _malformed(self.text, f"expected {what}, got {tok!r}")
+        return goods_str(tok)
+
+    def word(self, what: str, choices: Sequence[str]) -> str:
+        tok = self.take(what)
+        if tok not in choices:
+            raise _malformed(self.text, f"{tok!r} is not {what}; one of: {', '.join(choices)}")
+        return tok
+
+    def end(self) -> None:
+        if self.peek() is not None:
+            raise _malformed(self.text, f"unexpected {' '.join(self.toks[self.i:])!r}")
+
+    def faces(self) -> list[str]:
+        out = [self.word("a die face", FACES)]
+        while self.accept("+"):
+            out.append(self.word("a die face", FACES))
+        return out
+
+
+def _card_and_pay(r: _Reader) -> tuple[int, bool, str | None]:
+    if not r.accept("with"):
+        raise _malformed(r.text, "expected 'with CARD'")
+    card = r.number("an action card")
+    special = r.accept("special")
+    pay = r.goods() if r.accept("pay") else None
+    r.end()
+    return card, special, pay
+
+
+def _parse(r: _Reader) -> tuple[type, dict[str, Any]]:
+    verb = r.take("a move")
+    fields: dict[str, Any]
+    if verb == "trade":
+        if r.accept("twice"):
+            ship = r.number("a ship")
+            card, _, pay = _card_and_pay(r)
+            return TradeTwice, {"card": card, "ship": ship, "pay": pay}
+        ship = r.number("a ship (1-3)")
+        if r.peek() is None:
+            return SecondTrade, {"ship": ship}
+        card, special, pay = _card_and_pay(r)
+        if special or pay is not None:
+            return TradeTwice, {"card": card, "ship": ship, "pay": pay}
+        return Trade, {"card": card, "ship": ship}
+    if verb in ("prince", "princess"):
+        city = r.word("a city", list(CITIES))
+        card, special, pay = _card_and_pay(r)
+        return Place, {"card": card, "figure": verb, "city": city, "pay": pay, "special": special}
+    if verb == "use":
+        who = r.word("a personality", list(PERSONALITIES))
+        card, special, pay = _card_and_pay(r)
+        return Use, {"card": card, "personality": who, "pay": pay, "special": special}
+    if verb in ("sit", "sitout"):
+        if verb == "sit" and not r.accept("out"):
+            raise _malformed(r.text, "expected 'sit out CARD'")
+        r.accept("with")
+        card = r.number("an action card")
+        r.end()
+        return SitOut, {"card": card}
+    if verb == "pass":
+        fields = {"space": None, "card": 0, "keep": None}
+        if r.accept("long"):
+            fields["space"] = 0
+        elif r.peek() is not None and r.peek().isdigit():  # type: ignore[union-attr]
+            fields["space"] = r.number("a passing-track space")
+        if r.accept("with"):
+            fields["card"] = r.number("a Pass action card")
+        elif fields["space"] is None:
+            fields["space"] = 0
+        if r.accept("keep"):
+            fields["keep"] = r.number("the action card you keep")
+        r.end()
+        return Pass, fields
+    if verb == "divide":
+        if r.peek() in FACES:
+            one = r.faces()
+            if not r.accept("/"):
+                raise _malformed(r.text, "expected 'divide FACE / FACE+FACE'")
+            two = r.faces()
+            r.end()
+            if len(one) == 2 and len(two) == 1:
+                one, two = two, one
+            if len(one) != 1 or len(two) != 2:
+                raise _malformed(r.text, "the dowry is divided 1 die / 2 dice")
+            return DivideDice, {"single": one[0], "pair": faces_str(two)}
+        a = r.goods()
+        if not r.accept("/"):
+            raise _malformed(r.text, "expected 'divide GOODS/GOODS'")
+        b = r.goods()
+        r.end()
+        first, second = goods_pair(a, b)
+        return Divide, {"first": first, "second": second}
+    if verb == "choose":
+        if r.peek() in FACES:
+            faces = r.faces()
+            r.end()
+            return ChooseDice, {"faces": faces_str(faces)}
+        goods = r.goods()
+        r.end()
+        return Choose, {"goods": goods}
+    if verb == "take":
+        goods = r.goods()
+        source = "ship"
+        if r.accept("from"):
+            if r.accept("bag"):
+                source = "bag"
+            else:
+                r.accept("ship")
+                source = str(r.number("a ship (1-3)"))
+        r.end()
+        return Take, {"goods": goods, "source": source}
+    if verb in ("keep", "score"):
+        card = r.word("a scoring card", list(SCORING))
+        r.end()
+        return (KeepScoring if verb == "keep" else Score), {"card": card}
+    if verb == "bonus":
+        space = r.word("a bonus space", list(BONUS))
+        r.end()
+        return Bonus, {"space": space}
+    if verb in ("arms", "upgrade", "wild"):
+        country = r.word("a country", COUNTRIES)
+        r.end()
+        return Country, {"purpose": verb, "country": country}
+    if verb == "marry":
+        city = r.word("a city", list(CITIES))
+        r.end()
+        return Marry, {"city": city}
+    if verb == "envoy":
+        city = r.word("a free city", FREE_CITIES)
+        r.end()
+        return Envoy, {"city": city}
+    if verb in ("save", "release"):
+        city = r.word("a city", list(CITIES))
+        r.end()
+        return Monastery, {"city": city, "save": verb == "save"}
+    if verb == "done":
+        r.end()
+        return Done, {}
+    raise _malformed(r.text, f"unknown verb {verb!r}")
+
+
+DEFAULTS: dict[str, Any] = {"pay": "", "keep": 0, "space": 1}
+
+
+def parse_move(text: str, legal: Sequence[Any]) -> Any:
+    """Read notation; fields left out (pay, keep, space) are filled from ``legal``."""
+    cls, fields = _parse(_Reader(text))
+    missing = [k for k, v in fields.items() if v is None]
+    if not missing:
+        return cls(**fields)
+    given = {k: v for k, v in fields.items() if v is not None}
+    fits = [m for m in legal if type(m) is cls
+            and all(getattr(m, k) == v for k, v in given.items())]
+    if len(fits) == 1:
+        return fits[0]
+    if len(fits) > 1:
+        raise AmbiguousMove(
+            f"{text!r} fits several legal moves; say which ({', '.join(missing)})",
+            legal=[format_move(m) for m in fits],
+        )
+    return cls(**{**given, **{k: DEFAULTS[k] for k in missing}})
