@@ -268,3 +268,15 @@ def test_since_new_file_and_bad_revision(repo: Path) -> None:
     assert "(0 new moves)" in ok("check", repo / "h.json", "--since", "HEAD").output
     result = run("check", repo / "g.json", "--since", "nope")
     assert result.exit_code == 1 and "unknown git revision" in result.output
+
+
+def test_unchecked_move_in_a_sealed_game_is_checked_later(sealed: tuple[Path, Path]) -> None:
+    path, secret = sealed
+    result = ok("move", path, "--as", "ann", "take 1", "--unchecked")
+    assert "appended UNCHECKED" in result.output
+    ok("check", path, "--secret", secret)
+    ok("move", path, "--as", "ann", "take 2", "--unchecked")  # out of turn: caught later
+    result = run("check", path, "--secret", secret)
+    assert result.exit_code == 1 and "not ann's turn" in result.output
+    result = run("move", path, "--as", "ben", "fly", "--unchecked")
+    assert result.exit_code == 1 and "cannot read 'fly'" in result.output
