@@ -120,3 +120,10 @@ def play(state: State, name: str, text: str) -> None:
 
 def figures_in_payment(state: State, region: str, name: str) -> int:
     return sum(1 for q, _ in state.payment[pos(state, region)] if q == pi(state, name))
+
+
+def round_over(state: State) -> None:
+    """All Action Figures have acted (on the Supply Track, in first-round order)."""
+    state.turn_track = []
+    state.deploy_track = []
+    state.supply_track = rules.first_turn_order(len(state.players))
