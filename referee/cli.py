@@ -5,8 +5,10 @@ Exit codes (DESIGN §7): 0 success; 1 rejected move or invalid game file; 2 usag
 
 from __future__ import annotations
 
+import datetime as dt
 import functools
 import json
+import os
 import secrets
 import sys
 import textwrap
@@ -16,10 +18,10 @@ from typing import Any, TypeVar
 
 import click
 
-from referee import __version__, gamefile, history, secret
+from referee import __version__, gamefile, history, mail, secret
 from referee import rng as rngmod
 from referee.engine import Game, Match, game_names, get_game, resolve_move
-from referee.errors import RefereeError, ReplayError, UsageError
+from referee.errors import MoveError, RefereeError, ReplayError, UsageError
 from referee.schema import schema_names, schema_text
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -276,51 +278,139 @@ def status_text(gf: gamefile.GameFile, match: Match, viewer: str | None, name: s
 
 @main.command()
 @click.argument("path", metavar="FILE", type=click.Path(path_type=Path))
-@click.option("--as", "player", required=True, metavar="PLAYER", help="Who is moving.")
-@click.argument("words", nargs=-1, required=True, metavar="MOVE...")
+@click.option("--as", "player", metavar="PLAYER", help="Who is moving.")
+@click.argument("words", nargs=-1, metavar="MOVE...")
 @secret_option
 @click.option("--unchecked", is_flag=True,
               help="Sealed game without its secret: append the move after checking only its "
                    "notation; CI (which holds the secret) checks its legality.")
+@click.option("--from-email", "email_path", type=click.Path(path_type=Path), metavar="MESSAGE",
+              help="Take the move(s) from a player's reply mail (a file, or - for stdin); "
+                   "the player is identified and authenticated by the token in it.")
+@click.option("--reply-out", type=click.Path(path_type=Path), metavar="FILE",
+              help="With --from-email: write the answer to a rejected mail here (- = stdout).")
+@click.option("--from", "sender", default="referee@localhost", show_default=True,
+              help="With --from-email: the From address of a rejection.")
 @click.option("--json", "as_json", is_flag=True, help="Output JSON.")
 @handles_errors
-def move(path: Path, player: str, words: Sequence[str], secret_path: Path | None,
-         unchecked: bool, as_json: bool) -> None:
+def move(path: Path, player: str | None, words: Sequence[str], secret_path: Path | None,
+         unchecked: bool, email_path: Path | None, reply_out: Path | None, sender: str,
+         as_json: bool) -> None:
     """Check a move against the rules and append it to FILE."""
-    text = " ".join(words)
+    if email_path is None and (player is None or not words):
+        raise UsageError("move needs --as PLAYER and the MOVE (or --from-email MESSAGE)")
+    texts = [" ".join(words)] if words else []
     with gamefile.locked(path) as old:
         gf = gamefile.parse(old, str(path))
-        gf.player(player)
         if gamefile.missing_nonces(gf):
             raise ReplayError(prompt_line(gf, None))
         seed = secret.find_seed(gf, secret_path, path)
+        raw = b""
+        if email_path is not None:
+            player, texts, raw = from_email(gf, seed, email_path, player, reply_out, sender)
+        assert player is not None
+        gf.player(player)
         if seed is None and unchecked:
             gamefile.check_structure(gf)
-            chosen = gf.game.parse_move(text, [])
+            chosen = gf.game.parse_move(texts[0], [])
             entry = gamefile.append_entry(gf.data, player, chosen)
             gamefile.replace(path, old, gf.data)
             click.echo(f"move {entry['n']}: {player}: {gf.game.format_move(chosen)} "
                        "(appended UNCHECKED: only a referee with the secret can check it)")
             return
         match = gamefile.replay(gf, seed)
-        chosen = resolve_move(match.game, match.state, player, text)
-        match.play(player, chosen)
-        entry = gamefile.append_entry(gf.data, player, chosen)
+        accepted = []
+        for text in texts:
+            try:
+                chosen = resolve_move(match.game, match.state, player, text)
+            except MoveError as exc:
+                if email_path is not None:
+                    answer_rejection(gf, raw, exc, reply_out, sender, authentic=True)
+                raise
+            match.play(player, chosen)
+            entry = gamefile.append_entry(gf.data, player, chosen)
+            accepted.append((entry["n"], match.game.format_move(chosen)))
         gamefile.replace(path, old, gf.data)
     game = match.game
-    canonical = game.format_move(chosen)
     if as_json:
         out = status_json(gf, match, player)
-        out["accepted"] = canonical
-        out["n"] = entry["n"]
+        out["accepted"] = accepted[-1][1]
+        out["n"] = accepted[-1][0]
         emit_json(out)
         return
-    click.echo(f"move {entry['n']}: {player}: {canonical}")
+    for n, canonical in accepted:
+        click.echo(f"move {n}: {player}: {canonical}")
     click.echo(game.prompt(match.state))
     if not game.finished(match.state) and player in game.to_move(match.state):
         legal = [game.format_move(m) for m in game.legal_moves(match.state, player)]
         click.echo(f"legal moves for {player} ({len(legal)}):")
         click.echo(wrap_list(legal))
+
+
+def from_email(gf: gamefile.GameFile, seed: str | None, email_path: Path,
+               player: str | None, reply_out: Path | None, sender: str
+               ) -> tuple[str, list[str], bytes]:
+    """The authenticated player, the moves and the raw bytes of a reply mail.
+    Raises MailError (after writing the rejection to ``reply_out``)."""
+    if seed is None:
+        raise gamefile.SealedError("mail tokens need the game's secret",
+                                   hints=["give --secret FILE"])
+    raw = sys.stdin.buffer.read() if str(email_path) == "-" else read_bytes(email_path)
+    reply = mail.parse_reply(raw)
+
+    def refuse(reason: str) -> mail.MailError:
+        exc = mail.MailError(reason)
+        answer_rejection(gf, raw, exc, reply_out, sender, authentic=False)
+        return exc
+
+    if reply.game_id != gf.game_id:
+        raise refuse(f"this mail is for game {reply.game_id!r}, not {gf.game_id!r}")
+    if not mail.is_authentic(reply, secret.mail_key(seed)):
+        raise refuse("the mail is not authenticated: its token is missing or wrong (reply to "
+                     "the referee's mail and keep the [#...] tag in the subject)")
+    assert reply.player is not None
+    if player is not None and player != reply.player:
+        raise refuse(f"the mail is {reply.player}'s, not {player}'s")
+    if reply.move_number != len(gf.log):
+        # A replayed or stale mail: it answers another state of the game than this one.
+        raise refuse(
+            f"this mail answers the referee's mail after move {reply.move_number}, but the "
+            f"game is at move {len(gf.log)}: reply to the latest mail"
+            if reply.move_number is not None else
+            "cannot tell which referee mail this answers: reply to the latest mail"
+        )
+    if not reply.moves:
+        raise refuse("no move found in the mail: write it on the first line, or as 'move: ...'")
+    return reply.player, list(reply.moves), raw
+
+
+def read_bytes(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise UsageError(f"cannot read {path}: {exc.strerror}") from None
+
+
+def answer_rejection(gf: gamefile.GameFile, raw: bytes, exc: RefereeError,
+                     reply_out: Path | None, sender: str, authentic: bool) -> None:
+    """Write the mail that answers a rejected reply (only legal moves if authentic)."""
+    if reply_out is None:
+        return
+    reply = mail.parse_reply(raw)
+    legal = getattr(exc, "legal", []) if authentic else []
+    to = None
+    if authentic and reply.player in gf.players:
+        to = gf.player(reply.player).get("email")
+    message = mail.rejection(reply, exc.message, legal, sender=sender, to=to, date=mail_date())
+    if str(reply_out) == "-":
+        mail.write_stdout([message], sys.stdout)
+    else:
+        with reply_out.open("w") as f:
+            mail.write_stdout([message], f)
+
+
+def mail_date() -> dt.datetime:
+    return dt.datetime.fromisoformat(gamefile.now().replace("Z", "+00:00"))
 
 
 # --- check ----------------------------------------------------------------------------
@@ -620,3 +710,94 @@ def pending(targets: Sequence[Path], as_json: bool) -> None:
         else:
             click.echo(f"{row['file']}: waiting for {', '.join(row['waiting'])} "
                        f"since {row['since']}: {row['prompt']}")
+
+
+# --- mail -----------------------------------------------------------------------------
+
+
+@main.command(name="mail")
+@click.argument("path", metavar="FILE", type=click.Path(path_type=Path))
+@secret_option
+@click.option("--from", "sender", required=True, help="The referee's From address.")
+@click.option("--waiting-only", is_flag=True, help="Mail only the players who must move.")
+@click.option("--maildir", type=click.Path(path_type=Path), help="Deliver into this Maildir.")
+@click.option("--smtp", metavar="HOST:PORT", help="Send through this SMTP server.")
+@click.option("--starttls", is_flag=True, help="With --smtp: upgrade with STARTTLS.")
+@click.option("--user", help="With --smtp: log in as USER.")
+@click.option("--password-env", metavar="VAR", default="REFEREE_SMTP_PASSWORD",
+              show_default=True, help="With --user: the environment variable with the password.")
+@click.option("--json", "as_json", is_flag=True, help="Output JSON (a summary).")
+@handles_errors
+def mail_command(path: Path, secret_path: Path | None, sender: str, waiting_only: bool,
+                 maildir: Path | None, smtp: str | None, starttls: bool, user: str | None,
+                 password_env: str, as_json: bool) -> None:
+    """Mail the players after a move: to each player who must move, their private view,
+    legal moves and how to reply (with their token); to the others, the public update.
+
+    Output: an mbox stream on stdout (default), a Maildir, or an SMTP server.
+    """
+    gf = gamefile.read(path)
+    seed = secret.find_seed(gf, secret_path, path)
+    if seed is None:
+        raise gamefile.SealedError("mailing needs the game's secret", hints=["give --secret"])
+    match = gamefile.replay(gf, seed)
+    messages, skipped = build_mails(gf, match, seed, sender, waiting_only, path.name)
+    delivered = deliver(messages, maildir, smtp, starttls, user, password_env, as_json)
+    if as_json:
+        emit_json({"mailed": [m["To"] for m in messages], "skipped": skipped,
+                   "delivered": delivered})
+    elif maildir or smtp:
+        click.echo(f"mailed {len(messages)} players: {', '.join(m['To'] for m in messages)}")
+    for pid in skipped:
+        click.echo(f"note: {pid} has no e-mail address in the game file; not mailed", err=True)
+    if not gf.sealed:
+        click.echo("note: this game is not sealed; anyone with the file can compute the mail "
+                   "tokens. Use `referee new --sealed` for games played by mail.", err=True)
+
+
+def build_mails(gf: gamefile.GameFile, match: Match, seed: str, sender: str,
+                waiting_only: bool, name: str) -> tuple[list[Any], list[str]]:
+    game = match.game
+    finished = game.finished(match.state)
+    waiting = [] if finished else gamefile.missing_nonces(gf) or game.to_move(match.state)
+    subject = mail.subject(game.title, gf.game_id, waiting)
+    outgoing, skipped = [], []
+    for pid in gf.players:
+        if waiting_only and pid not in waiting:
+            continue
+        address = gf.player(pid).get("email")
+        if not address:
+            skipped.append(pid)
+            continue
+        to = f"{gf.player(pid).get('name', pid)} <{address}>"
+        if pid in waiting:
+            body = status_text(gf, match, pid, name) + (
+                "\n\nReply to this mail with your move on the first line (or lines "
+                "'move: ...' for several). Keep the [#...] tag in the subject: it is your "
+                "token.\n")
+        else:
+            body = status_text(gf, match, None, name) + "\n"
+        outgoing.append(mail.Outgoing(pid, to, subject, body))
+    messages = mail.compose(outgoing, sender=sender, game_id=gf.game_id,
+                            move_number=len(gf.log), date=mail_date(),
+                            key=secret.mail_key(seed))
+    return messages, skipped
+
+
+def deliver(messages: list[Any], maildir: Path | None, smtp: str | None, starttls: bool,
+            user: str | None, password_env: str, quiet: bool) -> list[str]:
+    if maildir is not None:
+        return mail.write_maildir(messages, maildir)
+    if smtp is not None:
+        host, _, port = smtp.rpartition(":")
+        if not host or not port.isdigit():
+            raise UsageError(f"--smtp takes HOST:PORT, got {smtp!r}")
+        password = os.environ.get(password_env) if user else None
+        if user and password is None:
+            raise UsageError(f"--user needs the password in the environment variable "
+                             f"{password_env}")
+        return mail.send_smtp(messages, host, int(port), starttls=starttls, username=user,
+                              password=password)
+    if not quiet:
+        mail.write_stdout(messages, sys.stdout)
+    return []

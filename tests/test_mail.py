@@ -17,7 +17,7 @@ import ssl
 import subprocess
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from datetime import UTC, datetime
 from email.message import EmailMessage
 from pathlib import Path
@@ -28,6 +28,7 @@ import pytest
 from referee import mail
 from referee.errors import RefereeError
 from referee.mail import MailError, Outgoing, Reply
+from tests.conftest import Collector, free_port
 
 KEY = b"0123456789abcdef-test-key"
 GAME = "game-42"
@@ -596,58 +597,6 @@ def test_rejection_to_the_registered_address() -> None:
 
 
 # --------------------------------------------------------------------------- SMTP
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-class Collector:
-    """aiosmtpd handler: keeps every envelope, refuses nobody@..."""
-
-    def __init__(self) -> None:
-        self.envelopes: list[Any] = []
-
-    async def handle_RCPT(
-        self, server: Any, session: Any, envelope: Any, address: str, options: list[str]
-    ) -> str:
-        if address.startswith("nobody@"):
-            return "550 5.1.1 no such user here"
-        envelope.rcpt_tos.append(address)
-        return "250 OK"
-
-    async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
-        self.envelopes.append(envelope)
-        return "250 Message accepted"
-
-
-@pytest.fixture
-def smtp_server() -> Iterator[Callable[..., tuple[Collector, int]]]:
-    controller_mod = pytest.importorskip("aiosmtpd.controller")
-    started: list[Any] = []
-
-    def start(**kwargs: Any) -> tuple[Collector, int]:
-        handler = Collector()
-        last: Exception | None = None
-        for _ in range(5):  # the free port can be taken between probe and bind
-            port = free_port()
-            controller = controller_mod.Controller(
-                handler, hostname="127.0.0.1", port=port, ready_timeout=5, **kwargs
-            )
-            try:
-                controller.start()
-            except Exception as exc:  # pragma: no cover - port race
-                last = exc
-                continue
-            started.append(controller)
-            return handler, port
-        raise RuntimeError(f"cannot start a local SMTP server: {last}")
-
-    yield start
-    for controller in started:
-        controller.stop()
 
 
 def envelope_messages(handler: Collector) -> list[EmailMessage]:
