@@ -11,7 +11,6 @@ import json
 import os
 import secrets
 import sys
-import textwrap
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
@@ -55,11 +54,19 @@ def handles_errors(func: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
-def wrap_list(items: Sequence[str], indent: str = "  ") -> str:
-    return textwrap.fill(
-        " | ".join(items), width=88, initial_indent=indent, subsequent_indent=indent,
-        break_on_hyphens=False,
-    )
+def wrap_list(items: Sequence[str], indent: str = "  ", width: int = 88) -> str:
+    """Items separated by " | ", wrapped between items (never inside one)."""
+    lines: list[str] = []
+    line = ""
+    for item in items:
+        candidate = f"{line} | {item}" if line else item
+        if line and len(indent) + len(candidate) > width:
+            lines.append(indent + line)
+            candidate = item
+        line = candidate
+    if line:
+        lines.append(indent + line)
+    return "\n".join(lines)
 
 
 def secret_option(func: F) -> F:

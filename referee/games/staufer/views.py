@@ -219,9 +219,11 @@ def render(state: State, viewer: str | None) -> str:
         f"{row['round']}: {row['a']} / {row['b']} / {row['c']}" for row in v["round_display"]
     ))
     priv = v["privilege_display"]
+    left = ", ".join(f"#{n} x{k}" for n, k in priv["left"].items())
+    vp = ", ".join(str(x) for x in reversed(priv["vp_stack_top_last"]))
     lines.append(
-        f"Privileges in play: {priv['numbers']} left {priv['left']} "
-        f"VP stack {priv['vp_stack_top_last']}"
+        f"Privileges in play: {', '.join(f'#{n}' for n in priv['numbers'])}; "
+        f"left: {left or 'none'}; VP stack (top first): {vp or 'empty'}"
     )
     lines.append(f"Chest stack: {v['chest_stack']}, discards: {v['discard_pile']}")
     pending = v["pending"]
@@ -232,8 +234,6 @@ def render(state: State, viewer: str | None) -> str:
     if "your_contracts" in v:
         lines.append("")
         lines.append("Your contracts: " + "; ".join(c["text"] for c in v["your_contracts"]))
-        lines.append("Your legal moves: " + ", ".join(v["legal"][:60])
-                     + (" ..." if len(v["legal"]) > 60 else ""))
     if v["finished"]:
         lines.append(f"Final scoring: {v['final_scoring']}")
     return "\n".join(lines)
