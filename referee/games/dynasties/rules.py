@@ -9,6 +9,7 @@ carried out automatically; one with none is skipped (its ``ON_EMPTY`` fallback r
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from functools import lru_cache
 from itertools import combinations
 from typing import Any
 
@@ -45,6 +46,7 @@ from referee.rng import Rng
 
 Task = dict[str, Any]
 LIGHT_BLUE_COSTS_VIEW = D.LIGHT_BLUE_COSTS
+MAX_COST = max(max(c.prince, c.princess) for c in D.CITIES.values())
 
 
 # --- setup ------------------------------------------------------------------------------------
@@ -102,19 +104,23 @@ def _deal_personalities(state: State) -> None:
 
 
 # --- helpers ------------------------------------------------------------------------------------
-def payments(goods: list[int], colour: int, n: int) -> list[str]:
+def payments(goods: list[int], colour: int, n: int) -> tuple[str, ...]:
     """Distinct ways to pay n goods of a colour; 2 pink stand in for any one other good."""
+    return _payments(goods[colour], goods[D.P], colour, n)
+
+
+@lru_cache(maxsize=4096)
+def _payments(have: int, pink: int, colour: int, n: int) -> tuple[str, ...]:
     if n == 0:
-        return [""]
-    have, pink = goods[colour], goods[D.P]
+        return ("",)
     if colour == D.P:
-        return ["p" * n] if pink >= n else []
+        return ("p" * n,) if pink >= n else ()
     out = []
     for x in range(min(have, n), -1, -1):
         if 2 * (n - x) > pink:
             break
         out.append(D.COLOURS[colour] * x + "p" * (2 * (n - x)))
-    return out
+    return tuple(out)
 
 
 def sub_multisets(goods: list[int], size: int) -> list[str]:
@@ -192,14 +198,17 @@ def turn_moves(state: State, p: int) -> list[Any]:
     fig = pl.supply > 0
     place: dict[str, list[tuple[str, str]]] = {"prince": [], "princess": []}
     if fig:
+        goods = pl.goods
+        black = [payments(goods, D.K, n) for n in range(MAX_COST + 1)]
+        white = [payments(goods, D.W, n) for n in range(MAX_COST + 1)]
         for key, c in state.cities.items():
-            if p in (c.prince, c.princess):
+            if c.prince == p or c.princess == p:
                 continue
             city = D.CITIES[key]
-            for figure, colour in (("prince", D.K), ("princess", D.W)):
-                if getattr(c, figure) is None:
-                    for pay in payments(pl.goods, colour, city.cost(figure)):
-                        place[figure].append((key, pay))
+            if c.prince is None:
+                place["prince"] += [(key, pay) for pay in black[city.prince]]
+            if c.princess is None:
+                place["princess"] += [(key, pay) for pay in white[city.princess]]
     persons = []
     for i in range(len(D.LIGHT_BLUE_COSTS)):
         key = state.personalities[i]

@@ -84,7 +84,7 @@ class State:
     def log(self, text: str) -> None:
         """A public line for the views (never hidden information)."""
         self.events.append(text)
-        del self.events[:-12]
+        del self.events[:-40]
 
     def name(self, idx: int | None) -> str:
         if idx is None:

@@ -1,0 +1,131 @@
+"""Bad input at the library level: each is rejected with the rule that forbids it."""
+
+from __future__ import annotations
+
+import pytest
+
+from referee.engine import resolve_move
+from referee.errors import AmbiguousMove, IllegalMove, MalformedMove, NotYourTurn
+from referee.games.dynasties import GAME
+from referee.games.dynasties.data import ACTION_CARDS
+from tests.dynasties.helpers import (
+    grant_card,
+    new_game,
+    play,
+    put,
+    set_goods,
+    set_ship,
+    turn_of,
+)
+
+
+def divide_position():
+    s = new_game()
+    set_ship(s, 1, "kkwgp")
+    turn_of(s, "red")
+    play(s, "red", f"trade 1 with {grant_card(s, 'red', action='trade')}")
+    turn_of(s, "blue")
+    play(s, "blue", f"trade 1 with {grant_card(s, 'blue', action='trade')}")
+    return s
+
+
+def test_divide_into_an_empty_group() -> None:
+    s = divide_position()
+    with pytest.raises(IllegalMove, match="cannot divide into an empty group"):
+        resolve_move(GAME, s, "blue", "divide kkwgp/none")
+
+
+def test_divide_goods_not_on_the_ship() -> None:
+    s = divide_position()
+    with pytest.raises(IllegalMove, match="exactly the goods on ship 1"):
+        resolve_move(GAME, s, "blue", "divide kkk/wg")
+
+
+def test_choose_a_group_not_offered() -> None:
+    s = divide_position()
+    play(s, "blue", "divide wg/kkp")
+    with pytest.raises(IllegalMove, match="kk was not offered"):
+        resolve_move(GAME, s, "red", "choose kk")
+
+
+def test_not_your_turn_while_a_decision_is_owed() -> None:
+    s = divide_position()
+    with pytest.raises(NotYourTurn):
+        resolve_move(GAME, s, "red", "choose kk")
+
+
+def test_card_not_in_hand() -> None:
+    s = new_game()
+    turn_of(s, "blue")
+    missing = next(n for n in range(1, 35) if n not in s.players[0].hand)
+    with pytest.raises(IllegalMove, match=f"you do not hold card {missing}"):
+        resolve_move(GAME, s, "blue", f"trade 1 with {missing}")
+
+
+def test_card_without_the_action() -> None:
+    s = new_game()
+    turn_of(s, "blue")
+    card = next(n for n, c in ACTION_CARDS.items() if "trade" not in c.actions)
+    for pl in s.players:
+        if card in pl.hand:
+            pl.hand.remove(card)
+    s.deck = [c for c in s.deck if c != card]
+    s.players[0].hand.append(card)
+    with pytest.raises(IllegalMove, match=f"card {card} does not show the Trade symbol"):
+        resolve_move(GAME, s, "blue", f"trade 1 with {card}")
+
+
+def test_pay_with_goods_you_do_not_have() -> None:
+    s = new_game()
+    set_goods(s, "blue", "wpppp")
+    turn_of(s, "blue")
+    card = grant_card(s, "blue", action="princess")
+    with pytest.raises(IllegalMove, match="you cannot pay 3 white: you have 1"):
+        resolve_move(GAME, s, "blue", f"princess granada with {card} pay www")
+
+
+def test_pay_the_wrong_goods() -> None:
+    s = new_game()
+    set_goods(s, "blue", "kkkwww")
+    turn_of(s, "blue")
+    card = grant_card(s, "blue", action="princess")
+    with pytest.raises(IllegalMove, match="the cost is 3 white"):
+        resolve_move(GAME, s, "blue", f"princess granada with {card} pay kkk")
+
+
+def test_occupied_space_and_own_figure() -> None:
+    s = new_game()
+    put(s, "red", "prince", "carcassonne")
+    put(s, "blue", "prince", "paris")
+    set_goods(s, "blue", "kkkwww")
+    turn_of(s, "blue")
+    card = grant_card(s, "blue", action="prince")
+    with pytest.raises(IllegalMove, match="already occupied"):
+        resolve_move(GAME, s, "blue", f"prince carcassonne with {card} pay k")
+    card = grant_card(s, "blue", action="princess")
+    with pytest.raises(IllegalMove, match="never both"):
+        resolve_move(GAME, s, "blue", f"princess paris with {card} pay w")
+
+
+def test_passing_space_needs_pink() -> None:
+    s = new_game()
+    set_goods(s, "blue", "p")
+    turn_of(s, "blue")
+    keep = s.players[0].hand[0]
+    with pytest.raises(IllegalMove, match="cannot pay 3 pink: you have 1"):
+        resolve_move(GAME, s, "blue", f"pass 1 keep {keep}")
+
+
+def test_malformed_and_ambiguous() -> None:
+    s = new_game()
+    turn_of(s, "blue")
+    with pytest.raises(MalformedMove, match="unknown verb"):
+        resolve_move(GAME, s, "blue", "fly to the moon")
+    with pytest.raises(MalformedMove, match="not a city"):
+        resolve_move(GAME, s, "blue", "prince atlantis with 3")
+    with pytest.raises(AmbiguousMove):  # which card to keep?
+        resolve_move(GAME, s, "blue", "pass")
+    set_goods(s, "blue", "kkkpp")
+    card = grant_card(s, "blue", action="prince")
+    with pytest.raises(AmbiguousMove):  # kkk or kkpp?
+        resolve_move(GAME, s, "blue", f"prince paris with {card}")

@@ -1,0 +1,97 @@
+"""Random legal games at 3, 4 and 5 players: the engine's promises hold after every move."""
+
+from __future__ import annotations
+
+import json
+
+import msgspec
+import pytest
+
+from referee.engine import Match, random_playout
+from referee.games.dynasties import GAME
+from referee.rng import Rng
+
+SEEDS = range(12)
+
+
+def play_checked(n: int, seed: int) -> Match:
+    match = Match.start(GAME, [f"p{i}" for i in range(n)], {}, f"fuzz-{n}-{seed}")
+    rng = Rng(f"moves-{seed}")
+    state = match.state
+    for _ in range(5000):
+        if GAME.finished(state):
+            break
+        assert GAME.invariants(state) == []
+        owing = GAME.to_move(state)
+        assert owing, GAME.prompt(state)
+        player = owing[0]
+        legal = GAME.legal_moves(state, player)
+        assert legal, f"dead end for {player}: {GAME.prompt(state)}"
+        texts = [GAME.format_move(m) for m in legal]
+        assert len(set(texts)) == len(texts), "two legal moves share a notation"
+        for m, text in zip(legal, texts, strict=True):
+            assert GAME.parse_move(text, legal) == m
+            assert GAME.parse_move(text.upper(), legal) == m
+            assert msgspec.convert(msgspec.to_builtins(m), GAME.move_type) == m
+        for other in state.players:
+            if other.id != player:
+                assert GAME.legal_moves(state, other.id) == []
+        match.play(player, rng.choice(legal, "playout"))
+    assert GAME.finished(state)
+    assert state.round == 3
+    assert GAME.invariants(state) == []
+    return match
+
+
+def no_leaks(match: Match) -> None:
+    state = match.state
+    tokens = GAME.hidden_tokens(state)
+    for viewer in [None, *match.players]:
+        text = json.dumps(GAME.view(state, viewer)) + GAME.render(state, viewer) \
+            + GAME.prompt(state)
+        for owner, secret in tokens.items():
+            for token in secret:
+                if owner != viewer:
+                    assert token not in text, f"{viewer} sees {owner}'s {token}"
+                else:
+                    assert token in text, f"{viewer} does not see own {token}"
+
+
+@pytest.mark.parametrize("n", [3, 4, 5])
+@pytest.mark.parametrize("seed", SEEDS)
+def test_random_game(n: int, seed: int) -> None:
+    match = play_checked(n, seed)
+    replay = Match.start(GAME, match.players, {}, f"fuzz-{n}-{seed}")
+    for player, move in match.log:
+        stored = msgspec.convert(msgspec.to_builtins(move), GAME.move_type)
+        assert stored in GAME.legal_moves(replay.state, player)
+        replay.play(player, stored)
+    assert GAME.fingerprint(replay.state) == GAME.fingerprint(match.state)
+    assert GAME.ranking(match.state)[0]
+    assert set(GAME.scores(match.state)) == set(match.players)
+
+
+@pytest.mark.parametrize("n", [3, 4, 5])
+def test_views_never_leak(n: int) -> None:
+    for seed in range(4):
+        match = Match.start(GAME, [f"p{i}" for i in range(n)], {}, f"leak-{n}-{seed}")
+        rng = Rng(f"leak-moves-{seed}")
+        while not GAME.finished(match.state):
+            no_leaks(match)
+            player = GAME.to_move(match.state)[0]
+            match.play(player, rng.choice(GAME.legal_moves(match.state, player), "playout"))
+        no_leaks(match)
+
+
+def test_engine_random_playout() -> None:
+    for n in (3, 4, 5):
+        match = Match.start(GAME, [f"p{i}" for i in range(n)], {}, "engine")
+        assert random_playout(match, Rng("engine-moves")) > 0
+        assert GAME.finished(match.state)
+
+
+def test_fingerprint_changes_with_rng_counters() -> None:
+    a = Match.start(GAME, ["a", "b", "c"], {}, "x").state
+    before = GAME.fingerprint(a)
+    a.rng.block("unused")
+    assert GAME.fingerprint(a) != before
