@@ -51,8 +51,13 @@ def transcript(data: dict) -> str:
 
 
 def main() -> None:
+    import sys
+
+    only = set(sys.argv[1:])  # e.g. "staufer" to remake only that game's examples
     OUT.mkdir(exist_ok=True)
     for game_name, n in EXAMPLES:
+        if only and game_name not in only:
+            continue
         name = f"{game_name}-{n}p"
         data = play(game_name, n, f"example-{name}")
         (OUT / f"{name}.json").write_text(gamefile.dumps(data))

@@ -210,7 +210,8 @@ def render(state: State, viewer: str | None) -> str:
         court = pv["court"]
         lines.append(
             f"{who:<10} {pv['score']:>3} pts  Court {court['envoys']}E {court['nobles']}N  "
-            f"chests: {', '.join(pv['chests']) or '-'}  privileges: {pv['privileges'] or '-'}"
+            f"chests: {', '.join(pv['chests']) or '-'}  privileges: "
+            f"{', '.join(f'#{n}' for n in pv['privileges']) or '-'}"
         )
     e = v["evaluation"]
     lines.append("")
@@ -235,5 +236,8 @@ def render(state: State, viewer: str | None) -> str:
         lines.append("")
         lines.append("Your contracts: " + "; ".join(c["text"] for c in v["your_contracts"]))
     if v["finished"]:
-        lines.append(f"Final scoring: {v['final_scoring']}")
+        lines.append("Final scoring:")
+        for player, parts in v["final_scoring"].items():
+            items = ", ".join(f"{what} {points}" for what, points in parts.items())
+            lines.append(f"  {player}: {items} = {sum(parts.values())}")
     return "\n".join(lines)

@@ -1,0 +1,125 @@
+"""The real games through the CLI: a whole game by `referee move`, every legal string
+accepted verbatim, decisions owed by non-active players, and one real subprocess run."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from referee.cli import main
+from referee.engine import get_game
+from referee.rng import Rng
+
+GAMES = [("staufer", 3), ("dynasties", 4)]
+
+
+def run(*args: object) -> Result:
+    return CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
+
+
+def status(path: Path, player: str | None = None) -> dict:
+    args = ["status", path, "--json"] + (["--as", player] if player else [])
+    result = run(*args)
+    assert result.exit_code == 0, result.output
+    return json.loads(result.output)
+
+
+@pytest.fixture(autouse=True)
+def fixed_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("REFEREE_NOW", "2026-01-01T00:00:00Z")
+
+
+@pytest.mark.parametrize(("name", "n"), GAMES)
+def test_whole_game_through_the_cli(tmp_path: Path, name: str, n: int) -> None:
+    """Every move typed as the canonical string that `status --as` offered; a player who
+    is not the active player but owes a decision is named in to_move."""
+    path = tmp_path / "g.json"
+    players = ["ann", "ben", "cat", "dan", "eve"][:n]
+    assert run("new", name, path, "--players", ",".join(players), "--seed", "cli").exit_code == 0
+    chooser = Rng("cli-choices")
+    moves = 0
+    owers: set[str] = set()
+    while True:
+        public = status(path)
+        if public["finished"]:
+            break
+        player = public["to_move"][0]
+        owers.add(player)
+        mine = status(path, player)
+        assert mine["legal"], f"{player} owes a decision but has no legal move"
+        others = [p for p in players if p not in public["to_move"]]
+        if others:
+            assert status(path, others[0])["legal"] == []
+        text = chooser.choice(mine["legal"], "pick")
+        result = run("move", path, "--as", player, text)
+        assert result.exit_code == 0, result.output
+        assert result.output.startswith(f"move {moves + 1}: {player}: {text}\n")
+        moves += 1
+    assert owers == set(players)
+    check = run("check", path, "--json")
+    assert check.exit_code == 0
+    report = json.loads(check.output)[0]
+    assert report["finished"] and report["moves"] == moves
+    assert sorted(status(path)["scores"]) == sorted(players)
+
+
+@pytest.mark.parametrize(("name", "n"), GAMES)
+def test_first_position_legal_strings_all_accepted(tmp_path: Path, name: str, n: int) -> None:
+    path = tmp_path / "g.json"
+    players = ["ann", "ben", "cat", "dan", "eve"][:n]
+    run("new", name, path, "--players", ",".join(players), "--seed", "verbatim")
+    first = status(path)["to_move"][0]
+    legal = status(path, first)["legal"]
+    original = path.read_bytes()
+    for text in legal:
+        path.write_bytes(original)
+        result = run("move", path, "--as", first, text, "--json")
+        assert result.exit_code == 0, (text, result.output)
+        assert json.loads(result.output)["accepted"] == text
+
+
+@pytest.mark.parametrize(("name", "n"), GAMES)
+def test_public_status_hides_private_views(tmp_path: Path, name: str, n: int) -> None:
+    path = tmp_path / "g.json"
+    players = ["ann", "ben", "cat", "dan", "eve"][:n]
+    run("new", name, path, "--players", ",".join(players), "--seed", "hidden")
+    from referee import gamefile
+
+    match = gamefile.replay(gamefile.read(path))
+    tokens = get_game(name).hidden_tokens(match.state)
+    public = run("status", path).output + run("status", path, "--json").output
+    for owner, secrets in tokens.items():
+        for token in secrets:
+            assert token not in public
+            for viewer in players:
+                if viewer != owner:
+                    view = run("status", path, "--as", viewer, "--json").output
+                    assert token not in view, (token, viewer)
+
+
+def test_real_subprocess(tmp_path: Path) -> None:
+    env = {**os.environ, "REFEREE_NOW": "2026-01-01T00:00:00Z"}
+    path = tmp_path / "sub.json"
+
+    def referee(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "referee", *args], capture_output=True,
+                              text=True, env=env, check=False)
+
+    made = referee("new", "staufer", str(path), "--players", "ann,ben", "--seed", "sub")
+    assert made.returncode == 0, made.stderr
+    assert "assumed component values" in made.stdout
+    legal = json.loads(referee("status", str(path), "--as", "ann", "--json").stdout)["legal"]
+    moved = referee("move", str(path), "--as", "ann", legal[0])
+    assert moved.returncode == 0 and moved.stdout.startswith(f"move 1: ann: {legal[0]}")
+    wrong = referee("move", str(path), "--as", "ann", "supply", "9")
+    assert wrong.returncode == 1 and "Traceback" not in wrong.stderr
+    assert wrong.stderr.startswith("error: ")
+    usage = referee("status")
+    assert usage.returncode == 2
+    assert referee("check", str(path)).returncode == 0
