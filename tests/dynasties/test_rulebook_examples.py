@@ -72,8 +72,7 @@ def test_carcassonne_placement_points_and_marriage() -> None:
     put(s, "red", "prince", "carcassonne")
     set_goods(s, "blue", "kkww")
     turn_of(s, "blue")
-    card = grant_card(s, "blue", action="prince")
-    grant_card(s, "blue", action="princess")
+    grant_card(s, "blue", action="prince")
     legal = GAME.legal_moves(s, "blue")
     assert not any(isinstance(m, Place) and m.city == "carcassonne" and m.figure == "prince"
                    for m in legal)  # the Prince space is occupied

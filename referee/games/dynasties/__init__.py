@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping, Sequence
+from dataclasses import fields
 from typing import Any
 
 import msgspec
@@ -84,13 +85,9 @@ class Dynasties:
         return [keyed[k] for k in sorted(keyed, reverse=True)]
 
     def fingerprint(self, state: State) -> str:
-        rng = state.rng
-        state.rng = None  # type: ignore[assignment]
-        try:
-            body = msgspec.to_builtins(state)
-        finally:
-            state.rng = rng
-        body["rng"] = dict(sorted(rng.counters.items()))
+        body = msgspec.to_builtins(
+            {f.name: getattr(state, f.name) for f in fields(state) if f.name != "rng"})
+        body["rng"] = dict(sorted(state.rng.counters.items()))
         return hashlib.sha256(msgspec.json.encode(body, order="sorted")).hexdigest()
 
     def invariants(self, state: State) -> list[str]:
