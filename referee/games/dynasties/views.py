@@ -66,7 +66,7 @@ def prompt(state: State) -> str:
 
 
 def _card(n: int) -> str:
-    return f"card:a{n:02d} ({D.ACTION_CARDS[n].describe()})"
+    return f"{n:>2} = card:a{n:02d} ({D.ACTION_CARDS[n].describe()})"
 
 
 def view(state: State, viewer: str | None) -> dict[str, Any]:
