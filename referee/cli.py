@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 
 import click
 
-from referee import __version__, gamefile, history, mail, secret
+from referee import __version__, gamefile, history, secret
 from referee import rng as rngmod
 from referee.engine import Game, Match, game_names, get_game, resolve_move
 from referee.errors import MoveError, RefereeError, ReplayError, UsageError
@@ -359,6 +359,8 @@ def from_email(gf: gamefile.GameFile, seed: str | None, email_path: Path,
                ) -> tuple[str, list[str], bytes]:
     """The authenticated player, the moves and the raw bytes of a reply mail.
     Raises MailError (after writing the rejection to ``reply_out``)."""
+    from referee import mail
+
     if seed is None:
         raise gamefile.SealedError("mail tokens need the game's secret",
                                    hints=["give --secret FILE"])
@@ -401,6 +403,8 @@ def read_bytes(path: Path) -> bytes:
 def answer_rejection(gf: gamefile.GameFile, raw: bytes, exc: RefereeError,
                      reply_out: Path | None, sender: str, authentic: bool) -> None:
     """Write the mail that answers a rejected reply (only legal moves if authentic)."""
+    from referee import mail
+
     if reply_out is None:
         return
     reply = mail.parse_reply(raw)
@@ -424,10 +428,12 @@ def mail_date() -> dt.datetime:
 
 
 def check_one(path: Path, secret_path: Path | None, since: str | None,
-              by: str | None) -> dict[str, Any]:
+              by: str | None, strict: bool = False) -> dict[str, Any]:
     out: dict[str, Any] = {"file": str(path), "ok": False, "verified": "nothing"}
     try:
         gf = gamefile.read(path)
+        if strict:
+            gamefile.validate_strict(gf.data, str(path))
         out["game"] = gf.game.name
         if since is not None:
             out["new_moves"] = history.check_since(path, gf, since, by)
@@ -480,14 +486,16 @@ def check_line(r: dict[str, Any]) -> list[str]:
               help="For pull requests: the header is unchanged since git revision REV, the "
                    "old log is a prefix of the new one, and every new move is legal.")
 @click.option("--by", metavar="PLAYER", help="With --since: every new move is PLAYER's.")
+@click.option("--strict", is_flag=True,
+              help="Also validate against the published JSON Schema with jsonschema.")
 @click.option("--json", "as_json", is_flag=True, help="Output JSON.")
 @handles_errors
 def check(paths: Sequence[Path], secret_path: Path | None, since: str | None, by: str | None,
-          as_json: bool) -> None:
+          strict: bool, as_json: bool) -> None:
     """Validate and replay game files; exit 0 only if every one is a legal game."""
     if by is not None and since is None:
         raise UsageError("--by needs --since")
-    results = [check_one(p, secret_path, since, by) for p in paths]
+    results = [check_one(p, secret_path, since, by, strict) for p in paths]
     if as_json:
         emit_json(results)
     else:
@@ -511,7 +519,8 @@ def log(path: Path, as_json: bool) -> None:
     game = match.game
     rows = [
         {"n": e["n"], "by": e["by"],
-         "move": game.format_move(gamefile.decode_move(game, e["move"], f"$.log[{i}]")),
+         "move": game.format_move(gamefile.decode_move(game, e["move"], f"$.log[{i}].move"))
+         if "move" in e else f"undo {e['undo']}",
          "at": e.get("at")}
         for i, e in enumerate(gf.log)
     ]
@@ -743,6 +752,7 @@ def mail_command(path: Path, secret_path: Path | None, sender: str, waiting_only
 
     Output: an mbox stream on stdout (default), a Maildir, or an SMTP server.
     """
+
     gf = gamefile.read(path)
     seed = secret.find_seed(gf, secret_path, path)
     if seed is None:
@@ -764,6 +774,8 @@ def mail_command(path: Path, secret_path: Path | None, sender: str, waiting_only
 
 def build_mails(gf: gamefile.GameFile, match: Match, seed: str, sender: str,
                 waiting_only: bool, name: str) -> tuple[list[Any], list[str]]:
+    from referee import mail
+
     game = match.game
     finished = game.finished(match.state)
     waiting = [] if finished else gamefile.missing_nonces(gf) or game.to_move(match.state)
@@ -793,6 +805,8 @@ def build_mails(gf: gamefile.GameFile, match: Match, seed: str, sender: str,
 
 def deliver(messages: list[Any], maildir: Path | None, smtp: str | None, starttls: bool,
             user: str | None, password_env: str, quiet: bool) -> list[str]:
+    from referee import mail
+
     if maildir is not None:
         return mail.write_maildir(messages, maildir)
     if smtp is not None:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import fcntl
-import functools
 import hashlib
 import json
 import os
@@ -23,11 +22,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import jsonschema
 import msgspec
 
 from referee import rng as rngmod
-from referee.engine import Game, Match, Move, full_options, get_game
+from referee.engine import BUILTIN_GAMES, Game, Match, Move, full_options, get_game
 from referee.errors import (
     ConcurrentWriteError,
     GameFileError,
@@ -35,7 +33,7 @@ from referee.errors import (
     ReplayError,
     UsageError,
 )
-from referee.schema import FORMAT, PLAYER_ID, envelope, game_file
+from referee.schema import FORMAT, PLAYER_ID, check_shape, path_first, schema_text
 
 LOCK_WAIT_SECONDS = 10.0
 
@@ -108,48 +106,46 @@ def next_prev(data: Mapping[str, Any]) -> str:
 # --- reading and validation ------------------------------------------------------------
 
 
-@functools.cache
-def _validator(name: str) -> jsonschema.protocols.Validator:
-    schema = envelope() if name == "" else game_file(get_game(name))
-    cls = jsonschema.validators.validator_for(schema)
-    return cls(schema)
-
-
-def _schema_error(error: jsonschema.ValidationError) -> str:
-    path = error.json_path
-    if error.validator in ("anyOf", "oneOf") and error.context:
-        deepest = max(error.context, key=lambda e: len(e.absolute_path))
-        if len(deepest.absolute_path) > len(error.absolute_path):
-            return f"{deepest.json_path}: {deepest.message}"
-    return f"{path}: {error.message}"
-
-
 def validate(data: Any, where: str = "game file") -> Game:
-    """Check ``data`` against the envelope and the game's schema; return the game.
+    """Check ``data`` against the file format and the game's move types; return the game.
 
     Raises GameFileError naming the JSON path and what was expected.
     """
-    if not isinstance(data, dict):
-        raise GameFileError(f"{where}: expected a JSON object at the top level")
-    errors = sorted(_validator("").iter_errors(data), key=lambda e: list(e.absolute_path))
-    if errors:
-        raise GameFileError(
-            f"{where} breaks the schema at {_schema_error(errors[0])}",
-            hints=[_schema_error(e) for e in errors[1:4]],
-        )
+    problem = check_shape(data)
+    if problem:
+        raise GameFileError(f"{where} breaks the schema: {problem}")
     try:
         game = get_game(data["game"])
     except UsageError as exc:
         raise GameFileError(f"{where}: $.game: {exc.message}", hints=exc.hints) from None
-    errors = sorted(
-        _validator(game.name).iter_errors(data), key=lambda e: list(e.absolute_path)
-    )
+    for i, entry in enumerate(data["log"]):
+        if "move" in entry:
+            decode_move(game, entry["move"], f"$.log[{i}].move", where)
+    return game
+
+
+def validate_strict(data: Any, where: str = "game file") -> None:
+    """Validate with jsonschema against the published JSON Schema (``check --strict``).
+    Raises GameFileError naming the JSON path."""
+    import jsonschema
+
+    name = data.get("game") if isinstance(data, dict) else None
+    schema = json.loads(schema_text(name if name in BUILTIN_GAMES else "file"))
+    validator = jsonschema.Draft202012Validator(schema)
+    errors = sorted(validator.iter_errors(data), key=lambda e: list(e.absolute_path))
     if errors:
         raise GameFileError(
-            f"{where} breaks the {game.name} schema at {_schema_error(errors[0])}",
+            f"{where} breaks the published schema at {_schema_error(errors[0])}",
             hints=[_schema_error(e) for e in errors[1:4]],
         )
-    return game
+
+
+def _schema_error(error: Any) -> str:
+    if error.validator in ("anyOf", "oneOf") and error.context:
+        deepest = max(error.context, key=lambda e: len(e.absolute_path))
+        if len(deepest.absolute_path) > len(error.absolute_path):
+            return f"{deepest.json_path}: {deepest.message}"
+    return f"{error.json_path}: {error.message}"
 
 
 def parse(text: bytes | str, where: str = "game file") -> GameFile:
@@ -189,11 +185,14 @@ def read(path: Path) -> GameFile:
 # --- replay ---------------------------------------------------------------------------
 
 
-def decode_move(game: Game, obj: Any, where: str) -> Move:
+def decode_move(game: Game, obj: Any, path: str, where: str = "game file") -> Move:
+    """The move object at JSON ``path`` as the game's move. Raises GameFileError."""
     try:
         return msgspec.convert(obj, game.move_type)
     except msgspec.ValidationError as exc:
-        raise GameFileError(f"{where}: not a {game.name} move: {exc}") from None
+        raise GameFileError(
+            f"{where} breaks the {game.name} schema: {path_first(str(exc), path)}"
+        ) from None
 
 
 def rng_key(gf: GameFile, seed: str | None = None) -> bytes:
@@ -293,7 +292,7 @@ def check_structure(gf: GameFile) -> None:
     for i, entry in enumerate(gf.log):
         prev = _check_chain(gf, i, entry, prev)
         if "move" in entry:
-            decode_move(gf.game, entry["move"], f"$.log[{i}] (move {i + 1})")
+            decode_move(gf.game, entry["move"], f"$.log[{i}].move")
 
 
 def undo_refusal(match: Match, before: Match) -> str | None:
@@ -333,7 +332,7 @@ def replay(gf: GameFile, seed: str | None = None, upto: int | None = None) -> Ma
                 raise ReplayError(f"{where}: undo of move {entry['undo']} refused: {refusal}")
             match = before
             continue
-        move = decode_move(game, entry["move"], where)
+        move = decode_move(game, entry["move"], f"$.log[{i}].move")
         if game.finished(match.state):
             raise ReplayError(f"{where}: the game was already over")
         if by not in game.to_move(match.state):

@@ -1,16 +1,21 @@
-"""JSON Schemas (2020-12) of the game file, generated from the code.
+"""The game-file format (DESIGN §3): msgspec types, and the JSON Schemas made from them.
 
-``schemas/`` in the repository holds the committed copies; a test checks that they equal
-what this module generates, so the published schema never drifts from the program.
+One definition: the msgspec Structs below check every file on every read (fast, with
+errors that name the JSON path), and the published JSON Schemas (2020-12) in ``schemas/``
+are generated from the same Structs plus each game's move union. The two rules a Struct
+cannot express (an rng has a seed or a commitment; a log entry has a move or an undo)
+are added to the schema here and checked in :func:`check_shape`. A test checks that the
+committed schemas equal the generated ones and that example files pass both validators.
 """
 
 from __future__ import annotations
 
 import functools
 import json
-from typing import Any
+from typing import Annotated, Any, Literal
 
 import msgspec
+from msgspec import UNSET, Meta, UnsetType
 
 from referee.engine import BUILTIN_GAMES, Game, get_game
 
@@ -19,89 +24,111 @@ FORMAT = "referee/1"
 PLAYER_ID = r"^[a-z][a-z0-9_-]{0,23}$"
 SCHEMA_BASE = "https://referee.invalid/schemas/"
 
+PlayerId = Annotated[str, Meta(pattern=PLAYER_ID)]
+NonEmpty = Annotated[str, Meta(min_length=1)]
+Sha256Hex = Annotated[str, Meta(pattern=r"^[0-9a-f]{64}$")]
+
+
+class FilePlayer(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    """A player: ``id`` is what moves and commands use; name and e-mail are optional."""
+
+    id: PlayerId
+    name: str | UnsetType = UNSET
+    email: str | UnsetType = UNSET
+
+
+class FileRng(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    """The generator: an open ``seed``, or a sealed ``commitment`` (sha256 of the seed),
+    with optional ``nonces`` per player (docs/rng.md)."""
+
+    seed: NonEmpty | UnsetType = UNSET
+    commitment: Annotated[str, Meta(pattern=r"^sha256:[0-9a-f]{64}$")] | UnsetType = UNSET
+    nonces: dict[PlayerId, NonEmpty] | UnsetType = UNSET
+
+
+class LogEntry(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    """One log entry: a ``move`` (the game's move object) or an ``undo`` of entry n."""
+
+    n: Annotated[int, Meta(ge=1)]
+    by: PlayerId
+    move: dict[str, Any] | UnsetType = UNSET
+    undo: Annotated[int, Meta(ge=1)] | UnsetType = UNSET
+    prev: Sha256Hex
+    at: str | UnsetType = UNSET
+
+
+class GameFileDoc(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    """A referee game file: a header and an append-only log."""
+
+    format: Literal["referee/1"]
+    game: Annotated[str, Meta(pattern=r"^[a-z][a-z0-9-]*$")]
+    id: Annotated[str, Meta(pattern=r"^[A-Za-z0-9._-]{1,64}$")] | UnsetType = UNSET
+    rules: NonEmpty
+    created: str | UnsetType = UNSET
+    players: Annotated[list[FilePlayer], Meta(min_length=1)]
+    options: dict[str, str]
+    rng: FileRng
+    log: list[LogEntry]
+
+
+def path_first(message: str, prefix: str = "$") -> str:
+    """msgspec's "Expected `int`, got `str` - at `$.n`" as "$.n: expected `int`, ..."."""
+    text, sep, path = message.rpartition(" - at `")
+    if not sep:
+        return f"{prefix}: {message[:1].lower()}{message[1:]}"
+    path = prefix + path.rstrip("`")[1:]
+    return f"{path}: {text[:1].lower()}{text[1:]}"
+
+
+def check_shape(data: Any) -> str | None:
+    """Why ``data`` is not a game file (JSON path first), or None if its shape is right."""
+    try:
+        doc = msgspec.convert(data, GameFileDoc)
+    except msgspec.ValidationError as exc:
+        return path_first(str(exc))
+    if doc.rng.seed is UNSET and doc.rng.commitment is UNSET:
+        return "$.rng: needs `seed` or `commitment`"
+    for i, entry in enumerate(doc.log):
+        if (entry.move is UNSET) == (entry.undo is UNSET):
+            return f"$.log[{i}]: needs exactly one of `move` and `undo`"
+        if entry.move is not UNSET and not isinstance(entry.move.get("type"), str):
+            return f"$.log[{i}].move: needs a string `type`"
+    return None
+
+
+# --- JSON Schema generation -------------------------------------------------------------
+
+
+def _file_schema(name: str, title: str, move: dict[str, Any],
+                 move_defs: dict[str, Any]) -> dict[str, Any]:
+    generated = msgspec.json.schema(GameFileDoc)
+    defs = generated["$defs"]
+    top = defs.pop("GameFileDoc")
+    defs["FileRng"]["anyOf"] = [{"required": ["seed"]}, {"required": ["commitment"]}]
+    entry = defs["LogEntry"]
+    entry["oneOf"] = [{"required": ["move"]}, {"required": ["undo"]}]
+    entry["properties"]["move"] = {"$ref": "#/$defs/GameMove"}
+    defs["GameMove"] = move
+    clash = set(defs) & set(move_defs)
+    assert not clash, f"move type names clash with file definitions: {clash}"
+    defs.update(move_defs)
+    return {"$schema": DIALECT, "$id": f"{SCHEMA_BASE}{name}.schema.json", **top,
+            "title": title, "$defs": dict(sorted(defs.items()))}
+
 
 def envelope() -> dict[str, Any]:
     """The schema every game file satisfies, whatever the game (moves unchecked)."""
-    return _file_schema(game=None, move={"type": "object", "required": ["type"]})
+    move = {"type": "object", "required": ["type"], "properties": {"type": {"type": "string"}}}
+    return _file_schema("file", "referee game file (any game)", move, {})
 
 
 def game_file(game: Game) -> dict[str, Any]:
     """The schema of one game's files: the envelope with the game's move union."""
     moves = msgspec.json.schema(game.move_type)
     defs = moves.pop("$defs", {})
-    schema = _file_schema(game=game.name, move=moves)
-    schema["$defs"].update(defs)
+    schema = _file_schema(game.name, f"referee game file: {game.title}", moves, defs)
+    schema["properties"]["game"] = {"const": game.name}
     return schema
-
-
-def _file_schema(game: str | None, move: dict[str, Any]) -> dict[str, Any]:
-    name = game or "file"
-    return {
-        "$schema": DIALECT,
-        "$id": f"{SCHEMA_BASE}{name}.schema.json",
-        "title": f"referee game file ({game})" if game else "referee game file (any game)",
-        "type": "object",
-        "required": ["format", "game", "rules", "players", "options", "rng", "log"],
-        "additionalProperties": False,
-        "properties": {
-            "format": {"const": FORMAT},
-            "game": {"const": game} if game else {"type": "string", "pattern": "^[a-z][a-z0-9-]*$"},
-            "id": {"type": "string", "pattern": r"^[A-Za-z0-9._-]{1,64}$"},
-            "rules": {"type": "string", "minLength": 1},
-            "created": {"type": "string"},
-            "players": {
-                "type": "array",
-                "minItems": 1,
-                "items": {"$ref": "#/$defs/FilePlayer"},
-            },
-            "options": {
-                "type": "object",
-                "additionalProperties": {"type": "string"},
-            },
-            "rng": {"$ref": "#/$defs/FileRng"},
-            "log": {"type": "array", "items": {"$ref": "#/$defs/LogEntry"}},
-        },
-        "$defs": {
-            "FilePlayer": {
-                "type": "object",
-                "required": ["id"],
-                "additionalProperties": False,
-                "properties": {
-                    "id": {"type": "string", "pattern": PLAYER_ID},
-                    "name": {"type": "string"},
-                    "email": {"type": "string"},
-                },
-            },
-            "FileRng": {
-                "type": "object",
-                "additionalProperties": False,
-                "properties": {
-                    "seed": {"type": "string", "minLength": 1},
-                    "commitment": {"type": "string", "pattern": r"^sha256:[0-9a-f]{64}$"},
-                    "nonces": {
-                        "type": "object",
-                        "additionalProperties": {"type": "string", "minLength": 1},
-                    },
-                },
-                "anyOf": [{"required": ["seed"]}, {"required": ["commitment"]}],
-            },
-            "LogEntry": {
-                "type": "object",
-                "required": ["n", "by", "prev"],
-                "oneOf": [{"required": ["move"]}, {"required": ["undo"]}],
-                "additionalProperties": False,
-                "properties": {
-                    "n": {"type": "integer", "minimum": 1},
-                    "by": {"type": "string", "pattern": PLAYER_ID},
-                    "move": {"$ref": "#/$defs/GameMove"},
-                    "undo": {"type": "integer", "minimum": 1},
-                    "prev": {"type": "string", "pattern": r"^[0-9a-f]{64}$"},
-                    "at": {"type": "string"},
-                },
-            },
-            "GameMove": move,
-        },
-    }
 
 
 @functools.cache

@@ -171,7 +171,7 @@ def test_schema_violation_names_the_path(game: Path) -> None:
     data = json.loads(game.read_text())
     data["players"][1]["id"] = "Ben Smith"
     game.write_text(json.dumps(data))
-    assert_rejected(run("status", game), 1, "$.players[1].id", "does not match")
+    assert_rejected(run("status", game), 1, "$.players[1].id: expected `str` matching regex")
 
 
 def test_bad_move_object_names_the_path(game: Path) -> None:
@@ -179,7 +179,7 @@ def test_bad_move_object_names_the_path(game: Path) -> None:
     data = json.loads(game.read_text())
     data["log"][0]["move"] = {"type": "take", "n": "one"}
     game.write_text(json.dumps(data))
-    assert_rejected(run("check", game), 1, "$.log[0].move", "integer")
+    assert_rejected(run("check", game), 1, "$.log[0].move.n: expected `int`, got `str`")
 
 
 def test_unknown_game_in_file(game: Path) -> None:

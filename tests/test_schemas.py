@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import jsonschema
 import pytest
 
+from referee import gamefile
+from referee.errors import GameFileError
 from referee.schema import schema_names, schema_text
 
 SCHEMAS = Path(__file__).resolve().parent.parent / "schemas"
@@ -24,3 +27,42 @@ def test_committed_schema_is_current(name: str) -> None:
 def test_schema_is_valid_2020_12(name: str) -> None:
     schema = json.loads(schema_text(name))
     jsonschema.Draft202012Validator.check_schema(schema)
+
+
+EXAMPLES = sorted((Path(__file__).resolve().parent.parent / "examples").glob("*.json"))
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=[p.stem for p in EXAMPLES])
+def test_examples_pass_the_published_schema(path: Path) -> None:
+    data = json.loads(path.read_text())
+    gamefile.validate(data)
+    gamefile.validate_strict(data)
+
+
+MUTATIONS = [
+    ("format", lambda d: d.update(format="referee/2")),
+    ("extra key", lambda d: d.update(colour="red")),
+    ("no players", lambda d: d.update(players=[])),
+    ("bad id", lambda d: d["players"][0].update(id="Ann")),
+    ("player extra", lambda d: d["players"][0].update(age=3)),
+    ("option not str", lambda d: d["options"].update(x=1)),
+    ("rng empty", lambda d: d.update(rng={})),
+    ("bad commitment", lambda d: d.update(rng={"commitment": "md5:00"})),
+    ("entry n", lambda d: d["log"][0].update(n=0)),
+    ("entry prev", lambda d: d["log"][0].update(prev="xyz")),
+    ("move and undo", lambda d: d["log"][0].update(undo=1)),
+    ("neither", lambda d: d["log"][0].pop("move")),
+    ("move type", lambda d: d["log"][0]["move"].update(type="teleport")),
+    ("rules empty", lambda d: d.update(rules="")),
+]
+
+
+@pytest.mark.parametrize(("label", "mutate"), MUTATIONS, ids=[m[0] for m in MUTATIONS])
+def test_both_validators_reject_the_same_mutations(label: str, mutate: Any) -> None:
+    """The msgspec types used on every read and the published schema agree."""
+    data = json.loads(EXAMPLES[0].read_text())
+    mutate(data)
+    with pytest.raises(GameFileError):
+        gamefile.validate(data)
+    with pytest.raises(GameFileError):
+        gamefile.validate_strict(data)
