@@ -129,3 +129,9 @@ def test_malformed_and_ambiguous() -> None:
     card = grant_card(s, "blue", action="prince")
     with pytest.raises(AmbiguousMove):  # kkk or kkpp?
         resolve_move(GAME, s, "blue", f"prince paris with {card}")
+
+
+def test_choose_by_number() -> None:
+    s = divide_position()
+    play(s, "blue", "divide wg/kkp")
+    assert GAME.format_move(resolve_move(GAME, s, "red", "choose 2")) == "choose wg"

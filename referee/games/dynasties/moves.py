@@ -406,7 +406,15 @@ DEFAULTS: dict[str, Any] = {"pay": "", "keep": 0, "space": 1}
 
 
 def parse_move(text: str, legal: Sequence[Any]) -> Any:
-    """Read notation; fields left out (pay, keep, space) are filled from ``legal``."""
+    """Read notation; fields left out (pay, keep, space) are filled from ``legal``.
+    ``choose 1`` / ``choose 2`` pick the groups in the order they were offered."""
+    numbered = re.fullmatch(r"\s*choose\s+([12])\s*", text.lower())
+    if numbered:
+        offered = [m for m in legal if isinstance(m, (Choose, ChooseDice))]
+        k = int(numbered.group(1))
+        if k > len(offered):
+            raise _malformed(text, f"only {len(offered)} group(s) are on offer now")
+        return offered[k - 1]
     cls, fields = _parse(_Reader(text))
     missing = [k for k, v in fields.items() if v is None]
     if not missing:
