@@ -19,8 +19,8 @@ import click
 
 from referee import __version__, gamefile, history, secret
 from referee import rng as rngmod
-from referee.engine import Game, Match, game_names, get_game, resolve_move
-from referee.errors import MoveError, RefereeError, ReplayError, UsageError
+from referee.engine import Game, Match, game_names, get_game, legal_strings, resolve_move
+from referee.errors import MoveError, RefereeError, ReplayError, SealedError, UsageError
 from referee.schema import schema_names, schema_text
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -214,7 +214,7 @@ def status_json(gf: gamefile.GameFile, match: Match, viewer: str | None) -> dict
         "rules": gf.data["rules"],
         "players": gf.players,
         "moves": len(gf.log),
-        "to_move": (gamefile.missing_nonces(gf) or ([] if finished else game.to_move(state))),
+        "to_move": gamefile.waiting(gf, match),
         "prompt": prompt_line(gf, match),
         "finished": finished,
         "scores": game.scores(state),
@@ -224,8 +224,7 @@ def status_json(gf: gamefile.GameFile, match: Match, viewer: str | None) -> dict
     }
     if viewer is not None:
         out["legal"] = (
-            [] if gamefile.missing_nonces(gf)
-            else [game.format_move(m) for m in game.legal_moves(state, viewer)]
+            [] if gamefile.missing_nonces(gf) else legal_strings(game, state, viewer)
         )
     return out
 
@@ -271,13 +270,16 @@ def status_text(gf: gamefile.GameFile, match: Match, viewer: str | None, name: s
         return "\n".join(lines)
     lines += [game.render(match.state, viewer), "", prompt_line(gf, match)]
     if viewer is not None and not game.finished(match.state):
-        legal = [game.format_move(m) for m in game.legal_moves(match.state, viewer)]
-        if legal:
-            lines.append(f"legal moves for {viewer} ({len(legal)}):")
-            lines.append(wrap_list(legal))
-        else:
-            lines.append(f"{viewer} has nothing to decide now.")
+        lines += legal_lines(match, viewer)
     return "\n".join(lines)
+
+
+def legal_lines(match: Match, player: str) -> list[str]:
+    """"legal moves for P (n):" and the wrapped list, or that P has nothing to decide."""
+    legal = legal_strings(match.game, match.state, player)
+    if not legal:
+        return [f"{player} has nothing to decide now."]
+    return [f"legal moves for {player} ({len(legal)}):", wrap_list(legal)]
 
 
 # --- move -----------------------------------------------------------------------------
@@ -349,9 +351,8 @@ def move(path: Path, player: str | None, words: Sequence[str], secret_path: Path
         click.echo(f"move {n}: {player}: {canonical}")
     click.echo(game.prompt(match.state))
     if not game.finished(match.state) and player in game.to_move(match.state):
-        legal = [game.format_move(m) for m in game.legal_moves(match.state, player)]
-        click.echo(f"legal moves for {player} ({len(legal)}):")
-        click.echo(wrap_list(legal))
+        for line in legal_lines(match, player):
+            click.echo(line)
 
 
 def from_email(gf: gamefile.GameFile, seed: str | None, email_path: Path,
@@ -362,7 +363,7 @@ def from_email(gf: gamefile.GameFile, seed: str | None, email_path: Path,
     from referee import mail
 
     if seed is None:
-        raise gamefile.SealedError("mail tokens need the game's secret",
+        raise SealedError("mail tokens need the game's secret",
                                    hints=["give --secret FILE"])
     raw = sys.stdin.buffer.read() if str(email_path) == "-" else read_bytes(email_path)
     reply = mail.parse_reply(raw)
@@ -459,7 +460,7 @@ def check_one(path: Path, secret_path: Path | None, since: str | None,
     out.update(
         ok=True, verified="full", players=len(gf.players), moves=len(gf.log),
         finished=finished, scores=game.scores(match.state),
-        to_move=[] if finished else gamefile.missing_nonces(gf) or game.to_move(match.state),
+        to_move=gamefile.waiting(gf, match),
     )
     return out
 
@@ -621,7 +622,7 @@ def reveal(path: Path, secret_path: Path | None, as_json: bool) -> None:
             raise UsageError("the seed has already been revealed")
         seed = secret.find_seed(gf, secret_path, path)
         if seed is None:
-            raise gamefile.SealedError("reveal needs the game's secret",
+            raise SealedError("reveal needs the game's secret",
                                        hints=["give --secret FILE"])
         match = gamefile.replay(gf, seed)
         if not match.game.finished(match.state):
@@ -711,8 +712,7 @@ def pending(targets: Sequence[Path], as_json: bool) -> None:
         since = gf.log[-1].get("at") if gf.log else gf.data.get("created")
         finished = game.finished(match.state)
         row.update(game=game.name, id=gf.game_id, finished=finished, since=since,
-                   waiting=[] if finished else gamefile.missing_nonces(gf)
-                   or game.to_move(match.state),
+                   waiting=gamefile.waiting(gf, match),
                    prompt=prompt_line(gf, match))
         rows.append(row)
     if as_json:
@@ -756,7 +756,7 @@ def mail_command(path: Path, secret_path: Path | None, sender: str, waiting_only
     gf = gamefile.read(path)
     seed = secret.find_seed(gf, secret_path, path)
     if seed is None:
-        raise gamefile.SealedError("mailing needs the game's secret", hints=["give --secret"])
+        raise SealedError("mailing needs the game's secret", hints=["give --secret"])
     match = gamefile.replay(gf, seed)
     messages, skipped = build_mails(gf, match, seed, sender, waiting_only, path.name)
     delivered = deliver(messages, maildir, smtp, starttls, user, password_env, as_json)
@@ -777,8 +777,7 @@ def build_mails(gf: gamefile.GameFile, match: Match, seed: str, sender: str,
     from referee import mail
 
     game = match.game
-    finished = game.finished(match.state)
-    waiting = [] if finished else gamefile.missing_nonces(gf) or game.to_move(match.state)
+    waiting = gamefile.waiting(gf, match)
     subject = mail.subject(game.title, gf.game_id, waiting)
     outgoing, skipped = [], []
     for pid in gf.players:

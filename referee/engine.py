@@ -190,6 +190,11 @@ def closest(text: str, candidates: Sequence[str], n: int = 5) -> list[str]:
     return found or list(candidates[:n])
 
 
+def legal_strings(game: Game, state: State, player: str) -> list[str]:
+    """``player``'s legal moves in canonical notation (each accepted verbatim by move)."""
+    return [game.format_move(m) for m in game.legal_moves(state, player)]
+
+
 def resolve_move(game: Game, state: State, player: str, text: str) -> Move:
     """Turn ``text`` into one of ``player``'s legal moves.
 

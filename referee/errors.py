@@ -34,6 +34,10 @@ class ReplayError(RefereeError):
     """The log does not replay: an entry is not a legal move at that point."""
 
 
+class SealedError(RefereeError):
+    """The game is sealed and the command needs its secret seed."""
+
+
 class ConcurrentWriteError(RefereeError):
     """Another process holds the lock on the game file, or changed it under us."""
 

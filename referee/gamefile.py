@@ -29,17 +29,13 @@ from referee.engine import BUILTIN_GAMES, Game, Match, Move, full_options, get_g
 from referee.errors import (
     ConcurrentWriteError,
     GameFileError,
-    RefereeError,
     ReplayError,
+    SealedError,
     UsageError,
 )
 from referee.schema import FORMAT, PLAYER_ID, check_shape, path_first, schema_text
 
 LOCK_WAIT_SECONDS = 10.0
-
-
-class SealedError(RefereeError):
-    """The game is sealed and the command needs its secret seed."""
 
 
 @dataclass
@@ -249,6 +245,13 @@ def missing_nonces(gf: GameFile) -> list[str]:
     if nonces is None:
         return []
     return [p for p in gf.players if p not in nonces]
+
+
+def waiting(gf: GameFile, match: Match) -> list[str]:
+    """Who the game waits for: players owing a nonce, else those owing a decision."""
+    if match.game.finished(match.state):
+        return []
+    return missing_nonces(gf) or match.game.to_move(match.state)
 
 
 def _check_chain(gf: GameFile, i: int, entry: Mapping[str, Any], prev: str) -> str:

@@ -13,7 +13,7 @@ import os
 from pathlib import Path
 
 from referee import gamefile
-from referee.engine import Match, get_game
+from referee.engine import Match, get_game, random_playout
 from referee.rng import Rng
 
 OUT = Path(__file__).resolve().parent.parent / "examples"
@@ -29,11 +29,8 @@ def play(game_name: str, n: int, seed: str) -> dict:
     players = [{"id": p, "name": p.capitalize()} for p in PLAYERS[:n]]
     data = gamefile.new_data(game, players, {}, {"seed": seed}, f"{game_name}-{n}p-example")
     match = Match.start(game, [p["id"] for p in players], data["options"], seed)
-    chooser = Rng(f"choices-{seed}")
-    while not game.finished(match.state):
-        player = game.to_move(match.state)[0]
-        move = chooser.choice(game.legal_moves(match.state, player), "playout")
-        match.play(player, move)
+    random_playout(match, Rng(f"choices-{seed}"))
+    for player, move in match.log:
         gamefile.append_entry(data, player, move)
     return data
 

@@ -13,6 +13,14 @@ from referee.engine import register
 register("toy", "tests.toygame")
 
 
+@pytest.fixture(autouse=True)
+def isolated_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A fixed clock for file timestamps, and no referee secret from the environment."""
+    monkeypatch.setenv("REFEREE_NOW", "2026-01-01T00:00:00Z")
+    for var in ("REFEREE_SECRET", "REFEREE_SECRET_FILE"):
+        monkeypatch.delenv(var, raising=False)
+
+
 def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))

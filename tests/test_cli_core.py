@@ -17,11 +17,6 @@ from referee import gamefile
 from referee.cli import main
 
 
-@pytest.fixture(autouse=True)
-def fixed_clock(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("REFEREE_NOW", "2026-01-01T00:00:00Z")
-
-
 def run(*args: str) -> Result:
     return CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
 

@@ -30,11 +30,6 @@ def status(path: Path, player: str | None = None) -> dict:
     return json.loads(result.output)
 
 
-@pytest.fixture(autouse=True)
-def fixed_clock(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("REFEREE_NOW", "2026-01-01T00:00:00Z")
-
-
 @pytest.mark.parametrize(("name", "n"), GAMES)
 def test_whole_game_through_the_cli(tmp_path: Path, name: str, n: int) -> None:
     """Every move typed as the canonical string that `status --as` offered; a player who

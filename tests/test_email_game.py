@@ -23,13 +23,6 @@ from tests.conftest import Collector
 SENDER = "Referee <referee@example.org>"
 
 
-@pytest.fixture(autouse=True)
-def fixed_clock(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("REFEREE_NOW", "2026-01-01T00:00:00Z")
-    for var in ("REFEREE_SECRET", "REFEREE_SECRET_FILE"):
-        monkeypatch.delenv(var, raising=False)
-
-
 def run(*args: object) -> Result:
     return CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
 

@@ -15,13 +15,6 @@ from referee import gamefile
 from referee.cli import main
 
 
-@pytest.fixture(autouse=True)
-def fixed_clock(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("REFEREE_NOW", "2026-01-01T00:00:00Z")
-    for var in ("REFEREE_SECRET", "REFEREE_SECRET_FILE"):
-        monkeypatch.delenv(var, raising=False)
-
-
 def run(*args: object) -> Result:
     return CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
 

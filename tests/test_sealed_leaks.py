@@ -24,13 +24,6 @@ def run(*args: object) -> Result:
     return CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
 
 
-@pytest.fixture(autouse=True)
-def env(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("REFEREE_NOW", "2026-01-01T00:00:00Z")
-    for var in ("REFEREE_SECRET", "REFEREE_SECRET_FILE"):
-        monkeypatch.delenv(var, raising=False)
-
-
 @pytest.mark.parametrize(("name", "n"), [("staufer", 4), ("dynasties", 3)])
 def test_sealed_game_outputs_hold_no_secret(tmp_path: Path, name: str, n: int) -> None:
     path, secret = tmp_path / "g.json", tmp_path / "keep.secret"
