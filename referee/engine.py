@@ -51,6 +51,35 @@ class Assumption:
     source: str  # where it comes from, e.g. "shared/reference A1 (ASSUMPTION)"
 
 
+@dataclass(frozen=True)
+class Interpretation:
+    """A reading the engine chose where the rulebook is silent or unclear; shown by
+    ``referee data`` so that players know which rulings they are playing under."""
+
+    key: str  # e.g. "S1"
+    topic: str  # what it is about, e.g. "start player"
+    reading: str  # what the engine does
+    rule: str  # the rulebook passage it reads (section), or what the rulebook omits
+
+
+class GameDefaults:
+    """Defaults for the optional parts of the protocol; game classes inherit it."""
+
+    def private_fields(self, move: Move) -> tuple[str, ...]:
+        """Fields of ``move`` that only its author may see (a secretly kept card). In
+        sealed games they are stored sealed; public outputs use :meth:`public_text`."""
+        return ()
+
+    def public_text(self, move: Move) -> str:
+        """``move`` as other players may read it: the notation with every private field
+        replaced by words ("pass 2, kept a card")."""
+        return self.format_move(move)  # type: ignore[attr-defined]
+
+    def interpretations(self) -> list[Interpretation]:
+        """Every reading the engine chose where the rulebook is silent."""
+        return []
+
+
 @runtime_checkable
 class Game(Protocol):
     """What every game module provides (as a module-level object ``GAME``)."""
@@ -139,6 +168,12 @@ class Game(Protocol):
     def data(self) -> dict[str, Any]:
         """All component data, with source and confidence per value."""
         ...
+
+    def private_fields(self, move: Move) -> tuple[str, ...]: ...
+
+    def public_text(self, move: Move) -> str: ...
+
+    def interpretations(self) -> list[Interpretation]: ...
 
 
 BUILTIN_GAMES = ("staufer", "dynasties")

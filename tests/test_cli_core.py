@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from referee import gamefile
+from referee import fileio, gamefile
 from referee.cli import main
 
 
@@ -217,7 +217,7 @@ def test_rules_pin_mismatch_is_refused(game: Path) -> None:
 
 def test_concurrent_writer_waits_then_gives_up(game: Path, monkeypatch: pytest.MonkeyPatch
                                                ) -> None:
-    monkeypatch.setattr(gamefile, "LOCK_WAIT_SECONDS", 0.2)
+    monkeypatch.setattr(fileio, "LOCK_WAIT_SECONDS", 0.2)
     before = game.read_bytes()
     with game.open("rb") as holder:
         fcntl.flock(holder.fileno(), fcntl.LOCK_EX)

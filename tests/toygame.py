@@ -15,7 +15,7 @@ from typing import Any
 
 import msgspec
 
-from referee.engine import Assumption, Option
+from referee.engine import Assumption, GameDefaults, Option
 from referee.errors import MalformedMove
 from referee.rng import Rng
 
@@ -47,7 +47,7 @@ class ToyState:
     rng: Rng | None = None
 
 
-class ToyGame:
+class ToyGame(GameDefaults):
     name = "toy"
     title = "Toy Take-Away"
     min_players = 2

@@ -9,14 +9,14 @@ from typing import Any
 
 import msgspec
 
-from referee.engine import Assumption, Option
+from referee.engine import Assumption, GameDefaults, Option
 from referee.games.dynasties import data as D
 from referee.games.dynasties import illegal, moves, rules, views
 from referee.games.dynasties.state import State
 from referee.rng import Rng
 
 
-class Dynasties:
+class Dynasties(GameDefaults):
     name = "dynasties"
     title = "Dynasties: Heirate & Herrsche"
     min_players = 3

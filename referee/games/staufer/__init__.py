@@ -8,7 +8,7 @@ from typing import Any
 
 import msgspec
 
-from referee.engine import Assumption, Option
+from referee.engine import Assumption, GameDefaults, Option
 from referee.rng import Rng
 
 from . import components as C
@@ -16,7 +16,7 @@ from . import explain, moves, rules, views
 from .state import E, N, State, encode
 
 
-class StauferGame:
+class StauferGame(GameDefaults):
     name = "staufer"
     title = "The Staufer Dynasty"
     min_players = 2

@@ -1,0 +1,62 @@
+"""Reference: schema and data."""
+
+from __future__ import annotations
+
+import click
+
+from referee.cli import main
+from referee.cli.common import (
+    emit_json,
+    handles_errors,
+)
+from referee.engine import Game, get_game
+from referee.errors import UsageError
+from referee.schema import schema_names, schema_text
+
+# --- schema and data ------------------------------------------------------------------
+
+
+@main.command()
+@click.argument("name", required=False, default="file")
+@handles_errors
+def schema(name: str) -> None:
+    """Print a JSON Schema: `file` (any game, the default) or a game's full file schema."""
+    if name not in schema_names():
+        raise UsageError(f"no schema {name!r}", hints=[f"schemas: {', '.join(schema_names())}"])
+    click.echo(schema_text(name), nl=False)
+
+
+@main.command()
+@click.argument("game_name", metavar="GAME")
+@click.option("--json", "as_json", is_flag=True, help="Output JSON (all component data).")
+@handles_errors
+def data(game_name: str, as_json: bool) -> None:
+    """Show GAME's component data and every value assumed rather than printed."""
+    game: Game = get_game(game_name)
+    assumed = game.assumptions()
+    readings = game.interpretations()
+    if as_json:
+        emit_json({
+            "game": game.name,
+            "rules": game.data_version(),
+            "assumptions": [a.__dict__ for a in assumed],
+            "interpretations": [r.__dict__ for r in readings],
+            "data": game.data(),
+        })
+        return
+    click.echo(f"{game.title}: component data {game.data_version()}")
+    click.echo(f"{len(assumed)} values are ASSUMED (the rulebook we hold does not print them).")
+    click.echo("If you own the printed game, check these and report corrections:")
+    for a in assumed:
+        click.echo(f"  [{a.key}] {a.what}: {a.value}")
+        click.echo(f"        source: {a.source}")
+    if readings:
+        click.echo("")
+        click.echo(f"{len(readings)} READINGS where the rulebook is silent or unclear "
+                   "(what the referee does):")
+        for r in readings:
+            click.echo(f"  [{r.key}] {r.topic}: {r.reading}")
+            click.echo(f"        rule: {r.rule}")
+    click.echo("All component data with sources: `referee data " + game.name + " --json`.")
+
+

@@ -1,0 +1,363 @@
+"""Playing: games, new, status, move, undo, nonce, reveal, log."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import click
+
+from referee import gamefile, secret
+from referee import rng as rngmod
+from referee.cli import main
+from referee.cli.common import (
+    emit_json,
+    handles_errors,
+    legal_lines,
+    load,
+    parse_option_pairs,
+    prompt_line,
+    secret_option,
+    status_json,
+    status_text,
+)
+from referee.cli.mail import answer_rejection, from_email
+from referee.engine import game_names, get_game, resolve_move
+from referee.errors import MoveError, RefereeError, ReplayError, SealedError, UsageError
+
+# --- games ----------------------------------------------------------------------------
+
+
+@main.command()
+@click.option("--json", "as_json", is_flag=True, help="Output JSON.")
+@handles_errors
+def games(as_json: bool) -> None:
+    """List the games, their player counts and options."""
+    rows = []
+    for name in game_names():
+        game = get_game(name)
+        rows.append({
+            "name": game.name,
+            "title": game.title,
+            "players": [game.min_players, game.max_players],
+            "rules": game.data_version(),
+            "assumed_values": len(game.assumptions()),
+            "options": [
+                {"name": o.name, "default": o.default, "choices": list(o.choices),
+                 "help": o.help}
+                for o in game.options
+            ],
+        })
+    if as_json:
+        emit_json(rows)
+        return
+    for row in rows:
+        lo, hi = row["players"]
+        click.echo(f"{row['name']:<10} {row['title']} ({lo}-{hi} players), rules {row['rules']}")
+        for o in row["options"]:
+            choices = f" [{', '.join(o['choices'])}]" if o["choices"] else ""
+            click.echo(f"    --option {o['name']}=... default {o['default']}{choices}")
+            click.echo(f"        {o['help']}")
+
+
+
+# --- new ------------------------------------------------------------------------------
+
+
+@main.command()
+@click.argument("game_name", metavar="GAME")
+@click.argument("path", metavar="FILE", type=click.Path(path_type=Path))
+@click.option("--players", required=True,
+              help="Comma-separated ids in seating order, e.g. ann,ben,cat "
+                   "(optionally id=Name <email>). The first player starts.")
+@click.option("--seed", help="Seed of the random generator (default: a strong random one).")
+@click.option("--option", "options", multiple=True, metavar="NAME=VALUE",
+              help="A game option (see `referee games`); repeatable.")
+@click.option("--id", "game_id", help="Game id used in mail subjects (default: random).")
+@click.option("--sealed", is_flag=True,
+              help="Keep the seed out of the file: only its commitment is stored, the seed "
+                   "goes to a secret file that the referee keeps.")
+@click.option("--secret-out", type=click.Path(path_type=Path), metavar="SECRET",
+              help="Where --sealed writes the secret (default FILE.secret).")
+@click.option("--nonces", is_flag=True,
+              help="Every player adds a nonce (`referee nonce`) before the first move, so "
+                   "that nobody alone chooses the shuffle.")
+@click.option("--json", "as_json", is_flag=True, help="Output JSON.")
+@handles_errors
+def new(game_name: str, path: Path, players: str, seed: str | None,
+        options: Sequence[str], game_id: str | None, sealed: bool, secret_out: Path | None,
+        nonces: bool, as_json: bool) -> None:
+    """Start a new game of GAME in FILE."""
+    game = get_game(game_name)
+    player_list = gamefile.parse_players(players)
+    seed = seed or rngmod.new_seed()
+    rng: dict[str, Any] = {"commitment": rngmod.commitment(seed)} if sealed else {"seed": seed}
+    if nonces:
+        rng["nonces"] = {}
+    game_id = game_id or f"{game.name}-{secrets.token_hex(3)}"
+    data = gamefile.new_data(game, player_list, parse_option_pairs(options), rng, game_id)
+    gf = gamefile.GameFile(data, game)
+    match = gamefile.replay(gf, seed)  # proves the setup works before anything is written
+    secret_path = secret_out or secret.default_secret_path(path)
+    if sealed:
+        if path.exists():
+            raise UsageError(f"{path} already exists", hints=["choose another file name"])
+        secret.write_secret(secret_path, game_id, seed)
+    try:
+        gamefile.create(path, data)
+    except RefereeError:
+        if sealed:
+            secret_path.unlink()
+        raise
+    assumed = game.assumptions()
+    if as_json:
+        out = status_json(gf, match, None)
+        out["file"] = str(path)
+        out["assumed_values"] = len(assumed)
+        if sealed:
+            out["secret"] = str(secret_path)
+        emit_json(out)
+        return
+    click.echo(f"created {path}: {game.title}, players {', '.join(gf.players)}")
+    if sealed:
+        click.echo(f"sealed: the seed is in {secret_path} (owner-only). Keep it secret and out "
+                   "of git; reveal it after the game with `referee reveal`.")
+    if assumed:
+        click.echo(
+            f"note: this game uses {len(assumed)} assumed component values that the rulebook "
+            f"does not give; see `referee data {game.name}`"
+        )
+    click.echo(prompt_line(gf, match))
+
+
+
+# --- status ---------------------------------------------------------------------------
+
+
+@main.command()
+@click.argument("path", metavar="FILE", type=click.Path(path_type=Path))
+@click.option("--as", "viewer", metavar="PLAYER",
+              help="Show this player's private view and legal moves.")
+@secret_option
+@click.option("--json", "as_json", is_flag=True, help="Output JSON.")
+@handles_errors
+def status(path: Path, viewer: str | None, secret_path: Path | None, as_json: bool) -> None:
+    """Show the board, whose turn it is and what is being decided."""
+    gf, match = load(path, secret_path)
+    if viewer is not None:
+        gf.player(viewer)
+    if as_json:
+        emit_json(status_json(gf, match, viewer))
+        return
+    click.echo(status_text(gf, match, viewer, str(path)))
+
+
+
+# --- move -----------------------------------------------------------------------------
+
+
+@main.command()
+@click.argument("path", metavar="FILE", type=click.Path(path_type=Path))
+@click.option("--as", "player", metavar="PLAYER", help="Who is moving.")
+@click.argument("words", nargs=-1, metavar="MOVE...")
+@secret_option
+@click.option("--unchecked", is_flag=True,
+              help="Sealed game without its secret: append the move after checking only its "
+                   "notation; CI (which holds the secret) checks its legality.")
+@click.option("--from-email", "email_path", type=click.Path(path_type=Path), metavar="MESSAGE",
+              help="Take the move(s) from a player's reply mail (a file, or - for stdin); "
+                   "the player is identified and authenticated by the token in it.")
+@click.option("--reply-out", type=click.Path(path_type=Path), metavar="FILE",
+              help="With --from-email: write the answer to a rejected mail here (- = stdout).")
+@click.option("--from", "sender", default="referee@localhost", show_default=True,
+              help="With --from-email: the From address of a rejection.")
+@click.option("--json", "as_json", is_flag=True, help="Output JSON.")
+@handles_errors
+def move(path: Path, player: str | None, words: Sequence[str], secret_path: Path | None,
+         unchecked: bool, email_path: Path | None, reply_out: Path | None, sender: str,
+         as_json: bool) -> None:
+    """Check a move against the rules and append it to FILE."""
+    if email_path is None and (player is None or not words):
+        raise UsageError("move needs --as PLAYER and the MOVE (or --from-email MESSAGE)")
+    texts = [" ".join(words)] if words else []
+    with gamefile.locked(path) as old:
+        gf = gamefile.parse(old, str(path))
+        if gamefile.missing_nonces(gf):
+            raise ReplayError(prompt_line(gf, None))
+        seed = secret.find_seed(gf, secret_path, path)
+        raw = b""
+        if email_path is not None:
+            player, texts, raw = from_email(gf, seed, email_path, player, reply_out, sender)
+        assert player is not None
+        gf.player(player)
+        if seed is None and unchecked:
+            gamefile.check_structure(gf)
+            chosen = gf.game.parse_move(texts[0], [])
+            entry = gamefile.append_entry(gf.data, player, chosen)
+            gamefile.replace(path, old, gf.data)
+            click.echo(f"move {entry['n']}: {player}: {gf.game.format_move(chosen)} "
+                       "(appended UNCHECKED: only a referee with the secret can check it)")
+            return
+        match = gamefile.replay(gf, seed)
+        accepted = []
+        for text in texts:
+            try:
+                chosen = resolve_move(match.game, match.state, player, text)
+            except MoveError as exc:
+                if email_path is not None:
+                    answer_rejection(gf, raw, exc, reply_out, sender, authentic=True)
+                raise
+            match.play(player, chosen)
+            entry = gamefile.append_entry(gf.data, player, chosen)
+            accepted.append((entry["n"], match.game.format_move(chosen)))
+        gamefile.replace(path, old, gf.data)
+    game = match.game
+    if as_json:
+        out = status_json(gf, match, player)
+        out["accepted"] = accepted[-1][1]
+        out["n"] = accepted[-1][0]
+        emit_json(out)
+        return
+    for n, canonical in accepted:
+        click.echo(f"move {n}: {player}: {canonical}")
+    click.echo(game.prompt(match.state))
+    if not game.finished(match.state) and player in game.to_move(match.state):
+        for line in legal_lines(match, player):
+            click.echo(line)
+
+
+
+# --- log ------------------------------------------------------------------------------
+
+
+@main.command()
+@click.argument("path", metavar="FILE", type=click.Path(path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Output JSON.")
+@handles_errors
+def log(path: Path, as_json: bool) -> None:
+    """List the moves in notation."""
+    gf, match = load(path)
+    game = match.game
+    rows = [
+        {"n": e["n"], "by": e["by"],
+         "move": game.format_move(gamefile.decode_move(game, e["move"], f"$.log[{i}].move"))
+         if "move" in e else f"undo {e['undo']}",
+         "at": e.get("at")}
+        for i, e in enumerate(gf.log)
+    ]
+    if as_json:
+        emit_json(rows)
+        return
+    for r in rows:
+        click.echo(f"{r['n']:>4}. {r['by']}: {r['move']}")
+    click.echo(game.prompt(match.state))
+
+
+
+# --- sealed games: nonce, reveal ------------------------------------------------------
+
+
+@main.command()
+@click.argument("path", metavar="FILE", type=click.Path(path_type=Path))
+@click.option("--as", "player", required=True, metavar="PLAYER", help="Whose nonce.")
+@click.argument("value", required=False)
+@click.option("--json", "as_json", is_flag=True, help="Output JSON.")
+@handles_errors
+def nonce(path: Path, player: str, value: str | None, as_json: bool) -> None:
+    """Add PLAYER's nonce (default: a random one) to a game made with --nonces.
+
+    The generator's key combines the secret seed with every player's nonce, so nobody
+    alone can choose the shuffle (docs/rng.md). Only before the first move.
+    """
+    with gamefile.locked(path) as old:
+        gf = gamefile.parse(old, str(path))
+        gf.player(player)
+        rng = gf.data["rng"]
+        if "nonces" not in rng:
+            raise UsageError("this game was not created with --nonces")
+        if gf.log:
+            raise UsageError("nonces can only be added before the first move")
+        if player in rng["nonces"]:
+            raise UsageError(f"{player} has already given a nonce")
+        rng["nonces"][player] = value or rngmod.new_seed()
+        gamefile.replace(path, old, gf.data)
+    missing = gamefile.missing_nonces(gf)
+    if as_json:
+        emit_json({"nonce": rng["nonces"][player], "missing": missing})
+        return
+    click.echo(f"{player}'s nonce recorded.")
+    click.echo(f"still missing: {', '.join(missing)}" if missing else
+               "every player has given a nonce: the game can begin.")
+
+
+@main.command()
+@click.argument("path", metavar="FILE", type=click.Path(path_type=Path))
+@secret_option
+@click.option("--json", "as_json", is_flag=True, help="Output JSON.")
+@handles_errors
+def reveal(path: Path, secret_path: Path | None, as_json: bool) -> None:
+    """Write the secret seed into a finished sealed game so that anyone can verify it."""
+    with gamefile.locked(path) as old:
+        gf = gamefile.parse(old, str(path))
+        if not gf.sealed:
+            raise UsageError("this game is not sealed: its seed is already in the file")
+        if "seed" in gf.data["rng"]:
+            raise UsageError("the seed has already been revealed")
+        seed = secret.find_seed(gf, secret_path, path)
+        if seed is None:
+            raise SealedError("reveal needs the game's secret",
+                                       hints=["give --secret FILE"])
+        match = gamefile.replay(gf, seed)
+        if not match.game.finished(match.state):
+            raise UsageError("the game is not finished; revealing the seed now would show "
+                             "every hidden card and the order of every stack")
+        gf.data["rng"]["seed"] = seed
+        gamefile.replace(path, old, gf.data)
+    if as_json:
+        emit_json({"revealed": True, "file": str(path)})
+        return
+    click.echo(f"seed revealed in {path}; `referee check {path}` now verifies every draw.")
+
+
+# --- undo -----------------------------------------------------------------------------
+
+
+@main.command()
+@click.argument("path", metavar="FILE", type=click.Path(path_type=Path))
+@click.option("--as", "player", required=True, metavar="PLAYER", help="Who takes back.")
+@secret_option
+@click.option("--json", "as_json", is_flag=True, help="Output JSON.")
+@handles_errors
+def undo(path: Path, player: str, secret_path: Path | None, as_json: bool) -> None:
+    """Take back your last move, recorded as a log entry (history is never rewritten).
+
+    Only the last move, only by its author, and never once it revealed anything (a draw,
+    a roll, a card seen).
+    """
+    with gamefile.locked(path) as old:
+        gf = gamefile.parse(old, str(path))
+        gf.player(player)
+        seed = secret.find_seed(gf, secret_path, path)
+        gamefile.replay(gf, seed)
+        if not gf.log or "move" not in gf.log[-1]:
+            raise UsageError("there is no move to undo: only the last entry may be undone")
+        last = gf.log[-1]
+        gf.data["log"].append({
+            "n": last["n"] + 1, "by": player, "undo": last["n"],
+            "prev": gamefile.next_prev(gf.data), "at": gamefile.now(),
+        })
+        try:
+            match = gamefile.replay(gf, seed)  # the one definition of an allowed undo
+        except ReplayError as exc:
+            message = exc.message.split(": ", 1)[-1]
+            raise ReplayError(message) from None
+        gamefile.replace(path, old, gf.data)
+    if as_json:
+        emit_json(status_json(gf, match, player))
+        return
+    click.echo(f"move {last['n']} undone by {player}.")
+    click.echo(prompt_line(gf, match))
+
+
