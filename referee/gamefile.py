@@ -223,6 +223,12 @@ def check_header(gf: GameFile) -> None:
         raise GameFileError(f"$.options: {exc.message}", hints=exc.hints) from None
 
 
+def nonce_prompt(gf: GameFile) -> str:
+    """Who still owes a nonce, as the prompt before the first move."""
+    return (f"waiting for nonces from {', '.join(missing_nonces(gf))} before the first move "
+            "(`referee nonce FILE --as PLAYER`)")
+
+
 def missing_nonces(gf: GameFile) -> list[str]:
     """Players who still owe a nonce (only in games created with nonces)."""
     nonces = gf.data["rng"].get("nonces")
@@ -375,12 +381,15 @@ def replace(path: Path, old: bytes, data: Mapping[str, Any]) -> None:
 locked = fileio.locked
 
 
-def append_entry(data: dict[str, Any], player: str, move: Move) -> dict[str, Any]:
-    """Append a log entry for ``move`` (already applied or known legal) to ``data``."""
+def append_entry(data: dict[str, Any], player: str, move: Move, *, seed: str | None = None,
+                 extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """Append a log entry for ``move`` (already applied or known legal) to ``data``.
+    ``extra`` adds optional entry fields (e.g. ``mail``: the accepted mail's Message-ID)."""
     entry = {
         "n": len(data["log"]) + 1,
         "by": player,
         "move": msgspec.to_builtins(move),
+        **(extra or {}),
         "prev": next_prev(data),
         "at": now(),
     }

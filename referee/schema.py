@@ -55,6 +55,7 @@ class LogEntry(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     undo: Annotated[int, Meta(ge=1)] | UnsetType = UNSET
     prev: Sha256Hex
     at: str | UnsetType = UNSET
+    mail: str | UnsetType = UNSET  # Message-ID of the mail that made this move
 
 
 class GameFileDoc(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):

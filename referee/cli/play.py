@@ -23,9 +23,10 @@ from referee.cli.common import (
     status_json,
     status_text,
 )
-from referee.cli.mail import answer_rejection, from_email
-from referee.engine import game_names, get_game, resolve_move
+from referee.cli.mail import answer_rejection, mail_identify
+from referee.engine import game_names, get_game
 from referee.errors import MoveError, RefereeError, ReplayError, SealedError, UsageError
+from referee.submit import submit
 
 # --- games ----------------------------------------------------------------------------
 
@@ -182,51 +183,36 @@ def move(path: Path, player: str | None, words: Sequence[str], secret_path: Path
     if email_path is None and (player is None or not words):
         raise UsageError("move needs --as PLAYER and the MOVE (or --from-email MESSAGE)")
     texts = [" ".join(words)] if words else []
-    with gamefile.locked(path) as old:
-        gf = gamefile.parse(old, str(path))
-        if gamefile.missing_nonces(gf):
-            raise ReplayError(prompt_line(gf, None))
-        seed = secret.find_seed(gf, secret_path, path)
-        raw = b""
-        if email_path is not None:
-            player, texts, raw = from_email(gf, seed, email_path, player, reply_out, sender)
-        assert player is not None
-        gf.player(player)
-        if seed is None and unchecked:
-            gamefile.check_structure(gf)
-            chosen = gf.game.parse_move(texts[0], [])
-            entry = gamefile.append_entry(gf.data, player, chosen)
-            gamefile.replace(path, old, gf.data)
-            click.echo(f"move {entry['n']}: {player}: {gf.game.format_move(chosen)} "
-                       "(appended UNCHECKED: only a referee with the secret can check it)")
-            return
-        match = gamefile.replay(gf, seed)
-        accepted = []
-        for text in texts:
-            try:
-                chosen = resolve_move(match.game, match.state, player, text)
-            except MoveError as exc:
-                if email_path is not None:
-                    answer_rejection(gf, raw, exc, reply_out, sender, authentic=True)
-                raise
-            match.play(player, chosen)
-            entry = gamefile.append_entry(gf.data, player, chosen)
-            accepted.append((entry["n"], match.game.format_move(chosen)))
-        gamefile.replace(path, old, gf.data)
+    identify = None
+    if email_path is not None:
+        identify = mail_identify(email_path, player, reply_out, sender)
+    try:
+        done = submit(path, player, texts, secret_path=secret_path, unchecked=unchecked,
+                      identify=identify)
+    except MoveError as exc:
+        if identify is not None:
+            answer_rejection(gamefile.read(path), identify.raw, exc, reply_out, sender,
+                             authentic=True)
+        raise
+    if done.match is None:
+        first = done.accepted[0]
+        click.echo(f"move {first.n}: {done.player}: {first.text} "
+                   "(appended UNCHECKED: only a referee with the secret can check it)")
+        return
+    match, player = done.match, done.player
     game = match.game
     if as_json:
-        out = status_json(gf, match, player)
-        out["accepted"] = accepted[-1][1]
-        out["n"] = accepted[-1][0]
+        out = status_json(done.gf, match, player)
+        out["accepted"] = done.accepted[-1].text
+        out["n"] = done.accepted[-1].n
         emit_json(out)
         return
-    for n, canonical in accepted:
-        click.echo(f"move {n}: {player}: {canonical}")
+    for a in done.accepted:
+        click.echo(f"move {a.n}: {player}: {a.text}")
     click.echo(game.prompt(match.state))
     if not game.finished(match.state) and player in game.to_move(match.state):
         for line in legal_lines(match, player):
             click.echo(line)
-
 
 
 # --- log ------------------------------------------------------------------------------
