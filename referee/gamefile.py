@@ -229,6 +229,9 @@ def check_header(gf: GameFile) -> None:
         full_options(game, gf.data["options"])
     except UsageError as exc:
         raise GameFileError(f"$.options: {exc.message}", hints=exc.hints) from None
+    from referee import nonces  # a module of its own, which needs this one
+
+    nonces.check(gf)
 
 
 def nonce_prompt(gf: GameFile) -> str:
