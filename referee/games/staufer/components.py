@@ -1,7 +1,8 @@
 """Component data of The Staufer Dynasty, loaded from the JSON files in ``data/``.
 
 Every value in those files carries ``source`` and ``confidence``; the rules code only
-reads the ``value`` parts through the names below.
+reads the ``value`` parts through the names below. ``interpretations.json`` holds text
+only (the readings the engine chose) and is not part of the data pin.
 """
 
 from __future__ import annotations
