@@ -12,13 +12,23 @@ import pytest
 from click.testing import CliRunner
 
 from referee.cli import main
-from referee.errors import UsageError
+from referee.errors import MalformedMove, UsageError
 from referee.games.staufer import GAME, gamesetup, rounds
 from referee.games.staufer import components as C
 from referee.games.staufer.views import describe_contract
 from referee.rng import Rng
 
-from .helpers import give, legal_texts, occupy, play, pos, position, round_over, turn_of
+from .helpers import (
+    give,
+    legal_texts,
+    occupy,
+    play,
+    pos,
+    position,
+    round_over,
+    set_court,
+    turn_of,
+)
 
 RING = ["nijmegen", "strasbourg", "palermo", "aachen", "milano", "augsburg"]
 
@@ -302,3 +312,25 @@ def test_data_pin_covers_only_values_that_change_play() -> None:
     raw["privileges"]["vp_values"]["value"][0] = 3
     assert C.data_hash(raw) != pin
     assert GAME.data_version() == "staufer-2+data." + pin
+
+
+# ------------------------------------------------------------ A3 Noble spaces: errors
+
+
+def test_noble_spaces_outside_the_payment_are_explained() -> None:
+    """Move/Deploy 2: the figures are placed "in the Payment spaces of adjacent Regions,
+    starting clockwise from the target Region, one figure per Region"."""
+    s = position(4, RING, "nijmegen")
+    turn_of(s, "bettina", "rudi")
+    s.deploy_track = [1, 2]  # the next Move/Deploy space shows no Envoy
+    for q in (1, 2):
+        s.turn_track.remove(q)
+    set_court(s, "bettina", 2, 2)
+    play(s, "bettina", "deploy nijmegen 5")  # pays Strasbourg and Palermo
+    move = GAME.parse_move("seat envoy nobles milano", [])
+    assert move not in GAME.legal_moves(s, "bettina")
+    assert GAME.why_illegal(s, "bettina", move) == (
+        "Move/Deploy: Nobles can only be laid in this action's payment spaces "
+        "(palermo, strasbourg), one per figure paid there")
+    with pytest.raises(MalformedMove, match="'1' in 'seat envoy nobles 1' is not a region"):
+        GAME.parse_move("seat envoy nobles 1", [])
