@@ -402,6 +402,26 @@ def entry_move(gf: GameFile, i: int, seed: str | None) -> Move:
     return move
 
 
+def entry_text(gf: GameFile, i: int, seed: str | None = None, viewer: str | None = None
+               ) -> str:
+    """Entry ``i`` as people read it. A sealed move is shown by its public text, except
+    to its author (``viewer``) when the seed is given. Never needs the seed otherwise."""
+    entry = gf.log[i]
+    kind = entry_kind(entry)
+    if kind == "undo":
+        return f"undo {entry['undo']}"
+    if kind == "void":
+        return f"void {entry['void']} (struck: it was not legal)"
+    if kind == "meta":
+        details = ", ".join(f"{k} {v}" for k, v in entry["meta"].items() if k != "kind")
+        return f"[{entry['meta']['kind']}] {details}".rstrip()
+    if "sealed" in entry:
+        if seed is not None and viewer == entry["by"]:
+            return gf.game.format_move(entry_move(gf, i, seed))
+        return str(entry.get("public", f"{entry['move'].get('type')} (hidden choice)"))
+    return gf.game.format_move(decode_move(gf.game, entry["move"], f"$.log[{i}].move"))
+
+
 def undo_refusal(match: Match, before: Match) -> str | None:
     """Why the last move of ``match`` may not be undone (None if it may): a move that
     drew from a shuffled stack, rolled a die or showed a hidden card revealed something

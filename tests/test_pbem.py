@@ -240,7 +240,7 @@ def test_since_accepts_appended_legal_moves(repo: Path) -> None:
     ok("check", path, "--since", "HEAD", "--by", "ben")
     ok("move", path, "--as", "ann", "take 1")
     result = run("check", path, "--since", "HEAD", "--by", "ben")
-    assert result.exit_code == 1 and "move 3 is by ann" in result.output
+    assert result.exit_code == 1 and "entry 3 is by ann" in result.output
 
 
 def test_since_catches_rewritten_history(repo: Path) -> None:
@@ -271,7 +271,7 @@ def test_since_new_file_and_bad_revision(repo: Path) -> None:
     ok("new", "toy", repo / "h.json", "--players", "ann,ben")
     assert "(0 new moves)" in ok("check", repo / "h.json", "--since", "HEAD").output
     result = run("check", repo / "g.json", "--since", "nope")
-    assert result.exit_code == 1 and "unknown git revision" in result.output
+    assert result.exit_code == 2 and "unknown git revision" in result.output
 
 
 def test_unchecked_move_in_a_sealed_game_is_checked_later(sealed: tuple[Path, Path]) -> None:
