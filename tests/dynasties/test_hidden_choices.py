@@ -8,7 +8,7 @@ import msgspec
 import pytest
 
 from referee.engine import Match, resolve_move
-from referee.errors import IllegalMove
+from referee.errors import AmbiguousMove, IllegalMove
 from referee.games.dynasties import GAME
 from referee.games.dynasties import data as D
 from referee.games.dynasties.moves import Done, KeepScoring, Pass, Score, Trade
@@ -108,3 +108,14 @@ def test_why_illegal_never_depends_on_hidden_cards() -> None:
                     GAME.why_illegal(other, player, move), (kind, move)
                 checked += 1
     assert checked > 1000
+
+
+def test_ambiguous_pass_lists_no_hand_card() -> None:
+    """'pass' fits one move per card that could be kept; the hint shows them as others
+    would read them, so an error message in a public log shows no card of the hand."""
+    s = new_game()
+    turn_of(s, "blue")
+    with pytest.raises(AmbiguousMove) as err:
+        resolve_move(GAME, s, "blue", "pass")
+    assert err.value.legal == ["pass, kept a card"]
+    assert "say which (keep)" in str(err.value)

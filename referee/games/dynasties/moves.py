@@ -473,9 +473,9 @@ def parse_move(text: str, legal: Sequence[Any]) -> Any:
             and all(getattr(m, k) == v for k, v in given.items())]
     if len(fits) == 1:
         return fits[0]
-    if len(fits) > 1:
+    if len(fits) > 1:  # listed as others may read them: a hand is never printed
         raise AmbiguousMove(
             f"{text!r} fits several legal moves; say which ({', '.join(missing)})",
-            legal=[format_move(m) for m in fits],
+            legal=list(dict.fromkeys(public_text(m) for m in fits)),
         )
     return cls(**{**given, **{k: DEFAULTS[k] for k in missing}})
