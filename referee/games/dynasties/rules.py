@@ -1,9 +1,11 @@
-"""Setup, legal moves and their effects (rulebook sections named in comments).
+"""Setup, the turn (legal moves and their effects) and the flow of the game (rulebook
+sections named in comments).
 
 Flow: ``state.queue`` holds what must happen next, front first. Automatic steps run at
-once (:func:`advance`); a *decision* waits for its owner's move. When the queue is empty
-during play, the active player owes a turn. A decision with exactly one legal move is
-carried out automatically; one with none is skipped (its ``ON_EMPTY`` fallback runs).
+once (:func:`advance`; the end-of-round steps are in roundend.py); a *decision* waits for
+its owner's move (decisions.py). When the queue is empty during play, the active player
+owes a turn. A decision with exactly one legal move is carried out automatically; one with
+none is skipped (its fallback, :func:`decisions.on_empty`, runs).
 """
 
 from __future__ import annotations
