@@ -117,7 +117,7 @@ def validate(data: Any, where: str = "game file") -> Game:
     except UsageError as exc:
         raise GameFileError(f"{where}: $.game: {exc.message}", hints=exc.hints) from None
     for i, entry in enumerate(data["log"]):
-        if "move" in entry:
+        if "move" in entry and "sealed" not in entry:  # a sealed move: decoded at replay
             decode_move(game, entry["move"], f"$.log[{i}].move", where)
     return game
 
