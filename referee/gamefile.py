@@ -450,6 +450,9 @@ def replay(gf: GameFile, seed: str | None = None, upto: int | None = None) -> Ma
     prev = header_hash(gf.data)
     struck = voided(gf)
     for i, entry in enumerate(gf.log[:upto]):
+        if "void" in entry:  # who may strike what, before the struck move is replayed
+            _check_void(gf, i, entry)
+    for i, entry in enumerate(gf.log[:upto]):
         prev = _check_chain(gf, i, entry, prev)
         _check_mac(gf, i, entry, seed)
         kind = entry_kind(entry)

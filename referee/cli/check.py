@@ -20,7 +20,7 @@ from referee.cli.common import (
     prompt_line,
     secret_option,
 )
-from referee.errors import RefereeError, SealedError, UsageError
+from referee.errors import RefereeError, ReplayError, SealedError, UsageError
 
 # --- check ----------------------------------------------------------------------------
 
@@ -40,7 +40,8 @@ def require_secret_env() -> bool:
 
 
 def check_one(path: Path, secret_path: Path | None, since: Since | None = None,
-              strict: bool = False, need_secret: bool = False) -> dict[str, Any]:
+              strict: bool = False, need_secret: bool = False, vouched: bool = False
+              ) -> dict[str, Any]:
     out: dict[str, Any] = {"file": str(path), "ok": False, "verified": "nothing"}
     try:
         gf = gamefile.read(path)
@@ -64,6 +65,13 @@ def check_one(path: Path, secret_path: Path | None, since: Since | None = None,
                            "`referee reveal` after the game)"])
             return out
         match = gamefile.replay(gf, seed)
+        unvouched = gamefile.unvouched(gf)
+        if vouched and unvouched and "seed" not in gf.data["rng"]:
+            raise ReplayError(
+                f"entries {unvouched[0]}-{unvouched[-1]} carry no MAC of the referee: they "
+                "were appended without the secret, or the MACs were stripped and the hash "
+                "chain recomputed", hints=["every entry of a game refereed with its secret "
+                                           "(by mail, by a game master) carries a MAC"])
     except RefereeError as exc:
         out.update(error=exc.message, hints=exc.hints)
         return out
@@ -143,13 +151,16 @@ def change_failures(repo: history.Repo, label: str, must_exist: Sequence[str],
 @click.option("--require-secret", is_flag=True,
               help="Fail on a sealed game whose secret is missing (the default when "
                    "CI=true).")
+@click.option("--vouched", is_flag=True,
+              help="Sealed games: fail unless every entry carries the referee's MAC (for "
+                   "games refereed with the secret, by mail or by a game master).")
 @click.option("--strict", is_flag=True,
               help="Also validate against the published JSON Schema with jsonschema.")
 @click.option("--json", "as_json", is_flag=True, help="Output JSON.")
 @handles_errors
 def check(paths: Sequence[Path], secret_path: Path | None, since: str | None, by: str | None,
-          github: str | None, signed: bool, signers: str, require_secret: bool, strict: bool,
-          as_json: bool) -> None:
+          github: str | None, signed: bool, signers: str, require_secret: bool,
+          vouched: bool, strict: bool, as_json: bool) -> None:
     """Validate and replay game files; exit 0 only if every one is a legal game."""
     if (by or github or signed) and since is None:
         raise UsageError("--by, --by-github and --signed need --since")
@@ -160,13 +171,14 @@ def check(paths: Sequence[Path], secret_path: Path | None, since: str | None, by
     need_secret = require_secret or require_secret_env()
     results: list[dict[str, Any]] = []
     if since is None:
-        results = [check_one(p, secret_path, None, strict, need_secret) for p in paths]
+        results = [check_one(p, secret_path, None, strict, need_secret, vouched)
+                   for p in paths]
     else:
         repo = history.open_repo(since, paths[0].resolve().parent if paths else Path.cwd())
         must_exist, rels = history.files_to_check(repo, paths)
         results += change_failures(repo, since, must_exist, rels)
         ctx = Since(repo, since, by, github)
-        results += [check_one(repo.root / rel, secret_path, ctx, strict, need_secret)
+        results += [check_one(repo.root / rel, secret_path, ctx, strict, need_secret, vouched)
                     for rel in rels if (repo.root / rel).exists() or rel not in must_exist]
         if signed:
             results += [{"file": "(commits)", "ok": False, "verified": "nothing",
