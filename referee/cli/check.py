@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -14,10 +15,12 @@ from referee.cli import main
 from referee.cli.common import (
     emit_json,
     handles_errors,
+    internal_error,
     load,
     prompt_line,
     secret_option,
 )
+from referee.engine import Match
 from referee.errors import RefereeError, UsageError
 
 # --- check ----------------------------------------------------------------------------
@@ -46,6 +49,19 @@ def check_one(path: Path, secret_path: Path | None, since: str | None,
     except RefereeError as exc:
         out.update(error=exc.message, hints=exc.hints)
         return out
+    except Exception as exc:  # a bug: report it for this file and carry on
+        err = internal_error(exc, str(path))
+        out.update(error=err.message, hints=err.hints)
+        return out
+    try:
+        return _summary(out, gf, match)
+    except Exception as exc:  # a bug: report it for this file and carry on
+        err = internal_error(exc, str(path))
+        out.update(ok=False, error=err.message, hints=err.hints)
+        return out
+
+
+def _summary(out: dict[str, Any], gf: gamefile.GameFile, match: Match) -> dict[str, Any]:
     game = match.game
     broken = game.invariants(match.state)
     if broken:
@@ -107,13 +123,34 @@ def check(paths: Sequence[Path], secret_path: Path | None, since: str | None, by
 
 
 def game_files(targets: Sequence[Path]) -> list[Path]:
+    """The files named, and every ``*.json`` under the folders named (sorted; symlinked
+    folders and ``.git`` are not entered)."""
     files: list[Path] = []
     for target in targets:
-        if target.is_dir():
-            files += sorted(p for p in target.rglob("*.json") if ".git" not in p.parts)
-        else:
+        if not target.is_dir():
             files.append(target)
+            continue
+        for folder, dirs, names in os.walk(target):
+            dirs[:] = sorted(d for d in dirs if d != ".git")
+            files += [Path(folder, n) for n in sorted(names) if n.endswith(".json")]
     return files
+
+
+def pending_row(path: Path) -> dict[str, Any]:
+    """What ``pending`` says of one file: whose turn since when, or why it cannot say."""
+    row: dict[str, Any] = {"file": str(path)}
+    try:
+        gf, match = load(path)
+        game = match.game
+        since = gf.log[-1].get("at") if gf.log else gf.data.get("created")
+        row.update(game=game.name, id=gf.game_id, finished=game.finished(match.state),
+                   since=since, waiting=gamefile.waiting(gf, match),
+                   prompt=prompt_line(gf, match))
+    except RefereeError as exc:
+        return {"file": str(path), "error": exc.message}
+    except Exception as exc:  # a bug: report it for this file and carry on
+        return {"file": str(path), "error": internal_error(exc, str(path)).message}
+    return row
 
 
 @main.command()
@@ -126,22 +163,7 @@ def pending(targets: Sequence[Path], as_json: bool) -> None:
 
     Sealed games are read with FILE.secret beside them (or REFEREE_SECRET_FILE).
     """
-    rows = []
-    for path in game_files(targets):
-        row: dict[str, Any] = {"file": str(path)}
-        try:
-            gf, match = load(path)
-        except RefereeError as exc:
-            row["error"] = exc.message
-            rows.append(row)
-            continue
-        game = match.game
-        since = gf.log[-1].get("at") if gf.log else gf.data.get("created")
-        finished = game.finished(match.state)
-        row.update(game=game.name, id=gf.game_id, finished=finished, since=since,
-                   waiting=gamefile.waiting(gf, match),
-                   prompt=prompt_line(gf, match))
-        rows.append(row)
+    rows = [pending_row(path) for path in game_files(targets)]
     if as_json:
         emit_json(rows)
         return
@@ -153,5 +175,7 @@ def pending(targets: Sequence[Path], as_json: bool) -> None:
         else:
             click.echo(f"{row['file']}: waiting for {', '.join(row['waiting'])} "
                        f"since {row['since']}: {row['prompt']}")
+    if any("error" in row for row in rows):
+        sys.exit(1)
 
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from referee import gamefile, secret
+from referee import fileio, gamefile, secret
 from referee import rng as rngmod
 from referee.cli import main
 from referee.cli.common import (
@@ -25,7 +25,7 @@ from referee.cli.common import (
 )
 from referee.cli.mail import answer_rejection, from_email
 from referee.engine import game_names, get_game, resolve_move
-from referee.errors import MoveError, RefereeError, ReplayError, SealedError, UsageError
+from referee.errors import MoveError, ReplayError, SealedError, UsageError
 
 # --- games ----------------------------------------------------------------------------
 
@@ -101,16 +101,11 @@ def new(game_name: str, path: Path, players: str, seed: str | None,
     gf = gamefile.GameFile(data, game)
     match = gamefile.replay(gf, seed)  # proves the setup works before anything is written
     secret_path = secret_out or secret.default_secret_path(path)
-    if sealed:
-        if path.exists():
-            raise UsageError(f"{path} already exists", hints=["choose another file name"])
-        secret.write_secret(secret_path, game_id, seed)
-    try:
+    if sealed:  # both files or neither, even if killed (fileio.create_pair)
+        fileio.create_pair(path, gamefile.dumps(data), secret_path,
+                           secret.secret_text(game_id, seed))
+    else:
         gamefile.create(path, data)
-    except RefereeError:
-        if sealed:
-            secret_path.unlink()
-        raise
     assumed = game.assumptions()
     if as_json:
         out = status_json(gf, match, None)
