@@ -150,10 +150,10 @@ def strict_json(raw: bytes) -> Any:
     Raises JsonProblem."""
     try:
         msgspec.json.decode(raw)  # strict JSON and UTF-8, fast; catches lone surrogates
+    except msgspec.ValidationError:
+        pass  # a number out of range: the second pass below names its path
     except msgspec.DecodeError as exc:
         raise JsonProblem(_with_position(str(exc), raw)) from None
-    except msgspec.ValidationError as exc:
-        raise JsonProblem(f"{str(exc)[:1].lower()}{str(exc)[1:]}") from None
     except RecursionError:
         raise JsonProblem("arrays or objects nested too deeply") from None
     marked: list[bool] = []
@@ -190,11 +190,10 @@ def _float(marked: list[bool], text: str) -> float:
 
 
 def _int(marked: list[bool], text: str) -> int:
-    value = int(text)
-    if len(text) > 18 and not -INT_LIMIT <= value < INT_LIMIT:
+    if len(text) > 20 or (len(text) > 18 and not -INT_LIMIT <= int(text) < INT_LIMIT):
         marked.append(True)
-        return _BigInt(value)
-    return value
+        return _BigInt(0)
+    return int(text)
 
 
 def _find_marked(data: Any, path: str) -> tuple[str, str]:
