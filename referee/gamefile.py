@@ -189,10 +189,21 @@ def read(path: Path) -> GameFile:
 # --- replay ---------------------------------------------------------------------------
 
 
+_MOVE_DECODERS: dict[int, tuple[Any, msgspec.json.Decoder[Any]]] = {}
+
+
+def _move_decoder(move_type: Any) -> msgspec.json.Decoder[Any]:
+    """One Decoder per move type, keyed by identity (hashing a Union is slow)."""
+    cached = _MOVE_DECODERS.get(id(move_type))
+    if cached is None or cached[0] is not move_type:
+        cached = _MOVE_DECODERS[id(move_type)] = (move_type, msgspec.json.Decoder(move_type))
+    return cached[1]
+
+
 def decode_move(game: Game, obj: Any, path: str, where: str = "game file") -> Move:
     """The move object at JSON ``path`` as the game's move. Raises GameFileError."""
-    try:
-        return msgspec.convert(obj, game.move_type)
+    try:  # (one cached Decoder: msgspec.convert re-analyses a Union type on every call)
+        return _move_decoder(game.move_type).decode(canonical(obj))
     except msgspec.ValidationError as exc:
         raise GameFileError(
             f"{where} breaks the {game.name} schema: {path_first(str(exc), path)}"
