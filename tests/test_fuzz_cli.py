@@ -112,19 +112,39 @@ def rechain(data: dict[str, Any]) -> None:
             prev = gamefile.entry_hash(entry)
 
 
+def like(value: Any) -> st.SearchStrategy[Any]:
+    """Values of the same JSON type as ``value``: they pass decoding and reach replay."""
+    if isinstance(value, bool):
+        return st.booleans()
+    if isinstance(value, int):
+        return st.integers(-5, 60) | st.integers(-(2**63), 2**63 - 1)
+    if isinstance(value, str):
+        return st.sampled_from([w for words in WORDS.values() for w in words]) | st.text(
+            max_size=10)
+    if isinstance(value, list):
+        return st.lists(like(value[0]) if value else json_values, max_size=6)
+    return json_values
+
+
 @st.composite
 def crafted_file(draw: DrawFn, data: dict[str, Any]) -> bytes:
-    """A move object with one field set to any JSON value (or replaced entirely)."""
+    """A move object with one field set to another value of its type, to any JSON value,
+    or replaced entirely; the hash chain is recomputed."""
     data = copy.deepcopy(data)
     moves = [e for e in data["log"] if "move" in e]
     if not moves:
         return gamefile.dumps(data).encode()
     entry = draw(st.sampled_from(moves))
     move = entry["move"]
-    key = draw(st.sampled_from([*move, "type", draw(st.text(max_size=6))]))
-    if draw(st.integers(0, 9)) == 0:
+    fields = [k for k in move if k != "type"]
+    how = draw(st.sampled_from(["same type"] * 6 + ["any value"] * 3 + ["whole"]))
+    if how == "same type" and fields:
+        key = draw(st.sampled_from(fields))
+        move[key] = draw(like(move[key]))
+    elif how == "whole":
         entry["move"] = draw(st.dictionaries(st.text(max_size=6), json_values, max_size=4))
     else:
+        key = draw(st.sampled_from([*move, "type", draw(st.text(max_size=6))]))
         move[key] = draw(json_values)
     rechain(data)
     STATS["crafted move objects"] += 1
@@ -175,14 +195,17 @@ def run(*args: object) -> Result:
     return CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
 
 
-def assert_clean(result: Result, args: tuple[object, ...]) -> None:
+def assert_clean(result: Result, args: tuple[object, ...], name: str) -> None:
     STATS["commands run"] += 1
     out = result.output
     assert result.exit_code in (0, 1, 2), (args, result.exit_code, out)
     assert "Traceback" not in out, (args, out)
     if "internal error" in out:
-        STATS["internal errors (last line of defence)"] += 1
-        INTERNAL.append(out.splitlines()[0][:300])
+        STATS[f"internal errors (last line of defence), {name}"] += 1
+        INTERNAL.append(f"{name}: {out.splitlines()[0][:300]}")
+        # The toy game's code is ours to keep clean; a real game's decoding bug is
+        # reported (printed below) and fails only with REFEREE_FUZZ_STRICT=1.
+        assert name != "toy" and not os.environ.get("REFEREE_FUZZ_STRICT"), (args, out)
     if result.exit_code == 0 or args[0] in ("check", "pending"):
         return
     lines = out.splitlines()
@@ -204,12 +227,12 @@ def scenario(draw: DrawFn) -> tuple[str, bytes, list[str], str]:
 
 
 def check_scenario(case: tuple[str, bytes, list[str], str]) -> None:
-    _, raw, (command, player), text = case
+    name, raw, (command, player), text = case
     STATS["inputs"] += 1
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "g.json"
         path.write_bytes(raw)
-        assert_clean(run("check", path), ("check",))
+        assert_clean(run("check", path), ("check",), name)
         args: tuple[object, ...] = {
             "status": ("status", path),
             "status-as": ("status", path, "--as", player),
@@ -219,7 +242,7 @@ def check_scenario(case: tuple[str, bytes, list[str], str]) -> None:
             "undo": ("undo", path, "--as", player),
         }[command]
         result = run(*args)
-        assert_clean(result, args)
+        assert_clean(result, args, name)
         if result.exit_code != 0 or command not in ("move", "undo"):
             assert path.read_bytes() == raw, args
         assert sorted(os.listdir(tmp)) == ["g.json"]
@@ -240,7 +263,7 @@ def check_text(case: tuple[str, str, str]) -> None:
         raw = gamefile.dumps(BASES[name]).encode()
         path.write_bytes(raw)
         result = run("move", path, "--as", player, "--", text)
-        assert_clean(result, ("move",))
+        assert_clean(result, ("move",), name)
         if result.exit_code != 0:
             assert path.read_bytes() == raw
 
