@@ -14,13 +14,12 @@ from typing import Any
 
 import click
 
-from referee import gamefile, history, secret
-from referee.cli import main
+from referee import fileio, gamefile, history, secret
+from referee.cli import cache, main
 from referee.cli.common import (
     emit_json,
     handles_errors,
     internal_error,
-    load,
     prompt_line,
     secret_option,
 )
@@ -161,20 +160,28 @@ def game_files(targets: Sequence[Path]) -> list[Path]:
 
 
 def pending_row(path: Path) -> dict[str, Any]:
-    """What ``pending`` says of one file: whose turn since when, or why it cannot say."""
-    row: dict[str, Any] = {"file": str(path)}
+    """What ``pending`` says of one file: whose turn since when, or why it cannot say.
+    Rows of files already seen byte for byte come from the cache (referee.cli.cache)."""
     try:
-        gf, match = load(path)
-        game = match.game
-        since = gf.log[-1].get("at") if gf.log else gf.data.get("created")
-        row.update(game=game.name, id=gf.game_id, finished=game.finished(match.state),
-                   since=since, waiting=gamefile.waiting(gf, match),
-                   prompt=prompt_line(gf, match))
+        raw = fileio.read_bytes(path)
+        row = cache.lookup(raw)
+        if row is None:
+            row = _pending_state(raw, path)
+            cache.store(raw, row)
     except RefereeError as exc:
         return {"file": str(path), "error": exc.message}
     except Exception as exc:  # a bug: report it for this file and carry on
         return {"file": str(path), "error": internal_error(exc, str(path)).message}
-    return row
+    return {"file": str(path), **row}
+
+
+def _pending_state(raw: bytes, path: Path) -> dict[str, Any]:
+    gf = gamefile.parse(raw, str(path))
+    match = gamefile.replay(gf, secret.find_seed(gf, None, path))
+    game = match.game
+    return {"game": game.name, "id": gf.game_id, "finished": game.finished(match.state),
+            "since": gf.log[-1].get("at") if gf.log else gf.data.get("created"),
+            "waiting": gamefile.waiting(gf, match), "prompt": prompt_line(gf, match)}
 
 
 @main.command()
