@@ -80,14 +80,15 @@ def test_an_internal_error_in_one_file_does_not_hide_the_others(
     result = run("check", *sorted(folder.glob("g*.json")))
     assert result.exit_code == 1
     lines = result.output.splitlines()
+    where = f"(at tests/test_robust_many.py:{replay.__code__.co_firstlineno + 2})"
     assert lines[0] == (f"FAIL {folder}/g0.json: internal error while replaying "
-                        f"{folder}/g0.json: ValueError: 'nowhere' is not in list")
+                        f"{folder}/g0.json: ValueError: 'nowhere' is not in list {where}")
     assert lines[1].strip().startswith("this is a bug in referee")
     assert [line[:4] for line in lines[2:]] == ["ok  "] * 4
     pending = run("pending", folder / "g0.json", folder / "g1.json")
     assert pending.output.splitlines()[0] == (
         f"{folder}/g0.json: cannot read: internal error while replaying {folder}/g0.json: "
-        "ValueError: 'nowhere' is not in list")
+        f"ValueError: 'nowhere' is not in list {where}")
     status = run("status", folder / "g0.json")
     assert status.exit_code == 1
     assert status.output.startswith(f"error: internal error while replaying {folder}/g0.json")

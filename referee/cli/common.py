@@ -7,6 +7,7 @@ import datetime as dt
 import functools
 import json
 import sys
+import traceback
 import unicodedata
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -14,6 +15,7 @@ from typing import Any, TypeVar
 
 import click
 
+import referee
 from referee import fileio, gamefile, secret
 from referee.engine import Match, legal_strings
 from referee.errors import GameFileError, RefereeError, UsageError
@@ -57,11 +59,20 @@ def handles_errors(func: F) -> F:
 
 def internal_error(exc: BaseException, where: str) -> RefereeError:
     """The message for an unexpected exception while handling ``where``."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    at = f" (at {_short(frames[-1].filename)}:{frames[-1].lineno})" if frames else ""
     return RefereeError(
-        f"internal error while replaying {where}: {type(exc).__name__}: {exc}"[:500],
+        f"internal error while replaying {where}: {type(exc).__name__}: {str(exc)[:200]}{at}",
         hints=["this is a bug in referee, not in your command: please report it with "
                "the game file"],
     )
+
+
+def _short(filename: str) -> str:
+    """A source file's path from the package's folder (``referee/games/...``)."""
+    root = Path(referee.__file__).resolve().parent.parent
+    path = Path(filename).resolve()
+    return str(path.relative_to(root)) if path.is_relative_to(root) else filename
 
 
 def _files(kwargs: dict[str, Any]) -> str:
