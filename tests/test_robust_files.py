@@ -186,3 +186,27 @@ def test_temps_of_a_live_writer_are_kept(game: Path) -> None:
         assert tmp.exists()
     finally:
         fileio.discard_temp(fd, tmp)
+
+
+@pytest.mark.parametrize("code", [errno.EACCES, errno.EROFS])
+def test_an_unwritable_folder_is_a_message(game: Path, monkeypatch: pytest.MonkeyPatch,
+                                           code: int) -> None:
+    """A folder the user may not write (or a read-only mount): the temporary file cannot
+    be made. (As root, a real unwritable folder cannot be arranged; the error is.)"""
+    real_open = os.open
+    before = game.read_bytes()
+
+    def refuse_create(path: object, flags: int, *args: object, **kwargs: object) -> int:
+        if flags & os.O_CREAT:
+            raise OSError(code, os.strerror(code), str(path))
+        return real_open(path, flags, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(fileio.os, "open", refuse_create)
+    assert_rejected(run("move", game, "--as", "ann", "take 1"), 1,
+                    f"cannot write {game}: {os.strerror(code)}; nothing was changed")
+    assert game.read_bytes() == before
+    assert_rejected(run("new", "toy", game.parent / "n.json", "--players", "a,b"), 1,
+                    f"cannot write {game.parent / 'n.json'}: {os.strerror(code)}")
+    assert_rejected(run("new", "toy", game.parent / "s.json", "--players", "a,b", "--sealed"),
+                    1, os.strerror(code))
+    assert sorted(p.name for p in game.parent.iterdir()) == ["g.json"]

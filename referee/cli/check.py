@@ -3,12 +3,9 @@
 from __future__ import annotations
 
 import functools
-import multiprocessing
 import os
 import sys
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Any
 
@@ -105,6 +102,10 @@ def check_all(paths: Sequence[Path], secret_path: Path | None, since: str | None
     workers = min(len(os.sched_getaffinity(0)), len(paths))
     if workers < 2 or len(paths) < PARALLEL_MIN_FILES:
         return [one(p) for p in paths]
+    import multiprocessing  # (imported here: most commands never need them)
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
     try:
         context = multiprocessing.get_context("fork")
         with ProcessPoolExecutor(workers, mp_context=context) as pool:
