@@ -1,0 +1,165 @@
+"""A small SVG canvas on xml.etree.ElementTree: shapes, real <text>, highlights.
+
+Every picture has a <title> and a <desc>; every piece of writing is a <text> element (so
+it can be searched and read aloud); a figure or token that carries meaning only by its
+shape and colour gets its own <title> saying what it is ("ann's Noble").
+"""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+SVG_NS = "http://www.w3.org/2000/svg"
+ET.register_namespace("", SVG_NS)
+
+#: player colour names used by the games -> fill colour, and text colour on that fill
+PLAYER_FILL: dict[str, tuple[str, str]] = {
+    "red": ("#d7263d", "#ffffff"),
+    "yellow": ("#f4c20d", "#000000"),
+    "green": ("#2e9e44", "#ffffff"),
+    "blue": ("#1f5fbf", "#ffffff"),
+    "black": ("#222222", "#ffffff"),
+    "orange": ("#f07f13", "#000000"),
+}
+HIGHLIGHT = "#e6007e"  # magenta: nothing else in either game uses it
+INK = "#1b1b1b"
+MUTED = "#5a5a5a"
+PAPER = "#fbf8f1"
+FONT = "DejaVu Sans, Liberation Sans, Arial, sans-serif"
+
+
+def player_fill(colour: str) -> tuple[str, str]:
+    """Fill and text colour for a player colour name (grey for an unknown name)."""
+    return PLAYER_FILL.get(colour, ("#888888", "#ffffff"))
+
+
+def _fmt(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:.1f}".rstrip("0").rstrip(".")
+    return str(value)
+
+
+class Canvas:
+    """An SVG document being drawn. Coordinates in px; (0, 0) is the top left."""
+
+    def __init__(self, width: int, height: int, title: str, desc: str) -> None:
+        self.width = width
+        self.height = height
+        self.root = ET.Element("svg", {
+            "xmlns": SVG_NS, "width": str(width), "height": str(height),
+            "viewBox": f"0 0 {width} {height}", "role": "img",
+            "font-family": FONT, "font-size": "12",
+        })
+        ET.SubElement(self.root, "title").text = title
+        ET.SubElement(self.root, "desc").text = desc
+        self.rect(0, 0, width, height, fill=PAPER)
+
+    # --- elements -------------------------------------------------------------------
+
+    def group(self, parent: ET.Element | None = None, title: str | None = None,
+              **attrs: Any) -> ET.Element:
+        g = ET.SubElement(self.root if parent is None else parent, "g", _attrs(attrs))
+        if title:
+            ET.SubElement(g, "title").text = title
+        return g
+
+    def rect(self, x: float, y: float, w: float, h: float, parent: ET.Element | None = None,
+             **attrs: Any) -> ET.Element:
+        base = {"x": x, "y": y, "width": w, "height": h}
+        return ET.SubElement(self._p(parent), "rect", _attrs({**base, **attrs}))
+
+    def circle(self, cx: float, cy: float, r: float, parent: ET.Element | None = None,
+               **attrs: Any) -> ET.Element:
+        return ET.SubElement(self._p(parent), "circle", _attrs({"cx": cx, "cy": cy, "r": r,
+                                                               **attrs}))
+
+    def polygon(self, points: Iterable[tuple[float, float]], parent: ET.Element | None = None,
+                **attrs: Any) -> ET.Element:
+        pts = " ".join(f"{_fmt(x)},{_fmt(y)}" for x, y in points)
+        return ET.SubElement(self._p(parent), "polygon", _attrs({"points": pts, **attrs}))
+
+    def line(self, x1: float, y1: float, x2: float, y2: float,
+             parent: ET.Element | None = None, **attrs: Any) -> ET.Element:
+        return ET.SubElement(self._p(parent), "line", _attrs({
+            "x1": x1, "y1": y1, "x2": x2, "y2": y2, "stroke": INK, **attrs}))
+
+    def text(self, x: float, y: float, content: str, parent: ET.Element | None = None,
+             size: float = 12, bold: bool = False, anchor: str = "start",
+             fill: str = INK, **attrs: Any) -> ET.Element:
+        base: dict[str, Any] = {"x": x, "y": y, "font-size": size, "fill": fill}
+        if bold:
+            base["font-weight"] = "bold"
+        if anchor != "start":
+            base["text-anchor"] = anchor
+        el = ET.SubElement(self._p(parent), "text", _attrs({**base, **attrs}))
+        el.text = content
+        return el
+
+    def title_of(self, el: ET.Element, text: str) -> None:
+        """A tooltip / accessible name for a shape."""
+        ET.SubElement(el, "title").text = text
+
+    def mark(self, x: float, y: float, w: float, h: float,
+             parent: ET.Element | None = None) -> ET.Element:
+        """The highlight frame around something that changed."""
+        return self.rect(x - 2, y - 2, w + 4, h + 4, parent, fill="none", stroke=HIGHLIGHT,
+                         **{"stroke-width": 3, "rx": 4, "class": "changed"})
+
+    # --- composite pieces -----------------------------------------------------------
+
+    def figure(self, x: float, y: float, colour: str, kind: str, label: str, title: str,
+               parent: ET.Element | None = None) -> None:
+        """A player's figure: an Envoy is a disc, a Noble a shield; the letter inside is
+        the player's initial. Centre (x, y), about 16 px."""
+        fill, ink = player_fill(colour)
+        g = self.group(parent, title=title)
+        stroke = {"stroke": INK, "stroke-width": 1}
+        if kind == "N":
+            self.polygon([(x - 8, y - 9), (x + 8, y - 9), (x + 8, y + 2), (x, y + 9),
+                          (x - 8, y + 2)], g, fill=fill, **stroke)
+        else:
+            self.circle(x, y, 8, g, fill=fill, **stroke)
+        self.text(x, y + 4, label, g, size=10, bold=True, anchor="middle", fill=ink)
+
+    def chip(self, x: float, y: float, w: float, h: float, fill: str, label: str,
+             ink: str = INK, title: str | None = None, parent: ET.Element | None = None,
+             size: float = 10) -> None:
+        """A small labelled tile (a chest, a good, a card)."""
+        g = self.group(parent, title=title)
+        self.rect(x, y, w, h, g, fill=fill, stroke=INK, rx=3, **{"stroke-width": 0.8})
+        self.text(x + w / 2, y + h / 2 + size * 0.36, label, g, size=size, anchor="middle",
+                  fill=ink)
+
+    def tostring(self) -> str:
+        return ET.tostring(self.root, encoding="unicode", xml_declaration=False)
+
+    def _p(self, parent: ET.Element | None) -> ET.Element:
+        return self.root if parent is None else parent
+
+
+def _attrs(attrs: Mapping[str, Any]) -> dict[str, str]:
+    return {k.replace("_", "-"): _fmt(v) for k, v in attrs.items() if v is not None}
+
+
+def fit(text: str, width_px: float, size: float = 12) -> str:
+    """``text`` shortened with an ellipsis to about ``width_px`` (average glyph width)."""
+    limit = max(3, int(width_px / (size * 0.56)))
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def wrap(text: str, width_px: float, size: float = 12) -> list[str]:
+    """``text`` broken into lines of about ``width_px`` at spaces."""
+    limit = max(8, int(width_px / (size * 0.56)))
+    lines: list[str] = []
+    line = ""
+    for word in text.split():
+        candidate = f"{line} {word}" if line else word
+        if line and len(candidate) > limit:
+            lines.append(line)
+            candidate = word
+        line = candidate
+    if line:
+        lines.append(line)
+    return lines
