@@ -263,7 +263,7 @@ def _players(c: Canvas, y: float, view: dict[str, Any], marks: Marks) -> float:
 def _contracts(c: Canvas, y: float, view: dict[str, Any]) -> float:
     c.text(GAP, y + 12, f"{view['you']}'s contracts (secret)", size=14, bold=True)
     for i, contract in enumerate(view["your_contracts"]):
-        c.text(GAP + 10, y + 36 + 26 * i, contract["text"], size=12)
+        c.text(GAP + 10, y + 36 + 26 * i, f"{contract['text']}   ({contract['id']})", size=12)
     return y + 40 + 26 * len(view["your_contracts"])
 
 
