@@ -9,6 +9,7 @@ Without Chromium the tests skip, saying why, except under CI=true, where they fa
 from __future__ import annotations
 
 import base64
+import contextlib
 import fcntl
 import json
 import os
@@ -149,10 +150,8 @@ class Browser:
         return data
 
     def close(self) -> None:
-        try:
+        with contextlib.suppress(AssertionError):
             self.call("Browser.close", timeout=5)
-        except AssertionError:
-            pass
         try:
             self.proc.wait(timeout=10)
         except subprocess.TimeoutExpired:

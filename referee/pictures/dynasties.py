@@ -30,13 +30,9 @@ def draw(view: dict[str, Any], marks: Marks = NO_MARKS, since: int | None = None
     countries = _by_country(view["cities"])
     rows = max(len(cities) for cities in countries.values())
     you = view.get("you")
-    you_h = 0 if you is None else 70 + 18 * (len(you["hand"]) + len(you["scoring_cards"])
-                                             + len(you["drawn_scoring_cards"]) + 1)
-    final_h = 40 + 22 * len(view["final_scoring"]) if view.get("final_scoring") else 0
     cities_h = 56 + rows * (CITY_H + 6)
-    height = TOP + cities_h + 250 + 32 * len(view["players"]) + 40 + you_h + final_h
     who = f" as seen by {you['player']}" if you else " (public view)"
-    c = Canvas(WIDTH, height, f"Dynasties, round {view['round']}{who}", view["prompt"])
+    c = Canvas(WIDTH, f"Dynasties, round {view['round']}{who}", view["prompt"])
     _header(c, view, since, marks)
     _countries(c, TOP, view, countries, colour, marks)
     y = _middle(c, TOP + cities_h + 10, view, colour, marks)
@@ -44,8 +40,8 @@ def draw(view: dict[str, Any], marks: Marks = NO_MARKS, since: int | None = None
     if you is not None:
         y = _you(c, y, you)
     if view.get("final_scoring"):
-        _final(c, y, view["final_scoring"])
-    return c.tostring()
+        y = _final(c, y, view["final_scoring"])
+    return c.finish(y + 10)
 
 
 def _by_country(cities: list[dict[str, Any]]) -> dict[str, list[tuple[int, dict[str, Any]]]]:
@@ -155,8 +151,8 @@ def _middle(c: Canvas, y: float, view: dict[str, Any], colour: dict[str, str],
         _goods(c, sx + 70, y + 27, ship["goods"] or "", g)
         if not ship["goods"]:
             c.text(sx + 70, y + 40, "no goods", g, size=11, fill=MUTED)
-        c.text(sx + 8, y + 76, fit(f"large: {ship['large']}   small: {ship['small']}", 204, 11),
-               g, size=11)
+        spaces = f"large space: {ship['large']}   small: {ship['small']}"
+        c.text(sx + 8, y + 76, fit(spaces, 204, 11), g, size=11)
         if marks.hit("ships", s):
             c.mark(sx, y + 22, 220, 66, g)
     py = y + 110
@@ -208,9 +204,9 @@ def _middle(c: Canvas, y: float, view: dict[str, Any], colour: dict[str, str],
 
 
 def _players(c: Canvas, y: float, view: dict[str, Any], marks: Marks) -> float:
-    heads = [("player", 0), ("points", 130), ("goods", 190), ("figures", 400),
-             ("cards", 470), ("scoring", 530), ("books", 600), ("coats of arms", 680),
-             ("track", 1000)]
+    heads = [("player", 0), ("points", 130), ("goods", 190), ("figures left", 400),
+             ("cards", 490), ("scoring", 545), ("book tiles", 610), ("coats of arms", 790),
+             ("track order", 1090)]
     for label, dx in heads:
         c.text(GAP + dx, y, label, size=12, bold=True)
     c.line(GAP, y + 6, WIDTH - GAP, y + 6, stroke="#9a9a9a")
@@ -227,18 +223,17 @@ def _players(c: Canvas, y: float, view: dict[str, Any], marks: Marks) -> float:
         c.text(GAP + 130, ry, str(p["score"]), g, size=13, bold=True)
         _goods(c, GAP + 190, ry - 14, p["goods"][:11], g, size=17)
         c.text(GAP + 400, ry, str(p["supply"]), g, size=12)
-        c.text(GAP + 470, ry, str(p["action_cards"]), g, size=12)
-        c.text(GAP + 530, ry, str(p["scoring_cards"]), g, size=12)
+        c.text(GAP + 490, ry, str(p["action_cards"]), g, size=12)
+        c.text(GAP + 545, ry, str(p["scoring_cards"]), g, size=12)
         opened = ", ".join(p["book_tiles_open"])
-        c.text(GAP + 600, ry, fit(f"{p['book_tiles_face_down']}" + (f" +{opened}" if opened
-                                                                    else ""), 76, 11),
-               g, size=11)
+        books = f"{p['book_tiles_face_down']} hidden" + (f", open: {opened}" if opened else "")
+        c.text(GAP + 610, ry, fit(books, 176, 11), g, size=11)
         arms = ", ".join(f"{names.get(k, k)} {n}" for k, n in p["coats_of_arms"].items())
-        c.text(GAP + 680, ry, fit(arms or "-", 310, 11), g, size=11)
+        c.text(GAP + 790, ry, fit(arms or "-", 296, 11), g, size=11)
         pos = p["track_position"]
-        c.text(GAP + 1000, ry, "-" if pos is None else f"{pos}.", g, size=12)
-        for key, dx, w in (("score", 128, 50), ("goods", 188, 206), ("coats_of_arms", 678, 316),
-                           ("book_tiles_open", 598, 78)):
+        c.text(GAP + 1090, ry, "-" if pos is None else f"{pos}.", g, size=12)
+        for key, dx, w in (("score", 128, 50), ("goods", 188, 206), ("coats_of_arms", 788, 298),
+                           ("book_tiles_open", 608, 178)):
             if marks.hit("players", i, key):
                 c.mark(GAP + dx, ry - 16, w, 22, g)
     return y + 28 + 32 * len(view["players"]) + 6
@@ -264,7 +259,7 @@ def _you(c: Canvas, y: float, you: dict[str, Any]) -> float:
     return ly + 24
 
 
-def _final(c: Canvas, y: float, final: dict[str, Any]) -> None:
+def _final(c: Canvas, y: float, final: dict[str, Any]) -> float:
     names = country_names()
     c.text(GAP, y + 14, "Final scoring (majorities per country)", size=14, bold=True)
     for i, (country, parts) in enumerate(final.items()):
@@ -273,3 +268,4 @@ def _final(c: Canvas, y: float, final: dict[str, Any]) -> None:
         c.text(GAP + 10, y + 36 + 22 * i, fit(
             f"{names.get(country, country)}: majority {majority}; crown {crown}",
             WIDTH - 40, 12), size=12)
+    return y + 44 + 22 * len(final)

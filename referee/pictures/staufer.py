@@ -27,14 +27,10 @@ RING_CELL = [(0, 0), (1, 0), (2, 0), (2, 1), (1, 1), (0, 1)]
 def draw(view: dict[str, Any], marks: Marks = NO_MARKS, since: int | None = None) -> str:
     players = view["players"]
     colour = {p: pv["colour"] for p, pv in players.items()}
-    n = len(players)
-    extra = 26 * len(view.get("your_contracts", [])) + (40 if "your_contracts" in view else 0)
     final = view.get("final_scoring") or {}
-    height = TOP + 2 * PANEL_H + GAP + 250 + 30 * n + 60 + extra + (24 * len(final) + 30
-                                                                   if final else 0)
     title = f"The Staufer Dynasty, round {view['round']}"
     who = f" as seen by {view['you']}" if "you" in view else " (public view)"
-    c = Canvas(WIDTH, height, title + who, view["prompt"])
+    c = Canvas(WIDTH, title + who, view["prompt"])
     _header(c, view, since, marks)
     for pos, region in enumerate(view["regions"]):
         col, row = RING_CELL[pos]
@@ -48,8 +44,8 @@ def draw(view: dict[str, Any], marks: Marks = NO_MARKS, since: int | None = None
     if "your_contracts" in view:
         y = _contracts(c, y, view)
     if final:
-        _final(c, y, final)
-    return c.tostring()
+        y = _final(c, y, final)
+    return c.finish(y + 10)
 
 
 def _header(c: Canvas, view: dict[str, Any], since: int | None, marks: Marks) -> None:
@@ -267,9 +263,10 @@ def _contracts(c: Canvas, y: float, view: dict[str, Any]) -> float:
     return y + 40 + 26 * len(view["your_contracts"])
 
 
-def _final(c: Canvas, y: float, final: dict[str, dict[str, int]]) -> None:
+def _final(c: Canvas, y: float, final: dict[str, dict[str, int]]) -> float:
     c.text(GAP, y + 14, "Final scoring", size=14, bold=True)
     for i, (who, parts) in enumerate(final.items()):
         items = ", ".join(f"{what} {points}" for what, points in parts.items())
         c.text(GAP + 10, y + 38 + 24 * i, fit(f"{who}: {items} = {sum(parts.values())}",
                                               WIDTH - 40, 12), size=12)
+    return y + 44 + 24 * len(final)

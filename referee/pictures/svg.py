@@ -44,17 +44,23 @@ def _fmt(value: Any) -> str:
 class Canvas:
     """An SVG document being drawn. Coordinates in px; (0, 0) is the top left."""
 
-    def __init__(self, width: int, height: int, title: str, desc: str) -> None:
+    def __init__(self, width: int, title: str, desc: str) -> None:
         self.width = width
-        self.height = height
         self.root = ET.Element("svg", {
-            "xmlns": SVG_NS, "width": str(width), "height": str(height),
-            "viewBox": f"0 0 {width} {height}", "role": "img",
+            "xmlns": SVG_NS, "width": str(width), "role": "img",
             "font-family": FONT, "font-size": "12",
         })
         ET.SubElement(self.root, "title").text = title
         ET.SubElement(self.root, "desc").text = desc
-        self.rect(0, 0, width, height, fill=PAPER)
+        self._paper = self.rect(0, 0, width, 0, fill=PAPER)
+
+    def finish(self, height: float) -> str:
+        """Set the height to what was drawn and return the SVG text."""
+        h = str(int(height + 0.5))
+        self.root.set("height", h)
+        self.root.set("viewBox", f"0 0 {self.width} {h}")
+        self._paper.set("height", h)
+        return self.tostring()
 
     # --- elements -------------------------------------------------------------------
 
