@@ -27,13 +27,14 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def make_game(folder: Path, name: str, n: int, moves: int | None = None,
-              seed: str = "pictures", sealed: bool = False, file: str | None = None) -> Path:
+              seed: str = "pictures", sealed: bool = False, file: str | None = None,
+              game_id: str | None = None) -> Path:
     """A game file of ``n`` players after ``moves`` seeded random legal moves (None: to
     the end). Sealed games get their secret beside them (FILE.secret)."""
     game = get_game(name)
     players = [{"id": p, "name": p.capitalize()} for p in PLAYERS[:n]]
     rng = {"commitment": rngmod.commitment(seed)} if sealed else {"seed": seed}
-    game_id = f"{name}-{n}p-{seed}"
+    game_id = game_id or f"{name}-{n}p-{seed}"
     data = gamefile.new_data(game, players, {}, rng, game_id)
     match = Match.start(game, PLAYERS[:n], data["options"], seed)
     chooser = Rng(f"choices-{seed}")
