@@ -36,9 +36,21 @@ def player_fill(colour: str) -> tuple[str, str]:
 
 
 def _fmt(value: Any) -> str:
-    if isinstance(value, float):
-        return f"{value:.1f}".rstrip("0").rstrip(".")
+    if type(value) is float:
+        return f"{round(value, 1):g}"
     return str(value)
+
+
+#: the <style> of every picture: shared looks as classes keep the files small and fast
+STYLE = (
+    ".b{font-weight:bold}.m{text-anchor:middle}.e{text-anchor:end}"
+    f".mu{{fill:{MUTED}}}.chip{{stroke:{INK};stroke-width:0.8}}.fig{{stroke:{INK};"
+    f"stroke-width:1}}.changed{{fill:none;stroke:{HIGHLIGHT};stroke-width:3}}"
+)
+
+
+def _size_class(size: float) -> str:
+    return "f" + _fmt(size).replace(".", "-")
 
 
 class Canvas:
@@ -48,10 +60,12 @@ class Canvas:
         self.width = width
         self.root = ET.Element("svg", {
             "xmlns": SVG_NS, "width": str(width), "role": "img",
-            "font-family": FONT, "font-size": "12",
+            "font-family": FONT, "font-size": "12", "fill": INK,
         })
         ET.SubElement(self.root, "title").text = title
         ET.SubElement(self.root, "desc").text = desc
+        self._style = ET.SubElement(self.root, "style")
+        self._sizes: dict[float, str] = {}
         self._paper = self.rect(0, 0, width, 0, fill=PAPER)
 
     def finish(self, height: float) -> str:
@@ -60,6 +74,9 @@ class Canvas:
         self.root.set("height", h)
         self.root.set("viewBox", f"0 0 {self.width} {h}")
         self._paper.set("height", h)
+        sizes = "".join(f".{name}{{font-size:{_fmt(size)}px}}"
+                        for size, name in sorted(self._sizes.items()))
+        self._style.text = STYLE + sizes
         return self.tostring()
 
     # --- elements -------------------------------------------------------------------
@@ -93,13 +110,27 @@ class Canvas:
 
     def text(self, x: float, y: float, content: str, parent: ET.Element | None = None,
              size: float = 12, bold: bool = False, anchor: str = "start",
-             fill: str = INK, **attrs: Any) -> ET.Element:
-        base: dict[str, Any] = {"x": x, "y": y, "font-size": size, "fill": fill}
+             fill: str = INK) -> ET.Element:
+        classes = []
+        if size != 12:
+            name = self._sizes.get(size)
+            if name is None:
+                name = self._sizes[size] = _size_class(size)
+            classes.append(name)
         if bold:
-            base["font-weight"] = "bold"
-        if anchor != "start":
-            base["text-anchor"] = anchor
-        el = ET.SubElement(self._p(parent), "text", _attrs({**base, **attrs}))
+            classes.append("b")
+        if anchor == "middle":
+            classes.append("m")
+        elif anchor == "end":
+            classes.append("e")
+        attrs = {"x": _fmt(x), "y": _fmt(y)}
+        if fill == MUTED:
+            classes.append("mu")
+        elif fill != INK:
+            attrs["fill"] = fill
+        if classes:
+            attrs["class"] = " ".join(classes)
+        el = ET.SubElement(self._p(parent), "text", attrs)
         el.text = content
         return el
 
@@ -109,9 +140,8 @@ class Canvas:
 
     def mark(self, x: float, y: float, w: float, h: float,
              parent: ET.Element | None = None) -> ET.Element:
-        """The highlight frame around something that changed."""
-        return self.rect(x - 2, y - 2, w + 4, h + 4, parent, fill="none", stroke=HIGHLIGHT,
-                         **{"stroke-width": 3, "rx": 4, "class": "changed"})
+        """The highlight frame around something that changed (class "changed")."""
+        return self.rect(x - 2, y - 2, w + 4, h + 4, parent, rx=4, **{"class": "changed"})
 
     # --- composite pieces -----------------------------------------------------------
 
@@ -121,22 +151,23 @@ class Canvas:
         the player's initial. Centre (x, y), about 16 px."""
         fill, ink = player_fill(colour)
         g = self.group(parent, title=title)
-        stroke = {"stroke": INK, "stroke-width": 1}
         if kind == "N":
             self.polygon([(x - 8, y - 9), (x + 8, y - 9), (x + 8, y + 2), (x, y + 9),
-                          (x - 8, y + 2)], g, fill=fill, **stroke)
+                          (x - 8, y + 2)], g, fill=fill, **{"class": "fig"})
         else:
-            self.circle(x, y, 8, g, fill=fill, **stroke)
-        self.text(x, y + 4, label, g, size=10, bold=True, anchor="middle", fill=ink)
+            self.circle(x, y, 8, g, fill=fill, **{"class": "fig"})
+        if label:
+            self.text(x, y + 4, label, g, size=10, bold=True, anchor="middle", fill=ink)
 
     def chip(self, x: float, y: float, w: float, h: float, fill: str, label: str,
              ink: str = INK, title: str | None = None, parent: ET.Element | None = None,
              size: float = 10) -> None:
-        """A small labelled tile (a chest, a good, a card)."""
-        g = self.group(parent, title=title)
-        self.rect(x, y, w, h, g, fill=fill, stroke=INK, rx=3, **{"stroke-width": 0.8})
-        self.text(x + w / 2, y + h / 2 + size * 0.36, label, g, size=size, anchor="middle",
-                  fill=ink)
+        """A small labelled tile (a chest, a good, a card); ``title`` names it in full."""
+        box = self.rect(x, y, w, h, parent, fill=fill, rx=3, **{"class": "chip"})
+        if title:
+            ET.SubElement(box, "title").text = title
+        self.text(x + w / 2, y + h / 2 + size * 0.36, label, parent, size=size,
+                  anchor="middle", fill=ink)
 
     def tostring(self) -> str:
         return ET.tostring(self.root, encoding="unicode", xml_declaration=False)
@@ -146,7 +177,7 @@ class Canvas:
 
 
 def _attrs(attrs: Mapping[str, Any]) -> dict[str, str]:
-    return {k.replace("_", "-"): _fmt(v) for k, v in attrs.items() if v is not None}
+    return {k: _fmt(v) for k, v in attrs.items() if v is not None}
 
 
 def fit(text: str, width_px: float, size: float = 12) -> str:
