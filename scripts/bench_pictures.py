@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -72,25 +73,36 @@ def site(count: int, workers: int | None) -> None:
             data = play(name, n, f"bench-{i}")
             moves += len(data["log"])
             (games / f"{i:02d}-{name}-{n}p.json").write_text(gamefile.dumps(data))
+        cpu0 = _cpu()
         t0 = time.perf_counter()
         build_site(games, Path(tmp) / "site", workers=workers)
         took = time.perf_counter() - t0
+        cpu = _cpu() - cpu0
         files = sum(1 for _ in (Path(tmp) / "site").rglob("*.svg"))
     print(f"- site of {count} finished games ({moves} moves, {files} SVG pictures), "
-          f"{workers or os.cpu_count()} worker(s): {took:.1f} s "
-          f"({took * 1000 / files:.1f} ms per position)")
+          f"{workers or os.cpu_count()} worker(s): {took:.1f} s wall, {cpu:.1f} s CPU "
+          f"({cpu * 1000 / files:.1f} ms CPU per position)")
+
+
+def _cpu() -> float:
+    """CPU seconds of this process and its finished children (the site's workers)."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=50)
     parser.add_argument("--workers", type=int, default=None)
+    parser.add_argument("--site-only", action="store_true", help="skip the single pictures")
     args = parser.parse_args()
     print(f"Python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load "
           f"{os.getloadavg()[0]:.1f}")
-    print("## One picture (finished 5-player examples)")
-    for name in ("staufer", "dynasties"):
-        per_svg(name)
+    if not args.site_only:
+        print("## One picture (finished 5-player examples)")
+        for name in ("staufer", "dynasties"):
+            per_svg(name)
     print("## The site")
     site(args.games, args.workers)
 

@@ -16,23 +16,25 @@ IGNORED = frozenset({"prompt", "events", "legal", "pending", "to_move"})
 
 def changed_paths(old: Any, new: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:
     """Paths (tuples of keys and list indexes) of every leaf that differs."""
+    if old == new:  # one fast comparison prunes every unchanged part of the view
+        return
     if isinstance(old, dict) and isinstance(new, dict):
         for key in new:
             if not path and key in IGNORED:
                 continue
             if key not in old:
                 yield (*path, key)
-            else:
+            elif old[key] != new[key]:
                 yield from changed_paths(old[key], new[key], (*path, key))
         return
     if isinstance(old, list) and isinstance(new, list) and len(old) == len(new) and all(
         isinstance(x, dict | list) for x in new
     ):
         for i, (a, b) in enumerate(zip(old, new, strict=True)):
-            yield from changed_paths(a, b, (*path, i))
+            if a != b:
+                yield from changed_paths(a, b, (*path, i))
         return
-    if old != new:
-        yield path
+    yield path
 
 
 class Marks:

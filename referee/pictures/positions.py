@@ -50,6 +50,12 @@ def since_marks(gf: gamefile.GameFile, seed: str | None, viewer: str | None,
 def positions(gf: gamefile.GameFile, seed: str | None,
               viewer: str | None = None) -> list[Position]:
     """The view after every log entry, from the start (n = 0) to the end."""
+    return replay_positions(gf, seed, viewer)[1]
+
+
+def replay_positions(gf: gamefile.GameFile, seed: str | None,
+                     viewer: str | None = None) -> tuple[Match, list[Position]]:
+    """The match at the end and the view after every log entry (n = 0: the start)."""
     gamefile.replay(gf, seed)  # every check: a bad file fails here, before any drawing
     match = gamefile.start_state(gf, seed)
     game = match.game
@@ -65,7 +71,7 @@ def positions(gf: gamefile.GameFile, seed: str | None,
         view = game.view(match.state, viewer)
         words = new_events(out[-1].view.get("events", []), view.get("events", []))
         out.append(Position(entry["n"], view, entry["by"], text, words, entry.get("at")))
-    return out
+    return match, out
 
 
 def _without_last(gf: gamefile.GameFile, seed: str | None, match: Match) -> Match:

@@ -21,7 +21,7 @@ from referee import gamefile, secret
 from referee.errors import GameFileError, RefereeError, UsageError
 from referee.pictures import draw_svg
 from referee.pictures.changes import Marks
-from referee.pictures.positions import Position, positions
+from referee.pictures.positions import Position, replay_positions
 from referee.pictures.svg import player_fill
 from referee.rng import commitment
 
@@ -187,8 +187,7 @@ def render_game(gf: gamefile.GameFile, seed: str | None, folder: Path, slug: str
         return summary
     from markupsafe import Markup
 
-    steps = positions(gf, seed)
-    match = gamefile.replay(gf, seed)
+    match, steps = replay_positions(gf, seed)
     summary.finished = game.finished(match.state)
     summary.to_move = gamefile.waiting(gf, match)
     summary.prompt = game.prompt(match.state)
@@ -234,7 +233,12 @@ def _write(path: Path, text: str) -> None:
     path.write_text(text, encoding="utf-8")
 
 
+_ENVIRONMENT: list[Any] = []  # one Jinja2 environment per process: templates compile once
+
+
 def _environment() -> Any:
+    if _ENVIRONMENT:
+        return _ENVIRONMENT[0]
     try:
         import jinja2
     except ImportError:
@@ -245,7 +249,7 @@ def _environment() -> Any:
         autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True,
         lstrip_blocks=True,
     )
-    env.filters["names"] = lambda ids: ", ".join(ids)
+    _ENVIRONMENT.append(env)
     return env
 
 
