@@ -140,8 +140,12 @@ def test_dynasties_picture_shows_the_board(tmp_path: Path) -> None:
         row = root.find(f".//{NS}g[@id='player-{p['id']}']")
         assert row is not None
         assert str(p["score"]) in [t.text for t in row.iter(f"{NS}text")]
-        goods = [t.text for t in row.iter(f"{NS}title") if (t.text or "").endswith(" good")]
-        assert len(goods) == min(len(p["goods"]), 11)
+        chips = [t.text for t in row.iter(f"{NS}text") if t.text in tuple("kwgbp")]
+        assert "".join(chips) == p["goods"][:11]
+        counts = ", ".join(f"{p['goods'].count(k)} {name}" for k, name in
+                           (("k", "black"), ("w", "white"), ("g", "gold"),
+                            ("b", "light blue"), ("p", "pink")) if k in p["goods"])
+        assert f"goods: {counts or 'none'}" in [t.text for t in row.iter(f"{NS}title")]
 
 
 @pytest.mark.parametrize(("name", "n", "moves"), [("staufer", 4, 50), ("dynasties", 3, 70)])

@@ -132,11 +132,14 @@ _STAR = [(0.0, -1.0), (0.588, -0.809), (0.951, -0.309), (0.951, 0.309), (0.588, 
 
 def _goods(c: Canvas, x: float, y: float, letters: str, parent: Any = None,
            size: float = 16) -> float:
-    """Goods as coloured squares with their letter; returns the x after the last one."""
+    """Goods as coloured squares with their letter, in a group whose title counts them
+    in words; returns the x after the last one."""
+    counts = [f"{letters.count(k)} {GOOD_FILL[k][2]}" for k in GOOD_FILL if k in letters]
+    g = c.group(parent, title="goods: " + (", ".join(counts) or "none"))
     for k, letter in enumerate(letters):
-        fill, ink, name = GOOD_FILL.get(letter, ("#cccccc", "#000000", letter))
-        c.chip(x + k * (size + 2), y, size, size, fill, letter, ink=ink, title=f"{name} good",
-               parent=parent, size=size * 0.62)
+        fill, ink, _ = GOOD_FILL.get(letter, ("#cccccc", "#000000", letter))
+        c.chip(x + k * (size + 2), y, size, size, fill, letter, ink=ink, parent=g,
+               size=size * 0.62)
     return x + len(letters) * (size + 2)
 
 

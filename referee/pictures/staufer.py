@@ -103,8 +103,7 @@ def _seat(c: Canvas, x: float, y: float, w: float, pos: int, i: int, seat: dict[
           colour: dict[str, str], marks: Marks, parent: Any) -> None:
     h = 136
     noble = seat["noble_only"]
-    g = c.group(parent, title=f"seat {seat['seat']}, cost {seat['cost']}"
-                + (", Nobles only" if noble else ""))
+    g = parent
     c.rect(x, y, w, h, g, fill="#f1ead6" if noble else "#ffffff", stroke="#8c8c8c", rx=4)
     c.text(x + w / 2, y + 15, f"cost {seat['cost']}", g, size=11, bold=True, anchor="middle")
     c.text(x + w / 2, y + h - 5, f"seat {seat['seat']}", g, size=9, anchor="middle",
