@@ -177,19 +177,24 @@ def _middle(c: Canvas, y: float, view: dict[str, Any], colour: dict[str, str],
     tx = x + 5 * 78 + 20
     c.text(tx, y + 14, "Tracks", size=14, bold=True)
     tracks = view["tracks"]
-    rows = [("Turn order", "turn_order"), ("Supply (top first)", "supply_top_to_bottom"),
+    rows = [("Turns to come (next first)", "turn_order"),
+            ("Supply track (top first)", "supply_top_to_bottom"),
             ("Move/Deploy (bottom first)", "move_deploy_bottom_to_top")]
+    room = WIDTH - 310 - (tx + 165)
     for k, (label, key) in enumerate(rows):
         ry = y + 38 + 26 * k
         c.text(tx, ry, label, size=11, fill=MUTED)
-        for j, who in enumerate(tracks[key]):
+        who_list = tracks[key]
+        step = min(44.0, room / max(1, len(who_list)))
+        for j, who in enumerate(who_list):
             fill, ink = player_fill(colour.get(who, ""))
-            c.chip(tx + 165 + 44 * j, ry - 13, 40, 18, fill, who[:5], ink=ink,
-                   title=f"{label}: {j + 1}. {who}", size=10)
-        if not tracks[key]:
+            c.chip(tx + 165 + step * j, ry - 13, step - 4, 18, fill,
+                   fit(who, step - 6, 10), ink=ink, title=f"{label}: {j + 1}. {who}",
+                   size=10)
+        if not who_list:
             c.text(tx + 165, ry, "empty", size=11, fill=MUTED)
         if marks.hit("tracks", key):
-            c.mark(tx + 163, ry - 15, 44 * max(1, len(tracks[key])), 22)
+            c.mark(tx + 163, ry - 15, step * max(1, len(who_list)), 22)
     ev = view["evaluation"]
     c.text(tx, y + 124, fit(f"Scored this round: {_title(view, ev['a'])} and "
                             f"{ev['b_condition']} (now {_title(view, ev['b_now'])})", 760, 12),
@@ -206,10 +211,10 @@ def _middle(c: Canvas, y: float, view: dict[str, Any], colour: dict[str, str],
     vp = ", ".join(str(v) for v in reversed(priv["vp_stack_top_last"])) or "empty"
     py = y + 146
     c.text(x, py, "Privileges in play: " + ", ".join(f"#{num}" for num in priv["numbers"])
-           + f"   left: {left}   VP privileges (top first): {vp}", size=12)
+           + f"   ·   left: {left}   ·   VP privileges (top first): {vp}", size=12)
     if marks.hit("privilege_display"):
         c.mark(x, py - 13, WIDTH - 2 * GAP, 18)
-    c.text(x, py + 22, f"Chest stack: {view['chest_stack']}   discard pile: "
+    c.text(x, py + 22, f"Chest stack: {view['chest_stack']}   ·   discard pile: "
            f"{view['discard_pile']}", size=12)
     return py + 44
 
