@@ -11,6 +11,8 @@ from click.testing import CliRunner, Result
 
 from referee import gamefile
 from referee.cli import main
+from referee.pictures import draw_svg
+from referee.pictures.changes import Marks
 from tests.test_pictures import make_game
 
 
@@ -194,3 +196,25 @@ def test_site_refuses_a_game_with_a_rewritten_history(games: Path, tmp_path: Pat
     assert result.exit_code == 1
     assert "b-dynasties.json" in result.output and "$.log[3]" in result.output
     assert not (tmp_path / "site").exists()
+
+
+@pytest.mark.parametrize(("name", "n"), [("staufer", 4), ("dynasties", 5)])
+def test_site_pictures_equal_pictures_drawn_alone(tmp_path: Path, name: str, n: int) -> None:
+    """The site reuses unchanged regions / countries between positions; every picture must
+    still be exactly the one drawn from scratch, with what its move changed framed."""
+    games = tmp_path / "games"
+    games.mkdir()
+    path = make_game(games, name, n, moves=60, file="g.json")
+    out = tmp_path / "site"
+    assert run("site", games, "-o", out).exit_code == 0
+    gf = gamefile.read(path)
+    previous = None
+    framed = 0
+    for k in range(61):
+        match = gamefile.replay(gf, upto=k)
+        view = match.game.view(match.state, None)
+        alone = draw_svg(view, Marks.between(previous, view), k - 1 if k else None)
+        assert (out / "g" / f"pos-{k}.svg").read_text() == alone, k
+        framed += alone.count('class="changed"') > 0
+        previous = view
+    assert framed >= 40  # most moves change the public board (some only a hand or a choice)

@@ -13,11 +13,14 @@ from typing import Any
 
 from referee.errors import UsageError
 from referee.pictures.changes import NO_MARKS, Marks
+from referee.pictures.svg import Pieces
 
 
-def draw_svg(view: dict[str, Any], marks: Marks = NO_MARKS, since: int | None = None) -> str:
+def draw_svg(view: dict[str, Any], marks: Marks = NO_MARKS, since: int | None = None,
+             pieces: Pieces | None = None) -> str:
     """The SVG picture of ``view``; what ``marks`` hits is framed as changed since move
-    ``since``."""
+    ``since``. ``pieces`` (one per game) lets a series of pictures of one game reuse the
+    parts that did not change; the result is the same text."""
     name = view.get("game")
     if name == "staufer":
         from referee.pictures import staufer as drawer
@@ -26,7 +29,7 @@ def draw_svg(view: dict[str, Any], marks: Marks = NO_MARKS, since: int | None = 
     else:
         raise UsageError(f"no pictures for the game {name!r}",
                          hints=["pictures exist for staufer and dynasties"])
-    return drawer.draw(view, marks, since)
+    return drawer.draw(view, marks, since, pieces)
 
 
 def svg_to_png(svg: str) -> bytes:
@@ -39,4 +42,4 @@ def svg_to_png(svg: str) -> bytes:
     return bytes(resvg_py.svg_to_bytes(svg_string=svg))
 
 
-__all__ = ["Marks", "draw_svg", "svg_to_png"]
+__all__ = ["Marks", "Pieces", "draw_svg", "svg_to_png"]

@@ -56,6 +56,11 @@ class Marks:
     def hit(self, *path: Any) -> bool:
         return "/".join(map(str, path)) in self._prefixes
 
+    def under(self, *path: Any) -> list[str]:
+        """Every changed path at or below ``path`` (for keys of cached pieces)."""
+        top = "/".join(map(str, path))
+        return sorted(p for p in self._prefixes if p == top or p.startswith(top + "/"))
+
     def __bool__(self) -> bool:
         return self.count > 0
 

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from referee.pictures.changes import NO_MARKS, Marks
-from referee.pictures.svg import HIGHLIGHT, MUTED, Canvas, fit, player_fill, wrap
+from referee.pictures.svg import HIGHLIGHT, MUTED, Canvas, Pieces, fit, player_fill, wrap
 
 WIDTH = 1200
 GAP = 14
@@ -25,14 +26,16 @@ def country_names() -> dict[str, str]:
     return dict(data.COUNTRY_NAMES)
 
 
-def draw(view: dict[str, Any], marks: Marks = NO_MARKS, since: int | None = None) -> str:
+def draw(view: dict[str, Any], marks: Marks = NO_MARKS, since: int | None = None,
+         pieces: Pieces | None = None) -> str:
     colour = {p["id"]: p["colour"] for p in view["players"]}
     countries = _by_country(view["cities"])
     rows = max(len(cities) for cities in countries.values())
     you = view.get("you")
     cities_h = 56 + rows * (CITY_H + 6)
     who = f" as seen by {you['player']}" if you else " (public view)"
-    c = Canvas(WIDTH, f"Dynasties, round {view['round']}{who}", view["prompt"])
+    c = Canvas(WIDTH, f"Dynasties, round {view['round']}{who}", view["prompt"],
+               pieces)
     _header(c, view, since, marks)
     _countries(c, TOP, view, countries, colour, marks)
     y = _middle(c, TOP + cities_h + 10, view, colour, marks)
@@ -71,27 +74,36 @@ def _header(c: Canvas, view: dict[str, Any], since: int | None, marks: Marks) ->
 def _countries(c: Canvas, y: float, view: dict[str, Any],
                countries: dict[str, list[tuple[int, dict[str, Any]]]],
                colour: dict[str, str], marks: Marks) -> None:
-    names = country_names()
     col_w = (WIDTH - GAP * (len(countries) + 1)) / max(1, len(countries))
     for k, (country, cities) in enumerate(countries.items()):
         x = GAP + k * (col_w + GAP)
-        g = c.group(title=f"country {names.get(country, country)}")
-        c.text(x, y + 16, fit(names.get(country, country.capitalize()), col_w, 15), g,
-               size=15, bold=True)
         tab = view["tablets"].get(country, {})
         arms = view["coats_of_arms_left"].get(country, 0)
-        c.text(x, y + 34, f"majority 1st {tab.get('first', '?')} · 2nd {tab.get('second', '?')}"
-               f" · crown {tab.get('crown', '?')}", g, size=11, fill=MUTED)
-        c.text(x, y + 48, f"coats of arms left: {arms}", g, size=11, fill=MUTED)
-        if marks.hit("tablets", country) or marks.hit("coats_of_arms_left", country):
-            c.mark(x, y + 22, col_w, 30, g)
-        for row, (i, city) in enumerate(cities):
-            _city(c, x, y + 56 + row * (CITY_H + 6), col_w, i, city, colour, marks)
+        changed = [marks.under("tablets", country), marks.under("coats_of_arms_left", country),
+                   [marks.under("cities", i) for i, _ in cities]]
+        key = json.dumps(["country", x, y, col_w, country, cities, tab, arms, colour, changed])
+        c.piece(key, lambda g, x=x, country=country, cities=cities, tab=tab, arms=arms:
+                _country(c, g, x, y, col_w, country, cities, tab, arms, colour, marks))
 
 
-def _city(c: Canvas, x: float, y: float, w: float, i: int, city: dict[str, Any],
-          colour: dict[str, str], marks: Marks) -> None:
-    g = c.group(title=f"{city['name']} ({city['symbol']})", id=f"city-{city['city']}")
+def _country(c: Canvas, parent: Any, x: float, y: float, col_w: float, country: str,
+             cities: list[tuple[int, dict[str, Any]]], tab: dict[str, Any], arms: int,
+             colour: dict[str, str], marks: Marks) -> None:
+    name = country_names().get(country, country.capitalize())
+    g = c.group(parent, title=f"country {name}")
+    c.text(x, y + 16, fit(name, col_w, 15), g, size=15, bold=True)
+    c.text(x, y + 34, f"majority 1st {tab.get('first', '?')} · 2nd {tab.get('second', '?')}"
+           f" · crown {tab.get('crown', '?')}", g, size=11, fill=MUTED)
+    c.text(x, y + 48, f"coats of arms left: {arms}", g, size=11, fill=MUTED)
+    if marks.hit("tablets", country) or marks.hit("coats_of_arms_left", country):
+        c.mark(x, y + 22, col_w, 30, g)
+    for row, (i, city) in enumerate(cities):
+        _city(c, parent, x, y + 56 + row * (CITY_H + 6), col_w, i, city, colour, marks)
+
+
+def _city(c: Canvas, parent: Any, x: float, y: float, w: float, i: int,
+          city: dict[str, Any], colour: dict[str, str], marks: Marks) -> None:
+    g = c.group(parent, title=f"{city['name']} ({city['symbol']})", id=f"city-{city['city']}")
     c.rect(x, y, w, CITY_H, g, fill="#ffffff", stroke="#9a9a9a", rx=5)
     c.text(x + 6, y + 16, city["name"], g, size=13, bold=True)
     c.text(x + w - 6, y + 16, SYMBOL_TEXT.get(city["symbol"], city["symbol"]), g, size=11,

@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+import msgspec
+
 from referee import gamefile
 from referee.engine import Match
 from referee.errors import UsageError
@@ -59,7 +61,7 @@ def replay_positions(gf: gamefile.GameFile, seed: str | None,
     gamefile.replay(gf, seed)  # every check: a bad file fails here, before any drawing
     match = gamefile.start_state(gf, seed)
     game = match.game
-    out = [Position(0, game.view(match.state, viewer))]
+    out = [Position(0, _frozen(game.view(match.state, viewer)))]
     for entry in gf.log:
         if "undo" in entry:
             match = _without_last(gf, seed, match)
@@ -68,10 +70,16 @@ def replay_positions(gf: gamefile.GameFile, seed: str | None,
             move = gamefile.decode_move(game, entry["move"], f"$.log[{entry['n'] - 1}].move")
             match.play(entry["by"], move)
             text = game.public_text(move)
-        view = game.view(match.state, viewer)
+        view = _frozen(game.view(match.state, viewer))
         words = new_events(out[-1].view.get("events", []), view.get("events", []))
         out.append(Position(entry["n"], view, entry["by"], text, words, entry.get("at")))
     return match, out
+
+
+def _frozen(view: dict[str, Any]) -> dict[str, Any]:
+    """A copy of ``view`` that shares nothing with the state: a view may hold the state's
+    own lists (Staufer's privilege display does), which later moves change."""
+    return dict(msgspec.json.decode(msgspec.json.encode(view)))
 
 
 def _without_last(gf: gamefile.GameFile, seed: str | None, match: Match) -> Match:

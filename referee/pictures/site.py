@@ -19,7 +19,7 @@ from typing import Any
 
 from referee import gamefile, secret
 from referee.errors import GameFileError, RefereeError, UsageError
-from referee.pictures import draw_svg
+from referee.pictures import Pieces, draw_svg
 from referee.pictures.changes import Marks
 from referee.pictures.positions import Position, replay_positions
 from referee.pictures.svg import player_fill
@@ -198,9 +198,10 @@ def render_game(gf: gamefile.GameFile, seed: str | None, folder: Path, slug: str
     page = env.get_template("position.html")
     moves = Markup(env.get_template("moves.html").render(g=summary))  # once per game
     previous: dict[str, Any] | None = None
+    pieces = Pieces()  # unchanged regions / countries are drawn once per game
     for step in steps:
         svg = draw_svg(step.view, Marks.between(previous, step.view),
-                       step.n - 1 if step.n else None)
+                       step.n - 1 if step.n else None, pieces)
         _write(folder / f"pos-{step.n}.svg", svg)
         _write(folder / f"pos-{step.n}.html", page.render(g=summary, p=_position(step),
                                                           last=len(steps) - 1, moves=moves))

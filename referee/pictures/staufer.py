@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from referee.pictures.changes import NO_MARKS, Marks
-from referee.pictures.svg import HIGHLIGHT, MUTED, Canvas, fit, player_fill, wrap
+from referee.pictures.svg import HIGHLIGHT, MUTED, Canvas, Pieces, fit, player_fill, wrap
 
 WIDTH = 1200
 PANEL_W, PANEL_H = 384, 236
@@ -24,19 +25,23 @@ KIND_NAME = {"E": "Envoy", "N": "Noble"}
 RING_CELL = [(0, 0), (1, 0), (2, 0), (2, 1), (1, 1), (0, 1)]
 
 
-def draw(view: dict[str, Any], marks: Marks = NO_MARKS, since: int | None = None) -> str:
+def draw(view: dict[str, Any], marks: Marks = NO_MARKS, since: int | None = None,
+         pieces: Pieces | None = None) -> str:
     players = view["players"]
     colour = {p: pv["colour"] for p, pv in players.items()}
     final = view.get("final_scoring") or {}
     title = f"The Staufer Dynasty, round {view['round']}"
     who = f" as seen by {view['you']}" if "you" in view else " (public view)"
-    c = Canvas(WIDTH, title + who, view["prompt"])
+    c = Canvas(WIDTH, title + who, view["prompt"], pieces)
     _header(c, view, since, marks)
     for pos, region in enumerate(view["regions"]):
         col, row = RING_CELL[pos]
         x = GAP + col * (PANEL_W + GAP)
         y = TOP + row * (PANEL_H + GAP)
-        _region(c, x, y, pos, region, colour, marks)
+        key = json.dumps(["region", pos, x, y, region, colour, marks.under("regions", pos),
+                          marks.hit("king")])
+        c.piece(key, lambda g, x=x, y=y, pos=pos, region=region:
+                _region(c, g, x, y, pos, region, colour, marks))
     _ring_arrows(c)
     y = TOP + 2 * (PANEL_H + GAP) + 6
     y = _middle(c, y, view, colour, marks)
@@ -65,9 +70,9 @@ def _header(c: Canvas, view: dict[str, Any], since: int | None, marks: Marks) ->
         c.text(lx + 24, 51, note, size=11)
 
 
-def _region(c: Canvas, x: float, y: float, pos: int, r: dict[str, Any],
+def _region(c: Canvas, parent: Any, x: float, y: float, pos: int, r: dict[str, Any],
             colour: dict[str, str], marks: Marks) -> None:
-    g = c.group(title=f"Region {r['title']}", id=f"region-{r['region']}")
+    g = c.group(parent, title=f"Region {r['title']}", id=f"region-{r['region']}")
     king = r["king"]
     c.rect(x, y, PANEL_W, PANEL_H, g, fill="#fffdf7" if not king else "#fff4cc",
            stroke="#b08d3c" if king else "#9a9a9a", rx=8,

@@ -8,7 +8,7 @@ shape and colour gets its own <title> saying what it is ("ann's Noble").
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 SVG_NS = "http://www.w3.org/2000/svg"
@@ -53,11 +53,23 @@ def _size_class(size: float) -> str:
     return "f" + _fmt(size).replace(".", "-")
 
 
+class Pieces:
+    """Serialised pieces of earlier pictures of one game, by a key that holds everything
+    the piece shows: consecutive positions share most of their board, so the site draws
+    and serialises an unchanged region or country once."""
+
+    def __init__(self) -> None:
+        self.known: dict[str, tuple[str, set[float]]] = {}
+
+
 class Canvas:
     """An SVG document being drawn. Coordinates in px; (0, 0) is the top left."""
 
-    def __init__(self, width: int, title: str, desc: str) -> None:
+    def __init__(self, width: int, title: str, desc: str, pieces: Pieces | None = None) -> None:
         self.width = width
+        self._pieces = pieces
+        self._placed: list[str] = []  # serialised pieces, in the order of their placeholders
+        self._recording: set[float] | None = None
         self.root = ET.Element("svg", {
             "xmlns": SVG_NS, "width": str(width), "role": "img",
             "font-family": FONT, "font-size": "12", "fill": INK,
@@ -77,7 +89,30 @@ class Canvas:
         sizes = "".join(f".{name}{{font-size:{_fmt(size)}px}}"
                         for size, name in sorted(self._sizes.items()))
         self._style.text = STYLE + sizes
-        return self.tostring()
+        text = self.tostring()
+        for i, piece in enumerate(self._placed):
+            text = text.replace(f'<piece n="{i}" />', piece, 1)
+        return text
+
+    def piece(self, key: str, build: Callable[[ET.Element], None]) -> None:
+        """Draw a self-contained piece (``build`` draws into the element it is given).
+        With :class:`Pieces`, a piece drawn before under the same ``key`` is reused as
+        it was serialised then; ``key`` must therefore hold everything the piece shows."""
+        if self._pieces is None:
+            build(self.root)
+            return
+        known = self._pieces.known.get(key)
+        if known is None:
+            holder = ET.Element("g")
+            self._recording = set()
+            build(holder)
+            sizes, self._recording = self._recording, None
+            text = "".join(ET.tostring(child, encoding="unicode") for child in holder)
+            known = self._pieces.known[key] = (text, sizes)
+        for size in known[1]:
+            self._sizes.setdefault(size, _size_class(size))
+        ET.SubElement(self.root, "piece", {"n": str(len(self._placed))})
+        self._placed.append(known[0])
 
     # --- elements -------------------------------------------------------------------
 
@@ -116,6 +151,8 @@ class Canvas:
             name = self._sizes.get(size)
             if name is None:
                 name = self._sizes[size] = _size_class(size)
+            if self._recording is not None:
+                self._recording.add(size)
             classes.append(name)
         if bold:
             classes.append("b")
