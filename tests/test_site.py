@@ -218,3 +218,30 @@ def test_site_pictures_equal_pictures_drawn_alone(tmp_path: Path, name: str, n: 
         framed += alone.count('class="changed"') > 0
         previous = view
     assert framed >= 40  # most moves change the public board (some only a hand or a choice)
+
+
+def test_site_steps_through_an_undo(tmp_path: Path) -> None:
+    games = tmp_path / "games"
+    games.mkdir()
+    path = games / "u.json"
+    assert run("new", "staufer", path, "--players", "ann,ben,cat", "--seed", "u1",
+               "--id", "undo-game").exit_code == 0
+    for args in (["move", path, "--as", "ann", "deploy aachen 3"], ["undo", path, "--as", "ann"],
+                 ["move", path, "--as", "ann", "deploy aachen 4"]):
+        assert run(*args).exit_code == 0
+    out = tmp_path / "site"
+    assert run("site", games, "-o", out).exit_code == 0
+    page = (out / "u" / "index.html").read_text()
+    assert '<a href="pos-2.html">ann: undo 1</a>' in page
+    assert '<a href="pos-3.html">ann: deploy aachen 4</a>' in page
+    gf = gamefile.read(path)
+    start = gamefile.replay(gf, upto=0)
+    first = gamefile.replay(gf, upto=1)
+    v0 = start.game.view(start.state, None)
+    v1 = first.game.view(first.state, None)
+    undone = draw_svg(v0, Marks.between(v1, v0), 1)  # after the undo: the start again
+    assert (out / "u" / "pos-2.svg").read_text() == undone
+    assert 'class="changed"' in undone
+    shown = tmp_path / "since.svg"
+    assert run("show", path, "--since", 2, "--svg", shown).exit_code == 0
+    assert shown.read_text().count('class="changed"') >= 1
