@@ -277,10 +277,14 @@ def test_show_sealed_game_needs_the_secret(tmp_path: Path) -> None:
 
 def test_status_and_move_do_not_import_the_picture_libraries(tmp_path: Path) -> None:
     path = make_game(tmp_path, "staufer", 3, moves=5)
+    match = gamefile.replay(gamefile.read(path))
+    player = match.game.to_move(match.state)[0]
+    legal = match.game.format_move(match.game.legal_moves(match.state, player)[0])
+    moving = ["move", str(path), "--as", player, legal]
     code = (
         "import sys\n"
         "from referee.cli import main\n"
-        f"for args in (['status', {str(path)!r}], ['log', {str(path)!r}]):\n"
+        f"for args in (['status', {str(path)!r}], ['log', {str(path)!r}], {moving!r}):\n"
         "    try:\n"
         "        main(args)\n"
         "    except SystemExit as exc:\n"
@@ -292,3 +296,19 @@ def test_status_and_move_do_not_import_the_picture_libraries(tmp_path: Path) -> 
                             cwd=ROOT, check=False)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip().endswith("loaded: []")
+    assert len(gamefile.read(path).log) == 6  # the move was played
+
+
+@pytest.mark.parametrize(("content", "message"), [
+    (None, "no game file at"),
+    ("{}", "breaks the schema: $: object missing required field `format`"),
+])
+def test_show_refuses_a_missing_or_broken_game(tmp_path: Path, content: str | None,
+                                               message: str) -> None:
+    path = tmp_path / "g.json"
+    if content is not None:
+        path.write_text(content)
+    result = CliRunner().invoke(main, ["show", str(path), "--svg", str(tmp_path / "b.svg")])
+    assert result.exit_code == 1
+    assert message in result.output and "Traceback" not in result.output
+    assert not (tmp_path / "b.svg").exists()
