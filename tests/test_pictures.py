@@ -312,3 +312,24 @@ def test_show_refuses_a_missing_or_broken_game(tmp_path: Path, content: str | No
     assert result.exit_code == 1
     assert message in result.output and "Traceback" not in result.output
     assert not (tmp_path / "b.svg").exists()
+
+
+def test_staufer_picture_shows_the_pending_deploy_and_revealed_chests() -> None:
+    from referee.pictures.positions import positions
+
+    gf = gamefile.read(ROOT / "examples" / "staufer-5p.json")
+    steps = positions(gf, None)
+    seat = next(p.view for p in steps if p.view["pending"].get("phase") == "seat")
+    root = ET.fromstring(draw_svg(seat))
+    target = root.find(f".//{NS}g[@id='region-{seat['pending']['region']}']")
+    assert target is not None
+    assert "deploying here" in [t.text for t in target.iter(f"{NS}text")]
+    assert texts(ET.tostring(root, encoding="unicode")).count("deploying here") == 1
+    pick = next(p.view for p in steps if p.view["pending"].get("revealed"))
+    svg = draw_svg(pick)
+    pickers = ", ".join(pick["pending"]["pickers"])
+    assert f"Revealed chests (picking in this order: {pickers}):" in texts(svg)
+    titles = [t.text for t in ET.fromstring(svg).iter(f"{NS}title")]
+    for chest in pick["pending"]["revealed"]:
+        assert f"{chest} chest" in titles
+    assert not any("Revealed chests" in t for t in texts(draw_svg(seat)))

@@ -38,10 +38,12 @@ def draw(view: dict[str, Any], marks: Marks = NO_MARKS, since: int | None = None
         col, row = RING_CELL[pos]
         x = GAP + col * (PANEL_W + GAP)
         y = TOP + row * (PANEL_H + GAP)
+        pending = view.get("pending") or {}
+        target = pending.get("seat") if pending.get("region") == region["region"] else None
         key = json.dumps(["region", pos, x, y, region, colour, marks.under("regions", pos),
-                          marks.hit("king")])
-        c.piece(key, lambda g, x=x, y=y, pos=pos, region=region:
-                _region(c, g, x, y, pos, region, colour, marks))
+                          marks.hit("king"), target])
+        c.piece(key, lambda g, x=x, y=y, pos=pos, region=region, target=target:
+                _region(c, g, x, y, pos, region, colour, marks, target))
     _ring_arrows(c)
     y = TOP + 2 * (PANEL_H + GAP) + 6
     y = _middle(c, y, view, colour, marks)
@@ -71,7 +73,8 @@ def _header(c: Canvas, view: dict[str, Any], since: int | None, marks: Marks) ->
 
 
 def _region(c: Canvas, parent: Any, x: float, y: float, pos: int, r: dict[str, Any],
-            colour: dict[str, str], marks: Marks) -> None:
+            colour: dict[str, str], marks: Marks, target: int | None) -> None:
+    """One region board; ``target`` is the seat a Move/Deploy action is filling now."""
     g = c.group(parent, title=f"Region {r['title']}", id=f"region-{r['region']}")
     king = r["king"]
     c.rect(x, y, PANEL_W, PANEL_H, g, fill="#fffdf7" if not king else "#fff4cc",
@@ -96,6 +99,12 @@ def _region(c: Canvas, parent: Any, x: float, y: float, pos: int, r: dict[str, A
     seat_w = (PANEL_W - 20) / max(1, len(r["seats"]))
     for i, seat in enumerate(r["seats"]):
         _seat(c, x + 10 + i * seat_w, y + 50, seat_w - 6, pos, i, seat, colour, marks, g)
+    if target is not None:
+        tx = x + 10 + (target - 1) * seat_w
+        c.rect(tx - 3, y + 47, seat_w, 142, g, fill="none", stroke="#1f5fbf", rx=5,
+               **{"stroke-width": 2.5, "stroke-dasharray": "6 3"})
+        c.text(tx + seat_w / 2 - 3, y + 200, "deploying here", g, size=10, bold=True,
+               anchor="middle", fill="#1f5fbf")
     _payment(c, x + 10, y + PANEL_H - 40, pos, r["payment"], colour, marks, g)
 
 
@@ -221,7 +230,20 @@ def _middle(c: Canvas, y: float, view: dict[str, Any], colour: dict[str, str],
         c.mark(x, py - 13, WIDTH - 2 * GAP, 18)
     c.text(x, py + 22, f"Chest stack: {view['chest_stack']}   ·   discard pile: "
            f"{view['discard_pile']}", size=12)
-    return py + 44
+    return _revealed(c, py + 44, view.get("pending") or {})
+
+
+def _revealed(c: Canvas, y: float, pending: dict[str, Any]) -> float:
+    """The chests revealed for a region's bonus, while players pick from them."""
+    revealed = pending.get("revealed") or []
+    if not revealed:
+        return y
+    pickers = ", ".join(pending.get("pickers", [])) or "-"
+    c.text(GAP, y + 4, f"Revealed chests (picking in this order: {pickers}):", size=12,
+           bold=True)
+    for k, chest in enumerate(revealed[:12]):
+        _chest(c, GAP + 400 + 78 * k, y - 8, 72, chest, None)
+    return y + 34
 
 
 def _title(view: dict[str, Any], key: str) -> str:
