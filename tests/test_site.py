@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -245,3 +248,23 @@ def test_site_steps_through_an_undo(tmp_path: Path) -> None:
     shown = tmp_path / "since.svg"
     assert run("show", path, "--since", 2, "--svg", shown).exit_code == 0
     assert shown.read_text().count('class="changed"') >= 1
+
+
+@pytest.mark.parametrize(("ci", "outcome"), [("true", "2 errors"), ("", "2 skipped")])
+def test_browser_tests_skip_without_chromium_but_fail_under_ci(ci: str, outcome: str) -> None:
+    """Without Chromium on PATH the browser tests skip and say why; under CI=true they fail."""
+    root = Path(__file__).resolve().parent.parent
+    env = {**os.environ, "PATH": str(Path(sys.executable).parent), "CI": ci}
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "-rs", "-p", "no:cacheprovider",
+         "tests/test_site_browser.py", "-k", "index or missing"],
+        cwd=root, env=env, capture_output=True, text=True, check=False, timeout=300,
+    )
+    summary = result.stdout.strip().splitlines()[-1]
+    assert outcome in summary and "9 deselected" in summary, summary
+    assert "Chromium is not installed" in result.stdout
+    if ci == "true":
+        assert result.returncode == 1
+        assert "Failed: CI=true: Chromium is not installed" in result.stdout
+    else:
+        assert result.returncode == 0
