@@ -118,6 +118,22 @@ def test_staufer_picture_shows_the_board(tmp_path: Path) -> None:
         assert f"{pv['court']['envoys']} E, {pv['court']['nobles']} N" in row_words
 
 
+def test_dynasties_picture_counts_many_goods() -> None:
+    from referee.pictures.dynasties import draw
+
+    gf = gamefile.read(ROOT / "examples" / "dynasties-3p.json")
+    match = gamefile.replay(gf, upto=10)
+    view = match.game.view(match.state, None)
+    view["players"][0]["goods"] = "kkkwwgbbbbbppp"  # 14 goods: too many for one square each
+    row = ET.fromstring(draw(view)).find(f".//{NS}g[@id='player-{view['players'][0]['id']}']")
+    assert row is not None
+    words = [t.text for t in row.iter(f"{NS}text")]
+    assert [w for w in words if w in tuple("kwgbp")] == list("kwgbp")
+    assert [w for w in words if (w or "").startswith("×")] == ["×3", "×2", "×1", "×5", "×3"]
+    assert ("goods: 3 black, 2 white, 1 gold, 5 light blue, 3 pink"
+            in [t.text for t in row.iter(f"{NS}title")])
+
+
 def test_dynasties_picture_shows_the_board(tmp_path: Path) -> None:
     path = make_game(tmp_path, "dynasties", 4, moves=60)
     svg, view = svg_of(path)
@@ -141,7 +157,7 @@ def test_dynasties_picture_shows_the_board(tmp_path: Path) -> None:
         assert row is not None
         assert str(p["score"]) in [t.text for t in row.iter(f"{NS}text")]
         chips = [t.text for t in row.iter(f"{NS}text") if t.text in tuple("kwgbp")]
-        assert "".join(chips) == p["goods"][:11]
+        assert "".join(chips) == p["goods"]
         counts = ", ".join(f"{p['goods'].count(k)} {name}" for k, name in
                            (("k", "black"), ("w", "white"), ("g", "gold"),
                             ("b", "light blue"), ("p", "pink")) if k in p["goods"])

@@ -143,16 +143,31 @@ _STAR = [(0.0, -1.0), (0.588, -0.809), (0.951, -0.309), (0.951, 0.309), (0.588, 
 
 
 def _goods(c: Canvas, x: float, y: float, letters: str, parent: Any = None,
-           size: float = 16) -> float:
+           size: float = 16, gap: float = 2) -> float:
     """Goods as coloured squares with their letter, in a group whose title counts them
     in words; returns the x after the last one."""
     counts = [f"{letters.count(k)} {GOOD_FILL[k][2]}" for k in GOOD_FILL if k in letters]
     g = c.group(parent, title="goods: " + (", ".join(counts) or "none"))
     for k, letter in enumerate(letters):
         fill, ink, _ = GOOD_FILL.get(letter, ("#cccccc", "#000000", letter))
-        c.chip(x + k * (size + 2), y, size, size, fill, letter, ink=ink, parent=g,
+        c.chip(x + k * (size + gap), y, size, size, fill, letter, ink=ink, parent=g,
                size=size * 0.62)
-    return x + len(letters) * (size + 2)
+    return x + len(letters) * (size + gap)
+
+
+def _goods_row(c: Canvas, x: float, y: float, letters: str, parent: Any) -> None:
+    """A player's goods in 200 px: one square each, or with more than 11 one square per
+    colour and its count."""
+    if len(letters) <= 11:
+        _goods(c, x, y, letters, parent, size=16, gap=1.5)
+        return
+    counts = [(k, letters.count(k)) for k in GOOD_FILL if k in letters]
+    g = c.group(parent, title="goods: " + ", ".join(f"{n} {GOOD_FILL[k][2]}"
+                                                   for k, n in counts))
+    for i, (k, n) in enumerate(counts):
+        fill, ink, _ = GOOD_FILL[k]
+        c.chip(x + 41 * i, y, 16, 16, fill, k, ink=ink, parent=g, size=9.9)
+        c.text(x + 41 * i + 18, y + 12, f"×{n}", g, size=11)
 
 
 def _middle(c: Canvas, y: float, view: dict[str, Any], colour: dict[str, str],
@@ -236,7 +251,7 @@ def _players(c: Canvas, y: float, view: dict[str, Any], marks: Marks) -> float:
         mark = " ◀ to move" if who == pending else (" (passed)" if p["passed"] else "")
         c.text(GAP + 26, ry, fit(who + mark, 104, 12), g, size=12, bold=who == pending)
         c.text(GAP + 130, ry, str(p["score"]), g, size=13, bold=True)
-        _goods(c, GAP + 190, ry - 14, p["goods"][:11], g, size=17)
+        _goods_row(c, GAP + 190, ry - 14, p["goods"], g)
         c.text(GAP + 400, ry, str(p["supply"]), g, size=12)
         c.text(GAP + 490, ry, str(p["action_cards"]), g, size=12)
         c.text(GAP + 545, ry, str(p["scoring_cards"]), g, size=12)
