@@ -11,8 +11,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-SVG_NS = "http://www.w3.org/2000/svg"
-ET.register_namespace("", SVG_NS)
+SVG_NS = "http://www.w3.org/2000/svg"  # written as a plain xmlns attribute
 
 #: player colour names used by the games -> fill colour, and text colour on that fill
 PLAYER_FILL: dict[str, tuple[str, str]] = {
@@ -170,10 +169,6 @@ class Canvas:
         el = ET.SubElement(self._p(parent), "text", attrs)
         el.text = content
         return el
-
-    def title_of(self, el: ET.Element, text: str) -> None:
-        """A tooltip / accessible name for a shape."""
-        ET.SubElement(el, "title").text = text
 
     def mark(self, x: float, y: float, w: float, h: float,
              parent: ET.Element | None = None) -> ET.Element:
