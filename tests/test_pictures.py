@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from referee import gamefile
+from referee import gamefile, vouch
 from referee import rng as rngmod
 from referee import secret as secretmod
 from referee.cli import main
@@ -33,7 +33,9 @@ def make_game(folder: Path, name: str, n: int, moves: int | None = None,
     the end). Sealed games get their secret beside them (FILE.secret)."""
     game = get_game(name)
     players = [{"id": p, "name": p.capitalize()} for p in PLAYERS[:n]]
-    rng = {"commitment": rngmod.commitment(seed)} if sealed else {"seed": seed}
+    rng: dict[str, str] = {"seed": seed}
+    if sealed:
+        rng = {"commitment": rngmod.commitment(seed), "recipient": vouch.recipient(seed)}
     game_id = game_id or f"{name}-{n}p-{seed}"
     data = gamefile.new_data(game, players, {}, rng, game_id)
     match = Match.start(game, PLAYERS[:n], data["options"], seed)
@@ -42,7 +44,7 @@ def make_game(folder: Path, name: str, n: int, moves: int | None = None,
         player = game.to_move(match.state)[0]
         match.play(player, chooser.choice(game.legal_moves(match.state, player), "playout"))
     for player, move in match.log:
-        gamefile.append_entry(data, player, move)
+        gamefile.append_entry(data, player, move, seed=seed)
     path = folder / (file or f"{game_id}.json")
     gamefile.create(path, data)
     if sealed:

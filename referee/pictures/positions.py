@@ -58,21 +58,17 @@ def positions(gf: gamefile.GameFile, seed: str | None,
 def replay_positions(gf: gamefile.GameFile, seed: str | None,
                      viewer: str | None = None) -> tuple[Match, list[Position]]:
     """The match at the end and the view after every log entry (n = 0: the start)."""
-    gamefile.replay(gf, seed)  # every check: a bad file fails here, before any drawing
-    match = gamefile.start_state(gf, seed)
-    game = match.game
-    out = [Position(0, _frozen(game.view(match.state, viewer)))]
-    for entry in gf.log:
-        if "undo" in entry:
-            match = _without_last(gf, seed, match)
-            text = f"undo {entry['undo']}"
-        else:
-            move = gamefile.decode_move(game, entry["move"], f"$.log[{entry['n'] - 1}].move")
-            match.play(entry["by"], move)
-            text = game.public_text(move)
+    game = gf.game
+    out = [Position(0, _frozen(game.view(gamefile.start_state(gf, seed).state, viewer)))]
+
+    def record(i: int, match: Match) -> None:
+        entry = gf.log[i]
         view = _frozen(game.view(match.state, viewer))
         words = new_events(out[-1].view.get("events", []), view.get("events", []))
+        text = gamefile.entry_text(gf, i)  # public: hidden choices as "kept a card"
         out.append(Position(entry["n"], view, entry["by"], text, words, entry.get("at")))
+
+    match = gamefile.replay(gf, seed, on_entry=record)  # every check, and every position
     return match, out
 
 
@@ -80,10 +76,3 @@ def _frozen(view: dict[str, Any]) -> dict[str, Any]:
     """A copy of ``view`` that shares nothing with the state: a view may hold the state's
     own lists (Staufer's privilege display does), which later moves change."""
     return dict(msgspec.json.decode(msgspec.json.encode(view)))
-
-
-def _without_last(gf: gamefile.GameFile, seed: str | None, match: Match) -> Match:
-    rebuilt = gamefile.start_state(gf, seed)
-    for by, move in match.log[:-1]:
-        rebuilt.play(by, move)
-    return rebuilt

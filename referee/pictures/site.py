@@ -222,11 +222,7 @@ def _position(step: Position) -> dict[str, Any]:
 
 
 def _sealed_row(gf: gamefile.GameFile, i: int, entry: dict[str, Any]) -> MoveRow:
-    if "undo" in entry:
-        text = f"undo {entry['undo']}"
-    else:
-        text = gf.game.public_text(gamefile.decode_move(gf.game, entry["move"],
-                                                        f"$.log[{i}].move"))
+    text = gamefile.entry_text(gf, i)
     return MoveRow(entry["n"], entry["by"], text, [], entry.get("at"))
 
 
