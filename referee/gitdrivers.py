@@ -1,0 +1,253 @@
+"""Git drivers for game files: a textconv diff driver and a merge driver.
+
+``textconv`` turns a game file into stable text (a header summary and one line per log
+entry in notation) so that ``git diff`` and ``git log -p`` show moves, not JSON. It reads
+only what is stored: no replay, so it needs no secret and reveals nothing a sealed file
+does not already show.
+
+``merge`` resolves the one conflict two players cause when both append to the same game
+from the same base: the entries already on the target branch (ours) are kept, the other
+side's diverging new entries are dropped and reported, so that their author can redo them
+on top of the merged game. Any other difference (an edited header, rewritten history)
+is left as a conflict for a person.
+
+Every log entry becomes text through :func:`entry_text`, and only there.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from referee import gamefile, history
+from referee.engine import Game
+from referee.errors import GameFileError, RefereeError
+
+# --- entry -> text ---------------------------------------------------------------------
+
+
+def entry_text(game: Game, entry: Mapping[str, Any]) -> str:
+    """A log entry as other players may read it: the move in notation (its public
+    text), or ``undo N``. The one place where an entry becomes text."""
+    if "undo" in entry:
+        return f"undo {entry['undo']}"
+    move = gamefile.decode_move(game, entry["move"], f"$.log[{entry['n'] - 1}].move")
+    return game.public_text(move)
+
+
+def entry_line(game: Game, entry: Mapping[str, Any]) -> str:
+    """``n. by: notation`` (the line textconv prints for an entry)."""
+    return f"{entry['n']:>4}. {entry['by']}: {entry_text(game, entry)}"
+
+
+# --- textconv --------------------------------------------------------------------------
+
+
+def _player_text(player: Mapping[str, Any]) -> str:
+    text = player["id"]
+    if "name" in player and player["name"] != player["id"]:
+        text += f" {json.dumps(player['name'], ensure_ascii=False)}"
+    if "email" in player:
+        text += f" <{player['email']}>"
+    return text
+
+
+def _rng_text(rng: Mapping[str, Any]) -> str:
+    parts = []
+    if "commitment" in rng:
+        parts.append(f"sealed, commitment {rng['commitment']}")
+        if "seed" in rng:
+            parts.append(f"seed revealed: {rng['seed']}")
+    else:
+        parts.append(f"open, seed {rng['seed']}")
+    if "nonces" in rng:
+        given = ", ".join(f"{p}={v}" for p, v in sorted(rng["nonces"].items())) or "none yet"
+        parts.append(f"nonces: {given}")
+    return "; ".join(parts)
+
+
+def header_lines(gf: gamefile.GameFile) -> list[str]:
+    """Every header field as text (so that a header edit shows in a diff)."""
+    data = gf.data
+    lines = [
+        f"game: {gf.game.title} ({data['game']}), id {gf.game_id}",
+        f"rules: {data['rules']}",
+    ]
+    if "created" in data:
+        lines.append(f"created: {data['created']}")
+    lines.append("players: " + ", ".join(_player_text(p) for p in data["players"]))
+    options = ", ".join(f"{k}={v}" for k, v in sorted(data["options"].items()))
+    lines.append(f"options: {options or 'none'}")
+    lines.append(f"rng: {_rng_text(data['rng'])}")
+    return lines
+
+
+def chain_marks(gf: gamefile.GameFile) -> list[str]:
+    """Per entry: "" when its ``prev`` links to what precedes it, else a warning (an edit
+    of history that would otherwise be invisible in the text)."""
+    marks = []
+    prev = gamefile.header_hash(gf.data)
+    for entry in gf.log:
+        marks.append("" if entry["prev"] == prev else "  [hash chain broken here]")
+        prev = gamefile.entry_hash(entry)
+    return marks
+
+
+def textconv(raw: bytes, where: str = "game file") -> str:
+    """The text git shows for a game file. A file that is not a valid game file (a
+    half-edited one, a conflict) is shown as it is, after a line saying why."""
+    try:
+        gf = gamefile.parse(raw, where)
+        lines = header_lines(gf)
+        lines.append(f"log: {len(gf.log)} entries")
+        for entry, mark in zip(gf.log, chain_marks(gf), strict=True):
+            at = f"  ({entry['at']})" if "at" in entry else ""
+            lines.append(entry_line(gf.game, entry) + at + mark)
+    except RefereeError as exc:
+        text = raw.decode("utf-8", errors="replace")
+        return f"(not a valid game file: {exc.message}; the raw text follows)\n{text}"
+    return "\n".join(lines) + "\n"
+
+
+# --- merge -----------------------------------------------------------------------------
+
+
+class MergeConflict(RefereeError):
+    """The versions differ in a way the driver must not resolve (header, history)."""
+
+
+@dataclass
+class MergeResult:
+    """What the merge driver decided: the merged file data and what it dropped."""
+
+    data: dict[str, Any]
+    game: Game
+    kept: list[dict[str, Any]] = field(default_factory=list)  # ours' new entries
+    taken: list[dict[str, Any]] = field(default_factory=list)  # theirs' entries added
+    dropped: list[dict[str, Any]] = field(default_factory=list)  # theirs' entries dropped
+
+    def redo_by(self) -> list[str]:
+        """Authors of dropped entries, each once, in log order."""
+        seen: list[str] = []
+        for entry in self.dropped:
+            if entry["by"] not in seen:
+                seen.append(entry["by"])
+        return seen
+
+
+def _header(data: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in data.items() if k != "log"}
+
+
+def _union_nonces(base: Mapping[str, Any], ours: Mapping[str, Any],
+                  theirs: Mapping[str, Any]) -> dict[str, Any] | None:
+    """Ours' header with theirs' nonces added, when the two headers differ only in
+    nonces that each side added to the base and no player has two values; else None."""
+    strip = [dict(h, rng={k: v for k, v in h["rng"].items() if k != "nonces"})
+             for h in (base, ours, theirs)]
+    if not strip[0] == strip[1] == strip[2] or "nonces" not in base["rng"]:
+        return None
+    merged = dict(ours["rng"].get("nonces", {}))
+    for player, value in theirs["rng"].get("nonces", {}).items():
+        if merged.setdefault(player, value) != value:
+            return None
+    order = [p["id"] for p in ours["players"]]
+    nonces = {p: merged[p] for p in order if p in merged}
+    return dict(ours, rng=dict(ours["rng"], nonces=nonces))
+
+
+def merge_header(base: Mapping[str, Any], ours: Mapping[str, Any],
+                 theirs: Mapping[str, Any]) -> dict[str, Any]:
+    """The merged header. Raises MergeConflict unless at most one side changed it, or
+    both only added nonces; the result must be an allowed change of the base."""
+    hb, ho, ht = _header(base), _header(ours), _header(theirs)
+    if ho == ht or ht == hb:
+        merged = ho
+    elif ho == hb:
+        merged = ht
+    else:
+        union = _union_nonces(hb, ho, ht)
+        if union is None:
+            raise MergeConflict("both sides changed the game's header differently")
+        merged = union
+    changed = history.header_changes({**hb, "log": base["log"]}, {**merged, "log": []})
+    if changed:
+        raise MergeConflict(f"the header was edited: {', '.join(changed)}")
+    return merged
+
+
+def _new_entries(base_log: Sequence[Any], log: Sequence[Any], side: str) -> list[Any]:
+    if list(log[:len(base_log)]) != list(base_log):
+        raise MergeConflict(f"{side} rewrote or deleted history of the common version")
+    return list(log[len(base_log):])
+
+
+def merge(base: gamefile.GameFile | None, ours: gamefile.GameFile,
+          theirs: gamefile.GameFile) -> MergeResult:
+    """Merge two versions of a game that grew from ``base`` (None: added on both sides).
+
+    Entries both sides appended identically are kept once; when the sides' new entries
+    diverge, ours are kept and theirs from the first difference on are dropped. Raises
+    MergeConflict for a changed header or rewritten history, or when the result is not
+    a well-formed game (numbering, hash chain, authorship).
+    """
+    if ours.data["game"] != theirs.data["game"]:
+        raise MergeConflict("the two versions are different games")
+    base_data = base.data if base is not None else {**_header(ours.data), "log": []}
+    header = merge_header(base_data, ours.data, theirs.data)
+    a = _new_entries(base_data["log"], ours.log, "our side")
+    b = _new_entries(base_data["log"], theirs.log, "their side")
+    common = 0
+    while common < min(len(a), len(b)) and a[common] == b[common]:
+        common += 1
+    result = MergeResult(data={}, game=ours.game, kept=a[common:])
+    if common == len(a):
+        result.taken = b[common:]
+    else:
+        result.dropped = b[common:]
+    log = [*base_data["log"], *a, *result.taken]
+    result.data = {**header, "log": log}
+    problem = structure_problem(gamefile.GameFile(result.data, ours.game))
+    if problem:
+        raise MergeConflict(f"the merged game would be invalid: {problem}")
+    return result
+
+
+def structure_problem(gf: gamefile.GameFile) -> str | None:
+    """Why the log is not well formed (numbering, hash chain, authors), or None. The
+    rules pin is not checked: a merge works whatever referee version made the game."""
+    for i, (entry, mark) in enumerate(zip(gf.log, chain_marks(gf), strict=True)):
+        if entry["n"] != i + 1:
+            return f"$.log[{i}] is numbered {entry['n']}, expected {i + 1}"
+        if mark:
+            return f"$.log[{i}] (move {i + 1}): the hash chain is broken"
+        if entry["by"] not in gf.players:
+            return f"$.log[{i}] (move {i + 1}): {entry['by']!r} is not a player"
+    return None
+
+
+def parse_version(raw: bytes, where: str, may_be_empty: bool = False) -> gamefile.GameFile | None:
+    """One of the three versions git hands the merge driver. An empty common ancestor
+    (the file was added on both sides) is None. Raises MergeConflict for a version that
+    is not a valid game file."""
+    if may_be_empty and not raw.strip():
+        return None
+    try:
+        return gamefile.parse(raw, where)
+    except GameFileError as exc:
+        raise MergeConflict(exc.message) from None
+
+
+def dropped_report(result: MergeResult, path: str) -> list[str]:
+    """What to tell the players whose new moves were dropped."""
+    lines = [f"referee git-merge: {path}: both sides added moves; kept the target "
+             f"branch's {len(result.kept)} new entries and dropped the other side's "
+             f"{len(result.dropped)}:"]
+    for entry in result.dropped:
+        lines.append("  dropped " + entry_line(result.game, entry).strip())
+    for player in result.redo_by():
+        lines.append(f"{player}: your move was not recorded. Look at the merged game "
+                     f"(`referee status {path} --as {player}`) and make your move again.")
+    return lines
