@@ -101,7 +101,7 @@ def textconv(raw: bytes, where: str = "game file") -> str:
     try:
         gf = gamefile.parse(raw, where)
         lines = header_lines(gf)
-        lines.append(f"log: {len(gf.log)} entries")
+        lines.append("log:")  # no count: appending a move adds one line, changes none
         for entry, mark in zip(gf.log, chain_marks(gf), strict=True):
             at = f"  ({entry['at']})" if "at" in entry else ""
             lines.append(entry_line(gf.game, entry) + at + mark)
@@ -240,11 +240,15 @@ def parse_version(raw: bytes, where: str, may_be_empty: bool = False) -> gamefil
         raise MergeConflict(exc.message) from None
 
 
+def _entries(n: int) -> str:
+    return f"{n} new entry" if n == 1 else f"{n} new entries"
+
+
 def dropped_report(result: MergeResult, path: str) -> list[str]:
     """What to tell the players whose new moves were dropped."""
     lines = [f"referee git-merge: {path}: both sides added moves; kept the target "
-             f"branch's {len(result.kept)} new entries and dropped the other side's "
-             f"{len(result.dropped)}:"]
+             f"branch's {_entries(len(result.kept))} and dropped the other side's "
+             f"{_entries(len(result.dropped))}:"]
     for entry in result.dropped:
         lines.append("  dropped " + entry_line(result.game, entry).strip())
     for player in result.redo_by():
