@@ -45,11 +45,10 @@ def public_key(keys: Path, name: str) -> str:
     return " ".join((keys / f"{name}.pub").read_text().split()[:2])
 
 
-@pytest.fixture
-def game(tmp_path: Path) -> tuple[Path, Path]:
-    """A sealed 3-player Staufer game well into play (hands and draws exist)."""
+def sealed_game(tmp_path: Path, name: str) -> tuple[Path, Path]:
+    """A sealed 3-player game of ``name`` well into play (hands and draws exist)."""
     path, secret = tmp_path / "g.json", tmp_path / "keep.secret"
-    assert run("new", "staufer", path, "--players", "ann,ben,cat", "--sealed", "--seed",
+    assert run("new", name, path, "--players", "ann,ben,cat", "--sealed", "--seed",
                SEED, "--secret-out", secret, "--id", "g1").exit_code == 0
     chooser = Rng("age-choices")
     for _ in range(20):
@@ -60,6 +59,11 @@ def game(tmp_path: Path) -> tuple[Path, Path]:
         assert run("move", path, "--as", player, chooser.choice(legal, "m"), "--secret",
                    secret).exit_code == 0
     return path, secret
+
+
+@pytest.fixture
+def game(tmp_path: Path) -> tuple[Path, Path]:
+    return sealed_game(tmp_path, "staufer")
 
 
 def signers_file(tmp_path: Path, text: str) -> Path:
@@ -112,11 +116,13 @@ def test_ben_cannot_read_anns_view(game: tuple[Path, Path], signers: Path,
                              "  each player can open only their own view\n")
 
 
-def test_the_clear_files_hold_no_hidden_token(game: tuple[Path, Path], signers: Path,
+@pytest.mark.parametrize("name", ["staufer", "dynasties"])
+def test_the_clear_files_hold_no_hidden_token(name: str, tmp_path: Path, signers: Path,
                                               keys: Path) -> None:
+    game = sealed_game(tmp_path, name)
     path, _ = game
     write_views(game, signers)
-    tokens = get_game("staufer").hidden_tokens(
+    tokens = get_game(name).hidden_tokens(
         gamefile.replay(gamefile.read(path), SEED).state)
     assert tokens["ann"] and tokens["ben"]
     folder = path.parent

@@ -73,6 +73,15 @@ def test_textconv_of_a_move_differs_by_one_added_line(tmp_path: Path) -> None:
     assert after[-1] == f"   2. ben: supply 2  ({NOW})"
 
 
+def test_textconv_shows_an_undo(tmp_path: Path) -> None:
+    path = tmp_path / "g.json"
+    new_game(path)
+    play(path, "ann", "supply 5")
+    assert run("undo", path, "--as", "ann").exit_code == 0
+    assert run("git-textconv", path).output.endswith(
+        f"log:\n   1. ann: supply 5  ({NOW})\n   2. ann: undo 1  ({NOW})\n")
+
+
 def test_textconv_of_a_sealed_game_needs_no_secret(tmp_path: Path) -> None:
     path, secret = tmp_path / "g.json", tmp_path / "keep.secret"
     new_game(path, "--sealed", "--secret-out", str(secret), "--nonces")

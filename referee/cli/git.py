@@ -41,7 +41,7 @@ def default_signers(game_path: Path) -> Path:
     return Path(top.stdout.decode().strip()) / SIGNERS_IN_REPO
 
 
-def _views_lines(report: agebox.ViewsReport, signers: Path, out: Path) -> list[str]:
+def _views_lines(report: agebox.ViewsReport, out: Path) -> list[str]:
     lines = []
     for player in report.written:
         lines.append(f"  {player}: {report.files[player]} written")
@@ -95,7 +95,7 @@ def views(path: Path, signers_path: Path | None, out_dir: Path | None,
     if as_json:
         emit_json({"out": str(out), "signers": str(signers_path), **report.__dict__})
     else:
-        for line in _views_lines(report, signers_path, out):
+        for line in _views_lines(report, out):
             click.echo(line)
     for player in report.no_key:
         click.echo(f"warning: {player} has no ssh-ed25519 or ssh-rsa key in {signers_path}: "
