@@ -45,7 +45,24 @@ def public_key(keys: Path, name: str) -> str:
     return " ".join((keys / f"{name}.pub").read_text().split()[:2])
 
 
-def sealed_game(tmp_path: Path, name: str) -> tuple[Path, Path]:
+@pytest.fixture(scope="module")
+def played(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """One sealed game of each kind, played once per module (folder per game)."""
+    folders = {}
+    for name in ("staufer", "dynasties"):
+        folders[name] = tmp_path_factory.mktemp(name)
+        play_sealed(folders[name], name)
+    return folders
+
+
+def sealed_game(tmp_path: Path, played: dict[str, Path], name: str) -> tuple[Path, Path]:
+    """A copy of the played sealed game ``name`` in ``tmp_path``."""
+    for file in ("g.json", "keep.secret"):
+        shutil.copy(played[name] / file, tmp_path / file)
+    return tmp_path / "g.json", tmp_path / "keep.secret"
+
+
+def play_sealed(tmp_path: Path, name: str) -> None:
     """A sealed 3-player game of ``name`` well into play (hands and draws exist)."""
     path, secret = tmp_path / "g.json", tmp_path / "keep.secret"
     assert run("new", name, path, "--players", "ann,ben,cat", "--sealed", "--seed",
@@ -58,12 +75,11 @@ def sealed_game(tmp_path: Path, name: str) -> tuple[Path, Path]:
                                secret).output)["legal"]
         assert run("move", path, "--as", player, chooser.choice(legal, "m"), "--secret",
                    secret).exit_code == 0
-    return path, secret
 
 
 @pytest.fixture
-def game(tmp_path: Path) -> tuple[Path, Path]:
-    return sealed_game(tmp_path, "staufer")
+def game(tmp_path: Path, played: dict[str, Path]) -> tuple[Path, Path]:
+    return sealed_game(tmp_path, played, "staufer")
 
 
 def signers_file(tmp_path: Path, text: str) -> Path:
@@ -118,8 +134,8 @@ def test_ben_cannot_read_anns_view(game: tuple[Path, Path], signers: Path,
 
 @pytest.mark.parametrize("name", ["staufer", "dynasties"])
 def test_the_clear_files_hold_no_hidden_token(name: str, tmp_path: Path, signers: Path,
-                                              keys: Path) -> None:
-    game = sealed_game(tmp_path, name)
+                                              keys: Path, played: dict[str, Path]) -> None:
+    game = sealed_game(tmp_path, played, name)
     path, _ = game
     write_views(game, signers)
     tokens = get_game(name).hidden_tokens(
