@@ -124,17 +124,31 @@ def view_document(game_id: str, file: str, player: str, moves: int, text: str,
 
 
 def write_atomic(path: Path, data: bytes) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    """Write ``data`` to ``path`` through a temporary file and a rename. Raises
+    UsageError when the folder cannot be written."""
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as exc:
+        raise UsageError(f"cannot write in {path.parent}: {exc.strerror}") from None
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
+    except OSError as exc:
+        os.unlink(tmp)
+        raise UsageError(f"cannot write {path}: {exc.strerror}") from None
     except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+        os.unlink(tmp)
         raise
+
+
+def remove(path: Path) -> None:
+    try:
+        path.unlink()
+    except OSError as exc:
+        raise UsageError(f"cannot remove {path}: {exc.strerror}") from None
 
 
 def _encrypt(plaintext: bytes, keys: list[str]) -> bytes:
@@ -183,7 +197,7 @@ def write_views(out: Path, stem: str, game_id: str, mac_key: bytes,
         if not keys:
             report.no_key.append(player)
             if target.exists():
-                target.unlink()
+                remove(target)
                 report.removed.append(player)
             continue
         entry = {"file": name, "keys": [fingerprint(k) for k in keys],

@@ -270,6 +270,13 @@ def test_views_go_to_out_and_default_signers_are_in_the_repository(
                                                      "g.public.txt", "g.views.json"]
 
 
+def test_views_cannot_write_into_a_file(game: tuple[Path, Path], signers: Path) -> None:
+    path, _ = game
+    result = write_views(game, signers, "--out", path / "views")
+    assert (result.exit_code, result.stderr) == (
+        2, f"error: cannot create {path / 'views'}: Not a directory\n")
+
+
 def test_views_outside_a_repository_need_signers(game: tuple[Path, Path], tmp_path: Path,
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     path, secret = game

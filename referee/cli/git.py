@@ -171,7 +171,7 @@ def git_merge(base: Path, ours: Path, theirs: Path, name: str | None,
                    f"`git show MERGE_HEAD:{name}` (or `git checkout --theirs {name}`)",
                    err=True)
         sys.exit(1)
-    ours.write_text(gamefile.dumps(result.data), encoding="utf-8")
+    agebox.write_atomic(ours, gamefile.dumps(result.data).encode())
     if not result.dropped:
         return
     for line in gitdrivers.dropped_report(result, name):
