@@ -252,6 +252,8 @@ def dropped_report(result: MergeResult, path: str) -> list[str]:
     for entry in result.dropped:
         lines.append("  dropped " + entry_line(result.game, entry).strip())
     for player in result.redo_by():
-        lines.append(f"{player}: your move was not recorded. Look at the merged game "
-                     f"(`referee status {path} --as {player}`) and make your move again.")
+        n = sum(1 for entry in result.dropped if entry["by"] == player)
+        what = "your move was" if n == 1 else f"your {n} moves were"
+        lines.append(f"{player}: {what} not recorded. Look at the merged game "
+                     f"(`referee status {path} --as {player}`) and move again.")
     return lines

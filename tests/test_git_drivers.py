@@ -156,7 +156,23 @@ def test_merge_keeps_ours_and_drops_theirs(three: tuple[Path, Path, Path]) -> No
         "1 new entry and dropped the other side's 1 new entry:",
         "  dropped 2. ben: supply 2",
         "ben: your move was not recorded. Look at the merged game "
-        "(`referee status g.json --as ben`) and make your move again.",
+        "(`referee status g.json --as ben`) and move again.",
+    ]
+
+
+def test_merge_reports_several_dropped_moves(three: tuple[Path, Path, Path]) -> None:
+    base, ours, theirs = three
+    shutil.copy(base, theirs)
+    play(theirs, "ben", "deploy aachen 3")
+    play(theirs, "ben", "seat noble")
+    result = gitdrivers.merge(version(base), version(ours), version(theirs))
+    assert gitdrivers.dropped_report(result, "g.json") == [
+        "referee git-merge: g.json: both sides added moves; kept the target branch's "
+        "1 new entry and dropped the other side's 2 new entries:",
+        "  dropped 2. ben: deploy aachen 3",
+        "  dropped 3. ben: seat noble",
+        "ben: your 2 moves were not recorded. Look at the merged game "
+        "(`referee status g.json --as ben`) and move again.",
     ]
 
 
