@@ -308,6 +308,39 @@ def test_views_of_a_sealed_game_need_the_secret(game: tuple[Path, Path], signers
                                                              "keep.secret"]
 
 
+def test_view_says_when_the_game_has_moved_on(game: tuple[Path, Path], signers: Path,
+                                              keys: Path, tmp_path: Path) -> None:
+    path, secret = game
+    write_views(game, signers)
+    view = path.parent / "g.ann.age"
+    assert run("view", view, "-i", keys / "ann").stderr == ""
+    public = json.loads(run("status", path, "--json", "--secret", secret).output)
+    player = public["to_move"][0]
+    legal = json.loads(run("status", path, "--as", player, "--json", "--secret",
+                           secret).output)["legal"]
+    assert run("move", path, "--as", player, legal[0], "--secret", secret).exit_code == 0
+    moves = len(json.loads(path.read_text())["log"])
+    result = run("view", view, "-i", keys / "ann")
+    assert result.exit_code == 0
+    assert result.stderr == (f"note: this view is of move {moves - 1}, but {path} has "
+                             f"{moves} entries now: its view has not been written yet\n")
+    (tmp_path / "elsewhere").mkdir()
+    moved = tmp_path / "elsewhere" / "g.ann.age"
+    shutil.copy(view, moved)
+    assert run("view", moved, "-i", keys / "ann").stderr == ""  # no game file beside it
+    assert run("view", moved, "-i", keys / "ann", "--game", path).stderr == (
+        f"note: this view is of move {moves - 1}, but {path} has {moves} entries now: "
+        "its view has not been written yet\n")
+
+
+def test_view_with_another_game(written: Path, keys: Path, tmp_path: Path) -> None:
+    other = tmp_path / "other.json"
+    assert run("new", "staufer", other, "--players", "ann,ben", "--id", "o1").exit_code == 0
+    result = run("view", written, "-i", keys / "ann", "--game", other)
+    assert (result.exit_code, result.stderr) == (
+        2, f"error: {other} is game o1, but the view is of game g1\n")
+
+
 # --- reading a view: errors ------------------------------------------------------------
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -19,7 +20,7 @@ from referee.cli.common import (
     status_json,
     status_text,
 )
-from referee.errors import UsageError
+from referee.errors import RefereeError, UsageError
 
 SIGNERS_IN_REPO = Path(".referee") / "allowed_signers"
 
@@ -112,16 +113,44 @@ def views(path: Path, signers_path: Path | None, out_dir: Path | None,
 @click.argument("path", metavar="FILE.age", type=click.Path(path_type=Path))
 @click.option("--identity", "-i", type=click.Path(path_type=Path), metavar="KEY",
               help="Your SSH private key (default: ~/.ssh/id_ed25519, then ~/.ssh/id_rsa).")
+@click.option("--game", "game_path", type=click.Path(path_type=Path), metavar="FILE",
+              help="The game file, to say whether the view is out of date (default: the "
+                   "game's file beside the view, if there is one).")
 @click.option("--json", "as_json", is_flag=True,
               help="Output the view as `referee status --as YOU --json` would.")
 @handles_errors
-def view(path: Path, identity: Path | None, as_json: bool) -> None:
+def view(path: Path, identity: Path | None, game_path: Path | None, as_json: bool) -> None:
     """Decrypt and show your private view written by `referee views`."""
     doc = agebox.open_view(path, agebox.find_identity(identity))
+    note = stale_note(doc, path, game_path)
     if as_json:
         emit_json(doc["status"])
-        return
-    click.echo(doc["text"])
+    else:
+        click.echo(doc["text"])
+    if note:
+        click.echo(note, err=True)
+
+
+def stale_note(doc: dict[str, Any], view_path: Path, game_path: Path | None) -> str | None:
+    """A note when the game has moved on since the view was written (None if it has not
+    or the game file is not at hand). Raises UsageError when --game is another game."""
+    beside = view_path.parent / Path(str(doc.get("file", ""))).name
+    if game_path is None:
+        try:
+            gf = gamefile.read(beside)
+        except RefereeError:  # no game file beside the view (or not a readable one)
+            return None
+        if gf.game_id != doc["game"]:
+            return None
+    else:
+        gf = gamefile.read(game_path)
+        if gf.game_id != doc["game"]:
+            raise UsageError(f"{game_path} is game {gf.game_id}, but the view is of game "
+                             f"{doc['game']}")
+    if len(gf.log) == doc["moves"]:
+        return None
+    return (f"note: this view is of move {doc['moves']}, but {game_path or beside} has "
+            f"{len(gf.log)} entries now: its view has not been written yet")
 
 
 # --- git drivers ------------------------------------------------------------------------
