@@ -22,24 +22,25 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from referee import gamefile, history
-from referee.engine import Game
 from referee.errors import GameFileError, RefereeError
 
 # --- entry -> text ---------------------------------------------------------------------
 
 
-def entry_text(game: Game, entry: Mapping[str, Any]) -> str:
-    """A log entry as other players may read it: the move in notation (its public
-    text), or ``undo N``. The one place where an entry becomes text."""
+def entry_text(gf: gamefile.GameFile, i: int) -> str:
+    """Log entry ``i`` as other players may read it: the move's public text, or
+    ``undo N``. The one place where an entry becomes text here; it needs no secret."""
+    entry = gf.log[i]
     if "undo" in entry:
         return f"undo {entry['undo']}"
-    move = gamefile.decode_move(game, entry["move"], f"$.log[{entry['n'] - 1}].move")
-    return game.public_text(move)
+    move = gamefile.decode_move(gf.game, entry["move"], f"$.log[{i}].move")
+    return gf.game.public_text(move)
 
 
-def entry_line(game: Game, entry: Mapping[str, Any]) -> str:
-    """``n. by: notation`` (the line textconv prints for an entry)."""
-    return f"{entry['n']:>4}. {entry['by']}: {entry_text(game, entry)}"
+def entry_line(gf: gamefile.GameFile, i: int) -> str:
+    """``n. by: text`` of log entry ``i`` (the line textconv prints)."""
+    entry = gf.log[i]
+    return f"{entry['n']:>4}. {entry['by']}: {entry_text(gf, i)}"
 
 
 # --- textconv --------------------------------------------------------------------------
@@ -102,9 +103,9 @@ def textconv(raw: bytes, where: str = "game file") -> str:
         gf = gamefile.parse(raw, where)
         lines = header_lines(gf)
         lines.append("log:")  # no count: appending a move adds one line, changes none
-        for entry, mark in zip(gf.log, chain_marks(gf), strict=True):
+        for i, (entry, mark) in enumerate(zip(gf.log, chain_marks(gf), strict=True)):
             at = f"  ({entry['at']})" if "at" in entry else ""
-            lines.append(entry_line(gf.game, entry) + at + mark)
+            lines.append(entry_line(gf, i) + at + mark)
     except RefereeError as exc:
         text = raw.decode("utf-8", errors="replace")
         return f"(not a valid game file: {exc.message}; the raw text follows)\n{text}"
@@ -123,10 +124,14 @@ class MergeResult:
     """What the merge driver decided: the merged file data and what it dropped."""
 
     data: dict[str, Any]
-    game: Game
+    theirs: gamefile.GameFile
     kept: list[dict[str, Any]] = field(default_factory=list)  # ours' new entries
     taken: list[dict[str, Any]] = field(default_factory=list)  # theirs' entries added
-    dropped: list[dict[str, Any]] = field(default_factory=list)  # theirs' entries dropped
+    dropped_from: int | None = None  # theirs.log[dropped_from:] were dropped
+
+    @property
+    def dropped(self) -> list[dict[str, Any]]:
+        return [] if self.dropped_from is None else self.theirs.log[self.dropped_from:]
 
     def redo_by(self) -> list[str]:
         """Authors of dropped entries, each once, in log order."""
@@ -202,30 +207,17 @@ def merge(base: gamefile.GameFile | None, ours: gamefile.GameFile,
     common = 0
     while common < min(len(a), len(b)) and a[common] == b[common]:
         common += 1
-    result = MergeResult(data={}, game=ours.game, kept=a[common:])
+    result = MergeResult(data={}, theirs=theirs, kept=a[common:])
     if common == len(a):
         result.taken = b[common:]
-    else:
-        result.dropped = b[common:]
-    log = [*base_data["log"], *a, *result.taken]
-    result.data = {**header, "log": log}
-    problem = structure_problem(gamefile.GameFile(result.data, ours.game))
-    if problem:
-        raise MergeConflict(f"the merged game would be invalid: {problem}")
+    elif common < len(b):
+        result.dropped_from = len(base_data["log"]) + common
+    result.data = {**header, "log": [*base_data["log"], *a, *result.taken]}
+    try:  # what `referee check` verifies without the secret, and nothing else
+        gamefile.check_structure(gamefile.GameFile(result.data, ours.game))
+    except RefereeError as exc:
+        raise MergeConflict(f"the merged game would be invalid: {exc.message}") from None
     return result
-
-
-def structure_problem(gf: gamefile.GameFile) -> str | None:
-    """Why the log is not well formed (numbering, hash chain, authors), or None. The
-    rules pin is not checked: a merge works whatever referee version made the game."""
-    for i, (entry, mark) in enumerate(zip(gf.log, chain_marks(gf), strict=True)):
-        if entry["n"] != i + 1:
-            return f"$.log[{i}] is numbered {entry['n']}, expected {i + 1}"
-        if mark:
-            return f"$.log[{i}] (move {i + 1}): the hash chain is broken"
-        if entry["by"] not in gf.players:
-            return f"$.log[{i}] (move {i + 1}): {entry['by']!r} is not a player"
-    return None
 
 
 def parse_version(raw: bytes, where: str, may_be_empty: bool = False) -> gamefile.GameFile | None:
@@ -249,8 +241,9 @@ def dropped_report(result: MergeResult, path: str) -> list[str]:
     lines = [f"referee git-merge: {path}: both sides added moves; kept the target "
              f"branch's {_entries(len(result.kept))} and dropped the other side's "
              f"{_entries(len(result.dropped))}:"]
-    for entry in result.dropped:
-        lines.append("  dropped " + entry_line(result.game, entry).strip())
+    assert result.dropped_from is not None
+    for i in range(result.dropped_from, len(result.theirs.log)):
+        lines.append("  dropped " + entry_line(result.theirs, i).strip())
     for player in result.redo_by():
         n = sum(1 for entry in result.dropped if entry["by"] == player)
         what = "your move was" if n == 1 else f"your {n} moves were"

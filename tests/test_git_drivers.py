@@ -225,8 +225,8 @@ def test_merge_refuses_a_broken_chain_in_what_it_takes(three: tuple[Path, Path, 
     data["log"][1]["prev"] = "0" * 64
     theirs.write_text(gamefile.dumps(data))
     with pytest.raises(gitdrivers.MergeConflict,
-                       match=r"^the merged game would be invalid: \$\.log\[1\] \(move 2\): "
-                             r"the hash chain is broken$"):
+                       match=r"^the merged game would be invalid: \$\.log\[1\] .*: "
+                             r"the hash chain is broken"):
         gitdrivers.merge(version(base), version(ours), version(theirs))
 
 
