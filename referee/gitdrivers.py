@@ -28,11 +28,19 @@ from referee.errors import GameFileError, RefereeError
 
 
 def entry_text(gf: gamefile.GameFile, i: int) -> str:
-    """Log entry ``i`` as other players may read it: the move's public text, or
-    ``undo N``. The one place where an entry becomes text here; it needs no secret."""
+    """Log entry ``i`` as other players may read it; needs no secret. A sealed move is
+    shown by its public text. The one place where an entry becomes text here."""
     entry = gf.log[i]
-    if "undo" in entry:
+    kind = gamefile.entry_kind(entry)
+    if kind == "undo":
         return f"undo {entry['undo']}"
+    if kind == "void":
+        return f"void {entry['void']} (struck: it was not legal)"
+    if kind == "meta":
+        details = ", ".join(f"{k} {v}" for k, v in entry["meta"].items() if k != "kind")
+        return f"[{entry['meta']['kind']}] {details}".rstrip()
+    if "sealed" in entry:
+        return str(entry.get("public", f"{entry['move'].get('type')} (hidden choice)"))
     move = gamefile.decode_move(gf.game, entry["move"], f"$.log[{i}].move")
     return gf.game.public_text(move)
 
@@ -55,6 +63,10 @@ def _player_text(player: Mapping[str, Any]) -> str:
     return text
 
 
+def _pairs(values: Mapping[str, Any]) -> str:
+    return ", ".join(f"{p}={v}" for p, v in sorted(values.items())) or "none yet"
+
+
 def _rng_text(rng: Mapping[str, Any]) -> str:
     parts = []
     if "commitment" in rng:
@@ -63,9 +75,12 @@ def _rng_text(rng: Mapping[str, Any]) -> str:
             parts.append(f"seed revealed: {rng['seed']}")
     else:
         parts.append(f"open, seed {rng['seed']}")
+    if "recipient" in rng:
+        parts.append(f"referee recipient {rng['recipient']}")
+    if "nonce_commitments" in rng:
+        parts.append(f"nonce commitments: {_pairs(rng['nonce_commitments'])}")
     if "nonces" in rng:
-        given = ", ".join(f"{p}={v}" for p, v in sorted(rng["nonces"].items())) or "none yet"
-        parts.append(f"nonces: {given}")
+        parts.append(f"nonces: {_pairs(rng['nonces'])}")
     return "; ".join(parts)
 
 
@@ -146,41 +161,78 @@ def _header(data: Mapping[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in data.items() if k != "log"}
 
 
+NONCE_KEYS = ("nonce_commitments", "nonces")  # rng dicts that grow before the first move
+
+
+def _without_nonces(header: Mapping[str, Any]) -> dict[str, Any]:
+    return dict(header, rng={k: v for k, v in header["rng"].items() if k not in NONCE_KEYS})
+
+
 def _union_nonces(base: Mapping[str, Any], ours: Mapping[str, Any],
                   theirs: Mapping[str, Any]) -> dict[str, Any] | None:
-    """Ours' header with theirs' nonces added, when the two headers differ only in
-    nonces that each side added to the base and no player has two values; else None."""
-    strip = [dict(h, rng={k: v for k, v in h["rng"].items() if k != "nonces"})
-             for h in (base, ours, theirs)]
-    if not strip[0] == strip[1] == strip[2] or "nonces" not in base["rng"]:
+    """Ours' header with theirs' nonce commitments and nonces added, when the two headers
+    differ only in those and no player has two values; else None."""
+    if not _without_nonces(base) == _without_nonces(ours) == _without_nonces(theirs):
         return None
-    merged = dict(ours["rng"].get("nonces", {}))
-    for player, value in theirs["rng"].get("nonces", {}).items():
-        if merged.setdefault(player, value) != value:
-            return None
+    rng = dict(ours["rng"])
     order = [p["id"] for p in ours["players"]]
-    nonces = {p: merged[p] for p in order if p in merged}
-    return dict(ours, rng=dict(ours["rng"], nonces=nonces))
+    for key in NONCE_KEYS:
+        if key not in base["rng"]:
+            continue
+        merged = dict(ours["rng"].get(key, {}))
+        for player, value in theirs["rng"].get(key, {}).items():
+            if merged.setdefault(player, value) != value:
+                return None
+        rng[key] = {p: merged[p] for p in order if p in merged}
+    return dict(ours, rng=rng)
+
+
+def _nonces_grew(base: Mapping[str, Any], merged: Mapping[str, Any]) -> list[str]:
+    """The nonce dicts of the rng that did not just grow (entries changed or removed),
+    or were added to a game made without them."""
+    problems = []
+    for key in NONCE_KEYS:
+        old, new = base["rng"].get(key), merged["rng"].get(key)
+        if old is None and new is None:
+            continue
+        if old is None or new is None or any(new.get(p) != v for p, v in old.items()):
+            problems.append(f"rng.{key}")
+    return problems
 
 
 def merge_header(base: Mapping[str, Any], ours: Mapping[str, Any],
                  theirs: Mapping[str, Any]) -> dict[str, Any]:
     """The merged header. Raises MergeConflict unless at most one side changed it, or
-    both only added nonces; the result must be an allowed change of the base."""
+    both only added nonce commitments or nonces. Against the base, only these may have
+    grown (before the first move) and a revealed seed been written in."""
     hb, ho, ht = _header(base), _header(ours), _header(theirs)
+    for side in (ho, ht):
+        changed = header_edits(hb, bool(base["log"]), side)
+        if changed:
+            raise MergeConflict(f"the header was edited: {', '.join(changed)}")
     if ho == ht or ht == hb:
-        merged = ho
-    elif ho == hb:
-        merged = ht
+        return ho
+    if ho == hb:
+        return ht
+    union = _union_nonces(hb, ho, ht)
+    if union is None:
+        raise MergeConflict("both sides changed the game's header differently")
+    return union
+
+
+def header_edits(base: Mapping[str, Any], moved: bool, header: Mapping[str, Any]
+                 ) -> list[str]:
+    """How ``header`` departs from ``base`` in ways a game never changes: anything but
+    nonce commitments and nonces added before the first move (``moved``: the base has
+    log entries) and a matching seed revealed."""
+    changed = history.header_changes({**_without_nonces(base), "log": []},
+                                     {**_without_nonces(header), "log": []})
+    if moved:
+        if any(base["rng"].get(k) != header["rng"].get(k) for k in NONCE_KEYS):
+            changed.append("rng (nonces after the first move)")
     else:
-        union = _union_nonces(hb, ho, ht)
-        if union is None:
-            raise MergeConflict("both sides changed the game's header differently")
-        merged = union
-    changed = history.header_changes({**hb, "log": base["log"]}, {**merged, "log": []})
-    if changed:
-        raise MergeConflict(f"the header was edited: {', '.join(changed)}")
-    return merged
+        changed += _nonces_grew(base, header)
+    return changed
 
 
 def _new_entries(base_log: Sequence[Any], log: Sequence[Any], side: str) -> list[Any]:

@@ -65,8 +65,8 @@ def sealed_game(tmp_path: Path, played: dict[str, Path], name: str) -> tuple[Pat
 def play_sealed(tmp_path: Path, name: str) -> None:
     """A sealed 3-player game of ``name`` well into play (hands and draws exist)."""
     path, secret = tmp_path / "g.json", tmp_path / "keep.secret"
-    assert run("new", name, path, "--players", "ann,ben,cat", "--sealed", "--seed",
-               SEED, "--secret-out", secret, "--id", "g1").exit_code == 0
+    assert run("new", name, path, "--players", "ann,ben,cat", "--sealed", "--insecure-seed",
+               "--seed", SEED, "--secret-out", secret, "--id", "g1").exit_code == 0
     chooser = Rng("age-choices")
     for _ in range(20):
         public = json.loads(run("status", path, "--json", "--secret", secret).output)

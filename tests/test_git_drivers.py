@@ -15,6 +15,7 @@ from click.testing import CliRunner, Result
 from referee import gamefile, gitdrivers
 from referee.cli import main
 from referee.engine import get_game
+from referee.rng import commitment
 
 NOW = "2026-01-01T00:00:00Z"
 
@@ -25,7 +26,7 @@ def run(*args: object) -> Result:
 
 def new_game(path: Path, *extra: str, players: str = "ann,ben,cat") -> None:
     result = run("new", "staufer", path, "--players", players, "--seed", "git-test",
-                 "--id", "g1", *extra)
+                 "--insecure-seed", "--id", "g1", *extra)
     assert result.exit_code == 0, result.output
 
 
@@ -47,6 +48,9 @@ def test_textconv_prints_the_header_and_one_line_per_entry(tmp_path: Path) -> No
     play(path, "ann", "supply 1")
     play(path, "ben", "supply 2")
     rules = get_game("staufer").data_version()
+    defaults = json.loads(path.read_text())["options"]  # the game's defaults, filled in
+    assert defaults["privileges"] == "first-game"
+    options = ", ".join(f"{k}={v}" for k, v in sorted(defaults.items()))
     result = run("git-textconv", path)
     assert result.exit_code == 0
     assert result.output == (
@@ -54,7 +58,7 @@ def test_textconv_prints_the_header_and_one_line_per_entry(tmp_path: Path) -> No
         f"rules: {rules}\n"
         f"created: {NOW}\n"
         'players: ann "Ann" <ann@example.org>, ben, cat\n'
-        "options: privilege_copies=2, privilege_list=, privileges=first-game\n"
+        f"options: {options}\n"
         "rng: open, seed git-test\n"
         "log:\n"
         f"   1. ann: supply 1  ({NOW})\n"
@@ -85,14 +89,17 @@ def test_textconv_shows_an_undo(tmp_path: Path) -> None:
 def test_textconv_of_a_sealed_game_needs_no_secret(tmp_path: Path) -> None:
     path, secret = tmp_path / "g.json", tmp_path / "keep.secret"
     new_game(path, "--sealed", "--secret-out", str(secret), "--nonces")
-    for p in ("ann", "ben", "cat"):
-        assert run("nonce", path, "--as", p, f"nonce-{p}").exit_code == 0
+    for _ in ("commit", "reveal"):
+        for p in ("ann", "ben", "cat"):
+            assert run("nonce", path, "--as", p, f"nonce-{p}").exit_code == 0
     play(path, "ann", "supply 1", "--secret", str(secret))
     secret.unlink()  # from here on, nobody holds the seed
     text = run("git-textconv", path).output
-    commitment = json.loads(path.read_text())["rng"]["commitment"]
-    assert f"rng: sealed, commitment {commitment}; nonces: ann=nonce-ann, ben=nonce-ben, " \
-           "cat=nonce-cat\n" in text
+    rng = json.loads(path.read_text())["rng"]
+    commits = ", ".join(f"{p}={commitment(f'nonce-{p}')}" for p in ("ann", "ben", "cat"))
+    assert f"rng: sealed, commitment {rng['commitment']}; referee recipient " \
+           f"{rng['recipient']}; nonce commitments: {commits}; nonces: ann=nonce-ann, " \
+           "ben=nonce-ben, cat=nonce-cat\n" in text
     assert text.endswith(f"log:\n   1. ann: supply 1  ({NOW})\n")
     assert "git-test" not in text
 
@@ -230,14 +237,29 @@ def test_merge_refuses_a_broken_chain_in_what_it_takes(three: tuple[Path, Path, 
         gitdrivers.merge(version(base), version(ours), version(theirs))
 
 
+def nonce(path: Path, player: str, value: str) -> None:
+    result = run("nonce", path, "--as", player, value, "--keep", f"{path}.{player}.nonce")
+    assert result.exit_code == 0, result.output
+
+
 def test_merge_joins_nonces_given_on_both_sides(tmp_path: Path) -> None:
     base, ours, theirs = (tmp_path / f"{n}.json" for n in ("base", "ours", "theirs"))
     new_game(base, "--sealed", "--nonces")
-    assert run("nonce", base, "--as", "cat", "c").exit_code == 0
+    nonce(base, "cat", "c")
     shutil.copy(base, ours)
     shutil.copy(base, theirs)
-    assert run("nonce", ours, "--as", "ben", "b").exit_code == 0
-    assert run("nonce", theirs, "--as", "ann", "a").exit_code == 0
+    nonce(ours, "ben", "b")  # commitments, on two branches
+    nonce(theirs, "ann", "a")
+    result = gitdrivers.merge(version(base), version(ours), version(theirs))
+    commits = result.data["rng"]["nonce_commitments"]
+    assert commits == {p: commitment(v) for p, v in (("ann", "a"), ("ben", "b"), ("cat", "c"))}
+    assert list(commits) == ["ann", "ben", "cat"]
+    base.write_text(gamefile.dumps(result.data))
+    shutil.copy(base, ours)
+    shutil.copy(base, theirs)
+    nonce(ours, "cat", "c")  # reveals, on two branches
+    nonce(theirs, "ann", "a")
+    nonce(theirs, "ben", "b")
     result = gitdrivers.merge(version(base), version(ours), version(theirs))
     assert result.data["rng"]["nonces"] == {"ann": "a", "ben": "b", "cat": "c"}
     assert list(result.data["rng"]["nonces"]) == ["ann", "ben", "cat"]
@@ -248,10 +270,25 @@ def test_merge_refuses_two_nonces_for_one_player(tmp_path: Path) -> None:
     new_game(base, "--sealed", "--nonces")
     shutil.copy(base, ours)
     shutil.copy(base, theirs)
-    assert run("nonce", ours, "--as", "ann", "one").exit_code == 0
-    assert run("nonce", theirs, "--as", "ann", "two").exit_code == 0
+    nonce(ours, "ann", "one")
+    nonce(theirs, "ann", "two")
     with pytest.raises(gitdrivers.MergeConflict,
                        match=r"^both sides changed the game's header differently$"):
+        gitdrivers.merge(version(base), version(ours), version(theirs))
+
+
+def test_merge_refuses_a_nonce_taken_back(tmp_path: Path) -> None:
+    base, ours, theirs = (tmp_path / f"{n}.json" for n in ("base", "ours", "theirs"))
+    new_game(base, "--sealed", "--nonces")
+    nonce(base, "ann", "a")
+    shutil.copy(base, ours)
+    shutil.copy(base, theirs)
+    nonce(ours, "ben", "b")
+    data = json.loads(theirs.read_text())
+    data["rng"]["nonce_commitments"] = {}
+    theirs.write_text(gamefile.dumps(data))
+    with pytest.raises(gitdrivers.MergeConflict,
+                       match=r"^the header was edited: rng.nonce_commitments$"):
         gitdrivers.merge(version(base), version(ours), version(theirs))
 
 

@@ -29,7 +29,7 @@ def test_sealed_game_outputs_hold_no_secret(tmp_path: Path, name: str, n: int) -
     path, secret = tmp_path / "g.json", tmp_path / "keep.secret"
     players = ["ann", "ben", "cat", "dan"][:n]
     spec = ",".join(f"{p}={p.title()} <{p}@example.org>" for p in players)
-    assert run("new", name, path, "--players", spec, "--sealed", "--seed", SEED,
+    assert run("new", name, path, "--players", spec, "--sealed", "--insecure-seed", "--seed", SEED,
                "--secret-out", secret).exit_code == 0
     chooser = Rng("leak-choices")
     for _ in range(25):  # well into the game: draws, hands and decisions have happened

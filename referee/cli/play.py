@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import secrets
 from collections.abc import Sequence
 from pathlib import Path
@@ -9,7 +10,7 @@ from typing import Any
 
 import click
 
-from referee import gamefile, secret
+from referee import gamefile, nonces, secret, vouch
 from referee import rng as rngmod
 from referee.cli import main
 from referee.cli.common import (
@@ -23,9 +24,10 @@ from referee.cli.common import (
     status_json,
     status_text,
 )
-from referee.cli.mail import answer_rejection, from_email
-from referee.engine import game_names, get_game, resolve_move
+from referee.cli.mail import answer_rejection, mail_identify
+from referee.engine import game_names, get_game
 from referee.errors import MoveError, RefereeError, ReplayError, SealedError, UsageError
+from referee.submit import submit
 
 # --- games ----------------------------------------------------------------------------
 
@@ -82,33 +84,43 @@ def games(as_json: bool) -> None:
 @click.option("--secret-out", type=click.Path(path_type=Path), metavar="SECRET",
               help="Where --sealed writes the secret (default FILE.secret).")
 @click.option("--nonces", is_flag=True,
-              help="Every player adds a nonce (`referee nonce`) before the first move, so "
-                   "that nobody alone chooses the shuffle.")
+              help="Every player commits to a nonce and then reveals it (`referee nonce`) "
+                   "before the first move, so that nobody alone chooses the shuffle.")
+@click.option("--insecure-seed", is_flag=True,
+              help="Accept a --seed of a sealed game that carries fewer than 128 bits.")
 @click.option("--json", "as_json", is_flag=True, help="Output JSON.")
 @handles_errors
 def new(game_name: str, path: Path, players: str, seed: str | None,
         options: Sequence[str], game_id: str | None, sealed: bool, secret_out: Path | None,
-        nonces: bool, as_json: bool) -> None:
-    """Start a new game of GAME in FILE."""
+        nonces: bool, insecure_seed: bool, as_json: bool) -> None:
+    """Start a new game of GAME in FILE.
+
+    A sealed game's seed comes from --seed, else from the repository secret in
+    REFEREE_SECRET (derived per game id: no secret file is written), else a strong
+    random seed written to the secret file.
+    """
     game = get_game(game_name)
     player_list = gamefile.parse_players(players)
-    seed = seed or rngmod.new_seed()
-    rng: dict[str, Any] = {"commitment": rngmod.commitment(seed)} if sealed else {"seed": seed}
-    if nonces:
-        rng["nonces"] = {}
     game_id = game_id or f"{game.name}-{secrets.token_hex(3)}"
+    seed, derived = choose_seed(seed, sealed, insecure_seed, game_id)
+    rng: dict[str, Any] = {"seed": seed}
+    if sealed:
+        rng = {"commitment": rngmod.commitment(seed), "recipient": vouch.recipient(seed)}
+    if nonces:
+        rng.update(nonce_commitments={}, nonces={})
     data = gamefile.new_data(game, player_list, parse_option_pairs(options), rng, game_id)
     gf = gamefile.GameFile(data, game)
     match = gamefile.replay(gf, seed)  # proves the setup works before anything is written
     secret_path = secret_out or secret.default_secret_path(path)
-    if sealed:
+    sealed_file = sealed and not derived
+    if sealed_file:
         if path.exists():
             raise UsageError(f"{path} already exists", hints=["choose another file name"])
         secret.write_secret(secret_path, game_id, seed)
     try:
         gamefile.create(path, data)
     except RefereeError:
-        if sealed:
+        if sealed_file:
             secret_path.unlink()
         raise
     assumed = game.assumptions()
@@ -116,12 +128,15 @@ def new(game_name: str, path: Path, players: str, seed: str | None,
         out = status_json(gf, match, None)
         out["file"] = str(path)
         out["assumed_values"] = len(assumed)
-        if sealed:
+        if sealed_file:
             out["secret"] = str(secret_path)
         emit_json(out)
         return
     click.echo(f"created {path}: {game.title}, players {', '.join(gf.players)}")
-    if sealed:
+    if derived:
+        click.echo("sealed: the seed is derived from the repository secret in REFEREE_SECRET "
+                   "and this game's id; no secret file was written.")
+    elif sealed:
         click.echo(f"sealed: the seed is in {secret_path} (owner-only). Keep it secret and out "
                    "of git; reveal it after the game with `referee reveal`.")
     if assumed:
@@ -131,6 +146,29 @@ def new(game_name: str, path: Path, players: str, seed: str | None,
         )
     click.echo(prompt_line(gf, match))
 
+
+
+def choose_seed(seed: str | None, sealed: bool, insecure: bool, game_id: str
+                ) -> tuple[str, bool]:
+    """The game's seed, and whether it is derived from the repository secret. A sealed
+    game's seed must carry at least 128 bits: a short one would fall out of the
+    commitment by trying them all. Raises UsageError."""
+    if seed is not None:
+        bits = rngmod.seed_bits(seed)
+        if sealed and bits < rngmod.MIN_SEED_BITS and not insecure:
+            raise UsageError(
+                f"this --seed carries about {bits:.0f} bits; a sealed game's seed needs at "
+                f"least {rngmod.MIN_SEED_BITS}, or anyone can find it from the commitment",
+                hints=["leave out --seed (a strong one is made), or add --insecure-seed"],
+            )
+        return seed, False
+    repository = os.environ.get("REFEREE_SECRET")
+    if sealed and repository:
+        if rngmod.seed_bits(repository) < rngmod.MIN_SEED_BITS:
+            raise UsageError("REFEREE_SECRET carries fewer than 128 bits; make it with "
+                             "`python3 -c 'import secrets; print(secrets.token_hex(32))'`")
+        return secret.game_seed(repository, game_id), True
+    return rngmod.new_seed(), False
 
 
 # --- status ---------------------------------------------------------------------------
@@ -182,51 +220,36 @@ def move(path: Path, player: str | None, words: Sequence[str], secret_path: Path
     if email_path is None and (player is None or not words):
         raise UsageError("move needs --as PLAYER and the MOVE (or --from-email MESSAGE)")
     texts = [" ".join(words)] if words else []
-    with gamefile.locked(path) as old:
-        gf = gamefile.parse(old, str(path))
-        if gamefile.missing_nonces(gf):
-            raise ReplayError(prompt_line(gf, None))
-        seed = secret.find_seed(gf, secret_path, path)
-        raw = b""
-        if email_path is not None:
-            player, texts, raw = from_email(gf, seed, email_path, player, reply_out, sender)
-        assert player is not None
-        gf.player(player)
-        if seed is None and unchecked:
-            gamefile.check_structure(gf)
-            chosen = gf.game.parse_move(texts[0], [])
-            entry = gamefile.append_entry(gf.data, player, chosen)
-            gamefile.replace(path, old, gf.data)
-            click.echo(f"move {entry['n']}: {player}: {gf.game.format_move(chosen)} "
-                       "(appended UNCHECKED: only a referee with the secret can check it)")
-            return
-        match = gamefile.replay(gf, seed)
-        accepted = []
-        for text in texts:
-            try:
-                chosen = resolve_move(match.game, match.state, player, text)
-            except MoveError as exc:
-                if email_path is not None:
-                    answer_rejection(gf, raw, exc, reply_out, sender, authentic=True)
-                raise
-            match.play(player, chosen)
-            entry = gamefile.append_entry(gf.data, player, chosen)
-            accepted.append((entry["n"], match.game.format_move(chosen)))
-        gamefile.replace(path, old, gf.data)
+    identify = None
+    if email_path is not None:
+        identify = mail_identify(email_path, player, reply_out, sender)
+    try:
+        done = submit(path, player, texts, secret_path=secret_path, unchecked=unchecked,
+                      identify=identify)
+    except MoveError as exc:
+        if identify is not None:
+            answer_rejection(gamefile.read(path), identify.raw, exc, reply_out, sender,
+                             authentic=True)
+        raise
+    if done.match is None:
+        first = done.accepted[0]
+        click.echo(f"move {first.n}: {done.player}: {first.text} "
+                   "(appended UNCHECKED: only a referee with the secret can check it)")
+        return
+    match, player = done.match, done.player
     game = match.game
     if as_json:
-        out = status_json(gf, match, player)
-        out["accepted"] = accepted[-1][1]
-        out["n"] = accepted[-1][0]
+        out = status_json(done.gf, match, player)
+        out["accepted"] = done.accepted[-1].text
+        out["n"] = done.accepted[-1].n
         emit_json(out)
         return
-    for n, canonical in accepted:
-        click.echo(f"move {n}: {player}: {canonical}")
+    for a in done.accepted:
+        click.echo(f"move {a.n}: {player}: {a.text}")
     click.echo(game.prompt(match.state))
     if not game.finished(match.state) and player in game.to_move(match.state):
         for line in legal_lines(match, player):
             click.echo(line)
-
 
 
 # --- log ------------------------------------------------------------------------------
@@ -263,14 +286,20 @@ def log(path: Path, as_json: bool) -> None:
 @click.argument("path", metavar="FILE", type=click.Path(path_type=Path))
 @click.option("--as", "player", required=True, metavar="PLAYER", help="Whose nonce.")
 @click.argument("value", required=False)
+@click.option("--keep", type=click.Path(path_type=Path), metavar="NONCEFILE",
+              help="Where your nonce is kept between commit and reveal (default "
+                   "FILE.PLAYER.nonce, owner-only).")
 @click.option("--json", "as_json", is_flag=True, help="Output JSON.")
 @handles_errors
-def nonce(path: Path, player: str, value: str | None, as_json: bool) -> None:
-    """Add PLAYER's nonce (default: a random one) to a game made with --nonces.
+def nonce(path: Path, player: str, value: str | None, keep: Path | None,
+          as_json: bool) -> None:
+    """Commit to PLAYER's nonce, and later reveal it, in a game made with --nonces.
 
-    The generator's key combines the secret seed with every player's nonce, so nobody
-    alone can choose the shuffle (docs/rng.md). Only before the first move.
+    Run it twice: first it commits (records only a hash of your nonce, which it keeps in
+    NONCEFILE); once every player has committed, run it again to reveal. Nobody can pick
+    a nonce after seeing the others', so nobody can steer the shuffle (docs/rng.md).
     """
+    keep = keep or path.with_name(f"{path.name}.{player}.nonce")
     with gamefile.locked(path) as old:
         gf = gamefile.parse(old, str(path))
         gf.player(player)
@@ -279,16 +308,17 @@ def nonce(path: Path, player: str, value: str | None, as_json: bool) -> None:
             raise UsageError("this game was not created with --nonces")
         if gf.log:
             raise UsageError("nonces can only be added before the first move")
-        if player in rng["nonces"]:
-            raise UsageError(f"{player} has already given a nonce")
-        rng["nonces"][player] = value or rngmod.new_seed()
+        step = nonces.give(gf, player, value, keep)
         gamefile.replace(path, old, gf.data)
     missing = gamefile.missing_nonces(gf)
     if as_json:
-        emit_json({"nonce": rng["nonces"][player], "missing": missing})
+        emit_json({"step": step, "missing": missing, "phase": gamefile.nonce_phase(gf)})
         return
-    click.echo(f"{player}'s nonce recorded.")
-    click.echo(f"still missing: {', '.join(missing)}" if missing else
+    if step == "commit":
+        click.echo(f"{player} committed to a nonce (kept in {keep}; do not share it yet).")
+    else:
+        click.echo(f"{player}'s nonce revealed and recorded.")
+    click.echo(gamefile.nonce_prompt(gf) if missing else
                "every player has given a nonce: the game can begin.")
 
 
