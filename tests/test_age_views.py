@@ -108,7 +108,7 @@ def test_each_player_reads_their_own_view(game: tuple[Path, Path], signers: Path
     assert result.exit_code == 0
     assert result.stdout == ("  ann: g.ann.age written\n  ben: g.ben.age written\n"
                              "  public: g.public.txt written\n"
-                             f"views of the game are in {path.parent}\n")
+                             f"views of g.json are in {path.parent}\n")
     monkeypatch.chdir(path.parent)  # views name the game by its file name, as here
     for player in ("ann", "ben"):
         shown = run("view", f"g.{player}.age", "--identity", keys / player)
@@ -230,7 +230,7 @@ def test_a_player_without_a_key_is_reported(game: tuple[Path, Path], signers: Pa
     result = write_views(game, signers)
     assert result.exit_code == 0
     assert result.stderr == (f"warning: cat has no ssh-ed25519 or ssh-rsa key in {signers}: "
-                             "cat's view was not written\n")
+                             "cat's view of g.json was not written\n")
     assert not (path.parent / "g.cat.age").exists()
     assert write_views(game, signers, "--require-all").exit_code == 1
 
@@ -243,11 +243,11 @@ def test_a_withdrawn_key_removes_the_old_view(game: tuple[Path, Path], signers: 
     result = write_views(game, signers)
     assert not (path.parent / "g.ben.age").exists()
     assert result.stderr == (
-        f"warning: ben has no ssh-ed25519 or ssh-rsa key in {signers}: ben's view was not "
-        "written\n  (the key there is of a type age cannot encrypt to)\n"
+        f"warning: ben has no ssh-ed25519 or ssh-rsa key in {signers}: ben's view of g.json "
+        "was not written\n  (the key there is of a type age cannot encrypt to)\n"
         "  (the old g.ben.age was removed)\n"
-        f"warning: cat has no ssh-ed25519 or ssh-rsa key in {signers}: cat's view was not "
-        "written\n")
+        f"warning: cat has no ssh-ed25519 or ssh-rsa key in {signers}: cat's view of g.json "
+        "was not written\n")
     assert sorted(json.loads((path.parent / "g.views.json").read_text())["views"]) == ["ann"]
 
 
@@ -263,18 +263,53 @@ def test_views_go_to_out_and_default_signers_are_in_the_repository(
     out = tmp_path / "views" / "g1"
     result = run("views", path, "--secret", secret, "--out", out, "--json")
     assert result.exit_code == 0
-    report = json.loads(result.stdout)
+    [report] = json.loads(result.stdout)
     assert report["signers"] == str(tmp_path / ".referee" / "allowed_signers")
     assert (report["written"], report["no_key"]) == (["ann", "ben"], ["cat"])
     assert sorted(p.name for p in out.iterdir()) == ["g.ann.age", "g.ben.age",
                                                      "g.public.txt", "g.views.json"]
 
 
+def test_views_of_several_games(tmp_path: Path, played: dict[str, Path], signers: Path
+                                ) -> None:
+    for name, stem in (("staufer", "s"), ("dynasties", "d")):
+        shutil.copy(played[name] / "g.json", tmp_path / f"{stem}.json")
+        shutil.copy(played[name] / "keep.secret", tmp_path / f"{stem}.json.secret")
+    result = run("views", tmp_path / "s.json", tmp_path / "nope.json", tmp_path / "d.json",
+                 "--signers", signers)
+    assert result.exit_code == 1
+    assert result.stdout == "".join(
+        f"  ann: {stem}.ann.age written\n  ben: {stem}.ben.age written\n"
+        f"  public: {stem}.public.txt written\nviews of {stem}.json are in {tmp_path}\n"
+        for stem in ("s", "d"))
+    errors = result.stderr.splitlines()
+    assert errors[1] == f"error: {tmp_path / 'nope.json'}: no game file at {tmp_path / 'nope.json'}"
+    assert [line.split(": ", 1)[1] for line in (errors[0], errors[-1])] == [
+        f"cat has no ssh-ed25519 or ssh-rsa key in {signers}: cat's view of {stem}.json was "
+        "not written" for stem in ("s", "d")]
+    assert sorted(p.name for p in tmp_path.glob("*.age")) == [
+        "d.ann.age", "d.ben.age", "s.ann.age", "s.ben.age"]
+
+
+def test_views_of_two_games_with_one_name(game: tuple[Path, Path], signers: Path,
+                                          tmp_path: Path) -> None:
+    path, secret = game
+    (tmp_path / "b").mkdir()
+    shutil.copy(path, tmp_path / "b" / "g.json")
+    result = run("views", path, tmp_path / "b" / "g.json", "--out", tmp_path / "v",
+                 "--signers", signers, "--secret", secret)
+    assert (result.exit_code, result.stderr) == (
+        2, f"error: {path} and {tmp_path / 'b' / 'g.json'} would write the same view files "
+           f"in {tmp_path / 'v'}\n  give them different names or run views once per game "
+           "with its own --out\n")
+    assert not (tmp_path / "v").exists()
+
+
 def test_views_cannot_write_into_a_file(game: tuple[Path, Path], signers: Path) -> None:
     path, _ = game
     result = write_views(game, signers, "--out", path / "views")
     assert (result.exit_code, result.stderr) == (
-        2, f"error: cannot create {path / 'views'}: Not a directory\n")
+        2, f"error: {path}: cannot create {path / 'views'}: Not a directory\n")
 
 
 def test_views_outside_a_repository_need_signers(game: tuple[Path, Path], tmp_path: Path,
@@ -303,7 +338,7 @@ def test_views_of_a_sealed_game_need_the_secret(game: tuple[Path, Path], signers
     path, _ = game
     result = run("views", path, "--signers", signers)
     assert result.exit_code == 1
-    assert result.stderr.startswith("error: this game is sealed")
+    assert result.stderr.startswith(f"error: {path}: this game is sealed")
     assert sorted(p.name for p in path.parent.iterdir()) == ["allowed_signers", "g.json",
                                                              "keep.secret"]
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -42,7 +43,7 @@ def default_signers(game_path: Path) -> Path:
     return Path(top.stdout.decode().strip()) / SIGNERS_IN_REPO
 
 
-def _views_lines(report: agebox.ViewsReport, out: Path) -> list[str]:
+def _views_lines(path: Path, report: agebox.ViewsReport, out: Path) -> list[str]:
     lines = []
     for player in report.written:
         lines.append(f"  {player}: {report.files[player]} written")
@@ -50,36 +51,30 @@ def _views_lines(report: agebox.ViewsReport, out: Path) -> list[str]:
         lines.append(f"  {player}: {report.files[player]} unchanged")
     state = "written" if report.public_written else "unchanged"
     lines.append(f"  public: {report.files['public']} {state}")
-    lines.append(f"views of the game are in {out}")
+    lines.append(f"views of {path.name} are in {out}")
     return lines
 
 
-@main.command()
-@click.argument("path", metavar="FILE", type=click.Path(path_type=Path))
-@click.option("--signers", "signers_path", type=click.Path(path_type=Path), metavar="PATH",
-              help="The allowed-signers file with the players' SSH keys (default: "
-                   ".referee/allowed_signers at the repository root).")
-@click.option("--out", "out_dir", type=click.Path(path_type=Path), metavar="DIR",
-              help="Where to write the views (default: beside FILE).")
-@secret_option
-@click.option("--require-all", is_flag=True,
-              help="Exit 1 when a player has no key (the others' views are still written).")
-@click.option("--json", "as_json", is_flag=True, help="Output JSON.")
-@handles_errors
-def views(path: Path, signers_path: Path | None, out_dir: Path | None,
-          secret_path: Path | None, require_all: bool, as_json: bool) -> None:
-    """For CI with the secret: write each player's private view encrypted to their SSH
-    keys (FILE-stem.PLAYER.age) and the public view in clear (FILE-stem.public.txt).
+def _warnings(path: Path, report: agebox.ViewsReport, signers: agebox.Signers,
+              signers_path: Path) -> list[str]:
+    lines = []
+    for player in report.no_key:
+        lines.append(f"warning: {player} has no ssh-ed25519 or ssh-rsa key in "
+                     f"{signers_path}: {player}'s view of {path.name} was not written")
+        if player in signers.unusable:
+            lines.append("  (the key there is of a type age cannot encrypt to)")
+        if player in report.removed:
+            lines.append(f"  (the old {path.stem}.{player}.age was removed)")
+    return lines
 
-    A file is rewritten only when its content changed (FILE-stem.views.json keeps a
-    keyed hash of each view). Players read theirs with `referee view`.
-    """
+
+def write_game_views(path: Path, out: Path, secret_path: Path | None,
+                     signers: agebox.Signers) -> agebox.ViewsReport:
+    """Replay the game at ``path`` with its secret and write its views into ``out``.
+    Raises RefereeError."""
     gf, match = load(path, secret_path)
     seed = secret.find_seed(gf, secret_path, path)
     assert seed is not None  # load() replayed, so the seed is known
-    signers_path = signers_path or default_signers(path)
-    signers = agebox.read_signers(signers_path)
-    out = out_dir or path.parent
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -91,22 +86,77 @@ def views(path: Path, signers_path: Path | None, out_dir: Path | None,
         for p in gf.players
     }
     public = status_text(gf, match, None, name) + "\n"
-    report = agebox.write_views(out, path.stem, gf.game_id, agebox.views_key(seed),
-                                plaintexts, public, signers)
+    return agebox.write_views(out, path.stem, gf.game_id, agebox.views_key(seed),
+                              plaintexts, public, signers)
+
+
+def _targets(paths: Sequence[Path], out_dir: Path | None) -> list[tuple[Path, Path]]:
+    """(game, folder of its views) per game. Raises UsageError when two games' views
+    would have the same names."""
+    targets = [(p, out_dir or p.parent) for p in paths]
+    seen: dict[tuple[Path, str], Path] = {}
+    for path, out in targets:
+        key = (out.resolve(), path.stem)
+        if key in seen and seen[key].resolve() != path.resolve():
+            raise UsageError(f"{seen[key]} and {path} would write the same view files in "
+                             f"{out}", hints=["give them different names or run views "
+                                              "once per game with its own --out"])
+        seen[key] = path
+    return targets
+
+
+@main.command()
+@click.argument("paths", nargs=-1, required=True, metavar="FILE...",
+                type=click.Path(path_type=Path))
+@click.option("--signers", "signers_path", type=click.Path(path_type=Path), metavar="PATH",
+              help="The allowed-signers file with the players' SSH keys (default: "
+                   ".referee/allowed_signers at the repository root).")
+@click.option("--out", "out_dir", type=click.Path(path_type=Path), metavar="DIR",
+              help="Where to write the views (default: beside each FILE).")
+@secret_option
+@click.option("--require-all", is_flag=True,
+              help="Exit 1 when a player has no key (the others' views are still written).")
+@click.option("--json", "as_json", is_flag=True, help="Output JSON.")
+@handles_errors
+def views(paths: Sequence[Path], signers_path: Path | None, out_dir: Path | None,
+          secret_path: Path | None, require_all: bool, as_json: bool) -> None:
+    """For CI with the secret: write each player's private view encrypted to their SSH
+    keys (FILE-stem.PLAYER.age) and the public view in clear (FILE-stem.public.txt).
+
+    A file is rewritten only when its content changed (FILE-stem.views.json keeps a
+    keyed hash of each view). Players read theirs with `referee view`. A game that
+    fails is reported and the others' views are still written.
+    """
+    targets = _targets(paths, out_dir)
+    signers_path = signers_path or default_signers(paths[0])
+    signers = agebox.read_signers(signers_path)
+    results: list[dict[str, Any]] = []
+    code, missing = 0, False
+    for path, out in targets:
+        try:
+            report = write_game_views(path, out, secret_path, signers)
+        except RefereeError as exc:
+            code = max(code, exc.exit_code)
+            results.append({"file": str(path), "error": exc.message, "hints": exc.hints})
+            if not as_json:
+                click.echo(f"error: {path}: {exc.message}", err=True)
+                for hint in exc.hints:
+                    click.echo(f"  {hint}", err=True)
+            continue
+        missing = missing or bool(report.no_key)
+        results.append({"file": str(path), "out": str(out), "signers": str(signers_path),
+                        **report.__dict__})
+        if not as_json:
+            for line in _views_lines(path, report, out):
+                click.echo(line)
+        for line in _warnings(path, report, signers, signers_path):
+            click.echo(line, err=True)
     if as_json:
-        emit_json({"out": str(out), "signers": str(signers_path), **report.__dict__})
-    else:
-        for line in _views_lines(report, out):
-            click.echo(line)
-    for player in report.no_key:
-        click.echo(f"warning: {player} has no ssh-ed25519 or ssh-rsa key in {signers_path}: "
-                   f"{player}'s view was not written", err=True)
-        if player in signers.unusable:
-            click.echo("  (the key there is of a type age cannot encrypt to)", err=True)
-        if player in report.removed:
-            click.echo(f"  (the old {path.stem}.{player}.age was removed)", err=True)
-    if report.no_key and require_all:
-        sys.exit(1)
+        emit_json(results)
+    if missing and require_all:
+        code = max(code, 1)
+    if code:
+        sys.exit(code)
 
 
 @main.command()
