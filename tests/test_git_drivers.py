@@ -263,6 +263,17 @@ def nonce(path: Path, player: str, value: str) -> None:
     assert result.exit_code == 0, result.output
 
 
+def test_merge_refuses_a_game_of_other_rules(three: tuple[Path, Path, Path]) -> None:
+    for path in three:
+        data = json.loads(path.read_text())
+        data["rules"] = "staufer-0+data.000000000000"
+        path.write_text(gamefile.dumps(data))
+    with pytest.raises(gitdrivers.MergeConflict,
+                       match=r"^the merged game would be invalid: this game was made with "
+                             r"rules/data staufer-0\+data\.000000000000, but this referee"):
+        gitdrivers.merge(*(version(p) for p in three))
+
+
 def test_merge_joins_nonces_given_on_both_sides(tmp_path: Path) -> None:
     base, ours, theirs = (tmp_path / f"{n}.json" for n in ("base", "ours", "theirs"))
     new_game(base, "--sealed", "--nonces")
