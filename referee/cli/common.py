@@ -218,8 +218,7 @@ def load(path: Path, secret_path: Path | None = None) -> tuple[gamefile.GameFile
 def prompt_line(gf: gamefile.GameFile, match: Match | None) -> str:
     missing = gamefile.missing_nonces(gf)
     if missing or match is None:
-        return (f"waiting for nonces from {', '.join(missing)} before the first move "
-                "(`referee nonce FILE --as PLAYER`)")
+        return gamefile.nonce_prompt(gf)
     return match.game.prompt(match.state)
 
 

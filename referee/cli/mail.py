@@ -23,6 +23,24 @@ from referee.engine import Match
 from referee.errors import RefereeError, SealedError, UsageError
 
 
+class mail_identify:
+    """The ``identify`` step of :func:`referee.submit.submit` for a reply mail: reads the
+    mail once, authenticates it inside the game's lock, and keeps its bytes (``raw``) for
+    the answer to a rejection."""
+
+    def __init__(self, email_path: Path, player: str | None, reply_out: Path | None,
+                 sender: str) -> None:
+        self.email_path, self.player = email_path, player
+        self.reply_out, self.sender = reply_out, sender
+        self.raw = b""
+
+    def __call__(self, gf: gamefile.GameFile, seed: str | None
+                 ) -> tuple[str, list[str], dict[str, Any]]:
+        player, texts, self.raw = from_email(gf, seed, self.email_path, self.player,
+                                             self.reply_out, self.sender)
+        return player, texts, {}
+
+
 def from_email(gf: gamefile.GameFile, seed: str | None, email_path: Path,
                player: str | None, reply_out: Path | None, sender: str
                ) -> tuple[str, list[str], bytes]:

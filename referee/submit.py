@@ -1,0 +1,113 @@
+"""One path for a move (DESIGN §9): lock, replay, resolve, append, write.
+
+``submit`` is what `referee move`, `move --from-email`, the mail judge and the bots call;
+the CLI only parses arguments and prints. It returns what happened, so that each caller
+decides what to tell whom.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from referee import gamefile, secret
+from referee.engine import Match, resolve_move
+from referee.errors import MoveError, ReplayError, UsageError
+
+
+@dataclass
+class Accepted:
+    """One accepted move: its log number and canonical notation."""
+
+    n: int
+    text: str
+
+
+@dataclass
+class Submission:
+    """The outcome of :func:`submit`."""
+
+    gf: gamefile.GameFile
+    player: str
+    match: Match | None  # None when appended unchecked (no secret: no replay)
+    accepted: list[Accepted] = field(default_factory=list)
+    unchecked: bool = False
+    # With keep_partial: the move that failed after the accepted ones (0-based index).
+    failed: MoveError | None = None
+    failed_index: int | None = None
+
+
+# Called inside the lock with the parsed file and the seed (None if unknown); returns the
+# player, the move texts and extra log-entry fields (e.g. the Message-ID of a mail). It may
+# raise a RefereeError to refuse.
+Identify = Callable[[gamefile.GameFile, str | None], tuple[str, list[str], dict[str, Any]]]
+
+
+def submit(
+    path: Path,
+    player: str | None,
+    texts: Sequence[str],
+    *,
+    secret_path: Path | None = None,
+    unchecked: bool = False,
+    keep_partial: bool = False,
+    identify: Identify | None = None,
+    extra: dict[str, Any] | None = None,
+) -> Submission:
+    """Play ``texts`` (one move each) for ``player`` in the game file at ``path``.
+
+    Every move is checked against the rules; all are written in one atomic write, or
+    none. With ``keep_partial``, the moves before a rejected one are kept and the
+    rejection is returned in ``failed`` instead of raised. ``unchecked`` appends one move
+    of a sealed game whose secret is not at hand after checking only its notation.
+
+    Raises the MoveError kinds, ReplayError, GameFileError, SealedError, UsageError.
+    """
+    with gamefile.locked(path) as old:
+        gf = gamefile.parse(old, str(path))
+        if gamefile.missing_nonces(gf):
+            raise ReplayError(gamefile.nonce_prompt(gf))
+        seed = secret.find_seed(gf, secret_path, path)
+        fields = dict(extra or {})
+        if identify is not None:
+            player, texts, more = identify(gf, seed)
+            fields.update(more)
+        if player is None or not texts:
+            raise UsageError("a move needs the player and the move")
+        gf.player(player)
+        if seed is None and unchecked:
+            done = _append_unchecked(gf, player, texts[0], fields)
+        else:
+            done = _play(gf, player, texts, seed, keep_partial, fields)
+        if done.accepted:
+            gamefile.replace(path, old, gf.data)
+    return done
+
+
+def _append_unchecked(gf: gamefile.GameFile, player: str, text: str,
+                      fields: dict[str, Any]) -> Submission:
+    gamefile.check_structure(gf)
+    chosen = gf.game.parse_move(text, [])
+    entry = gamefile.append_entry(gf.data, player, chosen, extra=fields)
+    return Submission(gf, player, None, [Accepted(entry["n"], gf.game.format_move(chosen))],
+                      unchecked=True)
+
+
+def _play(gf: gamefile.GameFile, player: str, texts: Sequence[str], seed: str | None,
+          keep_partial: bool, fields: dict[str, Any]) -> Submission:
+    match = gamefile.replay(gf, seed)
+    done = Submission(gf, player, match)
+    for i, text in enumerate(texts):
+        try:
+            chosen = resolve_move(match.game, match.state, player, text)
+        except MoveError as exc:
+            if not keep_partial or not done.accepted:
+                raise
+            done.failed, done.failed_index = exc, i
+            break
+        match.play(player, chosen)
+        entry = gamefile.append_entry(gf.data, player, chosen, seed=seed, extra=fields)
+        done.accepted.append(Accepted(entry["n"], match.game.format_move(chosen)))
+    return done
