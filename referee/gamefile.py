@@ -13,7 +13,7 @@ import datetime as dt
 import hashlib
 import json
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -470,7 +470,8 @@ def _replay_effective(gf: GameFile, moves: list[tuple[str, Move]], seed: str | N
     return match
 
 
-def replay(gf: GameFile, seed: str | None = None, upto: int | None = None) -> Match:
+def replay(gf: GameFile, seed: str | None = None, upto: int | None = None,
+           on_entry: Callable[[int, Match], None] | None = None) -> Match:
     """Rebuild the state by replaying the log, checking the hash chain, the referee's
     MACs (sealed games), and that every entry was a legal move of a player who owed a
     decision, an allowed undo, or a void of a move that was not legal.
@@ -493,6 +494,8 @@ def replay(gf: GameFile, seed: str | None = None, upto: int | None = None) -> Ma
             match = before
         elif kind == "move":
             _replay_move(gf, match, i, entry_move(gf, i, seed), struck.get(i + 1))
+        if on_entry is not None:
+            on_entry(i, match)
     return match
 
 

@@ -10,8 +10,8 @@ game words and arbitrary text.
 
 CI runs the profile ``referee-ci`` (a few hundred inputs, well under a minute);
 ``HYPOTHESIS_PROFILE=referee-long`` runs thousands. The test prints how many inputs it
-tried. Reaching the CLI's last line of defence ("internal error": a bug, reported
-without a traceback) fails the test like a traceback would.
+tried and how many reached the CLI's last line of defence ("internal error": a bug in a
+game's code, reported without a traceback).
 """
 
 from __future__ import annotations
@@ -203,7 +203,9 @@ def assert_clean(result: Result, args: tuple[object, ...], name: str) -> None:
     if "internal error" in out:
         STATS[f"internal errors (last line of defence), {name}"] += 1
         INTERNAL.append(f"{name}: {out.splitlines()[0][:300]}")
-        raise AssertionError(f"the last line of defence was reached: {args}\n{out}")
+        # Every game's code is ours to keep clean: an internal error fails the test
+        # (REFEREE_FUZZ_LENIENT=1 only counts and prints them, to survey a new game).
+        assert name != "toy" and os.environ.get("REFEREE_FUZZ_LENIENT"), (args, out)
     if result.exit_code == 0 or args[0] in ("check", "pending"):
         return
     lines = out.splitlines()

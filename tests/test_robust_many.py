@@ -60,7 +60,7 @@ def test_check_reports_each_bad_file_in_order(folder: Path) -> None:
 
 def test_parallel_check_gives_the_sequential_results(folder: Path) -> None:
     files = sorted(folder.iterdir())
-    parallel = check.check_all(files, None)
+    parallel = check.check_all(files, secret_path=None)
     sequential = [check.check_one(p, None) for p in files]
     assert parallel == sequential
     assert [r["ok"] for r in parallel] == [True] * 5 + [False] * 3

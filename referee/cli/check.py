@@ -21,6 +21,7 @@ from referee.cli.common import (
     prompt_line,
     secret_option,
 )
+from referee.engine import Match
 from referee.errors import RefereeError, ReplayError, SealedError, UsageError
 
 # --- check ----------------------------------------------------------------------------
@@ -96,7 +97,7 @@ def change_of(since: Since, path: Path, gf: gamefile.GameFile) -> history.FileCh
     return history.compare(rel, old, gf, since.label, author)
 
 
-def full_result(gf: gamefile.GameFile, match: Any) -> dict[str, Any]:
+def full_result(gf: gamefile.GameFile, match: Match) -> dict[str, Any]:
     game = match.game
     broken = game.invariants(match.state)
     if broken:
@@ -142,12 +143,10 @@ def change_failures(repo: history.Repo, label: str, must_exist: Sequence[str],
 PARALLEL_MIN_FILES = 4
 
 
-def check_all(paths: Sequence[Path], secret_path: Path | None, strict: bool = False,
-              need_secret: bool = False, vouched: bool = False) -> list[dict[str, Any]]:
+def check_all(paths: list[Path], **options: Any) -> list[dict[str, Any]]:
     """check_one for every file, in order; on several cores, in parallel worker processes
     (each file is checked on its own, so the results are the same)."""
-    one = functools.partial(check_one, secret_path=secret_path, since=None, strict=strict,
-                            need_secret=need_secret, vouched=vouched)
+    one = functools.partial(check_one, **options)
     workers = min(len(os.sched_getaffinity(0)), len(paths))
     if workers < 2 or len(paths) < PARALLEL_MIN_FILES:
         return [one(p) for p in paths]
@@ -205,14 +204,17 @@ def check(paths: Sequence[Path], secret_path: Path | None, since: str | None, by
     need_secret = require_secret or require_secret_env()
     results: list[dict[str, Any]] = []
     if since is None:
-        results = check_all(paths, secret_path, strict, need_secret, vouched)
+        results = check_all(list(paths), secret_path=secret_path, since=None, strict=strict,
+                            need_secret=need_secret, vouched=vouched)
     else:
         repo = history.open_repo(since, paths[0].resolve().parent if paths else Path.cwd())
         must_exist, rels = history.files_to_check(repo, paths)
         results += change_failures(repo, since, must_exist, rels)
         ctx = Since(repo, since, by, github)
-        results += [check_one(repo.root / rel, secret_path, ctx, strict, need_secret, vouched)
-                    for rel in rels if (repo.root / rel).exists() or rel not in must_exist]
+        results += check_all([repo.root / rel for rel in rels
+                              if (repo.root / rel).exists() or rel not in must_exist],
+                             secret_path=secret_path, since=ctx, strict=strict,
+                             need_secret=need_secret, vouched=vouched)
         if signed:
             results += [{"file": "(commits)", "ok": False, "verified": "nothing",
                          "error": problem, "hints": []}
