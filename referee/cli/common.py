@@ -246,6 +246,15 @@ def legal_lines(match: Match, player: str) -> list[str]:
 
 
 
+def read_stdin() -> bytes:
+    """Standard input, at most the game-file size cap. Raises UsageError."""
+    data = sys.stdin.buffer.read(fileio.MAX_GAME_FILE_BYTES + 1)
+    if len(data) > fileio.MAX_GAME_FILE_BYTES:
+        raise UsageError(f"standard input is larger than "
+                         f"{fileio.MAX_GAME_FILE_BYTES // (1024 * 1024)} MiB")
+    return data
+
+
 def read_bytes(path: Path) -> bytes:
     try:
         return fileio.read_bytes(path, "file")
