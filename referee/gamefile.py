@@ -206,19 +206,14 @@ def start_state(gf: GameFile, seed: str | None = None) -> Match:
 
 
 def check_header(gf: GameFile) -> None:
-    """The rules pin, the player count and the options. Raises GameFileError."""
-    game = gf.game
-    pinned = gf.data["rules"]
-    if pinned != game.data_version():
-        raise GameFileError(
-            f"this game was made with rules/data {pinned}, but this referee has "
-            f"{game.data_version()}",
-            hints=[
-                "component data changed since the game began; replaying it with other data "
-                "could change the game, so it is refused. Use the referee version it was "
-                "made with."
-            ],
-        )
+    """The rules pin, the player count and the options. Raises GameFileError.
+
+    The pin in force (the header's ``rules``, or the latest upgrade entry's ``data``) must
+    name this referee's rules and a data version released in the package; ``gf.game``
+    becomes the game playing by that data version (referee.dataversions)."""
+    from referee import dataversions  # a module of its own, which needs this one
+
+    gf.game = game = dataversions.game_of(gf)
     n = len(gf.players)
     if not game.min_players <= n <= game.max_players:
         raise GameFileError(
