@@ -40,11 +40,11 @@ def cheaper_seats(files: dict[str, Any]) -> None:
         seats["value"] = [[c - 1 if c > 3 else c, noble] for c, noble in seats["value"]]
 
 
-def other_vp_values(files: dict[str, Any]) -> None:
-    """Staufer: the assumed VP values of the #1 privilege cards."""
-    node = files["privileges"]["vp_values"]
+def second_place_plus_one(files: dict[str, Any]) -> None:
+    """Staufer: the assumed second-place points of the 2-3 player scoring tiles."""
+    node = files["scoring_tiles"]["tiles"]["2-3"]
     assert node["confidence"] == "assumed"
-    node["value"] = [v + 3 for v in node["value"]]
+    node["value"] = [[first, second + 1] for first, second in node["value"]]
 
 
 def dearer_light_blue(files: dict[str, Any]) -> None:
@@ -234,10 +234,10 @@ def test_upgrade_entry_of_a_player_is_refused(tmp_path: Path) -> None:
 
 def test_upgrade_reports_the_difference_then_moves_the_game_on(tmp_path: Path,
                                                                variant: Any) -> None:
-    """The #1 privilege VP values were corrected: the dry run names the change and the
-    scores under both data; the upgrade appends the game master's entry; the game goes on
+    """The scoring tiles were corrected: the dry run names the change and the scores under
+    both data; the upgrade appends the game master's entry; the game goes on
     under the current data from then on."""
-    pin = variant("staufer", other_vp_values)
+    pin = variant("staufer", second_place_plus_one)
     current = dataversions.current_pin("staufer")
     path = new_game(tmp_path, "staufer", pin)
     play(path, 60)
@@ -246,9 +246,10 @@ def test_upgrade_reports_the_difference_then_moves_the_game_on(tmp_path: Path,
     result = run("upgrade", path, "--dry-run", "--json")
     assert result.exit_code == 0, result.output
     report = json.loads(result.output)
-    old_vp = current_files("staufer")["privileges"]["vp_values"]["value"]
+    tiles = current_files("staufer")["scoring_tiles"]["tiles"]["2-3"]["value"]
     assert report["differences"] == [
-        {"path": "privileges.vp_values", "old": [v + 3 for v in old_vp], "new": old_vp}]
+        {"path": f"scoring_tiles.tiles.2-3[{i}]", "old": [a, b + 1], "new": [a, b]}
+        for i, (a, b) in enumerate(tiles)]
     assert (report["pinned"], report["target"]) == (pin, current)
     assert report["upgradable"] and report["first_illegal"] is None
     assert len(report["moves"]) == 60 and all(m["legal"] for m in report["moves"])
@@ -257,12 +258,20 @@ def test_upgrade_reports_the_difference_then_moves_the_game_on(tmp_path: Path,
     expected = same_moves(get_game("staufer"), path)
     assert expected is not None
     assert report["scores"]["target"] == get_game("staufer").scores(expected.state)
+    assert report["scores"]["target"] != report["scores"]["pinned"]
+    changed = [m for m in report["moves"] if m["scores_pinned"] != m["scores_target"]]
+    assert changed and not any(m["same_state"] for m in changed)
     assert (report["dry_run"], report["upgraded"]) == (True, False)
     assert path.read_bytes() == before
     text = run("upgrade", path, "--dry-run")
     assert text.exit_code == 0
-    assert f"  privileges.vp_values: {json.dumps(report['differences'][0]['old'])} -> " \
-           f"{json.dumps(old_vp)}" in text.output
+    assert f"  scoring_tiles.tiles.2-3[0]: [{tiles[0][0]}, {tiles[0][1] + 1}] -> " \
+           f"{json.dumps(tiles[0])}\n" in text.output
+    first = changed[0]
+    assert (f"  entry {first['n']} {first['by']} {first['move']!r}: scores "
+            f"{', '.join(f'{p} {v}' for p, v in first['scores_pinned'].items())} -> "
+            f"{', '.join(f'{p} {v}' for p, v in first['scores_target'].items())}\n"
+            ) in text.output
     assert "every move stays legal" in text.output
     assert "dry run: nothing written; the game can be upgraded." in text.output
     assert path.read_bytes() == before
@@ -334,7 +343,7 @@ def test_upgrade_of_a_missing_file_is_one_clear_error(tmp_path: Path) -> None:
 
 def test_data_lists_the_released_versions(variant: Any) -> None:
     current = dataversions.current_pin("staufer")
-    pin = variant("staufer", other_vp_values)
+    pin = variant("staufer", second_place_plus_one)
     result = run("data", "staufer")
     assert result.exit_code == 0
     assert f"  {current} (current)\n" in result.output
