@@ -105,8 +105,14 @@ def files_of(name: str, digest: str) -> dict[str, Any]:
             hints=[f"data versions here: {', '.join(released(name))}",
                    "use a referee that has it (a newer one keeps every released version)"],
         )
-    snapshot = json.loads(path.read_text(encoding="utf-8"))
-    return snapshot["files"]  # type: ignore[no-any-return]
+    try:
+        files = json.loads(path.read_text(encoding="utf-8"))["files"]
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError) as exc:
+        raise GameFileError(f"the released {name} data version {digest} cannot be read "
+                            f"({type(exc).__name__}): reinstall the referee") from None
+    if not isinstance(files, dict):
+        raise GameFileError(f"the released {name} data version {digest} holds no data files")
+    return files
 
 
 def digest_of(name: str, files: Mapping[str, Any]) -> str:
@@ -126,7 +132,8 @@ def register(name: str, files: Mapping[str, Any]) -> str:
 def unregister(name: str, digest: str) -> None:
     """Forget a version added with :func:`register` (and its loaded copy)."""
     _registered.get(name, {}).pop(digest, None)
-    _copies.pop((name, digest), None)
+    if _copies.pop((name, digest), None) is not None:
+        _forget_modules(f"{_package(name).__name__}_data_{digest}")
 
 
 def release(name: str) -> Path | None:
@@ -212,6 +219,7 @@ def _load_copy(name: str, digest: str, files: dict[str, Any]) -> Game:
         alias, package.__file__, submodule_search_locations=list(package.__path__))
     if spec is None or spec.loader is None:
         raise GameFileError(f"cannot load {name} for data version {digest}")
+    _forget_modules(alias)  # a copy loaded before (of a version since unregistered)
     module = importlib.util.module_from_spec(spec)
     module.RELEASED_FILES = files  # type: ignore[attr-defined]  # read by the data module
     sys.modules[alias] = module

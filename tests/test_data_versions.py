@@ -15,7 +15,7 @@ import msgspec
 import pytest
 from click.testing import CliRunner, Result
 
-from referee import dataversions, gamefile
+from referee import dataversions, gamefile, secret
 from referee.cli import main
 from referee.engine import Game, Match, get_game
 from referee.rng import Rng
@@ -352,3 +352,62 @@ def test_data_lists_the_released_versions(variant: Any) -> None:
     assert {"pin": current, "current": True, "in_package": True} in listed
     assert {"pin": pin, "current": False, "in_package": False} in listed
     assert [v["pin"] for v in listed] == sorted(v["pin"] for v in listed)
+
+
+def test_damaged_snapshots_are_refused_clearly(tmp_path: Path, monkeypatch: Any) -> None:
+    files = current_files("staufer")
+    second_place_plus_one(files)
+    digest = dataversions.digest_of("staufer", files)
+    folder = tmp_path / "versions"
+    folder.mkdir()
+    monkeypatch.setattr(dataversions, "versions_dir", lambda name: folder)
+    game = tmp_path / "game"
+    game.mkdir()
+    path = new_game(game, "staufer", f"staufer-2+data.{digest}")
+    (folder / f"{digest}.json").write_text("{not json", encoding="utf-8")
+    result = run("status", path)
+    assert result.exit_code == 1
+    assert (f"error: the released staufer data version {digest} cannot be read "
+            "(JSONDecodeError): reinstall the referee") in result.output
+    other = current_files("staufer")
+    other["privileges"]["vp_values"]["value"] = [1, 1, 1, 1, 1]
+    (folder / f"{digest}.json").write_text(json.dumps({"files": other}), encoding="utf-8")
+    result = run("status", path)
+    assert result.exit_code == 1
+    wrong = dataversions.digest_of("staufer", other)
+    assert (f"error: the released staufer data version {digest} is damaged: its files hash "
+            f"to staufer-2+data.{wrong}") in result.output
+    assert f"staufer_data_{digest}" not in sys.modules
+
+
+def test_sealed_game_upgrade_carries_the_referee_mac(tmp_path: Path, variant: Any) -> None:
+    pin = variant("staufer", second_place_plus_one)
+    path = tmp_path / "sealed.json"
+    result = run("new", "staufer", path, "--players", "ann,ben,cat", "--sealed", "--id", "s1")
+    assert result.exit_code == 0, result.output
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["rules"] = pin
+    path.write_text(gamefile.dumps(data), encoding="utf-8")
+    gf = gamefile.read(path)
+    seed = secret.find_seed(gf, None, path)
+    assert seed is not None and "seed" not in gf.data["rng"]
+    match = gamefile.replay(gf, seed)
+    chooser = Rng("sealed")
+    for _ in range(20):
+        by = match.game.to_move(match.state)[0]
+        move = chooser.choice(match.game.legal_moves(match.state, by), "pick")
+        match.play(by, move)
+        gamefile.append_entry(gf.data, by, move, seed=seed)
+    path.write_text(gamefile.dumps(gf.data), encoding="utf-8")
+    done = run("upgrade", path, "--json")
+    assert done.exit_code == 0, done.output
+    assert json.loads(done.output)["upgraded"] is True
+    entry = json.loads(path.read_text(encoding="utf-8"))["log"][-1]
+    assert entry["meta"] == {"kind": "upgrade", "data": dataversions.current_pin("staufer")}
+    assert len(entry["mac"]) == 64
+    assert run("check", path).exit_code == 0
+    move_on(path)
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["log"][20]["mac"] = "0" * 64  # the upgrade entry's MAC forged
+    path.write_text(gamefile.dumps(data), encoding="utf-8")
+    assert run("status", path).exit_code == 1
