@@ -139,13 +139,14 @@ def unregister(name: str, digest: str) -> None:
 def release(name: str) -> Path | None:
     """Keep the current data of game ``name`` as a released version (its snapshot in
     ``data/versions/``). Returns the file written, or None if it was already released."""
+    module = _data_module(name)
     pin = current_pin(name)
     digest = split_pin(pin)[1]
     path = versions_dir(name) / f"{digest}.json"
     if path.exists():
         return None
     path.parent.mkdir(parents=True, exist_ok=True)
-    body = {"rules": pin, "files": _data_module(name).RAW}
+    body = {"rules": pin, "files": module.RAW}
     path.write_text(json.dumps(body, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     return path
 
@@ -459,7 +460,7 @@ def main(argv: list[str] | None = None) -> int:
     for name in args[1:]:
         try:
             path = release(name)
-        except UsageError as exc:
+        except RefereeError as exc:
             print(f"error: {exc.message}", file=sys.stderr)
             return 2
         pin = current_pin(name)

@@ -411,3 +411,21 @@ def test_sealed_game_upgrade_carries_the_referee_mac(tmp_path: Path, variant: An
     data["log"][20]["mac"] = "0" * 64  # the upgrade entry's MAC forged
     path.write_text(gamefile.dumps(data), encoding="utf-8")
     assert run("status", path).exit_code == 1
+
+
+def test_release_keeps_the_current_data_once(tmp_path: Path, monkeypatch: Any,
+                                             capsys: Any) -> None:
+    monkeypatch.setattr(dataversions, "versions_dir", lambda name: tmp_path / name)
+    pin = dataversions.current_pin("dynasties")
+    digest = dataversions.split_pin(pin)[1]
+    assert dataversions.main(["release", "dynasties"]) == 0
+    written = tmp_path / "dynasties" / f"{digest}.json"
+    assert capsys.readouterr().out == f"dynasties: released {pin} in {written}\n"
+    body = json.loads(written.read_text(encoding="utf-8"))
+    assert body["rules"] == pin
+    assert dataversions.digest_of("dynasties", body["files"]) == digest
+    assert dataversions.main(["release", "dynasties"]) == 0
+    assert capsys.readouterr().out == f"dynasties: {pin} was released\n"
+    assert dataversions.main(["release"]) == 2
+    assert dataversions.main(["release", "toy"]) == 2
+    assert "toy keeps no released data versions" in capsys.readouterr().err
