@@ -75,6 +75,12 @@ def _scores(scores: dict[str, int] | None) -> str:
     return "-" if scores is None else ", ".join(f"{p} {s}" for p, s in scores.items())
 
 
+def _gap(m: dataversions.MoveCheck) -> dict[str, int]:
+    """How far each score under the new data is from the pinned one (0s left out)."""
+    target = m.scores_target or {}
+    return {p: target[p] - s for p, s in m.scores_pinned.items() if target.get(p, s) != s}
+
+
 def report_text(report: dataversions.UpgradeReport, name: str) -> str:
     lines = [f"{name}: {report.game} data {report.pinned} (pinned) -> {report.target} "
              "(this referee's)"]
@@ -85,11 +91,15 @@ def report_text(report: dataversions.UpgradeReport, name: str) -> str:
     same = sum(m.same_state for m in moves)
     lines.append(f"moves replayed: {len(moves)}; {same} reach the same state under both, "
                  f"{len(moves) - same} a different one")
+    if any(m.scores_target not in (None, m.scores_pinned) for m in moves):
+        lines.append("moves after which the scores change (pinned -> this referee's data):")
+    gap: dict[str, int] = {}
     for m in moves:
         if not m.legal:
             lines.append(f"  entry {m.n} {m.by} {m.move!r}: NOT LEGAL under {report.target}: "
                          f"{m.problem}")
-        elif m.scores_pinned != m.scores_target:
+        elif _gap(m) != gap:
+            gap = _gap(m)
             lines.append(f"  entry {m.n} {m.by} {m.move!r}: scores "
                          f"{_scores(m.scores_pinned)} -> {_scores(m.scores_target)}")
     first = report.first_illegal
