@@ -8,6 +8,7 @@ only (the readings the engine chose) and is not part of the data pin.
 from __future__ import annotations
 
 import copy
+import functools
 import hashlib
 import json
 import sys
@@ -68,9 +69,19 @@ def play_values(raw: dict[str, Any]) -> list[tuple[str, Any]]:
 
 
 def data_hash(raw: dict[str, Any] | None = None) -> str:
-    """The data pin: a hash of :func:`play_values` only."""
-    text = json.dumps(play_values(RAW if raw is None else raw), sort_keys=True)
+    """The data pin: a hash of :func:`play_values` only (of the loaded data: computed
+    once, every replay checks it)."""
+    return _loaded_hash() if raw is None else _hash(raw)
+
+
+def _hash(raw: dict[str, Any]) -> str:
+    text = json.dumps(play_values(raw), sort_keys=True)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
+
+
+@functools.cache
+def _loaded_hash() -> str:
+    return _hash(RAW)
 
 
 def play_data(raw: dict[str, Any]) -> dict[str, Any]:
