@@ -392,7 +392,11 @@ def compare(gf: Any, seed: str | None, target: str | None = None) -> UpgradeRepo
     key = gamefile.rng_key(gf, seed)
     old = Match.start(before.game, gf.players, gf.data["options"], key)
     new = Match.start(new_game, gf.players, gf.data["options"], key)
-    for i, (by, move) in zip(effective_entries(gf), before.log, strict=True):
+    entries = effective_entries(gf)
+    if len(entries) != len(before.log):
+        raise GameFileError(f"the log's undos and voids leave {len(entries)} moves, the replay "
+                            f"{len(before.log)}: upgrade cannot pair them")
+    for i, (by, move) in zip(entries, before.log, strict=True):
         old.play(by, move)
         check = _check_move(gf, i, by, move, old, new)
         report.moves.append(check)

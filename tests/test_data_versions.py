@@ -429,3 +429,26 @@ def test_release_keeps_the_current_data_once(tmp_path: Path, monkeypatch: Any,
     assert dataversions.main(["release"]) == 2
     assert dataversions.main(["release", "toy"]) == 2
     assert "toy keeps no released data versions" in capsys.readouterr().err
+
+
+def test_upgrade_skips_undone_moves_and_numbers_moves_by_log_entry(tmp_path: Path,
+                                                                   variant: Any) -> None:
+    pin = variant("staufer", second_place_plus_one)
+    path = new_game(tmp_path, "staufer", pin)
+    play(path, 5)
+    for _ in range(10):  # entries 6 and 7: a move and its undo (one that revealed nothing)
+        player = status(path)["to_move"][0]
+        assert run("move", path, "--as", player, status(path, player)["legal"][-1]
+                   ).exit_code == 0
+        if run("undo", path, "--as", player).exit_code == 0:
+            break
+    log = json.loads(path.read_text(encoding="utf-8"))["log"]
+    undo_at = len(log)
+    assert log[-1]["undo"] == undo_at - 1
+    move_on(path)
+    report = json.loads(run("upgrade", path, "--dry-run", "--json").output)
+    numbers = [m["n"] for m in report["moves"]]
+    assert numbers == [n for n in range(1, undo_at + 2) if n not in (undo_at - 1, undo_at)]
+    assert report["upgradable"]
+    assert run("upgrade", path).exit_code == 0
+    assert run("check", path).exit_code == 0
