@@ -124,9 +124,12 @@ def validate(data: Any, where: str = "game file") -> Game:
     if problem:
         raise GameFileError(f"{where} breaks the schema: {problem}")
     try:
-        game = get_game(data["game"])
+        get_game(data["game"])
     except UsageError as exc:
         raise GameFileError(f"{where}: $.game: {exc.message}", hints=exc.hints) from None
+    from referee import dataversions  # moves decode by the data version in force
+
+    game = dataversions.game_of(data)
     for i, entry in enumerate(data["log"]):
         if "move" in entry and "sealed" not in entry:  # a sealed move: decoded at replay
             decode_move(game, entry["move"], f"$.log[{i}].move", where)
@@ -235,19 +238,14 @@ def start_state(gf: GameFile, seed: str | None = None) -> Match:
 
 
 def check_header(gf: GameFile) -> None:
-    """The rules pin, the player count and the options. Raises GameFileError."""
-    game = gf.game
-    pinned = gf.data["rules"]
-    if pinned != game.data_version():
-        raise GameFileError(
-            f"this game was made with rules/data {pinned}, but this referee has "
-            f"{game.data_version()}",
-            hints=[
-                "component data changed since the game began; replaying it with other data "
-                "could change the game, so it is refused. Use the referee version it was "
-                "made with."
-            ],
-        )
+    """The rules pin, the player count and the options. Raises GameFileError.
+
+    The pin in force (the header's ``rules``, or the latest upgrade entry's ``data``) must
+    name this referee's rules and a data version released in the package; ``gf.game``
+    becomes the game playing by that data version (referee.dataversions)."""
+    from referee import dataversions  # a module of its own, which needs this one
+
+    gf.game = game = dataversions.game_of(gf)
     n = len(gf.players)
     if not game.min_players <= n <= game.max_players:
         raise GameFileError(
@@ -588,7 +586,9 @@ def append_entry(data: dict[str, Any], player: str, move: Move, *, seed: str | N
     In a sealed game the move's private fields are sealed to the referee recipient and
     the entry carries the public text; with the ``seed`` the referee adds its MAC.
     """
-    game = get_game(data["game"])
+    from referee import dataversions  # the game of the data version in force
+
+    game = dataversions.game_of(data)
     body = msgspec.to_builtins(move)
     entry: dict[str, Any] = {"n": len(data["log"]) + 1, "by": player}
     private = game.private_fields(move) if "commitment" in data["rng"] else ()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from referee import dataversions
 from referee.cli import main
 from referee.cli.common import (
     emit_json,
@@ -33,23 +34,27 @@ def schema(name: str) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Output JSON (all component data).")
 @handles_errors
 def data(game_name: str, reference: bool, as_json: bool) -> None:
-    """Show GAME's component data and every value assumed rather than printed."""
+    """Show GAME's component data, its released data versions and every value assumed
+    rather than printed."""
     game: Game = get_game(game_name)
     if reference:
         click.echo(reference_note(game), nl=False)
         return
     assumed = game.assumptions()
     readings = game.interpretations()
+    versions = dataversions.listing(game.name)
     if as_json:
         emit_json({
             "game": game.name,
             "rules": game.data_version(),
+            "versions": versions,
             "assumptions": [a.__dict__ for a in assumed],
             "interpretations": [r.__dict__ for r in readings],
             "data": game.data(),
         })
         return
     click.echo(f"{game.title}: component data {game.data_version()}")
+    click.echo(dataversions.listing_text(versions))
     click.echo(f"{len(assumed)} values are ASSUMED (the rulebook we hold does not print them).")
     click.echo("If you own the printed game, check these and report corrections:")
     for a in assumed:

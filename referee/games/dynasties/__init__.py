@@ -10,10 +10,11 @@ from typing import Any
 import msgspec
 
 from referee.engine import Assumption, GameDefaults, Interpretation, Option
-from referee.games.dynasties import data as D
-from referee.games.dynasties import illegal, moves, rules, views
-from referee.games.dynasties.state import State
 from referee.rng import Rng
+
+from . import data as D
+from . import illegal, moves, rules, views
+from .state import State
 
 
 class Dynasties(GameDefaults):
@@ -97,12 +98,12 @@ class Dynasties(GameDefaults):
         return hashlib.sha256(msgspec.json.encode(body, order="sorted")).hexdigest()
 
     def invariants(self, state: State) -> list[str]:
-        from referee.games.dynasties.checks import invariants
+        from .checks import invariants
 
         return invariants(state)
 
     def hidden_tokens(self, state: State) -> dict[str, list[str]]:
-        from referee.games.dynasties.checks import hidden_tokens
+        from .checks import hidden_tokens
 
         return hidden_tokens(state)
 

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from referee.games.dynasties import data as D
-from referee.games.dynasties import effects as E
-from referee.games.dynasties import scoring as S
-from referee.games.dynasties.moves import goods_pair
-from referee.games.dynasties.state import State
+from . import data as D
+from . import effects as E
+from . import scoring as S
+from .moves import goods_pair
+from .state import State
 
 
 def payments(goods: list[int], colour: int, n: int) -> tuple[str, ...]:

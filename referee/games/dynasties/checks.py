@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from referee.games.dynasties import data as D
-from referee.games.dynasties.state import NEUTRAL_FIGURE, State
+from . import data as D
+from .state import NEUTRAL_FIGURE, State
 
 
 def _figures_of(state: State, p: int) -> int:

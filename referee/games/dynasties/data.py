@@ -7,8 +7,11 @@ Every value in those files carries a ``source`` and a ``confidence``; values mar
 
 from __future__ import annotations
 
+import copy
+import functools
 import hashlib
 import json
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,7 +26,17 @@ def _load(name: str) -> Any:
     return json.loads((DATA_DIR / name).read_text(encoding="utf-8"))
 
 
-RAW: dict[str, Any] = {name.removesuffix(".json"): _load(name) for name in FILES}
+def _load_all() -> dict[str, Any]:
+    """The data files by name (without ``.json``). In a copy of this package that
+    :mod:`referee.dataversions` loads for a released data version, that version's files
+    (``RELEASED_FILES`` on the package) instead."""
+    released = getattr(sys.modules.get(__package__ or ""), "RELEASED_FILES", None)
+    if released is not None:
+        return copy.deepcopy(released)
+    return {name.removesuffix(".json"): _load(name) for name in FILES}
+
+
+RAW: dict[str, Any] = _load_all()
 
 
 # Keys that only describe a value (where it comes from, how sure it is, how it is shown):
@@ -46,10 +59,25 @@ def play_values(obj: Any) -> Any:
 def data_version(raw: dict[str, Any] | None = None) -> str:
     """``dynasties-1+data.`` + the first 12 hex of sha256 over the play values of all data
     files (descriptive keys and files left out; canonical JSON, keys sorted)."""
-    raw = RAW if raw is None else raw
-    body = {name: play_values(v) for name, v in raw.items() if name not in DESCRIPTIVE_FILES}
+    return "dynasties-1+data." + (_loaded_digest() if raw is None else data_digest(raw))
+
+
+@functools.cache
+def _loaded_digest() -> str:
+    """The digest of the loaded data (computed once: every replay checks the pin)."""
+    return data_digest(RAW)
+
+
+def play_data(raw: dict[str, Any]) -> dict[str, Any]:
+    """The play-relevant values of the data files ``raw`` by file (what the pin hashes)."""
+    return {name: play_values(v) for name, v in raw.items() if name not in DESCRIPTIVE_FILES}
+
+
+def data_digest(raw: dict[str, Any]) -> str:
+    """The data part of the pin of the data files ``raw`` (see :func:`data_version`)."""
+    body = play_data(raw)
     blob = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return "dynasties-1+data." + hashlib.sha256(blob.encode("utf-8")).hexdigest()[:12]
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:12]
 
 
 # --- goods -----------------------------------------------------------------------------

@@ -10,10 +10,10 @@ from __future__ import annotations
 from itertools import combinations
 from typing import Any
 
-from referee.games.dynasties import data as D
-from referee.games.dynasties import effects as E
-from referee.games.dynasties import scoring as S
-from referee.games.dynasties.board import (
+from . import data as D
+from . import effects as E
+from . import scoring as S
+from .board import (
     finish_trade,
     gain,
     lone_cities,
@@ -21,8 +21,8 @@ from referee.games.dynasties.board import (
     splits,
     sub_multisets,
 )
-from referee.games.dynasties.effects import push, task
-from referee.games.dynasties.moves import (
+from .effects import push, task
+from .moves import (
     Bonus,
     Choose,
     ChooseDice,
@@ -39,8 +39,8 @@ from referee.games.dynasties.moves import (
     Take,
     faces_str,
 )
-from referee.games.dynasties.roundend import monastery, take_bonus
-from referee.games.dynasties.state import State
+from .roundend import monastery, take_bonus
+from .state import State
 
 Task = dict[str, Any]
 

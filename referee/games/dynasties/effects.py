@@ -10,8 +10,9 @@ from __future__ import annotations
 from typing import Any
 
 from referee.errors import NotImplementedRule
-from referee.games.dynasties import data as D
-from referee.games.dynasties.state import State
+
+from . import data as D
+from .state import State
 
 
 def task(kind: str, player: int = -1, **kw: Any) -> dict[str, Any]:

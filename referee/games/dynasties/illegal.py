@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from referee.games.dynasties import data as D
-from referee.games.dynasties import effects as E
-from referee.games.dynasties.moves import (
+from . import data as D
+from . import effects as E
+from .moves import (
     Bonus,
     Choose,
     ChooseDice,
@@ -29,9 +29,9 @@ from referee.games.dynasties.moves import (
     Use,
     format_move,
 )
-from referee.games.dynasties.rules import decision_moves, pending
-from referee.games.dynasties.state import State
-from referee.games.dynasties.views import describe
+from .rules import decision_moves, pending
+from .state import State
+from .views import describe
 
 TURN_TYPES = (Trade, TradeTwice, Place, Use, SitOut, Pass)
 DECISION_TYPES: dict[str, tuple[type, ...]] = {

@@ -13,7 +13,8 @@ from typing import Annotated, Any, Literal, Union
 import msgspec
 
 from referee.errors import AmbiguousMove, MalformedMove
-from referee.games.dynasties.data import (
+
+from .data import (
     ACTION_CARDS,
     BONUS,
     CITIES,

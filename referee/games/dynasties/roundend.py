@@ -12,17 +12,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from referee.games.dynasties import data as D
-from referee.games.dynasties import effects as E
-from referee.games.dynasties import scoring as S
-from referee.games.dynasties.board import (
+from . import data as D
+from . import effects as E
+from . import scoring as S
+from .board import (
     deal_personalities,
     lone_cities,
     track_order,
     turn_order,
 )
-from referee.games.dynasties.effects import push, task
-from referee.games.dynasties.state import State
+from .effects import push, task
+from .state import State
 
 Task = dict[str, Any]
 

@@ -13,21 +13,22 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from referee.games.dynasties import data as D
-from referee.games.dynasties import effects as E
-from referee.games.dynasties.board import (
+from referee.rng import Rng
+
+from . import data as D
+from . import effects as E
+from .board import (
     deal_personalities,
     lone_cities,
     payments,
     roll,
     track_order,
 )
-from referee.games.dynasties.decisions import decision_moves, on_empty, resolve
-from referee.games.dynasties.effects import push, task
-from referee.games.dynasties.moves import Pass, Place, SitOut, Trade, TradeTwice, Use
-from referee.games.dynasties.roundend import ROUND_END, STEPS
-from referee.games.dynasties.state import CityState, Player, Ship, State
-from referee.rng import Rng
+from .decisions import decision_moves, on_empty, resolve
+from .effects import push, task
+from .moves import Pass, Place, SitOut, Trade, TradeTwice, Use
+from .roundend import ROUND_END, STEPS
+from .state import CityState, Player, Ship, State
 
 __all__ = ["advance", "apply", "decision_moves", "legal_moves", "pending", "setup",
            "track_order"]

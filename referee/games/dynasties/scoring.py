@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from referee.games.dynasties import data as D
-from referee.games.dynasties.state import State
+from . import data as D
+from .state import State
 
 
 def figures(state: State, p: int) -> list[tuple[str, str]]:

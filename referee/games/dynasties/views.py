@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from referee.games.dynasties import data as D
-from referee.games.dynasties import effects as E
-from referee.games.dynasties.rules import LIGHT_BLUE_COSTS_VIEW, pending, track_order
-from referee.games.dynasties.state import State
+from . import data as D
+from . import effects as E
+from .rules import LIGHT_BLUE_COSTS_VIEW, pending, track_order
+from .state import State
 
 KIND_TEXT = {
     "divide": "divide the goods on ship {ship1} into two groups",
@@ -126,7 +126,7 @@ def view(state: State, viewer: str | None) -> dict[str, Any]:
 
 
 def _tablet(state: State, country: str) -> dict[str, int]:
-    from referee.games.dynasties.scoring import tablet_values
+    from .scoring import tablet_values
 
     first, second, crown = tablet_values(state, country)
     return {"first": first, "second": second, "crown": crown}

@@ -7,8 +7,11 @@ only (the readings the engine chose) and is not part of the data pin.
 
 from __future__ import annotations
 
+import copy
+import functools
 import hashlib
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +22,12 @@ DATA_FILES = sorted(p for p in DATA_DIR.glob("*.json"))
 
 
 def _load() -> dict[str, Any]:
+    """The data files by name (without ``.json``). In a copy of this package that
+    :mod:`referee.dataversions` loads for a released data version, that version's files
+    (``RELEASED_FILES`` on the package) instead."""
+    released = getattr(sys.modules.get(__package__ or ""), "RELEASED_FILES", None)
+    if released is not None:
+        return copy.deepcopy(released)
     return {p.stem: json.loads(p.read_text(encoding="utf-8")) for p in DATA_FILES}
 
 
@@ -60,9 +69,29 @@ def play_values(raw: dict[str, Any]) -> list[tuple[str, Any]]:
 
 
 def data_hash(raw: dict[str, Any] | None = None) -> str:
-    """The data pin: a hash of :func:`play_values` only."""
-    text = json.dumps(play_values(RAW if raw is None else raw), sort_keys=True)
+    """The data pin: a hash of :func:`play_values` only (of the loaded data: computed
+    once, every replay checks it)."""
+    return _loaded_hash() if raw is None else _hash(raw)
+
+
+def _hash(raw: dict[str, Any]) -> str:
+    text = json.dumps(play_values(raw), sort_keys=True)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
+
+
+@functools.cache
+def _loaded_hash() -> str:
+    return _hash(RAW)
+
+
+def play_data(raw: dict[str, Any]) -> dict[str, Any]:
+    """The play-relevant values of the data files ``raw`` by path (what the pin hashes)."""
+    return dict(play_values(raw))
+
+
+def data_digest(raw: dict[str, Any]) -> str:
+    """The data part of the pin of the data files ``raw`` (used by referee.dataversions)."""
+    return data_hash(raw)
 
 
 REGION_KEYS: tuple[str, ...] = tuple(sorted(RAW["regions"]["regions"]))

@@ -1,0 +1,113 @@
+"""`referee upgrade`: move a running game to this referee's component data."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+
+from referee import dataversions, gamefile, secret
+from referee.cli import main
+from referee.cli.common import emit_json, handles_errors, secret_option
+from referee.errors import GameFileError
+
+
+@main.command()
+@click.argument("path", metavar="FILE", type=click.Path(path_type=Path))
+@click.option("--dry-run", is_flag=True, help="Only report; change nothing.")
+@secret_option
+@click.option("--json", "as_json", is_flag=True, help="Output JSON.")
+@handles_errors
+def upgrade(path: Path, dry_run: bool, secret_path: Path | None, as_json: bool) -> None:
+    """Replay FILE under this referee's component data and report, move by move, what
+    changes: the data values that differ, the first move that would become illegal, and
+    the scores before and after. Without --dry-run, and only if every move stays legal,
+    the game moves to the new data: the game master's log entry
+    {"kind": "upgrade", "data": PIN} is appended, and from then on the whole log replays
+    under the new data."""
+    with gamefile.locked(path) as old:
+        gf = gamefile.parse(old, str(path))
+        seed = secret.find_seed(gf, secret_path, path)
+        report = dataversions.compare(gf, seed)
+        entry: int | None = None
+        if not dry_run and report.upgradable:
+            data = dataversions.upgraded(gf.data, report.target, seed)
+            gamefile.replace(path, old, data)
+            entry = len(data["log"])
+    if as_json:
+        emit_json({**report.to_json(), "file": str(path), "dry_run": dry_run,
+                   "upgraded": entry is not None, "entry": entry})
+    else:
+        click.echo(report_text(report, str(path)))
+        click.echo(outcome(report, dry_run, entry))
+    if not dry_run and entry is None and report.pinned != report.target:
+        raise_refusal(report, as_json)
+
+
+def raise_refusal(report: dataversions.UpgradeReport, as_json: bool) -> None:
+    """Exit 1: the game could not move to the new data (the report says why)."""
+    if as_json:
+        raise SystemExit(1)
+    raise GameFileError(f"not upgraded: {report.problem}",
+                        hints=["the game goes on under its pinned data "
+                               f"{report.pinned}"])
+
+
+def outcome(report: dataversions.UpgradeReport, dry_run: bool, entry: int | None) -> str:
+    if report.pinned == report.target:
+        return f"nothing to do: the game already plays by {report.target}."
+    if entry is not None:
+        return (f"upgraded: the game now plays by {report.target} (log entry {entry}: "
+                "[upgrade] by gm).")
+    if dry_run:
+        verdict = "can be upgraded" if report.upgradable else "cannot be upgraded"
+        return f"dry run: nothing written; the game {verdict}."
+    return "not upgraded."
+
+
+def _value(value: Any) -> str:
+    return "(absent)" if value is None else json.dumps(value, ensure_ascii=False)
+
+
+def _scores(scores: dict[str, int] | None) -> str:
+    return "-" if scores is None else ", ".join(f"{p} {s}" for p, s in scores.items())
+
+
+def _gap(m: dataversions.MoveCheck) -> dict[str, int]:
+    """How far each score under the new data is from the pinned one (0s left out)."""
+    target = m.scores_target or {}
+    return {p: target[p] - s for p, s in m.scores_pinned.items() if target.get(p, s) != s}
+
+
+def report_text(report: dataversions.UpgradeReport, name: str) -> str:
+    lines = [f"{name}: {report.game} data {report.pinned} (pinned) -> {report.target} "
+             "(this referee's)"]
+    lines.append(f"data values that differ ({len(report.differences)}):")
+    lines += [f"  {d['path']}: {_value(d['old'])} -> {_value(d['new'])}"
+              for d in report.differences]
+    moves = report.moves
+    same = sum(m.same_state for m in moves)
+    lines.append(f"moves replayed: {len(moves)}; {same} reach the same state under both, "
+                 f"{len(moves) - same} a different one")
+    if any(m.scores_target not in (None, m.scores_pinned) for m in moves):
+        lines.append("moves after which the scores change (pinned -> this referee's data):")
+    gap: dict[str, int] = {}
+    for m in moves:
+        if not m.legal:
+            lines.append(f"  entry {m.n} {m.by} {m.move!r}: NOT LEGAL under {report.target}: "
+                         f"{m.problem}")
+        elif _gap(m) != gap:
+            gap = _gap(m)
+            lines.append(f"  entry {m.n} {m.by} {m.move!r}: scores "
+                         f"{_scores(m.scores_pinned)} -> {_scores(m.scores_target)}")
+    first = report.first_illegal
+    lines.append(f"first move that becomes illegal: entry {first.n}" if first
+                 else "every move stays legal")
+    if moves:
+        lines.append(f"scores now: {_scores(moves[-1].scores_pinned)} -> "
+                     f"{_scores(moves[-1].scores_target)}")
+    if report.problem and first is None and report.pinned != report.target:
+        lines.append(report.problem)
+    return "\n".join(lines)
