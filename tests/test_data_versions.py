@@ -207,6 +207,13 @@ def test_unknown_data_version_is_refused_naming_the_versions_here(tmp_path: Path
     assert f"data versions here: {versions}" in result.output
     assert "Traceback" not in result.output
     assert path.read_bytes() == before
+    data = json.loads(before)
+    data["rules"] = "staufer-2+data.../../../x"
+    path.write_text(gamefile.dumps(data), encoding="utf-8")
+    result = run("status", path)
+    assert result.exit_code == 1
+    assert ("error: 'staufer-2+data.../../../x': '../../../x' is not a data version "
+            "(12 hex digits)") in result.output
 
 
 def test_other_rules_are_refused(tmp_path: Path) -> None:
