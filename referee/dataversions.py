@@ -23,6 +23,7 @@ from __future__ import annotations
 import copy
 import importlib.util
 import json
+import re
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -38,6 +39,7 @@ from referee.errors import GameFileError, RefereeError, UsageError
 from referee.schema import GAME_MASTER
 
 SEPARATOR = "+data."
+DIGEST = re.compile(r"[0-9a-f]{12}")  # the data part of a pin
 UPGRADE = "upgrade"  # the ``kind`` of the meta entry that moves a game to other data
 # The module of each game package that loads the data files; it provides ``RAW`` (the
 # files by name), ``play_data(raw)`` and ``data_digest(raw)``.
@@ -199,6 +201,8 @@ def game_for(name: str, pin: str) -> Game:
         )
     rules, digest = split_pin(pin)
     own_rules, own_digest = split_pin(current.data_version())
+    if not DIGEST.fullmatch(digest):
+        raise GameFileError(f"{pin!r}: {digest!r} is not a data version (12 hex digits)")
     if rules != own_rules:
         raise GameFileError(
             f"this game was made with rules {rules}, but this referee plays {own_rules}",
