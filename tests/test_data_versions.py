@@ -461,9 +461,6 @@ def test_upgrade_skips_undone_moves_and_numbers_moves_by_log_entry(tmp_path: Pat
     assert run("check", path).exit_code == 0
 
 
-@pytest.mark.xfail(strict=True, reason="gamefile.append_entry still asks get_game() for the "
-                   "private fields; it must use dataversions.game_of(data) (see "
-                   "notes/dataversions.md). Remove this mark with that fix.")
 def test_a_kept_card_stays_sealed_in_a_game_on_older_data(tmp_path: Path,
                                                           variant: Any) -> None:
     pin = variant("dynasties", dearer_light_blue)
