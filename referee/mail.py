@@ -149,7 +149,7 @@ def subject(game_title: str, game_id: str, waiting: Sequence[str]) -> str:
     return f"[referee] {game_title} {game_id}: {state}"
 
 
-def _quote_id_part(text: str) -> str:
+def quote_id_part(text: str) -> str:
     """Reversible msg-id-safe form: bytes outside [A-Za-z0-9_-] become ``=XX``."""
     out = []
     for byte in text.encode("utf-8"):
@@ -161,7 +161,7 @@ def _quote_id_part(text: str) -> str:
     return "".join(out)
 
 
-def _unquote_id_part(text: str) -> str | None:
+def unquote_id_part(text: str) -> str | None:
     try:
         return (
             re.sub(r"=([0-9A-F]{2})", lambda m: chr(int(m.group(1), 16)), text)
@@ -174,12 +174,12 @@ def _unquote_id_part(text: str) -> str | None:
 
 def thread_id(game_id: str) -> str:
     """The stable thread root of a game: ``<referee.GAME@referee.invalid>``."""
-    return f"<referee.{_quote_id_part(game_id)}@{DOMAIN}>"
+    return f"<referee.{quote_id_part(game_id)}@{DOMAIN}>"
 
 
 def message_id(game_id: str, move_number: int, player: str) -> str:
     """The Message-ID of the mail to ``player`` after move ``move_number``."""
-    return f"<referee.{_quote_id_part(game_id)}.{move_number}.{_quote_id_part(player)}@{DOMAIN}>"
+    return f"<referee.{quote_id_part(game_id)}.{move_number}.{quote_id_part(player)}@{DOMAIN}>"
 
 
 _MOVE_ID_RE = re.compile(rf"^<referee\.([A-Za-z0-9_=-]+)\.(\d+)\.([A-Za-z0-9_=-]+)@{DOMAIN}>$")
@@ -190,18 +190,18 @@ def _parse_our_id(msgid: str) -> tuple[str, int | None, str | None] | None:
     """(game, move, player) for a Message-ID made by compose, (game, None, None) for a root."""
     m = _MOVE_ID_RE.match(msgid)
     if m:
-        game, player = _unquote_id_part(m.group(1)), _unquote_id_part(m.group(3))
+        game, player = unquote_id_part(m.group(1)), unquote_id_part(m.group(3))
         if game is not None and player is not None:
             return game, int(m.group(2)), player
     m = _ROOT_ID_RE.match(msgid)
     if m:
-        game = _unquote_id_part(m.group(1))
+        game = unquote_id_part(m.group(1))
         if game is not None:
             return game, None, None
     return None
 
 
-def _set_text(msg: EmailMessage, body: str) -> None:
+def set_text(msg: EmailMessage, body: str) -> None:
     if not body.endswith("\n"):
         body += "\n"
     if body.isascii():
@@ -264,7 +264,7 @@ def compose(
         except (ValueError, TypeError, IndexError) as exc:
             raise MailError(f"cannot build the mail to {out.player} ({out.to!r}): {exc}") from exc
         body = out.body.rstrip("\n") + "\n" + _footer(game_id, out.player, token)
-        _set_text(msg, body)
+        set_text(msg, body)
         messages.append(msg)
     return messages
 
@@ -907,5 +907,5 @@ def rejection(
         "Reply to this mail with your move on the first line, and keep the subject as it",
         "is (it carries your token).",
     ]
-    _set_text(msg, "\n".join(lines))
+    set_text(msg, "\n".join(lines))
     return msg

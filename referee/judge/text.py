@@ -1,0 +1,210 @@
+"""The text of the judge's mails: events since a player's last mail, the board wrapped
+to 78 columns with a legend, legal moves grouped by kind, and how to reply.
+
+The games' own render text is post-processed here (wrapped, legend added); the game
+packages are not changed.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Sequence
+from typing import Any
+
+from referee import gamefile
+from referee.engine import Match
+from referee.judge.meta import Settings
+
+WIDTH = 78
+
+LEGENDS: dict[str, list[str]] = {
+    "staufer": [
+        "E = Envoy, N = Noble; Court 4E 1N = figures not yet on the board.",
+        "[7/3] = points for the 1st/2nd majority when the region is scored.",
+        "seat 1 cost 7N! = costs 7 figures, only a Noble may sit there.",
+        "vp3 = chest worth 3 points; envoy2 = chest with 2 Envoys;",
+        "#5 = privilege number 5; pts = victory points.",
+        "Supply Board 1: E+N = space 1 gives an Envoy and a Noble.",
+    ],
+    "dynasties": [
+        "Goods: k black, w white, g gold-yellow, b light blue, p pink.",
+        "3k = costs 3 black goods; kwgbp = one good of each colour.",
+        "(large P*) = the Prince's space is the large one (W* = Princess).",
+        "Ships 1: kkggp [a/b] = goods on ship 1, [large/small] shares taken.",
+        "chronicler(2b) = personality costing 2 light blue; 1:, 2: = its space.",
+        "Passing track 1(3p) = space 1, costs 3 pink; pts = victory points.",
+    ],
+}
+
+REPLY_HELP = [
+    "Reply to this mail: your move on the first line (several: one line",
+    "`move: ...` each). Keep the subject: its [#...] tag is your token.",
+    "Commands instead of a move: status, help, undo, nonce VALUE, say TEXT.",
+]
+
+
+def wrap(text: str, width: int = WIDTH) -> str:
+    """Every line at most ``width`` characters; a wrapped line's rest is indented."""
+    out: list[str] = []
+    for line in text.splitlines():
+        if len(line) <= width:
+            out.append(line.rstrip())
+            continue
+        indent = " " * (len(line) - len(line.lstrip()))
+        out.extend(textwrap.wrap(line.strip(), width=width, initial_indent=indent,
+                                 subsequent_indent=indent + "    ",
+                                 break_long_words=True, break_on_hyphens=False))
+    return "\n".join(out)
+
+
+def _join_wrapped(head: str, items: Sequence[str], sep: str, width: int = WIDTH) -> list[str]:
+    lines: list[str] = []
+    line = head
+    for i, item in enumerate(items):
+        piece = item + (sep if i < len(items) - 1 else "")
+        if len(line) + len(piece.rstrip()) > width and line.strip():
+            lines.append(line.rstrip())
+            line = " " * 6
+        line += piece
+    lines.append(line.rstrip())
+    return lines
+
+
+def group_legal(legal: Sequence[str]) -> list[str]:
+    """``deploy: aachen 3, 4 | milano 2, 5``: moves grouped by their first word, then by
+    their second; kinds in the order they first appear."""
+    kinds: dict[str, dict[str, list[str]]] = {}
+    for move in legal:
+        words = move.split()
+        kind, rest = words[0], words[1:]
+        sub = rest[0] if len(rest) >= 2 else ""
+        tail = " ".join(rest[1:]) if sub else " ".join(rest)
+        kinds.setdefault(kind, {}).setdefault(sub, []).append(tail)
+    lines: list[str] = []
+    for kind, subs in kinds.items():
+        parts = [f"{sub} {', '.join(tails)}".strip() if sub else ", ".join(t or kind for t in tails)
+                 for sub, tails in subs.items()]
+        lines += _join_wrapped(f"  {kind}: ", parts, " | ")
+    return lines
+
+
+def private_block(render: str) -> list[str]:
+    """The lines of a render that only the viewer sees (those starting "Your ...",
+    with their indented continuation lines)."""
+    out: list[str] = []
+    taking = False
+    for line in render.splitlines():
+        if line.startswith("Your "):
+            taking = True
+            out.append(line)
+        elif taking and line.startswith(" ") and line.strip():
+            out.append(line)
+        else:
+            taking = False
+    return out
+
+
+def _step(gf: gamefile.GameFile, seed: str | None, match: Match, i: int) -> Match:
+    entry = gf.log[i]
+    if "move" in entry:
+        move = gamefile.decode_move(match.game, entry["move"], f"$.log[{i}].move")
+        match.play(entry["by"], move)
+        return match
+    if "undo" in entry:
+        return gamefile.replay(gf, seed, upto=i + 1)
+    return match
+
+
+def _describe(entry: dict[str, Any], match: Match, viewer: str | None) -> str:
+    n, by = entry["n"], entry["by"]
+    if "undo" in entry:
+        return f"{n}. {by} took back move {entry['undo']}"
+    meta = entry.get("meta")
+    if isinstance(meta, dict):
+        who = "the game master" if by == "gm" else by
+        detail = ", ".join(f"{k} {v}" for k, v in meta.items() if k != "kind")
+        return f"{n}. {who} changed a setting: {meta.get('kind')} {detail}".rstrip()
+    move = gamefile.decode_move(match.game, entry["move"], f"$.log[{n - 1}].move")
+    shown = match.game.format_move(move) if by == viewer else match.game.public_text(move)
+    return f"{n}. {by} played: {shown}"
+
+
+def events(gf: gamefile.GameFile, seed: str | None, since: int, viewer: str | None) -> list[str]:
+    """What happened in log entries ``since``.. (each move as ``viewer`` may see it, and
+    every change of the scores), indented, wrapped."""
+    if since >= len(gf.log):
+        return []
+    match = gamefile.replay(gf, seed, upto=since)
+    lines: list[str] = []
+    for i in range(since, len(gf.log)):
+        before = match.game.scores(match.state)
+        desc = _describe(gf.log[i], match, viewer)
+        match = _step(gf, seed, match, i)
+        lines.append(wrap("  " + desc))
+        after = match.game.scores(match.state)
+        gains = [f"{p} {after[p] - before.get(p, 0):+d} (now {after[p]})"
+                 for p in after if after[p] != before.get(p, 0)]
+        if gains:
+            lines += _join_wrapped("      scoring: ", gains, ", ")
+    return lines
+
+
+def headline(gf: gamefile.GameFile, match: Match, viewer: str | None) -> str:
+    """The first body line: whose turn it is (or the result)."""
+    game = match.game
+    if game.finished(match.state):
+        ranking = game.ranking(match.state)
+        first = " and ".join(ranking[0]) if ranking else "nobody"
+        return f"Game over: {first} won."
+    waiting = gamefile.waiting(gf, match)
+    if gamefile.missing_nonces(gf):
+        what = "a nonce (reply: nonce ANY-WORDS)"
+    else:
+        what = game.prompt(match.state)
+    if viewer in waiting:
+        return wrap(f"Your turn, {viewer}: {what}")
+    return wrap(f"Waiting for {' and '.join(waiting)}: {what}")
+
+
+def final_scoring(match: Match) -> list[str]:
+    game = match.game
+    scores = game.scores(match.state)
+    lines = ["Final scoring:"]
+    lines += [f"  {p:<12} {scores[p]:>4} points" for p in scores]
+    lines.append("Ranking:")
+    for place, tied in enumerate(game.ranking(match.state), start=1):
+        lines.append(f"  {place}. {', '.join(tied)}")
+    return lines
+
+
+def body(gf: gamefile.GameFile, match: Match, seed: str | None, viewer: str | None,
+         since: int | None, settings: Settings, *, full: bool = True,
+         note: Sequence[str] = ()) -> str:
+    """A mail to ``viewer`` (None: a watcher): headline, ``note``, events since entry
+    ``since``, then (``full``) the board and legal moves, or (short) only the private
+    part; a legend; how to reply."""
+    game = match.game
+    lines = [headline(gf, match, viewer), ""]
+    if note:
+        lines += [wrap(line) for line in note] + [""]
+    if since is not None and since < len(gf.log):
+        lines += ["Since your last mail:", *events(gf, seed, since, viewer), ""]
+    if game.finished(match.state):
+        lines += [*final_scoring(match), ""]
+    render = game.render(match.state, viewer) if not gamefile.missing_nonces(gf) else ""
+    if full and render:
+        lines += [wrap(render), ""]
+    elif render:
+        lines += [wrap(line) for line in private_block(render)]
+        lines += [""] if private_block(render) else []
+    waiting = gamefile.waiting(gf, match)
+    if viewer is not None and viewer in waiting and not gamefile.missing_nonces(gf):
+        from referee.engine import legal_strings
+
+        lines += ["Your legal moves, by kind:", *group_legal(legal_strings(game, match.state,
+                                                                            viewer)), ""]
+    if full and game.name in LEGENDS:
+        lines += ["Legend:", *(wrap("  " + line) for line in LEGENDS[game.name]), ""]
+    if viewer is not None and not game.finished(match.state):
+        lines += REPLY_HELP
+    return "\n".join(lines).rstrip("\n") + "\n"
