@@ -156,7 +156,7 @@ class Judge:
 
     def queue(self, msg: EmailMessage) -> None:
         recipients = [a for _, a in getaddresses([str(v) for v in msg.get_all("To", [])]) if a]
-        policy = email.policy.default.clone(linesep="\r\n")
+        policy = email.policy.default.clone(linesep="\n")
         self.store.enqueue(str(msg["Message-ID"]), recipients, msg.as_bytes(policy=policy))
 
     def flush(self) -> int:

@@ -89,12 +89,12 @@ def group_legal(legal: Sequence[str]) -> list[str]:
 
 
 def private_block(render: str) -> list[str]:
-    """The lines of a render that only the viewer sees (those starting "Your ...",
+    """The lines of a render that only the viewer sees (those starting "your ...",
     with their indented continuation lines)."""
     out: list[str] = []
     taking = False
     for line in render.splitlines():
-        if line.startswith("Your "):
+        if line.lower().startswith("your "):
             taking = True
             out.append(line)
         elif taking and line.startswith(" ") and line.strip():

@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import re
 import smtplib
 import ssl
 from collections.abc import Iterator
@@ -143,7 +144,8 @@ class SmtpOutbox:
             if self.client is None:
                 self.client = self._connect()
             try:
-                self.client.sendmail(self.envelope_from, recipients, raw)
+                crlf = re.sub(rb"\r?\n", b"\r\n", raw)
+                self.client.sendmail(self.envelope_from, recipients, crlf)
                 return
             except smtplib.SMTPServerDisconnected:
                 self.client = None
