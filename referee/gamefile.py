@@ -20,7 +20,7 @@ from typing import Any
 
 import msgspec
 
-from referee import fileio
+from referee import fileio, vouch
 from referee import rng as rngmod
 from referee.engine import BUILTIN_GAMES, Game, Match, Move, full_options, get_game
 from referee.errors import (
@@ -29,7 +29,15 @@ from referee.errors import (
     SealedError,
     UsageError,
 )
-from referee.schema import FORMAT, PLAYER_ID, check_shape, path_first, schema_text
+from referee.schema import (
+    ENTRY_KINDS,
+    FORMAT,
+    GAME_MASTER,
+    PLAYER_ID,
+    check_shape,
+    path_first,
+    schema_text,
+)
 
 
 @dataclass
@@ -224,17 +232,38 @@ def check_header(gf: GameFile) -> None:
 
 
 def nonce_prompt(gf: GameFile) -> str:
-    """Who still owes a nonce, as the prompt before the first move."""
-    return (f"waiting for nonces from {', '.join(missing_nonces(gf))} before the first move "
+    """Who still owes a nonce (or its commitment), as the prompt before the first move."""
+    missing = missing_nonces(gf)
+    if nonce_phase(gf) == "commit":
+        return (f"waiting for nonce commitments from {', '.join(missing)} before the first "
+                "move (`referee nonce FILE --as PLAYER`)")
+    return (f"waiting for nonces from {', '.join(missing)} before the first move "
             "(`referee nonce FILE --as PLAYER`)")
 
 
+def nonce_phase(gf: GameFile) -> str | None:
+    """"commit" while players still commit to nonces, "reveal" while they reveal them
+    (docs/rng.md: commit first, so that nobody chooses a nonce knowing the others'),
+    None when all are in (or the game has no nonces)."""
+    rng = gf.data["rng"]
+    if "nonces" not in rng:
+        return None
+    commits = rng.get("nonce_commitments")
+    if commits is not None and any(p not in commits for p in gf.players):
+        return "commit"
+    if any(p not in rng["nonces"] for p in gf.players):
+        return "reveal"
+    return None
+
+
 def missing_nonces(gf: GameFile) -> list[str]:
-    """Players who still owe a nonce (only in games created with nonces)."""
-    nonces = gf.data["rng"].get("nonces")
-    if nonces is None:
+    """Players who still owe a nonce commitment or a nonce (games made with nonces)."""
+    phase = nonce_phase(gf)
+    if phase is None:
         return []
-    return [p for p in gf.players if p not in nonces]
+    rng = gf.data["rng"]
+    have = rng["nonce_commitments"] if phase == "commit" else rng["nonces"]
+    return [p for p in gf.players if p not in have]
 
 
 def waiting(gf: GameFile, match: Match) -> list[str]:
@@ -244,9 +273,18 @@ def waiting(gf: GameFile, match: Match) -> list[str]:
     return missing_nonces(gf) or match.game.to_move(match.state)
 
 
+def entry_kind(entry: Mapping[str, Any]) -> str:
+    """"move", "undo", "void" or "meta" (the schema guarantees exactly one)."""
+    return next(k for k in ENTRY_KINDS if k in entry)
+
+
+def _where(i: int) -> str:
+    return f"$.log[{i}] (entry {i + 1})"
+
+
 def _check_chain(gf: GameFile, i: int, entry: Mapping[str, Any], prev: str) -> str:
     """Check numbering, hash chain and authorship of entry ``i``; return its hash."""
-    where = f"$.log[{i}] (move {i + 1})"
+    where = _where(i)
     if entry["n"] != i + 1:
         raise ReplayError(f"{where}: numbered {entry['n']}, expected {i + 1}")
     if entry["prev"] != prev:
@@ -254,38 +292,111 @@ def _check_chain(gf: GameFile, i: int, entry: Mapping[str, Any], prev: str) -> s
             f"{where}: the hash chain is broken: history before this entry was edited",
             hints=["a game file is append-only; restore the original log"],
         )
-    if entry["by"] not in gf.players:
-        raise ReplayError(f"{where}: {entry['by']!r} is not a player in this game")
+    kind = entry_kind(entry)
+    by = entry["by"]
+    if by not in gf.players and not (by == GAME_MASTER and kind in ("void", "meta")):
+        raise ReplayError(f"{where}: {by!r} is not a player in this game")
     if i == 0 and missing_nonces(gf):
         raise ReplayError(
             f"{where}: moves began before every player gave a nonce "
             f"(missing: {', '.join(missing_nonces(gf))})"
         )
-    if "undo" in entry:
-        target = entry["undo"]
-        undone = gf.log[target - 1] if 0 < target <= i else None
-        if target != i or undone is None or "move" not in undone:
-            raise ReplayError(
-                f"{where}: undo of move {target} refused: only the move just before "
-                "may be undone, and only once"
-            )
-        if undone["by"] != entry["by"]:
-            raise ReplayError(
-                f"{where}: undo of move {target} refused: only its author "
-                f"{undone['by']} may undo it"
-            )
+    if kind == "undo":
+        _check_undo(gf, i, entry)
+    elif kind == "void":
+        _check_void(gf, i, entry)
     return entry_hash(entry)
+
+
+def _check_undo(gf: GameFile, i: int, entry: Mapping[str, Any]) -> None:
+    target = entry["undo"]
+    undone = gf.log[target - 1] if 0 < target <= i else None
+    if target != i or undone is None or "move" not in undone or target in voided(gf):
+        raise ReplayError(
+            f"{_where(i)}: undo of move {target} refused: only the move just before "
+            "may be undone, and only once"
+        )
+    if undone["by"] != entry["by"]:
+        raise ReplayError(
+            f"{_where(i)}: undo of move {target} refused: only its author "
+            f"{undone['by']} may undo it"
+        )
+
+
+def _check_void(gf: GameFile, i: int, entry: Mapping[str, Any]) -> None:
+    target = entry["void"]
+    struck = gf.log[target - 1] if 0 < target <= i else None
+    if struck is None or "move" not in struck:
+        raise ReplayError(f"{_where(i)}: void of entry {target} refused: only an earlier "
+                          "move can be struck")
+    if entry["by"] not in (struck["by"], GAME_MASTER):
+        raise ReplayError(f"{_where(i)}: void of move {target} refused: only its author "
+                          f"{struck['by']} or the game master may strike it")
+    if [e["void"] for e in gf.log[:i] if "void" in e].count(target):
+        raise ReplayError(f"{_where(i)}: move {target} was already struck")
+
+
+def voided(gf: GameFile) -> dict[int, int]:
+    """Struck moves: entry number -> number of the void entry that strikes it."""
+    return {e["void"]: e["n"] for e in gf.log if "void" in e}
+
+
+def _check_mac(gf: GameFile, i: int, entry: Mapping[str, Any], seed: str | None) -> None:
+    """In a sealed game, with the secret: an entry's MAC must be the referee's, and the
+    game master's entries must carry one (only the referee holds the key)."""
+    if not gf.sealed or seed is None or "seed" in gf.data["rng"]:
+        return
+    if "mac" in entry:
+        if not vouch.mac_ok(seed, entry):
+            raise ReplayError(
+                f"{_where(i)}: the referee's MAC does not match: this entry was edited or "
+                "forged (a recomputed hash chain does not make it the referee's)"
+            )
+    elif entry["by"] == GAME_MASTER:
+        raise ReplayError(f"{_where(i)}: a game master's entry without the referee's MAC")
+
+
+def unvouched(gf: GameFile) -> list[int]:
+    """Entries of a sealed game that the referee has not vouched for yet: those after the
+    last entry with a MAC (a MAC covers everything before it through ``prev``)."""
+    if not gf.sealed:
+        return []
+    last = max((e["n"] for e in gf.log if "mac" in e), default=0)
+    return [e["n"] for e in gf.log if e["n"] > last]
 
 
 def check_structure(gf: GameFile) -> None:
     """What can be verified without the seed: numbering, hash chain, authorship, undo
-    shape, move decoding. Raises ReplayError or GameFileError."""
+    and void shape, move decoding (sealed moves: their public part). Raises ReplayError
+    or GameFileError."""
     check_header(gf)
     prev = header_hash(gf.data)
     for i, entry in enumerate(gf.log):
         prev = _check_chain(gf, i, entry, prev)
-        if "move" in entry:
+        if "move" in entry and "sealed" not in entry:
             decode_move(gf.game, entry["move"], f"$.log[{i}].move")
+
+
+def entry_move(gf: GameFile, i: int, seed: str | None) -> Move:
+    """The move of log entry ``i``, with its sealed private fields opened (needs the
+    seed). Raises GameFileError, SealedError."""
+    entry = gf.log[i]
+    path = f"$.log[{i}].move"
+    if "sealed" not in entry:
+        return decode_move(gf.game, entry["move"], path)
+    if seed is None:
+        raise SealedError(f"$.log[{i}] holds a sealed choice; it needs the game's secret")
+    private = vouch.unseal(seed, entry["sealed"], f"$.log[{i}]")
+    clash = sorted(set(private) & set(entry["move"]))
+    if clash:
+        raise GameFileError(f"{path}: {', '.join(clash)} both sealed and in clear")
+    move = decode_move(gf.game, {**entry["move"], **private}, path)
+    if sorted(private) != sorted(gf.game.private_fields(move)):
+        raise GameFileError(f"$.log[{i}].sealed: holds {sorted(private)}, not the move's "
+                            "private fields")
+    if entry.get("public") != gf.game.public_text(move):
+        raise GameFileError(f"$.log[{i}].public does not describe the sealed move")
+    return move
 
 
 def undo_refusal(match: Match, before: Match) -> str | None:
@@ -308,37 +419,60 @@ def _replay_effective(gf: GameFile, moves: list[tuple[str, Move]], seed: str | N
 
 
 def replay(gf: GameFile, seed: str | None = None, upto: int | None = None) -> Match:
-    """Rebuild the state by replaying the log, checking the hash chain and that every
-    entry was a legal move of a player who owed a decision (or an allowed undo).
+    """Rebuild the state by replaying the log, checking the hash chain, the referee's
+    MACs (sealed games), and that every entry was a legal move of a player who owed a
+    decision, an allowed undo, or a void of a move that was not legal.
     Raises GameFileError, ReplayError, SealedError."""
     match = start_state(gf, seed)
-    game = match.game
     prev = header_hash(gf.data)
+    struck = voided(gf)
     for i, entry in enumerate(gf.log[:upto]):
-        where = f"$.log[{i}] (move {i + 1})"
         prev = _check_chain(gf, i, entry, prev)
-        by = entry["by"]
-        if "undo" in entry:
+        _check_mac(gf, i, entry, seed)
+        kind = entry_kind(entry)
+        if kind == "undo":
             before = _replay_effective(gf, match.log[:-1], seed)
             refusal = undo_refusal(match, before)
             if refusal:
-                raise ReplayError(f"{where}: undo of move {entry['undo']} refused: {refusal}")
+                raise ReplayError(f"{_where(i)}: undo of move {entry['undo']} refused: {refusal}")
             match = before
-            continue
-        move = decode_move(game, entry["move"], f"$.log[{i}].move")
-        if game.finished(match.state):
-            raise ReplayError(f"{where}: the game was already over")
-        if by not in game.to_move(match.state):
-            raise ReplayError(
-                f"{where}: it was not {by}'s turn ({game.prompt(match.state)})"
-            )
-        if move not in game.legal_moves(match.state, by):
-            raise ReplayError(
-                f"{where}: {game.format_move(move)!r} by {by} is not legal: "
-                f"{game.why_illegal(match.state, by, move)}"
-            )
-        match.play(by, move)
+        elif kind == "move":
+            _replay_move(gf, match, i, entry_move(gf, i, seed), struck.get(i + 1))
     return match
+
+
+def _replay_move(gf: GameFile, match: Match, i: int, move: Move, void_n: int | None) -> None:
+    """Play entry ``i`` if it is legal; skip it if a later void strikes it (and then it
+    must indeed be illegal: a void is no covert undo)."""
+    by = gf.log[i]["by"]
+    problem = _illegal(gf, match, i, move)
+    if void_n is not None:
+        if problem is None:
+            raise ReplayError(f"$.log[{void_n - 1}] (entry {void_n}): void of move {i + 1} "
+                              "refused: that move was legal (use undo, or play on)")
+        return
+    if problem is not None:
+        raise ReplayError(
+            problem,
+            hints=[f"if this move was appended unchecked, strike it with `referee void FILE "
+                   f"{i + 1} --as {by}` and play on"],
+        )
+    match.play(by, move)
+
+
+def _illegal(gf: GameFile, match: Match, i: int, move: Move) -> str | None:
+    """Why entry ``i``'s move is not legal now, or None. The text names the move as other
+    players may read it (``public_text``) and never another player's hidden state."""
+    game, by = match.game, gf.log[i]["by"]
+    where = _where(i)
+    if game.finished(match.state):
+        return f"{where}: the game was already over"
+    if by not in game.to_move(match.state):
+        return f"{where}: it was not {by}'s turn ({game.prompt(match.state)})"
+    if move not in game.legal_moves(match.state, by):
+        shown = game.public_text(move) if gf.sealed else game.format_move(move)
+        return f"{where}: {shown!r} by {by} is not legal: {game.why_illegal(match.state, by, move)}"
+    return None
 
 
 # --- writing --------------------------------------------------------------------------
@@ -384,17 +518,44 @@ locked = fileio.locked
 def append_entry(data: dict[str, Any], player: str, move: Move, *, seed: str | None = None,
                  extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """Append a log entry for ``move`` (already applied or known legal) to ``data``.
-    ``extra`` adds optional entry fields (e.g. ``mail``: the accepted mail's Message-ID)."""
-    entry = {
-        "n": len(data["log"]) + 1,
-        "by": player,
-        "move": msgspec.to_builtins(move),
-        **(extra or {}),
-        "prev": next_prev(data),
-        "at": now(),
-    }
+
+    ``extra`` adds optional entry fields (e.g. ``mail``: the accepted mail's Message-ID).
+    In a sealed game the move's private fields are sealed to the referee recipient and
+    the entry carries the public text; with the ``seed`` the referee adds its MAC.
+    """
+    game = get_game(data["game"])
+    body = msgspec.to_builtins(move)
+    entry: dict[str, Any] = {"n": len(data["log"]) + 1, "by": player}
+    private = game.private_fields(move) if "commitment" in data["rng"] else ()
+    if private:
+        entry["move"] = {k: v for k, v in body.items() if k not in private}
+        entry["sealed"] = vouch.seal(sealed_recipient(data), {k: body[k] for k in private})
+        entry["public"] = game.public_text(move)
+    else:
+        entry["move"] = body
+    return append_raw(data, entry, seed=seed, extra=extra)
+
+
+def append_raw(data: dict[str, Any], entry: dict[str, Any], *, seed: str | None = None,
+               extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """Append ``entry`` (n, by and its kind's fields) with ``extra``, ``prev``, ``at`` and,
+    in a sealed game whose seed is given, the referee's MAC."""
+    entry.update(extra or {})
+    entry["prev"] = next_prev(data)
+    entry["at"] = now()
+    if seed is not None and "commitment" in data["rng"] and "seed" not in data["rng"]:
+        entry["mac"] = vouch.entry_mac(seed, entry)
     data["log"].append(entry)
     return entry
+
+
+def sealed_recipient(data: Mapping[str, Any]) -> str:
+    """The age recipient that sealed moves are encrypted to. Raises GameFileError."""
+    found = data["rng"].get("recipient")
+    if not found:
+        raise GameFileError("this sealed game has no referee recipient ($.rng.recipient), so "
+                            "a hidden choice cannot be sealed; start it with a newer referee")
+    return str(found)
 
 
 def now() -> str:

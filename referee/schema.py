@@ -3,7 +3,7 @@
 One definition: the msgspec Structs below check every file on every read (fast, with
 errors that name the JSON path), and the published JSON Schemas (2020-12) in ``schemas/``
 are generated from the same Structs plus each game's move union. The two rules a Struct
-cannot express (an rng has a seed or a commitment; a log entry has a move or an undo)
+cannot express (an rng has a seed or a commitment; a log entry has exactly one kind)
 are added to the schema here and checked in :func:`check_shape`. A test checks that the
 committed schemas equal the generated ones and that example files pass both validators.
 """
@@ -27,6 +27,7 @@ SCHEMA_BASE = "https://referee.invalid/schemas/"
 PlayerId = Annotated[str, Meta(pattern=PLAYER_ID)]
 NonEmpty = Annotated[str, Meta(min_length=1)]
 Sha256Hex = Annotated[str, Meta(pattern=r"^[0-9a-f]{64}$")]
+Sha256Ref = Annotated[str, Meta(pattern=r"^sha256:[0-9a-f]{64}$")]
 
 
 class FilePlayer(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
@@ -39,23 +40,40 @@ class FilePlayer(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
 
 class FileRng(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     """The generator: an open ``seed``, or a sealed ``commitment`` (sha256 of the seed),
-    with optional ``nonces`` per player (docs/rng.md)."""
+    with optional ``nonces`` per player, committed to first in ``nonce_commitments``
+    (docs/rng.md); a sealed game's ``recipient`` is the age key hidden choices are sealed
+    to (referee/vouch.py)."""
 
     seed: NonEmpty | UnsetType = UNSET
-    commitment: Annotated[str, Meta(pattern=r"^sha256:[0-9a-f]{64}$")] | UnsetType = UNSET
+    commitment: Sha256Ref | UnsetType = UNSET
     nonces: dict[PlayerId, NonEmpty] | UnsetType = UNSET
+    nonce_commitments: dict[PlayerId, Sha256Ref] | UnsetType = UNSET
+    recipient: Annotated[str, Meta(pattern=r"^age1[0-9a-z]{20,100}$")] | UnsetType = UNSET
+
+
+ENTRY_KINDS = ("move", "undo", "void", "meta")
+GAME_MASTER = "gm"  # the ``by`` of entries made by the game master (never a player id)
 
 
 class LogEntry(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
-    """One log entry: a ``move`` (the game's move object) or an ``undo`` of entry n."""
+    """One log entry, of exactly one kind: a ``move`` (the game's move object), an
+    ``undo`` of entry n (by its author), a ``void`` that strikes entry n (an unchecked move
+    found illegal), or a ``meta`` record of the game master (an address change, a
+    deadline, ...) that does not touch the game's state."""
 
     n: Annotated[int, Meta(ge=1)]
     by: PlayerId
     move: dict[str, Any] | UnsetType = UNSET
     undo: Annotated[int, Meta(ge=1)] | UnsetType = UNSET
+    void: Annotated[int, Meta(ge=1)] | UnsetType = UNSET
+    meta: dict[str, Any] | UnsetType = UNSET
+    sealed: NonEmpty | UnsetType = UNSET  # a move's private fields, encrypted (sealed games)
     prev: Sha256Hex
     at: str | UnsetType = UNSET
     mail: str | UnsetType = UNSET  # Message-ID of the mail that made this move
+    bot: bool | UnsetType = UNSET  # the move was chosen by a bot
+    public: str | UnsetType = UNSET  # a sealed move as other players may read it
+    mac: Sha256Hex | UnsetType = UNSET  # the referee's MAC (sealed games; referee/vouch.py)
 
 
 class GameFileDoc(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
@@ -90,8 +108,11 @@ def check_shape(data: Any) -> str | None:
     if doc.rng.seed is UNSET and doc.rng.commitment is UNSET:
         return "$.rng: needs `seed` or `commitment`"
     for i, entry in enumerate(doc.log):
-        if (entry.move is UNSET) == (entry.undo is UNSET):
-            return f"$.log[{i}]: needs exactly one of `move` and `undo`"
+        kinds = [k for k in ENTRY_KINDS if getattr(entry, k) is not UNSET]
+        if len(kinds) != 1:
+            return f"$.log[{i}]: needs exactly one of `move`, `undo`, `void` and `meta`"
+        if entry.meta is not UNSET and not isinstance(entry.meta.get("kind"), str):
+            return f"$.log[{i}].meta: needs a string `kind`"
         if entry.move is not UNSET and not isinstance(entry.move.get("type"), str):
             return f"$.log[{i}].move: needs a string `type`"
     return None
@@ -107,7 +128,7 @@ def _file_schema(name: str, title: str, move: dict[str, Any],
     top = defs.pop("GameFileDoc")
     defs["FileRng"]["anyOf"] = [{"required": ["seed"]}, {"required": ["commitment"]}]
     entry = defs["LogEntry"]
-    entry["oneOf"] = [{"required": ["move"]}, {"required": ["undo"]}]
+    entry["oneOf"] = [{"required": [k]} for k in ENTRY_KINDS]
     entry["properties"]["move"] = {"$ref": "#/$defs/GameMove"}
     defs["GameMove"] = move
     clash = set(defs) & set(move_defs)

@@ -197,7 +197,7 @@ def test_edited_history_is_caught_by_the_hash_chain(game: Path) -> None:
     data = json.loads(game.read_text())
     data["log"][0]["move"]["n"] = 2  # still a legal game, but not the one played
     game.write_text(gamefile.dumps(data))
-    assert_rejected(run("check", game), 1, "$.log[1] (move 2)", "hash chain is broken")
+    assert_rejected(run("check", game), 1, "$.log[1] (entry 2)", "hash chain is broken")
 
 
 def test_illegal_entry_in_log_is_caught_on_replay(game: Path) -> None:
@@ -205,7 +205,7 @@ def test_illegal_entry_in_log_is_caught_on_replay(game: Path) -> None:
     data["log"].append({"n": 1, "by": "ben", "move": {"type": "take", "n": 1},
                         "prev": gamefile.next_prev(data)})
     game.write_text(gamefile.dumps(data))
-    assert_rejected(run("check", game), 1, "move 1", "not ben's turn")
+    assert_rejected(run("check", game), 1, "entry 1", "not ben's turn")
 
 
 def test_rules_pin_mismatch_is_refused(game: Path) -> None:
