@@ -342,9 +342,8 @@ def undo(path: Path, player: str, msgid: str) -> None:
             raise UsageError("there is no move to undo: only the last entry may be undone")
         if last["by"] != player:
             raise UsageError(f"the last move is {last['by']}'s, not yours")
-        gf.data["log"].append({"n": last["n"] + 1, "by": player, "undo": last["n"],
-                               "mail": msgid, "prev": gamefile.next_prev(gf.data),
-                               "at": gamefile.now()})
+        gamefile.append_raw(gf.data, {"n": last["n"] + 1, "by": player, "undo": last["n"]},
+                            seed=seed, extra={"mail": msgid})
         try:
             gamefile.replay(gf, seed)
         except ReplayError as exc:
@@ -359,6 +358,9 @@ def add_nonce(path: Path, player: str, value: str) -> None:
         rng = gf.data["rng"]
         if "nonces" not in rng:
             raise UsageError("this game was not created with nonces")
+        if gamefile.nonce_phase(gf) == "commit":
+            raise UsageError("this game takes nonce commitments first: use "
+                             "`referee nonce FILE --as PLAYER`")
         if gf.log:
             raise UsageError("nonces can only be added before the first move")
         if player in rng["nonces"]:

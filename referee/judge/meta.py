@@ -26,10 +26,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from referee import gamefile
+from referee import gamefile, secret
 from referee.errors import UsageError
+from referee.schema import GAME_MASTER as GM
 
-GM = "gm"
 MODES = ("turn", "every", "digest")
 _EMAIL_RE = re.compile(r"^[^@\s<>]+@[^@\s<>]+\.[^@\s<>]+$")
 
@@ -157,19 +157,14 @@ def _apply(found: Settings, meta: Mapping[str, Any]) -> None:
 def append(path: Path, by: str, meta: Mapping[str, Any],
            extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """Append a checked meta entry by ``by`` ("gm" or a player) to the game file at
-    ``path`` (locked, atomic write); return the entry. Raises UsageError."""
+    ``path`` (locked, atomic write; in a sealed game with the referee's MAC, from the
+    secret beside the file); return the entry. Raises UsageError."""
     with gamefile.locked(path) as old:
         gf = gamefile.parse(old, str(path))
         if by != GM:
             gf.player(by)
-        entry = {
-            "n": len(gf.log) + 1,
-            "by": by,
-            "meta": validate(meta, gf.players),
-            **(extra or {}),
-            "prev": gamefile.next_prev(gf.data),
-            "at": gamefile.now(),
-        }
-        gf.data["log"].append(entry)
+        entry = {"n": len(gf.log) + 1, "by": by, "meta": validate(meta, gf.players)}
+        seed = secret.find_seed(gf, None, path)
+        gamefile.append_raw(gf.data, entry, seed=seed, extra=extra)
         gamefile.replace(path, old, gf.data)
     return entry

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import textwrap
 from collections.abc import Sequence
-from typing import Any
 
 from referee import gamefile
 from referee.engine import Match
 from referee.judge.meta import Settings
+from referee.schema import GAME_MASTER as GM
 
 WIDTH = 78
 
@@ -104,29 +104,39 @@ def private_block(render: str) -> list[str]:
     return out
 
 
-def _step(gf: gamefile.GameFile, seed: str | None, match: Match, i: int) -> Match:
-    entry = gf.log[i]
-    if "move" in entry:
-        move = gamefile.decode_move(match.game, entry["move"], f"$.log[{i}].move")
-        match.play(entry["by"], move)
-        return match
-    if "undo" in entry:
+def _step(gf: gamefile.GameFile, seed: str | None, match: Match, i: int,
+          struck: dict[int, int]) -> Match:
+    """``match`` after log entry ``i`` (a struck move, a void or a meta entry: unchanged)."""
+    kind = gamefile.entry_kind(gf.log[i])
+    if kind == "move" and (i + 1) not in struck:
+        match.play(gf.log[i]["by"], gamefile.entry_move(gf, i, seed))
+    elif kind == "undo":
         return gamefile.replay(gf, seed, upto=i + 1)
     return match
 
 
-def _describe(entry: dict[str, Any], match: Match, viewer: str | None) -> str:
+def _describe(gf: gamefile.GameFile, seed: str | None, i: int, match: Match,
+              viewer: str | None, struck: dict[int, int]) -> str:
+    entry = gf.log[i]
     n, by = entry["n"], entry["by"]
-    if "undo" in entry:
+    kind = gamefile.entry_kind(entry)
+    if kind == "undo":
         return f"{n}. {by} took back move {entry['undo']}"
-    meta = entry.get("meta")
-    if isinstance(meta, dict):
-        who = "the game master" if by == "gm" else by
+    if kind == "void":
+        return f"{n}. {'the game master' if by == GM else by} struck move {entry['void']}"
+    if kind == "meta":
+        meta = entry["meta"]
+        who = "the game master" if by == GM else by
         detail = ", ".join(f"{k} {v}" for k, v in meta.items() if k != "kind")
         return f"{n}. {who} changed a setting: {meta.get('kind')} {detail}".rstrip()
-    move = gamefile.decode_move(match.game, entry["move"], f"$.log[{n - 1}].move")
-    shown = match.game.format_move(move) if by == viewer else match.game.public_text(move)
-    return f"{n}. {by} played: {shown}"
+    if by == viewer:
+        shown = match.game.format_move(gamefile.entry_move(gf, i, seed))
+    elif "public" in entry:
+        shown = entry["public"]
+    else:
+        shown = match.game.public_text(gamefile.entry_move(gf, i, seed))
+    note = f" (struck by entry {struck[n]})" if n in struck else ""
+    return f"{n}. {by} played: {shown}{note}"
 
 
 def events(gf: gamefile.GameFile, seed: str | None, since: int, viewer: str | None) -> list[str]:
@@ -135,11 +145,12 @@ def events(gf: gamefile.GameFile, seed: str | None, since: int, viewer: str | No
     if since >= len(gf.log):
         return []
     match = gamefile.replay(gf, seed, upto=since)
+    struck = gamefile.voided(gf)
     lines: list[str] = []
     for i in range(since, len(gf.log)):
         before = match.game.scores(match.state)
-        desc = _describe(gf.log[i], match, viewer)
-        match = _step(gf, seed, match, i)
+        desc = _describe(gf, seed, i, match, viewer, struck)
+        match = _step(gf, seed, match, i, struck)
         lines.append(wrap("  " + desc))
         after = match.game.scores(match.state)
         gains = [f"{p} {after[p] - before.get(p, 0):+d} (now {after[p]})"
