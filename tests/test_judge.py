@@ -45,10 +45,11 @@ class Setup:
                      "--players", players, *extra)
         assert result.exit_code == 0, result.output
         self.seen = 0
+        self.options: tuple[str, ...] = ()
 
     def judge(self, *extra: str) -> Result:
         result = run("judge", self.games, "--maildir", self.inbox, "--outbox", self.outbox,
-                     "--from", SENDER, "--once", *extra)
+                     "--from", SENDER, "--once", *self.options, *extra)
         assert result.exit_code == 0, result.output
         return result
 

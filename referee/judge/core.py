@@ -35,6 +35,13 @@ from referee.judge.store import Store
 from referee.judge.transport import Outbox
 
 WATCHER = "watcher"
+GM_TOKEN = "#gm"  # what the game master's token is computed over (no player id has '#')
+
+
+def plays(gf: gamefile.GameFile) -> int:
+    """The number of log entries that change the game (all but meta entries): a reply
+    must answer a mail written at the current number."""
+    return sum(1 for e in gf.log if "meta" not in e)
 
 
 def utcnow() -> dt.datetime:
@@ -109,7 +116,7 @@ class Judge:
         return Loaded(path, gf, seed, secret.mail_key(seed), match, found)
 
     def token(self, game: Loaded, player: str) -> str:
-        name = "\0gm" if player == meta.GM else game.settings.token_name(player)
+        name = GM_TOKEN if player == meta.GM else game.settings.token_name(player)
         return mailmod.player_token(game.key, game.gf.game_id, name)
 
     def subject(self, game: Loaded, player: str) -> str:
@@ -128,8 +135,9 @@ class Judge:
         there is none yet), or under ``answers``."""
         gid = game.gf.game_id
         state = self.store.game(gid)
-        msgid = ids.make(game.key, gid, player, len(game.gf.log), self.store.next_counter(gid))
-        root = state["roots"].get(player if player != WATCHER else to)
+        msgid = ids.make(game.key, gid, player, plays(game.gf), self.store.next_counter(gid))
+        thread = f"{player}|{to}"  # a new address (or person) starts a new thread
+        root = state["roots"].get(thread)
         msg = EmailMessage(policy=email.policy.default)
         msg["From"] = self.config.sender
         msg["To"] = to
@@ -145,7 +153,7 @@ class Judge:
         if refs:
             msg["References"] = " ".join(dict.fromkeys(refs))
         if root is None:
-            state["roots"][player if player != WATCHER else to] = msgid
+            state["roots"][thread] = msgid
         msg["Auto-Submitted"] = "auto-generated" if answers is None else "auto-replied"
         msg["X-Referee-Game"] = gid
         msg["X-Referee-Player"] = player
@@ -198,10 +206,13 @@ class Judge:
             to = game.settings.to(pid)
             if to is None:
                 continue
+            moved = state.setdefault("to", {}).get(pid, to) != to  # a new address or person
             full, short = self._wants(game, state, pid, start, over, authors, waiting)
-            if not (full or short):
+            if not (full or short or moved):
                 continue
-            last = state["last"].get(pid)
+            last = None if moved else state["last"].get(pid)
+            full = full or moved
+            state["to"][pid] = to
             body = text.body(gf, match, game.seed, pid, last, game.settings, full=full)
             self.queue(self.message(game, pid, to, body))
             state["last"][pid] = len(gf.log)

@@ -30,7 +30,7 @@ from referee import mail as mailmod
 from referee import rng as rngmod
 from referee.errors import MoveError, RefereeError, ReplayError, UsageError
 from referee.judge import ids, meta, text
-from referee.judge.core import GM_HELP, Judge, Loaded
+from referee.judge.core import GM_HELP, GM_TOKEN, Judge, Loaded, plays
 from referee.submit import submit
 
 PLAYER_COMMANDS = ("status", "help", "undo", "nonce", "say", "notify")
@@ -178,21 +178,21 @@ class Incoming:
         word = moves[0].split()[0].lower() if moves[0].split() else ""
         if len(moves) == 1 and word in PLAYER_COMMANDS:
             return self._command(game, player, word, moves[0].split(None, 1)[1:])
-        if jid.n != len(game.gf.log):
+        if jid.n != plays(game.gf):
             return self._answer_state(game, player, [
                 f"Not played: your mail answers the referee's mail of move {jid.n}, but the "
-                f"game is at move {len(game.gf.log)} now.",
+                f"game is at move {plays(game.gf)} now.",
                 "Here is the current state: reply to this mail."], "rejected", "stale")
         return self._moves(game, player, moves)
 
     def _moves(self, game: Loaded, player: str, moves: list[str]) -> Outcome:
-        gid, msgid, n = game.gf.game_id, self.msgid, len(game.gf.log)
+        gid, msgid, n = game.gf.game_id, self.msgid, plays(game.gf)
 
         def identify(gf: gamefile.GameFile, seed: str | None
                      ) -> tuple[str, list[str], dict[str, Any]]:
             if any(e.get("mail") == msgid for e in gf.log):
                 raise UsageError("this mail was already played")
-            if len(gf.log) != n:
+            if plays(gf) != n:
                 raise UsageError("the game changed while this mail was read: reply again")
             return player, moves, {"mail": msgid}
 
@@ -270,7 +270,7 @@ class Incoming:
     def _gm(self, game: Loaded) -> Outcome:
         settings, sender = game.settings, self.reply.sender
         if not settings.gm or sender.lower() != settings.gm.lower() or not mailmod.check_token(
-                game.key, game.gf.game_id, "\0gm", self.reply.token):
+                game.key, game.gf.game_id, GM_TOKEN, self.reply.token):
             self._send_plain(sender, "Not accepted: game master commands need the game "
                              "master's address and token (reply to a game master mail).\n")
             return Outcome("rejected", game.gf.game_id, "gm auth")
