@@ -98,11 +98,32 @@ def deliver(maildir: Path, raw: bytes) -> None:
     os.replace(tmp, maildir / "new" / name)
 
 
+_PARSED: dict[tuple[str, int], EmailMessage] = {}
+
+
 def outbox_messages(outbox: Path) -> list[EmailMessage]:
     """Every message in a Maildir (new and cur), in the order the judge wrote them."""
     paths = [p for sub in ("new", "cur") for p in (outbox / sub).iterdir()]
-    paths.sort(key=lambda p: (p.stat().st_mtime_ns, p.name))
-    return [parse(p.read_bytes()) for p in paths]
+    stats = sorted(((p.stat().st_mtime_ns, p.name), p) for p in paths)
+    out = []
+    for (mtime, _), p in stats:
+        key = (str(p), mtime)
+        if key not in _PARSED:
+            _PARSED[key] = parse(p.read_bytes())
+        out.append(_PARSED[key])
+    return out
+
+
+_SUMMARY: dict[int, tuple[str, str, int, str]] = {}
+
+
+def summary(msg: EmailMessage) -> tuple[str, str, int, str]:
+    """(player, To, ID counter, first body line) of a judge mail, computed once."""
+    key = id(msg)
+    if key not in _SUMMARY:
+        _SUMMARY[key] = (str(msg["X-Referee-Player"]), str(msg["To"]),
+                         counter(str(msg["Message-ID"])), body_text(msg).splitlines()[0])
+    return _SUMMARY[key]
 
 
 @dataclass
@@ -118,12 +139,12 @@ class Player:
 
     def turn_mail(self, messages: list[EmailMessage]) -> EmailMessage | None:
         """The newest mail to this player, if it asks them to decide and is unanswered."""
-        mine = [m for m in messages if self.address in str(m["To"])
-                and m["X-Referee-Player"] == self.pid]
+        mine = [m for m in messages if summary(m)[0] == self.pid
+                and self.address in summary(m)[1]]
         if not mine:
             return None
-        latest = max(mine, key=lambda m: counter(str(m["Message-ID"])))
-        first = body_text(latest).splitlines()[0]
+        latest = max(mine, key=lambda m: summary(m)[2])
+        first = summary(latest)[3]
         if not first.startswith(f"Your turn, {self.pid}") or str(latest["Message-ID"]) in \
                 self.answered:
             return None

@@ -79,6 +79,8 @@ class Judge:
         self.outbox = outbox
         self.store = Store(config.games_dir)
         self._ids: dict[Path, tuple[float, int, str]] = {}
+        self._notified: dict[Path, tuple[int, int]] = {}
+        self._loaded: dict[Path, tuple[tuple[int, int], Loaded]] = {}
 
     # ------------------------------------------------------------------ games
 
@@ -100,7 +102,21 @@ class Judge:
         return found
 
     def load(self, path: Path) -> Loaded | None:
-        """The game at ``path`` replayed, or None (logged) if the judge cannot run it."""
+        """The game at ``path`` replayed, or None (logged) if the judge cannot run it.
+        Kept while the file is unchanged (callers must not change the match)."""
+        try:
+            stat = path.stat()
+        except OSError:
+            return None
+        cached = self._loaded.get(path)
+        if cached is not None and cached[0] == (stat.st_mtime_ns, stat.st_size):
+            return cached[1]
+        found = self._load(path)
+        if found is not None:
+            self._loaded = {path: ((stat.st_mtime_ns, stat.st_size), found)}
+        return found
+
+    def _load(self, path: Path) -> Loaded | None:
         try:
             gf = gamefile.read(path)
             seed = secret.find_seed(gf, None, path)
@@ -168,16 +184,21 @@ class Judge:
         self.store.enqueue(str(msg["Message-ID"]), recipients, msg.as_bytes(policy=policy))
 
     def flush(self) -> int:
-        """Deliver every queued mail, removing each from the queue once delivered."""
+        """Deliver every queued mail, removing each from the queue once delivered (an
+        outbox that writes each Message-ID once is saved after the whole batch)."""
         sent = 0
         queue = self.store.data["queue"]
+        idempotent = getattr(self.outbox, "idempotent", False)
         while queue:
             item = queue[0]
             self.outbox.deliver(item["id"], item["to"], item["raw"].encode(
                 "utf-8", "surrogateescape"))
             queue.pop(0)
-            self.store.save()
+            if not idempotent:  # an SMTP server: never send one mail twice after a crash
+                self.store.save()
             sent += 1
+        if sent and idempotent:
+            self.store.save()
         return sent
 
     # ------------------------------------------------------------------ notify
@@ -189,6 +210,13 @@ class Judge:
 
     def notify(self, path: Path) -> None:
         """Mail whoever must hear about what changed in the game since the last run."""
+        try:
+            stat = path.stat()
+        except OSError:
+            return
+        if self._notified.get(path) == (stat.st_mtime_ns, stat.st_size):
+            return  # the file has not changed since it was last looked at
+        self._notified[path] = (stat.st_mtime_ns, stat.st_size)
         game = self.load(path)
         if game is None:
             return
@@ -202,6 +230,8 @@ class Judge:
         authors = {e["by"] for e in new}
         waiting = gamefile.waiting(gf, match)
         over = match.game.finished(match.state)
+        earliest = min([state["seen"] or 0, *state["last"].values()])
+        timeline = text.Timeline(gf, game.seed, earliest)
         for pid in gf.players:
             to = game.settings.to(pid)
             if to is None:
@@ -213,11 +243,13 @@ class Judge:
             last = None if moved else state["last"].get(pid)
             full = full or moved
             state["to"][pid] = to
-            body = text.body(gf, match, game.seed, pid, last, game.settings, full=full)
+            body = text.body(gf, match, game.seed, pid, last, game.settings, full=full,
+                             timeline=timeline)
             self.queue(self.message(game, pid, to, body))
             state["last"][pid] = len(gf.log)
         for watcher in game.settings.watchers:
-            body = text.body(gf, match, game.seed, None, state["seen"], game.settings)
+            body = text.body(gf, match, game.seed, None, state["seen"], game.settings,
+                             timeline=timeline)
             self.queue(self.message(game, WATCHER, watcher, body))
         if start and game.settings.gm:
             self.queue(self.message(game, meta.GM, game.settings.gm, gm_welcome(game)))
@@ -243,21 +275,29 @@ class Judge:
     def deadlines(self, path: Path) -> None:
         """A reminder to whoever is awaited before the deadline; at the deadline a mail
         to the game master and the players."""
-        game = None
         gid = self._ids.get(path, (0, 0, None))[2]
         state = self.store.data["games"].get(gid) if gid else None
         if not state or not state["waiting"] or not state.get("since"):
             return
-        game = self.load(path)
-        if game is None or game.settings.deadline_hours is None:
+        try:
+            data = gamefile.read(path).data
+        except RefereeError:
+            return
+        hours = meta.settings(data, deadline_hours=self.config.deadline_hours).deadline_hours
+        if hours is None:
             return
         since = dt.datetime.fromisoformat(state["since"])
-        hours = game.settings.deadline_hours
         now = self.config.clock()
         due = since + dt.timedelta(hours=hours)
         remind = since + dt.timedelta(hours=hours * self.config.reminder_fraction)
         waiting = state["waiting"]
-        if now >= due and state.get("expired") != state["since"]:
+        expire = now >= due and state.get("expired") != state["since"]
+        if not expire and (now < remind or state.get("reminded") == state["since"]):
+            return
+        game = self.load(path)
+        if game is None:
+            return
+        if expire:
             note = [f"The deadline ({hours} h, {due:%Y-%m-%d %H:%M} UTC) has passed; "
                     f"still waiting for {', '.join(waiting)}."]
             for pid in game.gf.players:

@@ -82,9 +82,17 @@ def group_legal(legal: Sequence[str]) -> list[str]:
         kinds.setdefault(kind, {}).setdefault(sub, []).append(tail)
     lines: list[str] = []
     for kind, subs in kinds.items():
-        parts = [f"{sub} {', '.join(tails)}".strip() if sub else ", ".join(t or kind for t in tails)
-                 for sub, tails in subs.items()]
-        lines += _join_wrapped(f"  {kind}: ", parts, " | ")
+        pieces: list[str] = []
+        groups = list(subs.items())
+        for gi, (sub, tails) in enumerate(groups):
+            for ti, tail in enumerate(tails):
+                piece = f"{sub} {tail}".strip() if ti == 0 and sub else (tail or kind)
+                if ti < len(tails) - 1:
+                    piece += ","
+                elif gi < len(groups) - 1:
+                    piece += " |"
+                pieces.append(piece)
+        lines += _join_wrapped(f"  {kind}: ", pieces, " ")
     return lines
 
 
@@ -139,25 +147,42 @@ def _describe(gf: gamefile.GameFile, seed: str | None, i: int, match: Match,
     return f"{n}. {by} played: {shown}{note}"
 
 
+class Timeline:
+    """The log entries from ``since`` on, each described for its author and for the
+    others, with the score changes it caused: replayed once, shared by every mail."""
+
+    def __init__(self, gf: gamefile.GameFile, seed: str | None, since: int) -> None:
+        self.since = since
+        self.items: list[tuple[str, str, str, list[str]]] = []  # by, own, public, gains
+        if since >= len(gf.log):
+            return
+        match = gamefile.replay(gf, seed, upto=since)
+        struck = gamefile.voided(gf)
+        for i in range(since, len(gf.log)):
+            before = match.game.scores(match.state)
+            by = gf.log[i]["by"]
+            own = _describe(gf, seed, i, match, by, struck)
+            public = _describe(gf, seed, i, match, None, struck)
+            match = _step(gf, seed, match, i, struck)
+            after = match.game.scores(match.state)
+            gains = [f"{p} {after[p] - before.get(p, 0):+d} (now {after[p]})"
+                     for p in after if after[p] != before.get(p, 0)]
+            self.items.append((by, own, public, gains))
+
+    def lines(self, since: int, viewer: str | None) -> list[str]:
+        """What happened in entries ``since``.. as ``viewer`` may see it, wrapped."""
+        lines: list[str] = []
+        for by, own, public, gains in self.items[max(0, since - self.since):]:
+            lines.append(wrap("  " + (own if by == viewer else public)))
+            if gains:
+                lines += _join_wrapped("      scoring: ", gains, ", ")
+        return lines
+
+
 def events(gf: gamefile.GameFile, seed: str | None, since: int, viewer: str | None) -> list[str]:
     """What happened in log entries ``since``.. (each move as ``viewer`` may see it, and
     every change of the scores), indented, wrapped."""
-    if since >= len(gf.log):
-        return []
-    match = gamefile.replay(gf, seed, upto=since)
-    struck = gamefile.voided(gf)
-    lines: list[str] = []
-    for i in range(since, len(gf.log)):
-        before = match.game.scores(match.state)
-        desc = _describe(gf, seed, i, match, viewer, struck)
-        match = _step(gf, seed, match, i, struck)
-        lines.append(wrap("  " + desc))
-        after = match.game.scores(match.state)
-        gains = [f"{p} {after[p] - before.get(p, 0):+d} (now {after[p]})"
-                 for p in after if after[p] != before.get(p, 0)]
-        if gains:
-            lines += _join_wrapped("      scoring: ", gains, ", ")
-    return lines
+    return Timeline(gf, seed, since).lines(since, viewer)
 
 
 def headline(gf: gamefile.GameFile, match: Match, viewer: str | None) -> str:
@@ -190,7 +215,7 @@ def final_scoring(match: Match) -> list[str]:
 
 def body(gf: gamefile.GameFile, match: Match, seed: str | None, viewer: str | None,
          since: int | None, settings: Settings, *, full: bool = True,
-         note: Sequence[str] = ()) -> str:
+         note: Sequence[str] = (), timeline: Timeline | None = None) -> str:
     """A mail to ``viewer`` (None: a watcher): headline, ``note``, events since entry
     ``since``, then (``full``) the board and legal moves, or (short) only the private
     part; a legend; how to reply."""
@@ -199,7 +224,9 @@ def body(gf: gamefile.GameFile, match: Match, seed: str | None, viewer: str | No
     if note:
         lines += [wrap(line) for line in note] + [""]
     if since is not None and since < len(gf.log):
-        lines += ["Since your last mail:", *events(gf, seed, since, viewer), ""]
+        if timeline is None or timeline.since > since:
+            timeline = Timeline(gf, seed, since)
+        lines += ["Since your last mail:", *timeline.lines(since, viewer), ""]
     if game.finished(match.state):
         lines += [*final_scoring(match), ""]
     render = game.render(match.state, viewer) if not gamefile.missing_nonces(gf) else ""
