@@ -47,7 +47,7 @@ def _smtp(spec: str, sender: str, starttls: bool, user: str | None):
 @click.option("--deadline", "deadline_hours", type=click.IntRange(1, 8760), metavar="HOURS",
               help="Time for each decision (a game's meta entry overrides it).")
 @click.option("--once", is_flag=True, help="Process what is there, then stop (default).")
-@click.option("--poll", type=click.FloatRange(1), metavar="SECONDS",
+@click.option("--poll", type=click.FloatRange(0.01), metavar="SECONDS",
               help="Run until stopped, looking for mail every SECONDS.")
 @click.option("--idle", is_flag=True, help="With --imap: run until stopped, woken by IMAP IDLE.")
 @click.option("--quiet", "-q", is_flag=True, help="Do not log each message.")
