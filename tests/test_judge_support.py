@@ -114,15 +114,16 @@ def outbox_messages(outbox: Path) -> list[EmailMessage]:
     return out
 
 
-_SUMMARY: dict[int, tuple[str, str, int, str]] = {}
+_SUMMARY: dict[int, tuple[str, str, int, str, str]] = {}
 
 
-def summary(msg: EmailMessage) -> tuple[str, str, int, str]:
-    """(player, To, ID counter, first body line) of a judge mail, computed once."""
+def summary(msg: EmailMessage) -> tuple[str, str, int, str, str]:
+    """(player, To, ID counter, first body line, game) of a judge mail, computed once."""
     key = id(msg)
     if key not in _SUMMARY:
         _SUMMARY[key] = (str(msg["X-Referee-Player"]), str(msg["To"]),
-                         counter(str(msg["Message-ID"])), body_text(msg).splitlines()[0])
+                         counter(str(msg["Message-ID"])), body_text(msg).splitlines()[0],
+                         str(msg["X-Referee-Game"]))
     return _SUMMARY[key]
 
 
@@ -134,13 +135,14 @@ class Player:
     address: str
     style: str
     rng: random.Random
-    seen: set[str] = field(default_factory=set)
+    game: str | None = None  # only this game's mails (None: any)
     answered: set[str] = field(default_factory=set)
 
     def turn_mail(self, messages: list[EmailMessage]) -> EmailMessage | None:
         """The newest mail to this player, if it asks them to decide and is unanswered."""
         mine = [m for m in messages if summary(m)[0] == self.pid
-                and self.address in summary(m)[1]]
+                and self.address in summary(m)[1]
+                and self.game in (None, summary(m)[4])]
         if not mine:
             return None
         latest = max(mine, key=lambda m: summary(m)[2])

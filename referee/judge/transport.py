@@ -213,6 +213,8 @@ class ImapInbox:
 
             time.sleep(seconds)
             return
+        if self.client.search(["NOT", "SEEN"]):
+            return  # arrived since the last look: no need to wait
         self.client.idle()
         try:
             self.client.idle_check(timeout=seconds)
