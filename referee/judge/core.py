@@ -116,6 +116,11 @@ class Judge:
             self._loaded = {path: ((stat.st_mtime_ns, stat.st_size), found)}
         return found
 
+    def remember(self, game: Loaded) -> None:
+        """Keep ``game`` (just written by this judge) as the loaded state of its file."""
+        stat = game.path.stat()
+        self._loaded = {game.path: ((stat.st_mtime_ns, stat.st_size), game)}
+
     def _load(self, path: Path) -> Loaded | None:
         try:
             gf = gamefile.read(path)

@@ -203,6 +203,11 @@ class Incoming:
         except RefereeError as exc:
             return self._answer_state(self.judge.load(game.path) or game, player,
                                       [f"Not played: {exc.message}"], "rejected", exc.message)
+        if done.match is not None:  # the state submit just wrote: no second replay
+            self.judge.remember(Loaded(game.path, done.gf, game.seed, game.key, done.match,
+                                       meta.settings(done.gf.data, gm=self.judge.config.gm,
+                                                     deadline_hours=self.judge.config
+                                                     .deadline_hours)))
         self.judge.notify(game.path)
         if done.failed is not None and done.failed_index is not None:
             fresh = self.judge.load(game.path) or game
