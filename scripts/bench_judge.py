@@ -36,12 +36,51 @@ def judge_once(dovecot: Dovecot, games: Path, smtp_port: int) -> float:
     return time.perf_counter() - t0
 
 
+def count_mails(game: str, seed: int) -> None:
+    """Play one whole sealed 3-player game by mail (Maildir in and out, scripted players,
+    everyone on `turn`) and count the mails."""
+    from collections import Counter
+
+    from referee import gamefile, secret
+    from tests.test_judge import Setup
+    from tests.test_judge_support import STYLES, body_text, deliver
+
+    setup = Setup(Path(tempfile.mkdtemp(prefix="count-judge")), game=game, gid=f"{game}-1")
+    rng = random.Random(seed)
+    players = [Player(p, f"{p}@example.org", STYLES[i], rng)
+               for i, p in enumerate(("ann", "ben", "cat"))]
+    setup.judge()
+    while True:
+        replies = [r for p in players if (r := p.act(setup.sent(), setup.path)) is not None]
+        if not replies:
+            break
+        for raw in replies:
+            deliver(setup.inbox, raw)
+        setup.judge()
+    gf = gamefile.read(setup.path)
+    match = gamefile.replay(gf, secret.find_seed(gf, None, setup.path))
+    moves = Counter(e["by"] for e in gf.log if "move" in e)
+    sent = setup.sent()
+    kinds = Counter(body_text(m).split(",")[0].split(":")[0] for m in sent)
+    longest = max(len(line) for m in sent for line in body_text(m).splitlines())
+    print(f"{game}: finished={match.game.finished(match.state)}, moves by player "
+          f"{dict(moves)} ({sum(moves.values())}), mails {len(sent)}: "
+          f"{dict(kinds)}; per player {dict(Counter(m['X-Referee-Player'] for m in sent))}; "
+          f"longest line {longest}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=50)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--game", default="staufer")
+    parser.add_argument("--count", action="store_true",
+                        help="instead: count the mails of whole games of both games")
     args = parser.parse_args()
+    if args.count:
+        for game in ("staufer", "dynasties"):
+            count_mails(game, 3)
+        return
     from aiosmtpd.controller import Controller
 
     from tests.conftest import free_port

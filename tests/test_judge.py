@@ -326,3 +326,21 @@ def test_a_game_added_later_gets_its_start_mails(toy: Setup, tmp_path: Path) -> 
     toy.judge()
     out = toy.new_mail()
     assert sorted({m["X-Referee-Game"] for m in out}) == ["toy-2"] and len(out) == 3
+
+
+def test_one_message_on_stdin_for_an_mta_pipe(toy: Setup) -> None:
+    raw = reply(toy.latest("ann"), "take 3")
+    result = CliRunner().invoke(main, ["judge", str(toy.games), "--stdin", "--outbox",
+                                       str(toy.outbox), "--from", SENDER], input=raw)
+    assert result.exit_code == 0, result.output
+    assert [e["move"]["n"] for e in json.loads(toy.path.read_text())["log"]] == [3]
+    assert sorted(m["X-Referee-Player"] for m in toy.new_mail()) == ["ann", "ben"]
+
+
+def test_digest_gets_only_the_decisions(toy: Setup) -> None:
+    toy.send(reply(toy.latest("ann"), "notify digest"))
+    toy.send(reply(toy.latest("ben"), "notify digest"))
+    out = toy.send(reply(toy.latest("ann"), "take 1"))
+    assert [m["X-Referee-Player"] for m in out] == ["ben"]  # no confirmation for ann
+    out = toy.send(reply(toy.latest("ben"), "take 1"))
+    assert [m["X-Referee-Player"] for m in out] == ["cat"]
