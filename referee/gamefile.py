@@ -117,7 +117,7 @@ def validate(data: Any, where: str = "game file") -> Game:
     except UsageError as exc:
         raise GameFileError(f"{where}: $.game: {exc.message}", hints=exc.hints) from None
     for i, entry in enumerate(data["log"]):
-        if "move" in entry:
+        if "move" in entry and "sealed" not in entry:  # a sealed move: decoded at replay
             decode_move(game, entry["move"], f"$.log[{i}].move", where)
     return game
 
@@ -229,6 +229,9 @@ def check_header(gf: GameFile) -> None:
         full_options(game, gf.data["options"])
     except UsageError as exc:
         raise GameFileError(f"$.options: {exc.message}", hints=exc.hints) from None
+    from referee import nonces  # a module of its own, which needs this one
+
+    nonces.check(gf)
 
 
 def nonce_prompt(gf: GameFile) -> str:
@@ -399,6 +402,26 @@ def entry_move(gf: GameFile, i: int, seed: str | None) -> Move:
     return move
 
 
+def entry_text(gf: GameFile, i: int, seed: str | None = None, viewer: str | None = None
+               ) -> str:
+    """Entry ``i`` as people read it. A sealed move is shown by its public text, except
+    to its author (``viewer``) when the seed is given. Never needs the seed otherwise."""
+    entry = gf.log[i]
+    kind = entry_kind(entry)
+    if kind == "undo":
+        return f"undo {entry['undo']}"
+    if kind == "void":
+        return f"void {entry['void']} (struck: it was not legal)"
+    if kind == "meta":
+        details = ", ".join(f"{k} {v}" for k, v in entry["meta"].items() if k != "kind")
+        return f"[{entry['meta']['kind']}] {details}".rstrip()
+    if "sealed" in entry:
+        if seed is not None and viewer == entry["by"]:
+            return gf.game.format_move(entry_move(gf, i, seed))
+        return str(entry.get("public", f"{entry['move'].get('type')} (hidden choice)"))
+    return gf.game.format_move(decode_move(gf.game, entry["move"], f"$.log[{i}].move"))
+
+
 def undo_refusal(match: Match, before: Match) -> str | None:
     """Why the last move of ``match`` may not be undone (None if it may): a move that
     drew from a shuffled stack, rolled a die or showed a hidden card revealed something
@@ -426,6 +449,9 @@ def replay(gf: GameFile, seed: str | None = None, upto: int | None = None) -> Ma
     match = start_state(gf, seed)
     prev = header_hash(gf.data)
     struck = voided(gf)
+    for i, entry in enumerate(gf.log[:upto]):
+        if "void" in entry:  # who may strike what, before the struck move is replayed
+            _check_void(gf, i, entry)
     for i, entry in enumerate(gf.log[:upto]):
         prev = _check_chain(gf, i, entry, prev)
         _check_mac(gf, i, entry, seed)

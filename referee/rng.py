@@ -19,6 +19,7 @@ for ``i = len-1 .. 1``, ``j = below(i + 1)``, swap ``i`` and ``j``.
 from __future__ import annotations
 
 import hashlib
+import math
 import secrets
 from collections.abc import MutableSequence, Sequence
 from typing import TypeVar
@@ -31,6 +32,26 @@ _SPACE = 1 << 256
 def new_seed() -> str:
     """Return a fresh strong seed (128 bits from the OS, as 32 hex digits)."""
     return secrets.token_hex(16)
+
+
+MIN_SEED_BITS = 128
+
+
+def seed_bits(seed: str) -> float:
+    """A cautious estimate of the entropy of a seed someone typed: bits per character by
+    its look (hex digits 4, decimal digits 3.3, a random-looking mix of upper and lower case
+    letters and digits 5.9, anything else, such as words, 2), times its length, where a
+    character repeated more than 4 times per distinct character does not count. A seed
+    made by ``new_seed`` (32 hex digits) carries 128."""
+    if not seed:
+        return 0.0
+    if all(c in "0123456789abcdef" for c in seed.lower()):
+        per_char = 4.0 if not seed.isdigit() else math.log2(10)
+    elif seed.isalnum() and seed.isascii() and not seed.islower() and not seed.isupper():
+        per_char = math.log2(62)
+    else:
+        per_char = 2.0
+    return min(len(seed), 4 * len(set(seed))) * per_char
 
 
 def combine_key(seed: str, nonces: Sequence[str] = ()) -> bytes:

@@ -36,6 +36,9 @@ class FilePlayer(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     id: PlayerId
     name: str | UnsetType = UNSET
     email: str | UnsetType = UNSET
+    # GitHub login: `check --since REV --by-github LOGIN` maps a pull request's author to
+    # this player
+    github: Annotated[str, Meta(pattern=r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$")] | UnsetType = UNSET
 
 
 class FileRng(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):

@@ -1,10 +1,12 @@
 """Secrets of sealed games (DESIGN §6).
 
-A sealed game's file holds only a commitment to its seed. The seed lives in a secret
-file, created owner-only, that whoever referees keeps (a game master, or CI through a
-repository secret). Commands find it, in this order: ``--secret FILE``; the environment
-variable ``REFEREE_SECRET_FILE`` (a path); ``REFEREE_SECRET`` (the seed itself, for CI
-secrets).
+A sealed game's file holds only a commitment to its seed. The seed lives with whoever
+referees: in a secret file created owner-only (a game master), or derived from one
+*repository secret* that serves every sealed game of a repository (CI): the seed of game
+ID is HMAC-SHA256(repository secret, "referee/game-seed/" + ID), so one CI secret
+referees any number of games and no game's seed reveals another's. Commands find it, in
+this order: ``--secret FILE``; ``REFEREE_SECRET_FILE`` (a path); ``REFEREE_SECRET`` (a
+repository secret, or a game's seed itself); FILE.secret beside the game file.
 """
 
 from __future__ import annotations
@@ -74,7 +76,7 @@ def find_seed(gf: GameFile, secret: Path | None, game_path: Path | None = None) 
     elif os.environ.get("REFEREE_SECRET_FILE"):
         seed = read_secret(Path(os.environ["REFEREE_SECRET_FILE"]), gf.game_id)
     elif os.environ.get("REFEREE_SECRET"):
-        seed = os.environ["REFEREE_SECRET"]
+        seed = seed_from_env(os.environ["REFEREE_SECRET"], gf.game_id, rng["commitment"])
     elif game_path is not None and default_secret_path(game_path).exists():
         seed = read_secret(default_secret_path(game_path), gf.game_id)
     if seed is not None and commitment(seed) != rng["commitment"]:
@@ -82,6 +84,20 @@ def find_seed(gf: GameFile, secret: Path | None, game_path: Path | None = None) 
             "the secret does not match this game's commitment: wrong secret file?"
         )
     return seed
+
+
+def game_seed(repository_secret: str, game_id: str) -> str:
+    """The seed of game ``game_id`` under a repository secret."""
+    mac = hmac.new(repository_secret.encode(), b"referee/game-seed/" + game_id.encode(),
+                   hashlib.sha256)
+    return mac.hexdigest()
+
+
+def seed_from_env(value: str, game_id: str, committed: str) -> str:
+    """``REFEREE_SECRET`` is a repository secret (the game's seed is derived from it) or,
+    as before, one game's seed itself: whichever matches the commitment."""
+    derived = game_seed(value, game_id)
+    return derived if commitment(derived) == committed else value
 
 
 def mail_key(seed: str) -> bytes:

@@ -56,7 +56,7 @@ def _age() -> Any:
         import pyrage
     except ImportError:
         raise UsageError(
-            "sealed hidden choices need the age library: pip install 'referee[sealed]'"
+            "sealed hidden choices need the age library pyrage: pip install pyrage"
         ) from None
     return pyrage
 

@@ -64,7 +64,8 @@ def test_full_game_by_email(tmp_path: Path, smtp_server: Callable[..., tuple[Col
                             ) -> None:
     handler, port = smtp_server()
     path = tmp_path / "pbem.json"
-    result = run("new", "toy", path, "--sealed", "--seed", "mail-seed", "--id", "pbem-1",
+    result = run("new", "toy", path, "--sealed", "--insecure-seed", "--seed", "mail-seed",
+                 "--id", "pbem-1",
                  "--players", "ann=Ann <ann@example.org>,ben=Ben <ben@example.org>")
     assert result.exit_code == 0, result.output
     plan = ["take 3", "take 2", "take 3", "take 2"]
@@ -99,7 +100,7 @@ def game(tmp_path: Path, smtp_server: Callable[..., tuple[Collector, int]]
          ) -> tuple[Path, EmailMessage, EmailMessage]:
     handler, port = smtp_server()
     path = tmp_path / "g.json"
-    run("new", "toy", path, "--sealed", "--seed", "s", "--id", "g-1",
+    run("new", "toy", path, "--sealed", "--insecure-seed", "--seed", "s", "--id", "g-1",
         "--players", "ann=Ann <ann@example.org>,ben=Ben <ben@example.org>")
     messages = mail_round(path, port, handler)
     ann = next(m for m in messages if m["X-Referee-Player"] == "ann")
@@ -158,6 +159,6 @@ def test_mail_for_another_game_is_rejected(game: tuple[Path, EmailMessage, Email
                                            tmp_path: Path) -> None:
     _, ann, _ = game
     other = tmp_path / "other.json"
-    run("new", "toy", other, "--sealed", "--seed", "x", "--id", "other-1",
+    run("new", "toy", other, "--sealed", "--insecure-seed", "--seed", "x", "--id", "other-1",
         "--players", "ann=Ann <ann@example.org>,ben=Ben <ben@example.org>")
     rejected(other, reply_to(ann, "take 1"), tmp_path, "for game 'g-1', not 'other-1'")

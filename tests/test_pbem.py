@@ -29,7 +29,8 @@ def ok(*args: object) -> Result:
 def sealed(tmp_path: Path) -> tuple[Path, Path]:
     path, secret = tmp_path / "s.json", tmp_path / "keep" / "s.secret"
     secret.parent.mkdir()
-    ok("new", "toy", path, "--players", "ann,ben", "--sealed", "--secret-out", secret,
+    ok("new", "toy", path, "--players", "ann,ben", "--sealed", "--insecure-seed",
+       "--secret-out", secret,
        "--seed", "the-secret-seed", "--id", "s1")
     return path, secret
 
@@ -112,19 +113,28 @@ def test_reveal_only_after_the_end_then_full_check(sealed: tuple[Path, Path]) ->
 def test_nonces_before_the_first_move(tmp_path: Path) -> None:
     path = tmp_path / "n.json"
     ok("new", "toy", path, "--players", "ann,ben", "--seed", "s", "--nonces")
-    assert "waiting for nonces from ann, ben" in ok("status", path).output
+    assert "waiting for nonce commitments from ann, ben" in ok("status", path).output
     result = run("move", path, "--as", "ann", "take 1")
-    assert result.exit_code == 1 and "waiting for nonces" in result.output
-    ok("nonce", path, "--as", "ann", "n-ann")
-    assert run("nonce", path, "--as", "ann", "again").exit_code == 2
+    assert result.exit_code == 1 and "waiting for nonce" in result.output
+    ok("nonce", path, "--as", "ann", "n-ann")  # commits; the nonce is kept beside the file
+    assert (tmp_path / "n.json.ann.nonce").read_text() == "n-ann\n"
+    assert "n-ann" not in path.read_text()
+    again = run("nonce", path, "--as", "ann", "again")
+    assert again.exit_code == 2 and "already committed" in again.output
     ok("nonce", path, "--as", "ben", "n-ben")
+    assert "waiting for nonces from ann, ben" in ok("status", path).output
+    wrong = run("nonce", path, "--as", "ann", "other")
+    assert wrong.exit_code == 2 and "does not match" in wrong.output
+    ok("nonce", path, "--as", "ann")  # reveals the kept nonce
+    ok("nonce", path, "--as", "ben")
     card = json.loads(ok("status", path, "--as", "ann", "--json").output)["view"]["card"]
     ok("move", path, "--as", "ann", "take 1")
     assert run("nonce", path, "--as", "ann", "x").exit_code == 2
     other = tmp_path / "o.json"
     ok("new", "toy", other, "--players", "ann,ben", "--seed", "s", "--nonces")
-    ok("nonce", other, "--as", "ann", "n-ann")
-    ok("nonce", other, "--as", "ben", "something else")
+    for step in range(2):
+        ok("nonce", other, "--as", "ann", "n-ann", "--keep", tmp_path / f"a{step}")
+        ok("nonce", other, "--as", "ben", "something else", "--keep", tmp_path / f"b{step}")
     # same seed, other nonces: another deal (the whole deck order is compared)
     decks = [gamefile.replay(gamefile.read(p), upto=0).state.deck for p in (path, other)]
     assert decks[0] != decks[1]
@@ -190,7 +200,8 @@ def test_forged_undo_in_the_file_is_caught(game: Path) -> None:
 
 def test_pending_lists_who_owes_what(tmp_path: Path) -> None:
     ok("new", "toy", tmp_path / "a.json", "--players", "ann,ben", "--seed", "a")
-    ok("new", "toy", tmp_path / "b.json", "--players", "cat,dan", "--seed", "b", "--sealed")
+    ok("new", "toy", tmp_path / "b.json", "--players", "cat,dan", "--seed", "b", "--sealed",
+       "--insecure-seed")
     ok("move", tmp_path / "a.json", "--as", "ann", "take 1")
     (tmp_path / "junk.json").write_text("{")
     result = ok("pending", tmp_path)
@@ -229,7 +240,7 @@ def test_since_accepts_appended_legal_moves(repo: Path) -> None:
     ok("check", path, "--since", "HEAD", "--by", "ben")
     ok("move", path, "--as", "ann", "take 1")
     result = run("check", path, "--since", "HEAD", "--by", "ben")
-    assert result.exit_code == 1 and "move 3 is by ann" in result.output
+    assert result.exit_code == 1 and "entry 3 is by ann" in result.output
 
 
 def test_since_catches_rewritten_history(repo: Path) -> None:
@@ -260,7 +271,7 @@ def test_since_new_file_and_bad_revision(repo: Path) -> None:
     ok("new", "toy", repo / "h.json", "--players", "ann,ben")
     assert "(0 new moves)" in ok("check", repo / "h.json", "--since", "HEAD").output
     result = run("check", repo / "g.json", "--since", "nope")
-    assert result.exit_code == 1 and "unknown git revision" in result.output
+    assert result.exit_code == 2 and "unknown git revision" in result.output
 
 
 def test_unchecked_move_in_a_sealed_game_is_checked_later(sealed: tuple[Path, Path]) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import secrets
 from collections.abc import Sequence
 from pathlib import Path
@@ -9,7 +10,7 @@ from typing import Any
 
 import click
 
-from referee import gamefile, secret
+from referee import gamefile, nonces, secret, vouch
 from referee import rng as rngmod
 from referee.cli import main
 from referee.cli.common import (
@@ -26,6 +27,7 @@ from referee.cli.common import (
 from referee.cli.mail import answer_rejection, mail_identify
 from referee.engine import game_names, get_game
 from referee.errors import MoveError, RefereeError, ReplayError, SealedError, UsageError
+from referee.schema import GAME_MASTER
 from referee.submit import submit
 
 # --- games ----------------------------------------------------------------------------
@@ -83,33 +85,46 @@ def games(as_json: bool) -> None:
 @click.option("--secret-out", type=click.Path(path_type=Path), metavar="SECRET",
               help="Where --sealed writes the secret (default FILE.secret).")
 @click.option("--nonces", is_flag=True,
-              help="Every player adds a nonce (`referee nonce`) before the first move, so "
-                   "that nobody alone chooses the shuffle.")
+              help="Every player commits to a nonce and then reveals it (`referee nonce`) "
+                   "before the first move, so that nobody alone chooses the shuffle.")
+@click.option("--github", "logins", metavar="ID=LOGIN,...",
+              help="Players' GitHub logins, for `check --by-github` in a repository's CI.")
+@click.option("--insecure-seed", is_flag=True,
+              help="Accept a --seed of a sealed game that carries fewer than 128 bits.")
 @click.option("--json", "as_json", is_flag=True, help="Output JSON.")
 @handles_errors
 def new(game_name: str, path: Path, players: str, seed: str | None,
         options: Sequence[str], game_id: str | None, sealed: bool, secret_out: Path | None,
-        nonces: bool, as_json: bool) -> None:
-    """Start a new game of GAME in FILE."""
+        nonces: bool, logins: str | None, insecure_seed: bool, as_json: bool) -> None:
+    """Start a new game of GAME in FILE.
+
+    A sealed game's seed comes from --seed, else from the repository secret in
+    REFEREE_SECRET (derived per game id: no secret file is written), else a strong
+    random seed written to the secret file.
+    """
     game = get_game(game_name)
     player_list = gamefile.parse_players(players)
-    seed = seed or rngmod.new_seed()
-    rng: dict[str, Any] = {"commitment": rngmod.commitment(seed)} if sealed else {"seed": seed}
-    if nonces:
-        rng["nonces"] = {}
+    add_logins(player_list, logins)
     game_id = game_id or f"{game.name}-{secrets.token_hex(3)}"
+    seed, derived = choose_seed(seed, sealed, insecure_seed, game_id)
+    rng: dict[str, Any] = {"seed": seed}
+    if sealed:
+        rng = {"commitment": rngmod.commitment(seed), "recipient": vouch.recipient(seed)}
+    if nonces:
+        rng.update(nonce_commitments={}, nonces={})
     data = gamefile.new_data(game, player_list, parse_option_pairs(options), rng, game_id)
     gf = gamefile.GameFile(data, game)
     match = gamefile.replay(gf, seed)  # proves the setup works before anything is written
     secret_path = secret_out or secret.default_secret_path(path)
-    if sealed:
+    sealed_file = sealed and not derived
+    if sealed_file:
         if path.exists():
             raise UsageError(f"{path} already exists", hints=["choose another file name"])
         secret.write_secret(secret_path, game_id, seed)
     try:
         gamefile.create(path, data)
     except RefereeError:
-        if sealed:
+        if sealed_file:
             secret_path.unlink()
         raise
     assumed = game.assumptions()
@@ -117,12 +132,15 @@ def new(game_name: str, path: Path, players: str, seed: str | None,
         out = status_json(gf, match, None)
         out["file"] = str(path)
         out["assumed_values"] = len(assumed)
-        if sealed:
+        if sealed_file:
             out["secret"] = str(secret_path)
         emit_json(out)
         return
     click.echo(f"created {path}: {game.title}, players {', '.join(gf.players)}")
-    if sealed:
+    if derived:
+        click.echo("sealed: the seed is derived from the repository secret in REFEREE_SECRET "
+                   "and this game's id; no secret file was written.")
+    elif sealed:
         click.echo(f"sealed: the seed is in {secret_path} (owner-only). Keep it secret and out "
                    "of git; reveal it after the game with `referee reveal`.")
     if assumed:
@@ -132,6 +150,42 @@ def new(game_name: str, path: Path, players: str, seed: str | None,
         )
     click.echo(prompt_line(gf, match))
 
+
+
+def add_logins(players: list[dict[str, str]], logins: str | None) -> None:
+    """``--github ann=octocat,ben=bencat`` into the players. Raises UsageError."""
+    by_id = {p["id"]: p for p in players}
+    for pair in (logins or "").split(","):
+        if not pair.strip():
+            continue
+        pid, sep, login = (x.strip() for x in pair.partition("="))
+        if not sep or pid not in by_id or not login:
+            raise UsageError(f"--github takes PLAYER=LOGIN for players of this game, got "
+                             f"{pair.strip()!r}")
+        by_id[pid]["github"] = login
+
+
+def choose_seed(seed: str | None, sealed: bool, insecure: bool, game_id: str
+                ) -> tuple[str, bool]:
+    """The game's seed, and whether it is derived from the repository secret. A sealed
+    game's seed must carry at least 128 bits: a short one would fall out of the
+    commitment by trying them all. Raises UsageError."""
+    if seed is not None:
+        bits = rngmod.seed_bits(seed)
+        if sealed and bits < rngmod.MIN_SEED_BITS and not insecure:
+            raise UsageError(
+                f"this --seed carries about {bits:.0f} bits; a sealed game's seed needs at "
+                f"least {rngmod.MIN_SEED_BITS}, or anyone can find it from the commitment",
+                hints=["leave out --seed (a strong one is made), or add --insecure-seed"],
+            )
+        return seed, False
+    repository = os.environ.get("REFEREE_SECRET")
+    if sealed and repository:
+        if rngmod.seed_bits(repository) < rngmod.MIN_SEED_BITS:
+            raise UsageError("REFEREE_SECRET carries fewer than 128 bits; make it with "
+                             "`python3 -c 'import secrets; print(secrets.token_hex(32))'`")
+        return secret.game_seed(repository, game_id), True
+    return rngmod.new_seed(), False
 
 
 # --- status ---------------------------------------------------------------------------
@@ -220,26 +274,30 @@ def move(path: Path, player: str | None, words: Sequence[str], secret_path: Path
 
 @main.command()
 @click.argument("path", metavar="FILE", type=click.Path(path_type=Path))
+@click.option("--as", "viewer", metavar="PLAYER",
+              help="Show PLAYER's own hidden choices (needs the secret).")
+@secret_option
 @click.option("--json", "as_json", is_flag=True, help="Output JSON.")
 @handles_errors
-def log(path: Path, as_json: bool) -> None:
-    """List the moves in notation."""
-    gf, match = load(path)
-    game = match.game
-    rows = [
-        {"n": e["n"], "by": e["by"],
-         "move": game.format_move(gamefile.decode_move(game, e["move"], f"$.log[{i}].move"))
-         if "move" in e else f"undo {e['undo']}",
-         "at": e.get("at")}
-        for i, e in enumerate(gf.log)
-    ]
+def log(path: Path, viewer: str | None, secret_path: Path | None, as_json: bool) -> None:
+    """List the moves in notation (hidden choices of sealed games only to their author,
+    with --as and the secret)."""
+    gf = gamefile.read(path)
+    seed = secret.find_seed(gf, secret_path, path)
+    if viewer is not None:
+        gf.player(viewer)
+    match = gamefile.replay(gf, seed) if seed is not None else None
+    if match is None:
+        gamefile.check_structure(gf)
+    rows = [{"n": e["n"], "by": e["by"], "move": gamefile.entry_text(gf, i, seed, viewer),
+             "at": e.get("at")} for i, e in enumerate(gf.log)]
     if as_json:
         emit_json(rows)
         return
     for r in rows:
         click.echo(f"{r['n']:>4}. {r['by']}: {r['move']}")
-    click.echo(game.prompt(match.state))
-
+    click.echo(prompt_line(gf, match) if match is not None else
+               "(sealed game: the position needs the game's secret)")
 
 
 # --- sealed games: nonce, reveal ------------------------------------------------------
@@ -249,14 +307,20 @@ def log(path: Path, as_json: bool) -> None:
 @click.argument("path", metavar="FILE", type=click.Path(path_type=Path))
 @click.option("--as", "player", required=True, metavar="PLAYER", help="Whose nonce.")
 @click.argument("value", required=False)
+@click.option("--keep", type=click.Path(path_type=Path), metavar="NONCEFILE",
+              help="Where your nonce is kept between commit and reveal (default "
+                   "FILE.PLAYER.nonce, owner-only).")
 @click.option("--json", "as_json", is_flag=True, help="Output JSON.")
 @handles_errors
-def nonce(path: Path, player: str, value: str | None, as_json: bool) -> None:
-    """Add PLAYER's nonce (default: a random one) to a game made with --nonces.
+def nonce(path: Path, player: str, value: str | None, keep: Path | None,
+          as_json: bool) -> None:
+    """Commit to PLAYER's nonce, and later reveal it, in a game made with --nonces.
 
-    The generator's key combines the secret seed with every player's nonce, so nobody
-    alone can choose the shuffle (docs/rng.md). Only before the first move.
+    Run it twice: first it commits (records only a hash of your nonce, which it keeps in
+    NONCEFILE); once every player has committed, run it again to reveal. Nobody can pick
+    a nonce after seeing the others', so nobody can steer the shuffle (docs/rng.md).
     """
+    keep = keep or path.with_name(f"{path.name}.{player}.nonce")
     with gamefile.locked(path) as old:
         gf = gamefile.parse(old, str(path))
         gf.player(player)
@@ -265,16 +329,17 @@ def nonce(path: Path, player: str, value: str | None, as_json: bool) -> None:
             raise UsageError("this game was not created with --nonces")
         if gf.log:
             raise UsageError("nonces can only be added before the first move")
-        if player in rng["nonces"]:
-            raise UsageError(f"{player} has already given a nonce")
-        rng["nonces"][player] = value or rngmod.new_seed()
+        step = nonces.give(gf, player, value, keep)
         gamefile.replace(path, old, gf.data)
     missing = gamefile.missing_nonces(gf)
     if as_json:
-        emit_json({"nonce": rng["nonces"][player], "missing": missing})
+        emit_json({"step": step, "missing": missing, "phase": gamefile.nonce_phase(gf)})
         return
-    click.echo(f"{player}'s nonce recorded.")
-    click.echo(f"still missing: {', '.join(missing)}" if missing else
+    if step == "commit":
+        click.echo(f"{player} committed to a nonce (kept in {keep}; do not share it yet).")
+    else:
+        click.echo(f"{player}'s nonce revealed and recorded.")
+    click.echo(gamefile.nonce_prompt(gf) if missing else
                "every player has given a nonce: the game can begin.")
 
 
@@ -330,10 +395,8 @@ def undo(path: Path, player: str, secret_path: Path | None, as_json: bool) -> No
         if not gf.log or "move" not in gf.log[-1]:
             raise UsageError("there is no move to undo: only the last entry may be undone")
         last = gf.log[-1]
-        gf.data["log"].append({
-            "n": last["n"] + 1, "by": player, "undo": last["n"],
-            "prev": gamefile.next_prev(gf.data), "at": gamefile.now(),
-        })
+        gamefile.append_raw(gf.data, {"n": last["n"] + 1, "by": player, "undo": last["n"]},
+                            seed=seed)
         try:
             match = gamefile.replay(gf, seed)  # the one definition of an allowed undo
         except ReplayError as exc:
@@ -347,3 +410,46 @@ def undo(path: Path, player: str, secret_path: Path | None, as_json: bool) -> No
     click.echo(prompt_line(gf, match))
 
 
+# --- void -----------------------------------------------------------------------------
+
+
+@main.command()
+@click.argument("path", metavar="FILE", type=click.Path(path_type=Path))
+@click.argument("number", type=int, metavar="N")
+@click.option("--as", "player", required=True, metavar="PLAYER",
+              help="The move's author, or gm (the game master, who needs the secret).")
+@secret_option
+@click.option("--json", "as_json", is_flag=True, help="Output JSON.")
+@handles_errors
+def void(path: Path, number: int, player: str, secret_path: Path | None,
+         as_json: bool) -> None:
+    """Strike move N, appended unchecked and found illegal, so the game goes on.
+
+    Recorded as a log entry. Refused for a legal move (that would be an undo in
+    disguise). Without the secret of a sealed game the void is appended unchecked, and
+    CI (holding the secret) checks it.
+    """
+    with gamefile.locked(path) as old:
+        gf = gamefile.parse(old, str(path))
+        if player != GAME_MASTER:
+            gf.player(player)
+        seed = secret.find_seed(gf, secret_path, path)
+        if seed is None and player == GAME_MASTER and gf.sealed:
+            raise SealedError("the game master's void needs the game's secret",
+                              hints=["give --secret FILE"])
+        entry = gamefile.append_raw(gf.data, {"n": len(gf.log) + 1, "by": player,
+                                              "void": number}, seed=seed)
+        match = None
+        if seed is None and gf.sealed:
+            gamefile.check_structure(gf)
+        else:
+            match = gamefile.replay(gf, seed)
+        gamefile.replace(path, old, gf.data)
+    if as_json:
+        emit_json({"void": number, "n": entry["n"], "checked": match is not None})
+        return
+    click.echo(f"move {number} struck by {player} (entry {entry['n']})"
+               + ("" if match is not None else
+                  "; appended UNCHECKED: only a referee with the secret can check it"))
+    if match is not None:
+        click.echo(prompt_line(gf, match))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from referee.engine import full_options
-from referee.games.staufer import GAME, rules
+from referee.games.staufer import GAME, gamesetup
 from referee.games.staufer import components as C
 from referee.games.staufer.state import KIND_INDEX, State
 from referee.rng import Rng
@@ -21,7 +21,7 @@ def position(
 ) -> State:
     """A fresh game with the ring order and the King set; seats and supply spaces hold
     no chests when ``empty_chests`` (all chests back on the stack)."""
-    state = rules.setup(NAMES[:n], full_options(GAME, options or {}), Rng(seed))
+    state = gamesetup.setup(NAMES[:n], full_options(GAME, options or {}), Rng(seed))
     if ring is not None:
         rows = C.seat_rows(C.REGION_SIDE[str(n)])
         back = [c for row in state.seat_chests for seat in row for c in seat]
@@ -94,7 +94,7 @@ def turn_of(state: State, name: str, *then: str) -> None:
     state.active = pi(state, name)
     state.phase = "turn"
     state.first_used = False
-    rest = rules.first_turn_order(len(state.players))
+    rest = gamesetup.first_turn_order(len(state.players))
     rest.remove(pi(state, name))
     front = [pi(state, x) for x in then]
     for q in front:
@@ -126,4 +126,4 @@ def round_over(state: State) -> None:
     """All Action Figures have acted (on the Supply Track, in first-round order)."""
     state.turn_track = []
     state.deploy_track = []
-    state.supply_track = rules.first_turn_order(len(state.players))
+    state.supply_track = gamesetup.first_turn_order(len(state.players))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from referee.games.staufer import rules, scoring
+from referee.games.staufer import rounds, scoring
 from referee.games.staufer.scoring import brown_points, chest_points
 
 from .helpers import (
@@ -104,7 +104,7 @@ def test_points_7_4_3_and_strasbourg_bonus() -> None:
     p = pos(s, "strasbourg")
     s.tiles[p] = [7, 4, 3]
     courts = [list(c) for c in s.court]
-    rules.score_region(s, p)
+    rounds.score_region(s, p)
     assert s.score == [0, 3, 7, 4]  # bettina, rudi, gabi, guenter
     assert s.court[pi(s, "gabi")][0] == courts[pi(s, "gabi")][0] + 2
     assert s.court[pi(s, "guenter")][0] == courts[pi(s, "guenter")][0] + 1

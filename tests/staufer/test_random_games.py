@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import copy
 import json
+from typing import Any
 
 import msgspec
 import pytest
 
 from referee.engine import Match, random_playout
 from referee.games.staufer import GAME
+from referee.games.staufer import components as C
 from referee.rng import Rng
 
 SEEDS = range(12)
@@ -102,3 +105,58 @@ def test_fingerprint_changes_with_the_state() -> None:
     before = GAME.fingerprint(match.state)
     match.play("a", GAME.legal_moves(match.state, "a")[0])
     assert GAME.fingerprint(match.state) != before
+
+
+def _scored_titles(state: Any, round_before: int) -> list[str]:
+    """Regions scored in ``round_before`` if its Cleanup ran in this move, else []."""
+    if state.round == round_before:
+        return []
+    mark = f"Round {round_before} scoring: "
+    line = next(e for e in reversed(state.events) if e.startswith(mark))
+    return line.removeprefix(mark).split(", ")
+
+
+def _seat_problems(state: object, before: list[list[list[tuple[int, str]]]], vacated: list[str]
+                   ) -> list[str]:
+    """Office seats (Move/Deploy; privileges 2/3; Cleanup 1): at most 2 figures; a seat
+    with a Noble icon is occupied by a Noble first; a second figure belongs to a player
+    holding privilege 2 or 3; outside the Cleanup a seat only gains figures, and only on
+    top of the ones already there."""
+    s: Any = state
+    problems = []
+    for pos, row in enumerate(s.seats):
+        for i, occ in enumerate(row):
+            where = f"{s.ring[pos]} seat {i + 1}"
+            if len(occ) > 2:
+                problems.append(f"{where}: {len(occ)} figures")
+            if occ and s.seat_noble[pos][i] and occ[0][1] != "N":
+                problems.append(f"{where}: Noble icon but {occ[0]} first")
+            if len(occ) == 2 and not {2, 3} & set(s.privileges[occ[1][0]]):
+                problems.append(f"{where}: second figure without privilege 2 or 3")
+            old = before[pos][i]
+            if C.REGION_TITLES[s.ring[pos]] in vacated:
+                if any(occ.count(f) > old.count(f) for f in occ):
+                    problems.append(f"{where}: {old} became {occ} in the Cleanup")
+            elif occ[: len(old)] != old:
+                problems.append(f"{where}: {old} became {occ} outside the Cleanup")
+    return problems
+
+
+@pytest.mark.parametrize("n", [2, 3, 4, 5])
+def test_office_seats_follow_the_occupation_rules(n: int) -> None:
+    """Property F (not covered above): after every move of random games with privileges
+    2 and 3 in play, every office seat obeys the Move/Deploy and privilege 2/3 rules."""
+    doubled = 0
+    for seed in range(4):
+        options = {"privileges": "custom", "privilege_list": "1,2,3,4,5,6"}
+        match = Match.start(GAME, [f"p{i}" for i in range(n)], options, f"seats-{n}-{seed}")
+        rng = Rng(f"seats-play-{n}-{seed}")
+        while not GAME.finished(match.state):
+            before = copy.deepcopy(match.state.seats)
+            round_before = match.state.round
+            player = GAME.to_move(match.state)[0]
+            match.play(player, rng.choice(GAME.legal_moves(match.state, player), "p"))
+            vacated = _scored_titles(match.state, round_before)
+            assert _seat_problems(match.state, before, vacated) == []
+            doubled = max(doubled, sum(len(o) == 2 for r in match.state.seats for o in r))
+    assert doubled > 0  # the games met seats with two figures

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from referee.errors import AmbiguousMove, MalformedMove, UsageError
-from referee.games.staufer import GAME, rules
+from referee.games.staufer import GAME, basics, gamesetup, rounds, rules
 from referee.games.staufer.moves import Deploy, Privilege, Seat
 
 from .helpers import (
@@ -37,8 +37,8 @@ def fresh(n: int = 4) -> object:
 
 
 def test_first_round_turn_order_clockwise_then_counterclockwise_twice() -> None:
-    assert rules.first_turn_order(4) == [0, 1, 2, 3, 3, 2, 1, 0, 3, 2, 1, 0]
-    assert rules.first_turn_order(2) == [0, 1, 1, 0, 1, 0]
+    assert gamesetup.first_turn_order(4) == [0, 1, 2, 3, 3, 2, 1, 0, 3, 2, 1, 0]
+    assert gamesetup.first_turn_order(2) == [0, 1, 1, 0, 1, 0]
 
 
 @pytest.mark.parametrize("n", [2, 3, 4, 5])
@@ -72,7 +72,7 @@ def test_next_round_turn_order_supply_top_down_then_deploy_top_down() -> None:
     s.supply_track = [2, 0, 1, 3, 1, 0]  # top first
     s.deploy_track = [3, 2, 0, 1, 3, 2]  # bottom first
     s.scored = []
-    rules.finish_cleanup(s)
+    rounds.finish_cleanup(s)
     assert s.active == 2
     assert [s.active, *s.turn_track] == [2, 0, 1, 3, 1, 0, 2, 3, 1, 0, 2, 3]
 
@@ -168,16 +168,40 @@ def test_third_deploy_has_no_track_envoy() -> None:
 
 
 def test_choice_of_nobles_paying_and_figure_on_seat() -> None:
+    """Move/Deploy ?: "Can I use Nobles to pay for both the Move and the Deploy steps?
+    Yes, you may use Nobles in either case." The payer chooses which payment spaces get
+    the Nobles (interpretation S6): it decides when they come back (the King's travel)."""
     s = fresh()
     s.deploy_track = [1, 2]
     for q in (1, 2):
         s.turn_track.remove(q)
     set_court(s, "bettina", 2, 2)
-    play(s, "bettina", "deploy nijmegen 5")  # cost 3
+    play(s, "bettina", "deploy nijmegen 5")  # cost 3: Strasbourg and Palermo get one each
     assert legal_texts(s, "bettina") == [
-        "seat envoy nobles 1", "seat envoy nobles 2", "seat noble", "seat noble nobles 1"]
-    play(s, "bettina", "seat envoy nobles 1")
-    assert s.payment[1] == [(0, "N")] and s.payment[2] == [(0, "E")]
+        "seat envoy nobles palermo",
+        "seat envoy nobles strasbourg",
+        "seat envoy nobles palermo strasbourg",
+        "seat noble",
+        "seat noble nobles palermo",
+        "seat noble nobles strasbourg",
+    ]
+    play(s, "bettina", "seat envoy nobles pa")
+    assert s.payment[pos(s, "strasbourg")] == [(0, "E")]
+    assert s.payment[pos(s, "palermo")] == [(0, "N")]
+
+
+def test_nobles_in_a_payment_space_paid_twice() -> None:
+    """Move 1 + Deploy 2: a cost-7 seat wraps onto the target's own payment space, which
+    the Move step also paid; two Nobles may go there ("one figure per Region")."""
+    s = fresh()
+    set_court(s, "bettina", 9, 3)
+    play(s, "bettina", "deploy strasbourg 1")  # move 1 (Strasbourg) + cost 7 (6 payers)
+    legal = legal_texts(s, "bettina")
+    assert "seat noble nobles strasbourg strasbourg" in legal
+    assert "seat noble nobles strasbourg strasbourg strasbourg" not in legal
+    play(s, "bettina", "seat noble nobles strasbourg strasbourg")
+    assert s.payment[pos(s, "strasbourg")] == [(0, "N"), (0, "N")]
+    assert s.court[0] == [9 - 5, 0]
 
 
 def test_cost_seven_wraps_onto_the_target_payment_space() -> None:
@@ -243,7 +267,7 @@ def test_turquoise_keep_figure_at_cleanup() -> None:
     give(s, "bettina", "keep")
     s.scored = [0]
     round_over(s)
-    rules.begin_cleanup(s)
+    rounds.begin_cleanup(s)
     assert GAME.to_move(s) == ["bettina"]
     assert legal_texts(s, "bettina") == ["keep none", "keep nijmegen 2 envoy",
                                          "keep nijmegen 3 envoy"]
@@ -281,7 +305,7 @@ def test_reshuffle_discards_when_stack_is_empty() -> None:
     s = fresh()
     s.discard.extend(s.stack)
     s.stack = []
-    cid = rules.draw_chest(s)
+    cid = basics.draw_chest(s)
     assert cid is not None and len(s.stack) == 71 - len(s.held[0])
 
 
@@ -366,7 +390,7 @@ def test_privilege_13_figures_return_to_court() -> None:
     s.scored = [0]
     round_over(s)
     court = list(s.court[0])
-    rules.begin_cleanup(s)
+    rounds.begin_cleanup(s)
     assert legal_texts(s, "bettina") == ["return court", "return province"]
     play(s, "bettina", "return court")
     assert s.court[0][0] == court[0] + 1 and s.seats[0][2] == []
@@ -380,7 +404,7 @@ def test_privileges_14_15_region_scoring() -> None:
     occupy(s, "rudi", "milano", 3)
     p = pos(s, "milano")
     s.tiles[p] = [7, 4, 3]
-    rules.score_region(s, p)
+    rounds.score_region(s, p)
     assert s.score[:2] == [7 + 3 + 2 + 2, 4 + 2 + 2 + 2]
 
 
@@ -391,7 +415,7 @@ def test_privilege_14_no_second_place_extra_with_two_players() -> None:
     occupy(s, "rudi", "milano", 3)
     p = pos(s, "milano")
     s.tiles[p] = [7, 4]
-    rules.score_region(s, p)
+    rounds.score_region(s, p)
     assert s.score == [7 + 2, 4 + 2]
 
 
@@ -422,7 +446,7 @@ def test_third_place_only_with_four_or_five_players() -> None:
         occupy(s, "gabi", "milano", 5)
         p = pos(s, "milano")
         s.tiles[p] = [7, 4, 3][:len(s.tiles[p])]
-        rules.score_region(s, p)
+        rounds.score_region(s, p)
         assert s.score[2] == third + 2  # Milano: +2 to everyone present
 
 
@@ -441,7 +465,7 @@ def test_region_bonuses(region: str, first: tuple[int, int], second: tuple[int, 
     p = pos(s, region)
     s.tiles[p] = [0, 0]
     envoys = [c[0] for c in s.court]
-    rules.score_region(s, p)
+    rounds.score_region(s, p)
     for q, (env, pts) in enumerate((first, second, third)):
         assert (s.court[q][0] - envoys[q], s.score[q]) == (env, pts)
 
@@ -458,7 +482,7 @@ def test_augsburg_first_then_second_pick() -> None:
     round_over(s)
     s.to_score = [p]
     s.scored = [p]
-    rules.score_next(s)
+    rounds.score_next(s)
     assert GAME.to_move(s) == ["rudi"]
     assert sorted(legal_texts(s, "rudi")) == ["pick brown", "pick purple"]
     play(s, "rudi", "pick brown")
@@ -477,7 +501,7 @@ def test_aachen_every_present_player_picks_in_majority_order() -> None:
     round_over(s)
     s.to_score = [p]
     s.scored = [p]
-    rules.score_next(s)
+    rounds.score_next(s)
     assert GAME.to_move(s) == ["gabi"] and len(legal_texts(s, "gabi")) == 4
     play(s, "gabi", "pick keep")
     assert GAME.to_move(s) == ["rudi"]
@@ -501,7 +525,7 @@ def test_b_conditions_with_ties_closest_clockwise_from_king(
     for region, count in setup.items():
         for seat in range(count):
             occupy(s, "rudi", region, seat + 2)
-    assert s.ring[rules.b_region(s, condition)] == expected
+    assert s.ring[rounds.b_region(s, condition)] == expected
 
 
 def test_fewest_chests_tie_break() -> None:
@@ -510,15 +534,15 @@ def test_fewest_chests_tie_break() -> None:
         s.stack.extend(s.seat_chests[pos(s, region)][0])
         s.seat_chests[pos(s, region)][0] = []
     # Milano is 3 steps clockwise from Strasbourg, Nijmegen 5
-    assert s.ring[rules.b_region(s, "fewest-chests")] == "milano"
+    assert s.ring[rounds.b_region(s, "fewest-chests")] == "milano"
 
 
 def test_same_region_is_scored_once() -> None:
     s = position(4, RING, "nijmegen")
     s.rows[0] = ("nijmegen", "king", 1)
-    assert rules.scoring_regions(s) == [0]
+    assert rounds.scoring_regions(s) == [0]
     s.rows[0] = ("milano", "king", 1)
-    assert rules.scoring_regions(s) == [pos(s, "milano"), 0]
+    assert rounds.scoring_regions(s) == [pos(s, "milano"), 0]
 
 
 # ------------------------------------------------------------ Cleanup
@@ -535,7 +559,7 @@ def test_cleanup_vacates_replenishes_on_top_and_king_travels() -> None:
     s.rows[0] = ("milano", "king", 2)
     round_over(s)
     envoys = s.court[1][0]
-    rules.begin_scoring(s)
+    rounds.begin_scoring(s)
     assert s.seats[pos(s, "milano")][1] == [] and s.seats[pos(s, "palermo")][1] == [(1, "E")]
     assert [len(c) for c in s.seat_chests[pos(s, "milano")]] == [1, 1, 2, 1, 1]
     assert s.seat_chests[pos(s, "milano")][2][0].startswith("brown")  # old chest below
@@ -553,7 +577,7 @@ def test_round_five_has_no_cleanup_and_final_scoring() -> None:
     occupy(s, "rudi", "milano", 2)
     round_over(s)
     give(s, "rudi", "purple")
-    rules.begin_scoring(s)
+    rounds.begin_scoring(s)
     assert GAME.finished(s) and s.seats[pos(s, "milano")][1] == [(1, "E")]
     assert s.final["rudi"]["turquoise+purple"] == 1
 
@@ -578,7 +602,9 @@ def test_parse_errors() -> None:
     with pytest.raises(AmbiguousMove):
         GAME.parse_move("deploy a 2", [])
     assert GAME.parse_move("Deploy  AA 2  FREE-MOVE", []) == Deploy("aachen", 2, True)
-    assert GAME.parse_move("seat noble nobles 2 bonus", []) == Seat("noble", 2, False, True)
+    assert GAME.parse_move("seat noble nobles mil aa bonus", []) == Seat(
+        "noble", ("aachen", "milano"), False, True
+    )
 
 
 def test_why_illegal_wrong_phase_and_seat() -> None:

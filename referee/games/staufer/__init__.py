@@ -8,11 +8,11 @@ from typing import Any
 
 import msgspec
 
-from referee.engine import Assumption, GameDefaults, Option
+from referee.engine import Assumption, GameDefaults, Interpretation, Option
 from referee.rng import Rng
 
 from . import components as C
-from . import explain, moves, rules, views
+from . import explain, gamesetup, moves, rules, views
 from .state import E, N, State, encode
 
 
@@ -25,25 +25,36 @@ class StauferGame(GameDefaults):
         Option(
             "privileges",
             "first-game",
-            rules.PRIVILEGE_DECKS,
+            gamesetup.PRIVILEGE_DECKS,
             "privilege deck: first-game (assumed blue seals), a themed deck of the supplement, "
-            "publisher (= first-game, assumed), partially-random (1, 2 + 4 random), random, "
-            "or custom (see privilege_list)",
+            "publisher (= first-game, assumed), partially-random (1, 2 + the 4 numbers in "
+            "privilege_list; drawn if it is empty), random, or custom (see privilege_list)",
         ),
         Option(
-            "privilege_list", "", (), "for privileges=custom: 6 numbers incl. 1, e.g. 1,3,5,8,10,16"
+            "privilege_list",
+            "",
+            (),
+            "privileges=custom: 6 numbers incl. 1, e.g. 1,3,5,8,10,16; "
+            "privileges=partially-random: the 4 chosen numbers, e.g. 5,8,13,16",
         ),
         Option(
             "privilege_copies", "2", ("1", "2"), "cards per number (always 1 with 2 players)"
+        ),
+        Option(
+            "start",
+            "first",
+            (),
+            "start player (Setup 9): first (the first listed), random (drawn from the "
+            "game's seed) or a player id; players sit clockwise in the order listed",
         ),
     )
     move_type = moves.MOVE_TYPE
 
     def data_version(self) -> str:
-        return "staufer-1+data." + C.data_hash()
+        return "staufer-2+data." + C.data_hash()
 
     def setup(self, players: Sequence[str], options: Mapping[str, str], rng: Rng) -> State:
-        return rules.setup(players, options, rng)
+        return gamesetup.setup(players, options, rng)
 
     def to_move(self, state: State) -> list[str]:
         return [] if state.finished else [state.players[state.active]]
@@ -79,7 +90,8 @@ class StauferGame(GameDefaults):
         return dict(zip(state.players, state.score, strict=True))
 
     def ranking(self, state: State) -> list[list[str]]:
-        """Most points; tie: most figures in the Court; then a shared place."""
+        """Most points; tie: most figures in the Court; then a shared place (Final
+        Scoring; the "bluest blood" is read as a shared place, interpretation S11)."""
         key = {p: (state.score[i], sum(state.court[i])) for i, p in enumerate(state.players)}
         places: list[list[str]] = []
         for p in sorted(state.players, key=lambda q: key[q], reverse=True):
@@ -108,6 +120,9 @@ class StauferGame(GameDefaults):
 
     def assumptions(self) -> list[Assumption]:
         return C.assumptions()
+
+    def interpretations(self) -> list[Interpretation]:
+        return [Interpretation(**item) for item in C.INTERPRETATIONS]
 
     def data(self) -> dict[str, Any]:
         return {"version": self.data_version(), "files": C.RAW}

@@ -1,7 +1,8 @@
 """Component data of The Staufer Dynasty, loaded from the JSON files in ``data/``.
 
 Every value in those files carries ``source`` and ``confidence``; the rules code only
-reads the ``value`` parts through the names below.
+reads the ``value`` parts through the names below. ``interpretations.json`` holds text
+only (the readings the engine chose) and is not part of the data pin.
 """
 
 from __future__ import annotations
@@ -31,11 +32,37 @@ def _val(file: str, *path: str) -> Any:
     return node["value"]
 
 
-def data_hash() -> str:
-    h = hashlib.sha256()
-    for p in DATA_FILES:
-        h.update(p.read_bytes())
-    return h.hexdigest()[:12]
+# Values that only label or describe (never change play); left out of the data pin.
+DISPLAY_ONLY: tuple[tuple[str, ...], ...] = (("figures", "colours"),)
+
+
+def play_values(raw: dict[str, Any]) -> list[tuple[str, Any]]:
+    """Every ``value`` that can change play, keyed by its path (file.key.key...).
+
+    Left out: ``source``, ``confidence``, ``about``, titles, the interpretations text and
+    the DISPLAY_ONLY values, so that correcting a source text does not break running
+    games."""
+    out: list[tuple[str, Any]] = []
+
+    def walk(node: Any, path: tuple[str, ...]) -> None:
+        if not isinstance(node, dict):
+            return
+        if "value" in node and "confidence" in node:
+            if path not in DISPLAY_ONLY:
+                out.append((".".join(path), node["value"]))
+            return
+        for key in sorted(node):
+            walk(node[key], (*path, key))
+
+    for file in sorted(raw):
+        walk(raw[file], (file,))
+    return out
+
+
+def data_hash(raw: dict[str, Any] | None = None) -> str:
+    """The data pin: a hash of :func:`play_values` only."""
+    text = json.dumps(play_values(RAW if raw is None else raw), sort_keys=True)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
 
 
 REGION_KEYS: tuple[str, ...] = tuple(sorted(RAW["regions"]["regions"]))
@@ -78,6 +105,7 @@ C_TILES: list[int] = _val("round_tiles", "c")
 FIGURES: dict[str, int] = _val("figures", "per_colour")
 COURT_START: dict[str, int] = _val("figures", "court_start")
 COLOURS: list[str] = _val("figures", "colours")
+INTERPRETATIONS: list[dict[str, str]] = RAW["interpretations"]["readings"]
 
 
 def _chest_ids() -> tuple[list[str], dict[str, tuple[str, str]]]:

@@ -1,37 +1,40 @@
-"""why_illegal: which rule forbids a well-formed move (only explains)."""
+"""why_illegal: which rule forbids a well-formed move (only explains).
+
+Total for every move the decoder accepts, and public: `check` prints these texts into CI
+logs of sealed games, so they never name a contract or a face-down chest; they speak
+only of the board, the Courts and the chests in front of the player (all open).
+"""
 
 from __future__ import annotations
 
 from . import components as C
+from .basics import available_privileges, has, holds, purple_count
 from .moves import Deploy, Done, First, Keep, Move, Pick, Privilege, Return, Seat, Supply, Take
-from .rules import (
-    available_privileges,
-    bonus_available,
-    can_pay,
-    deploy_cost,
-    has,
-    holds,
-    move_spaces,
-    purple_count,
-)
+from .rules import bonus_available, can_pay, deploy_cost, move_spaces
 from .state import State
 from .views import PHASE_TEXT
 
 PHASE_OF = {
     Supply: "turn", Deploy: "turn", First: "turn", Seat: "seat", Take: "take",
-    Done: "end", Pick: "pick", Keep: "keep", Return: "return",
+    Pick: "pick", Keep: "keep", Return: "return",
 }
 
 
 def why_illegal(state: State, player: str, move: Move) -> str:
     if state.finished:
         return "the game is over"
+    if player not in state.players:
+        return f"{player} does not play in this game"
     if state.players[state.active] != player:
         return f"{state.players[state.active]} owes the current decision, not {player}"
     p = state.active
     want = PHASE_OF.get(type(move))
     if isinstance(move, Privilege):
         return _privilege(state, p, move)
+    if isinstance(move, Done):
+        if state.phase in ("end", "purple"):
+            return "it is legal"
+        return f"now you must {PHASE_TEXT.get(state.phase, state.phase)}"
     if want != state.phase:
         return f"now you must {PHASE_TEXT.get(state.phase, state.phase)}"
     if isinstance(move, Supply):
@@ -55,8 +58,11 @@ def why_illegal(state: State, player: str, move: Move) -> str:
 
 def _privilege(state: State, p: int, move: Privilege) -> str:
     x = move.number
-    if state.phase not in ("turn", "end"):
-        return f"privileges are taken on your own turn; now you must {PHASE_TEXT[state.phase]}"
+    if state.phase not in ("turn", "end", "purple"):
+        return (
+            "Supplement, purple chests: not while this decision is open; now you must "
+            f"{PHASE_TEXT.get(state.phase, state.phase)}"
+        )
     if x not in state.priv_numbers:
         return f"privilege {x} is not in this game (in play: {state.priv_numbers})"
     if purple_count(state, p) < 2:
@@ -129,6 +135,16 @@ def _seat(state: State, p: int, move: Seat) -> str:
         return "privilege 3 (second Envoy on an empty seat) does not apply"
     if move.double and move.figure != "envoy":
         return "privilege 3 applies when you occupy a seat with an Envoy"
+    spaces = sorted(state.ring[x] for x in ctx.move_to + ctx.pay_to)
+    rest = list(spaces)
+    for region in move.nobles:
+        if region not in rest:
+            where = ", ".join(dict.fromkeys(spaces)) or "none"
+            return (
+                f"Move/Deploy: Nobles can only be laid in this action's payment spaces "
+                f"({where}), one per figure paid there"
+            )
+        rest.remove(region)
     if move.bonus and not ctx.bonus:
         return "Move/Deploy track: your space shows no Envoy (or the Province has none)"
     return "your Court does not hold those figures for this payment"

@@ -8,7 +8,8 @@ any unique prefix):
     supply 2 +envoy +draw    ... with privilege 7 (extra Envoy) / privilege 8 (extra chest)
     deploy aachen 3          Move/Deploy action onto office seat 3 (1 = leftmost) of Aachen
     deploy aachen 3 free-move free-pay   ... using turquoise chests
-    seat noble               who stands on the seat (then: nobles 1, double, bonus)
+    seat noble               who stands on the seat (then: nobles <regions>, double, bonus)
+    seat envoy nobles milano ... with a Noble laid in Milano's payment space
     first                    use a turquoise "first position" chest this turn
     privilege 5              exchange 2 purple chests for privilege 5
     done                     end your turn without taking a privilege
@@ -23,34 +24,54 @@ any unique prefix):
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Union
+from typing import Annotated, Literal, Union
 
 import msgspec
 
 from referee.errors import AmbiguousMove, MalformedMove
 
-from .components import CHEST_MIX, REGION_KEYS
+from .components import CHEST_MIX, REGION_KEYS, SUPPLY_SPACES, seat_rows
+from .components import FIGURES as FIGURE_COUNTS
+
+# Every field is constrained to the game's data, so that a hand-crafted game file with a
+# value outside it ("region": "nowhere", "seat": 99) is rejected when the log is decoded,
+# with the JSON path of the bad value, before any rule code sees it.
+CHEST_TYPES: tuple[str, ...] = tuple(t for mix in CHEST_MIX.values() for t in mix)
+FIGURES = ("envoy", "noble")
+MAX_SEATS = max(len(row) for side in ("2", "3-5") for row in seat_rows(side).values())
+
+Region = Literal[REGION_KEYS]  # type: ignore[valid-type]
+ChestType = Literal[CHEST_TYPES]  # type: ignore[valid-type]
+Figure = Literal["envoy", "noble"]
+Space = Annotated[int, msgspec.Meta(ge=1, le=len(SUPPLY_SPACES))]
+SeatNumber = Annotated[int, msgspec.Meta(ge=1, le=MAX_SEATS)]
+PrivilegeNumber = Annotated[int, msgspec.Meta(ge=1, le=16)]
+NobleSpaces = Annotated[tuple[Region, ...], msgspec.Meta(max_length=FIGURE_COUNTS["N"])]
 
 
 class Supply(msgspec.Struct, frozen=True, tag="supply"):
-    space: int
-    chests: int = 0  # turquoise Supplies chest: take the chests of this space instead
+    space: Space
+    chests: Annotated[int, msgspec.Meta(ge=0, le=len(SUPPLY_SPACES))] = 0  # Supplies chest
     envoy: bool = False  # privilege 7
     draw: bool = False  # privilege 8
 
 
 class Deploy(msgspec.Struct, frozen=True, tag="deploy"):
-    region: str
-    seat: int  # 1 = leftmost
+    region: Region
+    seat: SeatNumber  # 1 = leftmost
     free_move: bool = False  # turquoise "no movement cost"
     free_pay: bool = False  # turquoise "no payment cost to Deploy"
 
 
 class Seat(msgspec.Struct, frozen=True, tag="seat"):
-    figure: str  # "envoy" | "noble": the figure standing on the office seat
-    nobles: int = 0  # Nobles among the figures laid in payment spaces
+    figure: Figure  # the figure standing on the office seat
+    nobles: NobleSpaces = ()  # payment spaces (regions) that get a Noble, alphabetical
     double: bool = False  # privilege 3: a second Envoy on the same seat
     bonus: bool = False  # take the Envoy shown on the Move/Deploy track space
+
+    def __post_init__(self) -> None:
+        if list(self.nobles) != sorted(self.nobles):
+            raise ValueError("nobles must list the regions in alphabetical order")
 
 
 class First(msgspec.Struct, frozen=True, tag="first"):
@@ -58,7 +79,7 @@ class First(msgspec.Struct, frozen=True, tag="first"):
 
 
 class Privilege(msgspec.Struct, frozen=True, tag="privilege"):
-    number: int
+    number: PrivilegeNumber
 
 
 class Done(msgspec.Struct, frozen=True, tag="done"):
@@ -66,17 +87,21 @@ class Done(msgspec.Struct, frozen=True, tag="done"):
 
 
 class Take(msgspec.Struct, frozen=True, tag="take"):
-    region: str
+    region: Region
 
 
 class Pick(msgspec.Struct, frozen=True, tag="pick"):
-    chest: str  # chest type, e.g. "vp3", "purple", "free-move"
+    chest: ChestType  # chest type, e.g. "vp3", "purple", "free-move"
 
 
 class Keep(msgspec.Struct, frozen=True, tag="keep"):
-    region: str = ""  # "" = keep none
-    seat: int = 0
-    figure: str = ""
+    region: Literal[("", *REGION_KEYS)] = ""  # type: ignore[valid-type]  # "" = keep none
+    seat: Annotated[int, msgspec.Meta(ge=0, le=MAX_SEATS)] = 0
+    figure: Literal["", "envoy", "noble"] = ""
+
+    def __post_init__(self) -> None:
+        if (self.region == "") != (self.seat == 0) or (self.region == "") != (self.figure == ""):
+            raise ValueError("keep names a region, a seat and a figure, or none of them")
 
 
 class Return(msgspec.Struct, frozen=True, tag="return"):
@@ -85,9 +110,6 @@ class Return(msgspec.Struct, frozen=True, tag="return"):
 
 Move = Union[Supply, Deploy, Seat, First, Privilege, Done, Take, Pick, Keep, Return]  # noqa: UP007
 MOVE_TYPE = Move
-
-CHEST_TYPES: tuple[str, ...] = tuple(t for mix in CHEST_MIX.values() for t in mix)
-FIGURES = ("envoy", "noble")
 
 
 def format_move(move: Move) -> str:
@@ -111,7 +133,7 @@ def format_move(move: Move) -> str:
         case Seat():
             out = f"seat {move.figure}"
             if move.nobles:
-                out += f" nobles {move.nobles}"
+                out += " nobles " + " ".join(move.nobles)
             if move.double:
                 out += " double"
             if move.bonus:
@@ -139,7 +161,7 @@ def format_move(move: Move) -> str:
 FORMS = (
     "supply <1-5> [chests <1-5>] [+envoy] [+draw]",
     "deploy <region> <seat> [free-move] [free-pay]",
-    "seat <envoy|noble> [nobles <k>] [double] [bonus]",
+    "seat <envoy|noble> [nobles <region> ...] [double] [bonus]",
     "first",
     "privilege <1-16>",
     "done",
@@ -154,8 +176,9 @@ def _bad(text: str, form: str) -> MalformedMove:
     return MalformedMove(f"cannot read {text!r}: expected {form!r}", hints=list(FORMS))
 
 
-def _int(tok: str, text: str, form: str) -> int:
-    if not tok.isdigit():
+def _int(tok: str, text: str, form: str, low: int, high: int) -> int:
+    """A number in ``low..high`` (the range every move field is constrained to)."""
+    if not (tok.isascii() and tok.isdigit()) or not low <= int(tok) <= high:
         raise _bad(text, form)
     return int(tok)
 
@@ -184,13 +207,13 @@ def _parse_supply(toks: list[str], text: str) -> Supply:
     form = FORMS[0]
     if len(toks) < 2:
         raise _bad(text, form)
-    space = _int(toks[1], text, form)
+    space = _int(toks[1], text, form, 1, len(SUPPLY_SPACES))
     rest = toks[2:]
     chests = 0
     if rest[:1] == ["chests"]:
         if len(rest) < 2:
             raise _bad(text, form)
-        chests = _int(rest[1], text, form)
+        chests = _int(rest[1], text, form, 1, len(SUPPLY_SPACES))
         rest = rest[2:]
     flags = _flags(rest, {"+envoy", "+draw"}, text, form)
     return Supply(space, chests, "+envoy" in flags, "+draw" in flags)
@@ -201,7 +224,7 @@ def _parse_deploy(toks: list[str], text: str) -> Deploy:
     if len(toks) < 3:
         raise _bad(text, form)
     region = _region(toks[1], text)
-    seat = _int(toks[2], text, form)
+    seat = _int(toks[2], text, form, 1, MAX_SEATS)
     flags = _flags(toks[3:], {"free-move", "free-pay"}, text, form)
     return Deploy(region, seat, "free-move" in flags, "free-pay" in flags)
 
@@ -211,14 +234,15 @@ def _parse_seat(toks: list[str], text: str) -> Seat:
     if len(toks) < 2 or toks[1] not in FIGURES:
         raise _bad(text, form)
     rest = toks[2:]
-    nobles = 0
+    nobles: list[str] = []
     if rest[:1] == ["nobles"]:
-        if len(rest) < 2:
+        rest = rest[1:]
+        while rest and rest[0] not in ("double", "bonus"):
+            nobles.append(_region(rest.pop(0), text))
+        if not nobles or len(nobles) > FIGURE_COUNTS["N"]:
             raise _bad(text, form)
-        nobles = _int(rest[1], text, form)
-        rest = rest[2:]
     flags = _flags(rest, {"double", "bonus"}, text, form)
-    return Seat(toks[1], nobles, "double" in flags, "bonus" in flags)
+    return Seat(toks[1], tuple(sorted(nobles)), "double" in flags, "bonus" in flags)
 
 
 def _parse_keep(toks: list[str], text: str) -> Keep:
@@ -227,7 +251,7 @@ def _parse_keep(toks: list[str], text: str) -> Keep:
         return Keep()
     if len(toks) != 4 or toks[3] not in FIGURES:
         raise _bad(text, form)
-    return Keep(_region(toks[1], text), _int(toks[2], text, form), toks[3])
+    return Keep(_region(toks[1], text), _int(toks[2], text, form, 1, MAX_SEATS), toks[3])
 
 
 def parse_move(text: str, legal: Sequence[Move] = ()) -> Move:
@@ -249,7 +273,7 @@ def parse_move(text: str, legal: Sequence[Move] = ()) -> Move:
     if head == "privilege":
         if len(toks) != 2:
             raise _bad(text, FORMS[4])
-        return Privilege(_int(toks[1], text, FORMS[4]))
+        return Privilege(_int(toks[1], text, FORMS[4], 1, 16))
     if head == "take":
         if len(toks) != 2:
             raise _bad(text, FORMS[6])

@@ -70,6 +70,7 @@ class State(msgspec.Struct):
     turn_track: list[int]
     supply_track: list[int]
     deploy_track: list[int]  # in placement order: first = bottom space
+    start: int = 0  # the start player (Setup 9); players are seated clockwise as listed
     phase: str = "turn"
     active: int = 0
     first_used: bool = False
@@ -81,6 +82,7 @@ class State(msgspec.Struct):
     queue: list[tuple[str, int]] = msgspec.field(default_factory=list)
     kept: list[tuple[int, int, int, str]] = msgspec.field(default_factory=list)
     to_court: list[int] = msgspec.field(default_factory=list)
+    purple_queue: list[int] = msgspec.field(default_factory=list)  # owed purple decisions
     events: list[str] = msgspec.field(default_factory=list)
     final: dict[str, dict[str, int]] = msgspec.field(default_factory=dict)
     finished: bool = False

@@ -6,7 +6,8 @@ from typing import Any
 
 from . import components as C
 from .moves import format_move
-from .rules import b_region, legal_moves
+from .rounds import b_region
+from .rules import legal_moves
 from .scoring import BLUE, RED
 from .state import E, N, State
 
@@ -28,6 +29,8 @@ PHASE_TEXT = {
     "seat": "choose the figures for the Move/Deploy action (seat ...)",
     "take": "take a figure from a payment space (take <region>)",
     "end": "take a privilege or end the turn (privilege N / done)",
+    "purple": "exchange 2 purple chests for a privilege before scoring goes on "
+    "(privilege N / done)",
     "pick": "pick a revealed chest (pick <type>)",
     "keep": "keep a figure on its seat (keep ... / keep none)",
     "return": "privilege 13: vacated figures to Court or Province (return ...)",
@@ -39,24 +42,65 @@ def chest_label(cid: str) -> str:
     return colour if ctype == colour else f"{colour} {ctype}"
 
 
-def describe_contract(cid: str) -> str:
+def describe_contract(cid: str, players: int) -> str:
+    """The card as text (Supplement: Contract Cards); 2nd place scores nothing with 2."""
     if cid.startswith("contract:region-"):
         region = C.REGION_TITLES[cid.removeprefix("contract:region-")]
-        return f"Region {region}: majority 12, 2nd place 6"
+        first, second = C.REGION_CONTRACT["first"], C.REGION_CONTRACT["second"]
+        if players == 2:
+            return f"Region {region}: majority {first} (no 2nd place with 2 players)"
+        return f"Region {region}: majority {first}, 2nd place {second}"
     if cid in BLUE:
         card = BLUE[cid]
         return f"Pattern {card['id']} (offsets {card['offsets']}): {card['points']} each"
     card = RED[cid]
-    return f"Office seats {card['id']}: {card.get('values', card.get('points'))}"
+    if "values" not in card:
+        return f"Office seats {card['id']}: {card['points']} each"
+    what = "seats" if card["kind"] == "all" else f"cost-{card['cost']} seats"
+    row = "/".join(str(v) for v in card["values"])
+    return (
+        f"Office seats {card['id']}: {row} for 1-{len(card['values'])} {what}, "
+        f"+{card['beyond']} for each further seat"
+    )
+
+
+def result_line(state: State) -> str:
+    """The winner after the tie-break of the Final Scoring (most points, then most
+    figures in the Court; still tied: a shared win)."""
+    best = max(state.score)
+    top = [p for p, s in enumerate(state.score) if s == best]
+    names = [state.players[p] for p in top]
+    if len(top) == 1:
+        return f"Game over after round 5; winner {names[0]} with {best} points"
+    court = {p: sum(state.court[p]) for p in top}
+    most = max(court.values())
+    winners = [state.players[p] for p in top if court[p] == most]
+    figures = ", ".join(f"{state.players[p]} {court[p]}" for p in top)
+    tie = f"tie-break most figures in the Court ({figures})"
+    if len(winners) == 1:
+        return f"Game over after round 5; {', '.join(names)} tied on {best} points; " \
+            f"winner {winners[0]} by the {tie}"
+    return f"Game over after round 5; {', '.join(names)} tied on {best} points; " \
+        f"shared win {', '.join(winners)} (still tied after the {tie})"
 
 
 def prompt(state: State) -> str:
     if state.finished:
-        best = max(state.score)
-        winners = [state.players[p] for p, s in enumerate(state.score) if s == best]
-        return f"Game over after round 5; highest score {best}: {', '.join(winners)}"
+        return result_line(state)
     who = state.players[state.active]
     return f"Round {state.round}: {who} to {PHASE_TEXT.get(state.phase, state.phase)}"
+
+
+def seating(state: State) -> list[str]:
+    """Players clockwise from the start player (Setup 9: they sit in the order listed)."""
+    n = len(state.players)
+    return [state.players[(state.start + i) % n] for i in range(n)]
+
+
+def turn_order(state: State) -> list[str]:
+    """The Turn Order Track, with the figure of the player taking a turn now first."""
+    now = [state.active] if state.phase == "turn" and not state.finished else []
+    return [state.players[q] for q in now + state.turn_track]
 
 
 def _figs(figs: list[tuple[int, str]], state: State) -> list[str]:
@@ -122,6 +166,8 @@ def _pending(state: State) -> dict[str, Any]:
     if state.phase == "pick":
         out["revealed"] = [chest_label(c) for c in state.revealed]
         out["pickers"] = [state.players[q] for q in state.pickers]
+    if state.phase == "purple":
+        out["queue"] = [state.players[q] for q in state.purple_queue]
     if state.phase in ("keep", "return"):
         out["scored"] = [state.ring[x] for x in state.scored]
     return out
@@ -143,8 +189,10 @@ def view(state: State, viewer: str | None) -> dict[str, Any]:
              "chests": [chest_label(c) for c in chests]}
             for i, chests in enumerate(state.supply_chests)
         ],
+        "seating": seating(state),
+        "start_player": state.players[state.start],
         "tracks": {
-            "turn_order": [state.players[q] for q in state.turn_track],
+            "turn_order": turn_order(state),
             "supply_top_to_bottom": [state.players[q] for q in state.supply_track],
             "move_deploy_bottom_to_top": [state.players[q] for q in state.deploy_track],
         },
@@ -176,7 +224,7 @@ def view(state: State, viewer: str | None) -> dict[str, Any]:
         p = state.players.index(viewer)
         out["you"] = viewer
         out["your_contracts"] = [
-            {"id": c, "text": describe_contract(c)} for c in state.contracts[p]
+            {"id": c, "text": describe_contract(c, len(state.players))} for c in state.contracts[p]
         ]
         out["legal"] = [format_move(m) for m in legal_moves(state, viewer)]
     return out
@@ -201,6 +249,8 @@ def render(state: State, viewer: str | None) -> str:
         f"{s['space']}: {s['figures']} [{', '.join(s['chests']) or '-'}]" for s in v["supply_board"]
     ))
     t = v["tracks"]
+    lines.append(f"Seating (clockwise): {', '.join(v['seating'])}; start player "
+                 f"{v['start_player']}")
     lines.append(f"Turn order: {', '.join(t['turn_order']) or '-'}")
     lines.append(f"Supply track (top first): {', '.join(t['supply_top_to_bottom']) or '-'}")
     deployers = ", ".join(t["move_deploy_bottom_to_top"]) or "-"

@@ -1,0 +1,85 @@
+"""Players' nonces, committed first and revealed after (docs/rng.md).
+
+A game made with ``--nonces`` mixes every player's nonce into the generator's key. If a
+player could choose a nonce after seeing the others', the last one could try nonces until
+the shuffle suits them; so each player first records only a commitment (SHA-256 of the
+nonce), and reveals the nonce once every player has committed. A revealed nonce must match
+its commitment, and none may be revealed before all are committed.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from referee import rng as rngmod
+from referee.errors import GameFileError, UsageError
+from referee.gamefile import GameFile, nonce_phase
+
+
+def give(gf: GameFile, player: str, value: str | None, keep: Path) -> str:
+    """Record ``player``'s next step in ``gf``'s header: "commit" or "reveal" (the step
+    taken). The nonce is kept in ``keep`` (owner-only) between the two steps. Raises
+    UsageError."""
+    rng = gf.data["rng"]
+    phase = nonce_phase(gf)
+    if player in rng["nonces"]:
+        raise UsageError(f"{player} has already given a nonce")
+    if "nonce_commitments" not in rng:  # a game made before nonces were committed first
+        rng["nonces"][player] = value or rngmod.new_seed()
+        return "reveal"
+    commits = rng["nonce_commitments"]
+    if phase == "commit":
+        if player in commits:
+            waiting = [p for p in gf.players if p not in commits]
+            raise UsageError(f"{player} has already committed; reveal once "
+                             f"{', '.join(waiting)} {'has' if len(waiting) == 1 else 'have'} "
+                             "committed too")
+        nonce = value or _kept(keep) or rngmod.new_seed()
+        _keep(keep, nonce)
+        commits[player] = rngmod.commitment(nonce)
+        return "commit"
+    nonce = value or _kept(keep)
+    if nonce is None:
+        raise UsageError(f"no nonce to reveal: give it as VALUE or keep it in {keep}")
+    if rngmod.commitment(nonce) != commits[player]:
+        raise UsageError(f"this nonce does not match {player}'s commitment")
+    rng["nonces"][player] = nonce
+    return "reveal"
+
+
+def check(gf: GameFile) -> None:
+    """Every revealed nonce matches its commitment, and none was revealed before every
+    player had committed. Raises GameFileError."""
+    rng = gf.data["rng"]
+    commits = rng.get("nonce_commitments")
+    if commits is None or not rng.get("nonces"):
+        return
+    if any(p not in commits for p in gf.players):
+        raise GameFileError("$.rng.nonces: a nonce was revealed before every player had "
+                            "committed to one")
+    for player, nonce in rng["nonces"].items():
+        if commits.get(player) != rngmod.commitment(nonce):
+            raise GameFileError(f"$.rng.nonces.{player} does not match its commitment")
+
+
+def _kept(keep: Path) -> str | None:
+    try:
+        return keep.read_text().strip() or None
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise UsageError(f"cannot read {keep}: {exc.strerror}") from None
+
+
+def _keep(keep: Path, nonce: str) -> None:
+    if _kept(keep) == nonce:
+        return
+    try:
+        fd = os.open(keep, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as f:
+            f.write(nonce + "\n")
+            f.flush()
+            os.fsync(f.fileno())
+    except OSError as exc:
+        raise UsageError(f"cannot keep the nonce in {keep}: {exc.strerror}") from None
