@@ -41,7 +41,8 @@ class Setup:
             (self.inbox / sub).mkdir(parents=True)
         self.outbox = tmp_path / "out"
         self.path = self.games / f"{gid}.json"
-        result = run("new", game, self.path, "--sealed", "--seed", "judge-seed", "--id", gid,
+        result = run("new", game, self.path, "--sealed", "--seed", "judge-seed",
+                     "--insecure-seed", "--id", gid,
                      "--players", players, *extra)
         assert result.exit_code == 0, result.output
         self.seen = 0
