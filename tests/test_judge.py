@@ -345,3 +345,23 @@ def test_digest_gets_only_the_decisions(toy: Setup) -> None:
     assert [m["X-Referee-Player"] for m in out] == ["ben"]  # no confirmation for ann
     out = toy.send(reply(toy.latest("ben"), "take 1"))
     assert [m["X-Referee-Player"] for m in out] == ["cat"]
+
+
+def test_nonces_by_mail_commit_then_reveal(tmp_path: Path) -> None:
+    setup = Setup(tmp_path, players="ann=Ann <ann@example.org>,ben=Ben <ben@example.org>",
+                  extra=("--nonces",))
+    setup.judge()
+    first = setup.new_mail()
+    assert all(body_text(m).startswith(f"Your turn, {m['X-Referee-Player']}: a nonce")
+               for m in first)
+    setup.send(reply(setup.latest("ann"), "nonce blue whale"))
+    out = setup.send(reply(setup.latest("ben"), "nonce forty two"))
+    rng = json.loads(setup.path.read_text())["rng"]
+    assert sorted(rng["nonce_commitments"]) == ["ann", "ben"] and rng["nonces"] == {}
+    assert sorted(m["X-Referee-Player"] for m in out) == ["ann", "ben"]
+    assert all("the nonce revealed (reply: nonce)" in body_text(m) for m in out)
+    setup.send(reply(setup.latest("ann"), "nonce"))
+    out = setup.send(reply(setup.latest("ben"), "nonce"))
+    rng = json.loads(setup.path.read_text())["rng"]
+    assert rng["nonces"] == {"ann": "blue whale", "ben": "forty two"}
+    assert body_text(setup.latest("ann")).startswith("Your turn, ann: ann to take")

@@ -227,12 +227,18 @@ class Judge:
             return
         gf, match = game.gf, game.match
         state = self.store.game(gf.game_id)
-        mark = f"{len(gf.log)}/{len(gf.data['rng'].get('nonces') or {})}"
+        rng = gf.data["rng"]
+        mark = f"{len(gf.log)}/{len(rng.get('nonces') or {})}/" \
+               f"{len(rng.get('nonce_commitments') or {})}"
         if state.get("mark") == mark:
             return
         start = state["seen"] is None
         new = gf.log[state["seen"] or 0:]
         authors = {e["by"] for e in new}
+        phase = gamefile.nonce_phase(gf)
+        if phase != state.get("phase"):  # a new nonce step: everyone asks anew
+            state["waiting"] = []
+        state["phase"] = phase
         waiting = gamefile.waiting(gf, match)
         over = match.game.finished(match.state)
         earliest = min([state["seen"] or 0, *state["last"].values()])

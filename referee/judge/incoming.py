@@ -27,7 +27,6 @@ from typing import Any
 
 from referee import gamefile
 from referee import mail as mailmod
-from referee import rng as rngmod
 from referee.errors import MoveError, RefereeError, ReplayError, UsageError
 from referee.judge import ids, meta, text
 from referee.judge.core import GM_HELP, GM_TOKEN, Judge, Loaded, plays
@@ -357,18 +356,17 @@ def undo(path: Path, player: str, msgid: str) -> None:
 
 
 def add_nonce(path: Path, player: str, value: str) -> None:
-    """Record ``player``'s nonce (the rules of `referee nonce`)."""
+    """Take ``player``'s next nonce step by mail (:func:`referee.nonces.give`: commit,
+    then reveal); between the two the nonce is kept beside the game file, owner-only, as
+    `referee nonce` keeps it."""
+    from referee import nonces
+
+    keep = path.with_name(f"{path.name}.{player}.nonce")
     with gamefile.locked(path) as old:
         gf = gamefile.parse(old, str(path))
-        rng = gf.data["rng"]
-        if "nonces" not in rng:
+        if "nonces" not in gf.data["rng"]:
             raise UsageError("this game was not created with nonces")
-        if gamefile.nonce_phase(gf) == "commit":
-            raise UsageError("this game takes nonce commitments first: use "
-                             "`referee nonce FILE --as PLAYER`")
         if gf.log:
             raise UsageError("nonces can only be added before the first move")
-        if player in rng["nonces"]:
-            raise UsageError(f"{player} has already given a nonce")
-        rng["nonces"][player] = value.strip() or rngmod.new_seed()
+        nonces.give(gf, player, value.strip() or None, keep)
         gamefile.replace(path, old, gf.data)

@@ -193,8 +193,10 @@ def headline(gf: gamefile.GameFile, match: Match, viewer: str | None) -> str:
         first = " and ".join(ranking[0]) if ranking else "nobody"
         return f"Game over: {first} won."
     waiting = gamefile.waiting(gf, match)
-    if gamefile.missing_nonces(gf):
-        what = "a nonce (reply: nonce ANY-WORDS)"
+    if gamefile.nonce_phase(gf) == "commit":
+        what = "a nonce (reply: nonce ANY-WORDS; only its hash is recorded now)"
+    elif gamefile.missing_nonces(gf):
+        what = "the nonce revealed (reply: nonce)"
     else:
         what = game.prompt(match.state)
     if viewer in waiting:
