@@ -147,13 +147,21 @@ def _describe(gf: gamefile.GameFile, seed: str | None, i: int, match: Match,
     return f"{n}. {by} played: {shown}{note}"
 
 
+def _public_events(match: Match) -> list[str]:
+    """The game's own account of what happened, as its public view shows it (both games
+    keep ``state.events`` and show them to everyone); [] for a game without one."""
+    events = getattr(match.state, "events", None)
+    return [str(e) for e in events] if isinstance(events, list) else []
+
+
 class Timeline:
     """The log entries from ``since`` on, each described for its author and for the
     others, with the score changes it caused: replayed once, shared by every mail."""
 
     def __init__(self, gf: gamefile.GameFile, seed: str | None, since: int) -> None:
         self.since = since
-        self.items: list[tuple[str, str, str, list[str]]] = []  # by, own, public, gains
+        # by, own text, public text, what happened in words, score changes
+        self.items: list[tuple[str, str, str, list[str], list[str]]] = []
         if since >= len(gf.log):
             return
         match = gamefile.replay(gf, seed, upto=since)
@@ -163,17 +171,20 @@ class Timeline:
             by = gf.log[i]["by"]
             own = _describe(gf, seed, i, match, by, struck)
             public = _describe(gf, seed, i, match, None, struck)
+            told = len(_public_events(match))
             match = _step(gf, seed, match, i, struck)
+            words = _public_events(match)[told:]
             after = match.game.scores(match.state)
             gains = [f"{p} {after[p] - before.get(p, 0):+d} (now {after[p]})"
                      for p in after if after[p] != before.get(p, 0)]
-            self.items.append((by, own, public, gains))
+            self.items.append((by, own, public, words, gains))
 
     def lines(self, since: int, viewer: str | None) -> list[str]:
         """What happened in entries ``since``.. as ``viewer`` may see it, wrapped."""
         lines: list[str] = []
-        for by, own, public, gains in self.items[max(0, since - self.since):]:
+        for by, own, public, words, gains in self.items[max(0, since - self.since):]:
             lines.append(wrap("  " + (own if by == viewer else public)))
+            lines += [wrap("      - " + said) for said in words]
             if gains:
                 lines += _join_wrapped("      scoring: ", gains, ", ")
         return lines
