@@ -365,3 +365,25 @@ def test_nonces_by_mail_commit_then_reveal(tmp_path: Path) -> None:
     rng = json.loads(setup.path.read_text())["rng"]
     assert rng["nonces"] == {"ann": "blue whale", "ben": "forty two"}
     assert body_text(setup.latest("ann")).startswith("Your turn, ann: ann to take")
+
+
+def test_no_mail_shows_another_players_hidden_card(tmp_path: Path) -> None:
+    setup = Setup(tmp_path, extra=("--option", "pile=21"))
+    rng = random.Random(5)
+    players = [Player(p, f"{p}@example.org", "top", rng) for p in ("ann", "ben", "cat")]
+    setup.judge()
+    for _ in range(30):
+        replies = [r for p in players if (r := p.act(setup.sent(), setup.path)) is not None]
+        for raw in replies:
+            deliver(setup.inbox, raw)
+        setup.judge()
+    gf = gamefile.read(setup.path)
+    start = gamefile.start_state(gf, "judge-seed")
+    cards = dict(start.state.cards)
+    sent = setup.sent()
+    assert len(sent) > 20
+    for msg in sent:
+        text = body_text(msg)
+        for pid, card in cards.items():
+            if pid != msg["X-Referee-Player"] and f"your card: {card}" not in text:
+                assert card not in text, (pid, card, text)
