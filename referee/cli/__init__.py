@@ -22,6 +22,6 @@ def main() -> None:
 
 
 # The commands register themselves on ``main`` when their modules are imported.
-from referee.cli import check, info, judge, mail, play  # noqa: E402
+from referee.cli import check, git, info, judge, mail, pictures, play  # noqa: E402
 
-__all__ = ["check", "info", "judge", "mail", "main", "play"]
+__all__ = ["check", "git", "info", "judge", "mail", "main", "pictures", "play"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 from collections.abc import Sequence
@@ -11,15 +12,16 @@ from typing import Any
 
 import click
 
-from referee import gamefile, history, secret
-from referee.cli import main
+from referee import fileio, gamefile, history, secret
+from referee.cli import cache, main
 from referee.cli.common import (
     emit_json,
     handles_errors,
-    load,
+    internal_error,
     prompt_line,
     secret_option,
 )
+from referee.engine import Match
 from referee.errors import RefereeError, ReplayError, SealedError, UsageError
 
 # --- check ----------------------------------------------------------------------------
@@ -75,7 +77,16 @@ def check_one(path: Path, secret_path: Path | None, since: Since | None = None,
     except RefereeError as exc:
         out.update(error=exc.message, hints=exc.hints)
         return out
-    return out | full_result(gf, match)
+    except Exception as exc:  # a bug: report it for this file and carry on
+        err = internal_error(exc, str(path))
+        out.update(error=err.message, hints=err.hints)
+        return out
+    try:
+        return out | full_result(gf, match)
+    except Exception as exc:  # a bug: report it for this file and carry on
+        err = internal_error(exc, str(path))
+        out.update(ok=False, error=err.message, hints=err.hints)
+        return out
 
 
 def change_of(since: Since, path: Path, gf: gamefile.GameFile) -> history.FileChange:
@@ -86,7 +97,7 @@ def change_of(since: Since, path: Path, gf: gamefile.GameFile) -> history.FileCh
     return history.compare(rel, old, gf, since.label, author)
 
 
-def full_result(gf: gamefile.GameFile, match: Any) -> dict[str, Any]:
+def full_result(gf: gamefile.GameFile, match: Match) -> dict[str, Any]:
     game = match.game
     broken = game.invariants(match.state)
     if broken:
@@ -127,6 +138,28 @@ def change_failures(repo: history.Repo, label: str, must_exist: Sequence[str],
                       "file: game files may not be deleted, renamed or emptied",
              "hints": ["restore it; a finished game stays in the repository"]}
             for rel in gone]
+
+
+PARALLEL_MIN_FILES = 4
+
+
+def check_all(paths: list[Path], **options: Any) -> list[dict[str, Any]]:
+    """check_one for every file, in order; on several cores, in parallel worker processes
+    (each file is checked on its own, so the results are the same)."""
+    one = functools.partial(check_one, **options)
+    workers = min(len(os.sched_getaffinity(0)), len(paths))
+    if workers < 2 or len(paths) < PARALLEL_MIN_FILES:
+        return [one(p) for p in paths]
+    import multiprocessing  # (imported here: most commands never need them)
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    try:
+        context = multiprocessing.get_context("fork")
+        with ProcessPoolExecutor(workers, mp_context=context) as pool:
+            return list(pool.map(one, paths, chunksize=max(1, len(paths) // (workers * 4))))
+    except (OSError, BrokenProcessPool):  # no processes to be had: check them here
+        return [one(p) for p in paths]
 
 
 @main.command()
@@ -171,15 +204,17 @@ def check(paths: Sequence[Path], secret_path: Path | None, since: str | None, by
     need_secret = require_secret or require_secret_env()
     results: list[dict[str, Any]] = []
     if since is None:
-        results = [check_one(p, secret_path, None, strict, need_secret, vouched)
-                   for p in paths]
+        results = check_all(list(paths), secret_path=secret_path, since=None, strict=strict,
+                            need_secret=need_secret, vouched=vouched)
     else:
         repo = history.open_repo(since, paths[0].resolve().parent if paths else Path.cwd())
         must_exist, rels = history.files_to_check(repo, paths)
         results += change_failures(repo, since, must_exist, rels)
         ctx = Since(repo, since, by, github)
-        results += [check_one(repo.root / rel, secret_path, ctx, strict, need_secret, vouched)
-                    for rel in rels if (repo.root / rel).exists() or rel not in must_exist]
+        results += check_all([repo.root / rel for rel in rels
+                              if (repo.root / rel).exists() or rel not in must_exist],
+                             secret_path=secret_path, since=ctx, strict=strict,
+                             need_secret=need_secret, vouched=vouched)
         if signed:
             results += [{"file": "(commits)", "ok": False, "verified": "nothing",
                          "error": problem, "hints": []}
@@ -200,13 +235,42 @@ def check(paths: Sequence[Path], secret_path: Path | None, since: str | None, by
 
 
 def game_files(targets: Sequence[Path]) -> list[Path]:
+    """The files named, and every ``*.json`` under the folders named (sorted; symlinked
+    folders and ``.git`` are not entered)."""
     files: list[Path] = []
     for target in targets:
-        if target.is_dir():
-            files += sorted(p for p in target.rglob("*.json") if ".git" not in p.parts)
-        else:
+        if not target.is_dir():
             files.append(target)
+            continue
+        for folder, dirs, names in os.walk(target):
+            dirs[:] = sorted(d for d in dirs if d != ".git")
+            files += [Path(folder, n) for n in sorted(names) if n.endswith(".json")]
     return files
+
+
+def pending_row(path: Path) -> dict[str, Any]:
+    """What ``pending`` says of one file: whose turn since when, or why it cannot say.
+    Rows of files already seen byte for byte come from the cache (referee.cli.cache)."""
+    try:
+        raw = fileio.read_bytes(path)
+        row = cache.lookup(raw)
+        if row is None:
+            row = _pending_state(raw, path)
+            cache.store(raw, row)
+    except RefereeError as exc:
+        return {"file": str(path), "error": exc.message}
+    except Exception as exc:  # a bug: report it for this file and carry on
+        return {"file": str(path), "error": internal_error(exc, str(path)).message}
+    return {"file": str(path), **row}
+
+
+def _pending_state(raw: bytes, path: Path) -> dict[str, Any]:
+    gf = gamefile.parse(raw, str(path))
+    match = gamefile.replay(gf, secret.find_seed(gf, None, path))
+    game = match.game
+    return {"game": game.name, "id": gf.game_id, "finished": game.finished(match.state),
+            "since": gf.log[-1].get("at") if gf.log else gf.data.get("created"),
+            "waiting": gamefile.waiting(gf, match), "prompt": prompt_line(gf, match)}
 
 
 @main.command()
@@ -219,22 +283,7 @@ def pending(targets: Sequence[Path], as_json: bool) -> None:
 
     Sealed games are read with FILE.secret beside them (or REFEREE_SECRET_FILE).
     """
-    rows = []
-    for path in game_files(targets):
-        row: dict[str, Any] = {"file": str(path)}
-        try:
-            gf, match = load(path)
-        except RefereeError as exc:
-            row["error"] = exc.message
-            rows.append(row)
-            continue
-        game = match.game
-        since = gf.log[-1].get("at") if gf.log else gf.data.get("created")
-        finished = game.finished(match.state)
-        row.update(game=game.name, id=gf.game_id, finished=finished, since=since,
-                   waiting=gamefile.waiting(gf, match),
-                   prompt=prompt_line(gf, match))
-        rows.append(row)
+    rows = [pending_row(path) for path in game_files(targets)]
     if as_json:
         emit_json(rows)
         return
@@ -246,5 +295,7 @@ def pending(targets: Sequence[Path], as_json: bool) -> None:
         else:
             click.echo(f"{row['file']}: waiting for {', '.join(row['waiting'])} "
                        f"since {row['since']}: {row['prompt']}")
+    if any("error" in row for row in rows):
+        sys.exit(1)
 
 

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import os
-import sys
 import time
 from pathlib import Path
 
 import click
 
 from referee.cli import main
-from referee.cli.common import handles_errors
+from referee.cli.common import handles_errors, read_stdin
 from referee.errors import UsageError
 
 
@@ -83,7 +82,7 @@ def judge_command(games_dir: Path, imap: str | None, maildir_in: Path | None,
         try:
             if from_stdin:
                 judge.notify_all()
-                judgemod.process(judge, sys.stdin.buffer.read())
+                judgemod.process(judge, read_stdin())
                 judge.notify_all()
                 return
             inbox = ImapInbox(imap, idle=idle) if imap else MaildirInbox(maildir_in)  # type: ignore[arg-type]

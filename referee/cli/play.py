@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from referee import gamefile, nonces, secret, vouch
+from referee import fileio, gamefile, nonces, secret, vouch
 from referee import rng as rngmod
 from referee.cli import main
 from referee.cli.common import (
@@ -26,7 +26,7 @@ from referee.cli.common import (
 )
 from referee.cli.mail import answer_rejection, mail_identify
 from referee.engine import game_names, get_game
-from referee.errors import MoveError, RefereeError, ReplayError, SealedError, UsageError
+from referee.errors import MoveError, ReplayError, SealedError, UsageError
 from referee.schema import GAME_MASTER
 from referee.submit import submit
 
@@ -117,16 +117,11 @@ def new(game_name: str, path: Path, players: str, seed: str | None,
     match = gamefile.replay(gf, seed)  # proves the setup works before anything is written
     secret_path = secret_out or secret.default_secret_path(path)
     sealed_file = sealed and not derived
-    if sealed_file:
-        if path.exists():
-            raise UsageError(f"{path} already exists", hints=["choose another file name"])
-        secret.write_secret(secret_path, game_id, seed)
-    try:
+    if sealed_file:  # both files or neither, even if killed (fileio.create_pair)
+        fileio.create_pair(path, gamefile.dumps(data), secret_path,
+                           secret.secret_text(game_id, seed))
+    else:
         gamefile.create(path, data)
-    except RefereeError:
-        if sealed_file:
-            secret_path.unlink()
-        raise
     assumed = game.assumptions()
     if as_json:
         out = status_json(gf, match, None)

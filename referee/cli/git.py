@@ -1,0 +1,261 @@
+"""Games in a git repository: encrypted private views, and git's diff and merge drivers."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import click
+
+from referee import agebox, gamefile, gitdrivers, secret
+from referee.cli import main
+from referee.cli.common import (
+    emit_json,
+    handles_errors,
+    load,
+    read_bytes,
+    secret_option,
+    status_json,
+    status_text,
+)
+from referee.errors import RefereeError, UsageError
+
+SIGNERS_IN_REPO = Path(".referee") / "allowed_signers"
+
+# --- views ------------------------------------------------------------------------------
+
+
+def default_signers(game_path: Path) -> Path:
+    """``.referee/allowed_signers`` at the root of the git repository holding the game.
+    Raises UsageError outside a repository."""
+    folder = game_path.resolve().parent
+    try:
+        top = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=folder,
+                             capture_output=True, check=False)
+    except (FileNotFoundError, NotADirectoryError):
+        top = None
+    if top is None or top.returncode != 0:
+        raise UsageError(f"{game_path} is not in a git repository, so there is no default "
+                         "allowed-signers file", hints=["give --signers PATH"])
+    return Path(top.stdout.decode().strip()) / SIGNERS_IN_REPO
+
+
+def _views_lines(path: Path, report: agebox.ViewsReport, out: Path) -> list[str]:
+    lines = []
+    for player in report.written:
+        lines.append(f"  {player}: {report.files[player]} written")
+    for player in report.unchanged:
+        lines.append(f"  {player}: {report.files[player]} unchanged")
+    state = "written" if report.public_written else "unchanged"
+    lines.append(f"  public: {report.files['public']} {state}")
+    lines.append(f"views of {path.name} are in {out}")
+    return lines
+
+
+def _warnings(path: Path, report: agebox.ViewsReport, signers: agebox.Signers,
+              signers_path: Path) -> list[str]:
+    lines = []
+    for player in report.no_key:
+        lines.append(f"warning: {player} has no ssh-ed25519 or ssh-rsa key in "
+                     f"{signers_path}: {player}'s view of {path.name} was not written")
+        if player in signers.unusable:
+            lines.append("  (the key there is of a type age cannot encrypt to)")
+        if player in report.removed:
+            lines.append(f"  (the old {path.stem}.{player}.age was removed)")
+    return lines
+
+
+def write_game_views(path: Path, out: Path, secret_path: Path | None,
+                     signers: agebox.Signers) -> agebox.ViewsReport:
+    """Replay the game at ``path`` with its secret and write its views into ``out``.
+    Raises RefereeError."""
+    gf, match = load(path, secret_path)
+    seed = secret.find_seed(gf, secret_path, path)
+    assert seed is not None  # load() replayed, so the seed is known
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(f"cannot create {out}: {exc.strerror}") from None
+    name = path.name
+    plaintexts = {
+        p: agebox.view_document(gf.game_id, name, p, len(gf.log),
+                                status_text(gf, match, p, name), status_json(gf, match, p))
+        for p in gf.players
+    }
+    public = status_text(gf, match, None, name) + "\n"
+    return agebox.write_views(out, path.stem, gf.game_id, agebox.views_key(seed),
+                              plaintexts, public, signers)
+
+
+def _targets(paths: Sequence[Path], out_dir: Path | None) -> list[tuple[Path, Path]]:
+    """(game, folder of its views) per game. Raises UsageError when two games' views
+    would have the same names."""
+    targets = [(p, out_dir or p.parent) for p in paths]
+    seen: dict[tuple[Path, str], Path] = {}
+    for path, out in targets:
+        key = (out.resolve(), path.stem)
+        if key in seen and seen[key].resolve() != path.resolve():
+            raise UsageError(f"{seen[key]} and {path} would write the same view files in "
+                             f"{out}", hints=["give them different names or run views "
+                                              "once per game with its own --out"])
+        seen[key] = path
+    return targets
+
+
+@main.command()
+@click.argument("paths", nargs=-1, required=True, metavar="FILE...",
+                type=click.Path(path_type=Path))
+@click.option("--signers", "signers_path", type=click.Path(path_type=Path), metavar="PATH",
+              help="The allowed-signers file with the players' SSH keys (default: "
+                   ".referee/allowed_signers at the repository root).")
+@click.option("--out", "out_dir", type=click.Path(path_type=Path), metavar="DIR",
+              help="Where to write the views (default: beside each FILE).")
+@secret_option
+@click.option("--require-all", is_flag=True,
+              help="Exit 1 when a player has no key (the others' views are still written).")
+@click.option("--json", "as_json", is_flag=True, help="Output JSON.")
+@handles_errors
+def views(paths: Sequence[Path], signers_path: Path | None, out_dir: Path | None,
+          secret_path: Path | None, require_all: bool, as_json: bool) -> None:
+    """For CI with the secret: write each player's private view encrypted to their SSH
+    keys (FILE-stem.PLAYER.age) and the public view in clear (FILE-stem.public.txt).
+
+    A file is rewritten only when its content changed (FILE-stem.views.json keeps a
+    keyed hash of each view). Players read theirs with `referee view`. A game that
+    fails is reported and the others' views are still written.
+    """
+    targets = _targets(paths, out_dir)
+    signers_path = signers_path or default_signers(paths[0])
+    signers = agebox.read_signers(signers_path)
+    results: list[dict[str, Any]] = []
+    code, missing = 0, False
+    for path, out in targets:
+        try:
+            report = write_game_views(path, out, secret_path, signers)
+        except RefereeError as exc:
+            code = max(code, exc.exit_code)
+            results.append({"file": str(path), "error": exc.message, "hints": exc.hints})
+            if not as_json:
+                click.echo(f"error: {path}: {exc.message}", err=True)
+                for hint in exc.hints:
+                    click.echo(f"  {hint}", err=True)
+            continue
+        missing = missing or bool(report.no_key)
+        results.append({"file": str(path), "out": str(out), "signers": str(signers_path),
+                        **report.__dict__})
+        if not as_json:
+            for line in _views_lines(path, report, out):
+                click.echo(line)
+        for line in _warnings(path, report, signers, signers_path):
+            click.echo(line, err=True)
+    if as_json:
+        emit_json(results)
+    if missing and require_all:
+        code = max(code, 1)
+    if code:
+        sys.exit(code)
+
+
+@main.command()
+@click.argument("path", metavar="FILE.age", type=click.Path(path_type=Path))
+@click.option("--identity", "-i", type=click.Path(path_type=Path), metavar="KEY",
+              help="Your SSH private key (default: ~/.ssh/id_ed25519, then ~/.ssh/id_rsa).")
+@click.option("--game", "game_path", type=click.Path(path_type=Path), metavar="FILE",
+              help="The game file, to say whether the view is out of date (default: the "
+                   "game's file beside the view, if there is one).")
+@click.option("--json", "as_json", is_flag=True,
+              help="Output the view as `referee status --as YOU --json` would.")
+@handles_errors
+def view(path: Path, identity: Path | None, game_path: Path | None, as_json: bool) -> None:
+    """Decrypt and show your private view written by `referee views`."""
+    doc = agebox.open_view(path, agebox.find_identity(identity))
+    note = stale_note(doc, path, game_path)
+    if as_json:
+        emit_json(doc["status"])
+    else:
+        click.echo(doc["text"])
+    if note:
+        click.echo(note, err=True)
+
+
+def stale_note(doc: dict[str, Any], view_path: Path, game_path: Path | None) -> str | None:
+    """A note when the game has moved on since the view was written (None if it has not
+    or the game file is not at hand). Raises UsageError when --game is another game."""
+    beside = view_path.parent / Path(str(doc.get("file", ""))).name
+    if game_path is None:
+        try:
+            gf = gamefile.read(beside)
+        except RefereeError:  # no game file beside the view (or not a readable one)
+            return None
+        if gf.game_id != doc["game"]:
+            return None
+    else:
+        gf = gamefile.read(game_path)
+        if gf.game_id != doc["game"]:
+            raise UsageError(f"{game_path} is game {gf.game_id}, but the view is of game "
+                             f"{doc['game']}")
+    if len(gf.log) == doc["moves"]:
+        return None
+    return (f"note: this view is of move {doc['moves']}, but {game_path or beside} has "
+            f"{len(gf.log)} entries now: its view has not been written yet")
+
+
+# --- git drivers ------------------------------------------------------------------------
+
+
+@main.command("git-textconv")
+@click.argument("path", metavar="FILE", type=click.Path(path_type=Path))
+@handles_errors
+def git_textconv(path: Path) -> None:
+    """Git's diff driver: FILE as text, one line per move in notation.
+
+    Set up with `git config diff.referee.textconv "referee git-textconv"` and the line
+    `*.json diff=referee` in .gitattributes. Needs no secret and replays nothing.
+    """
+    click.echo(gitdrivers.textconv(read_bytes(path), str(path)), nl=False)
+
+
+@main.command("git-merge")
+@click.argument("base", metavar="BASE", type=click.Path(path_type=Path))
+@click.argument("ours", metavar="OURS", type=click.Path(path_type=Path))
+@click.argument("theirs", metavar="THEIRS", type=click.Path(path_type=Path))
+@click.argument("name", metavar="NAME", required=False)
+@click.option("--accept-drop", is_flag=True,
+              help="Exit 0 even when the other side's moves were dropped (unattended "
+                   "merges); by default git then stops so that somebody looks.")
+@handles_errors
+def git_merge(base: Path, ours: Path, theirs: Path, name: str | None,
+              accept_drop: bool) -> None:
+    """Git's merge driver for game files (%O %A %B %P).
+
+    When both sides appended moves, the target branch's (ours) are kept, the other
+    side's are dropped and their authors told to move again. Exit 0: merged, nothing
+    dropped; exit 1: moves were dropped (the file holds the merged game: `git add` it)
+    or the versions differ otherwise (the file keeps our version; resolve by hand).
+    """
+    name = name or str(ours)
+    raws = [read_bytes(p) for p in (base, ours, theirs)]
+    try:
+        result = gitdrivers.merge(
+            gitdrivers.parse_version(raws[0], f"{name} (common ancestor)", may_be_empty=True),
+            gitdrivers.parse_version(raws[1], f"{name} (ours)"),
+            gitdrivers.parse_version(raws[2], f"{name} (theirs)"),
+        )
+    except gitdrivers.MergeConflict as exc:
+        click.echo(f"referee git-merge: {name}: not merged: {exc.message}", err=True)
+        click.echo(f"  the file keeps this branch's version; the other side's is "
+                   f"`git show MERGE_HEAD:{name}` (or `git checkout --theirs {name}`)",
+                   err=True)
+        sys.exit(1)
+    agebox.write_atomic(ours, gamefile.dumps(result.data).encode())
+    if not result.dropped:
+        return
+    for line in gitdrivers.dropped_report(result, name):
+        click.echo(line, err=True)
+    if not accept_drop:
+        click.echo(f"The file holds the merged game: check it, `git add {name}` and go on "
+                   "with the merge or rebase.", err=True)
+        sys.exit(1)
