@@ -159,3 +159,21 @@ def test_reminder_and_deadline(tmp_path: Path) -> None:
     assert all("has passed; still waiting for ann" in body_text(m) for m in out)
     run_once(judge, inbox)
     assert setup.new_mail() == []
+
+
+def test_watchers_get_public_mails_only(gm_game: Setup) -> None:
+    welcome = gm_mail(gm_game)
+    gm_game.send(reply(welcome, "watch kim@example.org"))
+    out = gm_game.send(reply(gm_game.latest("ann"), "take 2"))
+    kim = [m for m in out if str(m["To"]) == "kim@example.org"]
+    assert len(kim) == 1 and kim[0]["X-Referee-Player"] == "watcher"
+    text = body_text(kim[0])
+    assert text.splitlines()[0] == "Waiting for ben: ben to take from a pile of 8"
+    assert "2. ann played: take 2" in text and "pile: 8" in text
+    assert "your card" not in text and "[#" not in str(kim[0]["Subject"])
+    # a watcher's reply is not read as a move
+    answer = gm_game.send(reply(kim[0], "take 1"))
+    assert "only players move" in body_text(answer[0])
+    gm_game.send(reply(gm_mail(gm_game), "unwatch kim@example.org"))
+    out = gm_game.send(reply(gm_game.latest("ben"), "take 1"))
+    assert all(str(m["To"]) != "kim@example.org" for m in out)
