@@ -387,3 +387,32 @@ def test_no_mail_shows_another_players_hidden_card(tmp_path: Path) -> None:
         for pid, card in cards.items():
             if pid != msg["X-Referee-Player"] and f"your card: {card}" not in text:
                 assert card not in text, (pid, card, text)
+
+
+def test_a_second_judge_on_the_same_directory_is_refused(toy: Setup) -> None:
+    from referee.judge import store
+
+    with store.exclusive(toy.games):
+        result = CliRunner().invoke(main, ["judge", str(toy.games), "--maildir",
+                                           str(toy.inbox), "--outbox", str(toy.outbox),
+                                           "--from", SENDER])
+    assert result.exit_code == 2 and "another judge is running" in result.output
+
+
+def test_a_broken_state_file_is_a_clear_error(toy: Setup) -> None:
+    (toy.games / ".referee-judge.json").write_text("{not json")
+    before = toy.path.read_bytes()
+    result = CliRunner().invoke(main, ["judge", str(toy.games), "--maildir", str(toy.inbox),
+                                       "--outbox", str(toy.outbox), "--from", SENDER])
+    assert result.exit_code == 2 and "cannot read the judge state" in result.output
+    assert "Traceback" not in result.output and toy.path.read_bytes() == before
+
+
+@pytest.mark.parametrize("junk", [b"", b"\x00\xff\xfe garbage", b"Subject: =?x?q?bad?=\r\n\r\n",
+                                  b"From: <>\r\nIn-Reply-To: <rf.toy-1.ann.0.1.aaaaaaaaaaaaa"
+                                  b"@referee.invalid>\r\n\r\ntake 1\r\n"])
+def test_junk_mail_is_marked_done_without_harm(toy: Setup, junk: bytes) -> None:
+    before = toy.path.read_bytes()
+    assert toy.send(junk) == []
+    assert toy.path.read_bytes() == before
+    assert list((toy.inbox / "new").iterdir()) == []
