@@ -416,3 +416,17 @@ def test_junk_mail_is_marked_done_without_harm(toy: Setup, junk: bytes) -> None:
     assert toy.send(junk) == []
     assert toy.path.read_bytes() == before
     assert list((toy.inbox / "new").iterdir()) == []
+
+
+def test_smtp_down_keeps_the_mails_queued_until_a_later_run(tmp_path: Path) -> None:
+    from tests.conftest import free_port
+
+    setup = Setup(tmp_path)
+    result = CliRunner().invoke(main, ["judge", str(setup.games), "--maildir",
+                                       str(setup.inbox), "--smtp", f"127.0.0.1:{free_port()}",
+                                       "--from", SENDER, "--once"])
+    assert result.exit_code == 1 and "cannot use the SMTP server" in result.output
+    state = json.loads((setup.games / ".referee-judge.json").read_text())
+    assert len(state["queue"]) == 3
+    setup.judge()  # the queue goes out through whatever outbox the next run has
+    assert sorted(m["X-Referee-Player"] for m in setup.sent()) == ["ann", "ben", "cat"]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import time
 from pathlib import Path
 
 import click
@@ -61,6 +60,7 @@ def judge_command(games_dir: Path, imap: str | None, maildir_in: Path | None,
     from referee import judge as judgemod
     from referee.judge import store
     from referee.judge.transport import ImapInbox, MaildirInbox, MaildirOutbox
+    from referee.mail import MailError
 
     if sum(x is not None and x is not False for x in (imap, maildir_in, from_stdin or None)) != 1:
         raise UsageError("give exactly one of --imap URL, --maildir IN, --stdin")
@@ -88,14 +88,22 @@ def judge_command(games_dir: Path, imap: str | None, maildir_in: Path | None,
             inbox = ImapInbox(imap, idle=idle) if imap else MaildirInbox(maildir_in)  # type: ignore[arg-type]
             try:
                 while True:
-                    stats = judgemod.run_once(judge, inbox)
-                    if stats.processed:
-                        log(f"processed {stats.processed} mails, {stats.played} played")
-                    if poll is None and not idle:
-                        break
+                    try:
+                        stats = judgemod.run_once(judge, inbox)
+                    except MailError as exc:
+                        if poll is None and not idle:
+                            raise
+                        # the outgoing server is down: the mails stay queued in the
+                        # state file and the unhandled mails unmarked; try again later
+                        log(f"mail delivery failed, will retry: {exc.message}")
+                        out.close()
+                    else:
+                        if stats.processed:
+                            log(f"processed {stats.processed} mails, {stats.played} played")
+                        if poll is None and not idle:
+                            break
                     inbox.wait(poll or 300.0)
             finally:
                 inbox.close()
         finally:
             out.close()
-            time.sleep(0)
