@@ -211,8 +211,9 @@ class Incoming:
         if done.failed is not None and done.failed_index is not None:
             fresh = self.judge.load(game.path) or game
             return self._rejected(fresh, player, moves, done.failed_index, done.failed)
+        # no save of its own: the log already says this mail was played; the next save of
+        # the state keeps the mark that spares a re-delivered copy the game's replay
         self.judge.store.mark_answered(msgid)
-        self.judge.store.save()
         return Outcome("played", gid, " / ".join(a.text for a in done.accepted))
 
     def _rejected(self, game: Loaded, player: str, moves: list[str], index: int,
