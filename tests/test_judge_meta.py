@@ -177,3 +177,28 @@ def test_watchers_get_public_mails_only(gm_game: Setup) -> None:
     gm_game.send(reply(gm_mail(gm_game), "unwatch kim@example.org"))
     out = gm_game.send(reply(gm_game.latest("ben"), "take 1"))
     assert all(str(m["To"]) != "kim@example.org" for m in out)
+
+
+def test_gm_extends_the_deadline_and_the_warnings_start_again(tmp_path: Path) -> None:
+    setup = Setup(tmp_path)
+    clock = Clock()
+    judge = Judge(Config(setup.games, "Referee <referee@example.org>", gm=GM_ADDRESS,
+                         deadline_hours=10, clock=clock), MaildirOutbox(setup.outbox))
+    inbox = MaildirInbox(setup.inbox)
+    run_once(judge, inbox)
+    clock.now += dt.timedelta(hours=11)
+    run_once(judge, inbox)
+    setup.new_mail()
+    from tests.test_judge_support import deliver
+
+    deliver(setup.inbox, reply(setup.latest("gm"), "deadline 20"))
+    run_once(judge, inbox)
+    assert meta.settings(gamefile.read(setup.path).data).deadline_hours == 20
+    setup.new_mail()
+    run_once(judge, inbox)
+    assert setup.new_mail() == []  # 11 h of 20: not yet the reminder (15 h)
+    clock.now += dt.timedelta(hours=5)
+    run_once(judge, inbox)
+    out = setup.new_mail()
+    assert [m["X-Referee-Player"] for m in out] == ["ann"]
+    assert "Reminder: the deadline is 2026-01-01 20:00 UTC (20 h" in body_text(out[0])

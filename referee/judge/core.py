@@ -235,6 +235,8 @@ class Judge:
         start = state["seen"] is None
         new = gf.log[state["seen"] or 0:]
         authors = {e["by"] for e in new}
+        if any(e.get("meta", {}).get("kind") == "deadline" for e in new):
+            state["reminded"] = state["expired"] = None  # a new deadline: warn again
         phase = gamefile.nonce_phase(gf)
         if phase != state.get("phase"):  # a new nonce step: everyone asks anew
             state["waiting"] = []
