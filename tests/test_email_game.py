@@ -162,3 +162,20 @@ def test_mail_for_another_game_is_rejected(game: tuple[Path, EmailMessage, Email
     run("new", "toy", other, "--sealed", "--insecure-seed", "--seed", "x", "--id", "other-1",
         "--players", "ann=Ann <ann@example.org>,ben=Ben <ben@example.org>")
     rejected(other, reply_to(ann, "take 1"), tmp_path, "for game 'g-1', not 'other-1'")
+
+
+def test_auto_reply_gets_no_answer_and_a_mail_without_a_game_says_so(
+        game: tuple[Path, EmailMessage, EmailMessage], tmp_path: Path) -> None:
+    path, ann, _ = game
+    vacation = email.message_from_bytes(reply_to(ann, "I am away"), policy=email.policy.default)
+    vacation["Auto-Submitted"] = "auto-replied"
+    eml, out = tmp_path / "auto.eml", tmp_path / "auto.mbox"
+    eml.write_bytes(bytes(vacation))
+    result = run("move", path, "--from-email", eml, "--reply-out", out)
+    assert result.exit_code == 1 and "automatic reply" in result.output
+    assert not out.exists()
+    stray = email.message_from_bytes(reply_to(ann, "take 1"), policy=email.policy.default)
+    del stray["In-Reply-To"]
+    del stray["References"]
+    answer = rejected(path, bytes(stray), tmp_path, "reply to the latest mail")
+    assert "None" not in answer.get_body(("plain",)).get_content()

@@ -60,6 +60,12 @@ def from_email(gf: gamefile.GameFile, seed: str | None, email_path: Path,
         answer_rejection(gf, raw, exc, reply_out, sender, authentic=False)
         return exc
 
+    if reply.automatic:  # a vacation notice or a bounce: never answered
+        raise mail.MailError("an automatic reply (Auto-Submitted, Precedence or "
+                             "X-Autoreply): ignored, not answered")
+    if reply.game_id is None:
+        raise refuse("cannot tell which game this mail is for: reply to the referee's "
+                     "latest mail and keep its subject")
     if reply.game_id != gf.game_id:
         raise refuse(f"this mail is for game {reply.game_id!r}, not {gf.game_id!r}")
     if not mail.is_authentic(reply, secret.mail_key(seed)):

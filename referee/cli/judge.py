@@ -1,0 +1,109 @@
+"""`referee judge`: the mail robot (thin: options to transports, then the library)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import click
+
+from referee.cli import main
+from referee.cli.common import handles_errors, read_stdin
+from referee.errors import UsageError
+
+
+def _smtp(spec: str, sender: str, starttls: bool, user: str | None):
+    from email.utils import parseaddr
+
+    from referee.judge.transport import SmtpOutbox
+
+    host, _, port = spec.rpartition(":")
+    if not host or not port.isdigit():
+        raise UsageError(f"--smtp takes HOST:PORT, got {spec!r}")
+    password = os.environ.get("REFEREE_SMTP_PASSWORD") if user else None
+    if user and password is None:
+        raise UsageError("--user needs the password in REFEREE_SMTP_PASSWORD")
+    return SmtpOutbox(host, int(port), envelope_from=parseaddr(sender)[1] or sender,
+                      starttls=starttls, user=user, password=password)
+
+
+@main.command(name="judge")
+@click.argument("games_dir", metavar="GAMES_DIR",
+                type=click.Path(path_type=Path, file_okay=False))
+@click.option("--imap", metavar="URL", help="Read mail from imap[s]://USER[:PW]@HOST[:PORT]/FOLDER.")
+@click.option("--maildir", "maildir_in", metavar="IN", type=click.Path(path_type=Path),
+              help="Read mail from this Maildir.")
+@click.option("--stdin", "from_stdin", is_flag=True,
+              help="Read one message on stdin (an MTA pipe).")
+@click.option("--smtp", metavar="HOST:PORT", help="Send through this SMTP server.")
+@click.option("--starttls", is_flag=True, help="With --smtp: upgrade with STARTTLS.")
+@click.option("--user", help="With --smtp: log in (password in REFEREE_SMTP_PASSWORD).")
+@click.option("--outbox", metavar="MAILDIR", type=click.Path(path_type=Path),
+              help="Write outgoing mail into this Maildir instead of sending it.")
+@click.option("--from", "sender", required=True, help="The judge's From address.")
+@click.option("--gm", metavar="ADDRESS", help="The game master's address (all games).")
+@click.option("--deadline", "deadline_hours", type=click.IntRange(1, 8760), metavar="HOURS",
+              help="Time for each decision (a game's meta entry overrides it).")
+@click.option("--once", is_flag=True, help="Process what is there, then stop (default).")
+@click.option("--poll", type=click.FloatRange(0.01), metavar="SECONDS",
+              help="Run until stopped, looking for mail every SECONDS.")
+@click.option("--idle", is_flag=True, help="With --imap: run until stopped, woken by IMAP IDLE.")
+@click.option("--quiet", "-q", is_flag=True, help="Do not log each message.")
+@handles_errors
+def judge_command(games_dir: Path, imap: str | None, maildir_in: Path | None,
+                  from_stdin: bool, smtp: str | None, starttls: bool, user: str | None,
+                  outbox: Path | None, sender: str, gm: str | None,
+                  deadline_hours: int | None, once: bool, poll: float | None, idle: bool,
+                  quiet: bool) -> None:
+    """Run the games in GAMES_DIR by mail: read the players' replies, play them, and
+    send every answer and notification (docs/judge.md)."""
+    from referee import judge as judgemod
+    from referee.judge import store
+    from referee.judge.transport import ImapInbox, MaildirInbox, MaildirOutbox
+    from referee.mail import MailError
+
+    if sum(x is not None and x is not False for x in (imap, maildir_in, from_stdin or None)) != 1:
+        raise UsageError("give exactly one of --imap URL, --maildir IN, --stdin")
+    if (smtp is None) == (outbox is None):
+        raise UsageError("give exactly one of --smtp HOST:PORT, --outbox MAILDIR")
+    if sum((once, poll is not None, idle)) > 1:
+        raise UsageError("give at most one of --once, --poll, --idle")
+    if idle and imap is None:
+        raise UsageError("--idle needs --imap")
+
+    def log(line: str) -> None:
+        if not quiet:
+            click.echo(line, err=True)
+
+    config = judgemod.Config(games_dir, sender, gm=gm, deadline_hours=deadline_hours, log=log)
+    out = _smtp(smtp, sender, starttls, user) if smtp else MaildirOutbox(outbox)  # type: ignore[arg-type]
+    with store.exclusive(games_dir):
+        judge = judgemod.Judge(config, out)
+        try:
+            if from_stdin:
+                judge.notify_all()
+                judgemod.process(judge, read_stdin())
+                judge.notify_all()
+                return
+            inbox = ImapInbox(imap, idle=idle) if imap else MaildirInbox(maildir_in)  # type: ignore[arg-type]
+            try:
+                while True:
+                    try:
+                        stats = judgemod.run_once(judge, inbox)
+                    except MailError as exc:
+                        if poll is None and not idle:
+                            raise
+                        # the outgoing server is down: the mails stay queued in the
+                        # state file and the unhandled mails unmarked; try again later
+                        log(f"mail delivery failed, will retry: {exc.message}")
+                        out.close()
+                    else:
+                        if stats.processed:
+                            log(f"processed {stats.processed} mails, {stats.played} played")
+                        if poll is None and not idle:
+                            break
+                    inbox.wait(poll or 300.0)
+            finally:
+                inbox.close()
+        finally:
+            out.close()

@@ -1,0 +1,357 @@
+"""The judge: finds the games of a directory, mails their players, and keeps its state.
+
+:class:`Judge` ties the pieces together: :mod:`referee.judge.store` (what was sent),
+:mod:`referee.judge.text` (what the mails say), :mod:`referee.judge.ids` (MAC'd
+Message-IDs) and an outbox. Incoming mail is handled in :mod:`referee.judge.incoming`.
+
+Notification rule per player (setting ``notify``, a meta entry; default ``turn``):
+
+* ``turn``: a full mail when the player must decide (with everything since their last
+  mail), a short confirmation when their own move was accepted and they owe nothing.
+* ``every``: a full mail after every change.
+* ``digest``: only the full mail when the player must decide.
+
+Everybody gets the first mail (the thread root) and the game-over mail. Watchers get
+the public view after every change.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import email.policy
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from email.message import EmailMessage
+from email.utils import format_datetime, getaddresses
+from pathlib import Path
+from typing import Any
+
+from referee import gamefile, secret
+from referee import mail as mailmod
+from referee.engine import Match
+from referee.errors import RefereeError
+from referee.judge import ids, meta, text
+from referee.judge.store import Store
+from referee.judge.transport import Outbox
+
+WATCHER = "watcher"
+GM_TOKEN = "#gm"  # what the game master's token is computed over (no player id has '#')
+
+
+def plays(gf: gamefile.GameFile) -> int:
+    """The number of log entries that change the game (all but meta entries): a reply
+    must answer a mail written at the current number."""
+    return sum(1 for e in gf.log if "meta" not in e)
+
+
+def utcnow() -> dt.datetime:
+    return dt.datetime.now(dt.UTC).replace(microsecond=0)
+
+
+@dataclass
+class Config:
+    """What a judge needs besides its inbox."""
+
+    games_dir: Path
+    sender: str
+    gm: str | None = None
+    deadline_hours: int | None = None
+    reminder_fraction: float = 0.75
+    clock: Callable[[], dt.datetime] = utcnow
+    log: Callable[[str], None] = field(default=lambda line: None)
+
+
+@dataclass
+class Loaded:
+    """A game file with everything the judge needs to write about it."""
+
+    path: Path
+    gf: gamefile.GameFile
+    seed: str
+    key: bytes
+    match: Match
+    settings: meta.Settings
+
+
+class Judge:
+    def __init__(self, config: Config, outbox: Outbox) -> None:
+        self.config = config
+        self.outbox = outbox
+        self.store = Store(config.games_dir)
+        self._ids: dict[Path, tuple[float, int, str]] = {}
+        self._notified: dict[Path, tuple[int, int]] = {}
+        self._loaded: dict[Path, tuple[tuple[int, int], Loaded]] = {}
+
+    # ------------------------------------------------------------------ games
+
+    def game_paths(self) -> dict[str, Path]:
+        """Game id -> file, for every game file in the directory (cached by mtime)."""
+        found: dict[str, Path] = {}
+        for path in sorted(self.config.games_dir.glob("[!.]*.json")):
+            stat = path.stat()
+            cached = self._ids.get(path)
+            if cached is None or cached[:2] != (stat.st_mtime, stat.st_size):
+                try:
+                    gid = gamefile.read(path).game_id
+                except RefereeError as exc:
+                    self.config.log(f"skipping {path.name}: {exc.message}")
+                    continue
+                cached = (stat.st_mtime, stat.st_size, gid)
+                self._ids[path] = cached
+            found.setdefault(cached[2], path)
+        return found
+
+    def load(self, path: Path) -> Loaded | None:
+        """The game at ``path`` replayed, or None (logged) if the judge cannot run it.
+        Kept while the file is unchanged (callers must not change the match)."""
+        try:
+            stat = path.stat()
+        except OSError:
+            return None
+        cached = self._loaded.get(path)
+        if cached is not None and cached[0] == (stat.st_mtime_ns, stat.st_size):
+            return cached[1]
+        found = self._load(path)
+        if found is not None:
+            self._loaded = {path: ((stat.st_mtime_ns, stat.st_size), found)}
+        return found
+
+    def remember(self, game: Loaded) -> None:
+        """Keep ``game`` (just written by this judge) as the loaded state of its file."""
+        stat = game.path.stat()
+        self._loaded = {game.path: ((stat.st_mtime_ns, stat.st_size), game)}
+
+    def _load(self, path: Path) -> Loaded | None:
+        try:
+            gf = gamefile.read(path)
+            seed = secret.find_seed(gf, None, path)
+            if seed is None:
+                self.config.log(f"skipping {path.name}: no secret beside it")
+                return None
+            match = gamefile.replay(gf, seed)
+        except RefereeError as exc:
+            self.config.log(f"skipping {path.name}: {exc.message}")
+            return None
+        found = meta.settings(gf.data, gm=self.config.gm,
+                              deadline_hours=self.config.deadline_hours)
+        return Loaded(path, gf, seed, secret.mail_key(seed), match, found)
+
+    def token(self, game: Loaded, player: str) -> str:
+        name = GM_TOKEN if player == meta.GM else game.settings.token_name(player)
+        return mailmod.player_token(game.key, game.gf.game_id, name)
+
+    def subject(self, game: Loaded, player: str) -> str:
+        """The subject of every mail of the game to ``player``: fixed for the whole game."""
+        base = f"[referee] {game.gf.game_id} {game.match.game.title}"
+        if player == WATCHER:
+            return base
+        return f"{base} [#{self.token(game, player)}]"
+
+    # ------------------------------------------------------------------ mails
+
+    def message(self, game: Loaded, player: str, to: str, body: str,
+                answers: str | None = None, references: Sequence[str] = ()) -> EmailMessage:
+        """A mail of the game to ``player`` (or WATCHER / GM): fixed subject, a fresh
+        MAC'd Message-ID, threaded under the player's root (this mail is the root if
+        there is none yet), or under ``answers``."""
+        gid = game.gf.game_id
+        state = self.store.game(gid)
+        msgid = ids.make(game.key, gid, player, plays(game.gf), self.store.next_counter(gid))
+        thread = f"{player}|{to}"  # a new address (or person) starts a new thread
+        root = state["roots"].get(thread)
+        msg = EmailMessage(policy=email.policy.default)
+        msg["From"] = self.config.sender
+        msg["To"] = to
+        msg["Subject"] = self.subject(game, player)
+        msg["Date"] = format_datetime(self.config.clock())
+        msg["Message-ID"] = msgid
+        refs = [r for r in [root, *references] if r]
+        if answers:
+            msg["In-Reply-To"] = answers
+            refs.append(answers)
+        elif root:
+            msg["In-Reply-To"] = root
+        if refs:
+            msg["References"] = " ".join(dict.fromkeys(refs))
+        if root is None:
+            state["roots"][thread] = msgid
+        msg["Auto-Submitted"] = "auto-generated" if answers is None else "auto-replied"
+        msg["X-Referee-Game"] = gid
+        msg["X-Referee-Player"] = player
+        msg["X-Referee-Move"] = str(len(game.gf.log))
+        footer = ["", "-- ", f"game: {gid}", f"player: {player}"]
+        mailmod.set_text(msg, body.rstrip("\n") + "\n" + "\n".join(footer) + "\n")
+        return msg
+
+    def queue(self, msg: EmailMessage) -> None:
+        recipients = [a for _, a in getaddresses([str(v) for v in msg.get_all("To", [])]) if a]
+        policy = email.policy.default.clone(linesep="\n")
+        self.store.enqueue(str(msg["Message-ID"]), recipients, msg.as_bytes(policy=policy))
+
+    def flush(self) -> int:
+        """Deliver every queued mail, removing each from the queue once delivered (an
+        outbox that writes each Message-ID once is saved after the whole batch)."""
+        sent = 0
+        queue = self.store.data["queue"]
+        idempotent = getattr(self.outbox, "idempotent", False)
+        while queue:
+            item = queue[0]
+            self.outbox.deliver(item["id"], item["to"], item["raw"].encode(
+                "utf-8", "surrogateescape"))
+            queue.pop(0)
+            if not idempotent:  # an SMTP server: never send one mail twice after a crash
+                self.store.save()
+            sent += 1
+        if sent and idempotent:
+            self.store.save()
+        return sent
+
+    # ------------------------------------------------------------------ notify
+
+    def notify_all(self) -> None:
+        for path in self.game_paths().values():
+            self.notify(path)
+            self.deadlines(path)
+
+    def notify(self, path: Path) -> None:
+        """Mail whoever must hear about what changed in the game since the last run."""
+        try:
+            stat = path.stat()
+        except OSError:
+            return
+        if self._notified.get(path) == (stat.st_mtime_ns, stat.st_size):
+            return  # the file has not changed since it was last looked at
+        self._notified[path] = (stat.st_mtime_ns, stat.st_size)
+        game = self.load(path)
+        if game is None:
+            return
+        gf, match = game.gf, game.match
+        state = self.store.game(gf.game_id)
+        rng = gf.data["rng"]
+        mark = f"{len(gf.log)}/{len(rng.get('nonces') or {})}/" \
+               f"{len(rng.get('nonce_commitments') or {})}"
+        if state.get("mark") == mark:
+            return
+        start = state["seen"] is None
+        new = gf.log[state["seen"] or 0:]
+        authors = {e["by"] for e in new}
+        if any(e.get("meta", {}).get("kind") == "deadline" for e in new):
+            state["reminded"] = state["expired"] = None  # a new deadline: warn again
+        phase = gamefile.nonce_phase(gf)
+        if phase != state.get("phase"):  # a new nonce step: everyone asks anew
+            state["waiting"] = []
+        state["phase"] = phase
+        waiting = gamefile.waiting(gf, match)
+        over = match.game.finished(match.state)
+        earliest = min([state["seen"] or 0, *state["last"].values()])
+        timeline = text.Timeline(gf, game.seed, earliest)
+        for pid in gf.players:
+            to = game.settings.to(pid)
+            if to is None:
+                continue
+            moved = state.setdefault("to", {}).get(pid, to) != to  # a new address or person
+            full, short = self._wants(game, state, pid, start, over, authors, waiting)
+            if not (full or short or moved):
+                continue
+            last = None if moved else state["last"].get(pid)
+            full = full or moved
+            state["to"][pid] = to
+            body = text.body(gf, match, game.seed, pid, last, game.settings, full=full,
+                             timeline=timeline)
+            self.queue(self.message(game, pid, to, body))
+            state["last"][pid] = len(gf.log)
+        for watcher in game.settings.watchers:
+            body = text.body(gf, match, game.seed, None, state["seen"], game.settings,
+                             timeline=timeline)
+            self.queue(self.message(game, WATCHER, watcher, body))
+        if start and game.settings.gm:
+            self.queue(self.message(game, meta.GM, game.settings.gm, gm_welcome(game)))
+        if sorted(waiting) != sorted(state["waiting"]) or start:
+            state["since"] = self.config.clock().isoformat()
+        state["waiting"], state["seen"], state["mark"] = waiting, len(gf.log), mark
+        self.store.save()
+        self.flush()
+
+    def _wants(self, game: Loaded, state: dict[str, Any], pid: str, start: bool,
+               over: bool, authors: set[str], waiting: list[str]) -> tuple[bool, bool]:
+        """(full mail, short mail) for ``pid`` after a change."""
+        if start or over or pid not in state["last"]:
+            return True, False
+        mode = game.settings.notify.get(pid, "turn")
+        decide = pid in waiting and (pid not in state["waiting"] or pid in authors)
+        if decide or mode == "every":
+            return True, False
+        return False, mode == "turn" and pid in authors
+
+    # ------------------------------------------------------------------ deadlines
+
+    def deadlines(self, path: Path) -> None:
+        """A reminder to whoever is awaited before the deadline; at the deadline a mail
+        to the game master and the players."""
+        gid = self._ids.get(path, (0, 0, None))[2]
+        state = self.store.data["games"].get(gid) if gid else None
+        if not state or not state["waiting"] or not state.get("since"):
+            return
+        try:
+            data = gamefile.read(path).data
+        except RefereeError:
+            return
+        hours = meta.settings(data, deadline_hours=self.config.deadline_hours).deadline_hours
+        if hours is None:
+            return
+        since = dt.datetime.fromisoformat(state["since"])
+        now = self.config.clock()
+        due = since + dt.timedelta(hours=hours)
+        remind = since + dt.timedelta(hours=hours * self.config.reminder_fraction)
+        waiting = state["waiting"]
+        expire = now >= due and state.get("expired") != state["since"]
+        if not expire and (now < remind or state.get("reminded") == state["since"]):
+            return
+        game = self.load(path)
+        if game is None:
+            return
+        if expire:
+            note = [f"The deadline ({hours} h, {due:%Y-%m-%d %H:%M} UTC) has passed; "
+                    f"still waiting for {', '.join(waiting)}."]
+            for pid in game.gf.players:
+                to = game.settings.to(pid)
+                if to:
+                    self.queue(self.message(game, pid, to, text.body(
+                        game.gf, game.match, game.seed, pid, None, game.settings,
+                        full=pid in waiting, note=note)))
+            if game.settings.gm:
+                self.queue(self.message(game, meta.GM, game.settings.gm, "\n".join(
+                    [*note, "", "As game master you may extend the deadline, replace a",
+                     "player or change an address: see `help` (reply to this mail)."])))
+            state["expired"] = state["reminded"] = state["since"]
+        elif now >= remind and state.get("reminded") != state["since"]:
+            note = [f"Reminder: the deadline is {due:%Y-%m-%d %H:%M} UTC ({hours} h per "
+                    "decision)."]
+            for pid in waiting:
+                to = game.settings.to(pid)
+                if to:
+                    self.queue(self.message(game, pid, to, text.body(
+                        game.gf, game.match, game.seed, pid, None, game.settings, note=note)))
+            state["reminded"] = state["since"]
+        else:
+            return
+        self.store.save()
+        self.flush()
+
+
+GM_HELP = [
+    "Game master commands (reply to this mail, one per line, From your GM address):",
+    "  replace PLAYER NAME <ADDRESS>   a new person takes over the seat",
+    "  address PLAYER ADDRESS...       the player's accepted addresses",
+    "  deadline HOURS                  the time for each decision",
+    "  watch ADDRESS / unwatch ADDRESS  public mails to a watcher",
+    "  notify PLAYER turn|every|digest  a player's mail setting",
+    "  status                          the public state",
+]
+
+
+def gm_welcome(game: Loaded) -> str:
+    gf = game.gf
+    lines = [f"You are the game master of {gf.game_id} ({game.match.game.title}).",
+             f"Players: {', '.join(gf.players)}.", "", *GM_HELP]
+    return "\n".join(lines) + "\n"

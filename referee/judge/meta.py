@@ -1,0 +1,170 @@
+"""Meta log entries: what the game master (or a player) changes during a game.
+
+A meta entry ``{"n", "by": "gm" | PLAYER, "meta": {"kind": ...}, "prev", "at"}`` never
+touches the game state (replay skips it), so the header and the hash chain stay as they
+are while players, addresses and settings change. This module defines the kinds, checks
+them, appends them to a game file, and computes the effective settings from the header
+and every meta entry in log order.
+
+Kinds (fields besides ``kind``):
+
+* ``replace``  ``player``, ``name``, ``email``: a new person takes over a seat; the
+  seat's mail token changes (the old person's replies stop counting).
+* ``address``  ``player``, ``emails`` (list): the player's accepted addresses; mail goes
+  to the first.
+* ``deadline`` ``hours`` (1-8760): the time a player has for each decision.
+* ``watcher``  ``email``, ``on`` (bool): add or remove someone who gets public mails.
+* ``notify``   ``player``, ``mode`` (``turn``, ``every``, ``digest``).
+* ``gm``       ``email``: the game master's address.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from referee import gamefile, secret
+from referee.errors import UsageError
+from referee.schema import GAME_MASTER as GM
+
+MODES = ("turn", "every", "digest")
+_EMAIL_RE = re.compile(r"^[^@\s<>]+@[^@\s<>]+\.[^@\s<>]+$")
+
+
+@dataclass
+class Settings:
+    """The effective players, addresses and settings of a game."""
+
+    names: dict[str, str]
+    emails: dict[str, list[str]]
+    generation: dict[str, int]
+    notify: dict[str, str]
+    watchers: list[str] = field(default_factory=list)
+    deadline_hours: int | None = None
+    gm: str | None = None
+
+    def address(self, player: str) -> str | None:
+        """The address mail to ``player`` goes to (None: not reachable by mail)."""
+        found = self.emails.get(player) or []
+        return found[0] if found else None
+
+    def to(self, player: str) -> str | None:
+        address = self.address(player)
+        return f"{self.names.get(player, player)} <{address}>" if address else None
+
+    def token_name(self, player: str) -> str:
+        """What the player's token is computed over: the id, and the seat's generation."""
+        gen = self.generation.get(player, 0)
+        return player if gen == 0 else f"{player}#{gen}"
+
+    def accepts(self, player: str, address: str) -> bool:
+        return address.lower() in (a.lower() for a in self.emails.get(player, []))
+
+    def players_of(self, address: str) -> list[str]:
+        return [p for p in self.emails if self.accepts(p, address)]
+
+
+def _email(value: Any, what: str) -> str:
+    if not isinstance(value, str) or not _EMAIL_RE.match(value):
+        raise UsageError(f"{what}: {value!r} is not an e-mail address")
+    return value
+
+
+def validate(meta: Mapping[str, Any], players: list[str]) -> dict[str, Any]:
+    """Check one meta object; return it normalised. Raises UsageError saying what is wrong."""
+    kind = meta.get("kind")
+    out: dict[str, Any] = {"kind": kind}
+
+    def player() -> str:
+        pid = meta.get("player")
+        if pid not in players:
+            raise UsageError(f"{kind}: {pid!r} is not a player in this game",
+                             hints=[f"players: {', '.join(players)}"])
+        return str(pid)
+
+    if kind == "replace":
+        out["player"] = player()
+        out["email"] = _email(meta.get("email"), "replace")
+        out["name"] = str(meta.get("name") or out["player"])[:64]
+    elif kind == "address":
+        out["player"] = player()
+        emails = meta.get("emails")
+        if not isinstance(emails, list) or not emails:
+            raise UsageError("address: give at least one address")
+        out["emails"] = [_email(e, "address") for e in emails]
+    elif kind == "deadline":
+        hours = meta.get("hours")
+        if not isinstance(hours, int) or isinstance(hours, bool) or not 1 <= hours <= 8760:
+            raise UsageError(f"deadline: hours must be a whole number 1-8760, not {hours!r}")
+        out["hours"] = hours
+    elif kind == "watcher":
+        out["email"] = _email(meta.get("email"), "watcher")
+        out["on"] = bool(meta.get("on", True))
+    elif kind == "notify":
+        out["player"] = player()
+        if meta.get("mode") not in MODES:
+            raise UsageError(f"notify: mode must be one of {', '.join(MODES)}, "
+                             f"not {meta.get('mode')!r}")
+        out["mode"] = meta["mode"]
+    elif kind == "gm":
+        out["email"] = _email(meta.get("email"), "gm")
+    else:
+        raise UsageError(f"unknown meta kind {kind!r}",
+                         hints=["kinds: replace, address, deadline, watcher, notify, gm"])
+    return out
+
+
+def settings(data: Mapping[str, Any], *, gm: str | None = None,
+             deadline_hours: int | None = None) -> Settings:
+    """The effective settings: the header's players, then every meta entry in order.
+    ``gm`` and ``deadline_hours`` are the judge's defaults, which meta entries override."""
+    names = {p["id"]: p.get("name", p["id"]) for p in data["players"]}
+    emails = {p["id"]: [p["email"]] if p.get("email") else [] for p in data["players"]}
+    found = Settings(names, emails, {pid: 0 for pid in names}, {pid: "turn" for pid in names},
+                     deadline_hours=deadline_hours, gm=gm)
+    for entry in data["log"]:
+        meta = entry.get("meta")
+        if isinstance(meta, dict):
+            _apply(found, meta)
+    return found
+
+
+def _apply(found: Settings, meta: Mapping[str, Any]) -> None:
+    kind = meta.get("kind")
+    if kind == "replace":
+        pid = meta["player"]
+        found.names[pid] = meta.get("name", pid)
+        found.emails[pid] = [meta["email"]]
+        found.generation[pid] = found.generation.get(pid, 0) + 1
+    elif kind == "address":
+        found.emails[meta["player"]] = list(meta["emails"])
+    elif kind == "deadline":
+        found.deadline_hours = int(meta["hours"])
+    elif kind == "watcher":
+        email = meta["email"]
+        found.watchers = [w for w in found.watchers if w.lower() != email.lower()]
+        if meta.get("on", True):
+            found.watchers.append(email)
+    elif kind == "notify":
+        found.notify[meta["player"]] = meta["mode"]
+    elif kind == "gm":
+        found.gm = meta["email"]
+
+
+def append(path: Path, by: str, meta: Mapping[str, Any],
+           extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """Append a checked meta entry by ``by`` ("gm" or a player) to the game file at
+    ``path`` (locked, atomic write; in a sealed game with the referee's MAC, from the
+    secret beside the file); return the entry. Raises UsageError."""
+    with gamefile.locked(path) as old:
+        gf = gamefile.parse(old, str(path))
+        if by != GM:
+            gf.player(by)
+        entry = {"n": len(gf.log) + 1, "by": by, "meta": validate(meta, gf.players)}
+        seed = secret.find_seed(gf, None, path)
+        gamefile.append_raw(gf.data, entry, seed=seed, extra=extra)
+        gamefile.replace(path, old, gf.data)
+    return entry

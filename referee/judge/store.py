@@ -1,0 +1,99 @@
+"""The judge's own durable state: one small JSON file per games directory.
+
+What was sent (per game: the log length last notified, each player's last mail and
+thread root, the ID counter), the mails not yet delivered (the outbox queue) and the
+incoming Message-IDs already answered. Every change is written atomically (temporary
+file, fsync, rename, fsync of the directory), so a judge killed at any moment restarts
+from the last complete state. An exclusive lock keeps a second judge off the directory.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from referee.errors import UsageError
+
+STATE_NAME = ".referee-judge.json"
+LOCK_NAME = ".referee-judge.lock"
+ANSWERED_KEPT = 5000
+
+
+def _empty() -> dict[str, Any]:
+    return {"format": "referee-judge/1", "games": {}, "queue": [], "answered": []}
+
+
+class Store:
+    """The state file of one games directory, loaded once and saved after each change."""
+
+    def __init__(self, games_dir: Path) -> None:
+        self.path = games_dir / STATE_NAME
+        try:
+            self.data: dict[str, Any] = json.loads(self.path.read_text())
+        except FileNotFoundError:
+            self.data = _empty()
+        except (OSError, ValueError) as exc:
+            raise UsageError(f"cannot read the judge state {self.path}: {exc}",
+                             hints=["restore it from a backup or remove it "
+                                    "(every game then gets a fresh mail)"]) from None
+        if self.data.get("format") != "referee-judge/1":
+            raise UsageError(f"{self.path} is not a judge state file")
+
+    def game(self, game_id: str) -> dict[str, Any]:
+        """The state of one game (created empty on first use; saved with :meth:`save`)."""
+        return self.data["games"].setdefault(game_id, {
+            "seen": None, "counter": 0, "last": {}, "asked": {}, "roots": {},
+            "waiting": [], "since": None, "reminded": None, "expired": None,
+        })
+
+    def next_counter(self, game_id: str) -> int:
+        state = self.game(game_id)
+        state["counter"] += 1
+        return int(state["counter"])
+
+    def answered(self, msgid: str) -> bool:
+        return msgid in self.data["answered"]
+
+    def mark_answered(self, msgid: str | None) -> None:
+        if msgid and msgid not in self.data["answered"]:
+            self.data["answered"].append(msgid)
+            del self.data["answered"][:-ANSWERED_KEPT]
+
+    def enqueue(self, msgid: str, recipients: list[str], raw: bytes) -> None:
+        self.data["queue"].append({"id": msgid, "to": recipients,
+                                   "raw": raw.decode("utf-8", "surrogateescape")})
+
+    def save(self) -> None:
+        text = json.dumps(self.data, ensure_ascii=False, sort_keys=True)
+        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
+        with open(tmp, "w") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, self.path)
+        fd = os.open(self.path.parent, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+@contextlib.contextmanager
+def exclusive(games_dir: Path) -> Iterator[None]:
+    """Hold the judge lock of ``games_dir``; refuse if another judge holds it."""
+    if not games_dir.is_dir():
+        raise UsageError(f"{games_dir} is not a directory")
+    fd = os.open(games_dir / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise UsageError(f"another judge is running on {games_dir}") from None
+        yield
+    finally:
+        os.close(fd)

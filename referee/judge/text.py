@@ -1,0 +1,261 @@
+"""The text of the judge's mails: events since a player's last mail, the board wrapped
+to 78 columns with a legend, legal moves grouped by kind, and how to reply.
+
+The games' own render text is post-processed here (wrapped, legend added); the game
+packages are not changed.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Sequence
+
+from referee import gamefile
+from referee.engine import Match
+from referee.judge.meta import Settings
+from referee.schema import GAME_MASTER as GM
+
+WIDTH = 78
+
+LEGENDS: dict[str, list[str]] = {
+    "staufer": [
+        "E = Envoy, N = Noble; Court 4E 1N = figures not yet on the board.",
+        "[7/3] = points for the 1st/2nd majority when the region is scored.",
+        "seat 1 cost 7N! = costs 7 figures, only a Noble may sit there.",
+        "vp3 = chest worth 3 points; envoy2 = chest with 2 Envoys;",
+        "#5 = privilege number 5; pts = victory points.",
+        "Supply Board 1: E+N = space 1 gives an Envoy and a Noble.",
+    ],
+    "dynasties": [
+        "Goods: k black, w white, g gold-yellow, b light blue, p pink.",
+        "3k = costs 3 black goods; kwgbp = one good of each colour.",
+        "(large P*) = the Prince's space is the large one (W* = Princess).",
+        "Ships 1: kkggp [a/b] = goods on ship 1, [large/small] shares taken.",
+        "chronicler(2b) = personality costing 2 light blue; 1:, 2: = its space.",
+        "Passing track 1(3p) = space 1, costs 3 pink; pts = victory points.",
+    ],
+}
+
+REPLY_HELP = [
+    "Reply to this mail: your move on the first line (several: one line",
+    "`move: ...` each). Keep the subject: its [#...] tag is your token.",
+    "Commands instead of a move: status, help, undo, nonce VALUE, say TEXT.",
+]
+
+
+def wrap(text: str, width: int = WIDTH) -> str:
+    """Every line at most ``width`` characters; a wrapped line's rest is indented."""
+    out: list[str] = []
+    for line in text.splitlines():
+        if len(line) <= width:
+            out.append(line.rstrip())
+            continue
+        indent = " " * (len(line) - len(line.lstrip()))
+        out.extend(textwrap.wrap(line.strip(), width=width, initial_indent=indent,
+                                 subsequent_indent=indent + "    ",
+                                 break_long_words=True, break_on_hyphens=False))
+    return "\n".join(out)
+
+
+def _join_wrapped(head: str, items: Sequence[str], sep: str, width: int = WIDTH) -> list[str]:
+    lines: list[str] = []
+    line = head
+    for i, item in enumerate(items):
+        piece = item + (sep if i < len(items) - 1 else "")
+        if len(line) + len(piece.rstrip()) > width and line.strip():
+            lines.append(line.rstrip())
+            line = " " * 6
+        line += piece
+    lines.append(line.rstrip())
+    return lines
+
+
+def group_legal(legal: Sequence[str]) -> list[str]:
+    """``deploy: aachen 3, 4 | milano 2, 5``: moves grouped by their first word, then by
+    their second; kinds in the order they first appear."""
+    kinds: dict[str, dict[str, list[str]]] = {}
+    for move in legal:
+        words = move.split()
+        kind, rest = words[0], words[1:]
+        sub = rest[0] if len(rest) >= 2 else ""
+        tail = " ".join(rest[1:]) if sub else " ".join(rest)
+        kinds.setdefault(kind, {}).setdefault(sub, []).append(tail)
+    lines: list[str] = []
+    for kind, subs in kinds.items():
+        pieces: list[str] = []
+        groups = list(subs.items())
+        for gi, (sub, tails) in enumerate(groups):
+            for ti, tail in enumerate(tails):
+                piece = f"{sub} {tail}".strip() if ti == 0 and sub else (tail or kind)
+                if ti < len(tails) - 1:
+                    piece += ","
+                elif gi < len(groups) - 1:
+                    piece += " |"
+                pieces.append(piece)
+        lines += _join_wrapped(f"  {kind}: ", pieces, " ")
+    return lines
+
+
+def private_block(render: str) -> list[str]:
+    """The lines of a render that only the viewer sees (those starting "your ...",
+    with their indented continuation lines)."""
+    out: list[str] = []
+    taking = False
+    for line in render.splitlines():
+        if line.lower().startswith("your "):
+            taking = True
+            out.append(line)
+        elif taking and line.startswith(" ") and line.strip():
+            out.append(line)
+        else:
+            taking = False
+    return out
+
+
+def _step(gf: gamefile.GameFile, seed: str | None, match: Match, i: int,
+          struck: dict[int, int]) -> Match:
+    """``match`` after log entry ``i`` (a struck move, a void or a meta entry: unchanged)."""
+    kind = gamefile.entry_kind(gf.log[i])
+    if kind == "move" and (i + 1) not in struck:
+        match.play(gf.log[i]["by"], gamefile.entry_move(gf, i, seed))
+    elif kind == "undo":
+        return gamefile.replay(gf, seed, upto=i + 1)
+    return match
+
+
+def _describe(gf: gamefile.GameFile, seed: str | None, i: int, match: Match,
+              viewer: str | None, struck: dict[int, int]) -> str:
+    entry = gf.log[i]
+    n, by = entry["n"], entry["by"]
+    kind = gamefile.entry_kind(entry)
+    if kind == "undo":
+        return f"{n}. {by} took back move {entry['undo']}"
+    if kind == "void":
+        return f"{n}. {'the game master' if by == GM else by} struck move {entry['void']}"
+    if kind == "meta":
+        meta = entry["meta"]
+        who = "the game master" if by == GM else by
+        detail = ", ".join(f"{k} {v}" for k, v in meta.items() if k != "kind")
+        return f"{n}. {who} changed a setting: {meta.get('kind')} {detail}".rstrip()
+    if by == viewer:
+        shown = match.game.format_move(gamefile.entry_move(gf, i, seed))
+    elif "public" in entry:
+        shown = entry["public"]
+    else:
+        shown = match.game.public_text(gamefile.entry_move(gf, i, seed))
+    note = f" (struck by entry {struck[n]})" if n in struck else ""
+    return f"{n}. {by} played: {shown}{note}"
+
+
+def _public_events(match: Match) -> list[str]:
+    """The game's own account of what happened, as its public view shows it (both games
+    keep ``state.events`` and show them to everyone); [] for a game without one."""
+    events = getattr(match.state, "events", None)
+    return [str(e) for e in events] if isinstance(events, list) else []
+
+
+class Timeline:
+    """The log entries from ``since`` on, each described for its author and for the
+    others, with the score changes it caused: replayed once, shared by every mail."""
+
+    def __init__(self, gf: gamefile.GameFile, seed: str | None, since: int) -> None:
+        self.since = since
+        # by, own text, public text, what happened in words, score changes
+        self.items: list[tuple[str, str, str, list[str], list[str]]] = []
+        if since >= len(gf.log):
+            return
+        match = gamefile.replay(gf, seed, upto=since)
+        struck = gamefile.voided(gf)
+        for i in range(since, len(gf.log)):
+            before = match.game.scores(match.state)
+            by = gf.log[i]["by"]
+            own = _describe(gf, seed, i, match, by, struck)
+            public = _describe(gf, seed, i, match, None, struck)
+            told = len(_public_events(match))
+            match = _step(gf, seed, match, i, struck)
+            words = _public_events(match)[told:]
+            after = match.game.scores(match.state)
+            gains = [f"{p} {after[p] - before.get(p, 0):+d} (now {after[p]})"
+                     for p in after if after[p] != before.get(p, 0)]
+            self.items.append((by, own, public, words, gains))
+
+    def lines(self, since: int, viewer: str | None) -> list[str]:
+        """What happened in entries ``since``.. as ``viewer`` may see it, wrapped."""
+        lines: list[str] = []
+        for by, own, public, words, gains in self.items[max(0, since - self.since):]:
+            lines.append(wrap("  " + (own if by == viewer else public)))
+            lines += [wrap("      - " + said) for said in words]
+            if gains:
+                lines += _join_wrapped("      scoring: ", gains, ", ")
+        return lines
+
+
+def events(gf: gamefile.GameFile, seed: str | None, since: int, viewer: str | None) -> list[str]:
+    """What happened in log entries ``since``.. (each move as ``viewer`` may see it, and
+    every change of the scores), indented, wrapped."""
+    return Timeline(gf, seed, since).lines(since, viewer)
+
+
+def headline(gf: gamefile.GameFile, match: Match, viewer: str | None) -> str:
+    """The first body line: whose turn it is (or the result)."""
+    game = match.game
+    if game.finished(match.state):
+        ranking = game.ranking(match.state)
+        first = " and ".join(ranking[0]) if ranking else "nobody"
+        return f"Game over: {first} won."
+    waiting = gamefile.waiting(gf, match)
+    if gamefile.nonce_phase(gf) == "commit":
+        what = "a nonce (reply: nonce ANY-WORDS; only its hash is recorded now)"
+    elif gamefile.missing_nonces(gf):
+        what = "the nonce revealed (reply: nonce)"
+    else:
+        what = game.prompt(match.state)
+    if viewer in waiting:
+        return wrap(f"Your turn, {viewer}: {what}")
+    return wrap(f"Waiting for {' and '.join(waiting)}: {what}")
+
+
+def final_scoring(match: Match) -> list[str]:
+    game = match.game
+    scores = game.scores(match.state)
+    lines = ["Final scoring:"]
+    lines += [f"  {p:<12} {scores[p]:>4} points" for p in scores]
+    lines.append("Ranking:")
+    for place, tied in enumerate(game.ranking(match.state), start=1):
+        lines.append(f"  {place}. {', '.join(tied)}")
+    return lines
+
+
+def body(gf: gamefile.GameFile, match: Match, seed: str | None, viewer: str | None,
+         since: int | None, settings: Settings, *, full: bool = True,
+         note: Sequence[str] = (), timeline: Timeline | None = None) -> str:
+    """A mail to ``viewer`` (None: a watcher): headline, ``note``, events since entry
+    ``since``, then (``full``) the board and legal moves, or (short) only the private
+    part; a legend; how to reply."""
+    game = match.game
+    lines = [headline(gf, match, viewer), ""]
+    if note:
+        lines += [wrap(line) for line in note] + [""]
+    if since is not None and since < len(gf.log):
+        if timeline is None or timeline.since > since:
+            timeline = Timeline(gf, seed, since)
+        lines += ["Since your last mail:", *timeline.lines(since, viewer), ""]
+    if game.finished(match.state):
+        lines += [*final_scoring(match), ""]
+    render = game.render(match.state, viewer) if not gamefile.missing_nonces(gf) else ""
+    if full and render:
+        lines += [wrap(render), ""]
+    elif render:
+        lines += [wrap(line) for line in private_block(render)]
+        lines += [""] if private_block(render) else []
+    waiting = gamefile.waiting(gf, match)
+    if viewer is not None and viewer in waiting and not gamefile.missing_nonces(gf):
+        from referee.engine import legal_strings
+
+        lines += ["Your legal moves, by kind:", *group_legal(legal_strings(game, match.state,
+                                                                            viewer)), ""]
+    if full and game.name in LEGENDS:
+        lines += ["Legend:", *(wrap("  " + line) for line in LEGENDS[game.name]), ""]
+    if viewer is not None and not game.finished(match.state):
+        lines += REPLY_HELP
+    return "\n".join(lines).rstrip("\n") + "\n"

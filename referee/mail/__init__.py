@@ -1,0 +1,88 @@
+"""Play by e-mail: player tokens, outgoing mail, delivery, and parsing players' replies.
+
+A library only (the CLI wires it in); standard library only.
+
+Design of tokens and replies
+----------------------------
+* A *token* is ``player_token(key, game_id, player)``: an HMAC of the game and the player
+  under the referee's secret key, 16 base32 characters shown as ``abcd-efgh-ijkl-mnop``.
+  It is a bearer secret that proves the sender received the referee's mail for that
+  player; the From line proves nothing (it is trivially forged).
+* ``compose(..., key=KEY)`` puts the token into the **Subject** as a tag
+  ``[#abcd-efgh-ijkl-mnop]``. Every mail program keeps the subject when replying
+  ("Re: ..."), so a plain reply carries the token without the player doing anything.
+* ``parse_reply`` takes the token from an unquoted line of the player's own text that
+  starts with ``token:`` (for players whose mail program loses the subject), else from the
+  Subject tag. A mail marked as a forward (Subject "Fwd:"/"Fw:"/"WG:"..., or a forwarded
+  message block in the body) gets no token from its Subject: forwarding the referee's
+  mail must not let the receiver of the forward move for the player.
+* Quoted text (lines starting with ``>``, HTML ``<blockquote>``), attributions
+  ("On ... wrote:"), signatures ("-- ", "--", "Sent from my ...") and everything below an
+  "-----Original Message-----" / forwarded-message marker never give a token or a move.
+  Quoted text is only used to *identify* game and player, which the token then confirms.
+* Game and player come from, in order: the X-Referee-* headers of an attached original
+  (message/rfc822), the Message-IDs in In-Reply-To/References that ``compose`` made,
+  ``game:``/``player:`` lines anywhere in the text. ``is_authentic(reply, key)`` is the
+  check a caller must make before acting on a reply.
+
+Moves: every own line ``move: X`` is one move, in order (a bare ``move:`` line takes the
+next non-empty line). Without any ``move:`` line the move is the first own line that is
+not a greeting ("Hi Ann,"), a ``token:``/``game:``/``player:`` line, or an attribution.
+
+Output formats
+--------------
+``write_stdout`` writes an mbox stream (mboxo): each message starts with a line
+``From referee@referee.invalid <asctime of its Date>``, body lines beginning "From " are
+written as ">From ", and a blank line ends each message. ``mailbox.mbox`` and mail
+programs (``mutt -f``) read it. ``write_maildir`` adds the messages to a Maildir.
+"""
+
+
+from __future__ import annotations
+
+from referee.mail.delivery import send_smtp, write_maildir, write_stdout
+from referee.mail.outgoing import (
+    Outgoing,
+    compose,
+    message_id,
+    quote_id_part,
+    set_text,
+    subject,
+    thread_id,
+    unquote_id_part,
+)
+from referee.mail.rejections import rejection
+from referee.mail.replies import Reply, html_to_text, is_authentic, parse_reply
+from referee.mail.tokens import (
+    DOMAIN,
+    ENVELOPE_SENDER,
+    MailError,
+    check_token,
+    normalize_token,
+    player_token,
+)
+
+__all__ = [
+    "DOMAIN",
+    "ENVELOPE_SENDER",
+    "MailError",
+    "Outgoing",
+    "Reply",
+    "check_token",
+    "compose",
+    "html_to_text",
+    "is_authentic",
+    "message_id",
+    "normalize_token",
+    "parse_reply",
+    "player_token",
+    "quote_id_part",
+    "rejection",
+    "send_smtp",
+    "set_text",
+    "subject",
+    "thread_id",
+    "unquote_id_part",
+    "write_maildir",
+    "write_stdout",
+]

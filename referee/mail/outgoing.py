@@ -1,0 +1,169 @@
+"""Outgoing mail: subjects, Message-IDs and threading, composing the players' mails."""
+
+from __future__ import annotations
+
+import email
+import email.policy
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from email.message import EmailMessage
+from email.utils import format_datetime
+
+from referee.mail.tokens import DOMAIN, MailError, player_token
+
+# --------------------------------------------------------------------------- outgoing
+
+
+@dataclass(frozen=True)
+class Outgoing:
+    """One mail to one player: ``to`` is an address ("ann@example.org" or "Ann <ann@...>")."""
+
+    player: str
+    to: str
+    subject: str
+    body: str
+
+
+def subject(game_title: str, game_id: str, waiting: Sequence[str]) -> str:
+    """A subject like ``[referee] staufer game-42: ann and bob to move``."""
+    names = list(waiting)
+    if not names:
+        state = "game over"
+    elif len(names) == 1:
+        state = f"{names[0]} to move"
+    else:
+        state = f"{', '.join(names[:-1])} and {names[-1]} to move"
+    return f"[referee] {game_title} {game_id}: {state}"
+
+
+def quote_id_part(text: str) -> str:
+    """Reversible msg-id-safe form: bytes outside [A-Za-z0-9_-] become ``=XX``."""
+    out = []
+    for byte in text.encode("utf-8"):
+        ch = chr(byte)
+        if ch.isascii() and (ch.isalnum() or ch in "_-"):
+            out.append(ch)
+        else:
+            out.append(f"={byte:02X}")
+    return "".join(out)
+
+
+def unquote_id_part(text: str) -> str | None:
+    try:
+        return (
+            re.sub(r"=([0-9A-F]{2})", lambda m: chr(int(m.group(1), 16)), text)
+            .encode("latin-1")
+            .decode("utf-8")
+        )
+    except (UnicodeDecodeError, UnicodeEncodeError):
+        return None
+
+
+def thread_id(game_id: str) -> str:
+    """The stable thread root of a game: ``<referee.GAME@referee.invalid>``."""
+    return f"<referee.{quote_id_part(game_id)}@{DOMAIN}>"
+
+
+def message_id(game_id: str, move_number: int, player: str) -> str:
+    """The Message-ID of the mail to ``player`` after move ``move_number``."""
+    return f"<referee.{quote_id_part(game_id)}.{move_number}.{quote_id_part(player)}@{DOMAIN}>"
+
+
+_MOVE_ID_RE = re.compile(rf"^<referee\.([A-Za-z0-9_=-]+)\.(\d+)\.([A-Za-z0-9_=-]+)@{DOMAIN}>$")
+_ROOT_ID_RE = re.compile(rf"^<referee\.([A-Za-z0-9_=-]+)@{DOMAIN}>$")
+
+
+def _parse_our_id(msgid: str) -> tuple[str, int | None, str | None] | None:
+    """(game, move, player) for a Message-ID made by compose, (game, None, None) for a root."""
+    m = _MOVE_ID_RE.match(msgid)
+    if m:
+        game, player = unquote_id_part(m.group(1)), unquote_id_part(m.group(3))
+        if game is not None and player is not None:
+            return game, int(m.group(2)), player
+    m = _ROOT_ID_RE.match(msgid)
+    if m:
+        game = unquote_id_part(m.group(1))
+        if game is not None:
+            return game, None, None
+    return None
+
+
+def set_text(msg: EmailMessage, body: str) -> None:
+    if not body.endswith("\n"):
+        body += "\n"
+    if body.isascii():
+        msg.set_content(body, charset="us-ascii", cte="7bit")
+    else:  # quoted-printable: 7-bit clean on any SMTP path, still legible raw
+        msg.set_content(body, charset="utf-8", cte="quoted-printable")
+
+
+def _footer(game_id: str, player: str, token: str | None) -> str:
+    lines = ["", "-- "]
+    if token is not None:
+        lines += [
+            "Reply to this mail with your move on the first line",
+            "(several moves: one line `move: ...` for each).",
+            "Keep the subject as it is: its tag",
+            f"[#{token}] is your token for this game",
+            "and proves that the reply comes from you. Do not forward this mail.",
+            "If your mail program loses the subject, add a line of its own:",
+            f"    token: {token}",
+        ]
+    lines += [f"game: {game_id}", f"player: {player}"]
+    return "\n".join(lines) + "\n"
+
+
+def compose(
+    outgoing: Sequence[Outgoing],
+    *,
+    sender: str,
+    game_id: str,
+    move_number: int,
+    date: datetime | None = None,
+    key: bytes | None = None,
+) -> list[EmailMessage]:
+    """One RFC 5322 message per ``Outgoing``, threaded per game and deterministic.
+
+    With ``key`` each subject gets the player's token tag ``[#...]`` and the body a footer
+    saying how to reply; without it the body gets only ``game:``/``player:`` lines.
+    """
+    when = date if date is not None else datetime.now(UTC)
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    root = thread_id(game_id)
+    messages = []
+    for out in outgoing:
+        token = player_token(key, game_id, out.player) if key is not None else None
+        msg = EmailMessage(policy=email.policy.default)
+        try:
+            msg["From"] = sender
+            msg["To"] = out.to
+            msg["Subject"] = f"{out.subject} [#{token}]" if token else out.subject
+            msg["Date"] = format_datetime(when)
+            msg["Message-ID"] = message_id(game_id, move_number, out.player)
+            msg["In-Reply-To"] = root
+            msg["References"] = root
+            msg["Auto-Submitted"] = "auto-generated"
+            msg["X-Referee-Game"] = game_id
+            msg["X-Referee-Player"] = out.player
+            msg["X-Referee-Move"] = str(move_number)
+            _check_addresses(msg, ("From", "To"))
+        except (ValueError, TypeError, IndexError) as exc:
+            raise MailError(f"cannot build the mail to {out.player} ({out.to!r}): {exc}") from exc
+        body = out.body.rstrip("\n") + "\n" + _footer(game_id, out.player, token)
+        set_text(msg, body)
+        messages.append(msg)
+    return messages
+
+
+def _check_addresses(msg: EmailMessage, names: Iterable[str]) -> None:
+    for name in names:
+        header = msg[name]
+        addresses = getattr(header, "addresses", ())
+        defects = getattr(header, "defects", ())
+        if not addresses or defects or any(not a.username or not a.domain for a in addresses):
+            raise ValueError(f"{name} is not a valid address: {str(header)!r}")
+
+

@@ -1,0 +1,412 @@
+"""Reading a player's reply: own lines, quotes, signatures, forwards, token, moves."""
+
+from __future__ import annotations
+
+import email
+import email.policy
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from email.errors import HeaderParseError
+from email.header import decode_header, make_header
+from email.message import EmailMessage, Message
+from email.utils import getaddresses
+from html.parser import HTMLParser
+
+from referee.mail.outgoing import _parse_our_id
+from referee.mail.tokens import TOKEN_RE as _TOKEN_RE
+from referee.mail.tokens import MailError, check_token
+
+# --------------------------------------------------------------------------- incoming
+
+
+@dataclass(frozen=True)
+class Reply:
+    """What a player's mail says. Nothing in it is trusted until ``is_authentic``."""
+
+    sender: str  # addr-spec of From ("" if none); forgeable
+    game_id: str | None
+    player: str | None
+    token: str | None  # as written, see normalize_token
+    moves: tuple[str, ...]
+    in_reply_to: str | None  # first Message-ID of In-Reply-To, with <>
+    message_id: str | None = None
+    references: tuple[str, ...] = ()
+    subject: str = ""
+    move_number: int | None = None  # the move after which the replied-to mail was sent
+    forwarded: bool = False  # marked as a forward: the Subject's token tag was not used
+    automatic: bool = False  # auto-reply (vacation, bounce): never act on it
+    warnings: tuple[str, ...] = field(default=())
+
+    @property
+    def move_text(self) -> str | None:
+        """The first move, or None."""
+        return self.moves[0] if self.moves else None
+
+
+def is_authentic(reply: Reply, key: bytes) -> bool:
+    """True when the reply names a game and player and carries that player's token."""
+    return (
+        not reply.automatic
+        and reply.game_id is not None
+        and reply.player is not None
+        and check_token(key, reply.game_id, reply.player, reply.token)
+    )
+
+
+class _HTMLText(HTMLParser):
+    """HTML to plain text; text inside <blockquote> (and mailer quote divs) gets '> '."""
+
+    _BLOCK = frozenset(
+        [
+            "address",
+            "article",
+            "aside",
+            "blockquote",
+            "br",
+            "dd",
+            "div",
+            "dl",
+            "dt",
+            "footer",
+            "form",
+            "h1",
+            "h2",
+            "h3",
+            "h4",
+            "h5",
+            "h6",
+            "header",
+            "hr",
+            "li",
+            "ol",
+            "p",
+            "pre",
+            "section",
+            "table",
+            "tr",
+            "ul",
+        ]
+    )
+    _SKIP = frozenset(("script", "style", "head", "title"))
+    _QUOTE_MARKS = ("gmail_quote", "moz-cite-prefix", "yahoo_quoted", "protonmail_quote")
+    # Outlook: the original follows these as a sibling, unquoted; all of it is foreign
+    _REST_MARKS = ("divrplyfwdmsg", "appendonsend", "mail-editor-reference-message-container")
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.lines: list[str] = []
+        self.current: list[str] = []
+        self.depth = 0
+        self.skip = 0
+        self.stack: list[tuple[str, bool]] = []
+        self.rest_quoted = False
+
+    def _flush(self) -> None:
+        text = re.sub(r"\s+", " ", "".join(self.current)).strip()
+        self.current = []
+        if text:
+            self.lines.append("> " * (self.depth + self.rest_quoted) + text)
+        elif self.lines and self.lines[-1] != "":
+            self.lines.append("")
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in self._SKIP:
+            self.skip += 1
+            return
+        if tag in self._BLOCK:
+            self._flush()
+        if tag in ("br", "hr"):
+            return
+        marks = " ".join((v or "") for k, v in attrs if k in ("class", "id")).lower()
+        if any(m in marks for m in self._REST_MARKS):
+            self.rest_quoted = True
+        quotes = tag == "blockquote" or any(m in marks for m in self._QUOTE_MARKS)
+        if quotes:
+            self.depth += 1
+        self.stack.append((tag, quotes))
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in self._SKIP:
+            self.skip = max(0, self.skip - 1)
+            return
+        if tag in self._BLOCK:
+            self._flush()
+        for i in range(len(self.stack) - 1, -1, -1):
+            if self.stack[i][0] == tag:
+                for _, quotes in self.stack[i:]:
+                    if quotes:
+                        self.depth -= 1
+                del self.stack[i:]
+                break
+
+    def handle_data(self, data: str) -> None:
+        if not self.skip:
+            self.current.append(data)
+
+    def text(self) -> str:
+        self._flush()
+        return "\n".join(self.lines)
+
+
+def html_to_text(markup: str) -> str:
+    """Plain text of an HTML mail body, quoted parts prefixed with '> '."""
+    parser = _HTMLText()
+    parser.feed(markup)
+    parser.close()
+    return parser.text()
+
+
+def _part_text(part: EmailMessage) -> str:
+    try:
+        content = part.get_content()
+        if isinstance(content, str):
+            return content
+    except (LookupError, KeyError, ValueError, AssertionError):
+        pass
+    payload = part.get_payload(decode=True)
+    return payload.decode("utf-8", "replace") if isinstance(payload, bytes) else ""
+
+
+def _body_text(msg: EmailMessage) -> str:
+    plain = msg.get_body(preferencelist=("plain",))
+    if plain is not None:
+        return _part_text(plain)
+    rich = msg.get_body(preferencelist=("html",))
+    if rich is not None:
+        return html_to_text(_part_text(rich))
+    return ""
+
+
+_SIGNATURE_RE = re.compile(r"^(--\s?|__+|sent from my\b.*|get outlook for\b.*)$", re.I)
+_STOP_RE = re.compile(
+    r"^(-{2,}\s*(original message|forwarded message|weitergeleitete nachricht|"
+    r"message d'origine|ursprüngliche nachricht)\s*-{2,}.*"
+    r"|begin forwarded message:?"
+    r"|-{5,}\s*forwarded.*)$",
+    re.I,
+)
+_FORWARD_MARK_RE = re.compile(r"forward|weitergeleitet", re.I)
+_HEADER_BLOCK_RE = re.compile(r"^\*?(from|von|de)\s*:\*?\s+\S", re.I)
+_HEADER_NEXT_RE = re.compile(r"^\*?(sent|date|gesendet|datum|envoyé|to|an|à|subject)\s*:", re.I)
+_ATTRIBUTION_END_RE = re.compile(
+    r"(wrote|schrieb|a écrit|escribió|ha scritto|schreef|skrev)\s*:\s*$", re.I
+)
+_ATTRIBUTION_START_RE = re.compile(r"^(on|am|le|el|il|op|den|em)\s", re.I)
+_GREETING_RE = re.compile(
+    r"^(hi|hello|hey|dear|hallo|hallöchen|moin|servus|salut|bonjour|hola|ciao|greetings|"
+    r"good (morning|afternoon|evening))\b[\w\s.'-]{0,30}[,!]?$",
+    re.I,
+)
+_OWN_TOKEN_RE = re.compile(rf"^token\s*:\s*({_TOKEN_RE})\s*\.?$", re.I)
+_SUBJECT_TOKEN_RE = re.compile(rf"\[#\s*({_TOKEN_RE})\s*\]", re.I)
+_KEYED_RE = re.compile(r"^(token|game|player)\s*:", re.I)
+_MOVE_RE = re.compile(r"^moves?\s*:\s*(.*)$", re.I)
+_GAME_LINE_RE = re.compile(r"^game\s*:\s*(\S+)\s*$", re.I)
+_PLAYER_LINE_RE = re.compile(r"^player\s*:\s*(\S+)\s*$", re.I)
+_FWD_SUBJECT_RE = re.compile(
+    r"^\s*(?:(?:re|aw|sv|antw|fwd?|wg|tr|rv|enc|vs)\s*(?:\[\d+\])?\s*:\s*)*", re.I
+)
+
+
+def _split_own(text: str) -> tuple[list[str], list[str], bool]:
+    """(own lines, other lines with '>' stripped, whether a forward marker was seen).
+
+    Own lines are the player's unquoted text above any signature or stop marker, with
+    attribution lines removed.
+    """
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    own: list[str] = []
+    other: list[str] = []
+    forwarded = False
+    stopped = False
+    skip_until = -1
+    for i, raw in enumerate(lines):
+        line = raw.strip()
+        if line.startswith(">"):
+            other.append(re.sub(r"^(\s*>)+\s?", "", raw).strip())
+            continue
+        if stopped:
+            other.append(line)
+            continue
+        if i <= skip_until:
+            continue
+        if _SIGNATURE_RE.match(line) or _STOP_RE.match(line):
+            if _STOP_RE.match(line) and _FORWARD_MARK_RE.search(line):
+                forwarded = True
+            stopped = True
+            continue
+        if _HEADER_BLOCK_RE.match(line) and any(
+            _HEADER_NEXT_RE.match(nxt.strip()) for nxt in lines[i + 1 : i + 3]
+        ):
+            stopped = True
+            other.append(line)
+            continue
+        if _ATTRIBUTION_END_RE.search(line):
+            continue
+        if _ATTRIBUTION_START_RE.match(line):
+            # "On Mon, 6 Jan 2025 at 10:00, Referee <\nref@x> wrote:" wrapped over lines
+            for j in range(i + 1, min(i + 3, len(lines))):
+                nxt = lines[j].strip()
+                if not nxt or nxt.startswith(">"):
+                    break
+                if _ATTRIBUTION_END_RE.search(nxt):
+                    skip_until = j
+                    break
+            if skip_until >= i:
+                continue
+        own.append(line)
+    return own, other, forwarded
+
+
+def _moves(own: Sequence[str]) -> tuple[str, ...]:
+    keyed: list[str] = []
+    pending = False
+    for line in own:
+        if pending:
+            if line:
+                keyed.append(line)
+                pending = False
+            continue
+        m = _MOVE_RE.match(line)
+        if m:
+            if m.group(1).strip():
+                keyed.append(m.group(1).strip())
+            else:
+                pending = True
+    if keyed or pending:
+        return tuple(keyed)
+    for line in own:
+        if not line or _KEYED_RE.match(line) or _GREETING_RE.match(line):
+            continue
+        return (line,)
+    return ()
+
+
+def _msgids(value: object) -> list[str]:
+    return re.findall(r"<[^<>\s]+>", str(value)) if value is not None else []
+
+
+def _raw_header(msg: Message, name: str) -> str | None:
+    """A header's unparsed value (the structured parsers of ``email`` crash on some junk)."""
+    for key, value in msg.raw_items():
+        if key.lower() == name.lower():
+            return str(value)
+    return None
+
+
+def _decoded_header(msg: Message, name: str) -> str:
+    value = _raw_header(msg, name)
+    if value is None:
+        return ""
+    try:
+        return str(make_header(decode_header(value))).replace("\r", "").replace("\n", "")
+    except (ValueError, LookupError, HeaderParseError, UnicodeError):
+        return re.sub(r"\s*\n\s*", " ", value).strip()
+
+
+def _is_automatic(msg: EmailMessage) -> bool:
+    auto = (_raw_header(msg, "Auto-Submitted") or "no").strip().lower()
+    precedence = (_raw_header(msg, "Precedence") or "").strip().lower()
+    return (
+        auto not in ("", "no")
+        or precedence in ("bulk", "junk", "list", "auto_reply")
+        or _raw_header(msg, "X-Autoreply") is not None
+        or _raw_header(msg, "X-Autorespond") is not None
+        or str(msg.get_content_type()) == "multipart/report"
+    )
+
+
+def parse_reply(raw: bytes) -> Reply:
+    """Read a player's mail: who it claims to be from, game, player, token and moves.
+
+    Never trusts anything (see ``is_authentic``). Raises MailError only for a mail the
+    standard library cannot take apart at all.
+    """
+    try:
+        return _parse_reply(raw)
+    except (ValueError, IndexError, TypeError, LookupError, AttributeError) as exc:
+        raise MailError(f"cannot read this mail: {type(exc).__name__}: {exc}") from exc
+
+
+def _parse_reply(raw: bytes) -> Reply:
+    msg = email.message_from_bytes(raw, policy=email.policy.default)
+    assert isinstance(msg, EmailMessage)
+    warnings: list[str] = []
+
+    senders = getaddresses([_decoded_header(msg, "From")])
+    sender = senders[0][1] if senders and "@" in senders[0][1] else ""
+    if not sender:
+        warnings.append("the From line names no address")
+    subj = _decoded_header(msg, "Subject")
+    in_reply_to_ids = _msgids(_raw_header(msg, "In-Reply-To"))
+    references = tuple(_msgids(_raw_header(msg, "References")))
+    own_id = _msgids(_raw_header(msg, "Message-ID"))
+
+    own, other, forwarded = _split_own(_body_text(msg))
+    prefix = _FWD_SUBJECT_RE.match(subj)
+    if prefix and re.search(r"\b(fwd?|wg|tr|rv|enc|vs)\b", prefix.group(0), re.I):
+        forwarded = True
+
+    # game and player: attached original, then our Message-IDs, then game:/player: lines
+    game: str | None = None
+    player: str | None = None
+    move_number: int | None = None
+    for part in msg.walk():
+        if part.get_content_type() == "message/rfc822":
+            inner = part.get_payload(0) if part.is_multipart() else None
+            if isinstance(inner, Message) and _decoded_header(inner, "X-Referee-Game"):
+                game = _decoded_header(inner, "X-Referee-Game").strip()
+                player = _decoded_header(inner, "X-Referee-Player").strip() or None
+                number = _decoded_header(inner, "X-Referee-Move").strip()
+                move_number = int(number) if number.isdigit() else None
+                forwarded = True
+                break
+    if game is None:
+        root_game = None
+        for msgid in [*in_reply_to_ids, *reversed(references)]:
+            ours = _parse_our_id(msgid)
+            if ours is None:
+                continue
+            if ours[2] is not None:
+                game, move_number, player = ours
+                break
+            root_game = root_game or ours[0]
+        if game is None:
+            game = root_game
+    if game is None or player is None:
+        for line in [*own, *other]:
+            if game is None and (m := _GAME_LINE_RE.match(line)):
+                game = m.group(1)
+            if player is None and (m := _PLAYER_LINE_RE.match(line)):
+                player = m.group(1)
+
+    # token: own "token:" line, else the Subject tag unless this is a forward
+    token: str | None = None
+    for line in own:
+        if m := _OWN_TOKEN_RE.match(line):
+            token = m.group(1)
+            break
+    if token is None and (m := _SUBJECT_TOKEN_RE.search(subj)):
+        if forwarded:
+            warnings.append("the mail is a forward: the token in its subject does not count")
+        else:
+            token = m.group(1)
+
+    return Reply(
+        sender=sender,
+        game_id=game,
+        player=player,
+        token=token,
+        moves=_moves(own),
+        in_reply_to=in_reply_to_ids[0] if in_reply_to_ids else None,
+        message_id=own_id[0] if own_id else None,
+        references=references,
+        subject=subj,
+        move_number=move_number,
+        forwarded=forwarded,
+        automatic=_is_automatic(msg),
+        warnings=tuple(warnings),
+    )
+
+
