@@ -13,7 +13,7 @@ import datetime as dt
 import hashlib
 import json
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,11 +32,14 @@ from referee.errors import (
 from referee.schema import (
     ENTRY_KINDS,
     FORMAT,
+    GAME_ID,
     GAME_MASTER,
     PLAYER_ID,
+    JsonProblem,
     check_shape,
     path_first,
     schema_text,
+    strict_json,
 )
 
 
@@ -76,8 +79,16 @@ class GameFile:
 # --- canonical JSON and the hash chain -------------------------------------------------
 
 
+_ENCODER = msgspec.json.Encoder(order="sorted")
+
+
 def canonical(obj: Any) -> bytes:
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+    """Compact JSON with sorted keys, non-ASCII as UTF-8: byte for byte what
+    ``json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)`` gives
+    for anything a game file can hold (no floats: they are refused on read), but made by
+    msgspec (tests/test_robust_files.py proves the equality for every code point, the
+    integer range and every example file)."""
+    return _ENCODER.encode(obj)
 
 
 def header_hash(data: Mapping[str, Any]) -> str:
@@ -117,7 +128,7 @@ def validate(data: Any, where: str = "game file") -> Game:
     except UsageError as exc:
         raise GameFileError(f"{where}: $.game: {exc.message}", hints=exc.hints) from None
     for i, entry in enumerate(data["log"]):
-        if "move" in entry:
+        if "move" in entry and "sealed" not in entry:  # a sealed move: decoded at replay
             decode_move(game, entry["move"], f"$.log[{i}].move", where)
     return game
 
@@ -149,14 +160,21 @@ def _schema_error(error: Any) -> str:
 def parse(text: bytes | str, where: str = "game file") -> GameFile:
     """Parse and validate file contents. Raises GameFileError."""
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
+        raw = text.encode() if isinstance(text, str) else text
+    except UnicodeEncodeError:
+        raise GameFileError(f"{where} is not UTF-8 text") from None
+    if len(raw) > fileio.MAX_GAME_FILE_BYTES:
+        raise GameFileError(f"{where} is larger than "
+                            f"{fileio.MAX_GAME_FILE_BYTES // (1024 * 1024)} MiB")
+    try:
+        data = strict_json(raw)
+    except JsonProblem as exc:
+        if exc.path is not None:
+            raise GameFileError(f"{where} breaks the schema: {exc.path}: {exc}") from None
         raise GameFileError(
-            f"{where} is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}",
+            f"{where} is not valid JSON: {exc}",
             hints=["a truncated or hand-edited file? restore it from git or a backup"],
         ) from None
-    except UnicodeDecodeError:
-        raise GameFileError(f"{where} is not UTF-8 text") from None
     game = validate(data, where)
     ids = [p["id"] for p in data["players"]]
     dupes = sorted({p for p in ids if ids.count(p) > 1})
@@ -173,10 +191,21 @@ def read(path: Path) -> GameFile:
 # --- replay ---------------------------------------------------------------------------
 
 
+_MOVE_DECODERS: dict[int, tuple[Any, msgspec.json.Decoder[Any]]] = {}
+
+
+def _move_decoder(move_type: Any) -> msgspec.json.Decoder[Any]:
+    """One Decoder per move type, keyed by identity (hashing a Union is slow)."""
+    cached = _MOVE_DECODERS.get(id(move_type))
+    if cached is None or cached[0] is not move_type:
+        cached = _MOVE_DECODERS[id(move_type)] = (move_type, msgspec.json.Decoder(move_type))
+    return cached[1]
+
+
 def decode_move(game: Game, obj: Any, path: str, where: str = "game file") -> Move:
     """The move object at JSON ``path`` as the game's move. Raises GameFileError."""
-    try:
-        return msgspec.convert(obj, game.move_type)
+    try:  # (one cached Decoder: msgspec.convert re-analyses a Union type on every call)
+        return _move_decoder(game.move_type).decode(canonical(obj))
     except msgspec.ValidationError as exc:
         raise GameFileError(
             f"{where} breaks the {game.name} schema: {path_first(str(exc), path)}"
@@ -402,6 +431,26 @@ def entry_move(gf: GameFile, i: int, seed: str | None) -> Move:
     return move
 
 
+def entry_text(gf: GameFile, i: int, seed: str | None = None, viewer: str | None = None
+               ) -> str:
+    """Entry ``i`` as people read it. A sealed move is shown by its public text, except
+    to its author (``viewer``) when the seed is given. Never needs the seed otherwise."""
+    entry = gf.log[i]
+    kind = entry_kind(entry)
+    if kind == "undo":
+        return f"undo {entry['undo']}"
+    if kind == "void":
+        return f"void {entry['void']} (struck: it was not legal)"
+    if kind == "meta":
+        details = ", ".join(f"{k} {v}" for k, v in entry["meta"].items() if k != "kind")
+        return f"[{entry['meta']['kind']}] {details}".rstrip()
+    if "sealed" in entry:
+        if seed is not None and viewer == entry["by"]:
+            return gf.game.format_move(entry_move(gf, i, seed))
+        return str(entry.get("public", f"{entry['move'].get('type')} (hidden choice)"))
+    return gf.game.format_move(decode_move(gf.game, entry["move"], f"$.log[{i}].move"))
+
+
 def undo_refusal(match: Match, before: Match) -> str | None:
     """Why the last move of ``match`` may not be undone (None if it may): a move that
     drew from a shuffled stack, rolled a die or showed a hidden card revealed something
@@ -421,7 +470,8 @@ def _replay_effective(gf: GameFile, moves: list[tuple[str, Move]], seed: str | N
     return match
 
 
-def replay(gf: GameFile, seed: str | None = None, upto: int | None = None) -> Match:
+def replay(gf: GameFile, seed: str | None = None, upto: int | None = None,
+           on_entry: Callable[[int, Match], None] | None = None) -> Match:
     """Rebuild the state by replaying the log, checking the hash chain, the referee's
     MACs (sealed games), and that every entry was a legal move of a player who owed a
     decision, an allowed undo, or a void of a move that was not legal.
@@ -429,6 +479,9 @@ def replay(gf: GameFile, seed: str | None = None, upto: int | None = None) -> Ma
     match = start_state(gf, seed)
     prev = header_hash(gf.data)
     struck = voided(gf)
+    for i, entry in enumerate(gf.log[:upto]):
+        if "void" in entry:  # who may strike what, before the struck move is replayed
+            _check_void(gf, i, entry)
     for i, entry in enumerate(gf.log[:upto]):
         prev = _check_chain(gf, i, entry, prev)
         _check_mac(gf, i, entry, seed)
@@ -441,6 +494,8 @@ def replay(gf: GameFile, seed: str | None = None, upto: int | None = None) -> Ma
             match = before
         elif kind == "move":
             _replay_move(gf, match, i, entry_move(gf, i, seed), struck.get(i + 1))
+        if on_entry is not None:
+            on_entry(i, match)
     return match
 
 
@@ -573,21 +628,25 @@ def now() -> str:
 
 
 def parse_players(spec: str) -> list[dict[str, str]]:
-    """``ann,ben`` or ``ann=Ann Smith <ann@example.org>,ben``. Raises UsageError."""
+    """``ann,ben`` or ``ann=Ann Smith <ann@example.org>,ben``. Raises UsageError.
+
+    Ids are NFC-normalised and must be lower-case; names and addresses may not hold
+    control characters."""
     import re
+    import unicodedata
 
     players: list[dict[str, str]] = []
     for part in (s.strip() for s in spec.split(",")):
         if not part:
             raise UsageError(f"empty player name in --players {spec!r}")
         pid, _, rest = part.partition("=")
-        pid = pid.strip()
-        if not re.match(PLAYER_ID, pid):
-            raise UsageError(
-                f"bad player id {pid!r}",
-                hints=["ids are 1-24 lower-case letters, digits, '-' or '_', starting with "
-                       "a letter, e.g. ann"],
-            )
+        pid = unicodedata.normalize("NFC", pid.strip())
+        if not re.fullmatch(PLAYER_ID.rstrip("$"), pid):
+            hint = (f"ids are lower-case: use {pid.lower()!r}"
+                    if re.fullmatch(PLAYER_ID.rstrip("$"), pid.lower()) else
+                    "ids are 1-24 lower-case letters, digits, '-' or '_', starting with "
+                    "a letter, e.g. ann")
+            raise UsageError(f"bad player id {pid!r}", hints=[hint])
         player = {"id": pid, "name": pid}
         rest = rest.strip()
         m = re.match(r"^(.*?)\s*<([^<>\s]+@[^<>\s]+)>$", rest)
@@ -596,6 +655,8 @@ def parse_players(spec: str) -> list[dict[str, str]]:
             player["email"] = m.group(2)
         elif rest:
             player["name"] = rest
+        if any(unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp") for c in rest):
+            raise UsageError(f"player {pid}: control characters in the name or address")
         players.append(player)
     ids = [p["id"] for p in players]
     dupes = sorted({p for p in ids if ids.count(p) > 1})
@@ -611,6 +672,14 @@ def new_data(
     rng: dict[str, Any],
     game_id: str,
 ) -> dict[str, Any]:
+    import re
+
+    if not re.fullmatch(GAME_ID.rstrip("$"), game_id):
+        raise UsageError(
+            f"bad game id {game_id!r}",
+            hints=["a game id is 1-64 letters, digits, '-', '_' or '.', not starting "
+                   "with '.'"],
+        )
     n = len(players)
     if not game.min_players <= n <= game.max_players:
         raise UsageError(

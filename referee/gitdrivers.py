@@ -187,27 +187,14 @@ def _union_nonces(base: Mapping[str, Any], ours: Mapping[str, Any],
     return dict(ours, rng=rng)
 
 
-def _nonces_grew(base: Mapping[str, Any], merged: Mapping[str, Any]) -> list[str]:
-    """The nonce dicts of the rng that did not just grow (entries changed or removed),
-    or were added to a game made without them."""
-    problems = []
-    for key in NONCE_KEYS:
-        old, new = base["rng"].get(key), merged["rng"].get(key)
-        if old is None and new is None:
-            continue
-        if old is None or new is None or any(new.get(p) != v for p, v in old.items()):
-            problems.append(f"rng.{key}")
-    return problems
-
-
 def merge_header(base: Mapping[str, Any], ours: Mapping[str, Any],
                  theirs: Mapping[str, Any]) -> dict[str, Any]:
     """The merged header. Raises MergeConflict unless at most one side changed it, or
-    both only added nonce commitments or nonces. Against the base, only these may have
-    grown (before the first move) and a revealed seed been written in."""
+    both only added nonce commitments or nonces; each side's changes must be ones
+    ``referee check --since`` allows (nonces before the first move, a revealed seed)."""
     hb, ho, ht = _header(base), _header(ours), _header(theirs)
     for side in (ho, ht):
-        changed = header_edits(hb, bool(base["log"]), side)
+        changed = history.header_changes(dict(base), {**side, "log": []}, None)
         if changed:
             raise MergeConflict(f"the header was edited: {', '.join(changed)}")
     if ho == ht or ht == hb:
@@ -218,21 +205,6 @@ def merge_header(base: Mapping[str, Any], ours: Mapping[str, Any],
     if union is None:
         raise MergeConflict("both sides changed the game's header differently")
     return union
-
-
-def header_edits(base: Mapping[str, Any], moved: bool, header: Mapping[str, Any]
-                 ) -> list[str]:
-    """How ``header`` departs from ``base`` in ways a game never changes: anything but
-    nonce commitments and nonces added before the first move (``moved``: the base has
-    log entries) and a matching seed revealed."""
-    changed = history.header_changes({**_without_nonces(base), "log": []},
-                                     {**_without_nonces(header), "log": []})
-    if moved:
-        if any(base["rng"].get(k) != header["rng"].get(k) for k in NONCE_KEYS):
-            changed.append("rng (nonces after the first move)")
-    else:
-        changed += _nonces_grew(base, header)
-    return changed
 
 
 def _new_entries(base_log: Sequence[Any], log: Sequence[Any], side: str) -> list[Any]:

@@ -1,19 +1,67 @@
-"""Append-only checks against an earlier version in git (`referee check --since REV`).
+"""A change to a players' repository, checked as a whole (`referee check --since REV`).
 
-For a pull request in a players' repository: the header is unchanged since REV, the old
-log is a prefix of the new one, and (optionally) every new entry is by one player. The
-legality of the new moves is checked by the ordinary full replay.
+For a pull request or a push: every game file that exists at REV must still exist at the
+same path with its header unchanged and its old log a prefix of the new one (no deletes,
+renames, truncations or rewritten history); a new game file must be a valid new game; and
+the new entries must be by the player who may add them. Who that is comes from something
+a player cannot fake (README, "Who vouches for what"):
+
+* ``--by P``: the caller says so (e.g. a workflow that knows the pull request's author);
+* ``--by-github LOGIN``: the pull request author's login, mapped to a player by the
+  ``github`` field of each game's players;
+* ``--signed``: every commit in REV..HEAD is signed with an SSH key listed for a player in
+  the repository's allowed-signers file *as it is at REV* (a change cannot add its own
+  key), verified by git, and the entries each commit adds are all its signer's.
+
+The legality of the new moves is checked by the ordinary full replay (cli/check.py).
 """
 
 from __future__ import annotations
 
+import json
 import subprocess
+import tempfile
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from referee import gamefile
 from referee.errors import GameFileError, ReplayError, UsageError
 from referee.rng import commitment
+from referee.schema import GAME_MASTER
+
+SIGNERS = ".referee/allowed_signers"
+NO_REVISION = "0" * 40  # GitHub's github.event.before for a branch's first push
+
+
+@dataclass
+class Repo:
+    """A git work tree and the revision a change is checked against."""
+
+    root: Path
+    rev: str | None  # None: nothing before (a new branch); every game file is new
+
+    def git(self, *args: str, check: bool = True) -> bytes:
+        done = _git(list(args), self.root)
+        if check and done.returncode != 0:
+            raise UsageError(f"git {' '.join(args[:2])} failed: "
+                             f"{done.stderr.decode(errors='replace').strip()[:200]}")
+        return done.stdout
+
+    def show(self, rev: str, rel: str) -> bytes | None:
+        done = _git(["show", f"{rev}:{rel}"], self.root)
+        return done.stdout if done.returncode == 0 else None
+
+
+@dataclass
+class FileChange:
+    """What a change did to one game file."""
+
+    rel: str
+    new_entries: int = 0
+    created: bool = False
+    problems: list[str] = field(default_factory=list)
 
 
 def _git(args: list[str], cwd: Path) -> subprocess.CompletedProcess[bytes]:
@@ -23,32 +71,94 @@ def _git(args: list[str], cwd: Path) -> subprocess.CompletedProcess[bytes]:
         raise UsageError("--since needs git, and git is not installed") from None
 
 
-def old_version(path: Path, rev: str) -> bytes | None:
-    """The file's bytes at git revision ``rev``; None if it did not exist there.
-    Raises UsageError when not in a git repository or ``rev`` is unknown."""
-    folder = path.resolve().parent
-    top = _git(["rev-parse", "--show-toplevel"], folder)
+def open_repo(rev: str, where: Path) -> Repo:
+    """The repository around ``where``. Raises UsageError when there is none, when
+    ``rev`` is unknown, or when ``rev`` is not an ancestor of HEAD (a force push)."""
+    top = _git(["rev-parse", "--show-toplevel"], where)
     if top.returncode != 0:
-        raise UsageError(f"--since needs a git repository, and {path} is not in one")
+        raise UsageError(f"--since needs a git repository, and {where} is not in one")
     root = Path(top.stdout.decode().strip())
+    if rev.strip("0") == "" and len(rev) >= 7:
+        return Repo(root, None)
     if _git(["rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}"], root).returncode != 0:
-        raise UsageError(f"unknown git revision {rev!r}")
-    rel = path.resolve().relative_to(root).as_posix()
-    shown = _git(["show", f"{rev}:{rel}"], root)
-    return shown.stdout if shown.returncode == 0 else None
+        raise UsageError(f"unknown git revision {rev!r}",
+                         hints=["fetch it first (actions/checkout with fetch-depth: 0)"])
+    full = _git(["rev-parse", f"{rev}^{{commit}}"], root).stdout.decode().strip()
+    if _git(["merge-base", "--is-ancestor", full, "HEAD"], root).returncode != 0:
+        raise ReplayError(
+            f"{rev} is not an ancestor of HEAD: history was rewritten (a force push?) or "
+            "this branch lacks it",
+            hints=["game history is append-only: merge or rebase onto it, never rewrite it"],
+        )
+    return Repo(root, full)
 
 
-def _header(data: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in data.items() if k != "log"}
+def is_game_file(raw: bytes | None) -> bool:
+    """Whether ``raw`` claims to be a referee game file (it may still be invalid)."""
+    if not raw:
+        return False
+    try:
+        data = json.loads(raw)
+    except (ValueError, RecursionError):
+        return b'"referee/1"' in raw[:4096]
+    return isinstance(data, dict) and data.get("format") == gamefile.FORMAT
 
 
-def header_changes(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
+def old_game_files(repo: Repo) -> list[str]:
+    """Repository paths of the game files at the revision."""
+    if repo.rev is None:
+        return []
+    names = repo.git("ls-tree", "-r", "-z", "--name-only", repo.rev).split(b"\0")
+    paths = [n.decode() for n in names if n.endswith(b".json")]
+    return [p for p in paths if is_game_file(repo.show(repo.rev, p))]
+
+
+def current_game_files(repo: Repo) -> list[str]:
+    """Repository paths of the game files in the work tree (tracked or not, unless
+    ignored)."""
+    names = repo.git("ls-files", "-z", "--cached", "--others", "--exclude-standard",
+                     "--", "*.json").split(b"\0")
+    paths = sorted({n.decode() for n in names if n})
+    return [p for p in paths if is_game_file(_read(repo.root / p))]
+
+
+def _read(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes() if path.is_file() else None
+    except OSError:
+        return None
+
+
+def rel_path(repo: Repo, path: Path) -> str:
+    try:
+        return path.resolve().relative_to(repo.root.resolve()).as_posix()
+    except ValueError:
+        raise UsageError(f"{path} is not inside the repository {repo.root}") from None
+
+
+def files_to_check(repo: Repo, given: Sequence[Path]) -> tuple[list[str], list[str]]:
+    """(paths that must still be game files now, paths of every game file now): all the
+    game files at the revision or in the work tree, or only ``given`` ones."""
+    old = old_game_files(repo)
+    now = current_game_files(repo)
+    if given:
+        wanted = {rel_path(repo, p) for p in given}
+        return [p for p in old if p in wanted], sorted(wanted)
+    return old, sorted(set(now) | set(old))
+
+
+# --- one file -------------------------------------------------------------------------
+
+
+def header_changes(old: dict[str, Any], new: dict[str, Any], author: str | None
+                   ) -> list[str]:
     """Header differences that are not allowed between two versions of a game.
 
-    Allowed: the seed written in by `reveal` (when it matches the commitment), and
-    nonces added while the log is still empty.
+    Allowed: the seed written in by `reveal` (when it matches the commitment); while the
+    log is still empty, nonce commitments and nonces added (with an author: only theirs).
     """
-    old_h, new_h = _header(old), _header(new)
+    old_h = {k: v for k, v in old.items() if k != "log"}
+    new_h = {k: v for k, v in new.items() if k != "log"}
     problems = [k for k in sorted(old_h.keys() | new_h.keys())
                 if k != "rng" and old_h.get(k) != new_h.get(k)]
     old_rng, new_rng = dict(old_h["rng"]), dict(new_h["rng"])
@@ -56,52 +166,173 @@ def header_changes(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
         if commitment(new_rng["seed"]) != old_rng["commitment"]:
             problems.append("rng.seed (does not match the commitment)")
         new_rng.pop("seed")
-    if not old["log"] and "nonces" in old_rng:
-        added = {k: v for k, v in new_rng.get("nonces", {}).items()}
-        kept = all(added.get(p) == v for p, v in old_rng["nonces"].items())
-        if kept:
-            new_rng["nonces"] = old_rng["nonces"]
+    if not old["log"]:
+        for key in ("nonce_commitments", "nonces"):
+            if key in old_rng and isinstance(new_rng.get(key), dict):
+                problems += _added_nonces(key, old_rng[key], new_rng[key], author)
+                new_rng[key] = old_rng[key]
     if old_rng != new_rng:
         problems.append("rng")
     return problems
 
 
-def check_since(path: Path, gf: gamefile.GameFile, rev: str, by: str | None) -> int:
-    """Check ``gf`` (the file at ``path`` now) against its version at ``rev``; return
-    how many entries are new. Raises ReplayError, GameFileError or UsageError."""
-    raw = old_version(path, rev)
-    if by is not None:
-        gf.player(by)
+def _added_nonces(key: str, old: dict[str, str], new: dict[str, str], author: str | None
+                  ) -> list[str]:
+    if any(new.get(p) != v for p, v in old.items()):
+        return [f"rng.{key} (changed)"]
+    added = sorted(set(new) - set(old))
+    if author is not None and any(p != author for p in added):
+        return [f"rng.{key} (added for {', '.join(p for p in added if p != author)}, "
+                f"not by {author})"]
+    return []
+
+
+def compare(rel: str, old_raw: bytes | None, new_gf: gamefile.GameFile, rev: str,
+            author: str | None) -> FileChange:
+    """Check one game file against its version at the revision (None: a new file)."""
+    change = FileChange(rel, created=old_raw is None)
     old_log: list[dict[str, Any]] = []
-    if raw is not None:
+    if old_raw is not None:
         try:
-            old = gamefile.parse(raw, f"{path} at {rev}")
+            old = gamefile.parse(old_raw, f"{rel} at {rev}")
         except GameFileError as exc:
             raise GameFileError(f"the version at {rev} is not valid: {exc.message}") from None
-        changed = header_changes(old.data, gf.data)
+        changed = header_changes(old.data, new_gf.data, author)
         if changed:
-            raise ReplayError(
-                f"the header changed since {rev}: {', '.join(changed)}",
-                hints=["a game's header is fixed once it is created"],
-            )
+            raise ReplayError(f"the header changed since {rev}: {', '.join(changed)}",
+                              hints=["a game's header is fixed once it is created"])
         old_log = old.log
-        if len(gf.log) < len(old_log):
-            raise ReplayError(
-                f"the log lost entries since {rev} ({len(old_log)} before, {len(gf.log)} now)",
-                hints=["the log is append-only; use `referee undo` instead of deleting"],
-            )
-        for i, entry in enumerate(old_log):
-            if gf.log[i] != entry:
-                raise ReplayError(
-                    f"$.log[{i}] (move {i + 1}) changed since {rev}: history was rewritten",
-                    hints=["the log is append-only"],
-                )
-    new_entries = gf.log[len(old_log):]
-    if by is not None:
-        for entry in new_entries:
-            if entry["by"] != by:
-                raise ReplayError(
-                    f"move {entry['n']} is by {entry['by']}, but only moves by {by} may be "
-                    f"added here"
-                )
-    return len(new_entries)
+        _check_prefix(old_log, new_gf.log, rev)
+    new = new_gf.log[len(old_log):]
+    change.new_entries = len(new)
+    if author is not None:
+        _check_authors(new, author)
+    return change
+
+
+def _check_prefix(old_log: list[dict[str, Any]], new_log: list[dict[str, Any]],
+                  rev: str) -> None:
+    if len(new_log) < len(old_log):
+        raise ReplayError(
+            f"the log lost entries since {rev} ({len(old_log)} before, {len(new_log)} now)",
+            hints=["the log is append-only; use `referee undo` instead of deleting"],
+        )
+    for i, entry in enumerate(old_log):
+        if new_log[i] != entry:
+            raise ReplayError(f"$.log[{i}] (entry {i + 1}) changed since {rev}: history was "
+                              "rewritten", hints=["the log is append-only"])
+
+
+def _check_authors(entries: Iterable[dict[str, Any]], author: str) -> None:
+    for entry in entries:
+        if entry["by"] != author:
+            who = "the game master" if entry["by"] == GAME_MASTER else entry["by"]
+            raise ReplayError(f"entry {entry['n']} is by {who}, but only entries by "
+                              f"{author} may be added in this change")
+
+
+def author_of(gf: gamefile.GameFile, by: str | None, github: str | None) -> str | None:
+    """The player whose entries this change may add to ``gf``: ``by``, or the player
+    whose ``github`` login is ``github``. Raises ReplayError for a login not in the game
+    (such a change may add nothing to it) — checked by the caller only if it adds any."""
+    if github is None:
+        if by is not None and by != GAME_MASTER:
+            gf.player(by)
+        return by
+    for p in gf.data["players"]:
+        if str(p.get("github", "")).lower() == github.lower():
+            return str(p["id"])
+    return f"@{github}"  # matches no entry's `by`, so any new entry is refused
+
+
+# --- signed commits -------------------------------------------------------------------
+
+
+@dataclass
+class Signed:
+    commit: str
+    signer: str | None  # the principal (player id) of a good signature, else None
+    status: str  # git's %G?: G good, B bad, U unknown validity, N none, E cannot check, ...
+    parents: list[str]
+
+
+def signed_commits(repo: Repo, signers_rel: str) -> list[Signed]:
+    """Every commit in REV..HEAD with its signature as git verifies it against the
+    allowed-signers file as it is at REV. Raises UsageError if that file is missing."""
+    if repo.rev is None:
+        raise UsageError("--signed needs a revision to take the allowed signers from")
+    allowed = repo.show(repo.rev, signers_rel)
+    if allowed is None:
+        raise UsageError(f"--signed: no {signers_rel} at {repo.rev[:12]}",
+                         hints=["commit the allowed-signers file (git's format: "
+                                "PLAYER KEYTYPE KEY) before signed moves are checked"])
+    with tempfile.NamedTemporaryFile("wb", suffix=".signers") as f:
+        f.write(allowed)
+        f.flush()
+        out = repo.git("-c", f"gpg.ssh.allowedSignersFile={f.name}", "log",
+                       "--format=%H%x00%G?%x00%GS%x00%P", f"{repo.rev}..HEAD")
+    commits = []
+    for line in out.decode().splitlines():
+        sha, status, signer, parents = line.split("\0")
+        commits.append(Signed(sha, signer if status == "G" and signer else None, status,
+                              parents.split()))
+    return list(reversed(commits))
+
+
+def check_signed(repo: Repo, signers_rel: str, paths: Sequence[str]) -> list[str]:
+    """Each commit's new entries in each game file are its signer's; a merge commit
+    adds no entry of its own. Returns the problems found."""
+    problems: list[str] = []
+    for c in signed_commits(repo, signers_rel):
+        changed = _changed_games(repo, c, paths)
+        if not changed:
+            continue
+        if len(c.parents) > 1:
+            problems += _merge_problems(repo, c, changed)
+            continue
+        if c.signer is None:
+            problems.append(f"commit {c.commit[:12]} changes {', '.join(changed)} but is not "
+                            f"signed by a key in {signers_rel} (git says {c.status!r})")
+            continue
+        for rel in changed:
+            problems += _commit_entries(repo, c, rel)
+    return problems
+
+
+def _changed_games(repo: Repo, c: Signed, paths: Sequence[str]) -> list[str]:
+    out = repo.git("diff-tree", "--no-commit-id", "-r", "-z", "--name-only", "-m",
+                   "--root", c.commit).split(b"\0")
+    touched = {n.decode() for n in out if n}
+    return [p for p in paths if p in touched]
+
+
+def _merge_problems(repo: Repo, c: Signed, changed: list[str]) -> list[str]:
+    problems = []
+    for rel in changed:
+        mine = repo.show(c.commit, rel)
+        if all(repo.show(p, rel) != mine for p in c.parents):
+            problems.append(f"merge commit {c.commit[:12]} writes {rel} differently from "
+                            "both parents: make moves in commits of their own")
+    return problems
+
+
+def _commit_entries(repo: Repo, c: Signed, rel: str) -> list[str]:
+    before_raw = repo.show(c.parents[0], rel) if c.parents else None
+    after_raw = repo.show(c.commit, rel)
+    if after_raw is None:
+        return [f"commit {c.commit[:12]} deletes {rel}"]
+    try:
+        after = json.loads(after_raw)["log"]
+        before = json.loads(before_raw)["log"] if is_game_file(before_raw) else []
+    except (ValueError, KeyError, TypeError, RecursionError):
+        return [f"commit {c.commit[:12]}: {rel} is not a readable game file"]
+    if after[:len(before)] != before:
+        return [f"commit {c.commit[:12]} rewrites the history of {rel}"]
+    strangers = [e for e in after[len(before):]
+                 if not isinstance(e, dict) or e.get("by") != c.signer]
+    if strangers:
+        return [f"commit {c.commit[:12]} signed by {c.signer} adds entry "
+                f"{strangers[0].get('n') if isinstance(strangers[0], dict) else '?'} of "
+                f"{rel} by {strangers[0].get('by') if isinstance(strangers[0], dict) else '?'}"]
+    return []
+

@@ -22,6 +22,7 @@ from referee.engine import BUILTIN_GAMES, Game, get_game
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 FORMAT = "referee/1"
 PLAYER_ID = r"^[a-z][a-z0-9_-]{0,23}$"
+GAME_ID = r"^[A-Za-z0-9_-][A-Za-z0-9._-]{0,63}$"
 SCHEMA_BASE = "https://referee.invalid/schemas/"
 
 PlayerId = Annotated[str, Meta(pattern=PLAYER_ID)]
@@ -36,6 +37,9 @@ class FilePlayer(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     id: PlayerId
     name: str | UnsetType = UNSET
     email: str | UnsetType = UNSET
+    # GitHub login: `check --since REV --by-github LOGIN` maps a pull request's author to
+    # this player
+    github: Annotated[str, Meta(pattern=r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$")] | UnsetType = UNSET
 
 
 class FileRng(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
@@ -81,7 +85,7 @@ class GameFileDoc(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
 
     format: Literal["referee/1"]
     game: Annotated[str, Meta(pattern=r"^[a-z][a-z0-9-]*$")]
-    id: Annotated[str, Meta(pattern=r"^[A-Za-z0-9._-]{1,64}$")] | UnsetType = UNSET
+    id: Annotated[str, Meta(pattern=GAME_ID)] | UnsetType = UNSET
     rules: NonEmpty
     created: str | UnsetType = UNSET
     players: Annotated[list[FilePlayer], Meta(min_length=1)]
@@ -105,6 +109,9 @@ def check_shape(data: Any) -> str | None:
         doc = msgspec.convert(data, GameFileDoc)
     except msgspec.ValidationError as exc:
         return path_first(str(exc))
+    bad_id = _id_with_newline(doc)
+    if bad_id:
+        return f"{bad_id}: an id may not end with a line break"
     if doc.rng.seed is UNSET and doc.rng.commitment is UNSET:
         return "$.rng: needs `seed` or `commitment`"
     for i, entry in enumerate(doc.log):
@@ -116,6 +123,134 @@ def check_shape(data: Any) -> str | None:
         if entry.move is not UNSET and not isinstance(entry.move.get("type"), str):
             return f"$.log[{i}].move: needs a string `type`"
     return None
+
+
+def _id_with_newline(doc: GameFileDoc) -> str | None:
+    """The path of an id that ends with "\\n" (a regex `$` lets one through)."""
+    ids = [("$.id", doc.id if isinstance(doc.id, str) else "")]
+    ids += [(f"$.players[{i}].id", p.id) for i, p in enumerate(doc.players)]
+    ids += [(f"$.log[{i}].by", e.by) for i, e in enumerate(doc.log)]
+    if isinstance(doc.rng.nonces, dict):
+        ids += [("$.rng.nonces", k) for k in doc.rng.nonces]
+    for path, value in ids:
+        if value.endswith("\n"):
+            return path
+    return None
+
+
+# --- strict JSON ------------------------------------------------------------------------
+
+INT_LIMIT = 2**63  # integers in a game file fit in a signed 64-bit integer
+
+
+class _Marked:
+    """Base of the values the decoder hooks put where a game file breaks the rules."""
+
+
+class _DuplicateKeys(dict, _Marked):  # type: ignore[type-arg]
+    def __init__(self, pairs: list[tuple[str, Any]], key: str) -> None:
+        super().__init__(pairs)
+        self.problem = f"duplicate key {key!r}"
+
+
+class _Float(float, _Marked):
+    problem = "a number with a fraction or exponent (numbers in a game file are integers)"
+
+
+class _BigInt(int, _Marked):
+    problem = "an integer outside the signed 64-bit range"
+
+
+class JsonProblem(ValueError):
+    """Why bytes are not a game file's JSON; ``path`` is the JSON path when known."""
+
+    def __init__(self, message: str, path: str | None = None) -> None:
+        super().__init__(message)
+        self.path = path
+
+
+def strict_json(raw: bytes) -> Any:
+    """Decode a game file's JSON strictly: UTF-8, no duplicate keys anywhere, no NaN or
+    Infinity, no lone surrogates, integers only (signed 64-bit), limited nesting.
+    Raises JsonProblem."""
+    try:
+        msgspec.json.decode(raw)  # strict JSON and UTF-8, fast; catches lone surrogates
+    except msgspec.ValidationError:
+        pass  # a number out of range: the second pass below names its path
+    except msgspec.DecodeError as exc:
+        raise JsonProblem(_with_position(str(exc), raw)) from None
+    except RecursionError:
+        raise JsonProblem("arrays or objects nested too deeply") from None
+    marked: list[bool] = []
+    try:
+        data = json.loads(raw, object_pairs_hook=functools.partial(_pairs, marked),
+                          parse_float=functools.partial(_float, marked),
+                          parse_int=functools.partial(_int, marked))
+    except RecursionError:
+        raise JsonProblem("arrays or objects nested too deeply") from None
+    except ValueError as exc:  # beyond what msgspec accepts, e.g. int digit limits
+        raise JsonProblem(str(exc)) from None
+    if marked:
+        path, problem = _find_marked(data, "$")
+        raise JsonProblem(problem, path)
+    return data
+
+
+def _pairs(marked: list[bool], pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out = dict(pairs)
+    if len(out) == len(pairs):
+        return out
+    seen: set[str] = set()
+    for key, _ in pairs:
+        if key in seen:
+            break
+        seen.add(key)
+    marked.append(True)
+    return _DuplicateKeys(pairs, key)
+
+
+def _float(marked: list[bool], text: str) -> float:
+    marked.append(True)
+    return _Float(text)
+
+
+def _int(marked: list[bool], text: str) -> int:
+    if len(text) > 20 or (len(text) > 18 and not -INT_LIMIT <= int(text) < INT_LIMIT):
+        marked.append(True)
+        return _BigInt(0)
+    return int(text)
+
+
+def _find_marked(data: Any, path: str) -> tuple[str, str]:
+    """The first (path, problem) of a marked value in ``data``, depth first."""
+    if isinstance(data, _Marked):
+        return path, data.problem  # type: ignore[attr-defined]
+    children = (
+        ((f"{path}.{k}" if k.isidentifier() else f"{path}[{json.dumps(k)}]", v)
+         for k, v in data.items()) if isinstance(data, dict)
+        else ((f"{path}[{i}]", v) for i, v in enumerate(data)) if isinstance(data, list)
+        else ()
+    )
+    for child_path, child in children:
+        found = _find_marked(child, child_path)
+        if found[0]:
+            return found
+    return "", ""
+
+
+def _with_position(message: str, raw: bytes) -> str:
+    """msgspec's "... (byte 123)" as "... at line L column C"."""
+    text = message if message[1:2].isupper() else message[:1].lower() + message[1:]
+    head, sep, tail = text.rpartition(" (byte ")
+    if sep and tail.rstrip(")").isdigit():
+        offset = int(tail.rstrip(")"))
+    elif "truncated" in text:
+        head, offset = "it ends too early", len(raw)
+    else:
+        return text
+    line = raw.count(b"\n", 0, offset) + 1
+    column = offset - (raw.rfind(b"\n", 0, offset) + 1) + 1
+    return f"{head} at line {line} column {column}"
 
 
 # --- JSON Schema generation -------------------------------------------------------------

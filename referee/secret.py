@@ -17,6 +17,7 @@ import json
 import os
 from pathlib import Path
 
+from referee import fileio
 from referee.errors import GameFileError, UsageError
 from referee.gamefile import GameFile
 from referee.rng import commitment
@@ -24,9 +25,14 @@ from referee.rng import commitment
 FORMAT = "referee-secret/1"
 
 
+def secret_text(game_id: str, seed: str) -> str:
+    """The contents of a secret file."""
+    return json.dumps({"format": FORMAT, "game": game_id, "seed": seed}, indent=2) + "\n"
+
+
 def write_secret(path: Path, game_id: str, seed: str) -> None:
     """Create the secret file with mode 0600; never overwrites. Raises UsageError."""
-    text = json.dumps({"format": FORMAT, "game": game_id, "seed": seed}, indent=2) + "\n"
+    text = secret_text(game_id, seed)
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except FileExistsError:
@@ -42,10 +48,10 @@ def write_secret(path: Path, game_id: str, seed: str) -> None:
 def read_secret(path: Path, game_id: str | None = None) -> str:
     """The seed in a secret file. Raises UsageError for a missing or foreign file."""
     try:
-        data = json.loads(path.read_text())
-    except FileNotFoundError:
-        raise UsageError(f"no secret file at {path}") from None
-    except (json.JSONDecodeError, UnicodeDecodeError):
+        data = json.loads(fileio.read_bytes(path, "secret file"))
+    except GameFileError as exc:
+        raise UsageError(exc.message) from None
+    except (ValueError, RecursionError):
         raise UsageError(f"{path} is not a referee secret file (not JSON)") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT or "seed" not in data:
         raise UsageError(f"{path} is not a referee secret file")

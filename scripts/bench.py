@@ -1,17 +1,25 @@
-"""Benchmark: replay, `status` and `check` costs. Figures go in the README.
+"""Benchmark: replay, `status`, `check` and `pending` costs. Figures go in the README.
 
     .venv/bin/python scripts/bench.py [--games staufer,dynasties] [--many 40]
+        [--pending-files 400] [--throughput-only]
 
 Measures, per game: in-process parse + schema validation + full replay (every move
 checked against the generated legal moves) of the finished 5-player example; the same
 without parsing; wall time of `referee status` and `referee check` as subprocesses next
 to Python's bare start and the import of the CLI; and `check` throughput over many
-finished games, in process and through one CLI call.
+finished games, in process and through one CLI call; and the two throughput figures
+for repositories with many games: `check` over many finished games of both games in one
+call (games/s), and `pending` over many files (files/s; cold = empty cache, warm = every
+file seen before). On a shared machine wall-clock figures move with the load, so each
+throughput is also given per CPU-second (user + system time of the command and its
+worker processes).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -73,17 +81,73 @@ def bench_game(name: str, many: int) -> None:
           f"{inproc:.0f} games/s in process, {cli:.0f} games/s in one `referee check` call")
 
 
+def children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def timed_run(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, float]:
+    """Wall and CPU seconds of one command (with its worker processes)."""
+    cpu0, t0 = children_cpu(), time.perf_counter()
+    subprocess.run(cmd, check=False, capture_output=True, env=env)
+    return time.perf_counter() - t0, children_cpu() - cpu0
+
+
+def finished_games(folder: Path, names: list[str], many: int) -> list[Path]:
+    paths = []
+    for i in range(many):
+        name = names[i % len(names)]
+        path = folder / f"{name}-{i}.json"
+        path.write_text(gamefile.dumps(play(name, 3 + i % 3, f"bench-{name}-{i}")))
+        paths.append(path)
+    return paths
+
+
+def bench_throughput(names: list[str], many: int, pending_files: int) -> None:
+    """`check` over ``many`` finished games; `pending` over ``pending_files`` files (the
+    games cut after every few moves: mostly unfinished, all different)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        games = finished_games(Path(tmp), names, many)
+        wall, cpu = timed_run([*REFEREE, "check", *map(str, games)])
+        print(f"- `check` throughput, {many} finished 3-5 player games "
+              f"({', '.join(names)}) in one call: {many / wall:.0f} games/s "
+              f"({many / cpu:.0f} games per CPU-second)")
+        folder = Path(tmp) / "pending"
+        folder.mkdir()
+        count = 0
+        while count < pending_files:
+            data = gamefile.parse(games[count % len(games)].read_bytes()).data
+            cut = (count * 7) % (len(data["log"]) + 1)
+            data["log"] = data["log"][:cut]
+            (folder / f"p{count:05d}.json").write_text(gamefile.dumps(data))
+            count += 1
+        env = {**os.environ, "REFEREE_CACHE_DIR": str(Path(tmp) / "cache")}
+        cold = timed_run([*REFEREE, "pending", str(folder)], env)
+        warm = min((timed_run([*REFEREE, "pending", str(folder)], env) for _ in range(3)),
+                   key=lambda t: t[0])
+        print(f"- `pending` throughput, {count} files: cold cache {count / cold[0]:.0f} "
+              f"files/s ({count / cold[1]:.0f} per CPU-second), warm cache "
+              f"{count / warm[0]:.0f} files/s ({count / warm[1]:.0f} per CPU-second)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--games", default="staufer,dynasties")
     parser.add_argument("--many", type=int, default=40)
+    parser.add_argument("--pending-files", type=int, default=400)
+    parser.add_argument("--throughput-only", action="store_true")
     args = parser.parse_args()
-    print(f"Python {sys.version.split()[0]} on {sys.platform}")
+    names = args.games.split(",")
+    print(f"Python {sys.version.split()[0]} on {sys.platform}, {os.cpu_count()} cores, "
+          f"load average {os.getloadavg()[0]:.1f}")
+    bench_throughput(names, args.many, args.pending_files)
+    if args.throughput_only:
+        return
     print(f"- bare `python -c pass`: {wall_ms([sys.executable, '-c', 'pass']):.0f} ms wall")
     print(f"- `python -c 'import referee.cli'`: "
           f"{wall_ms([sys.executable, '-c', 'import referee.cli']):.0f} ms wall")
     print(f"- `referee --version`: {wall_ms([*REFEREE, '--version']):.0f} ms wall")
-    for name in args.games.split(","):
+    for name in names:
         bench_game(name, args.many)
 
 

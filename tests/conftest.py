@@ -14,9 +14,12 @@ register("toy", "tests.toygame")
 
 
 @pytest.fixture(autouse=True)
-def isolated_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A fixed clock for file timestamps, and no referee secret from the environment."""
+def isolated_env(monkeypatch: pytest.MonkeyPatch,
+                 tmp_path_factory: pytest.TempPathFactory) -> None:
+    """A fixed clock for file timestamps, no referee secret from the environment, and
+    `pending`'s cache in a fresh folder of its own."""
     monkeypatch.setenv("REFEREE_NOW", "2026-01-01T00:00:00Z")
+    monkeypatch.setenv("REFEREE_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
     for var in ("REFEREE_SECRET", "REFEREE_SECRET_FILE"):
         monkeypatch.delenv(var, raising=False)
 

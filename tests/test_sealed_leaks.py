@@ -7,6 +7,7 @@ import email
 import email.policy
 import json
 import mailbox
+import re
 from pathlib import Path
 
 import pytest
@@ -94,3 +95,84 @@ def test_the_tokens_searched_for_do_appear_where_allowed(tmp_path: Path, name: s
     for p in players:
         own = run("status", path, "--as", p, "--json").output
         assert tokens[p] and all(token in own for token in tokens[p]), p
+
+
+def test_hidden_choices_are_sealed_in_the_file_and_every_public_output(tmp_path: Path
+                                                                       ) -> None:
+    """A kept card (Dynasties `pass ... keep N`, `keep yNN`) is a choice other players may
+    not see: the file stores it sealed to the referee, and the file, the public log, every
+    other player's log and status, and `check` name only "kept a card"."""
+    path, secret = tmp_path / "g.json", tmp_path / "keep.secret"
+    players = ["ann", "ben", "cat"]
+    assert run("new", "dynasties", path, "--players", ",".join(players), "--sealed",
+               "--insecure-seed", "--seed", SEED, "--secret-out", secret).exit_code == 0
+    chooser = Rng("hidden-choices")
+    for _ in range(200):
+        public = json.loads(run("status", path, "--json", "--secret", secret).output)
+        if public["finished"]:
+            break
+        player = public["to_move"][0]
+        legal = json.loads(run("status", path, "--as", player, "--json", "--secret",
+                               secret).output)["legal"]
+        kept = [m for m in legal if "keep" in m]
+        move = chooser.choice(kept or legal, "m")
+        assert run("move", path, "--as", player, move, "--secret", secret).exit_code == 0
+    gf = gamefile.read(path)
+    sealed = [i for i, e in enumerate(gf.log) if "sealed" in e]
+    assert len(sealed) >= 3, "the game should have made several hidden choices"
+    game = get_game("dynasties")
+    choices = {}  # the full notation of each hidden choice, and its private field values
+    for i in sealed:
+        move = gamefile.entry_move(gf, i, SEED)
+        private = {f: getattr(move, f) for f in game.private_fields(move)}
+        choices[i] = (gf.log[i]["by"], game.format_move(move), private)
+    raw = path.read_text()
+    for i, (author, text, private) in choices.items():
+        entry_line = next(line for line in raw.splitlines() if f'"n": {i + 1},' in line)
+        for name, value in private.items():
+            assert f'"{name}"' not in entry_line, f"{name} of entry {i + 1} in clear"
+            assert json.dumps(value) not in json.dumps(gf.log[i]["move"])
+        public_outputs = [raw, run("log", path).output, run("log", path, "--json").output,
+                          run("check", path).output, run("check", path, "--secret",
+                                                         secret).output,
+                          run("status", path, "--secret", secret).output]
+        public_outputs += [run("log", path, "--as", p, "--secret", secret).output
+                           for p in players if p != author]
+        public_outputs += [run("status", path, "--as", p, "--secret", secret).output
+                           for p in players if p != author]
+        for out in public_outputs:
+            assert text not in out, f"hidden choice {text!r} of {author} leaked"
+        own = run("log", path, "--as", author, "--secret", secret).output
+        assert text in own, "control: the author does see their own choice"
+        assert gf.log[i]["public"] in run("log", path).output
+
+
+def test_check_of_a_forged_move_names_no_hidden_card(tmp_path: Path) -> None:
+    """CI logs are public: `check` with the secret of a sealed game that holds a forged
+    move (ann trades with a card she does not hold) says the move is illegal without
+    listing ann's hand or anything else hidden."""
+    path, secret = tmp_path / "g.json", tmp_path / "keep.secret"
+    assert run("new", "dynasties", path, "--players", "ann,ben,cat", "--sealed",
+               "--insecure-seed", "--seed", SEED, "--secret-out", secret).exit_code == 0
+    match = gamefile.replay(gamefile.read(path), SEED)
+    game = get_game("dynasties")
+    tokens = game.hidden_tokens(match.state)
+    hand = json.loads(run("status", path, "--as", "ann", "--json", "--secret",
+                          secret).output)["view"]
+    held = {int(m.split(" with ")[1].split()[0]) for m in
+            json.loads(run("status", path, "--as", "ann", "--json", "--secret",
+                           secret).output)["legal"] if " with " in m}
+    forged_card = next(c for c in range(1, 35) if c not in held)
+    data = json.loads(path.read_text())
+    gamefile.append_entry(data, "ann", game.parse_move(f"trade 1 with {forged_card}", []))
+    path.write_text(gamefile.dumps(data))
+    for args in (("check", path, "--secret", secret), ("check", path, "--json", "--secret",
+                                                       secret)):
+        result = run(*args)
+        assert result.exit_code == 1 and "not legal" in result.output
+        for token in [t for ts in tokens.values() for t in ts]:
+            assert token not in result.output, f"hidden {token!r} in a public CI log"
+        assert "your cards" not in result.output
+        numbers = [int(n) for n in re.findall(r"\b(\d+)\b", result.output)]
+        assert not held & set(numbers) - {1}, "a card of ann's hand is named"
+    assert hand  # the view was read (control)

@@ -2,29 +2,48 @@
 
 from __future__ import annotations
 
+import functools
+import os
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import click
 
-from referee import gamefile, history, secret
-from referee.cli import main
+from referee import fileio, gamefile, history, secret
+from referee.cli import cache, main
 from referee.cli.common import (
     emit_json,
     handles_errors,
-    load,
+    internal_error,
     prompt_line,
     secret_option,
 )
-from referee.errors import RefereeError, UsageError
+from referee.engine import Match
+from referee.errors import RefereeError, ReplayError, SealedError, UsageError
 
 # --- check ----------------------------------------------------------------------------
 
 
-def check_one(path: Path, secret_path: Path | None, since: str | None,
-              by: str | None, strict: bool = False) -> dict[str, Any]:
+@dataclass
+class Since:
+    """A change being checked (``--since``): the repository and who may add entries."""
+
+    repo: history.Repo
+    label: str  # the revision as given
+    by: str | None
+    github: str | None
+
+
+def require_secret_env() -> bool:
+    return os.environ.get("CI", "").lower() == "true"
+
+
+def check_one(path: Path, secret_path: Path | None, since: Since | None = None,
+              strict: bool = False, need_secret: bool = False, vouched: bool = False
+              ) -> dict[str, Any]:
     out: dict[str, Any] = {"file": str(path), "ok": False, "verified": "nothing"}
     try:
         gf = gamefile.read(path)
@@ -32,9 +51,14 @@ def check_one(path: Path, secret_path: Path | None, since: str | None,
             gamefile.validate_strict(gf.data, str(path))
         out["game"] = gf.game.name
         if since is not None:
-            out["new_moves"] = history.check_since(path, gf, since, by)
+            out["new_moves"] = change_of(since, path, gf).new_entries
         seed = secret.find_seed(gf, secret_path, path)
         if seed is None:
+            if need_secret:
+                raise SealedError(
+                    "sealed game without its secret: in CI the secret is required, or "
+                    "illegal moves would pass unseen",
+                    hints=["set the repository secret REFEREE_SECRET for this workflow"])
             gamefile.check_structure(gf)
             out.update(ok=True, verified="structure", players=len(gf.players),
                        moves=len(gf.log), unverified=[
@@ -43,21 +67,47 @@ def check_one(path: Path, secret_path: Path | None, since: str | None,
                            "`referee reveal` after the game)"])
             return out
         match = gamefile.replay(gf, seed)
+        unvouched = gamefile.unvouched(gf)
+        if vouched and unvouched and "seed" not in gf.data["rng"]:
+            raise ReplayError(
+                f"entries {unvouched[0]}-{unvouched[-1]} carry no MAC of the referee: they "
+                "were appended without the secret, or the MACs were stripped and the hash "
+                "chain recomputed", hints=["every entry of a game refereed with its secret "
+                                           "(by mail, by a game master) carries a MAC"])
     except RefereeError as exc:
         out.update(error=exc.message, hints=exc.hints)
         return out
+    except Exception as exc:  # a bug: report it for this file and carry on
+        err = internal_error(exc, str(path))
+        out.update(error=err.message, hints=err.hints)
+        return out
+    try:
+        return out | full_result(gf, match)
+    except Exception as exc:  # a bug: report it for this file and carry on
+        err = internal_error(exc, str(path))
+        out.update(ok=False, error=err.message, hints=err.hints)
+        return out
+
+
+def change_of(since: Since, path: Path, gf: gamefile.GameFile) -> history.FileChange:
+    repo = since.repo
+    rel = history.rel_path(repo, path)
+    old = repo.show(repo.rev, rel) if repo.rev is not None else None
+    author = history.author_of(gf, since.by, since.github)
+    return history.compare(rel, old, gf, since.label, author)
+
+
+def full_result(gf: gamefile.GameFile, match: Match) -> dict[str, Any]:
     game = match.game
     broken = game.invariants(match.state)
     if broken:
-        out.update(error="invariant broken: " + "; ".join(broken), hints=[])
-        return out
+        return {"error": "invariant broken: " + "; ".join(broken), "hints": []}
     finished = game.finished(match.state)
-    out.update(
-        ok=True, verified="full", players=len(gf.players), moves=len(gf.log),
-        finished=finished, scores=game.scores(match.state),
-        to_move=gamefile.waiting(gf, match),
-    )
-    return out
+    return {
+        "ok": True, "verified": "full", "players": len(gf.players), "moves": len(gf.log),
+        "finished": finished, "scores": game.scores(match.state),
+        "to_move": gamefile.waiting(gf, match), "unvouched": len(gamefile.unvouched(gf)),
+    }
 
 
 def check_line(r: dict[str, Any]) -> list[str]:
@@ -70,50 +120,157 @@ def check_line(r: dict[str, Any]) -> list[str]:
                                                               for u in r["unverified"])]
     state = "finished" if r["finished"] else f"waiting for {', '.join(r['to_move'])}"
     scores = ", ".join(f"{p} {s}" for p, s in r["scores"].items())
-    return [f"ok   {r['file']}: {r['game']}, {r['players']} players, {r['moves']} moves"
-            f"{extra}, {state}; scores {scores}"]
+    lines = [f"ok   {r['file']}: {r['game']}, {r['players']} players, {r['moves']} moves"
+             f"{extra}, {state}; scores {scores}"]
+    if r.get("unvouched"):
+        lines.append(f"       {r['unvouched']} entries at the end were appended without the "
+                     "referee (unchecked); checked now, not yet vouched for by its MAC")
+    return lines
+
+
+def change_failures(repo: history.Repo, label: str, must_exist: Sequence[str],
+                    present: Sequence[str]) -> list[dict[str, Any]]:
+    """Game files at the revision that are gone now (deleted or renamed)."""
+    gone = [rel for rel in must_exist if rel not in present
+            or not history.is_game_file(history._read(repo.root / rel))]
+    return [{"file": rel, "ok": False, "verified": "nothing",
+             "error": f"this game file existed at {label} and is gone or no longer a game "
+                      "file: game files may not be deleted, renamed or emptied",
+             "hints": ["restore it; a finished game stays in the repository"]}
+            for rel in gone]
+
+
+PARALLEL_MIN_FILES = 4
+
+
+def check_all(paths: list[Path], **options: Any) -> list[dict[str, Any]]:
+    """check_one for every file, in order; on several cores, in parallel worker processes
+    (each file is checked on its own, so the results are the same)."""
+    one = functools.partial(check_one, **options)
+    workers = min(len(os.sched_getaffinity(0)), len(paths))
+    if workers < 2 or len(paths) < PARALLEL_MIN_FILES:
+        return [one(p) for p in paths]
+    import multiprocessing  # (imported here: most commands never need them)
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    try:
+        context = multiprocessing.get_context("fork")
+        with ProcessPoolExecutor(workers, mp_context=context) as pool:
+            return list(pool.map(one, paths, chunksize=max(1, len(paths) // (workers * 4))))
+    except (OSError, BrokenProcessPool):  # no processes to be had: check them here
+        return [one(p) for p in paths]
 
 
 @main.command()
-@click.argument("paths", nargs=-1, required=True, metavar="FILE...",
-                type=click.Path(path_type=Path))
+@click.argument("paths", nargs=-1, metavar="[FILE]...", type=click.Path(path_type=Path))
 @secret_option
 @click.option("--since", metavar="REV",
-              help="For pull requests: the header is unchanged since git revision REV, the "
-                   "old log is a prefix of the new one, and every new move is legal.")
-@click.option("--by", metavar="PLAYER", help="With --since: every new move is PLAYER's.")
+              help="Check the change since git revision REV as a whole: every game file at "
+                   "REV still exists with its header unchanged and its old log a prefix of "
+                   "the new one; new files are valid new games; every new move is legal. "
+                   "Without FILEs: every game file in the repository.")
+@click.option("--by", metavar="PLAYER", help="With --since: every new entry is PLAYER's.")
+@click.option("--by-github", "github", metavar="LOGIN",
+              help="With --since: every new entry is by the player whose `github` login is "
+                   "LOGIN (the pull request's author).")
+@click.option("--signed", is_flag=True,
+              help="With --since: every commit since REV that changes a game is signed by a "
+                   "player's SSH key listed in the allowed-signers file at REV, and adds "
+                   "only its signer's entries.")
+@click.option("--signers", default=history.SIGNERS, show_default=True, metavar="PATH",
+              help="With --signed: the allowed-signers file, a path in the repository (read "
+                   "as it is at REV, so a change cannot add its own key).")
+@click.option("--require-secret", is_flag=True,
+              help="Fail on a sealed game whose secret is missing (the default when "
+                   "CI=true).")
+@click.option("--vouched", is_flag=True,
+              help="Sealed games: fail unless every entry carries the referee's MAC (for "
+                   "games refereed with the secret, by mail or by a game master).")
 @click.option("--strict", is_flag=True,
               help="Also validate against the published JSON Schema with jsonschema.")
 @click.option("--json", "as_json", is_flag=True, help="Output JSON.")
 @handles_errors
 def check(paths: Sequence[Path], secret_path: Path | None, since: str | None, by: str | None,
-          strict: bool, as_json: bool) -> None:
+          github: str | None, signed: bool, signers: str, require_secret: bool,
+          vouched: bool, strict: bool, as_json: bool) -> None:
     """Validate and replay game files; exit 0 only if every one is a legal game."""
-    if by is not None and since is None:
-        raise UsageError("--by needs --since")
-    results = [check_one(p, secret_path, since, by, strict) for p in paths]
+    if (by or github or signed) and since is None:
+        raise UsageError("--by, --by-github and --signed need --since")
+    if by and github:
+        raise UsageError("give --by or --by-github, not both")
+    if not paths and since is None:
+        raise UsageError("check needs FILEs, or --since REV to check a whole change")
+    need_secret = require_secret or require_secret_env()
+    results: list[dict[str, Any]] = []
+    if since is None:
+        results = check_all(list(paths), secret_path=secret_path, since=None, strict=strict,
+                            need_secret=need_secret, vouched=vouched)
+    else:
+        repo = history.open_repo(since, paths[0].resolve().parent if paths else Path.cwd())
+        must_exist, rels = history.files_to_check(repo, paths)
+        results += change_failures(repo, since, must_exist, rels)
+        ctx = Since(repo, since, by, github)
+        results += check_all([repo.root / rel for rel in rels
+                              if (repo.root / rel).exists() or rel not in must_exist],
+                             secret_path=secret_path, since=ctx, strict=strict,
+                             need_secret=need_secret, vouched=vouched)
+        if signed:
+            results += [{"file": "(commits)", "ok": False, "verified": "nothing",
+                         "error": problem, "hints": []}
+                        for problem in history.check_signed(repo, signers, rels)]
     if as_json:
         emit_json(results)
     else:
         for r in results:
             for line in check_line(r):
                 click.echo(line)
+        if not results:
+            click.echo("no game files to check")
     if not all(r["ok"] for r in results):
         sys.exit(1)
-
 
 
 # --- pending --------------------------------------------------------------------------
 
 
 def game_files(targets: Sequence[Path]) -> list[Path]:
+    """The files named, and every ``*.json`` under the folders named (sorted; symlinked
+    folders and ``.git`` are not entered)."""
     files: list[Path] = []
     for target in targets:
-        if target.is_dir():
-            files += sorted(p for p in target.rglob("*.json") if ".git" not in p.parts)
-        else:
+        if not target.is_dir():
             files.append(target)
+            continue
+        for folder, dirs, names in os.walk(target):
+            dirs[:] = sorted(d for d in dirs if d != ".git")
+            files += [Path(folder, n) for n in sorted(names) if n.endswith(".json")]
     return files
+
+
+def pending_row(path: Path) -> dict[str, Any]:
+    """What ``pending`` says of one file: whose turn since when, or why it cannot say.
+    Rows of files already seen byte for byte come from the cache (referee.cli.cache)."""
+    try:
+        raw = fileio.read_bytes(path)
+        row = cache.lookup(raw)
+        if row is None:
+            row = _pending_state(raw, path)
+            cache.store(raw, row)
+    except RefereeError as exc:
+        return {"file": str(path), "error": exc.message}
+    except Exception as exc:  # a bug: report it for this file and carry on
+        return {"file": str(path), "error": internal_error(exc, str(path)).message}
+    return {"file": str(path), **row}
+
+
+def _pending_state(raw: bytes, path: Path) -> dict[str, Any]:
+    gf = gamefile.parse(raw, str(path))
+    match = gamefile.replay(gf, secret.find_seed(gf, None, path))
+    game = match.game
+    return {"game": game.name, "id": gf.game_id, "finished": game.finished(match.state),
+            "since": gf.log[-1].get("at") if gf.log else gf.data.get("created"),
+            "waiting": gamefile.waiting(gf, match), "prompt": prompt_line(gf, match)}
 
 
 @main.command()
@@ -126,22 +283,7 @@ def pending(targets: Sequence[Path], as_json: bool) -> None:
 
     Sealed games are read with FILE.secret beside them (or REFEREE_SECRET_FILE).
     """
-    rows = []
-    for path in game_files(targets):
-        row: dict[str, Any] = {"file": str(path)}
-        try:
-            gf, match = load(path)
-        except RefereeError as exc:
-            row["error"] = exc.message
-            rows.append(row)
-            continue
-        game = match.game
-        since = gf.log[-1].get("at") if gf.log else gf.data.get("created")
-        finished = game.finished(match.state)
-        row.update(game=game.name, id=gf.game_id, finished=finished, since=since,
-                   waiting=gamefile.waiting(gf, match),
-                   prompt=prompt_line(gf, match))
-        rows.append(row)
+    rows = [pending_row(path) for path in game_files(targets)]
     if as_json:
         emit_json(rows)
         return
@@ -153,5 +295,7 @@ def pending(targets: Sequence[Path], as_json: bool) -> None:
         else:
             click.echo(f"{row['file']}: waiting for {', '.join(row['waiting'])} "
                        f"since {row['since']}: {row['prompt']}")
+    if any("error" in row for row in rows):
+        sys.exit(1)
 
 

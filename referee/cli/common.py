@@ -2,19 +2,23 @@
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import functools
 import json
 import sys
-from collections.abc import Callable, Sequence
+import traceback
+import unicodedata
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
 import click
 
-from referee import gamefile, secret
+import referee
+from referee import fileio, gamefile, secret
 from referee.engine import Match, legal_strings
-from referee.errors import RefereeError, UsageError
+from referee.errors import GameFileError, RefereeError, UsageError
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -24,27 +28,126 @@ def emit_json(obj: Any) -> None:
 
 
 def handles_errors(func: F) -> F:
-    """Turn library errors into a message on stderr (or JSON on stdout) and an exit code."""
+    """Turn library errors into a message on stderr (or JSON on stdout) and an exit code.
+
+    While the command runs, stdout and stderr escape control characters (see
+    :class:`EscapingStream`). Any other exception is a bug: it becomes one message naming
+    the game file ("internal error ... please report") and exit 1, never a traceback.
+    """
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return func(*args, **kwargs)
-        except RefereeError as exc:
-            if kwargs.get("as_json"):
-                emit_json(exc.to_json())
-            else:
-                click.echo(f"error: {exc.message}", err=True)
-                for hint in exc.hints:
-                    click.echo(f"  {hint}", err=True)
-                legal = getattr(exc, "legal", None)
-                if legal:
-                    click.echo("closest legal moves:", err=True)
-                    for text in legal:
-                        click.echo(f"  {text}", err=True)
-            sys.exit(exc.exit_code)
+        with escaped_output():
+            try:
+                return func(*args, **kwargs)
+            except RefereeError as exc:
+                report_error(exc, bool(kwargs.get("as_json")))
+                sys.exit(exc.exit_code)
+            except (SystemExit, KeyboardInterrupt, click.exceptions.Exit,
+                    click.ClickException, click.exceptions.Abort):
+                raise
+            except RecursionError:
+                report_error(GameFileError(f"{_files(kwargs)} is nested too deeply to "
+                                           "process"), bool(kwargs.get("as_json")))
+                sys.exit(1)
+            except Exception as exc:  # the last line of defence: a bug, not bad input
+                report_error(internal_error(exc, _files(kwargs)), bool(kwargs.get("as_json")))
+                sys.exit(1)
 
     return wrapper  # type: ignore[return-value]
+
+
+def internal_error(exc: BaseException, where: str) -> RefereeError:
+    """The message for an unexpected exception while handling ``where``."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    at = f" (at {_short(frames[-1].filename)}:{frames[-1].lineno})" if frames else ""
+    return RefereeError(
+        f"internal error while replaying {where}: {type(exc).__name__}: {str(exc)[:200]}{at}",
+        hints=["this is a bug in referee, not in your command: please report it with "
+               "the game file"],
+    )
+
+
+def _short(filename: str) -> str:
+    """A source file's path from the package's folder (``referee/games/...``)."""
+    root = Path(referee.__file__).resolve().parent.parent
+    path = Path(filename).resolve()
+    return str(path.relative_to(root)) if path.is_relative_to(root) else filename
+
+
+def _files(kwargs: dict[str, Any]) -> str:
+    if kwargs.get("path") is not None:
+        return str(kwargs["path"])
+    many = kwargs.get("paths") or kwargs.get("targets")
+    return ", ".join(map(str, many)) if many else "the game file"
+
+
+def report_error(exc: RefereeError, as_json: bool) -> None:
+    if as_json:
+        emit_json(exc.to_json())
+        return
+    click.echo(f"error: {exc.message}", err=True)
+    for hint in exc.hints:
+        click.echo(f"  {hint}", err=True)
+    legal = getattr(exc, "legal", None)
+    if legal:
+        click.echo("closest legal moves:", err=True)
+        for text in legal:
+            click.echo(f"  {text}", err=True)
+
+
+# --- escaping control characters ------------------------------------------------------
+
+_KEEP = frozenset("\n\t")
+_UNSAFE = frozenset(("Cc", "Cf", "Zl", "Zp", "Cs"))
+_JOINERS = frozenset("\u200c\u200d")  # (zero-width non-)joiner: part of emoji and scripts
+
+
+@functools.lru_cache(maxsize=4096)
+def _escape_char(c: str) -> str:
+    if c in _KEEP or c in _JOINERS or unicodedata.category(c) not in _UNSAFE:
+        return c
+    units = c.encode("utf-16-be", "surrogatepass")
+    return "".join(f"\\u{int.from_bytes(units[i:i + 2]):04x}"
+                   for i in range(0, len(units), 2))
+
+
+def escape_text(text: str) -> str:
+    """``text`` with control and format characters (terminal escapes, bidi overrides,
+    line separators, lone surrogates) written as \\uXXXX; newlines and tabs kept."""
+    if text.isprintable() or all(c in _KEEP or c.isprintable() for c in text):
+        return text
+    return "".join(_escape_char(c) for c in text)
+
+
+class EscapingStream:
+    """A text stream that escapes what it writes with :func:`escape_text`. Inside a JSON
+    string \\uXXXX is the same character, so JSON output stays valid."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        if isinstance(text, str):
+            text = escape_text(text)
+        return int(self._stream.write(text) or 0)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+@contextlib.contextmanager
+def escaped_output() -> Iterator[None]:
+    """Escape control characters in everything written to stdout and stderr."""
+    if isinstance(sys.stdout, EscapingStream):
+        yield
+        return
+    saved = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = EscapingStream(sys.stdout), EscapingStream(sys.stderr)
+    try:
+        yield
+    finally:
+        sys.stdout, sys.stderr = saved
 
 
 def wrap_list(items: Sequence[str], indent: str = "  ", width: int = 88) -> str:
@@ -145,9 +248,9 @@ def legal_lines(match: Match, player: str) -> list[str]:
 
 def read_bytes(path: Path) -> bytes:
     try:
-        return path.read_bytes()
-    except OSError as exc:
-        raise UsageError(f"cannot read {path}: {exc.strerror}") from None
+        return fileio.read_bytes(path, "file")
+    except GameFileError as exc:
+        raise UsageError(exc.message) from None
 
 
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from referee import gamefile, nonces, secret, vouch
+from referee import fileio, gamefile, nonces, secret, vouch
 from referee import rng as rngmod
 from referee.cli import main
 from referee.cli.common import (
@@ -26,7 +26,8 @@ from referee.cli.common import (
 )
 from referee.cli.mail import answer_rejection, mail_identify
 from referee.engine import game_names, get_game
-from referee.errors import MoveError, RefereeError, ReplayError, SealedError, UsageError
+from referee.errors import MoveError, ReplayError, SealedError, UsageError
+from referee.schema import GAME_MASTER
 from referee.submit import submit
 
 # --- games ----------------------------------------------------------------------------
@@ -86,13 +87,15 @@ def games(as_json: bool) -> None:
 @click.option("--nonces", is_flag=True,
               help="Every player commits to a nonce and then reveals it (`referee nonce`) "
                    "before the first move, so that nobody alone chooses the shuffle.")
+@click.option("--github", "logins", metavar="ID=LOGIN,...",
+              help="Players' GitHub logins, for `check --by-github` in a repository's CI.")
 @click.option("--insecure-seed", is_flag=True,
               help="Accept a --seed of a sealed game that carries fewer than 128 bits.")
 @click.option("--json", "as_json", is_flag=True, help="Output JSON.")
 @handles_errors
 def new(game_name: str, path: Path, players: str, seed: str | None,
         options: Sequence[str], game_id: str | None, sealed: bool, secret_out: Path | None,
-        nonces: bool, insecure_seed: bool, as_json: bool) -> None:
+        nonces: bool, logins: str | None, insecure_seed: bool, as_json: bool) -> None:
     """Start a new game of GAME in FILE.
 
     A sealed game's seed comes from --seed, else from the repository secret in
@@ -101,6 +104,7 @@ def new(game_name: str, path: Path, players: str, seed: str | None,
     """
     game = get_game(game_name)
     player_list = gamefile.parse_players(players)
+    add_logins(player_list, logins)
     game_id = game_id or f"{game.name}-{secrets.token_hex(3)}"
     seed, derived = choose_seed(seed, sealed, insecure_seed, game_id)
     rng: dict[str, Any] = {"seed": seed}
@@ -113,16 +117,11 @@ def new(game_name: str, path: Path, players: str, seed: str | None,
     match = gamefile.replay(gf, seed)  # proves the setup works before anything is written
     secret_path = secret_out or secret.default_secret_path(path)
     sealed_file = sealed and not derived
-    if sealed_file:
-        if path.exists():
-            raise UsageError(f"{path} already exists", hints=["choose another file name"])
-        secret.write_secret(secret_path, game_id, seed)
-    try:
+    if sealed_file:  # both files or neither, even if killed (fileio.create_pair)
+        fileio.create_pair(path, gamefile.dumps(data), secret_path,
+                           secret.secret_text(game_id, seed))
+    else:
         gamefile.create(path, data)
-    except RefereeError:
-        if sealed_file:
-            secret_path.unlink()
-        raise
     assumed = game.assumptions()
     if as_json:
         out = status_json(gf, match, None)
@@ -146,6 +145,19 @@ def new(game_name: str, path: Path, players: str, seed: str | None,
         )
     click.echo(prompt_line(gf, match))
 
+
+
+def add_logins(players: list[dict[str, str]], logins: str | None) -> None:
+    """``--github ann=octocat,ben=bencat`` into the players. Raises UsageError."""
+    by_id = {p["id"]: p for p in players}
+    for pair in (logins or "").split(","):
+        if not pair.strip():
+            continue
+        pid, sep, login = (x.strip() for x in pair.partition("="))
+        if not sep or pid not in by_id or not login:
+            raise UsageError(f"--github takes PLAYER=LOGIN for players of this game, got "
+                             f"{pair.strip()!r}")
+        by_id[pid]["github"] = login
 
 
 def choose_seed(seed: str | None, sealed: bool, insecure: bool, game_id: str
@@ -257,26 +269,30 @@ def move(path: Path, player: str | None, words: Sequence[str], secret_path: Path
 
 @main.command()
 @click.argument("path", metavar="FILE", type=click.Path(path_type=Path))
+@click.option("--as", "viewer", metavar="PLAYER",
+              help="Show PLAYER's own hidden choices (needs the secret).")
+@secret_option
 @click.option("--json", "as_json", is_flag=True, help="Output JSON.")
 @handles_errors
-def log(path: Path, as_json: bool) -> None:
-    """List the moves in notation."""
-    gf, match = load(path)
-    game = match.game
-    rows = [
-        {"n": e["n"], "by": e["by"],
-         "move": game.format_move(gamefile.decode_move(game, e["move"], f"$.log[{i}].move"))
-         if "move" in e else f"undo {e['undo']}",
-         "at": e.get("at")}
-        for i, e in enumerate(gf.log)
-    ]
+def log(path: Path, viewer: str | None, secret_path: Path | None, as_json: bool) -> None:
+    """List the moves in notation (hidden choices of sealed games only to their author,
+    with --as and the secret)."""
+    gf = gamefile.read(path)
+    seed = secret.find_seed(gf, secret_path, path)
+    if viewer is not None:
+        gf.player(viewer)
+    match = gamefile.replay(gf, seed) if seed is not None else None
+    if match is None:
+        gamefile.check_structure(gf)
+    rows = [{"n": e["n"], "by": e["by"], "move": gamefile.entry_text(gf, i, seed, viewer),
+             "at": e.get("at")} for i, e in enumerate(gf.log)]
     if as_json:
         emit_json(rows)
         return
     for r in rows:
         click.echo(f"{r['n']:>4}. {r['by']}: {r['move']}")
-    click.echo(game.prompt(match.state))
-
+    click.echo(prompt_line(gf, match) if match is not None else
+               "(sealed game: the position needs the game's secret)")
 
 
 # --- sealed games: nonce, reveal ------------------------------------------------------
@@ -374,10 +390,8 @@ def undo(path: Path, player: str, secret_path: Path | None, as_json: bool) -> No
         if not gf.log or "move" not in gf.log[-1]:
             raise UsageError("there is no move to undo: only the last entry may be undone")
         last = gf.log[-1]
-        gf.data["log"].append({
-            "n": last["n"] + 1, "by": player, "undo": last["n"],
-            "prev": gamefile.next_prev(gf.data), "at": gamefile.now(),
-        })
+        gamefile.append_raw(gf.data, {"n": last["n"] + 1, "by": player, "undo": last["n"]},
+                            seed=seed)
         try:
             match = gamefile.replay(gf, seed)  # the one definition of an allowed undo
         except ReplayError as exc:
@@ -391,3 +405,46 @@ def undo(path: Path, player: str, secret_path: Path | None, as_json: bool) -> No
     click.echo(prompt_line(gf, match))
 
 
+# --- void -----------------------------------------------------------------------------
+
+
+@main.command()
+@click.argument("path", metavar="FILE", type=click.Path(path_type=Path))
+@click.argument("number", type=int, metavar="N")
+@click.option("--as", "player", required=True, metavar="PLAYER",
+              help="The move's author, or gm (the game master, who needs the secret).")
+@secret_option
+@click.option("--json", "as_json", is_flag=True, help="Output JSON.")
+@handles_errors
+def void(path: Path, number: int, player: str, secret_path: Path | None,
+         as_json: bool) -> None:
+    """Strike move N, appended unchecked and found illegal, so the game goes on.
+
+    Recorded as a log entry. Refused for a legal move (that would be an undo in
+    disguise). Without the secret of a sealed game the void is appended unchecked, and
+    CI (holding the secret) checks it.
+    """
+    with gamefile.locked(path) as old:
+        gf = gamefile.parse(old, str(path))
+        if player != GAME_MASTER:
+            gf.player(player)
+        seed = secret.find_seed(gf, secret_path, path)
+        if seed is None and player == GAME_MASTER and gf.sealed:
+            raise SealedError("the game master's void needs the game's secret",
+                              hints=["give --secret FILE"])
+        entry = gamefile.append_raw(gf.data, {"n": len(gf.log) + 1, "by": player,
+                                              "void": number}, seed=seed)
+        match = None
+        if seed is None and gf.sealed:
+            gamefile.check_structure(gf)
+        else:
+            match = gamefile.replay(gf, seed)
+        gamefile.replace(path, old, gf.data)
+    if as_json:
+        emit_json({"void": number, "n": entry["n"], "checked": match is not None})
+        return
+    click.echo(f"move {number} struck by {player} (entry {entry['n']})"
+               + ("" if match is not None else
+                  "; appended UNCHECKED: only a referee with the secret can check it"))
+    if match is not None:
+        click.echo(prompt_line(gf, match))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import msgspec
 import pytest
@@ -95,3 +96,46 @@ def test_fingerprint_changes_with_rng_counters() -> None:
     before = GAME.fingerprint(a)
     a.rng.block("unused")
     assert GAME.fingerprint(a) != before
+
+
+SCORED = re.compile(r"^(\S+) scored (\d+) \(")
+
+
+def listen(state) -> list[str]:
+    """Every public log line written from now on (state.events keeps only the last 40)."""
+    lines: list[str] = []
+    log = state.log
+
+    def record(text: str) -> None:
+        lines.append(text)
+        log(text)
+
+    state.log = record
+    return lines
+
+
+@pytest.mark.parametrize("n", [3, 4, 5])
+def test_every_point_is_in_the_public_log(n: int) -> None:
+    """Random play: after every move, each player's score rose by exactly the points the
+    public log announced for them ("ann scored 3 (...)"), plus the final-scoring breakdown
+    at the end; so scores never fall and no point is awarded silently."""
+    for seed in range(12):
+        match = Match.start(GAME, [f"p{i}" for i in range(n)], {}, f"points-{n}-{seed}")
+        state = match.state
+        lines = listen(state)
+        rng = Rng(f"points-moves-{seed}")
+        while not GAME.finished(state):
+            before = GAME.scores(state)
+            lines.clear()
+            player = GAME.to_move(state)[0]
+            match.play(player, rng.choice(GAME.legal_moves(state, player), "playout"))
+            announced = dict.fromkeys(before, 0)
+            for line in lines:
+                found = SCORED.match(line)
+                if found:
+                    announced[found.group(1)] += int(found.group(2))
+            for part in state.final.values():
+                for who, pts in [*part["majority"].items(), *part["crown"].items()]:
+                    announced[who] += pts
+            after = GAME.scores(state)
+            assert {p: after[p] - before[p] for p in before} == announced

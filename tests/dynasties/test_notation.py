@@ -55,7 +55,7 @@ CASES = [
     ("choose points+arms", ChooseDice("arms+points")),
     ("keep y05", KeepScoring("y05")),
     ("bonus points", Bonus("points")),
-    ("arms france", Country("arms", "france")),
+    ("bonus ships", Bonus("ships")),
     ("upgrade sri", Country("upgrade", "sri")),
     ("wild hispania", Country("wild", "hispania")),
     ("marry paris", Marry("paris")),
@@ -74,7 +74,8 @@ def test_reads(text: str, move: object) -> None:
 
 
 @pytest.mark.parametrize("text", ["", "trade", "trade x with 3", "divide kk", "choose xyz",
-                                  "prince paris", "take kw from the sea", "pass 2 with"])
+                                  "prince paris", "take kw from the sea", "pass 2 with",
+                                  "arms france"])
 def test_malformed(text: str) -> None:
     with pytest.raises(MalformedMove):
         GAME.parse_move(text, [])

@@ -126,10 +126,15 @@ def test_green_special_action_in_brest() -> None:
     set_goods(s, "green", "g")
     turn_of(s, "green")
     card = grant_card(s, "green", special="city", city="brest")
+    bag = list(s.bag)
     play(s, "green", f"princess brest with {card} special pay g")
     assert s.cities["brest"].princess == idx(s, "green")
-    assert green.goods[2] == 0 or sum(green.goods) == 1  # only the anchor's good remains
-    assert sum(green.goods) == 1  # Brest's anchor: 1 good from the bag
+    assert sum(green.goods) == 1  # the gold is paid; Brest's anchor: 1 good from the bag
+    drawn = green.goods.index(1)
+    # the bag got the gold and gave the anchor's good; no white was paid
+    assert [after - before for after, before in zip(s.bag, bag, strict=True)] == \
+        [int(c == 2) - int(c == drawn) for c in range(5)]
+    assert card in s.discard
 
 
 def test_passing_behind_yellow_and_green_pays_two_pink() -> None:
@@ -209,23 +214,27 @@ def test_red_fifteen_points_after_round_two_and_monastery() -> None:
 
 
 def test_britannia_majorities() -> None:
-    """Blue 7, Red 5, Yellow 5, Green 3: Blue 10, Red and Yellow 6 each, Green nothing."""
+    """Blue 5 figures + 2 coats of arms = 7, Red and Yellow 5, Green 3: Blue gets 10,
+    Red and Yellow 6 each, Green nothing.
+
+    A position the rules can reach: all 5 cities of Britannia are married, each child
+    stands on the star of a city where one of its parents stands, and 5 of the 6 coats of
+    arms of Britannia came from the dowries of these marriages (2 Blue, 1 Red, 2 Yellow)."""
     s = new_game()
     s.tablets["britannia"] = "T-A"
-    for who, role, city in [
-        ("blue", "prince", "london"), ("blue", "prince", "york"), ("blue", "prince", "plymouth"),
-        ("blue", "child", "london"), ("blue", "child", "york"),
-        ("red", "princess", "london"), ("red", "princess", "york"), ("red", "child", "plymouth"),
-        ("yellow", "princess", "plymouth"), ("yellow", "prince", "canterbury"),
-        ("yellow", "child", "canterbury"),
-        ("green", "princess", "canterbury"), ("green", "prince", "edinburgh"),
-        ("green", "child", "edinburgh"),
+    for city, prince, princess, child in [
+        ("london", "blue", "red", "blue"), ("york", "blue", "red", "blue"),
+        ("plymouth", "yellow", "blue", "yellow"), ("canterbury", "red", "green", "red"),
+        ("edinburgh", "yellow", "green", "green"),
     ]:
-        put(s, who, role, city)
-    for who in ("blue", "red", "yellow"):
-        s.players[idx(s, who)].arms[0] += 2
-        s.arms[0] -= 2
-    assert GAME.invariants(s) == []
+        assert child in (prince, princess)
+        put(s, prince, "prince", city)
+        put(s, princess, "princess", city)
+        put(s, child, "child", city)
+    for who, arms in (("blue", 2), ("red", 1), ("yellow", 2)):
+        s.players[idx(s, who)].arms[0] += arms
+        s.arms[0] -= arms
+    assert GAME.invariants(s) == [] and s.arms[0] == 1
     result = S.final_scoring(s)["britannia"]
     assert result["strength"] == {"blue": 7, "red": 5, "yellow": 5, "green": 3}
     assert result["majority"] == {"blue": 10, "red": 6, "yellow": 6}
@@ -246,3 +255,42 @@ def test_tie_broken_by_goods_left() -> None:
         pl.score = 40
     set_goods(s, "red", "kkkwww")  # the others have their 5 starting goods
     assert GAME.ranking(s)[0] == ["red"]
+
+
+def test_red_prince_in_augsburg_takes_the_top_book_tile() -> None:
+    """Placing, Book: 'Take the top book tile from this city. If both tiles are still
+    lying in the city, leave the bottom one in place'. Example: 'Red places a Prince in
+    Augsburg and takes the top book tile from the city. Since no other family member yet
+    stands in Augsburg, nothing further happens.'"""
+    s = new_game()
+    red = s.players[idx(s, "red")]
+    top, bottom = s.cities["augsburg"].books
+    set_goods(s, "red", "kk")
+    turn_of(s, "red")
+    play(s, "red", f"prince augsburg with {grant_card(s, 'red', action='prince')}")
+    assert red.books == [top] and s.cities["augsburg"].books == [bottom]
+    assert s.cities["augsburg"].prince == idx(s, "red") and red.score == 0
+    assert s.queue == [] and GAME.to_move(s) == ["yellow"]  # no marriage: the turn ends
+    assert f"book:{top}" in GAME.render(s, "red")
+    assert f"book:{top}" not in GAME.render(s, "blue") + GAME.render(s, None)
+
+
+def test_round_one_scores_four_and_two_for_unmarried_figures() -> None:
+    """Round Scoring 1: 'After the first round, every player gets 4 points for each of
+    their unmarried family members on a large placement space, and 2 points for each on a
+    small placement space.' Married ones score nothing."""
+    s = new_game()
+    put(s, "blue", "prince", "paris")  # large space
+    put(s, "blue", "prince", "carcassonne")  # small space
+    put(s, "red", "princess", "granada")  # large space
+    put(s, "yellow", "prince", "london")  # married: nothing
+    put(s, "green", "princess", "london")
+    everyone_else_passed(s, "red")
+    for pl in s.players:
+        del pl.hand[1:]
+    turn_of(s, "red")
+    play(s, "red", f"pass keep {s.players[idx(s, 'red')].hand[0]}")
+    while pending_kind(s) == "bonus":
+        play(s, GAME.to_move(s)[0], "done")
+    assert pending_kind(s) == "score_cards" and s.round == 1
+    assert GAME.scores(s) == {"blue": 4 + 2, "red": 4, "yellow": 0, "green": 0}

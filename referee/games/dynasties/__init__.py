@@ -9,7 +9,7 @@ from typing import Any
 
 import msgspec
 
-from referee.engine import Assumption, GameDefaults, Option
+from referee.engine import Assumption, GameDefaults, Interpretation, Option
 from referee.games.dynasties import data as D
 from referee.games.dynasties import illegal, moves, rules, views
 from referee.games.dynasties.state import State
@@ -59,6 +59,12 @@ class Dynasties(GameDefaults):
     def parse_move(self, text: str, legal: Sequence[Any]) -> Any:
         return moves.parse_move(text, legal)
 
+    def private_fields(self, move: Any) -> tuple[str, ...]:
+        return moves.private_fields(move)
+
+    def public_text(self, move: Any) -> str:
+        return moves.public_text(move)
+
     def why_illegal(self, state: State, player: str, move: Any) -> str:
         return illegal.why_illegal(state, self._index(state, player), move)
 
@@ -102,6 +108,10 @@ class Dynasties(GameDefaults):
 
     def assumptions(self) -> list[Assumption]:
         return D.assumptions()
+
+    def interpretations(self) -> list[Interpretation]:
+        return [Interpretation(i["key"], i["topic"], i["reading"], i["rule"])
+                for i in D.RAW["interpretations"]["interpretations"]]
 
     def data(self) -> dict[str, Any]:
         return {"version": D.data_version(), **D.RAW}

@@ -26,12 +26,30 @@ def _load(name: str) -> Any:
 RAW: dict[str, Any] = {name.removesuffix(".json"): _load(name) for name in FILES}
 
 
-def data_version() -> str:
-    """``dynasties-1+data.`` + first 12 hex of sha256 over the data files (sorted by name)."""
-    h = hashlib.sha256()
-    for name in FILES:
-        h.update((DATA_DIR / name).read_bytes())
-    return "dynasties-1+data." + h.hexdigest()[:12]
+# Keys that only describe a value (where it comes from, how sure it is, how it is shown):
+# they are left out of the data version, so correcting them does not change play.
+DESCRIPTIVE_KEYS = frozenset({"source", "confidence", "note", "text", "name", "names", "use",
+                              "running_out"})
+# Files that only describe the engine (its readings of the rulebook), not data it plays by.
+DESCRIPTIVE_FILES = frozenset({"interpretations"})
+
+
+def play_values(obj: Any) -> Any:
+    """``obj`` without its descriptive keys, recursively: what can change play."""
+    if isinstance(obj, dict):
+        return {k: play_values(v) for k, v in obj.items() if k not in DESCRIPTIVE_KEYS}
+    if isinstance(obj, list):
+        return [play_values(v) for v in obj]
+    return obj
+
+
+def data_version(raw: dict[str, Any] | None = None) -> str:
+    """``dynasties-1+data.`` + the first 12 hex of sha256 over the play values of all data
+    files (descriptive keys and files left out; canonical JSON, keys sorted)."""
+    raw = RAW if raw is None else raw
+    body = {name: play_values(v) for name, v in raw.items() if name not in DESCRIPTIVE_FILES}
+    blob = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return "dynasties-1+data." + hashlib.sha256(blob.encode("utf-8")).hexdigest()[:12]
 
 
 # --- goods -----------------------------------------------------------------------------

@@ -162,8 +162,6 @@ def run(state: State, p: int, effect: dict[str, Any], city: str | None) -> None:
     elif op == "arms_city":
         assert city is not None
         _arms(state, p, D.COUNTRIES.index(D.CITIES[city].country), effect["fallback_points"])
-    elif op == "arms_any":
-        push(state, task("arms_any", p, fallback=effect["fallback_points"]))
     elif op == "leonardo":
         pl.supply -= 1
         state.leonardo = p
@@ -205,7 +203,3 @@ def _arms(state: State, p: int, country: int, fallback: int) -> None:
         state.log(f"{state.name(p)} took a coat of arms of {D.COUNTRY_NAMES[D.COUNTRIES[country]]}")
     else:
         gain_points(state, p, fallback, "coat of arms, but none left")
-
-
-def take_arms(state: State, p: int, country: str, fallback: int) -> None:
-    _arms(state, p, D.COUNTRIES.index(country), fallback)

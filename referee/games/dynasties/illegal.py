@@ -38,8 +38,8 @@ DECISION_TYPES: dict[str, tuple[type, ...]] = {
     "divide": (Divide,), "choose": (Choose,), "self_take": (Take,), "lone_take": (Take,),
     "take_ship": (Take,), "take_bag": (Take,), "dowry_divide": (DivideDice,),
     "dowry_choose": (ChooseDice,), "neutral_dice": (ChooseDice,), "keep_scoring": (KeepScoring,),
-    "arms_any": (Country,), "upgrade": (Country,), "wild": (Country,), "envoy": (Envoy,),
-    "marry": (Marry,), "second_trade": (SecondTrade,), "bonus": (Bonus,),
+    "upgrade": (Country,), "wild": (Country,), "envoy": (Envoy,),
+    "marry": (Marry,), "second_trade": (SecondTrade, Done), "bonus": (Bonus, Done),
     "monastery": (Monastery,), "score_cards": (Score, Done),
 }
 ACTION_NAME = {"trade": "Trade", "prince": "Prince", "princess": "Princess",
@@ -63,10 +63,21 @@ def payment_problem(goods: list[int], colour: int, n: int, pay: str) -> str | No
     return None
 
 
+# Decisions whose options show hidden things (drawn scoring cards, the bag): their
+# explanations never list the options.
+SECRET_OPTIONS = frozenset({"keep_scoring", "take_bag", "score_cards"})
+
+
 def why_illegal(state: State, p: int, move: Any) -> str:
+    """Which rule forbids ``move``; never shows hidden information (hands, drawn or held
+    scoring cards, book tiles, decks, the bag), not even the mover's own."""
     t = pending(state)
     if state.phase == "over":
         return "the game is over"
+    if not 0 <= p < state.n:
+        return "you are not a player in this game"
+    if t is None and p != state.active:
+        return f"it is {state.name(state.active)}'s turn"
     if t is not None:
         if t["p"] != p:
             return f"{state.name(t['p'])} must first {describe(state, t)}"
@@ -79,7 +90,10 @@ def why_illegal(state: State, p: int, move: Any) -> str:
 
 
 def _decision(state: State, t: dict[str, Any], move: Any) -> str:
-    options = ", ".join(format_move(m) for m in decision_moves(state, t))
+    if t["k"] in SECRET_OPTIONS:
+        options = "see your own status for the options"
+    else:
+        options = ", ".join(format_move(m) for m in decision_moves(state, t))
     if isinstance(move, Divide):
         ship = state.ships[t["ship"]]
         if not move.first or not move.second:
@@ -99,7 +113,9 @@ def _decision(state: State, t: dict[str, Any], move: Any) -> str:
         return "The Marriage (Choosing): that group was not offered; choose " + \
             " or ".join(t["groups"])
     if isinstance(move, Take):
-        return f"those goods are not there to take; options: {options}"
+        return f"those goods are not there to take; {options}"
+    if isinstance(move, KeepScoring):
+        return f"keep one of the scoring cards you drew ({options})"
     if isinstance(move, Monastery):
         if move.save and not state.players[t["p"]].goods[D.P]:
             return "Round Scoring: you cannot pay 1 pink: you have 0"
@@ -120,8 +136,7 @@ def _turn(state: State, p: int, move: Any) -> str:
     pl = state.players[p]
     card = getattr(move, "card", 0)
     if card and card not in pl.hand:
-        return f"you do not hold card {card} (your cards: " + \
-            ", ".join(str(c) for c in pl.hand) + ")"
+        return f"you do not hold card {card} (play a card from your hand)"
     info = D.ACTION_CARDS.get(card)
     if isinstance(move, Pass):
         return _pass(state, p, move)
@@ -202,8 +217,8 @@ def _pass(state: State, p: int, move: Pass) -> str:
     pl = state.players[p]
     after = [c for c in pl.hand if c != move.card]
     if after and move.keep not in after:
-        return "Passing: you keep exactly one of your remaining action cards " \
-            f"(keep one of {', '.join(str(c) for c in after)})"
+        return "Passing: you keep exactly one of your remaining action cards (name one you " \
+            "hold and do not play)"
     if not after and move.keep:
         return "Passing: you have no other action card to keep"
     if move.card:

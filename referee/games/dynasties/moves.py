@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Any, Union
+from typing import Annotated, Any, Literal, Union
 
 import msgspec
 
 from referee.errors import AmbiguousMove, MalformedMove
 from referee.games.dynasties.data import (
+    ACTION_CARDS,
     BONUS,
     CITIES,
     COLOURS,
@@ -22,100 +23,128 @@ from referee.games.dynasties.data import (
     FREE_CITIES,
     PERSONALITIES,
     SCORING,
+    SHIPS,
+    TRACK_COSTS,
 )
+
+# --- field types: every value outside the game's data is rejected when a move is decoded --
+assert sorted(ACTION_CARDS) == list(range(1, len(ACTION_CARDS) + 1))
+CARDS = len(ACTION_CARDS)
+_FACE = "(?:" + "|".join(FACES) + ")"
+
+Card = Annotated[int, msgspec.Meta(ge=1, le=CARDS, description="an action card, a01 = 1")]
+CardOrNone = Annotated[int, msgspec.Meta(ge=0, le=CARDS, description="an action card or 0")]
+ShipNo = Annotated[int, msgspec.Meta(ge=1, le=SHIPS, description="a ship, 1-3")]
+TrackSpace = Annotated[int, msgspec.Meta(ge=0, le=len(TRACK_COSTS),
+                                         description="0 = the long space, 1-4 = top row")]
+Goods = Annotated[str, msgspec.Meta(pattern="^[" + COLOURS + "]*$", max_length=16,
+                                    description="goods letters k w g b p")]
+Face = Literal[tuple(FACES)]  # type: ignore[valid-type]
+Faces = Annotated[str, msgspec.Meta(pattern=f"^{_FACE}(?:\\+{_FACE})?$",
+                                    description="1 or 2 die faces joined by +")]
+FacePair = Annotated[str, msgspec.Meta(pattern=f"^{_FACE}\\+{_FACE}$",
+                                       description="2 die faces joined by +")]
+CityKey = Literal[tuple(CITIES)]  # type: ignore[valid-type]
+PersonalityKey = Literal[tuple(PERSONALITIES)]  # type: ignore[valid-type]
+ScoringKey = Literal[tuple(SCORING)]  # type: ignore[valid-type]
+BonusKey = Literal[tuple(BONUS)]  # type: ignore[valid-type]
+CountryKey = Literal[tuple(COUNTRIES)]  # type: ignore[valid-type]
+FreeCityKey = Literal[tuple(FREE_CITIES)]  # type: ignore[valid-type]
+Figure = Literal["prince", "princess"]
+Source = Literal[("ship", "bag", *(str(s + 1) for s in range(SHIPS)))]  # type: ignore[valid-type]
 
 
 class Trade(msgspec.Struct, frozen=True, tag="trade"):
-    card: int
-    ship: int
+    card: Card
+    ship: ShipNo
 
 
 class TradeTwice(msgspec.Struct, frozen=True, tag="trade-twice"):
-    card: int
-    ship: int
-    pay: str
+    card: Card
+    ship: ShipNo
+    pay: Goods
 
 
 class SecondTrade(msgspec.Struct, frozen=True, tag="second-trade"):
-    ship: int
+    ship: ShipNo
 
 
 class Place(msgspec.Struct, frozen=True, tag="place"):
-    card: int
-    figure: str  # prince | princess
-    city: str
-    pay: str
+    card: Card
+    figure: Figure
+    city: CityKey
+    pay: Goods
     special: bool = False
 
 
 class Use(msgspec.Struct, frozen=True, tag="use"):
-    card: int
-    personality: str
-    pay: str
+    card: Card
+    personality: PersonalityKey
+    pay: Goods
     special: bool = False
 
 
 class SitOut(msgspec.Struct, frozen=True, tag="sit-out"):
-    card: int
+    card: Card
 
 
 class Pass(msgspec.Struct, frozen=True, tag="pass"):
-    space: int  # 0 = the long space, 1-4 = top-row spaces
-    card: int = 0  # a Pass special-action card, or 0
-    keep: int = 0  # the one action card kept, or 0
+    space: TrackSpace  # 0 = the long space, 1-4 = top-row spaces
+    card: CardOrNone = 0  # a Pass special-action card, or 0
+    keep: CardOrNone = 0  # the one action card kept (private), or 0
 
 
 class Divide(msgspec.Struct, frozen=True, tag="divide"):
-    first: str
-    second: str
+    first: Goods
+    second: Goods
 
 
 class Choose(msgspec.Struct, frozen=True, tag="choose"):
-    goods: str
+    goods: Goods
 
 
 class Take(msgspec.Struct, frozen=True, tag="take"):
-    goods: str
-    source: str  # "ship" (the ship in question), "bag", or "1".."3"
+    goods: Goods
+    source: Source  # "ship" (the ship in question), "bag", or "1".."3"
 
 
 class DivideDice(msgspec.Struct, frozen=True, tag="divide-dice"):
-    single: str
-    pair: str  # "points+ship"
+    single: Face
+    pair: FacePair  # "points+ship"
 
 
 class ChooseDice(msgspec.Struct, frozen=True, tag="choose-dice"):
-    faces: str  # "child" or "points+ship"
+    faces: Faces  # "child" or "points+ship"
 
 
 class KeepScoring(msgspec.Struct, frozen=True, tag="keep"):
-    card: str
+    card: ScoringKey  # private: the scoring card kept
 
 
 class Bonus(msgspec.Struct, frozen=True, tag="bonus"):
-    space: str
+    space: BonusKey
 
 
 class Country(msgspec.Struct, frozen=True, tag="country"):
-    purpose: str  # arms | upgrade | wild
-    country: str
+    purpose: Literal["upgrade", "wild"]
+    country: CountryKey
 
 
 class Marry(msgspec.Struct, frozen=True, tag="marry"):
-    city: str
+    city: CityKey
 
 
 class Envoy(msgspec.Struct, frozen=True, tag="envoy"):
-    city: str  # a free city: book | anchor | points
+    city: FreeCityKey  # a free city: book | anchor | points
 
 
 class Monastery(msgspec.Struct, frozen=True, tag="monastery"):
-    city: str
+    city: CityKey
     save: bool
 
 
 class Score(msgspec.Struct, frozen=True, tag="score"):
-    card: str
+    card: ScoringKey
 
 
 class Done(msgspec.Struct, frozen=True, tag="done"):
@@ -202,6 +231,26 @@ def format_move(m: Any) -> str:
     raise TypeError(f"not a Dynasties move: {m!r}")
 
 
+# --- hidden choices -------------------------------------------------------------------------
+def private_fields(m: Any) -> tuple[str, ...]:
+    """Fields only the mover may see: the action card kept when passing and the scoring
+    card kept out of those drawn. Every other choice is made in the open."""
+    if isinstance(m, Pass) and m.keep:
+        return ("keep",)
+    if isinstance(m, KeepScoring):
+        return ("card",)
+    return ()
+
+
+def public_text(m: Any) -> str:
+    """The move as the other players may read it; never uses a private field's value."""
+    if isinstance(m, Pass) and m.keep:
+        return format_move(msgspec.structs.replace(m, keep=0)) + ", kept a card"
+    if isinstance(m, KeepScoring):
+        return "kept a scoring card"
+    return format_move(m)
+
+
 # --- parsing ------------------------------------------------------------------------------
 FORMS = [
     "trade SHIP with CARD", "trade twice SHIP with CARD pay GOODS", "trade SHIP",
@@ -209,7 +258,7 @@ FORMS = [
     "use PERSONALITY with CARD [special] [pay GOODS]", "sit out CARD",
     "pass [SPACE] [with CARD] [keep CARD]", "divide GOODS/GOODS", "choose GOODS",
     "take GOODS [from bag|from ship N]", "divide FACE / FACE+FACE", "choose FACE[+FACE]",
-    "keep SCORINGCARD", "bonus SPACE", "arms|upgrade|wild COUNTRY", "marry CITY",
+    "keep SCORINGCARD", "bonus SPACE", "upgrade|wild COUNTRY", "marry CITY",
     "envoy FREECITY", "save|release CITY", "score SCORINGCARD", "done",
 ]
 _TOKEN = re.compile(r"[a-z0-9\-]+|[/+]")
@@ -380,7 +429,7 @@ def _parse(r: _Reader) -> tuple[type, dict[str, Any]]:
         space = r.word("a bonus space", list(BONUS))
         r.end()
         return Bonus, {"space": space}
-    if verb in ("arms", "upgrade", "wild"):
+    if verb in ("upgrade", "wild"):
         country = r.word("a country", COUNTRIES)
         r.end()
         return Country, {"purpose": verb, "country": country}
@@ -424,9 +473,9 @@ def parse_move(text: str, legal: Sequence[Any]) -> Any:
             and all(getattr(m, k) == v for k, v in given.items())]
     if len(fits) == 1:
         return fits[0]
-    if len(fits) > 1:
+    if len(fits) > 1:  # listed as others may read them: a hand is never printed
         raise AmbiguousMove(
             f"{text!r} fits several legal moves; say which ({', '.join(missing)})",
-            legal=[format_move(m) for m in fits],
+            legal=list(dict.fromkeys(public_text(m) for m in fits)),
         )
     return cls(**{**given, **{k: DEFAULTS[k] for k in missing}})

@@ -1,48 +1,36 @@
-"""Setup, legal moves and their effects (rulebook sections named in comments).
+"""Setup, the turn (legal moves and their effects) and the flow of the game (rulebook
+sections named in comments).
 
 Flow: ``state.queue`` holds what must happen next, front first. Automatic steps run at
-once (:func:`advance`); a *decision* waits for its owner's move. When the queue is empty
-during play, the active player owes a turn. A decision with exactly one legal move is
-carried out automatically; one with none is skipped (its ``ON_EMPTY`` fallback runs).
+once (:func:`advance`; the end-of-round steps are in roundend.py); a *decision* waits for
+its owner's move (decisions.py). When the queue is empty during play, the active player
+owes a turn. A decision with exactly one legal move is carried out automatically; one with
+none is skipped (its fallback, :func:`decisions.on_empty`, runs).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from functools import lru_cache
-from itertools import combinations
 from typing import Any
 
 from referee.games.dynasties import data as D
 from referee.games.dynasties import effects as E
-from referee.games.dynasties import scoring as S
-from referee.games.dynasties.effects import push, task
-from referee.games.dynasties.moves import (
-    Bonus,
-    Choose,
-    ChooseDice,
-    Country,
-    Divide,
-    DivideDice,
-    Done,
-    Envoy,
-    KeepScoring,
-    Marry,
-    Monastery,
-    Pass,
-    Place,
-    Score,
-    SecondTrade,
-    SitOut,
-    Take,
-    Trade,
-    TradeTwice,
-    Use,
-    faces_str,
-    goods_pair,
+from referee.games.dynasties.board import (
+    deal_personalities,
+    lone_cities,
+    payments,
+    roll,
+    track_order,
 )
+from referee.games.dynasties.decisions import decision_moves, on_empty, resolve
+from referee.games.dynasties.effects import push, task
+from referee.games.dynasties.moves import Pass, Place, SitOut, Trade, TradeTwice, Use
+from referee.games.dynasties.roundend import ROUND_END, STEPS
 from referee.games.dynasties.state import CityState, Player, Ship, State
 from referee.rng import Rng
+
+__all__ = ["advance", "apply", "decision_moves", "legal_moves", "pending", "setup",
+           "track_order"]
 
 Task = dict[str, Any]
 LIGHT_BLUE_COSTS_VIEW = D.LIGHT_BLUE_COSTS
@@ -51,7 +39,11 @@ MAX_COST = max(max(c.prince, c.princess) for c in D.CITIES.values())
 
 # --- setup ------------------------------------------------------------------------------------
 def setup(players: Sequence[str], options: Mapping[str, str], rng: Rng) -> State:
-    """Components and Setup, box by box; the Banker (first player) starts."""
+    """Components and Setup, box by box; the Banker (first player) starts.
+
+    The starting capital (1 good of each colour per player) is searched out of the bag
+    before the 15 ship goods are drawn: drawn first, the ships could hold so many
+    gold-yellow goods that 5 players cannot each get one (interpretation D-SETUP)."""
     n = len(players)
     ps = [Player(pid, D.FAMILY_COLOURS[i], [0] * 5, D.PER_COLOUR - 1)
           for i, pid in enumerate(players)]
@@ -79,90 +71,21 @@ def setup(players: Sequence[str], options: Mapping[str, str], rng: Rng) -> State
     state.green_box = green
     state.yellow = list(D.YELLOW)
     rng.shuffle(state.yellow, "yellow")
+    for pl in ps:  # starting capital, searched out before the ships are loaded (D-SETUP)
+        for colour in range(5):
+            state.bag[colour] -= 1
+            pl.goods[colour] += 1
     for _ in range(D.SHIPS):
         ship = Ship([0] * 5)
         E.draw_goods(state, ship.goods, D.PER_SHIP)
         state.ships.append(ship)
-    for pl in ps:  # starting capital: 1 good of each colour, searched out of the bag
-        for colour in range(5):
-            state.bag[colour] -= 1
-            pl.goods[colour] += 1
-    _deal_personalities(state)
+    deal_personalities(state)
     state.neutral = D.NEUTRAL
     state.arms = [D.ARMS_PER_COUNTRY] * len(D.COUNTRIES)
     state.bonus = {k: [] for k in D.BONUS}
     state.log(f"round 1 begins; {players[0]} (the Banker) starts")
     return state
 
-
-def _deal_personalities(state: State) -> None:
-    """Shuffle the 8 personalities onto the 6 light-blue and 2 gold-yellow spaces."""
-    keys = list(D.PERSONALITIES)
-    state.rng.shuffle(keys, "personalities")
-    state.personalities = keys
-    state.used = [False] * len(keys)
-
-
-# --- helpers ------------------------------------------------------------------------------------
-def payments(goods: list[int], colour: int, n: int) -> tuple[str, ...]:
-    """Distinct ways to pay n goods of a colour; 2 pink stand in for any one other good."""
-    return _payments(goods[colour], goods[D.P], colour, n)
-
-
-@lru_cache(maxsize=4096)
-def _payments(have: int, pink: int, colour: int, n: int) -> tuple[str, ...]:
-    if n == 0:
-        return ("",)
-    if colour == D.P:
-        return ("p" * n,) if pink >= n else ()
-    out = []
-    for x in range(min(have, n), -1, -1):
-        if 2 * (n - x) > pink:
-            break
-        out.append(D.COLOURS[colour] * x + "p" * (2 * (n - x)))
-    return tuple(out)
-
-
-def sub_multisets(goods: list[int], size: int) -> list[str]:
-    """Distinct multisets of ``size`` goods out of a goods vector, as letters."""
-    out: list[str] = []
-
-    def rec(colour: int, left: int, acc: str) -> None:
-        if left == 0:
-            out.append(acc)
-            return
-        if colour == 5:
-            return
-        for k in range(min(goods[colour], left), -1, -1):
-            rec(colour + 1, left - k, acc + D.COLOURS[colour] * k)
-
-    rec(0, size, "")
-    return out
-
-
-def splits(goods: list[int]) -> list[tuple[str, str]]:
-    """Distinct divisions of the goods into 2 non-empty groups (Dividing and Choosing)."""
-    total = sum(goods)
-    seen: dict[tuple[str, str], None] = {}
-    for size in range((total + 1) // 2, total):
-        for part in sub_multisets(goods, size):
-            rest = [g - E.vec(part)[c] for c, g in enumerate(goods)]
-            seen[goods_pair(part, E.letters(rest))] = None
-    return list(seen)
-
-
-def track_order(state: State) -> list[tuple[int, bool]]:
-    """Players on the passing track, frontmost first, with 'has a figure there'."""
-    out = [(p, True) for p in state.top if p is not None]
-    return out + [(p, bool(f)) for p, f in state.long]
-
-
-def turn_order(state: State) -> list[int]:
-    return [(state.start + i) % state.n for i in range(state.n)]
-
-
-def lone_cities(state: State, p: int) -> list[str]:
-    return [c for c, _ in S.unmarried(state, p)]
 
 
 def usable(state: State, p: int, key: str) -> bool:
@@ -340,12 +263,6 @@ def place_figure(state: State, p: int, figure: str, city: str, paid: str = "") -
         marriage(state, city)
 
 
-def roll(state: State, n: int) -> list[str]:
-    dice = [D.FACES[state.rng.below(len(D.FACES), "dice")] for _ in range(n)]
-    state.dice = dice
-    return dice
-
-
 def marriage(state: State, city: str) -> None:
     """The Marriage: the small-space player rolls and divides 1/2; the large one chooses."""
     c = state.cities[city]
@@ -354,225 +271,6 @@ def marriage(state: State, city: str) -> None:
     dice = roll(state, D.DICE)
     state.log(f"marriage in {info.name}: {state.name(small)} rolled {', '.join(dice)}")
     push(state, task("dowry_divide", small, city=city, dice=dice, chooser=large))
-
-
-# --- decisions: legal moves ------------------------------------------------------------
-def decision_moves(state: State, t: Task) -> list[Any]:
-    k, p = t["k"], t["p"]
-    pl = state.players[p]
-    if k == "divide":
-        return [Divide(a, b) for a, b in splits(state.ships[t["ship"]].goods)]
-    if k == "choose":
-        return [Choose(g) for g in dict.fromkeys(t["groups"])]
-    if k in ("self_take", "lone_take"):
-        goods = state.ships[t["ship"]].goods
-        return [Take(g, "ship") for g in sub_multisets(goods, min(2, sum(goods)))
-                if g]
-    if k == "take_ship":
-        return [Take(D.COLOURS[c], str(s + 1)) for s, ship in enumerate(state.ships)
-                for c in range(5) if ship.goods[c]]
-    if k == "take_bag":
-        size = min(t["count"], sum(state.bag))
-        return [Take(g, "bag") for g in sub_multisets(state.bag, size) if g]
-    if k == "dowry_divide":
-        out = {}
-        for i, face in enumerate(t["dice"]):
-            rest = t["dice"][:i] + t["dice"][i + 1:]
-            out[DivideDice(face, faces_str(rest))] = None
-        return list(out)
-    if k == "dowry_choose":
-        return [ChooseDice(g) for g in dict.fromkeys(t["groups"])]
-    if k == "neutral_dice":
-        pairs = dict.fromkeys(faces_str(c) for c in combinations(t["dice"], t["keep"]))
-        return [ChooseDice(g) for g in pairs]
-    if k == "keep_scoring":
-        return [KeepScoring(c) for c in dict.fromkeys(pl.looking)]
-    if k == "arms_any":
-        return [Country("arms", c) for i, c in enumerate(D.COUNTRIES) if state.arms[i]]
-    if k == "upgrade":
-        return [Country("upgrade", c) for c in D.COUNTRIES if c not in state.upgraded]
-    if k == "wild":
-        return [Country("wild", c) for c in D.COUNTRIES]
-    if k == "envoy":
-        if pl.supply == 0:
-            return []
-        return [Envoy(c) for c, who in state.free_cities.items() if who is None]
-    if k == "marry":
-        return [Marry(c) for c in lone_cities(state, p)] if state.neutral else []
-    if k == "second_trade":
-        return [SecondTrade(s + 1) for s in range(D.SHIPS)] if pl.supply else []
-    if k == "bonus":
-        return [Bonus(b) for b, info in D.BONUS.items()
-                if info["shareable"] or not state.bonus[b]]
-    if k == "monastery":
-        return ([Monastery(t["city"], True)] if pl.goods[D.P] else []) + \
-            [Monastery(t["city"], False)]
-    if k == "score_cards":
-        out = [Score(c) for c in dict.fromkeys(pl.scoring)]
-        if state.round < D.ROUNDS and len(pl.scoring) <= D.CARRY_MAX:
-            out.append(Done())
-        return out
-    raise AssertionError(f"unknown decision {k}")
-
-
-# --- decisions: carrying out ------------------------------------------------------------
-def finish_trade(state: State, s: int) -> None:
-    """Both trading partners take their figures back; the Banker refills the ship."""
-    ship = state.ships[s]
-    for who in (ship.large, ship.small):
-        if who is not None:
-            state.players[who].supply += 1
-    ship.large = ship.small = None
-    E.to_bag(state, ship.goods)
-    E.refill_ship(state, s)
-
-
-def _gain(state: State, p: int, letters: str, src: list[int]) -> None:
-    for ch in letters:
-        c = D.COLOURS.index(ch)
-        src[c] -= 1
-        state.players[p].goods[c] += 1
-
-
-def resolve(state: State, t: Task, move: Any) -> None:
-    k, p = t["k"], t["p"]
-    pl = state.players[p]
-    if k == "divide":
-        ship = state.ships[t["ship"]]
-        state.log(f"{pl.id} divided ship {t['ship'] + 1} into {move.first} / {move.second}")
-        push(state, task("choose", ship.large, ship=t["ship"], groups=[move.first, move.second],
-                         divider=p))
-    elif k == "choose":
-        ship = state.ships[t["ship"]]
-        groups = list(t["groups"])
-        groups.remove(move.goods)
-        _gain(state, p, move.goods, ship.goods)
-        _gain(state, t["divider"], groups[0], ship.goods)
-        state.log(f"{pl.id} chose {move.goods}; {state.name(t['divider'])} took {groups[0]}")
-        finish_trade(state, t["ship"])
-    elif k in ("self_take", "lone_take"):
-        ship = state.ships[t["ship"]]
-        _gain(state, p, move.goods, ship.goods)
-        state.log(f"{pl.id} took {move.goods} from ship {t['ship'] + 1}")
-        if k == "self_take":
-            finish_trade(state, t["ship"])
-        else:
-            ship.large = None
-            pl.supply += 1
-    elif k == "take_ship":
-        s = int(move.source) - 1
-        _gain(state, p, move.goods, state.ships[s].goods)
-        touched = sorted(set(t["touched"]) | {s})
-        state.log(f"{pl.id} took {move.goods} from ship {s + 1}")
-        if t["left"] > 1:
-            push(state, task("take_ship", p, left=t["left"] - 1, touched=touched))
-        else:
-            push(state, task("refill", ships=touched))
-    elif k == "take_bag":
-        _gain(state, p, move.goods, state.bag)
-        state.log(f"{pl.id} took {move.goods} from the bag")
-    elif k == "dowry_divide":
-        push(state, task("dowry_choose", t["chooser"], city=t["city"],
-                         groups=[move.single, move.pair], divider=p))
-        state.log(f"{pl.id} divided the dowry: {move.single} / {move.pair}")
-    elif k == "dowry_choose":
-        groups = list(t["groups"])
-        groups.remove(move.faces)
-        state.log(f"{pl.id} chose {move.faces}; {state.name(t['divider'])} gets {groups[0]}")
-        push(state, task("dice_effects", p, faces=move.faces, city=t["city"]),
-             task("dice_effects", t["divider"], faces=groups[0], city=t["city"]))
-    elif k == "neutral_dice":
-        state.log(f"{pl.id} kept {move.faces}")
-        push(state, task("dice_effects", p, faces=move.faces, city=t["city"]))
-    elif k == "keep_scoring":
-        pl.scoring.append(move.card)
-        pl.looking.remove(move.card)
-        state.yellow.extend(pl.looking)  # the others go under the deck
-        pl.looking.clear()
-        state.log(f"{pl.id} kept 1 scoring card")
-    elif k == "arms_any":
-        E.take_arms(state, p, move.country, t["fallback"])
-    elif k == "upgrade":
-        state.upgraded.append(move.country)
-        state.log(f"{pl.id} put the upgrader on {D.COUNTRY_NAMES[move.country]}")
-    elif k == "wild":
-        pl.wild[t["tile"]] = move.country
-    elif k == "envoy":
-        state.free_cities[move.city] = p
-        pl.supply -= 1
-        state.log(f"{pl.id} went to the free city {move.city}")
-        if move.city == "points":
-            E.gain_points(state, p, 2, "free city")
-        elif move.city == "anchor":
-            E.draw_goods(state, pl.goods, 1)
-        else:
-            E.take_book(state, p, state.free_books)
-    elif k == "marry":
-        c = state.cities[move.city]
-        info = D.CITIES[move.city]
-        setattr(c, "princess" if c.prince == p else "prince", -1)
-        state.neutral -= 1
-        dice = roll(state, D.DICE)
-        state.log(f"{pl.id} married a neutral figure in {info.name}; rolled {', '.join(dice)}")
-        push(state, task("neutral_dice", p, city=move.city, dice=dice, keep=t["keep"]))
-    elif k == "second_trade":
-        push(state, task("trade", p, ship=move.ship - 1))
-    elif k == "bonus":
-        _bonus(state, p, move.space, t["leonardo"])
-    elif k == "monastery":
-        _monastery(state, p, t["city"], move.save)
-    elif k == "score_cards" and isinstance(move, Score):
-        pts = S.card_points(state, p, move.card)
-        pl.scoring.remove(move.card)
-        (state.yellow_discard if move.card in D.YELLOW else state.scored).append(move.card)
-        E.gain_points(state, p, pts, f"scoring card {move.card}")
-        push(state, task("score_cards", p))
-
-
-def _bonus(state: State, p: int, space: str, leonardo: bool) -> None:
-    """Bonus Action: move the figure from the track (or the Leonardo tile) to a space."""
-    if leonardo:
-        state.leonardo = None
-    else:
-        if p in state.top:
-            state.top[state.top.index(p)] = None
-        else:
-            state.long = [e for e in state.long if e[0] != p]
-    state.bonus[space].append(p)
-    state.log(f"{state.name(p)} took the bonus action {space}")
-    E.run_all(state, p, D.BONUS[space]["effects"], None)
-
-
-def _monastery(state: State, p: int, city: str, save: bool) -> None:
-    """After round 2: pay 1 pink to keep an unmarried figure, or it leaves the board."""
-    c = state.cities[city]
-    if save:
-        E.pay(state, p, "p")
-        state.log(f"{state.name(p)} paid 1 pink to keep the figure in {D.CITIES[city].name}")
-        return
-    for figure in ("prince", "princess"):
-        if getattr(c, figure) == p:
-            setattr(c, figure, None)
-    state.players[p].supply += 1
-    state.log(f"{state.name(p)}'s figure in {D.CITIES[city].name} went to the monastery")
-
-
-def on_empty(state: State, t: Task) -> None:
-    """A decision without options: its fallback (or nothing)."""
-    k, p = t["k"], t["p"]
-    if k == "lone_take":
-        state.ships[t["ship"]].large = None
-        state.players[p].supply += 1
-    elif k == "self_take":
-        finish_trade(state, t["ship"])
-    elif k == "take_ship" and t["touched"]:
-        push(state, task("refill", ships=t["touched"]))
-    elif k == "arms_any":
-        E.gain_points(state, p, t["fallback"], "no coat of arms left")
-    elif k == "divide":  # 0 or 1 good: the chooser takes it (reference §9)
-        ship = state.ships[t["ship"]]
-        _gain(state, ship.large, E.letters(ship.goods), ship.goods)  # type: ignore[arg-type]
-        finish_trade(state, t["ship"])
 
 
 # --- automatic steps ------------------------------------------------------------------------------
@@ -622,121 +320,11 @@ def end_turn(state: State, t: Task) -> None:
     push(state, *(task(k) for k in ROUND_END))
 
 
-def lone_figures(state: State, t: Task) -> None:
-    """End of a Round 1: a lone figure on a ship takes 2 of its goods."""
-    push(state, *(task("lone_take", ship.large, ship=s) for s, ship in enumerate(state.ships)
-                  if ship.large is not None))
-
-
-def lone_cleanup(state: State, t: Task) -> None:
-    for s, ship in enumerate(state.ships):
-        E.to_bag(state, ship.goods)
-        E.refill_ship(state, s)
-
-
-def redeal(state: State, t: Task) -> None:
-    """End of a Round 2: the personalities are reshuffled and laid out again."""
-    _deal_personalities(state)
-
-
-def new_start(state: State, t: Task) -> None:
-    """End of a Round 3: the frontmost player on the track takes the rose basket."""
-    state.start = state.active = track_order(state)[0][0]
-    state.log(f"{state.name(state.start)} is the new starting player")
-
-
-def bonus_start(state: State, t: Task) -> None:
-    """End of a Round 4: bonus actions in track order, Leonardo last."""
-    tasks = [task("bonus", p, leonardo=False) for p, fig in track_order(state) if fig]
-    if state.leonardo is not None:
-        tasks.append(task("bonus", state.leonardo, leonardo=True))
-    push(state, *tasks)
-
-
-def bonus_end(state: State, t: Task) -> None:
-    for space in state.bonus.values():
-        for p in space:
-            state.players[p].supply += 1
-        space.clear()
-    for p, fig in track_order(state):
-        state.players[p].supply += int(fig)
-    state.top = [None] * 4
-    state.long = []
-    for key, p in state.free_cities.items():
-        if p is not None:
-            state.players[p].supply += 1
-            state.free_cities[key] = None
-
-
-def books_reveal(state: State, t: Task) -> None:
-    """Book tiles taken this round are revealed and resolved (reference §8.2, ASSUMPTION)."""
-    tasks = []
-    for p in turn_order(state):
-        pl = state.players[p]
-        for tile in pl.books:
-            pl.books_open.append(tile)
-            state.log(f"{pl.id} revealed book tile {tile}")
-            tasks.append(task("effects", p, effects=D.BOOK_TILES[tile]["effects"], city=None))
-        pl.books = []
-    push(state, *tasks)
-
-
-def figure_scoring(state: State, t: Task) -> None:
-    """Round Scoring 1: unmarried Princes and Princesses (4/2, then 6/3)."""
-    if state.round not in D.FIGURE_SCORING:
-        return
-    for p in range(state.n):
-        pts, parts = S.unmarried_points(state, p, state.round)
-        if pts:
-            E.gain_points(state, p, pts, "unmarried figures: " + ", ".join(parts))
-
-
-def monastery_start(state: State, t: Task) -> None:
-    if state.round != D.MONASTERY_ROUND:
-        return
-    push(state, *(task("monastery", p, city=city) for p in turn_order(state)
-                  for city in lone_cities(state, p)))
-
-
-def cards_start(state: State, t: Task) -> None:
-    """Round Scoring 2: scoring cards, in turn order from the starting player."""
-    push(state, *(task("score_cards", p) for p in turn_order(state)))
-
-
-def next_round(state: State, t: Task) -> None:
-    """End of a Round 5 (4 new cards each), or the final scoring after round 3."""
-    if state.round >= D.ROUNDS:
-        tasks = [task("wild", p, tile=tile) for p in turn_order(state)
-                 for tile in state.players[p].books_open
-                 if D.BOOK_TILES[tile]["kind"] == "sword"]
-        push(state, *tasks, task("final"))
-        return
-    state.round += 1
-    for p in turn_order(state):
-        state.players[p].passed = False
-        for _ in range(D.LATER_DEAL):
-            E.draw_action_card(state, p)
-    state.phase = "play"
-    state.active = state.start
-    state.log(f"round {state.round} begins; {state.name(state.start)} starts")
-
-
-def final(state: State, t: Task) -> None:
-    state.final = S.final_scoring(state)
-    state.phase = "over"
-    state.log("final scoring done; the game is over")
-
-
-ROUND_END = ["lone_figures", "lone_cleanup", "redeal", "new_start", "bonus_start", "bonus_end",
-             "books_reveal", "figure_scoring", "monastery_start", "cards_start", "next_round"]
 AUTO: dict[str, Callable[[State, Task], None]] = {
     "trade": auto_trade, "effects": auto_effects, "dice_effects": auto_dice,
-    "refill": auto_refill, "end_turn": end_turn, "lone_figures": lone_figures,
-    "lone_cleanup": lone_cleanup, "redeal": redeal, "new_start": new_start,
-    "bonus_start": bonus_start, "bonus_end": bonus_end, "books_reveal": books_reveal,
-    "figure_scoring": figure_scoring, "monastery_start": monastery_start,
-    "cards_start": cards_start, "next_round": next_round, "final": final,
+    "refill": auto_refill, "end_turn": end_turn, **STEPS,
 }
+
 
 
 def advance(state: State) -> None:

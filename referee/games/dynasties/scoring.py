@@ -69,9 +69,6 @@ def measure(state: State, p: int, name: str, arg: str | None) -> int:
     if name == "crown_countries":
         crown = _per_country(state, p, lambda c, r: D.CITIES[c].symbol == "crown")
         return sum(1 for v in crown.values() if v)
-    if name == "crown2_countries":
-        crown = _per_country(state, p, lambda c, r: D.CITIES[c].symbol == "crown")
-        return sum(1 for v in crown.values() if v >= 2)
     if name == "married_figures":
         return sum(1 for city, r in figs if r != "child" and is_married(state, city))
     if name == "married_countries":

@@ -1,0 +1,109 @@
+"""`referee show` (a picture of the position) and `referee site` (a static site).
+
+The drawing code is imported inside the commands, so that other commands never pay for
+it (nor for Jinja2 or the PNG library).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import click
+
+from referee import gamefile, secret
+from referee.cli import main
+from referee.cli.common import emit_json, handles_errors, secret_option
+from referee.errors import SealedError, UsageError
+
+
+@main.command()
+@click.argument("path", metavar="FILE", type=click.Path(path_type=Path))
+@click.option("--as", "viewer", metavar="PLAYER",
+              help="Draw this player's view (their hand, contracts); default: public only.")
+@click.option("--since", type=int, metavar="N",
+              help="Frame in magenta what the moves after move N changed.")
+@click.option("--svg", "svg_out", type=click.Path(path_type=Path), metavar="OUT",
+              help="Write an SVG picture here (- = stdout).")
+@click.option("--png", "png_out", type=click.Path(path_type=Path), metavar="OUT",
+              help="Write a PNG picture here.")
+@secret_option
+@click.option("--json", "as_json", is_flag=True, help="Output JSON.")
+@handles_errors
+def show(path: Path, viewer: str | None, since: int | None, svg_out: Path | None,
+         png_out: Path | None, secret_path: Path | None, as_json: bool) -> None:
+    """Draw the board of FILE as SVG or PNG, from the same view as `status --json`."""
+    from referee.pictures import draw_svg, svg_to_png
+    from referee.pictures.changes import NO_MARKS
+    from referee.pictures.positions import since_marks, view_at
+
+    if (svg_out is None) == (png_out is None):
+        raise UsageError("give exactly one of --svg OUT or --png OUT")
+    if png_out is not None and str(png_out) == "-":
+        raise UsageError("--png needs a file name (PNG is binary)")
+    gf = gamefile.read(path)
+    if viewer is not None:
+        gf.player(viewer)
+    seed = secret.find_seed(gf, secret_path, path)
+    if gf.sealed and seed is None:
+        raise SealedError("this game is sealed: its board cannot be drawn without the secret",
+                          hints=["give --secret FILE (or REFEREE_SECRET)"])
+    if since is None:
+        view, marks = view_at(gf, seed, viewer), NO_MARKS
+    else:
+        view, marks = since_marks(gf, seed, viewer, since)
+    svg = draw_svg(view, marks, since)
+    if svg_out is not None and str(svg_out) == "-":
+        sys.stdout.write(svg + "\n")
+        return
+    out = svg_out if svg_out is not None else png_out
+    assert out is not None
+    data = svg.encode() if svg_out is not None else svg_to_png(svg)
+    _write_bytes(out, data)
+    if as_json:
+        emit_json({"file": str(out), "format": "svg" if svg_out else "png",
+                   "bytes": len(data), "moves": len(gf.log), "as": viewer, "since": since,
+                   "changed": bool(marks)})
+        return
+    click.echo(f"wrote {out} ({len(data)} bytes)")
+
+
+def _write_bytes(out: Path, data: bytes) -> None:
+    if out.is_dir():
+        raise UsageError(f"{out} is a folder; give a file name")
+    if not out.parent.is_dir():
+        raise UsageError(f"no such folder: {out.parent}")
+    tmp = out.with_name(f".{out.name}.tmp-{os.getpid()}")
+    try:
+        tmp.write_bytes(data)
+        os.replace(tmp, out)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise UsageError(f"cannot write {out}: {exc.strerror}") from None
+
+
+@main.command()
+@click.argument("games_dir", metavar="GAMES_DIR", type=click.Path(path_type=Path))
+@click.option("-o", "--out", "out", required=True, type=click.Path(path_type=Path),
+              metavar="OUT", help="Folder to write the site to (replaced if it is a site).")
+@click.option("--secret", "secret_path", type=click.Path(path_type=Path), metavar="SECRET",
+              help="Secrets of sealed games: a folder of FILE.secret files or one game's "
+                   "secret file (also REFEREE_SECRET, FILE.secret beside each game).")
+@click.option("--workers", type=click.IntRange(1, 64), default=None,
+              help="Processes to draw with (default: one per CPU).")
+@click.option("--json", "as_json", is_flag=True, help="Output JSON.")
+@handles_errors
+def site(games_dir: Path, out: Path, secret_path: Path | None, workers: int | None,
+         as_json: bool) -> None:
+    """Write a static site of the games in GAMES_DIR: an index, and per game its board,
+    scores, log and every position."""
+    from referee.pictures.site import build_site, summaries_json
+
+    summaries = build_site(games_dir, out, secret_path, workers)
+    if as_json:
+        emit_json({"out": str(out), "games": summaries_json(summaries)})
+        return
+    sealed = sum(1 for s in summaries if s.needs_secret)
+    click.echo(f"wrote {out}/index.html: {len(summaries)} games"
+               + (f" ({sealed} sealed without their secret: log only)" if sealed else ""))

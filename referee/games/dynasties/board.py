@@ -1,0 +1,109 @@
+"""Small shared operations on the board: payments, divisions, turn and track order.
+
+Used by the turn (rules.py), the decisions (decisions.py) and the end of a round
+(roundend.py); it imports none of them.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from referee.games.dynasties import data as D
+from referee.games.dynasties import effects as E
+from referee.games.dynasties import scoring as S
+from referee.games.dynasties.moves import goods_pair
+from referee.games.dynasties.state import State
+
+
+def payments(goods: list[int], colour: int, n: int) -> tuple[str, ...]:
+    """Distinct ways to pay n goods of a colour; 2 pink stand in for any one other good."""
+    return _payments(goods[colour], goods[D.P], colour, n)
+
+
+@lru_cache(maxsize=4096)
+def _payments(have: int, pink: int, colour: int, n: int) -> tuple[str, ...]:
+    if n == 0:
+        return ("",)
+    if colour == D.P:
+        return ("p" * n,) if pink >= n else ()
+    out = []
+    for x in range(min(have, n), -1, -1):
+        if 2 * (n - x) > pink:
+            break
+        out.append(D.COLOURS[colour] * x + "p" * (2 * (n - x)))
+    return tuple(out)
+
+
+def sub_multisets(goods: list[int], size: int) -> list[str]:
+    """Distinct multisets of ``size`` goods out of a goods vector, as letters."""
+    out: list[str] = []
+
+    def rec(colour: int, left: int, acc: str) -> None:
+        if left == 0:
+            out.append(acc)
+            return
+        if colour == 5:
+            return
+        for k in range(min(goods[colour], left), -1, -1):
+            rec(colour + 1, left - k, acc + D.COLOURS[colour] * k)
+
+    rec(0, size, "")
+    return out
+
+
+def splits(goods: list[int]) -> list[tuple[str, str]]:
+    """Distinct divisions of the goods into 2 non-empty groups (Dividing and Choosing)."""
+    total = sum(goods)
+    seen: dict[tuple[str, str], None] = {}
+    for size in range((total + 1) // 2, total):
+        for part in sub_multisets(goods, size):
+            rest = [g - E.vec(part)[c] for c, g in enumerate(goods)]
+            seen[goods_pair(part, E.letters(rest))] = None
+    return list(seen)
+
+
+def track_order(state: State) -> list[tuple[int, bool]]:
+    """Players on the passing track, frontmost first, with 'has a figure there'."""
+    out = [(p, True) for p in state.top if p is not None]
+    return out + [(p, bool(f)) for p, f in state.long]
+
+
+def turn_order(state: State) -> list[int]:
+    return [(state.start + i) % state.n for i in range(state.n)]
+
+
+def lone_cities(state: State, p: int) -> list[str]:
+    return [c for c, _ in S.unmarried(state, p)]
+
+
+def deal_personalities(state: State) -> None:
+    """Shuffle the 8 personalities onto the 6 light-blue and 2 gold-yellow spaces."""
+    keys = list(D.PERSONALITIES)
+    state.rng.shuffle(keys, "personalities")
+    state.personalities = keys
+    state.used = [False] * len(keys)
+
+
+def roll(state: State, n: int) -> list[str]:
+    dice = [D.FACES[state.rng.below(len(D.FACES), "dice")] for _ in range(n)]
+    state.dice = dice
+    return dice
+
+
+def gain(state: State, p: int, letters: str, src: list[int]) -> None:
+    """Move goods (letters) from ``src`` into player p's supply."""
+    for ch in letters:
+        c = D.COLOURS.index(ch)
+        src[c] -= 1
+        state.players[p].goods[c] += 1
+
+
+def finish_trade(state: State, s: int) -> None:
+    """Both trading partners take their figures back; the Banker refills the ship."""
+    ship = state.ships[s]
+    for who in (ship.large, ship.small):
+        if who is not None:
+            state.players[who].supply += 1
+    ship.large = ship.small = None
+    E.to_bag(state, ship.goods)
+    E.refill_ship(state, s)

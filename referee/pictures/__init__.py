@@ -1,0 +1,45 @@
+"""Pictures of a position (SVG, PNG) and a static site of games, drawn from views only.
+
+Everything here starts from ``game.view(state, viewer)`` — the same view that
+``referee status --json`` prints — and never from the state itself (DESIGN §9), so a
+picture cannot show what the text view would not. Import cost matters: the command line
+imports this package only for ``show`` and ``site``; Jinja2 and the PNG library are
+imported only when a page or a PNG is made.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from referee.errors import UsageError
+from referee.pictures.changes import NO_MARKS, Marks
+from referee.pictures.svg import Pieces
+
+
+def draw_svg(view: dict[str, Any], marks: Marks = NO_MARKS, since: int | None = None,
+             pieces: Pieces | None = None) -> str:
+    """The SVG picture of ``view``; what ``marks`` hits is framed as changed since move
+    ``since``. ``pieces`` (one per game) lets a series of pictures of one game reuse the
+    parts that did not change; the result is the same text."""
+    name = view.get("game")
+    if name == "staufer":
+        from referee.pictures import staufer as drawer
+    elif name == "dynasties":
+        from referee.pictures import dynasties as drawer
+    else:
+        raise UsageError(f"no pictures for the game {name!r}",
+                         hints=["pictures exist for staufer and dynasties"])
+    return drawer.draw(view, marks, since, pieces)
+
+
+def svg_to_png(svg: str) -> bytes:
+    """Render SVG text to PNG bytes (resvg, with the system's fonts)."""
+    try:
+        import resvg_py
+    except ImportError:
+        raise UsageError("PNG output needs the resvg-py package",
+                         hints=["pip install 'referee[pictures]'"]) from None
+    return bytes(resvg_py.svg_to_bytes(svg_string=svg))
+
+
+__all__ = ["Marks", "Pieces", "draw_svg", "svg_to_png"]

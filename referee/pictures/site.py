@@ -1,0 +1,287 @@
+"""A static site of the games in a folder: an index and, per game, its board, scores,
+log and one page (and one SVG) per position.
+
+Public views only: the site is for everyone. A sealed game whose secret is not at hand
+cannot be replayed, so its page shows the log and says that the board needs the secret.
+The site is built in a temporary folder beside OUT and moved into place at the end, so a
+failure leaves OUT as it was.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from referee import gamefile, secret
+from referee.errors import GameFileError, RefereeError, UsageError
+from referee.pictures import Pieces, draw_svg
+from referee.pictures.changes import Marks
+from referee.pictures.positions import Position, replay_positions
+from referee.pictures.svg import player_fill
+from referee.rng import commitment
+
+MARKER = ".referee-site"  # a folder holding this file was written by `referee site`
+
+
+@dataclass
+class MoveRow:
+    n: int
+    by: str
+    text: str
+    words: list[str] = field(default_factory=list)
+    at: str | None = None
+
+
+@dataclass
+class GameSummary:
+    """One game as the index and its page show it."""
+
+    slug: str
+    file: str
+    game: str
+    title: str
+    game_id: str
+    players: list[dict[str, str]]
+    moves: int
+    since: str
+    finished: bool = False
+    to_move: list[str] = field(default_factory=list)
+    prompt: str = ""
+    scores: dict[str, int] = field(default_factory=dict)
+    ranking: list[list[str]] = field(default_factory=list)
+    needs_secret: bool = False
+    colours: dict[str, str] = field(default_factory=dict)  # player -> fill colour
+    log: list[MoveRow] = field(default_factory=list)
+
+
+def build_site(games_dir: Path, out: Path, secret_path: Path | None = None,
+               workers: int | None = None) -> list[GameSummary]:
+    """Write the site of every ``*.json`` game in ``games_dir`` to ``out``.
+
+    Raises UsageError (no games, OUT is something else) or GameFileError / ReplayError
+    naming the bad file; OUT is unchanged then.
+    """
+    files = _game_files(games_dir)
+    _check_out(out)
+    jobs = []
+    for path in files:
+        gf = gamefile.read(path)
+        jobs.append((str(path), _seed(gf, path, secret_path)))
+    tmp = out.with_name(f".{out.name}.tmp-{os.getpid()}")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    try:
+        summaries = _render_games(jobs, tmp, workers)
+        env = _environment()
+        (tmp / "style.css").write_text(_STYLE_CSS, encoding="utf-8")
+        _write(tmp / "index.html", env.get_template("index.html").render(games=summaries))
+        (tmp / MARKER).write_text("written by referee site\n", encoding="utf-8")
+        if out.exists():
+            shutil.rmtree(out)
+        tmp.rename(out)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return summaries
+
+
+def _game_files(games_dir: Path) -> list[Path]:
+    if not games_dir.is_dir():
+        raise UsageError(f"{games_dir} is not a folder of game files")
+    files = sorted(games_dir.glob("*.json"))
+    if not files:
+        raise UsageError(f"no game files (*.json) in {games_dir}")
+    return files
+
+
+def _check_out(out: Path) -> None:
+    if out.exists() and (not out.is_dir() or (any(out.iterdir())
+                                              and not (out / MARKER).exists())):
+        raise UsageError(
+            f"{out} exists and is not a site written by `referee site`; refusing to replace it",
+            hints=["choose an empty or new folder for -o"],
+        )
+
+
+def _seed(gf: gamefile.GameFile, path: Path, secret_path: Path | None) -> str | None:
+    """The game's seed for a site of many games: revealed in the file, or a secret that
+    belongs to this game (``--secret`` may be a folder of FILE.secret files, or one
+    game's secret file); REFEREE_SECRET is used only for the game it matches."""
+    rng = gf.data["rng"]
+    if "seed" in rng:
+        return str(rng["seed"])
+    if secret_path is not None and secret_path.is_dir():
+        candidate = secret_path / f"{path.name}.secret"
+        return secret.find_seed(gf, candidate) if candidate.exists() else None
+    if secret_path is not None and _secret_game(secret_path) == gf.game_id:
+        return secret.find_seed(gf, secret_path, path)
+    env_seed = os.environ.get("REFEREE_SECRET")
+    if env_seed and commitment(env_seed) == rng["commitment"]:
+        return env_seed
+    if os.environ.get("REFEREE_SECRET_FILE"):
+        env_file = Path(os.environ["REFEREE_SECRET_FILE"])
+        if _secret_game(env_file) == gf.game_id:
+            return secret.read_secret(env_file, gf.game_id)
+    default = secret.default_secret_path(path)
+    return secret.find_seed(gf, default) if default.exists() else None
+
+
+def _secret_game(path: Path) -> str | None:
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError):
+        raise UsageError(f"{path} is not a referee secret file") from None
+    return data.get("game") if isinstance(data, dict) else None
+
+
+def _render_games(jobs: list[tuple[str, str | None]], tmp: Path,
+                  workers: int | None) -> list[GameSummary]:
+    slugs = _slugs([Path(p) for p, _ in jobs])
+    tasks = [(path, seed, str(tmp / slug), slug) for (path, seed), slug in zip(jobs, slugs,
+                                                                               strict=True)]
+    count = workers if workers is not None else min(len(tasks), os.cpu_count() or 1)
+    if count <= 1 or len(tasks) == 1:
+        return [_game_task(*t) for t in tasks]
+    with ProcessPoolExecutor(max_workers=count) as pool:
+        return list(pool.map(_game_task, *zip(*tasks, strict=True)))
+
+
+def _slugs(paths: list[Path]) -> list[str]:
+    out: list[str] = []
+    for path in paths:
+        base = "".join(ch if ch.isalnum() or ch in "-_" else "-" for ch in path.stem) or "game"
+        slug, k = base, 2
+        while slug in out:
+            slug, k = f"{base}-{k}", k + 1
+        out.append(slug)
+    return out
+
+
+def _game_task(path: str, seed: str | None, folder: str, slug: str) -> GameSummary:
+    """Write one game's pages (run in a worker process); returns its summary."""
+    try:
+        return render_game(gamefile.read(Path(path)), seed, Path(folder), slug, path)
+    except RefereeError as exc:
+        raise GameFileError(f"{path}: {exc.message}", hints=exc.hints) from None
+
+
+def render_game(gf: gamefile.GameFile, seed: str | None, folder: Path, slug: str,
+                file: str) -> GameSummary:
+    """Write ``folder``/index.html, pos-N.html and pos-N.svg for every position."""
+    folder.mkdir(parents=True)
+    game = gf.game
+    last = gf.log[-1].get("at") if gf.log else None
+    summary = GameSummary(slug=slug, file=Path(file).name, game=game.name, title=game.title,
+                          game_id=gf.game_id, players=gf.data["players"], moves=len(gf.log),
+                          since=last or gf.data.get("created", ""))
+    env = _environment()
+    if gf.sealed and seed is None:
+        gamefile.check_structure(gf)
+        summary.needs_secret = True
+        summary.log = [_sealed_row(gf, i, e) for i, e in enumerate(gf.log)]
+        _write(folder / "index.html", env.get_template("game.html").render(g=summary))
+        return summary
+    from markupsafe import Markup
+
+    match, steps = replay_positions(gf, seed)
+    summary.finished = game.finished(match.state)
+    summary.to_move = gamefile.waiting(gf, match)
+    summary.prompt = game.prompt(match.state)
+    summary.scores = dict(game.scores(match.state))
+    summary.ranking = game.ranking(match.state) if summary.finished else []
+    summary.log = [MoveRow(p.n, p.by or "", p.text, p.words, p.at) for p in steps[1:]]
+    summary.colours = _colours(steps[-1].view)
+    page = env.get_template("position.html")
+    moves = Markup(env.get_template("moves.html").render(g=summary))  # once per game
+    previous: dict[str, Any] | None = None
+    pieces = Pieces()  # unchanged regions / countries are drawn once per game
+    for step in steps:
+        svg = draw_svg(step.view, Marks.between(previous, step.view),
+                       step.n - 1 if step.n else None, pieces)
+        _write(folder / f"pos-{step.n}.svg", svg)
+        _write(folder / f"pos-{step.n}.html", page.render(g=summary, p=_position(step),
+                                                          last=len(steps) - 1, moves=moves))
+        previous = step.view
+    _write(folder / "index.html", env.get_template("game.html").render(g=summary))
+    return summary
+
+
+def _colours(view: dict[str, Any]) -> dict[str, str]:
+    players = view.get("players", {})
+    rows = players.items() if isinstance(players, dict) else ((p["id"], p) for p in players)
+    return {who: player_fill(str(pv.get("colour", "")))[0] for who, pv in rows}
+
+
+def _position(step: Position) -> dict[str, Any]:
+    return {"n": step.n, "by": step.by, "text": step.text, "words": step.words,
+            "prompt": step.view.get("prompt", ""), "at": step.at}
+
+
+def _sealed_row(gf: gamefile.GameFile, i: int, entry: dict[str, Any]) -> MoveRow:
+    text = gamefile.entry_text(gf, i)
+    return MoveRow(entry["n"], entry["by"], text, [], entry.get("at"))
+
+
+def _write(path: Path, text: str) -> None:
+    path.write_text(text, encoding="utf-8")
+
+
+_ENVIRONMENT: list[Any] = []  # one Jinja2 environment per process: templates compile once
+
+
+def _environment() -> Any:
+    if _ENVIRONMENT:
+        return _ENVIRONMENT[0]
+    try:
+        import jinja2
+    except ImportError:
+        raise UsageError("the site needs the jinja2 package",
+                         hints=["pip install 'referee[pictures]'"]) from None
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("referee.pictures", "templates"),
+        autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    _ENVIRONMENT.append(env)
+    return env
+
+
+def summaries_json(summaries: list[GameSummary]) -> list[dict[str, Any]]:
+    out = []
+    for s in summaries:
+        row = asdict(s)
+        row.pop("log")
+        out.append(row)
+    return out
+
+
+_STYLE_CSS = """\
+body { font-family: "DejaVu Sans", "Liberation Sans", Arial, sans-serif; margin: 0;
+       background: #f4f1ea; color: #1b1b1b; }
+header, main, footer { max-width: 1240px; margin: 0 auto; padding: 0 16px; }
+header h1 { margin: 16px 0 4px; font-size: 1.6em; }
+a { color: #1f4fa0; }
+table { border-collapse: collapse; background: #fff; }
+th, td { padding: 4px 10px; border-bottom: 1px solid #ddd; text-align: left;
+         vertical-align: top; }
+th { background: #ece6d6; }
+td.num { text-align: right; }
+.board { max-width: 100%; height: auto; border: 1px solid #bbb; background: #fbf8f1; }
+nav.steps { display: flex; gap: 12px; align-items: center; margin: 10px 0;
+            flex-wrap: wrap; }
+nav.steps a, nav.steps span.off { padding: 4px 10px; border: 1px solid #999;
+    border-radius: 4px; background: #fff; text-decoration: none; }
+nav.steps span.off { color: #aaa; }
+.notice { background: #fff4cc; border: 1px solid #d8b64a; padding: 8px 12px; }
+.words { color: #444; font-size: 0.92em; }
+.turn { font-weight: bold; }
+ol.log { padding-left: 3.5em; }
+ol.log li { margin: 2px 0; }
+ol.log li.current { background: #ffe0f0; }
+.swatch { display: inline-block; width: 0.9em; height: 0.9em; border: 1px solid #000;
+          vertical-align: middle; margin-right: 4px; }
+"""

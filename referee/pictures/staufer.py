@@ -1,0 +1,303 @@
+"""The Staufer Dynasty as an SVG picture, drawn from ``view(state, viewer)`` only."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from referee.pictures.changes import NO_MARKS, Marks
+from referee.pictures.svg import HIGHLIGHT, MUTED, Canvas, Pieces, fit, player_fill, wrap
+
+WIDTH = 1200
+PANEL_W, PANEL_H = 384, 236
+GAP = 14
+TOP = 78
+CHEST_FILL = {
+    "orange": ("#f39c35", "#000000"),
+    "turquoise": ("#3cc6c0", "#000000"),
+    "brown": ("#8b5a2b", "#ffffff"),
+    "purple": ("#7d3c98", "#ffffff"),
+}
+CHEST_SHORT = {"supplies": "suppl", "free-move": "move", "free-pay": "pay", "first": "1st",
+               "envoy1": "env 1", "envoy2": "env 2", "envoy3": "env 3"}
+KIND_NAME = {"E": "Envoy", "N": "Noble"}
+#: ring position -> (column, row): the ring runs clockwise, top row left to right
+RING_CELL = [(0, 0), (1, 0), (2, 0), (2, 1), (1, 1), (0, 1)]
+
+
+def draw(view: dict[str, Any], marks: Marks = NO_MARKS, since: int | None = None,
+         pieces: Pieces | None = None) -> str:
+    players = view["players"]
+    colour = {p: pv["colour"] for p, pv in players.items()}
+    final = view.get("final_scoring") or {}
+    title = f"The Staufer Dynasty, round {view['round']}"
+    who = f" as seen by {view['you']}" if "you" in view else " (public view)"
+    c = Canvas(WIDTH, title + who, view["prompt"], pieces)
+    _header(c, view, since, marks)
+    for pos, region in enumerate(view["regions"]):
+        col, row = RING_CELL[pos]
+        x = GAP + col * (PANEL_W + GAP)
+        y = TOP + row * (PANEL_H + GAP)
+        pending = view.get("pending") or {}
+        target = pending.get("seat") if pending.get("region") == region["region"] else None
+        key = json.dumps(["region", pos, x, y, region, colour, marks.under("regions", pos),
+                          marks.hit("king"), target])
+        c.piece(key, lambda g, x=x, y=y, pos=pos, region=region, target=target:
+                _region(c, g, x, y, pos, region, colour, marks, target))
+    _ring_arrows(c)
+    y = TOP + 2 * (PANEL_H + GAP) + 6
+    y = _middle(c, y, view, colour, marks)
+    y = _players(c, y, view, marks)
+    if "your_contracts" in view:
+        y = _contracts(c, y, view)
+    if final:
+        y = _final(c, y, final)
+    return c.finish(y + 10)
+
+
+def _header(c: Canvas, view: dict[str, Any], since: int | None, marks: Marks) -> None:
+    state = "final position" if view["finished"] else f"round {view['round']} of 5"
+    c.text(GAP, 28, f"The Staufer Dynasty — {state}", size=20, bold=True)
+    for i, line in enumerate(wrap(view["prompt"], 760, 13)[:2]):
+        c.text(GAP, 50 + 16 * i, line, size=13)
+    lx = WIDTH - 390
+    c.figure(lx + 8, 22, "black", "E", "", "an Envoy")
+    c.text(lx + 20, 26, "Envoy", size=11)
+    c.figure(lx + 78, 22, "black", "N", "", "a Noble")
+    c.text(lx + 90, 26, "Noble", size=11)
+    c.text(lx + 140, 26, "letter = player's initial", size=11, fill=MUTED)
+    if since is not None:
+        c.rect(lx, 40, 16, 12, fill="none", stroke=HIGHLIGHT, **{"stroke-width": 3})
+        note = f"changed since move {since}" if marks else f"nothing changed since move {since}"
+        c.text(lx + 24, 51, note, size=11)
+
+
+def _region(c: Canvas, parent: Any, x: float, y: float, pos: int, r: dict[str, Any],
+            colour: dict[str, str], marks: Marks, target: int | None) -> None:
+    """One region board; ``target`` is the seat a Move/Deploy action is filling now."""
+    g = c.group(parent, title=f"Region {r['title']}", id=f"region-{r['region']}")
+    king = r["king"]
+    c.rect(x, y, PANEL_W, PANEL_H, g, fill="#fffdf7" if not king else "#fff4cc",
+           stroke="#b08d3c" if king else "#9a9a9a", rx=8,
+           **{"stroke-width": 3 if king else 1.2})
+    if marks.hit("regions", pos, "king") or marks.hit("king"):
+        c.mark(x, y, PANEL_W, PANEL_H, g)
+    c.text(x + 10, y + 22, r["title"], g, size=17, bold=True)
+    tile = "/".join(str(v) for v in r["scoring_tile"])
+    c.chip(x + 150, y + 8, 62, 20, "#e9e1c8", tile, title=f"scoring tile {tile} points",
+           parent=g, size=12)
+    if marks.hit("regions", pos, "scoring_tile"):
+        c.mark(x + 150, y + 8, 62, 20, g)
+    if king:
+        _crown(c, x + PANEL_W - 70, y + 10, g)
+        c.text(x + PANEL_W - 40, y + 24, "King", g, size=13, bold=True)
+    else:
+        c.text(x + PANEL_W - 10, y + 24, f"King +{r['distance_from_king']}", g, size=11,
+               anchor="end", fill=MUTED)
+    c.text(x + 10, y + 42, fit(f"Bonus: {r['bonus']}", PANEL_W - 20, 11), g, size=11,
+           fill=MUTED)
+    seat_w = (PANEL_W - 20) / max(1, len(r["seats"]))
+    for i, seat in enumerate(r["seats"]):
+        _seat(c, x + 10 + i * seat_w, y + 50, seat_w - 6, pos, i, seat, colour, marks, g)
+    if target is not None:
+        tx = x + 10 + (target - 1) * seat_w
+        c.rect(tx - 3, y + 47, seat_w, 142, g, fill="none", stroke="#1f5fbf", rx=5,
+               **{"stroke-width": 2.5, "stroke-dasharray": "6 3"})
+        c.text(tx + seat_w / 2 - 3, y + 200, "deploying here", g, size=10, bold=True,
+               anchor="middle", fill="#1f5fbf")
+    _payment(c, x + 10, y + PANEL_H - 40, pos, r["payment"], colour, marks, g)
+
+
+def _crown(c: Canvas, x: float, y: float, parent: Any) -> None:
+    c.polygon([(x, y + 16), (x, y + 2), (x + 6, y + 9), (x + 12, y), (x + 18, y + 9),
+               (x + 24, y + 2), (x + 24, y + 16)], parent, fill="#e0b000", stroke="#6b5200")
+
+
+def _seat(c: Canvas, x: float, y: float, w: float, pos: int, i: int, seat: dict[str, Any],
+          colour: dict[str, str], marks: Marks, parent: Any) -> None:
+    h = 136
+    noble = seat["noble_only"]
+    g = parent
+    c.rect(x, y, w, h, g, fill="#f1ead6" if noble else "#ffffff", stroke="#8c8c8c", rx=4)
+    c.text(x + w / 2, y + 15, f"cost {seat['cost']}", g, size=11, bold=True, anchor="middle")
+    c.text(x + w / 2, y + h - 5, f"seat {seat['seat']}", g, size=9, anchor="middle",
+           fill=MUTED)
+    if noble:
+        c.text(x + w / 2, y + 29, "Noble only", g, size=9, anchor="middle", fill="#7a5b00")
+    for k, fig in enumerate(seat["figures"]):
+        who, _, kind = fig.partition(":")
+        c.figure(x + 14 + 20 * k, y + 46, colour.get(who, ""), kind, who[:1].upper(),
+                 f"{who}'s {KIND_NAME.get(kind, kind)}", g)
+    if marks.hit("regions", pos, "seats", i, "figures"):
+        c.mark(x + 3, y + 34, w - 6, 24, g)
+    for k, chest in enumerate(seat["chests"][:4]):
+        _chest(c, x + 3, y + 64 + 17 * k, w - 6, chest, g)
+    if marks.hit("regions", pos, "seats", i, "chests"):
+        c.mark(x + 3, y + 64, w - 6, max(15, 17 * len(seat["chests"]) - 2), g)
+
+
+def _chest(c: Canvas, x: float, y: float, w: float, chest: str, parent: Any) -> None:
+    colour, _, kind = chest.partition(" ")
+    fill, ink = CHEST_FILL.get(colour, ("#cccccc", "#000000"))
+    label = CHEST_SHORT.get(kind, kind) if kind else colour
+    c.chip(x, y, w, 15, fill, label, ink=ink, title=f"{chest} chest", parent=parent, size=9.5)
+
+
+def _payment(c: Canvas, x: float, y: float, pos: int, payment: dict[str, Any],
+             colour: dict[str, str], marks: Marks, parent: Any) -> None:
+    c.text(x, y + 20, "Payment:", parent, size=11, fill=MUTED)
+    if marks.hit("regions", pos, "payment"):
+        c.mark(x, y + 4, PANEL_W - 20, 24, parent)
+    px = x + 64
+    if not payment:
+        c.text(px, y + 20, "empty", parent, size=11, fill=MUTED)
+    for who, counts in payment.items():
+        for kind, key in (("E", "envoys"), ("N", "nobles")):
+            if counts[key]:
+                c.figure(px + 8, y + 16, colour.get(who, ""), kind, who[:1].upper(),
+                         f"{counts[key]} {KIND_NAME[kind]}(s) of {who} on the payment space",
+                         parent)
+                c.text(px + 19, y + 21, f"×{counts[key]}", parent, size=11)
+                px += 44
+
+
+def _ring_arrows(c: Canvas) -> None:
+    """Small arrows between the panels: the ring order in which the King travels."""
+    for pos in range(6):
+        (c1, r1), (c2, r2) = RING_CELL[pos], RING_CELL[(pos + 1) % 6]
+        x1 = GAP + c1 * (PANEL_W + GAP) + PANEL_W / 2
+        y1 = TOP + r1 * (PANEL_H + GAP) + PANEL_H / 2
+        x2 = GAP + c2 * (PANEL_W + GAP) + PANEL_W / 2
+        y2 = TOP + r2 * (PANEL_H + GAP) + PANEL_H / 2
+        mx, my = (x1 + x2) / 2, (y1 + y2) / 2
+        arrow = "→" if x2 > x1 else "←" if x2 < x1 else "↓" if y2 > y1 else "↑"
+        c.text(mx, my + 6, arrow, size=18, bold=True, anchor="middle", fill="#b08d3c")
+
+
+def _middle(c: Canvas, y: float, view: dict[str, Any], colour: dict[str, str],
+            marks: Marks) -> float:
+    """Supply Board, tracks, round display, privileges and stacks."""
+    x = GAP
+    c.text(x, y + 14, "Supply Board", size=14, bold=True)
+    for i, space in enumerate(view["supply_board"]):
+        sx = x + i * 78
+        g = c.group(title=f"Supply Board space {space['space']}: {space['figures']}")
+        c.rect(sx, y + 22, 72, 92, g, fill="#ffffff", stroke="#8c8c8c", rx=4)
+        c.text(sx + 5, y + 37, f"{space['space']}: {space['figures']}", g, size=12, bold=True)
+        for k, chest in enumerate(space["chests"][:4]):
+            _chest(c, sx + 4, y + 44 + 17 * k, 64, chest, g)
+        if marks.hit("supply_board", i):
+            c.mark(sx, y + 22, 72, 92, g)
+    tx = x + 5 * 78 + 20
+    c.text(tx, y + 14, "Tracks", size=14, bold=True)
+    tracks = view["tracks"]
+    rows = [("Turns to come (next first)", "turn_order"),
+            ("Supply track (top first)", "supply_top_to_bottom"),
+            ("Move/Deploy (bottom first)", "move_deploy_bottom_to_top")]
+    room = WIDTH - 310 - (tx + 165)
+    for k, (label, key) in enumerate(rows):
+        ry = y + 38 + 26 * k
+        c.text(tx, ry, label, size=11, fill=MUTED)
+        who_list = tracks[key]
+        step = min(44.0, room / max(1, len(who_list)))
+        for j, who in enumerate(who_list):
+            fill, ink = player_fill(colour.get(who, ""))
+            c.chip(tx + 165 + step * j, ry - 13, step - 4, 18, fill,
+                   fit(who, step - 6, 10), ink=ink, title=f"{label}: {j + 1}. {who}",
+                   size=10)
+        if not who_list:
+            c.text(tx + 165, ry, "empty", size=11, fill=MUTED)
+        if marks.hit("tracks", key):
+            c.mark(tx + 163, ry - 15, step * max(1, len(who_list)), 22)
+    ev = view["evaluation"]
+    c.text(tx, y + 124, fit(f"Scored this round: {_title(view, ev['a'])} and "
+                            f"{ev['b_condition']} (now {_title(view, ev['b_now'])})", 760, 12),
+           size=12)
+    rx = WIDTH - 300
+    c.text(rx, y + 14, "Round display", size=14, bold=True)
+    for k, row in enumerate(view["round_display"]):
+        b = row["b"].replace("-", " ")
+        text = f"round {row['round']}: {_title(view, row['a'])}, {b}, {row['c']}"
+        c.text(rx, y + 34 + 16 * k, fit(text, 290, 11), size=11,
+               bold=row["round"] == view["round"])
+    priv = view["privilege_display"]
+    left = ", ".join(f"#{num} ×{k}" for num, k in priv["left"].items()) or "none"
+    vp = ", ".join(str(v) for v in reversed(priv["vp_stack_top_last"])) or "empty"
+    py = y + 146
+    c.text(x, py, "Privileges in play: " + ", ".join(f"#{num}" for num in priv["numbers"])
+           + f"   ·   left: {left}   ·   VP privileges (top first): {vp}", size=12)
+    if marks.hit("privilege_display"):
+        c.mark(x, py - 13, WIDTH - 2 * GAP, 18)
+    c.text(x, py + 22, f"Chest stack: {view['chest_stack']}   ·   discard pile: "
+           f"{view['discard_pile']}", size=12)
+    return _revealed(c, py + 44, view.get("pending") or {})
+
+
+def _revealed(c: Canvas, y: float, pending: dict[str, Any]) -> float:
+    """The chests revealed for a region's bonus, while players pick from them."""
+    revealed = pending.get("revealed") or []
+    if not revealed:
+        return y
+    pickers = ", ".join(pending.get("pickers", [])) or "-"
+    c.text(GAP, y + 4, f"Revealed chests (picking in this order: {pickers}):", size=12,
+           bold=True)
+    for k, chest in enumerate(revealed[:12]):
+        _chest(c, GAP + 400 + 78 * k, y - 8, 72, chest, None)
+    return y + 34
+
+
+def _title(view: dict[str, Any], key: str) -> str:
+    for r in view["regions"]:
+        if r["region"] == key:
+            return str(r["title"])
+    return key.capitalize()
+
+
+def _players(c: Canvas, y: float, view: dict[str, Any], marks: Marks) -> float:
+    heads = [("player", 0), ("points", 130), ("Court", 200), ("Province", 290),
+             ("privileges", 390), ("contracts", 520), ("chests", 600)]
+    for label, dx in heads:
+        c.text(GAP + dx, y, label, size=12, bold=True)
+    c.line(GAP, y + 6, WIDTH - GAP, y + 6, stroke="#9a9a9a")
+    to_move = set(view.get("to_move", []))
+    for i, (who, pv) in enumerate(view["players"].items()):
+        ry = y + 28 + 30 * i
+        g = c.group(title=f"{who}: {pv['score']} points", id=f"player-{who}")
+        fill, _ = player_fill(pv["colour"])
+        c.rect(GAP, ry - 15, 20, 20, g, fill=fill, stroke="#000000", rx=3)
+        name = who + (" ◀ to move" if who in to_move else "")
+        c.text(GAP + 26, ry, fit(name, 104, 12), g, size=12, bold=who in to_move)
+        c.text(GAP + 130, ry, str(pv["score"]), g, size=13, bold=True)
+        court, prov = pv["court"], pv["province"]
+        c.text(GAP + 200, ry, f"{court['envoys']} E, {court['nobles']} N", g, size=12)
+        c.text(GAP + 290, ry, f"{prov['envoys']} E, {prov['nobles']} N", g, size=12)
+        privs = ", ".join(f"#{p}" for p in pv["privileges"]) or "-"
+        if pv.get("vp_privilege"):
+            privs += f" (VP {pv['vp_privilege']})"
+        c.text(GAP + 390, ry, fit(privs, 125, 12), g, size=12)
+        c.text(GAP + 520, ry, str(pv["contracts"]), g, size=12)
+        for k, chest in enumerate(pv["chests"][:11]):
+            _chest(c, GAP + 600 + 52 * k, ry - 13, 48, chest, g)
+        if len(pv["chests"]) > 11:
+            c.text(WIDTH - GAP, ry, f"+{len(pv['chests']) - 11}", g, size=11, anchor="end")
+        for key, dx, w in (("score", 128, 50), ("court", 198, 80), ("province", 288, 90),
+                           ("privileges", 388, 125), ("chests", 598, WIDTH - 600 - 2 * GAP)):
+            if marks.hit("players", who, key):
+                c.mark(GAP + dx, ry - 15, w, 20, g)
+    return y + 28 + 30 * len(view["players"]) + 8
+
+
+def _contracts(c: Canvas, y: float, view: dict[str, Any]) -> float:
+    c.text(GAP, y + 12, f"{view['you']}'s contracts (secret)", size=14, bold=True)
+    for i, contract in enumerate(view["your_contracts"]):
+        c.text(GAP + 10, y + 36 + 26 * i, f"{contract['text']}   ({contract['id']})", size=12)
+    return y + 40 + 26 * len(view["your_contracts"])
+
+
+def _final(c: Canvas, y: float, final: dict[str, dict[str, int]]) -> float:
+    c.text(GAP, y + 14, "Final scoring", size=14, bold=True)
+    for i, (who, parts) in enumerate(final.items()):
+        items = ", ".join(f"{what} {points}" for what, points in parts.items())
+        c.text(GAP + 10, y + 38 + 24 * i, fit(f"{who}: {items} = {sum(parts.values())}",
+                                              WIDTH - 40, 12), size=12)
+    return y + 44 + 24 * len(final)

@@ -1,0 +1,100 @@
+"""The data files: what the data version pins, readings, labels, scoring cards in play."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from referee.engine import Interpretation, Match
+from referee.games.dynasties import GAME
+from referee.games.dynasties import data as D
+from referee.games.dynasties import scoring as S
+from referee.rng import Rng
+
+
+def test_data_version_pins_the_loaded_data() -> None:
+    assert GAME.data_version() == D.data_version() == D.data_version(copy.deepcopy(D.RAW))
+    assert GAME.data_version().startswith("dynasties-1+data.")
+
+
+@pytest.mark.parametrize("edit", [
+    lambda raw: raw["cities"]["cities"][0].update(source="a photo of the board"),
+    lambda raw: raw["tablets"]["tablets"][2].update(confidence="confirmed"),
+    lambda raw: raw["cities"]["cities"][3].update(note="renamed"),
+    lambda raw: raw["scoring_cards"]["scoring_cards"][0].update(text="reworded"),
+    lambda raw: raw["personalities"]["personalities"][2].update(name="Someone"),
+    lambda raw: raw["components"]["running_out"].update(bag="reworded"),
+    lambda raw: raw["interpretations"]["interpretations"][0].update(reading="reworded"),
+])
+def test_descriptive_changes_keep_the_data_version(edit) -> None:
+    raw = copy.deepcopy(D.RAW)
+    edit(raw)
+    assert raw != D.RAW
+    assert D.data_version(raw) == D.data_version()
+
+
+@pytest.mark.parametrize("edit", [
+    lambda raw: raw["cities"]["cities"][0].update(prince=2),
+    lambda raw: raw["tablets"]["tablets"][2].update(crown=6),
+    lambda raw: raw["scoring_cards"]["scoring_cards"][0].update(points=7),
+    lambda raw: raw["bonus"]["bonus_spaces"][0]["effects"][0].update(n=4),
+    lambda raw: raw["personalities"]["spaces"]["light_blue_costs"].reverse(),
+    lambda raw: raw["components"]["goods"]["counts"].__setitem__(0, 17),
+])
+def test_play_values_change_the_data_version(edit) -> None:
+    raw = copy.deepcopy(D.RAW)
+    edit(raw)
+    assert D.data_version(raw) != D.data_version()
+
+
+def test_interpretations_come_from_the_data_file() -> None:
+    readings = GAME.interpretations()
+    assert all(isinstance(r, Interpretation) for r in readings)
+    keys = [r.key for r in readings]
+    assert len(set(keys)) == len(keys) == len(D.RAW["interpretations"]["interpretations"])
+    assert {"D-SETUP", "D-TWICE", "D-BONUS", "D-ROUND3", "D-KEEP"} <= set(keys)
+    assert all(r.topic and r.reading and r.rule for r in readings)
+    assert not any("shared/" in r.rule + r.reading for r in readings)
+
+
+def test_only_stated_countries_are_labelled_rulebook() -> None:
+    """The rulebook names a city's country only for Paris ('Paris is the only crown city
+    in France') and gives one extra city per country with 5 players ('1 each in the 4
+    country colors'); the others are inferred from geography."""
+    labelled = [c["key"] for c in D.RAW["cities"]["cities"]
+                if isinstance(c["confidence"], dict)
+                and c["confidence"].get("country") == "rulebook"]
+    extra = [k for k, c in D.CITIES.items() if c.five_players]
+    assert labelled == ["paris", *extra]
+    assert sorted(D.CITIES[k].country for k in extra) == sorted(D.COUNTRIES)
+    for key in ("carcassonne", "brest", "london", "madrid", "granada", "barcelona",
+                "vienna", "augsburg", "lubeck"):
+        entry = next(c for c in D.RAW["cities"]["cities"] if c["key"] == key)
+        assert entry["confidence"]["country"] == "inferred"
+
+
+def test_every_scoring_card_is_assumed() -> None:
+    assert all(c["confidence"] == "assumed" for c in D.SCORING.values())
+    listed = {a.key for a in GAME.assumptions()}
+    assert {f"scoring_cards.scoring_cards.{k}" for k in D.SCORING} <= listed
+
+
+def test_no_scoring_card_is_practically_dead() -> None:
+    """Scoring cards: every one scores for at least 5 % of the players at the end of
+    random games (3, 4 and 5 players), had they held it."""
+    hits = dict.fromkeys(D.SCORING, 0)
+    players = 0
+    for n in (3, 4, 5):
+        for seed in range(16):
+            match = Match.start(GAME, [f"p{i}" for i in range(n)], {}, f"cards-{n}-{seed}")
+            rng = Rng(f"cards-moves-{n}-{seed}")
+            while not GAME.finished(match.state):
+                player = GAME.to_move(match.state)[0]
+                match.play(player, rng.choice(GAME.legal_moves(match.state, player), "p"))
+            for p in range(n):
+                players += 1
+                for key in D.SCORING:
+                    hits[key] += S.card_points(match.state, p, key) > 0
+    dead = {k: v for k, v in hits.items() if v < 0.05 * players}
+    assert dead == {}

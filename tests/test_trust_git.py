@@ -1,0 +1,431 @@
+"""The players' repository under attack: every `run:` step of examples/github-workflow.yml
+runs in a temporary git repository with the environment GitHub sets, for pull_request and
+push events, and each cheat a player who has read the code might try is refused, while
+an honest move passes. Real git, a real `referee` subprocess, The Staufer Dynasty.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from referee import gamefile
+
+ROOT = Path(__file__).resolve().parent.parent
+WORKFLOW = ROOT / "examples" / "github-workflow.yml"
+BIN = Path(sys.executable).parent
+REPO_SECRET = "9f2c4e1a7b3d5f6e8a0c2e4f6a8b0d1c3e5f7a9b1d3f5a7c9e1b3d5f7a9c1e3f"
+IDS = {"ann": "ann-gh", "ben": "ben-gh"}
+
+
+def sh(cwd: Path, *args: str, env: dict[str, str] | None = None, check: bool = True
+       ) -> subprocess.CompletedProcess[str]:
+    full = {k: v for k, v in os.environ.items() if not k.startswith("REFEREE_SECRET")}
+    full.update({"PATH": f"{BIN}:{os.environ['PATH']}", "GIT_AUTHOR_NAME": "t",
+                 "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
+                 "GIT_COMMITTER_EMAIL": "t@t", **(env or {})})
+    done = subprocess.run(list(args), cwd=cwd, capture_output=True, text=True, env=full)
+    if check and done.returncode != 0:
+        raise AssertionError(f"{' '.join(args)} failed:\n{done.stdout}{done.stderr}")
+    return done
+
+
+def git(repo: Path, *args: str) -> str:
+    return sh(repo, "git", *args).stdout.strip()
+
+
+def referee(repo: Path, *args: str, env: dict[str, str] | None = None
+            ) -> subprocess.CompletedProcess[str]:
+    return sh(repo, "referee", *args, env=env)
+
+
+def legal(repo: Path, game: str, player: str, env: dict[str, str] | None = None) -> list[str]:
+    out = referee(repo, "status", game, "--as", player, "--json", env=env).stdout
+    return list(json.loads(out)["legal"])
+
+
+def play(repo: Path, game: str, player: str) -> str:
+    """``player`` makes their first legal move; returns it."""
+    move = legal(repo, game, player)[0]
+    referee(repo, "move", game, "--as", player, move)
+    return move
+
+
+def commit(repo: Path, message: str, *extra: str) -> str:
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", *extra, "-m", message)
+    return git(repo, "rev-parse", "HEAD")
+
+
+# --- running the workflow as GitHub would ---------------------------------------------
+
+
+def substitute(value: str, context: dict[str, str]) -> str:
+    """GitHub's ${{ expr }} for the simple property paths the workflow uses ('' if unset)."""
+    return re.sub(r"\$\{\{\s*([^}]+?)\s*\}\}", lambda m: context.get(m.group(1), ""), value)
+
+
+def run_workflow(repo: Path, context: dict[str, str], settings: dict[str, str] | None = None
+                 ) -> subprocess.CompletedProcess[str]:
+    """Every `run:` step but the install (referee is installed here), in order, with the
+    workflow's and the step's environment; stops at the first failing step. ``settings``
+    changes the workflow's top-level env as a group would (e.g. REFEREE_SIGNED)."""
+    flow = yaml.safe_load(WORKFLOW.read_text())
+    for name, value in (settings or {}).items():
+        assert name in flow["env"], f"the workflow has no setting {name}"
+        flow["env"][name] = value
+    top = {k: substitute(str(v), context) for k, v in flow.get("env", {}).items()}
+    done = subprocess.CompletedProcess([], 0, "", "")
+    for step in flow["jobs"]["check"]["steps"]:
+        if "run" not in step or step.get("name") == "install referee":
+            continue
+        assert "${{" not in step["run"], "expressions belong in env, not in the script"
+        env = {"PATH": f"{BIN}:/usr/bin:/bin", "HOME": str(repo), "CI": "true",
+               "GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": context["github.event_name"],
+               **top, **{k: substitute(str(v), context) for k, v in step.get("env", {}).items()}}
+        done = subprocess.run(["bash", "-e", "-c", step["run"]], cwd=repo, env=env,
+                              capture_output=True, text=True)
+        if done.returncode != 0:
+            return done
+    return done
+
+
+def pull_request(repo: Path, base: str, author: str, secret: str = REPO_SECRET,
+                 actor: str | None = None) -> subprocess.CompletedProcess[str]:
+    return run_workflow(repo, {
+        "github.event_name": "pull_request",
+        "github.event.pull_request.base.sha": base,
+        "github.event.pull_request.user.login": author,
+        "github.actor": actor or author,
+        "secrets.REFEREE_SECRET": secret,
+    })
+
+
+def push(repo: Path, before: str, secret: str = REPO_SECRET) -> subprocess.CompletedProcess[str]:
+    return run_workflow(repo, {
+        "github.event_name": "push", "github.event.before": before, "github.actor": "ann-gh",
+        "secrets.REFEREE_SECRET": secret,
+    })
+
+
+def refused(done: subprocess.CompletedProcess[str], *words: str) -> None:
+    out = done.stdout + done.stderr
+    assert done.returncode != 0, f"the attack passed:\n{out}"
+    assert "Traceback" not in out
+    for word in words:
+        assert word in out, out
+
+
+def passed(done: subprocess.CompletedProcess[str]) -> None:
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    """main: two open Staufer games (ann, ben; GitHub logins ann-gh, ben-gh), a few moves."""
+    git(tmp_path, "init", "-q", "-b", "main")
+    (tmp_path / "games").mkdir()
+    for name, seed in (("g", "s1"), ("h", "s2")):
+        referee(tmp_path, "new", "staufer", f"games/{name}.json", "--players", "ann,ben",
+                "--github", "ann=ann-gh,ben=ben-gh", "--seed", seed, "--id", name)
+    play(tmp_path, "games/g.json", "ann")
+    commit(tmp_path, "start two games")
+    git(tmp_path, "checkout", "-q", "-b", "pr")
+    return tmp_path
+
+
+def base(repo: Path) -> str:
+    return git(repo, "rev-parse", "main")
+
+
+# --- honest play ----------------------------------------------------------------------
+
+
+def test_an_honest_move_passes_as_pull_request_and_as_push(repo: Path) -> None:
+    play(repo, "games/g.json", "ben")
+    commit(repo, "ben moves")
+    passed(pull_request(repo, base(repo), "ben-gh"))
+    before = base(repo)
+    git(repo, "checkout", "-q", "main")
+    git(repo, "merge", "-q", "--ff-only", "pr")
+    passed(push(repo, before))
+
+
+# --- deleting, renaming, truncating -------------------------------------------------
+
+
+def test_deleting_a_game_file_is_refused(repo: Path) -> None:
+    (repo / "games" / "h.json").unlink()
+    commit(repo, "oops")
+    refused(pull_request(repo, base(repo), "ann-gh"), "games/h.json", "gone")
+
+
+def test_deleting_every_game_file_is_refused(repo: Path) -> None:
+    shutil.rmtree(repo / "games")
+    commit(repo, "nothing to see")
+    refused(pull_request(repo, base(repo), "ann-gh"), "games/g.json", "games/h.json")
+
+
+def test_renaming_a_game_and_emptying_its_log_is_refused(repo: Path) -> None:
+    data = json.loads((repo / "games" / "g.json").read_text())
+    data["log"] = []
+    (repo / "games" / "g.json").unlink()
+    (repo / "games" / "g2.json").write_text(gamefile.dumps(data))
+    play(repo, "games/g2.json", "ann")  # only the cheater's own new move is left
+    commit(repo, "fresh start")
+    refused(pull_request(repo, base(repo), "ann-gh"), "games/g.json", "gone")
+
+
+def test_truncating_the_log_is_refused(repo: Path) -> None:
+    data = json.loads((repo / "games" / "g.json").read_text())
+    data["log"] = []
+    (repo / "games" / "g.json").write_text(gamefile.dumps(data))
+    commit(repo, "take it back")
+    refused(pull_request(repo, base(repo), "ann-gh"), "lost entries")
+
+
+def test_replacing_a_game_with_other_json_is_refused(repo: Path) -> None:
+    (repo / "games" / "g.json").write_text("{}\n")
+    commit(repo, "empty")
+    refused(pull_request(repo, base(repo), "ann-gh"), "games/g.json")
+
+
+# --- who moved ----------------------------------------------------------------------
+
+
+def test_adding_another_players_move_is_refused(repo: Path) -> None:
+    play(repo, "games/g.json", "ben")
+    commit(repo, "ann plays for ben")
+    refused(pull_request(repo, base(repo), "ann-gh"), "entry 2 is by ben", "only entries by ann")
+
+
+def test_the_pull_request_author_counts_not_who_reran_the_job(repo: Path) -> None:
+    play(repo, "games/g.json", "ben")
+    commit(repo, "ann plays for ben")
+    # ben re-runs ann's pull request: github.actor is ben, the author is still ann.
+    refused(pull_request(repo, base(repo), "ann-gh", actor="ben-gh"), "only entries by ann")
+    flow = WORKFLOW.read_text()
+    assert "github.actor" not in re.sub(r"#.*", "", flow)
+
+
+def test_a_stranger_may_add_nothing(repo: Path) -> None:
+    play(repo, "games/g.json", "ben")
+    commit(repo, "a drive-by move")
+    refused(pull_request(repo, base(repo), "mallory"), "only entries by @mallory")
+
+
+def test_editing_the_header_is_refused(repo: Path) -> None:
+    data = json.loads((repo / "games" / "h.json").read_text())
+    data["players"][1]["github"] = "ann-gh"  # ann would then move for ben too
+    (repo / "games" / "h.json").write_text(gamefile.dumps(data))
+    commit(repo, "fix logins")
+    refused(pull_request(repo, base(repo), "ann-gh"), "header changed", "players")
+
+
+# --- rewriting history ----------------------------------------------------------------
+
+
+def rehash(data: dict) -> None:
+    """What a cheater does after editing history: recompute every prev."""
+    log, data["log"] = data["log"], []
+    for entry in log:
+        entry["prev"] = gamefile.next_prev(data)
+        data["log"].append(entry)
+
+
+def test_a_rehashed_edit_of_history_is_refused(repo: Path) -> None:
+    path = repo / "games" / "g.json"
+    data = json.loads(path.read_text())
+    data["log"][0]["move"] = json.loads(json.dumps(data["log"][0]["move"]))
+    data["log"][0]["move"]["space"] = 3 if data["log"][0]["move"].get("space") != 3 else 4
+    rehash(data)
+    path.write_text(gamefile.dumps(data))
+    commit(repo, "a better first move")
+    refused(pull_request(repo, base(repo), "ann-gh"), "changed since", "rewritten")
+
+
+def test_a_force_pushed_history_is_refused_on_push(repo: Path) -> None:
+    git(repo, "checkout", "-q", "main")
+    before = base(repo)
+    git(repo, "reset", "-q", "--hard", "HEAD")
+    data = json.loads((repo / "games" / "g.json").read_text())
+    data["log"] = []
+    (repo / "games" / "g.json").write_text(gamefile.dumps(data))
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "--amend", "-m", "start two games")  # the old main is gone
+    refused(push(repo, before), "not an ancestor", "rewritten")
+
+
+def test_a_first_push_checks_every_game_as_new(repo: Path) -> None:
+    git(repo, "checkout", "-q", "main")
+    passed(push(repo, "0" * 40))
+    path = repo / "games" / "g.json"
+    data = json.loads(path.read_text())
+    data["log"][0]["by"] = "ben"  # not ben's turn
+    path.write_text(gamefile.dumps(data))
+    commit(repo, "broken")
+    refused(push(repo, "0" * 40), "not ben's turn")
+
+
+# --- new games ----------------------------------------------------------------------
+
+
+def test_a_new_valid_game_passes_and_a_forged_one_fails(repo: Path) -> None:
+    referee(repo, "new", "staufer", "games/n.json", "--players", "ann,ben",
+            "--github", "ann=ann-gh,ben=ben-gh", "--seed", "n1", "--id", "n")
+    commit(repo, "a new game")
+    passed(pull_request(repo, base(repo), "ann-gh"))
+    play(repo, "games/n.json", "ann")
+    play(repo, "games/n.json", "ben")
+    commit(repo, "and both first moves")
+    refused(pull_request(repo, base(repo), "ann-gh"), "games/n.json", "by ben")
+
+
+# --- sealed games in CI -----------------------------------------------------------------
+
+
+@pytest.fixture
+def sealed_repo(repo: Path) -> Path:
+    """main also holds a sealed game whose seed CI derives from the repository secret."""
+    git(repo, "checkout", "-q", "main")
+    referee(repo, "new", "staufer", "games/s.json", "--players", "ann,ben", "--sealed",
+            "--github", "ann=ann-gh,ben=ben-gh", "--id", "sealed-1",
+            env={"REFEREE_SECRET": REPO_SECRET})
+    assert not (repo / "games" / "s.json.secret").exists()  # derived from the repo secret
+    commit(repo, "a sealed game")
+    git(repo, "branch", "-q", "-f", "pr", "main")
+    git(repo, "checkout", "-q", "pr")
+    return repo
+
+
+def test_sealed_game_unchecked_move_is_checked_by_ci(sealed_repo: Path) -> None:
+    repo = sealed_repo
+    move = legal(repo, "games/s.json", "ann", env={"REFEREE_SECRET": REPO_SECRET})[0]
+    referee(repo, "move", "games/s.json", "--as", "ann", move, "--unchecked")
+    commit(repo, "ann moves")
+    passed(pull_request(repo, base(repo), "ann-gh"))
+    refused(pull_request(repo, base(repo), "ann-gh", secret=""), "secret")
+
+
+def test_a_missing_secret_fails_the_check(sealed_repo: Path) -> None:
+    refused(push(sealed_repo, "0" * 40, secret=""), "games/s.json", "secret is required")
+
+
+def test_an_illegal_unchecked_move_fails_and_a_void_unbricks_the_game(sealed_repo: Path
+                                                                        ) -> None:
+    repo = sealed_repo
+    env = {"REFEREE_SECRET": REPO_SECRET}
+    referee(repo, "move", "games/s.json", "--as", "ben", "supply 1", "--unchecked")
+    commit(repo, "ben moves out of turn")
+    refused(pull_request(repo, base(repo), "ben-gh"), "not ben's turn", "referee void")
+    stuck = sh(repo, "referee", "status", "games/s.json", "--as", "ann", env=env, check=False)
+    assert stuck.returncode == 1 and "Traceback" not in stuck.stderr
+    referee(repo, "void", "games/s.json", "1", "--as", "ben")
+    commit(repo, "strike it")
+    passed(pull_request(repo, base(repo), "ben-gh"))
+    before = base(repo)
+    git(repo, "checkout", "-q", "main")
+    git(repo, "merge", "-q", "--ff-only", "pr")
+    passed(push(repo, before))
+    move = legal(repo, "games/s.json", "ann", env=env)[0]  # the game goes on
+    referee(repo, "move", "games/s.json", "--as", "ann", move, "--unchecked")
+    commit(repo, "ann's move")
+    passed(push(repo, git(repo, "rev-parse", "HEAD~1")))
+
+
+def test_a_legal_move_cannot_be_struck(sealed_repo: Path) -> None:
+    repo = sealed_repo
+    env = {"REFEREE_SECRET": REPO_SECRET}
+    move = legal(repo, "games/s.json", "ann", env=env)[0]
+    referee(repo, "move", "games/s.json", "--as", "ann", move, "--unchecked")
+    referee(repo, "void", "games/s.json", "1", "--as", "ann")  # an undo in disguise
+    commit(repo, "take it back")
+    refused(pull_request(repo, base(repo), "ann-gh"), "that move was legal")
+
+
+# --- signed commits ---------------------------------------------------------------------
+
+
+def keygen(folder: Path, name: str) -> tuple[Path, str]:
+    key = folder / f"id_{name}"
+    sh(folder, "ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", name, "-f", str(key))
+    return key, (folder / f"id_{name}.pub").read_text().split(" ", 2)[1]
+
+
+@pytest.fixture
+def signed_repo(repo: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
+    if shutil.which("ssh-keygen") is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail("ssh-keygen (openssh-client) is missing in CI")
+        pytest.skip("ssh-keygen (openssh-client) is not installed")
+    keys = tmp_path_factory.mktemp("keys")
+    found = {p: keygen(keys, p) for p in ("ann", "ben")}
+    git(repo, "checkout", "-q", "main")
+    (repo / ".referee").mkdir()
+    (repo / ".referee" / "allowed_signers").write_text(
+        "".join(f"{p} ssh-ed25519 {pub}\n" for p, (_, pub) in found.items()))
+    commit(repo, "players' keys")
+    git(repo, "branch", "-q", "-f", "pr", "main")
+    git(repo, "checkout", "-q", "pr")
+    git(repo, "config", "gpg.format", "ssh")
+    return {"repo": repo, "keys": {p: str(k) for p, (k, _) in found.items()}}
+
+
+def signed_commit(repo: Path, key: str, message: str) -> None:
+    git(repo, "add", "-A")
+    git(repo, "-c", f"user.signingkey={key}", "commit", "-q", "-S", "-m", message)
+
+
+def signed_pr(repo: Path, author: str) -> subprocess.CompletedProcess[str]:
+    context = {"github.event_name": "pull_request",
+               "github.event.pull_request.base.sha": base(repo),
+               "github.event.pull_request.user.login": author,
+               "secrets.REFEREE_SECRET": REPO_SECRET}
+    return run_workflow(repo, context, {"REFEREE_SIGNED": "true"})
+
+
+def test_signed_moves_pass_and_every_forgery_fails(signed_repo: dict[str, object]) -> None:
+    repo, keys = signed_repo["repo"], signed_repo["keys"]
+    assert isinstance(repo, Path) and isinstance(keys, dict)
+    play(repo, "games/g.json", "ben")
+    signed_commit(repo, keys["ben"], "ben moves, signed")
+    passed(signed_pr(repo, "ben-gh"))
+
+
+def test_a_commit_signed_by_one_player_with_anothers_move_fails(
+        signed_repo: dict[str, object]) -> None:
+    repo, keys = signed_repo["repo"], signed_repo["keys"]
+    assert isinstance(repo, Path) and isinstance(keys, dict)
+    play(repo, "games/g.json", "ben")
+    signed_commit(repo, keys["ann"], "ann signs ben's move")
+    refused(signed_pr(repo, "ben-gh"), "signed by ann adds entry 2", "by ben")
+
+
+def test_an_unsigned_move_fails_when_signatures_are_required(
+        signed_repo: dict[str, object]) -> None:
+    repo = signed_repo["repo"]
+    assert isinstance(repo, Path)
+    play(repo, "games/g.json", "ben")
+    commit(repo, "unsigned")
+    refused(signed_pr(repo, "ben-gh"), "not signed")
+
+
+def test_a_change_cannot_add_its_own_key(signed_repo: dict[str, object],
+                                         tmp_path: Path) -> None:
+    repo = signed_repo["repo"]
+    assert isinstance(repo, Path)
+    mallory, pub = keygen(tmp_path, "mallory")
+    with (repo / ".referee" / "allowed_signers").open("a") as f:
+        f.write(f"ben ssh-ed25519 {pub}\n")  # mallory's key, claimed for ben
+    play(repo, "games/g.json", "ben")
+    signed_commit(repo, str(mallory), "ben's move, by mallory")
+    refused(signed_pr(repo, "ben-gh"), "not signed by a key")
+
