@@ -28,21 +28,9 @@ from referee.errors import GameFileError, RefereeError
 
 
 def entry_text(gf: gamefile.GameFile, i: int) -> str:
-    """Log entry ``i`` as other players may read it; needs no secret. A sealed move is
-    shown by its public text. The one place where an entry becomes text here."""
-    entry = gf.log[i]
-    kind = gamefile.entry_kind(entry)
-    if kind == "undo":
-        return f"undo {entry['undo']}"
-    if kind == "void":
-        return f"void {entry['void']} (struck: it was not legal)"
-    if kind == "meta":
-        details = ", ".join(f"{k} {v}" for k, v in entry["meta"].items() if k != "kind")
-        return f"[{entry['meta']['kind']}] {details}".rstrip()
-    if "sealed" in entry:
-        return str(entry.get("public", f"{entry['move'].get('type')} (hidden choice)"))
-    move = gamefile.decode_move(gf.game, entry["move"], f"$.log[{i}].move")
-    return gf.game.public_text(move)
+    """Log entry ``i`` as other players may read it (a sealed move by its public text);
+    needs no secret. The one place where an entry becomes text here."""
+    return gamefile.entry_text(gf, i)
 
 
 def entry_line(gf: gamefile.GameFile, i: int) -> str:
