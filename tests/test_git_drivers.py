@@ -347,6 +347,21 @@ def test_git_merge_command_writes_ours_and_exits_1_when_it_drops(
     assert "  dropped 2. ben: supply 2" in result.stderr.splitlines()
 
 
+def test_git_merge_keeps_the_bytes_of_the_side_it_equals(three: tuple[Path, Path, Path]
+                                                         ) -> None:
+    base, ours, theirs = three
+    for path in (ours, theirs):  # same games, other formatting: the bytes are kept
+        path.write_text(json.dumps(json.loads(path.read_text()), indent=1))
+    kept = ours.read_bytes()
+    assert run("git-merge", base, ours, theirs, "g.json").exit_code == 1
+    assert ours.read_bytes() == kept
+    shutil.copy(ours, theirs)
+    play(theirs, "cat", "supply 2")
+    theirs.write_text(json.dumps(json.loads(theirs.read_text()), indent=3))
+    assert run("git-merge", base, ours, theirs, "g.json").exit_code == 0
+    assert ours.read_bytes() == theirs.read_bytes()
+
+
 def test_git_merge_accept_drop_exits_0(three: tuple[Path, Path, Path]) -> None:
     base, ours, theirs = three
     result = run("git-merge", base, ours, theirs, "g.json", "--accept-drop")
