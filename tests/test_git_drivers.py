@@ -480,3 +480,36 @@ def test_git_log_shows_moves_in_notation(repo: Path) -> None:
     added = [line for line in patch.splitlines() if line.startswith("+") and
              not line.startswith("+++")]
     assert added == [f"+   2. ben: supply 2  ({NOW})"]
+
+
+def test_a_merge_by_the_driver_passes_check_signed(repo: Path, tmp_path: Path) -> None:
+    """Signed moves on two branches, merged by the driver: `check --signed` accepts the
+    merge commit (it writes the game as its first parent does) and the result."""
+    if shutil.which("ssh-keygen") is None:
+        pytest.skip("ssh-keygen is not installed")
+    key = tmp_path / "id_ben"
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "ben", "-f",
+                    str(key)], check=True)
+    (repo / ".referee").mkdir()
+    public = " ".join(key.with_suffix(".pub").read_text().split()[:2])
+    (repo / ".referee" / "allowed_signers").write_text(f"ben {public}\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "ben's key")
+    start = git(repo, "rev-parse", "HEAD").stdout.strip()
+    git(repo, "config", "gpg.format", "ssh")
+    git(repo, "config", "user.signingkey", str(key))
+    game = repo / "games" / "g.json"
+    git(repo, "checkout", "-q", "-b", "ben")
+    play(game, "ben", "supply 2")
+    git(repo, "commit", "-q", "-S", "-am", "ben: supply 2")
+    git(repo, "checkout", "-q", "main")
+    play(game, "ben", "supply 3")
+    git(repo, "commit", "-q", "-S", "-am", "ben: supply 3")
+    merged = game.read_bytes()
+    assert git(repo, "merge", "ben", check=False).returncode == 1
+    assert game.read_bytes() == merged
+    git(repo, "add", "games/g.json")
+    git(repo, "commit", "-q", "--no-edit")
+    result = run("check", game, "--since", start, "--signed")
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith(f"ok   {game}: staufer, 3 players, 2 moves")
