@@ -4,8 +4,9 @@ Reading refuses anything but a regular file of at most MAX_GAME_FILE_BYTES (a FI
 opened non-blocking and refused after fstat, so it never hangs). Every write is atomic
 (temporary file beside the target, fsync, rename) and done under an exclusive lock on the
 file, so a failed or concurrent command leaves the file byte for byte as it was. A write
-keeps the file's mode, owner and group, goes through a symlink to its target, and refuses
-a read-only file. Every OS error becomes one GameFileError or UsageError.
+keeps the file's mode and group (owner too where allowed), goes through a symlink to its
+target, and refuses a read-only file. Every OS error becomes one GameFileError or
+UsageError.
 
 Temporary files are named ``.NAME.XXXX.referee-tmp`` and locked (flock) by the process
 that writes them; a later write into the same folder removes the ones whose writer died
@@ -306,8 +307,8 @@ def may_write(st: os.stat_result) -> bool:
 def replace(path: Path, old: bytes, text: str) -> None:
     """Atomically replace the (locked) file whose current bytes are ``old``.
 
-    Writes through a symlink to its target, keeps mode, owner and group, and refuses a
-    file the user may not write. Raises GameFileError or ConcurrentWriteError.
+    Writes through a symlink to its target, keeps mode and group (owner where allowed),
+    and refuses a file the user may not write. Raises GameFileError or ConcurrentWriteError.
     """
     target = Path(os.path.realpath(path))
     fd, st = open_regular(target)

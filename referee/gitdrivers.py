@@ -28,8 +28,8 @@ from referee.errors import GameFileError, RefereeError
 
 
 def entry_text(gf: gamefile.GameFile, i: int) -> str:
-    """Log entry ``i`` as other players may read it (a sealed move by its public text);
-    needs no secret. The one place where an entry becomes text here."""
+    """Log entry ``i`` as other players may read it; needs no secret (a sealed move is
+    shown by its public text)."""
     return gamefile.entry_text(gf, i)
 
 

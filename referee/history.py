@@ -150,7 +150,7 @@ def files_to_check(repo: Repo, given: Sequence[Path]) -> tuple[list[str], list[s
 # --- one file -------------------------------------------------------------------------
 
 
-def header_changes(old: dict[str, Any], new: dict[str, Any], author: str | None
+def header_changes(old: dict[str, Any], new: dict[str, Any], author: str | None = None
                    ) -> list[str]:
     """Header differences that are not allowed between two versions of a game.
 

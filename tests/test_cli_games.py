@@ -118,3 +118,17 @@ def test_real_subprocess(tmp_path: Path) -> None:
     usage = referee("status")
     assert usage.returncode == 2
     assert referee("check", str(path)).returncode == 0
+
+
+def test_a_closed_pipe_is_no_error() -> None:
+    """`referee data dynasties | head -2`: the reader goes away; no message, exit 0."""
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen([sys.executable, "-m", "referee", "data", "dynasties"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.read(10)
+    proc.stdout.close()
+    assert proc.wait() == 0
+    assert proc.stderr.read() == b""

@@ -210,3 +210,22 @@ def test_an_unwritable_folder_is_a_message(game: Path, monkeypatch: pytest.Monke
     assert_rejected(run("new", "toy", game.parent / "s.json", "--players", "a,b", "--sealed"),
                     1, os.strerror(code))
     assert sorted(p.name for p in game.parent.iterdir()) == ["g.json"]
+
+
+def test_mail_from_stdin_over_the_cap_is_refused(tmp_path: Path) -> None:
+    game = tmp_path / "s.json"
+    assert run("new", "toy", game, "--players", "ann,ben", "--sealed").exit_code == 0
+    result = CliRunner().invoke(main, ["move", str(game), "--from-email", "-"],
+                                input=b"x" * (fileio.MAX_GAME_FILE_BYTES + 1))
+    assert_rejected(result, 2, "standard input is larger than 16 MiB")
+
+
+def test_a_reply_that_cannot_be_written_is_a_message(tmp_path: Path) -> None:
+    game = tmp_path / "s.json"
+    assert run("new", "toy", game, "--players", "ann,ben", "--sealed").exit_code == 0
+    mail = tmp_path / "reply.eml"
+    mail.write_text("From: someone@example.org\nSubject: hello\n\ntake 1\n")
+    before = game.read_bytes()
+    result = run("move", game, "--from-email", mail, "--reply-out", tmp_path)
+    assert_rejected(result, 2, f"cannot write {tmp_path}: Is a directory")
+    assert game.read_bytes() == before

@@ -73,8 +73,8 @@ def substitute(value: str, context: dict[str, str]) -> str:
     return re.sub(r"\$\{\{\s*([^}]+?)\s*\}\}", lambda m: context.get(m.group(1), ""), value)
 
 
-def run_workflow(repo: Path, context: dict[str, str], settings: dict[str, str] | None = None
-                 ) -> subprocess.CompletedProcess[str]:
+def run_workflow(repo: Path, context: dict[str, str], settings: dict[str, str] | None = None,
+                 job: str = "check") -> subprocess.CompletedProcess[str]:
     """Every `run:` step but the install (referee is installed here), in order, with the
     workflow's and the step's environment; stops at the first failing step. ``settings``
     changes the workflow's top-level env as a group would (e.g. REFEREE_SIGNED)."""
@@ -84,12 +84,13 @@ def run_workflow(repo: Path, context: dict[str, str], settings: dict[str, str] |
         flow["env"][name] = value
     top = {k: substitute(str(v), context) for k, v in flow.get("env", {}).items()}
     done = subprocess.CompletedProcess([], 0, "", "")
-    for step in flow["jobs"]["check"]["steps"]:
+    for step in flow["jobs"][job]["steps"]:
         if "run" not in step or step.get("name") == "install referee":
             continue
         assert "${{" not in step["run"], "expressions belong in env, not in the script"
         env = {"PATH": f"{BIN}:/usr/bin:/bin", "HOME": str(repo), "CI": "true",
                "GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": context["github.event_name"],
+               "GITHUB_SHA": context.get("github.sha", "0" * 40),
                **top, **{k: substitute(str(v), context) for k, v in step.get("env", {}).items()}}
         done = subprocess.run(["bash", "-e", "-c", step["run"]], cwd=repo, env=env,
                               capture_output=True, text=True)
@@ -429,3 +430,42 @@ def test_a_change_cannot_add_its_own_key(signed_repo: dict[str, object],
     signed_commit(repo, str(mallory), "ben's move, by mallory")
     refused(signed_pr(repo, "ben-gh"), "not signed by a key")
 
+
+# --- after a push: the players' views and the site -----------------------------------------
+
+
+def test_publish_writes_encrypted_views_and_the_site(signed_repo: dict[str, object],
+                                                     tmp_path: Path) -> None:
+    """The publish job's run steps on main: views encrypted to each player's key are
+    committed and pushed, a re-run commits nothing, and the site holds every game; a
+    player reads their own view with their key, and not another's."""
+    repo, keys = signed_repo["repo"], signed_repo["keys"]
+    assert isinstance(repo, Path) and isinstance(keys, dict)
+    env = {"REFEREE_SECRET": REPO_SECRET}
+    git(repo, "checkout", "-q", "main")
+    referee(repo, "new", "staufer", "games/s.json", "--players", "ann,ben", "--sealed",
+            "--id", "sealed-2", env=env)
+    commit(repo, "a sealed game")
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(remote))
+    git(repo, "remote", "add", "origin", str(remote))
+    git(repo, "push", "-q", "origin", "main")
+    context = {"github.event_name": "push", "secrets.REFEREE_SECRET": REPO_SECRET,
+               "github.sha": git(repo, "rev-parse", "HEAD")}
+    passed(run_workflow(repo, context, job="publish"))
+    views = sorted(p.name for p in (repo / "views").iterdir())
+    assert "s.ann.age" in views and "s.ben.age" in views and "s.public.txt" in views
+    assert git(repo, "log", "-1", "--format=%s").startswith("players' views after")
+    assert git(remote, "rev-parse", "main") == git(repo, "rev-parse", "HEAD")
+    head = git(repo, "rev-parse", "HEAD")
+    passed(run_workflow(repo, context, job="publish"))
+    assert git(repo, "rev-parse", "HEAD") == head  # nothing changed: nothing committed
+    own = referee(repo, "view", "views/s.ann.age", "--identity", keys["ann"])
+    assert "ann" in own.stdout
+    other = sh(repo, "referee", "view", "views/s.ann.age", "--identity", keys["ben"],
+               check=False)
+    assert other.returncode == 1 and "Traceback" not in other.stderr
+    index = (repo / "_site" / "index.html").read_text()
+    for game in ("g", "h", "s"):
+        assert f'href="{game}/index.html"' in index
+        assert (repo / "_site" / game / "index.html").exists()

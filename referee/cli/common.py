@@ -6,6 +6,7 @@ import contextlib
 import datetime as dt
 import functools
 import json
+import os
 import sys
 import traceback
 import unicodedata
@@ -46,6 +47,9 @@ def handles_errors(func: F) -> F:
             except (SystemExit, KeyboardInterrupt, click.exceptions.Exit,
                     click.ClickException, click.exceptions.Abort):
                 raise
+            except BrokenPipeError:  # `referee data staufer | head`: the reader is gone
+                _quiet_stdout()
+                sys.exit(0)
             except RecursionError:
                 report_error(GameFileError(f"{_files(kwargs)} is nested too deeply to "
                                            "process"), bool(kwargs.get("as_json")))
@@ -55,6 +59,14 @@ def handles_errors(func: F) -> F:
                 sys.exit(1)
 
     return wrapper  # type: ignore[return-value]
+
+
+def _quiet_stdout() -> None:
+    """After a broken pipe: send what is left of stdout nowhere (Python's advice), so that
+    flushing at exit does not raise again."""
+    with contextlib.suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.__stdout__.fileno())
 
 
 def internal_error(exc: BaseException, where: str) -> RefereeError:
@@ -244,6 +256,15 @@ def legal_lines(match: Match, player: str) -> list[str]:
         return [f"{player} has nothing to decide now."]
     return [f"legal moves for {player} ({len(legal)}):", wrap_list(legal)]
 
+
+
+def read_stdin() -> bytes:
+    """Standard input, at most the game-file size cap. Raises UsageError."""
+    data = sys.stdin.buffer.read(fileio.MAX_GAME_FILE_BYTES + 1)
+    if len(data) > fileio.MAX_GAME_FILE_BYTES:
+        raise UsageError(f"standard input is larger than "
+                         f"{fileio.MAX_GAME_FILE_BYTES // (1024 * 1024)} MiB")
+    return data
 
 
 def read_bytes(path: Path) -> bytes:

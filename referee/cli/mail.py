@@ -16,6 +16,7 @@ from referee.cli.common import (
     handles_errors,
     mail_date,
     read_bytes,
+    read_stdin,
     secret_option,
     status_text,
 )
@@ -51,7 +52,7 @@ def from_email(gf: gamefile.GameFile, seed: str | None, email_path: Path,
     if seed is None:
         raise SealedError("mail tokens need the game's secret",
                                    hints=["give --secret FILE"])
-    raw = sys.stdin.buffer.read() if str(email_path) == "-" else read_bytes(email_path)
+    raw = read_stdin() if str(email_path) == "-" else read_bytes(email_path)
     reply = mail.parse_reply(raw)
 
     def refuse(reason: str) -> mail.MailError:
@@ -97,8 +98,11 @@ def answer_rejection(gf: gamefile.GameFile, raw: bytes, exc: RefereeError,
     if str(reply_out) == "-":
         mail.write_stdout([message], sys.stdout)
     else:
-        with reply_out.open("w") as f:
-            mail.write_stdout([message], f)
+        try:
+            with reply_out.open("w") as f:
+                mail.write_stdout([message], f)
+        except OSError as exc:
+            raise UsageError(f"cannot write {reply_out}: {exc.strerror}") from None
 
 
 
