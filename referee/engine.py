@@ -48,7 +48,7 @@ class Assumption:
     key: str  # e.g. "A1" or "seats.Aachen"
     what: str  # human text: what is assumed
     value: str  # the value in use
-    source: str  # where it comes from, e.g. "shared/reference A1 (ASSUMPTION)"
+    source: str  # where it comes from, e.g. "reference note A1 (ASSUMPTION)"
 
 
 @dataclass(frozen=True)

@@ -493,7 +493,14 @@ def replay(gf: GameFile, seed: str | None = None, upto: int | None = None,
                 raise ReplayError(f"{_where(i)}: undo of move {entry['undo']} refused: {refusal}")
             match = before
         elif kind == "move":
-            _replay_move(gf, match, i, entry_move(gf, i, seed), struck.get(i + 1))
+            void_n = struck.get(i + 1)
+            try:
+                move = entry_move(gf, i, seed)
+            except GameFileError:
+                if void_n is None:
+                    raise
+                continue  # a struck move whose sealed part cannot even be opened
+            _replay_move(gf, match, i, move, void_n)
         if on_entry is not None:
             on_entry(i, match)
     return match

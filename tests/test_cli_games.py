@@ -132,3 +132,11 @@ def test_a_closed_pipe_is_no_error() -> None:
     proc.stdout.close()
     assert proc.wait() == 0
     assert proc.stderr.read() == b""
+
+
+@pytest.mark.parametrize("name", ["staufer", "dynasties"])
+def test_the_research_note_ships_with_the_data(name: str) -> None:
+    result = CliRunner().invoke(main, ["data", name, "--reference"])
+    assert result.exit_code == 0
+    assert "component data" in result.output.splitlines()[0]
+    assert "ASSUMPTION" in result.output

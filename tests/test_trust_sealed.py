@@ -167,3 +167,21 @@ def test_a_nonce_revealed_before_all_commitments_is_refused(tmp_path: Path) -> N
     data["rng"]["nonces"]["ann"] = "a-nonce"  # revealed early, by hand
     path.write_text(gamefile.dumps(data))
     refused(run("check", path), 1, "before every player had committed")
+
+
+def test_a_forged_sealed_choice_is_caught_and_can_be_struck(tmp_path: Path) -> None:
+    """A hidden choice is sealed to the referee's recipient: one that does not open with
+    the game's secret is refused by `check`, and its author can strike it."""
+    path, key = tmp_path / "d.json", tmp_path / "d.secret"
+    ok("new", "dynasties", path, "--players", "ann,ben,cat", "--sealed", "--seed", SEED,
+       "--secret-out", key)
+    passes = [m for m in json.loads(ok("status", path, "--as", "ann", "--json", "--secret",
+                                       key).output)["legal"] if m.startswith("pass")]
+    ok("move", path, "--as", "ann", passes[-1], "--unchecked")
+    data = json.loads(path.read_text())
+    assert "sealed" in data["log"][0] and "keep" not in data["log"][0]["move"]
+    data["log"][0]["sealed"] = "AAAA" + data["log"][0]["sealed"][4:]  # a forged blob
+    path.write_text(gamefile.dumps(data))
+    refused(run("check", path, "--secret", key), 1, "cannot be opened")
+    ok("void", path, "1", "--as", "ann")
+    ok("check", path, "--secret", key)

@@ -28,11 +28,16 @@ def schema(name: str) -> None:
 
 @main.command()
 @click.argument("game_name", metavar="GAME")
+@click.option("--reference", is_flag=True,
+              help="Print the research note the component data and its sources come from.")
 @click.option("--json", "as_json", is_flag=True, help="Output JSON (all component data).")
 @handles_errors
-def data(game_name: str, as_json: bool) -> None:
+def data(game_name: str, reference: bool, as_json: bool) -> None:
     """Show GAME's component data and every value assumed rather than printed."""
     game: Game = get_game(game_name)
+    if reference:
+        click.echo(reference_note(game), nl=False)
+        return
     assumed = game.assumptions()
     readings = game.interpretations()
     if as_json:
@@ -57,6 +62,18 @@ def data(game_name: str, as_json: bool) -> None:
         for r in readings:
             click.echo(f"  [{r.key}] {r.topic}: {r.reading}")
             click.echo(f"        rule: {r.rule}")
-    click.echo("All component data with sources: `referee data " + game.name + " --json`.")
+    click.echo("All component data with sources: `referee data " + game.name + " --json`; "
+               "the research note they cite: `referee data " + game.name + " --reference`.")
+
+
+def reference_note(game: Game) -> str:
+    """The research note shipped with the game's data (its sources and confidence)."""
+    from importlib import resources
+
+    try:
+        note = resources.files(type(game).__module__) / "data" / "reference.md"
+        return note.read_text(encoding="utf-8")
+    except (FileNotFoundError, ModuleNotFoundError, TypeError):
+        raise UsageError(f"{game.name} ships no reference note") from None
 
 
