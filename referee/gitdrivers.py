@@ -232,16 +232,19 @@ def merge(base: gamefile.GameFile | None, ours: gamefile.GameFile,
     return result
 
 
-def parse_version(raw: bytes, where: str, may_be_empty: bool = False) -> gamefile.GameFile | None:
-    """One of the three versions git hands the merge driver. An empty common ancestor
-    (the file was added on both sides) is None. Raises MergeConflict for a version that
-    is not a valid game file."""
-    if may_be_empty and not raw.strip():
-        return None
+def parse_version(raw: bytes, where: str) -> gamefile.GameFile:
+    """Our or their version as git hands it to the merge driver. Raises MergeConflict
+    for a version that is not a valid game file."""
     try:
         return gamefile.parse(raw, where)
     except GameFileError as exc:
         raise MergeConflict(exc.message) from None
+
+
+def parse_base(raw: bytes, where: str) -> gamefile.GameFile | None:
+    """The common ancestor; None when it is empty (the file was added on both sides).
+    Raises MergeConflict."""
+    return parse_version(raw, where) if raw.strip() else None
 
 
 def _entries(n: int) -> str:

@@ -239,13 +239,10 @@ def git_merge(base: Path, ours: Path, theirs: Path, name: str | None,
     name = name or str(ours)
     raws = [read_bytes(p) for p in (base, ours, theirs)]
     try:
-        versions = (
-            gitdrivers.parse_version(raws[0], f"{name} (common ancestor)", may_be_empty=True),
-            gitdrivers.parse_version(raws[1], f"{name} (ours)"),
-            gitdrivers.parse_version(raws[2], f"{name} (theirs)"),
-        )
-        assert versions[1] is not None and versions[2] is not None
-        result = gitdrivers.merge(*versions)
+        mine = gitdrivers.parse_version(raws[1], f"{name} (ours)")
+        other = gitdrivers.parse_version(raws[2], f"{name} (theirs)")
+        common = gitdrivers.parse_base(raws[0], f"{name} (common ancestor)")
+        result = gitdrivers.merge(common, mine, other)
     except gitdrivers.MergeConflict as exc:
         click.echo(f"referee git-merge: {name}: not merged: {exc.message}", err=True)
         click.echo(f"  the file keeps this branch's version; the other side's is "
@@ -254,9 +251,9 @@ def git_merge(base: Path, ours: Path, theirs: Path, name: str | None,
         sys.exit(1)
     # A result equal to one side keeps that side's bytes, so that the merge commit
     # writes the file exactly as one of its parents does.
-    if result.data == versions[2].data and result.data != versions[1].data:
+    if result.data == other.data and result.data != mine.data:
         agebox.write_atomic(ours, raws[2])
-    elif result.data != versions[1].data:
+    elif result.data != mine.data:
         agebox.write_atomic(ours, gamefile.dumps(result.data).encode())
     if not result.dropped:
         return
