@@ -175,27 +175,14 @@ def _union_nonces(base: Mapping[str, Any], ours: Mapping[str, Any],
     return dict(ours, rng=rng)
 
 
-def _nonces_grew(base: Mapping[str, Any], merged: Mapping[str, Any]) -> list[str]:
-    """The nonce dicts of the rng that did not just grow (entries changed or removed),
-    or were added to a game made without them."""
-    problems = []
-    for key in NONCE_KEYS:
-        old, new = base["rng"].get(key), merged["rng"].get(key)
-        if old is None and new is None:
-            continue
-        if old is None or new is None or any(new.get(p) != v for p, v in old.items()):
-            problems.append(f"rng.{key}")
-    return problems
-
-
 def merge_header(base: Mapping[str, Any], ours: Mapping[str, Any],
                  theirs: Mapping[str, Any]) -> dict[str, Any]:
     """The merged header. Raises MergeConflict unless at most one side changed it, or
-    both only added nonce commitments or nonces. Against the base, only these may have
-    grown (before the first move) and a revealed seed been written in."""
+    both only added nonce commitments or nonces; each side's changes must be ones
+    ``referee check --since`` allows (nonces before the first move, a revealed seed)."""
     hb, ho, ht = _header(base), _header(ours), _header(theirs)
     for side in (ho, ht):
-        changed = header_edits(hb, bool(base["log"]), side)
+        changed = history.header_changes(dict(base), {**side, "log": []}, None)
         if changed:
             raise MergeConflict(f"the header was edited: {', '.join(changed)}")
     if ho == ht or ht == hb:
@@ -206,21 +193,6 @@ def merge_header(base: Mapping[str, Any], ours: Mapping[str, Any],
     if union is None:
         raise MergeConflict("both sides changed the game's header differently")
     return union
-
-
-def header_edits(base: Mapping[str, Any], moved: bool, header: Mapping[str, Any]
-                 ) -> list[str]:
-    """How ``header`` departs from ``base`` in ways a game never changes: anything but
-    nonce commitments and nonces added before the first move (``moved``: the base has
-    log entries) and a matching seed revealed."""
-    changed = history.header_changes({**_without_nonces(base), "log": []},
-                                     {**_without_nonces(header), "log": []})
-    if moved:
-        if any(base["rng"].get(k) != header["rng"].get(k) for k in NONCE_KEYS):
-            changed.append("rng (nonces after the first move)")
-    else:
-        changed += _nonces_grew(base, header)
-    return changed
 
 
 def _new_entries(base_log: Sequence[Any], log: Sequence[Any], side: str) -> list[Any]:
@@ -260,16 +232,19 @@ def merge(base: gamefile.GameFile | None, ours: gamefile.GameFile,
     return result
 
 
-def parse_version(raw: bytes, where: str, may_be_empty: bool = False) -> gamefile.GameFile | None:
-    """One of the three versions git hands the merge driver. An empty common ancestor
-    (the file was added on both sides) is None. Raises MergeConflict for a version that
-    is not a valid game file."""
-    if may_be_empty and not raw.strip():
-        return None
+def parse_version(raw: bytes, where: str) -> gamefile.GameFile:
+    """Our or their version as git hands it to the merge driver. Raises MergeConflict
+    for a version that is not a valid game file."""
     try:
         return gamefile.parse(raw, where)
     except GameFileError as exc:
         raise MergeConflict(exc.message) from None
+
+
+def parse_base(raw: bytes, where: str) -> gamefile.GameFile | None:
+    """The common ancestor; None when it is empty (the file was added on both sides).
+    Raises MergeConflict."""
+    return parse_version(raw, where) if raw.strip() else None
 
 
 def _entries(n: int) -> str:

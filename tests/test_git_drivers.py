@@ -153,7 +153,7 @@ def test_textconv_shows_an_invalid_file_as_it_is(tmp_path: Path) -> None:
 def test_textconv_of_a_missing_file_is_a_usage_error(tmp_path: Path) -> None:
     result = run("git-textconv", tmp_path / "nope.json")
     assert result.exit_code == 2
-    assert result.output.startswith(f"error: no file at {tmp_path / 'nope.json'}")
+    assert result.output == f"error: no file at {tmp_path / 'nope.json'}\n"
 
 
 # --- merge, in the library -------------------------------------------------------------
@@ -321,7 +321,7 @@ def test_merge_refuses_a_nonce_taken_back(tmp_path: Path) -> None:
     data["rng"]["nonce_commitments"] = {}
     theirs.write_text(gamefile.dumps(data))
     with pytest.raises(gitdrivers.MergeConflict,
-                       match=r"^the header was edited: rng.nonce_commitments$"):
+                       match=r"^the header was edited: rng\.nonce_commitments \(changed\)$"):
         gitdrivers.merge(version(base), version(ours), version(theirs))
 
 
@@ -346,6 +346,21 @@ def test_git_merge_command_writes_ours_and_exits_1_when_it_drops(
         "The file holds the merged game: check it, `git add games/g.json` and go on with "
         "the merge or rebase.")
     assert "  dropped 2. ben: supply 2" in result.stderr.splitlines()
+
+
+def test_git_merge_keeps_the_bytes_of_the_side_it_equals(three: tuple[Path, Path, Path]
+                                                         ) -> None:
+    base, ours, theirs = three
+    for path in (ours, theirs):  # same games, other formatting: the bytes are kept
+        path.write_text(json.dumps(json.loads(path.read_text()), indent=1))
+    kept = ours.read_bytes()
+    assert run("git-merge", base, ours, theirs, "g.json").exit_code == 1
+    assert ours.read_bytes() == kept
+    shutil.copy(ours, theirs)
+    play(theirs, "cat", "supply 2")
+    theirs.write_text(json.dumps(json.loads(theirs.read_text()), indent=3))
+    assert run("git-merge", base, ours, theirs, "g.json").exit_code == 0
+    assert ours.read_bytes() == theirs.read_bytes()
 
 
 def test_git_merge_accept_drop_exits_0(three: tuple[Path, Path, Path]) -> None:
@@ -466,3 +481,36 @@ def test_git_log_shows_moves_in_notation(repo: Path) -> None:
     added = [line for line in patch.splitlines() if line.startswith("+") and
              not line.startswith("+++")]
     assert added == [f"+   2. ben: supply 2  ({NOW})"]
+
+
+def test_a_merge_by_the_driver_passes_check_signed(repo: Path, tmp_path: Path) -> None:
+    """Signed moves on two branches, merged by the driver: `check --signed` accepts the
+    merge commit (it writes the game as its first parent does) and the result."""
+    if shutil.which("ssh-keygen") is None:
+        pytest.skip("ssh-keygen is not installed")
+    key = tmp_path / "id_ben"
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "ben", "-f",
+                    str(key)], check=True)
+    (repo / ".referee").mkdir()
+    public = " ".join(key.with_suffix(".pub").read_text().split()[:2])
+    (repo / ".referee" / "allowed_signers").write_text(f"ben {public}\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "ben's key")
+    start = git(repo, "rev-parse", "HEAD").stdout.strip()
+    git(repo, "config", "gpg.format", "ssh")
+    git(repo, "config", "user.signingkey", str(key))
+    game = repo / "games" / "g.json"
+    git(repo, "checkout", "-q", "-b", "ben")
+    play(game, "ben", "supply 2")
+    git(repo, "commit", "-q", "-S", "-am", "ben: supply 2")
+    git(repo, "checkout", "-q", "main")
+    play(game, "ben", "supply 3")
+    git(repo, "commit", "-q", "-S", "-am", "ben: supply 3")
+    merged = game.read_bytes()
+    assert git(repo, "merge", "ben", check=False).returncode == 1
+    assert game.read_bytes() == merged
+    git(repo, "add", "games/g.json")
+    git(repo, "commit", "-q", "--no-edit")
+    result = run("check", game, "--since", start, "--signed")
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith(f"ok   {game}: staufer, 3 players, 2 moves")

@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from referee import agebox, gamefile, gitdrivers, secret
+from referee import agebox, gamefile, gitdrivers, history, secret
 from referee.cli import main
 from referee.cli.common import (
     emit_json,
@@ -23,7 +23,7 @@ from referee.cli.common import (
 )
 from referee.errors import RefereeError, UsageError
 
-SIGNERS_IN_REPO = Path(".referee") / "allowed_signers"
+SIGNERS_IN_REPO = Path(history.SIGNERS)  # the file `check --signed` verifies commits with
 
 # --- views ------------------------------------------------------------------------------
 
@@ -239,18 +239,22 @@ def git_merge(base: Path, ours: Path, theirs: Path, name: str | None,
     name = name or str(ours)
     raws = [read_bytes(p) for p in (base, ours, theirs)]
     try:
-        result = gitdrivers.merge(
-            gitdrivers.parse_version(raws[0], f"{name} (common ancestor)", may_be_empty=True),
-            gitdrivers.parse_version(raws[1], f"{name} (ours)"),
-            gitdrivers.parse_version(raws[2], f"{name} (theirs)"),
-        )
+        mine = gitdrivers.parse_version(raws[1], f"{name} (ours)")
+        other = gitdrivers.parse_version(raws[2], f"{name} (theirs)")
+        common = gitdrivers.parse_base(raws[0], f"{name} (common ancestor)")
+        result = gitdrivers.merge(common, mine, other)
     except gitdrivers.MergeConflict as exc:
         click.echo(f"referee git-merge: {name}: not merged: {exc.message}", err=True)
         click.echo(f"  the file keeps this branch's version; the other side's is "
                    f"`git show MERGE_HEAD:{name}` (or `git checkout --theirs {name}`)",
                    err=True)
         sys.exit(1)
-    agebox.write_atomic(ours, gamefile.dumps(result.data).encode())
+    # A result equal to one side keeps that side's bytes, so that the merge commit
+    # writes the file exactly as one of its parents does.
+    if result.data == other.data and result.data != mine.data:
+        agebox.write_atomic(ours, raws[2])
+    elif result.data != mine.data:
+        agebox.write_atomic(ours, gamefile.dumps(result.data).encode())
     if not result.dropped:
         return
     for line in gitdrivers.dropped_report(result, name):
