@@ -61,30 +61,27 @@ def _slot_key(words: tuple[str, ...], i: int) -> tuple[int, int, tuple[str, ...]
 
 def merge_one_word(rests: Sequence[tuple[str, ...]]) -> list[str]:
     """Moves of one kind (their words after the first) merged where they differ in one
-    word only: ("aachen","3"), ("aachen","4") -> "aachen 3,4". Each move is in exactly
-    one merged item; items keep the order of their first move; among equally large
-    merges the later word varies (the seat rather than the region)."""
-    taken = [False] * len(rests)
-    items: list[str] = []
-    for a, words in enumerate(rests):
-        if taken[a]:
-            continue
-        best: list[int] = [a]
-        best_i = -1
-        for i in reversed(range(len(words))):
-            key = _slot_key(words, i)
-            group = [b for b in range(a, len(rests)) if not taken[b]
-                     and len(rests[b]) == len(words) and _slot_key(rests[b], i) == key]
-            if len(group) > len(best):
-                best, best_i = group, i
-        for b in best:
-            taken[b] = True
-        if best_i < 0:
-            items.append(" ".join(words))
-            continue
-        values = ALTERNATIVES.join(rests[b][best_i] for b in best)
-        items.append(" ".join((*words[:best_i], values, *words[best_i + 1:])))
-    return items
+    word only: ("aachen","3"), ("aachen","4") -> "aachen 3,4". Later words vary first
+    (the seat before the region), so a list reads like the notation, from the general
+    to the particular. Each move is in exactly one item; items are in the order of
+    their first move."""
+    item_of: dict[int, tuple[int, str]] = {}
+    for i in reversed(range(max((len(r) for r in rests), default=0))):
+        groups: dict[tuple[int, int, tuple[str, ...]], list[int]] = {}
+        for b, words in enumerate(rests):
+            if b not in item_of and len(words) > i:
+                groups.setdefault(_slot_key(words, i), []).append(b)
+        for group in groups.values():
+            if len(group) < 2:
+                continue
+            words = rests[group[0]]
+            values = ALTERNATIVES.join(rests[b][i] for b in group)
+            text = " ".join((*words[:i], values, *words[i + 1:]))
+            for b in group:
+                item_of[b] = (group[0], text)
+    for b, words in enumerate(rests):
+        item_of.setdefault(b, (b, " ".join(words)))
+    return list(dict.fromkeys(text for _, text in sorted(item_of.values())))
 
 
 def _common_word(rests: list[tuple[str, ...]]) -> str | None:
