@@ -229,7 +229,7 @@ def status_text(gf: gamefile.GameFile, match: Match, viewer: str | None, name: s
     or with ``wide`` the long table and the flat list of legal moves."""
     game = match.game
     title = f"{game.title}: {name} (move {len(gf.log)})"
-    lines = [title, "=" * len(title)]
+    lines = [title, "=" * (len(title) if wide else min(len(title), textlayout.WIDTH))]
     if gamefile.missing_nonces(gf):
         lines.append(prompt_line(gf, match))
         return "\n".join(lines if wide else textlayout.fit_all(lines))

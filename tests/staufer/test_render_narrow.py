@@ -132,3 +132,16 @@ def test_legend_is_short() -> None:
     _, legend = board_and_legend(text)
     assert legend == "Legend: " + "; ".join(LEGEND)
     assert sum(1 for line in text.split("\n")[1:6] if line.startswith(("Legend", "  "))) <= 3
+
+
+def test_a_long_file_name_wraps_and_the_underline_stops_at_80(tmp_path: Path) -> None:
+    folder = tmp_path / ("club-" * 12) / "season-2026"
+    folder.mkdir(parents=True)
+    path = folder / "a-game-with-a-long-name.json"
+    played("staufer", 2, 5, path)
+    out = CliRunner().invoke(main, ["status", str(path)]).output.split("\n")
+    assert max(len(line) for line in out) <= 80
+    underline = next(i for i, line in enumerate(out) if line.startswith("="))
+    assert out[underline] == "=" * 80 and underline >= 2
+    assert "".join(out[:underline]).replace(" ", "") == \
+        f"The Staufer Dynasty: {path} (move 5)".replace(" ", "")
