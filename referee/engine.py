@@ -133,8 +133,9 @@ class Game(Protocol):
         """JSON-able view: everything ``viewer`` may see (None = public only)."""
         ...
 
-    def render(self, state: State, viewer: str | None) -> str:
-        """The same view as text for a terminal or an e-mail."""
+    def render(self, state: State, viewer: str | None, wide: bool = False) -> str:
+        """The same view as text for a terminal or an e-mail: lines of at most 80
+        characters with a legend of its abbreviations (``wide``: one long table)."""
         ...
 
     def finished(self, state: State) -> bool: ...

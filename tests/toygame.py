@@ -121,7 +121,7 @@ class ToyGame(GameDefaults):
             out["card"] = state.cards[viewer]
         return out
 
-    def render(self, state: ToyState, viewer: str | None) -> str:
+    def render(self, state: ToyState, viewer: str | None, wide: bool = False) -> str:
         text = f"pile: {state.pile}"
         if viewer is not None:
             text += f"\nyour card: {state.cards[viewer]}"

@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 import click
 
 import referee
-from referee import fileio, gamefile, secret
+from referee import fileio, gamefile, secret, textlayout
 from referee.engine import Match, legal_strings
 from referee.errors import GameFileError, RefereeError, UsageError
 
@@ -162,7 +162,7 @@ def escaped_output() -> Iterator[None]:
         sys.stdout, sys.stderr = saved
 
 
-def wrap_list(items: Sequence[str], indent: str = "  ", width: int = 88) -> str:
+def wrap_list(items: Sequence[str], indent: str = "  ", width: int = 80) -> str:
     """Items separated by " | ", wrapped between items (never inside one)."""
     lines: list[str] = []
     line = ""
@@ -235,26 +235,34 @@ def prompt_line(gf: gamefile.GameFile, match: Match | None) -> str:
 
 
 
-def status_text(gf: gamefile.GameFile, match: Match, viewer: str | None, name: str) -> str:
-    """The text of `status` (also the body of the mails)."""
+def status_text(gf: gamefile.GameFile, match: Match, viewer: str | None, name: str,
+                wide: bool = False) -> str:
+    """The text of `status` (also the body of the mails): lines of at most 80 characters,
+    or with ``wide`` the long table and the flat list of legal moves."""
     game = match.game
     title = f"{game.title}: {name} (move {len(gf.log)})"
-    lines = [title, "=" * len(title)]
+    lines = [title, "=" * (len(title) if wide else min(len(title), textlayout.WIDTH))]
     if gamefile.missing_nonces(gf):
         lines.append(prompt_line(gf, match))
-        return "\n".join(lines)
-    lines += [game.render(match.state, viewer), "", prompt_line(gf, match)]
+        return "\n".join(lines if wide else textlayout.fit_all(lines))
+    board = game.render(match.state, viewer, wide=True) if wide \
+        else game.render(match.state, viewer)
+    lines += [board, "", prompt_line(gf, match)]
     if viewer is not None and not game.finished(match.state):
-        lines += legal_lines(match, viewer)
-    return "\n".join(lines)
+        lines += legal_lines(match, viewer, wide)
+    return "\n".join(lines if wide else textlayout.fit_all(lines))
 
 
-def legal_lines(match: Match, player: str) -> list[str]:
-    """"legal moves for P (n):" and the wrapped list, or that P has nothing to decide."""
+def legal_lines(match: Match, player: str, wide: bool = False) -> list[str]:
+    """"legal moves for P (n):" and the moves grouped by kind (textlayout.grouped_lines;
+    with ``wide`` the flat list), or that P has nothing to decide."""
     legal = legal_strings(match.game, match.state, player)
     if not legal:
         return [f"{player} has nothing to decide now."]
-    return [f"legal moves for {player} ({len(legal)}):", wrap_list(legal)]
+    if wide:
+        return [f"legal moves for {player} ({len(legal)}):", wrap_list(legal, width=88)]
+    return [f"legal moves for {player} ({len(legal)}; {textlayout.GROUPED_NOTE}):",
+            *textlayout.grouped_lines(legal)]
 
 
 

@@ -191,17 +191,21 @@ def choose_seed(seed: str | None, sealed: bool, insecure: bool, game_id: str
 @click.option("--as", "viewer", metavar="PLAYER",
               help="Show this player's private view and legal moves.")
 @secret_option
+@click.option("--wide", is_flag=True,
+              help="One long table (lines over 80 characters) and a flat list of legal moves.")
 @click.option("--json", "as_json", is_flag=True, help="Output JSON.")
 @handles_errors
-def status(path: Path, viewer: str | None, secret_path: Path | None, as_json: bool) -> None:
-    """Show the board, whose turn it is and what is being decided."""
+def status(path: Path, viewer: str | None, secret_path: Path | None, wide: bool,
+           as_json: bool) -> None:
+    """Show the board (80 columns, with a legend), whose turn it is and what is being
+    decided."""
     gf, match = load(path, secret_path)
     if viewer is not None:
         gf.player(viewer)
     if as_json:
         emit_json(status_json(gf, match, viewer))
         return
-    click.echo(status_text(gf, match, viewer, str(path)))
+    click.echo(status_text(gf, match, viewer, str(path), wide))
 
 
 

@@ -75,8 +75,8 @@ class Dynasties(GameDefaults):
     def view(self, state: State, viewer: str | None) -> dict[str, Any]:
         return views.view(state, viewer)
 
-    def render(self, state: State, viewer: str | None) -> str:
-        return views.render(state, viewer)
+    def render(self, state: State, viewer: str | None, wide: bool = False) -> str:
+        return views.render(state, viewer, wide)
 
     def finished(self, state: State) -> bool:
         return state.phase == "over"

@@ -11,6 +11,7 @@ from typing import Any
 
 from . import data as D
 from . import effects as E
+from .render import render as narrow
 from .rules import LIGHT_BLUE_COSTS_VIEW, pending, track_order
 from .state import State
 
@@ -156,7 +157,13 @@ def _city(state: State, key: str) -> dict[str, Any]:
             "child": state.name(c.star), "book_tiles": len(c.books)}
 
 
-def render(state: State, viewer: str | None) -> str:
+def render(state: State, viewer: str | None, wide: bool = False) -> str:
+    """The board as text: at most 80 columns with a legend (render.render), or with
+    ``wide`` the long table of one line per item (render_wide)."""
+    return render_wide(state, viewer) if wide else narrow(view(state, viewer), state.final)
+
+
+def render_wide(state: State, viewer: str | None) -> str:
     v = view(state, viewer)
     lines = [f"DYNASTIES - round {v['round']} - {v['prompt']}", ""]
     lines.append("Players (score, goods k/w/g/b/p, supply, cards, scoring cards, books):")

@@ -6,6 +6,7 @@ from typing import Any
 
 from . import components as C
 from .moves import format_move
+from .render import render as narrow
 from .rounds import b_region
 from .rules import legal_moves
 from .scoring import BLUE, RED
@@ -230,7 +231,13 @@ def view(state: State, viewer: str | None) -> dict[str, Any]:
     return out
 
 
-def render(state: State, viewer: str | None) -> str:
+def render(state: State, viewer: str | None, wide: bool = False) -> str:
+    """The board as text: at most 80 columns with a legend (render.render), or with
+    ``wide`` the long table of one line per item (render_wide)."""
+    return render_wide(state, viewer) if wide else narrow(view(state, viewer))
+
+
+def render_wide(state: State, viewer: str | None) -> str:
     v = view(state, viewer)
     lines = [f"The Staufer Dynasty - round {v['round']} - {v['prompt']}", ""]
     for r in v["regions"]:

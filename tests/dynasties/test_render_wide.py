@@ -1,0 +1,27 @@
+"""`status --wide`: the long one-table board and the flat list of legal moves, exactly
+as `status` printed them before the 80-column layout (test_render_wide.golden.txt was
+made by that version for this position)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from referee.cli import main
+from tests.test_textlayout import played
+
+GOLDEN = Path(__file__).with_name("test_render_wide.golden.txt")
+
+
+def test_wide_status_is_the_old_table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    who = played("dynasties", 4, 8, Path("g.json"))
+    wide = CliRunner().invoke(main, ["status", "g.json", "--as", who, "--wide"])
+    assert wide.exit_code == 0
+    assert wide.output == GOLDEN.read_text()
+    assert max(len(line) for line in wide.output.split("\n")) > 80
+    narrow = CliRunner().invoke(main, ["status", "g.json", "--as", who]).output
+    assert narrow != wide.output
+    assert max(len(line) for line in narrow.split("\n")) <= 80
