@@ -335,7 +335,22 @@ def _check_chain(gf: GameFile, i: int, entry: Mapping[str, Any], prev: str) -> s
         _check_undo(gf, i, entry)
     elif kind == "void":
         _check_void(gf, i, entry)
+    elif kind == "meta" and by != GAME_MASTER:
+        _check_player_meta(i, entry)
     return entry_hash(entry)
+
+
+# The only record a player may write about the game: how they want to be notified. All
+# else (addresses, replacements, deadlines, watchers, data upgrades) is the game master's.
+PLAYER_META_KINDS = ("notify",)
+
+
+def _check_player_meta(i: int, entry: Mapping[str, Any]) -> None:
+    meta = entry["meta"]
+    if meta["kind"] not in PLAYER_META_KINDS or meta.get("player") != entry["by"]:
+        raise ReplayError(f"{_where(i)}: a {meta['kind']!r} record by {entry['by']}: only the "
+                          "game master may write it (a player may only set their own "
+                          "notification)")
 
 
 def _check_undo(gf: GameFile, i: int, entry: Mapping[str, Any]) -> None:

@@ -185,3 +185,28 @@ def test_a_forged_sealed_choice_is_caught_and_can_be_struck(tmp_path: Path) -> N
     refused(run("check", path, "--secret", key), 1, "cannot be opened")
     ok("void", path, "1", "--as", "ann")
     ok("check", path, "--secret", key)
+
+
+@pytest.mark.parametrize("meta", [
+    {"kind": "address", "player": "ben", "emails": ["mallory@evil.test"]},
+    {"kind": "replace", "player": "ben", "name": "Mallory", "email": "mallory@evil.test"},
+    {"kind": "gm", "email": "ann@evil.test"},
+    {"kind": "notify", "player": "ben", "mode": "digest"},
+    {"kind": "upgrade", "data": "toy-1"},
+])
+def test_a_player_cannot_write_the_game_masters_records(tmp_path: Path, meta: dict) -> None:
+    """ann, who can write the file (git), records a change of ben's address, replaces
+    ben, makes herself game master, changes ben's notifications or upgrades the data: every
+    such record by a player makes the file invalid."""
+    path = tmp_path / "g.json"
+    ok("new", "toy", path, "--players", "ann,ben", "--seed", "s")
+    data = json.loads(path.read_text())
+    gamefile.append_raw(data, {"n": 1, "by": "ann", "meta": meta})
+    path.write_text(gamefile.dumps(data))
+    refused(run("check", path), 1, "only the game master")
+    data["log"] = []
+    gamefile.append_raw(data, {"n": 1, "by": "ann", "meta": {"kind": "notify",
+                                                             "player": "ann",
+                                                             "mode": "digest"}})
+    path.write_text(gamefile.dumps(data))
+    ok("check", path)  # her own notification is hers to set
