@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from referee.engine import Game, Move, State
-from referee.errors import UsageError
+from referee.errors import NotYourTurn, UsageError
 from referee.rng import Rng
 
 LEVELS = ("random", "greedy", "mcts")
@@ -85,5 +85,6 @@ def make_bot(level: str, think: float | None = None, iterations: int | None = No
 def choose(game: Game, state: State, player: str, bot: Bot, rng: Rng) -> Move:
     """``bot``'s move for ``player`` (who must owe a decision now)."""
     if game.finished(state) or player not in game.to_move(state):
-        raise UsageError(f"it is not {player}'s turn: {game.prompt(state)}")
+        raise NotYourTurn(f"it is not {player}'s turn: {game.prompt(state)}",
+                          hints=[f"waiting for: {', '.join(game.to_move(state)) or 'nobody'}"])
     return bot.choose(game, state, player, rng)

@@ -22,6 +22,6 @@ def main() -> None:
 
 
 # The commands register themselves on ``main`` when their modules are imported.
-from referee.cli import check, git, info, mail, pictures, play  # noqa: E402
+from referee.cli import bot, check, git, info, mail, pictures, play  # noqa: E402
 
-__all__ = ["check", "git", "info", "mail", "main", "pictures", "play"]
+__all__ = ["bot", "check", "git", "info", "mail", "main", "pictures", "play"]
