@@ -100,7 +100,7 @@ def test_bot_command_in_a_sealed_game_with_its_secret(tmp_path: Path) -> None:
     result = run("bot", path, "--as", "ann", "--level", "mcts", "--iterations", "3",
                  "--seed", "s", "--json")
     assert result.exit_code == 0, result.output
-    out = json.loads(result.output)
+    out = json.loads(result.stdout)
     assert out["n"] == 1 and out["player"] == "ann" and out["level"] == "mcts"
     assert run("status", path).exit_code == 0
 
@@ -111,6 +111,8 @@ def test_simulate_tallies_by_seat_and_bot() -> None:
     out = result.to_json(game)
     assert out["games"] == 3 and seat_bots(["greedy", "random"], 3) == out["bots"]
     assert out["by_bot"]["greedy"]["games"] == 6 and out["by_bot"]["random"]["games"] == 3
+    decisions = sum(r["decisions"] for r in out["by_bot"].values())
+    assert decisions == pytest.approx(out["length"]["mean"] * 3, abs=0.2)
     assert sum(r["games"] for r in out["by_seat"].values()) == 9
     assert sum(r["wins"] for r in out["by_seat"].values()) == pytest.approx(3)
     assert sum(r["wins"] for r in out["by_bot"].values()) == pytest.approx(3)
@@ -122,15 +124,26 @@ def test_simulate_tallies_by_seat_and_bot() -> None:
     assert simulate(game, 3, 3, ["greedy", "random"], seed="t").to_json(game) == out
 
 
+def test_simulate_reports_mcts_iterations() -> None:
+    game = get_game("dynasties")
+    out = simulate(game, 3, 1, ["mcts", "random"], iterations=2, seed="i").to_json(game)
+    assert out["by_bot"]["mcts"]["mean_iterations"] == 2.0
+    assert "mean_iterations" not in out["by_bot"]["random"]
+
+
 def test_simulate_command_text_json_and_errors() -> None:
     result = run("simulate", "dynasties", "--players", "3", "--games", "2",
                  "--bots", "random", "--json")
     assert result.exit_code == 0, result.output
-    out = json.loads(result.output)
+    out = json.loads(result.stdout)  # a progress line may go to stderr on a slow machine
     assert out["by_bot"]["random"]["games"] == 6 and out["games"] == 2
     text = run("simulate", "dynasties", "--players", "3", "--games", "1", "--bots", "random")
     assert text.exit_code == 0 and "random          3" in text.output
     assert "assumed values (almost) never used" in text.output
+    assert "iterations per" not in text.output
+    mcts = run("simulate", "staufer", "--players", "2", "--games", "1", "--bots", "mcts,random",
+               "--iterations", "2")
+    assert "mcts: 2.0 iterations per decision with a choice (mean)" in mcts.output
     assert run("simulate", "dynasties", "--players", "2").exit_code == 2
     assert run("simulate", "staufer", "--players", "2", "--bots", "nobody").exit_code == 2
     assert run("simulate", "chess", "--players", "2").exit_code == 2

@@ -47,13 +47,15 @@ class Result:
     lengths: list[int] = field(default_factory=list)
     usage: Counter[str] = field(default_factory=Counter)  # total uses
     games_using: Counter[str] = field(default_factory=Counter)  # games with >= 1 use
+    decisions: Counter[str] = field(default_factory=Counter)  # per bot level
+    iterations: Counter[str] = field(default_factory=Counter)  # mcts iterations per level
 
     def to_json(self, game: Game) -> dict[str, Any]:
         return {
             "game": self.game, "players": self.players, "games": len(self.lengths),
             "bots": self.bots,
             "by_seat": {k: v.row() for k, v in self.by_seat.items()},
-            "by_bot": {k: v.row() for k, v in self.by_bot.items()},
+            "by_bot": {k: v.row() | self.thinking(k) for k, v in self.by_bot.items()},
             "length": {"mean": round(mean(self.lengths), 1) if self.lengths else 0,
                        "min": min(self.lengths, default=0),
                        "max": max(self.lengths, default=0)},
@@ -61,6 +63,15 @@ class Result:
                            for k in sorted(self.usage)},
             "assumptions": self.assumption_rows(game),
         }
+
+    def thinking(self, level: str) -> dict[str, Any]:
+        """Decisions taken by ``level`` and, for mcts, mean iterations per decision with
+        a choice (a single legal move is played without thinking)."""
+        out: dict[str, Any] = {"decisions": self.decisions[level]}
+        if level == "mcts":
+            out["mean_iterations"] = round(self.iterations[level] / max(
+                self.decisions[level + "-thought"], 1), 1)
+        return out
 
     def assumption_rows(self, game: Game) -> list[dict[str, Any]]:
         """Every assumed value, the games that exercised it, and a flag if (almost) none."""
@@ -90,15 +101,24 @@ def seat_bots(bots: Sequence[str], players: int) -> list[str]:
     return [bots[i % len(bots)] for i in range(players)]
 
 
-def play_one(game: Game, bots: dict[str, Bot], seed: str) -> Match:
-    """One game between ``bots`` (player id -> bot); returns the finished match."""
+def play_one(game: Game, bots: dict[str, Bot], seed: str,
+             thinking: tuple[Counter[str], Counter[str]] | None = None) -> Match:
+    """One game between ``bots`` (player id -> bot); returns the finished match.
+    ``thinking`` (decisions, iterations) counts each level's decisions and mcts work."""
     match = Match.start(game, list(bots), {}, f"simulate-{seed}")
     rngs = {p: Rng(f"bot-{seed}-{p}") for p in bots}
     for _ in range(MAX_MOVES):
         if game.finished(match.state):
             return match
         player = game.to_move(match.state)[0]
-        match.play(player, choose(game, match.state, player, bots[player], rngs[player]))
+        bot = bots[player]
+        match.play(player, choose(game, match.state, player, bot, rngs[player]))
+        if thinking is not None:
+            thinking[0][bot.level] += 1
+            done = getattr(bot, "last_iterations", 0)
+            if done:
+                thinking[0][bot.level + "-thought"] += 1
+                thinking[1][bot.level] += done
     raise AssertionError(f"{game.name}: no end after {MAX_MOVES} moves (seed {seed})")
 
 
@@ -120,7 +140,7 @@ def simulate(game: Game, players: int, games: int, levels: Sequence[str], *,
         seated = {ids[s]: lineup[(s + g) % players] for s in range(players)}
         bots = {p: make_bot(level, think=think, iterations=iterations)
                 for p, level in seated.items()}
-        match = play_one(game, bots, f"{seed}-{g}")
+        match = play_one(game, bots, f"{seed}-{g}", (result.decisions, result.iterations))
         _record(result, game, match, seated)
         if progress is not None:
             progress(g + 1, games)

@@ -114,6 +114,9 @@ def table(out: dict[str, Any], result: Result) -> list[str]:
     lines += [*_rows("bot", out["by_bot"]), "", *_rows("seat", out["by_seat"]), ""]
     lines.append(f"game length (moves): mean {length['mean']}, min {length['min']}, "
                  f"max {length['max']}")
+    if "mcts" in out["by_bot"]:
+        lines.append(f"mcts: {out['by_bot']['mcts']['mean_iterations']} iterations per "
+                     "decision with a choice (mean)")
     lines.append("")
     lines.append("components (uses / games with a use):")
     kinds: dict[str, list[str]] = {}
