@@ -159,3 +159,18 @@ def test_usage_keys_and_assumption_matching() -> None:
     assert matches("contract-scored:blue-2-gap", "contract-scored:blue-")
     assert not in_play("staufer", "regions.regions.aachen.seats.2", 4)
     assert in_play("staufer", "regions.regions.aachen.seats.2", 2)
+
+
+def test_mcts_final_choice_prefers_visits_then_mean_reward() -> None:
+    from referee.bots.mcts import Node, _most_visited
+
+    game = get_game("staufer")
+    match = Match.start(game, ["ann", "ben"], {}, "pick")
+    legal = game.legal_moves(match.state, game.to_move(match.state)[0])
+    a, b, c = (game.format_move(m) for m in legal[:3])
+    root = Node(None, children={a: Node("ann", 1, 0.2), b: Node("ann", 1, 0.9),
+                                c: Node("ann", 1, 0.5)})
+    assert _most_visited(game, root, legal) == legal[1]
+    root.children[c] = Node("ann", 2, 0.6)
+    assert _most_visited(game, root, legal) == legal[2]
+    assert _most_visited(game, Node(None), legal) == legal[0]

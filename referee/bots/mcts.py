@@ -103,11 +103,12 @@ class MctsBot:
 
 
 def _most_visited(game: Game, root: Node, legal: list[Move]) -> Move:
-    """The root move tried most often (first in legal order on a tie)."""
-    best, best_visits = legal[0], -1
+    """The root move tried most often; on a tie (few iterations: many moves tried once)
+    the best mean reward, then the first in legal order."""
+    best, best_key = legal[0], (-1, 0.0)
     for move in legal:
         child = root.children.get(game.format_move(move))
-        visits = child.visits if child else 0
-        if visits > best_visits:
-            best, best_visits = move, visits
+        key = (child.visits, child.total / child.visits) if child else (0, 0.0)
+        if key > best_key:
+            best, best_key = move, key
     return best
