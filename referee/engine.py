@@ -79,6 +79,12 @@ class GameDefaults:
         """Every reading the engine chose where the rulebook is silent."""
         return []
 
+    def determinize(self, state: State, player: str, rng: Rng) -> State:
+        """A copy of ``state`` with every part ``player`` cannot see re-dealt from ``rng``
+        (the bots' only way to look at hidden parts). Games with hidden parts override it."""
+        raise UsageError(f"{self.name} cannot be played by bots: it has no determinize",  # type: ignore[attr-defined]
+                         hints=["the game package must define determinize(state, player, rng)"])
+
 
 @runtime_checkable
 class Game(Protocol):
@@ -175,6 +181,8 @@ class Game(Protocol):
     def public_text(self, move: Move) -> str: ...
 
     def interpretations(self) -> list[Interpretation]: ...
+
+    def determinize(self, state: State, player: str, rng: Rng) -> State: ...
 
 
 BUILTIN_GAMES = ("staufer", "dynasties")

@@ -22,6 +22,17 @@ def main() -> None:
 
 
 # The commands register themselves on ``main`` when their modules are imported.
-from referee.cli import check, git, info, judge, mail, pictures, play, upgrade  # noqa: E402
+from referee.cli import (  # noqa: E402
+    bot,
+    check,
+    git,
+    info,
+    judge,
+    mail,
+    pictures,
+    play,
+    upgrade,
+)
 
-__all__ = ["check", "git", "info", "judge", "mail", "main", "pictures", "play", "upgrade"]
+__all__ = ["bot", "check", "git", "info", "judge", "mail", "main", "pictures", "play",
+           "upgrade"]

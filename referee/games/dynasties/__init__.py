@@ -117,5 +117,10 @@ class Dynasties(GameDefaults):
     def data(self) -> dict[str, Any]:
         return {"version": D.data_version(), **D.RAW}
 
+    def determinize(self, state: State, player: str, rng: Rng) -> State:
+        from referee.games.dynasties.determinize import determinize
+
+        return determinize(state, player, rng)
+
 
 GAME = Dynasties()

@@ -127,6 +127,11 @@ class StauferGame(GameDefaults):
     def data(self) -> dict[str, Any]:
         return {"version": self.data_version(), "files": C.RAW}
 
+    def determinize(self, state: State, player: str, rng: Rng) -> State:
+        from .determinize import determinize
+
+        return determinize(state, player, rng)
+
 
 def invariants(state: State) -> list[str]:
     errors: list[str] = []

@@ -1,0 +1,90 @@
+"""The bot levels and the one entry point :func:`choose`."""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from typing import Protocol
+
+from referee.engine import Game, Move, State
+from referee.errors import NotYourTurn, UsageError
+from referee.rng import Rng
+
+LEVELS = ("random", "greedy", "mcts")
+
+
+class Bot(Protocol):
+    level: str
+
+    def choose(self, game: Game, state: State, player: str, rng: Rng) -> Move:
+        """A legal move for ``player``; reads ``state`` only through determinize."""
+        ...
+
+
+def observed(game: Game, state: State, player: str, rng: Rng) -> tuple[State, list[Move]]:
+    """The bot's input: a determinization for ``player`` and ``player``'s legal moves in
+    it (the same moves as in the true state: they depend only on what ``player`` sees)."""
+    sample = game.determinize(state, player, rng)
+    legal = game.legal_moves(sample, player)
+    if not legal:
+        raise UsageError(f"{player} has no move to make now: {game.prompt(sample)}")
+    return sample, legal
+
+
+def margin(game: Game, state: State, player: str) -> int:
+    """``player``'s score minus the best score of the others."""
+    scores = game.scores(state)
+    others = [v for p, v in scores.items() if p != player]
+    return scores[player] - max(others, default=0)
+
+
+@dataclass
+class RandomBot:
+    level: str = "random"
+
+    def choose(self, game: Game, state: State, player: str, rng: Rng) -> Move:
+        _, legal = observed(game, state, player, rng)
+        return rng.choice(legal, "bot")
+
+
+@dataclass
+class GreedyBot:
+    """The move with the best score difference right after it, on one determinization;
+    ties by a seeded choice."""
+
+    level: str = "greedy"
+
+    def choose(self, game: Game, state: State, player: str, rng: Rng) -> Move:
+        sample, legal = observed(game, state, player, rng)
+        best: list[Move] = []
+        best_value = 0
+        for move in legal:
+            after = copy.deepcopy(sample)
+            game.apply(after, player, move)
+            value = margin(game, after, player)
+            if not best or value > best_value:
+                best, best_value = [move], value
+            elif value == best_value:
+                best.append(move)
+        return rng.choice(best, "bot")
+
+
+def make_bot(level: str, think: float | None = None, iterations: int | None = None) -> Bot:
+    """The bot of ``level``; ``think`` (seconds) and ``iterations`` bound mcts."""
+    if level == "random":
+        return RandomBot()
+    if level == "greedy":
+        return GreedyBot()
+    if level == "mcts":
+        from referee.bots.mcts import MctsBot
+
+        return MctsBot(think=think, iterations=iterations)
+    raise UsageError(f"unknown bot level {level!r}", hints=[f"levels: {', '.join(LEVELS)}"])
+
+
+def choose(game: Game, state: State, player: str, bot: Bot, rng: Rng) -> Move:
+    """``bot``'s move for ``player`` (who must owe a decision now)."""
+    if game.finished(state) or player not in game.to_move(state):
+        raise NotYourTurn(f"it is not {player}'s turn: {game.prompt(state)}",
+                          hints=[f"waiting for: {', '.join(game.to_move(state)) or 'nobody'}"])
+    return bot.choose(game, state, player, rng)
