@@ -19,6 +19,7 @@ def isolated_env(monkeypatch: pytest.MonkeyPatch,
     """A fixed clock for file timestamps, no referee secret from the environment, and
     `pending`'s cache in a fresh folder of its own."""
     monkeypatch.setenv("REFEREE_NOW", "2026-01-01T00:00:00Z")
+    monkeypatch.delenv("CI", raising=False)  # commands behave as off CI (tests/ci.py)
     monkeypatch.setenv("REFEREE_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
     for var in ("REFEREE_SECRET", "REFEREE_SECRET_FILE"):
         monkeypatch.delenv(var, raising=False)

@@ -31,6 +31,7 @@ from typing import Any
 import pytest
 
 from referee import gamefile, secret
+from tests.ci import UNDER_CI
 from tests.conftest import free_port
 from tests.test_judge_support import STYLES, Player, parse, summary
 
@@ -41,7 +42,7 @@ SENDER = "Referee <referee@example.org>"
 
 
 def need(what: str) -> None:
-    if os.environ.get("CI") == "true":
+    if UNDER_CI:
         pytest.fail(f"{what} (CI=true: server tests must run; see .ci/install-mail.sh)")
     pytest.skip(what)
 

@@ -24,6 +24,7 @@ from typing import Any
 import pytest
 
 from referee.pictures.site import build_site
+from tests.ci import UNDER_CI
 from tests.test_pictures import make_game
 
 BROWSERS = ("chromium", "chromium-browser", "google-chrome", "chrome")
@@ -167,7 +168,7 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Browser]:
     if binary is None:
         reason = ("Chromium is not installed (apt-get install chromium, or "
                   ".ci/install-browser.sh): the site was not tested in a browser")
-        if os.environ.get("CI") == "true":
+        if UNDER_CI:
             pytest.fail(f"CI=true: {reason}")
         pytest.skip(reason)
     instance = Browser(binary, tmp_path_factory.mktemp("chromium-profile"))
