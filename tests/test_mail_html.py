@@ -6,6 +6,7 @@ plain text only, without error, when the pictures extra is missing."""
 from __future__ import annotations
 
 import html
+import random
 import re
 import sys
 from email.message import EmailMessage
@@ -19,7 +20,7 @@ from referee.judge import html as mailhtml
 from referee.judge import meta
 from referee.pictures import draw_svg, svg_to_png
 from tests.test_judge import Setup
-from tests.test_judge_support import body_text
+from tests.test_judge_support import Player, body_text, deliver
 
 PLAYERS = ("ann", "ben", "cat")
 KIM = "kim@example.org"
@@ -133,20 +134,36 @@ def test_a_game_without_pictures_stays_plain(tmp_path: Path) -> None:
 
 
 def test_no_html_part_shows_another_players_hidden_tokens(tmp_path: Path) -> None:
+    """Mails during a game of Dynasties played by mail: each HTML part shows its reader's
+    own hidden tokens (the control) and no one else's, and its PNG is exactly the
+    picture of the reader's view at the entry the mail was sent at."""
     setup = start(tmp_path, "dynasties")
-    match = gamefile.replay(gamefile.read(setup.path), "judge-seed")
-    tokens = get_game("dynasties").hidden_tokens(match.state)
-    assert all(tokens[p] for p in PLAYERS), "the test needs hidden information"
+    rng = random.Random(3)
+    players = [Player(p, f"{p}@example.org", "top", rng) for p in PLAYERS]
+    for _ in range(3):
+        for raw in [r for p in players if (r := p.act(setup.sent(), setup.path))]:
+            deliver(setup.inbox, raw)
+        setup.judge()
+    gf = gamefile.read(setup.path)
+    assert len(gf.log) > 3, "the test needs moves"
+    checked = 0
     for msg in setup.sent():
+        if msg.get_content_type() == "text/plain":
+            continue  # a short mail: no board, no picture
         _, page, png, _ = parts(msg)
         reader = recipient(msg)
+        match = gamefile.replay(gf, "judge-seed", upto=int(str(msg["X-Referee-Move"])))
         assert png == svg_to_png(draw_svg(match.game.view(match.state, reader)))
+        tokens = get_game("dynasties").hidden_tokens(match.state)
+        assert all(tokens[p] for p in PLAYERS), "the test needs hidden information"
         for owner, hidden in tokens.items():
             for token in hidden:
                 if owner == reader:
                     assert token in page, (reader, token)  # control: own tokens are shown
                 else:
                     assert token not in page, (owner, token, msg["X-Referee-Player"])
+        checked += 1
+    assert checked > 6 and "Since your last mail" in page
 
 
 def test_html_is_escaped() -> None:

@@ -18,6 +18,8 @@ from referee.errors import UsageError
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 _ENVIRONMENT: list[Any] = []  # one Jinja2 environment per process
+_PNGS: dict[str, bytes] = {}  # the latest pictures by SVG text: watchers share one view
+_KEEP = 8
 
 
 def board_png(match: Match, viewer: str | None) -> bytes | None:
@@ -31,9 +33,14 @@ def board_png(match: Match, viewer: str | None) -> bytes | None:
     from referee.pictures import draw_svg, svg_to_png
 
     try:
-        return svg_to_png(draw_svg(match.game.view(match.state, viewer)))
+        svg = draw_svg(match.game.view(match.state, viewer))
     except UsageError:  # a game without pictures
         return None
+    if svg not in _PNGS:
+        _PNGS[svg] = svg_to_png(svg)  # resvg: about 0.2 s for a board
+        while len(_PNGS) > _KEEP:
+            del _PNGS[next(iter(_PNGS))]
+    return _PNGS[svg]
 
 
 def png_size(png: bytes) -> tuple[int, int]:
