@@ -30,7 +30,7 @@ from referee import gamefile, secret
 from referee import mail as mailmod
 from referee.engine import Match
 from referee.errors import RefereeError
-from referee.judge import ids, meta, text
+from referee.judge import html, ids, meta, text
 from referee.judge.store import Store
 from referee.judge.transport import Outbox
 
@@ -150,10 +150,12 @@ class Judge:
     # ------------------------------------------------------------------ mails
 
     def message(self, game: Loaded, player: str, to: str, body: str,
-                answers: str | None = None, references: Sequence[str] = ()) -> EmailMessage:
+                answers: str | None = None, references: Sequence[str] = (), *,
+                board: bool = False) -> EmailMessage:
         """A mail of the game to ``player`` (or WATCHER / GM): fixed subject, a fresh
         MAC'd Message-ID, threaded under the player's root (this mail is the root if
-        there is none yet), or under ``answers``."""
+        there is none yet), or under ``answers``. ``board``: an HTML part too, with the
+        picture of the board as ``player`` sees it (when the pictures extra is there)."""
         gid = game.gf.game_id
         state = self.store.game(gid)
         msgid = ids.make(game.key, gid, player, plays(game.gf), self.store.next_counter(gid))
@@ -180,7 +182,11 @@ class Judge:
         msg["X-Referee-Player"] = player
         msg["X-Referee-Move"] = str(len(game.gf.log))
         footer = ["", "-- ", f"game: {gid}", f"player: {player}"]
-        mailmod.set_text(msg, body.rstrip("\n") + "\n" + "\n".join(footer) + "\n")
+        plain = body.rstrip("\n") + "\n" + "\n".join(footer) + "\n"
+        mailmod.set_text(msg, plain)
+        if board and not gamefile.missing_nonces(game.gf):
+            viewer = player if player in game.gf.players else None
+            html.add_board(msg, plain, game.match, viewer, gid, len(game.gf.log))
         return msg
 
     def queue(self, msg: EmailMessage) -> None:
@@ -258,12 +264,12 @@ class Judge:
             state["to"][pid] = to
             body = text.body(gf, match, game.seed, pid, last, game.settings, full=full,
                              timeline=timeline)
-            self.queue(self.message(game, pid, to, body))
+            self.queue(self.message(game, pid, to, body, board=full))
             state["last"][pid] = len(gf.log)
         for watcher in game.settings.watchers:
             body = text.body(gf, match, game.seed, None, state["seen"], game.settings,
                              timeline=timeline)
-            self.queue(self.message(game, WATCHER, watcher, body))
+            self.queue(self.message(game, WATCHER, watcher, body, board=True))
         if start and game.settings.gm:
             self.queue(self.message(game, meta.GM, game.settings.gm, gm_welcome(game)))
         if sorted(waiting) != sorted(state["waiting"]) or start:
@@ -318,7 +324,7 @@ class Judge:
                 if to:
                     self.queue(self.message(game, pid, to, text.body(
                         game.gf, game.match, game.seed, pid, None, game.settings,
-                        full=pid in waiting, note=note)))
+                        full=pid in waiting, note=note), board=pid in waiting))
             if game.settings.gm:
                 self.queue(self.message(game, meta.GM, game.settings.gm, "\n".join(
                     [*note, "", "As game master you may extend the deadline, replace a",
@@ -331,7 +337,8 @@ class Judge:
                 to = game.settings.to(pid)
                 if to:
                     self.queue(self.message(game, pid, to, text.body(
-                        game.gf, game.match, game.seed, pid, None, game.settings, note=note)))
+                        game.gf, game.match, game.seed, pid, None, game.settings, note=note),
+                        board=True))
             state["reminded"] = state["since"]
         else:
             return

@@ -165,7 +165,8 @@ class Incoming:
         assert to is not None
         body = text.body(game.gf, game.match, game.seed, player, None, game.settings,
                          note=note)
-        self._queue([self.judge.message(game, player, to, body, answers=self.msgid)])
+        self._queue([self.judge.message(game, player, to, body, answers=self.msgid,
+                                        board=True)])
         return Outcome(action, game.gf.game_id, detail)
 
     def _player(self, game: Loaded, player: str, jid: ids.JudgeId) -> Outcome:
@@ -291,7 +292,8 @@ class Incoming:
         fresh = self.judge.load(game.path) or game
         body = text.body(fresh.gf, fresh.match, fresh.seed, None, None, fresh.settings,
                          full=True, note=[f"> {line}", result, "", *GM_HELP])
-        self._queue([self.judge.message(fresh, meta.GM, settings.gm, body, answers=self.msgid)])
+        self._queue([self.judge.message(fresh, meta.GM, settings.gm, body, answers=self.msgid,
+                                        board=True)])
         self.judge.notify(game.path)
         return Outcome("command", game.gf.game_id, f"gm {line}")
 

@@ -1,0 +1,83 @@
+"""The HTML part of a judge's mail in a real browser: the HTML and its inline PNG are
+written to a folder (``cid:`` replaced by the file name) and loaded in headless Chromium,
+which must show the picture with no console error. Screenshots go to
+$PICTURES_SCREENSHOTS (or a temporary folder) so that people can look at them.
+
+Without Chromium the tests skip, saying why, except under CI=true, where they fail.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from email.message import EmailMessage
+from pathlib import Path
+
+import pytest
+
+from tests.test_judge_support import body_text
+from tests.test_mail_html import parts, start
+from tests.test_site_browser import Browser, find_browser
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Browser]:
+    binary = find_browser()
+    if binary is None:
+        reason = ("Chromium is not installed (apt-get install chromium, or "
+                  ".ci/install-browser.sh): the mail's HTML was not tested in a browser")
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"CI=true: {reason}")
+        pytest.skip(reason)
+    instance = Browser(binary, tmp_path_factory.mktemp("chromium-profile"))
+    yield instance
+    instance.close()
+
+
+@pytest.fixture(scope="module")
+def shots(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = os.environ.get("PICTURES_SCREENSHOTS")
+    if folder:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        return Path(folder)
+    return tmp_path_factory.mktemp("screenshots")
+
+
+def unpack(msg: EmailMessage, folder: Path) -> Path:
+    """The mail's HTML part as a page beside its picture, as a mail client shows it."""
+    _, page, png, cid = parts(msg)
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "board.png").write_bytes(png)
+    out = folder / "mail.html"
+    out.write_text(page.replace(f"cid:{cid}", "board.png"), encoding="utf-8")
+    return out
+
+
+@pytest.mark.parametrize("game", ["staufer", "dynasties"])
+def test_mail_html_shows_the_board_without_errors(browser: Browser, shots: Path,
+                                                  tmp_path: Path, game: str) -> None:
+    (tmp_path / "g").mkdir()
+    setup = start(tmp_path / "g", game)
+    for msg in setup.sent():
+        who = str(msg["X-Referee-Player"])
+        page = unpack(msg, tmp_path / who)
+        assert browser.load(page.as_uri()) == [], who
+        found = browser.call(
+            "Runtime.evaluate", session=True, returnByValue=True,
+            expression="[document.images.length, document.images[0].naturalWidth,"
+                       " document.images[0].alt, document.body.innerText]",
+        )["result"]["value"]
+        assert found[:2] == [1, 1200], who
+        whose = "every player" if who == "watcher" else who
+        assert found[2].startswith("The board of ") and f"as {whose} sees it" in found[2]
+        assert found[3].startswith(body_text(msg).splitlines()[0])
+        assert browser.screenshot(shots / f"mail-{game}-{who}.png")[:4] == b"\x89PNG"
+
+
+def test_a_missing_mail_picture_is_reported(browser: Browser, tmp_path: Path) -> None:
+    """The check above can fail: a mail page whose picture is gone is caught."""
+    (tmp_path / "g").mkdir()
+    setup = start(tmp_path / "g", "staufer")
+    page = unpack(setup.sent()[0], tmp_path / "broken")
+    (page.parent / "board.png").unlink()
+    assert any("board.png" in p for p in browser.load(page.as_uri()))
