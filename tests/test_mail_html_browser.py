@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.ci import UNDER_CI
 from tests.test_judge_support import body_text
 from tests.test_mail_html import parts, start
 from tests.test_site_browser import Browser, find_browser
@@ -26,7 +27,7 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Browser]:
     if binary is None:
         reason = ("Chromium is not installed (apt-get install chromium, or "
                   ".ci/install-browser.sh): the mail's HTML was not tested in a browser")
-        if os.environ.get("CI") == "true":
+        if UNDER_CI:
             pytest.fail(f"CI=true: {reason}")
         pytest.skip(reason)
     instance = Browser(binary, tmp_path_factory.mktemp("chromium-profile"))
