@@ -13,7 +13,7 @@ import datetime as dt
 import hashlib
 import json
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,15 +25,12 @@ from referee import rng as rngmod
 from referee.engine import BUILTIN_GAMES, Game, Match, Move, full_options, get_game
 from referee.errors import (
     GameFileError,
-    ReplayError,
     SealedError,
     UsageError,
 )
 from referee.schema import (
-    ENTRY_KINDS,
     FORMAT,
     GAME_ID,
-    GAME_MASTER,
     PLAYER_ID,
     JsonProblem,
     check_shape,
@@ -303,254 +300,20 @@ def waiting(gf: GameFile, match: Match) -> list[str]:
     return missing_nonces(gf) or match.game.to_move(match.state)
 
 
-def entry_kind(entry: Mapping[str, Any]) -> str:
-    """"move", "undo", "void" or "meta" (the schema guarantees exactly one)."""
-    return next(k for k in ENTRY_KINDS if k in entry)
+# Replaying the log (entry kinds, chain and MAC checks, replay) lives in referee/replay.py;
+# these names are still reachable here, for the callers that use ``gamefile.replay``.
+_REPLAY_NAMES = frozenset((
+    "PLAYER_META_KINDS", "check_structure", "entry_kind", "entry_move", "entry_text",
+    "replay", "undo_refusal", "unvouched", "voided",
+))
 
 
-def _where(i: int) -> str:
-    return f"$.log[{i}] (entry {i + 1})"
+def __getattr__(name: str) -> Any:
+    if name in _REPLAY_NAMES:
+        from referee import replay as replay_module
 
-
-def _check_chain(gf: GameFile, i: int, entry: Mapping[str, Any], prev: str) -> str:
-    """Check numbering, hash chain and authorship of entry ``i``; return its hash."""
-    where = _where(i)
-    if entry["n"] != i + 1:
-        raise ReplayError(f"{where}: numbered {entry['n']}, expected {i + 1}")
-    if entry["prev"] != prev:
-        raise ReplayError(
-            f"{where}: the hash chain is broken: history before this entry was edited",
-            hints=["a game file is append-only; restore the original log"],
-        )
-    kind = entry_kind(entry)
-    by = entry["by"]
-    if by not in gf.players and not (by == GAME_MASTER and kind in ("void", "meta")):
-        raise ReplayError(f"{where}: {by!r} is not a player in this game")
-    if i == 0 and missing_nonces(gf):
-        raise ReplayError(
-            f"{where}: moves began before every player gave a nonce "
-            f"(missing: {', '.join(missing_nonces(gf))})"
-        )
-    if kind == "undo":
-        _check_undo(gf, i, entry)
-    elif kind == "void":
-        _check_void(gf, i, entry)
-    elif kind == "meta" and by != GAME_MASTER:
-        _check_player_meta(i, entry)
-    return entry_hash(entry)
-
-
-# The only record a player may write about the game: how they want to be notified. All
-# else (addresses, replacements, deadlines, watchers, data upgrades) is the game master's.
-PLAYER_META_KINDS = ("notify",)
-
-
-def _check_player_meta(i: int, entry: Mapping[str, Any]) -> None:
-    meta = entry["meta"]
-    if meta["kind"] not in PLAYER_META_KINDS or meta.get("player") != entry["by"]:
-        raise ReplayError(f"{_where(i)}: a {meta['kind']!r} record by {entry['by']}: only the "
-                          "game master may write it (a player may only set their own "
-                          "notification)")
-
-
-def _check_undo(gf: GameFile, i: int, entry: Mapping[str, Any]) -> None:
-    target = entry["undo"]
-    undone = gf.log[target - 1] if 0 < target <= i else None
-    if target != i or undone is None or "move" not in undone or target in voided(gf):
-        raise ReplayError(
-            f"{_where(i)}: undo of move {target} refused: only the move just before "
-            "may be undone, and only once"
-        )
-    if undone["by"] != entry["by"]:
-        raise ReplayError(
-            f"{_where(i)}: undo of move {target} refused: only its author "
-            f"{undone['by']} may undo it"
-        )
-
-
-def _check_void(gf: GameFile, i: int, entry: Mapping[str, Any]) -> None:
-    target = entry["void"]
-    struck = gf.log[target - 1] if 0 < target <= i else None
-    if struck is None or "move" not in struck:
-        raise ReplayError(f"{_where(i)}: void of entry {target} refused: only an earlier "
-                          "move can be struck")
-    if entry["by"] not in (struck["by"], GAME_MASTER):
-        raise ReplayError(f"{_where(i)}: void of move {target} refused: only its author "
-                          f"{struck['by']} or the game master may strike it")
-    if [e["void"] for e in gf.log[:i] if "void" in e].count(target):
-        raise ReplayError(f"{_where(i)}: move {target} was already struck")
-
-
-def voided(gf: GameFile) -> dict[int, int]:
-    """Struck moves: entry number -> number of the void entry that strikes it."""
-    return {e["void"]: e["n"] for e in gf.log if "void" in e}
-
-
-def _check_mac(gf: GameFile, i: int, entry: Mapping[str, Any], seed: str | None) -> None:
-    """In a sealed game, with the secret: an entry's MAC must be the referee's, and the
-    game master's entries must carry one (only the referee holds the key)."""
-    if not gf.sealed or seed is None or "seed" in gf.data["rng"]:
-        return
-    if "mac" in entry:
-        if not vouch.mac_ok(seed, entry):
-            raise ReplayError(
-                f"{_where(i)}: the referee's MAC does not match: this entry was edited or "
-                "forged (a recomputed hash chain does not make it the referee's)"
-            )
-    elif entry["by"] == GAME_MASTER:
-        raise ReplayError(f"{_where(i)}: a game master's entry without the referee's MAC")
-
-
-def unvouched(gf: GameFile) -> list[int]:
-    """Entries of a sealed game that the referee has not vouched for yet: those after the
-    last entry with a MAC (a MAC covers everything before it through ``prev``)."""
-    if not gf.sealed:
-        return []
-    last = max((e["n"] for e in gf.log if "mac" in e), default=0)
-    return [e["n"] for e in gf.log if e["n"] > last]
-
-
-def check_structure(gf: GameFile) -> None:
-    """What can be verified without the seed: numbering, hash chain, authorship, undo
-    and void shape, move decoding (sealed moves: their public part). Raises ReplayError
-    or GameFileError."""
-    check_header(gf)
-    prev = header_hash(gf.data)
-    for i, entry in enumerate(gf.log):
-        prev = _check_chain(gf, i, entry, prev)
-        if "move" in entry and "sealed" not in entry:
-            decode_move(gf.game, entry["move"], f"$.log[{i}].move")
-
-
-def entry_move(gf: GameFile, i: int, seed: str | None) -> Move:
-    """The move of log entry ``i``, with its sealed private fields opened (needs the
-    seed). Raises GameFileError, SealedError."""
-    entry = gf.log[i]
-    path = f"$.log[{i}].move"
-    if "sealed" not in entry:
-        return decode_move(gf.game, entry["move"], path)
-    if seed is None:
-        raise SealedError(f"$.log[{i}] holds a sealed choice; it needs the game's secret")
-    private = vouch.unseal(seed, entry["sealed"], f"$.log[{i}]")
-    clash = sorted(set(private) & set(entry["move"]))
-    if clash:
-        raise GameFileError(f"{path}: {', '.join(clash)} both sealed and in clear")
-    move = decode_move(gf.game, {**entry["move"], **private}, path)
-    if sorted(private) != sorted(gf.game.private_fields(move)):
-        raise GameFileError(f"$.log[{i}].sealed: holds {sorted(private)}, not the move's "
-                            "private fields")
-    if entry.get("public") != gf.game.public_text(move):
-        raise GameFileError(f"$.log[{i}].public does not describe the sealed move")
-    return move
-
-
-def entry_text(gf: GameFile, i: int, seed: str | None = None, viewer: str | None = None
-               ) -> str:
-    """Entry ``i`` as people read it. A sealed move is shown by its public text, except
-    to its author (``viewer``) when the seed is given. Never needs the seed otherwise."""
-    entry = gf.log[i]
-    kind = entry_kind(entry)
-    if kind == "undo":
-        return f"undo {entry['undo']}"
-    if kind == "void":
-        return f"void {entry['void']} (struck: it was not legal)"
-    if kind == "meta":
-        details = ", ".join(f"{k} {v}" for k, v in entry["meta"].items() if k != "kind")
-        return f"[{entry['meta']['kind']}] {details}".rstrip()
-    if "sealed" in entry:
-        if seed is not None and viewer == entry["by"]:
-            return gf.game.format_move(entry_move(gf, i, seed))
-        return str(entry.get("public", f"{entry['move'].get('type')} (hidden choice)"))
-    return gf.game.format_move(decode_move(gf.game, entry["move"], f"$.log[{i}].move"))
-
-
-def undo_refusal(match: Match, before: Match) -> str | None:
-    """Why the last move of ``match`` may not be undone (None if it may): a move that
-    drew from a shuffled stack, rolled a die or showed a hidden card revealed something
-    (README: undo). ``before`` is the state without that move."""
-    game = match.game
-    if match.rng.counters != before.rng.counters:
-        return "it used the random generator (a draw, shuffle or roll revealed something)"
-    if game.hidden_tokens(match.state) != game.hidden_tokens(before.state):
-        return "it changed hidden information (a card or tile was drawn or shown)"
-    return None
-
-
-def _replay_effective(gf: GameFile, moves: list[tuple[str, Move]], seed: str | None) -> Match:
-    match = start_state(gf, seed)
-    for by, move in moves:
-        match.play(by, move)
-    return match
-
-
-def replay(gf: GameFile, seed: str | None = None, upto: int | None = None,
-           on_entry: Callable[[int, Match], None] | None = None) -> Match:
-    """Rebuild the state by replaying the log, checking the hash chain, the referee's
-    MACs (sealed games), and that every entry was a legal move of a player who owed a
-    decision, an allowed undo, or a void of a move that was not legal.
-    Raises GameFileError, ReplayError, SealedError."""
-    match = start_state(gf, seed)
-    prev = header_hash(gf.data)
-    struck = voided(gf)
-    for i, entry in enumerate(gf.log[:upto]):
-        if "void" in entry:  # who may strike what, before the struck move is replayed
-            _check_void(gf, i, entry)
-    for i, entry in enumerate(gf.log[:upto]):
-        prev = _check_chain(gf, i, entry, prev)
-        _check_mac(gf, i, entry, seed)
-        kind = entry_kind(entry)
-        if kind == "undo":
-            before = _replay_effective(gf, match.log[:-1], seed)
-            refusal = undo_refusal(match, before)
-            if refusal:
-                raise ReplayError(f"{_where(i)}: undo of move {entry['undo']} refused: {refusal}")
-            match = before
-        elif kind == "move":
-            void_n = struck.get(i + 1)
-            try:
-                move = entry_move(gf, i, seed)
-            except GameFileError:
-                if void_n is None:
-                    raise
-                continue  # a struck move whose sealed part cannot even be opened
-            _replay_move(gf, match, i, move, void_n)
-        if on_entry is not None:
-            on_entry(i, match)
-    return match
-
-
-def _replay_move(gf: GameFile, match: Match, i: int, move: Move, void_n: int | None) -> None:
-    """Play entry ``i`` if it is legal; skip it if a later void strikes it (and then it
-    must indeed be illegal: a void is no covert undo)."""
-    by = gf.log[i]["by"]
-    problem = _illegal(gf, match, i, move)
-    if void_n is not None:
-        if problem is None:
-            raise ReplayError(f"$.log[{void_n - 1}] (entry {void_n}): void of move {i + 1} "
-                              "refused: that move was legal (use undo, or play on)")
-        return
-    if problem is not None:
-        raise ReplayError(
-            problem,
-            hints=[f"if this move was appended unchecked, strike it with `referee void FILE "
-                   f"{i + 1} --as {by}` and play on"],
-        )
-    match.play(by, move)
-
-
-def _illegal(gf: GameFile, match: Match, i: int, move: Move) -> str | None:
-    """Why entry ``i``'s move is not legal now, or None. The text names the move as other
-    players may read it (``public_text``) and never another player's hidden state."""
-    game, by = match.game, gf.log[i]["by"]
-    where = _where(i)
-    if game.finished(match.state):
-        return f"{where}: the game was already over"
-    if by not in game.to_move(match.state):
-        return f"{where}: it was not {by}'s turn ({game.prompt(match.state)})"
-    if move not in game.legal_moves(match.state, by):
-        shown = game.public_text(move) if gf.sealed else game.format_move(move)
-        return f"{where}: {shown!r} by {by} is not legal: {game.why_illegal(match.state, by, move)}"
-    return None
+        return getattr(replay_module, name)
+    raise AttributeError(f"module 'referee.gamefile' has no attribute {name!r}")
 
 
 # --- writing --------------------------------------------------------------------------
