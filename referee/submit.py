@@ -111,3 +111,27 @@ def _play(gf: gamefile.GameFile, player: str, texts: Sequence[str], seed: str | 
         entry = gamefile.append_entry(gf.data, player, chosen, seed=seed, extra=fields)
         done.accepted.append(Accepted(entry["n"], match.game.format_move(chosen)))
     return done
+
+
+def undo(path: Path, player: str, *, secret_path: Path | None = None,
+         extra: dict[str, Any] | None = None) -> Submission:
+    """Take back ``player``'s last move with an undo entry (history is never rewritten):
+    only the last entry, only by its author, and never once it revealed anything (the
+    replay of the new entry is the one definition of an allowed undo). Used by `referee
+    undo` and by the judge. Raises UsageError, ReplayError, GameFileError, SealedError."""
+    with gamefile.locked(path) as old:
+        gf = gamefile.parse(old, str(path))
+        gf.player(player)
+        seed = secret.find_seed(gf, secret_path, path)
+        gamefile.replay(gf, seed)
+        if not gf.log or "move" not in gf.log[-1]:
+            raise UsageError("there is no move to undo: only the last entry may be undone")
+        last = gf.log[-1]
+        entry = gamefile.append_raw(gf.data, {"n": last["n"] + 1, "by": player,
+                                              "undo": last["n"]}, seed=seed, extra=extra)
+        try:
+            match = gamefile.replay(gf, seed)
+        except ReplayError as exc:
+            raise ReplayError(exc.message.split(": ", 1)[-1]) from None
+        gamefile.replace(path, old, gf.data)
+    return Submission(gf, player, match, [Accepted(entry["n"], f"undo {last['n']}")])

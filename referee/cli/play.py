@@ -26,9 +26,10 @@ from referee.cli.common import (
 )
 from referee.cli.mail import answer_rejection, mail_identify
 from referee.engine import game_names, get_game
-from referee.errors import MoveError, ReplayError, SealedError, UsageError
+from referee.errors import MoveError, SealedError, UsageError
 from referee.schema import GAME_MASTER
 from referee.submit import submit
+from referee.submit import undo as submit_undo
 
 # --- games ----------------------------------------------------------------------------
 
@@ -386,26 +387,13 @@ def undo(path: Path, player: str, secret_path: Path | None, as_json: bool) -> No
     Only the last move, only by its author, and never once it revealed anything (a draw,
     a roll, a card seen).
     """
-    with gamefile.locked(path) as old:
-        gf = gamefile.parse(old, str(path))
-        gf.player(player)
-        seed = secret.find_seed(gf, secret_path, path)
-        gamefile.replay(gf, seed)
-        if not gf.log or "move" not in gf.log[-1]:
-            raise UsageError("there is no move to undo: only the last entry may be undone")
-        last = gf.log[-1]
-        gamefile.append_raw(gf.data, {"n": last["n"] + 1, "by": player, "undo": last["n"]},
-                            seed=seed)
-        try:
-            match = gamefile.replay(gf, seed)  # the one definition of an allowed undo
-        except ReplayError as exc:
-            message = exc.message.split(": ", 1)[-1]
-            raise ReplayError(message) from None
-        gamefile.replace(path, old, gf.data)
+    done = submit_undo(path, player, secret_path=secret_path)
+    gf, match = done.gf, done.match
+    assert match is not None
     if as_json:
         emit_json(status_json(gf, match, player))
         return
-    click.echo(f"move {last['n']} undone by {player}.")
+    click.echo(f"move {gf.log[-1]['undo']} undone by {player}.")
     click.echo(prompt_line(gf, match))
 
 

@@ -27,7 +27,7 @@ from typing import Any
 
 from referee import gamefile
 from referee import mail as mailmod
-from referee.errors import MoveError, RefereeError, ReplayError, UsageError
+from referee.errors import MoveError, RefereeError, UsageError
 from referee.judge import ids, meta, text
 from referee.judge.core import GM_HELP, GM_TOKEN, Judge, Loaded, plays
 from referee.submit import submit
@@ -336,26 +336,10 @@ def gm_meta(line: str, players: list[str]) -> dict[str, Any] | None:
 
 
 def undo(path: Path, player: str, msgid: str) -> None:
-    """Take back ``player``'s last move by mail (the rules of `referee undo`)."""
-    from referee import secret
+    """Take back ``player``'s last move by mail: the library's undo, as `referee undo`."""
+    from referee.submit import undo as submit_undo
 
-    with gamefile.locked(path) as old:
-        gf = gamefile.parse(old, str(path))
-        seed = secret.find_seed(gf, None, path)
-        gamefile.replay(gf, seed)
-        moves = [e for e in gf.log if "move" in e or "undo" in e]
-        last = gf.log[-1] if gf.log else None
-        if last is None or "move" not in last or not moves:
-            raise UsageError("there is no move to undo: only the last entry may be undone")
-        if last["by"] != player:
-            raise UsageError(f"the last move is {last['by']}'s, not yours")
-        gamefile.append_raw(gf.data, {"n": last["n"] + 1, "by": player, "undo": last["n"]},
-                            seed=seed, extra={"mail": msgid})
-        try:
-            gamefile.replay(gf, seed)
-        except ReplayError as exc:
-            raise ReplayError(exc.message.split(": ", 1)[-1]) from None
-        gamefile.replace(path, old, gf.data)
+    submit_undo(path, player, extra={"mail": msgid})
 
 
 def add_nonce(path: Path, player: str, value: str) -> None:
