@@ -119,10 +119,10 @@ def current_game_files(repo: Repo) -> list[str]:
     names = repo.git("ls-files", "-z", "--cached", "--others", "--exclude-standard",
                      "--", "*.json").split(b"\0")
     paths = sorted({n.decode() for n in names if n})
-    return [p for p in paths if is_game_file(_read(repo.root / p))]
+    return [p for p in paths if is_game_file(read_work_file(repo.root / p))]
 
 
-def _read(path: Path) -> bytes | None:
+def read_work_file(path: Path) -> bytes | None:
     try:
         return path.read_bytes() if path.is_file() else None
     except OSError:

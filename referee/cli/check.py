@@ -132,7 +132,7 @@ def change_failures(repo: history.Repo, label: str, must_exist: Sequence[str],
                     present: Sequence[str]) -> list[dict[str, Any]]:
     """Game files at the revision that are gone now (deleted or renamed)."""
     gone = [rel for rel in must_exist if rel not in present
-            or not history.is_game_file(history._read(repo.root / rel))]
+            or not history.is_game_file(history.read_work_file(repo.root / rel))]
     return [{"file": rel, "ok": False, "verified": "nothing",
              "error": f"this game file existed at {label} and is gone or no longer a game "
                       "file: game files may not be deleted, renamed or emptied",

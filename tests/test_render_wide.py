@@ -1,6 +1,6 @@
 """`status --wide`: the long one-table board and the flat list of legal moves, exactly
-as `status` printed them before the 80-column layout (test_render_wide.golden.txt was
-made by that version for this position)."""
+as `status` printed them before the 80-column layout (each game's
+test_render_wide.golden.txt was made by that version for its position)."""
 
 from __future__ import annotations
 
@@ -12,15 +12,19 @@ from click.testing import CliRunner
 from referee.cli import main
 from tests.test_textlayout import played
 
-GOLDEN = Path(__file__).with_name("test_render_wide.golden.txt")
+HERE = Path(__file__).parent
 
 
-def test_wide_status_is_the_old_table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize(("game", "players", "moves"),
+                         [("staufer", 3, 36), ("dynasties", 4, 8)])
+def test_wide_status_is_the_old_table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                      game: str, players: int, moves: int) -> None:
+    golden = HERE / game / "test_render_wide.golden.txt"
     monkeypatch.chdir(tmp_path)
-    who = played("dynasties", 4, 8, Path("g.json"))
+    who = played(game, players, moves, Path("g.json"))
     wide = CliRunner().invoke(main, ["status", "g.json", "--as", who, "--wide"])
     assert wide.exit_code == 0
-    assert wide.output == GOLDEN.read_text()
+    assert wide.output == golden.read_text()
     assert max(len(line) for line in wide.output.split("\n")) > 80
     narrow = CliRunner().invoke(main, ["status", "g.json", "--as", who]).output
     assert narrow != wide.output
