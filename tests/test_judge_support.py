@@ -8,6 +8,7 @@ import email.policy
 import hashlib
 import os
 import random
+import weakref
 from dataclasses import dataclass, field
 from email.message import EmailMessage
 from email.utils import make_msgid
@@ -114,17 +115,19 @@ def outbox_messages(outbox: Path) -> list[EmailMessage]:
     return out
 
 
-_SUMMARY: dict[int, tuple[str, str, int, str, str]] = {}
+# Summaries by message object, forgotten with the message: an id() key could be reused by
+# a later message once the first is gone, and hand back another mail's summary.
+_SUMMARY: weakref.WeakKeyDictionary[EmailMessage, tuple[str, str, int, str, str]] = (
+    weakref.WeakKeyDictionary())
 
 
 def summary(msg: EmailMessage) -> tuple[str, str, int, str, str]:
     """(player, To, ID counter, first body line, game) of a judge mail, computed once."""
-    key = id(msg)
-    if key not in _SUMMARY:
-        _SUMMARY[key] = (str(msg["X-Referee-Player"]), str(msg["To"]),
+    if msg not in _SUMMARY:
+        _SUMMARY[msg] = (str(msg["X-Referee-Player"]), str(msg["To"]),
                          counter(str(msg["Message-ID"])), body_text(msg).splitlines()[0],
                          str(msg["X-Referee-Game"]))
-    return _SUMMARY[key]
+    return _SUMMARY[msg]
 
 
 @dataclass
