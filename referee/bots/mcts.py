@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from referee.bots.players import margin, observed
@@ -14,6 +15,7 @@ from referee.engine import Game, Move, State
 from referee.rng import Rng
 
 EXPLORE = 0.7
+STOP_CHECK = 16  # every this many iterations, see whether the leading move is settled
 DEFAULT_ITERATIONS = 10_000  # the cap when only a time budget is given
 WIN_WEIGHT = 0.8  # reward = 0.8 * share of first place + 0.2 * scaled score margin
 
@@ -56,6 +58,9 @@ class MctsBot:
     iterations: int | None = None  # hard cap (tests); both None: 1 second
     level: str = "mcts"
     last_iterations: int = 0
+    # what ``think`` is measured on: wall time for players, time.process_time for
+    # strength runs on a shared machine (the same search whatever else runs)
+    clock: Callable[[], float] = time.monotonic
 
     def choose(self, game: Game, state: State, player: str, rng: Rng) -> Move:
         _, legal = observed(game, state, player, rng)
@@ -65,13 +70,27 @@ class MctsBot:
         root = Node(None)
         cap = self.iterations or DEFAULT_ITERATIONS
         think = self.think if self.think is not None else (None if self.iterations else 1.0)
-        deadline = None if think is None else time.monotonic() + think
+        start = self.clock()
+        deadline = None if think is None else start + think
         done = 0
-        while done < cap and (deadline is None or done == 0 or time.monotonic() < deadline):
+        while done < cap and (deadline is None or done == 0 or self.clock() < deadline):
             self._iterate(game, state, player, root, rng)
             done += 1
+            if done % STOP_CHECK == 0 and _settled(root, self._left(done, cap, start,
+                                                                    deadline)):
+                break
         self.last_iterations = done
         return _most_visited(game, root, legal)
+
+    def _left(self, done: int, cap: int, start: float, deadline: float | None) -> int:
+        """Iterations still to come: up to the cap, and at the rate so far until the
+        deadline."""
+        left = cap - done
+        if deadline is not None:
+            now = self.clock()
+            rate = done / max(now - start, 1e-9)
+            left = min(left, math.ceil(rate * max(deadline - now, 0.0)) + 1)
+        return left
 
     def _iterate(self, game: Game, state: State, player: str, root: Node, rng: Rng) -> None:
         sample = game.determinize(state, player, rng)
@@ -100,6 +119,18 @@ class MctsBot:
             visited.visits += 1
             if visited.mover is not None:
                 visited.total += reward[visited.mover]
+
+
+def _settled(root: Node, left: int) -> bool:
+    """True when the most-visited root move stays ahead even if every iteration still
+    to come went to the runner-up: thinking on cannot change the choice."""
+    first = second = 0
+    for child in root.children.values():
+        if child.visits > first:
+            first, second = child.visits, first
+        elif child.visits > second:
+            second = child.visits
+    return first > second + left
 
 
 def _most_visited(game: Game, root: Node, legal: list[Move]) -> Move:
