@@ -79,6 +79,14 @@ class GameDefaults:
         """Every reading the engine chose where the rulebook is silent."""
         return []
 
+    def is_legal(self, state: State, player: str, move: Move) -> bool:
+        """Whether ``move`` is one of ``player``'s legal moves (replay asks this of every
+        logged move). The default asks the one generator for the whole list; a game may
+        ask the same generator for only the moves that could equal ``move`` (its kind,
+        its region), as python-chess masks its generator by squares. Never a second
+        definition of legality: tests hold it equal to ``move in legal_moves(...)``."""
+        return move in self.legal_moves(state, player)  # type: ignore[attr-defined]
+
     def determinize(self, state: State, player: str, rng: Rng) -> State:
         """A copy of ``state`` with every part ``player`` cannot see re-dealt from ``rng``
         (the bots' only way to look at hidden parts). Games with hidden parts override it."""
@@ -181,6 +189,8 @@ class Game(Protocol):
     def public_text(self, move: Move) -> str: ...
 
     def interpretations(self) -> list[Interpretation]: ...
+
+    def is_legal(self, state: State, player: str, move: Move) -> bool: ...
 
     def determinize(self, state: State, player: str, rng: Rng) -> State: ...
 

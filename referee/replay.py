@@ -271,7 +271,7 @@ def _illegal(gf: GameFile, match: Match, i: int, move: Move) -> str | None:
         return f"{where}: the game was already over"
     if by not in game.to_move(match.state):
         return f"{where}: it was not {by}'s turn ({game.prompt(match.state)})"
-    if move not in game.legal_moves(match.state, by):
+    if not game.is_legal(match.state, by, move):
         shown = game.public_text(move) if gf.sealed else game.format_move(move)
         return f"{where}: {shown!r} by {by} is not legal: {game.why_illegal(match.state, by, move)}"
     return None

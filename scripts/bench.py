@@ -49,6 +49,40 @@ def wall_ms(cmd: list[str], runs: int = 7) -> float:
     return median_ms(lambda: subprocess.run(cmd, check=False, capture_output=True), runs)
 
 
+CHESS_GAMES = 40
+CHESS_PLIES = 80  # a typical game's length; random games from the start position
+
+
+def chess_replay_us() -> float | None:
+    """python-chess's cost per ply of a replay that generates the full legal-move list
+    and checks each move is in it (the yardstick for our replay), or None without it."""
+    try:
+        import chess
+    except ImportError:
+        return None
+    import random  # a benchmark's move picker, not the engine's
+
+    picker = random.Random(1)
+    games: list[list[chess.Move]] = []
+    for _ in range(CHESS_GAMES):
+        board, moves = chess.Board(), []
+        while len(moves) < CHESS_PLIES and not board.is_game_over():
+            moves.append(picker.choice(list(board.legal_moves)))
+            board.push(moves[-1])
+        games.append(moves)
+
+    def replay_all() -> None:
+        for moves in games:
+            board = chess.Board()
+            for move in moves:
+                if move not in list(board.legal_moves):
+                    raise AssertionError("illegal")
+                board.push(move)
+
+    plies = sum(map(len, games))
+    return median_ms(replay_all, 5) * 1000 / plies
+
+
 def bench_game(name: str, many: int) -> None:
     game = get_game(name)
     example = ROOT / "examples" / f"{name}-5p.json"
@@ -147,6 +181,10 @@ def main() -> None:
     print(f"- `python -c 'import referee.cli'`: "
           f"{wall_ms([sys.executable, '-c', 'import referee.cli']):.0f} ms wall")
     print(f"- `referee --version`: {wall_ms([*REFEREE, '--version']):.0f} ms wall")
+    chess_us = chess_replay_us()
+    print("- python-chess replay with the full legal list, per ply: " + (
+        f"{chess_us:.0f} µs" if chess_us is not None
+        else "not measured (pip install -e '.[bench]')"))
     for name in names:
         bench_game(name, args.many)
 
