@@ -1,11 +1,14 @@
-"""Benchmark: replay, `status`, `check` and `pending` costs. Figures go in the README.
+"""Benchmark: replay, playouts, `status`, `check` and `pending` costs. Figures go in the
+README.
 
-    .venv/bin/python scripts/bench.py [--games staufer,dynasties] [--many 40]
+    .venv/bin/python scripts/bench.py [--games staufer,dynasties] [--many 200]
         [--pending-files 400] [--throughput-only]
 
 Measures, per game: in-process parse + schema validation + full replay (every move
 checked against the generated legal moves) of the finished 5-player example; the same
-without parsing; wall time of `referee status` and `referee check` as subprocesses next
+without parsing, per move, next to python-chess's cost per ply for the same kind of
+replay (with the [bench] extra); one full 4-player random playout (the bots' unit of
+search); wall time of `referee status` and `referee check` as subprocesses next
 to Python's bare start and the import of the CLI; and `check` throughput over many
 finished games, in process and through one CLI call; and the two throughput figures
 for repositories with many games: `check` over many finished games of both games in one
@@ -30,6 +33,7 @@ from pathlib import Path
 
 from referee import gamefile
 from referee.engine import get_game
+from scripts.bench_bots import playouts
 from scripts.make_examples import play
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -45,11 +49,23 @@ def median_ms(func: Callable[[], object], runs: int) -> float:
     return statistics.median(times)
 
 
+def cpu_ms(func: Callable[[], object], runs: int) -> float:
+    """Best CPU time of this process over ``runs`` (as timeit advises: other work on a
+    shared machine only ever adds time)."""
+    times = []
+    for _ in range(runs):
+        t0 = time.process_time()
+        func()
+        times.append((time.process_time() - t0) * 1000)
+    return min(times)
+
+
 def wall_ms(cmd: list[str], runs: int = 7) -> float:
     return median_ms(lambda: subprocess.run(cmd, check=False, capture_output=True), runs)
 
 
 CHESS_GAMES = 40
+PER_GAME = 40  # finished games per game for the per-game `check` figures
 CHESS_PLIES = 80  # a typical game's length; random games from the start position
 
 
@@ -80,7 +96,7 @@ def chess_replay_us() -> float | None:
                 board.push(move)
 
     plies = sum(map(len, games))
-    return median_ms(replay_all, 5) * 1000 / plies
+    return cpu_ms(replay_all, 5) * 1000 / plies
 
 
 def bench_game(name: str, many: int) -> None:
@@ -89,12 +105,16 @@ def bench_game(name: str, many: int) -> None:
     raw = example.read_bytes()
     gf = gamefile.parse(raw)
     moves = len(gf.log)
-    full = median_ms(lambda: gamefile.replay(gamefile.parse(raw)), 30)
-    replay_only = median_ms(lambda: gamefile.replay(gf), 30)
+    full = cpu_ms(lambda: gamefile.replay(gamefile.parse(raw)), 30)
+    replay_only = cpu_ms(lambda: gamefile.replay(gf), 30)
     print(f"## {game.title}: finished 5-player example, {moves} log entries")
-    print(f"- replay in process (parse + schema + legality of every move): {full:.1f} ms")
-    print(f"- replay in process (already parsed): {replay_only:.1f} ms "
+    print(f"- replay in process (parse + schema + legality of every move): {full:.1f} ms CPU")
+    print(f"- replay in process (already parsed): {replay_only:.1f} ms CPU "
           f"({replay_only * 1000 / moves:.0f} µs per move)")
+    found = playouts(name, 40)
+    print(f"- one full 4-player random playout from setup ({found['moves_per_playout']} moves): "
+          f"{1000 / found['playouts_per_cpu_s']:.1f} ms CPU "
+          f"({found['playouts_per_cpu_s']:.0f} playouts per CPU-second)")
     print(f"- `referee status FILE`: {wall_ms([*REFEREE, 'status', str(example)]):.0f} ms wall")
     print(f"- `referee check FILE`: {wall_ms([*REFEREE, 'check', str(example)]):.0f} ms wall")
     with tempfile.TemporaryDirectory() as tmp:
@@ -167,7 +187,8 @@ def bench_throughput(names: list[str], many: int, pending_files: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--games", default="staufer,dynasties")
-    parser.add_argument("--many", type=int, default=40)
+    parser.add_argument("--many", type=int, default=200,
+                        help="finished games for the `check` throughput (a repository's worth)")
     parser.add_argument("--pending-files", type=int, default=400)
     parser.add_argument("--throughput-only", action="store_true")
     args = parser.parse_args()
@@ -186,7 +207,7 @@ def main() -> None:
         f"{chess_us:.0f} µs" if chess_us is not None
         else "not measured (pip install -e '.[bench]')"))
     for name in names:
-        bench_game(name, args.many)
+        bench_game(name, PER_GAME)
 
 
 if __name__ == "__main__":
