@@ -20,6 +20,15 @@ def payments(goods: list[int], colour: int, n: int) -> tuple[str, ...]:
     return _payments(goods[colour], goods[D.P], colour, n)
 
 
+MAX_COST = max(max(c.prince, c.princess) for c in D.CITIES.values())
+
+
+@lru_cache(maxsize=4096)
+def pay_table(have: int, pink: int, colour: int) -> tuple[tuple[str, ...], ...]:
+    """:func:`payments` for every city cost 0..MAX_COST, by cost: one look-up per turn."""
+    return tuple(_payments(have, pink, colour, n) for n in range(MAX_COST + 1))
+
+
 @lru_cache(maxsize=4096)
 def _payments(have: int, pink: int, colour: int, n: int) -> tuple[str, ...]:
     if n == 0:
