@@ -36,7 +36,6 @@ __all__ = ["advance", "apply", "decision_moves", "legal_moves", "pending", "setu
 
 Task = dict[str, Any]
 LIGHT_BLUE_COSTS_VIEW = D.LIGHT_BLUE_COSTS
-CITY_COSTS = {key: (c.prince, c.princess) for key, c in D.CITIES.items()}
 
 
 # --- setup ------------------------------------------------------------------------------------
@@ -118,15 +117,23 @@ def frontmost_free(state: State) -> int:
 
 
 # --- the turn: legal moves ------------------------------------------------------------------------
-# Per action card, what its upper and lower parts allow (the data does not change in a game).
+# What does not change during a game, looked up per turn: what each action card's upper
+# part allows, the moves that depend on the card alone, and the pink-paid passes.
 CARD_TRADES = {n: "trade" in c.actions for n, c in D.ACTION_CARDS.items()}
 CARD_FIGURES = {n: tuple(f for f in ("prince", "princess") if f in c.actions)
                 for n, c in D.ACTION_CARDS.items()}
 CARD_PERSONALITY = {n: "personality" in c.actions for n, c in D.ACTION_CARDS.items()}
+TRADES = {n: tuple(Trade(n, s + 1) for s in range(D.SHIPS)) for n in D.ACTION_CARDS}
+SIT_OUT = {n: SitOut(n) for n in D.ACTION_CARDS}
+PASSES = [[Pass(space, 0, keep) for keep in range(max(D.ACTION_CARDS) + 1)]
+          for space in range(len(D.TRACK_COSTS) + 1)]  # by space (0 = long), then kept card
+PRINCE_COST = {key: c.prince for key, c in D.CITIES.items()}
+PRINCESS_COST = {key: c.princess for key, c in D.CITIES.items()}
 # The move kinds a Special Action makes, by its ``kind`` in the data.
 SPECIAL_MAKES: dict[str, type] = {"pass": Pass, "city": Place, "personality": Use,
                                   "trade_twice": TradeTwice}
 CARD_KINDS = (Trade, TradeTwice, Place, Use, SitOut, Pass)
+NO_PLACES: dict[str, list[tuple[str, str]]] = {"prince": [], "princess": []}
 
 
 def turn_moves(state: State, p: int, like: Any = None) -> list[Any]:
@@ -135,55 +142,49 @@ def turn_moves(state: State, p: int, like: Any = None) -> list[Any]:
     it (the same kind and card, figure and city, personality): see :func:`legal_moves`."""
     pl = state.players[p]
     kind = type(like)
+    if like is None:
+        cards = pl.hand
+        place, persons = place_offers(state, p), person_offers(state, p)
+    else:
+        cards = [c for c in pl.hand if c == like.card] if kind in CARD_KINDS and like.card \
+            else []
+        basic = not getattr(like, "special", True)  # a Special Action is not basic
+        place = place_offers(state, p, like.city) if basic and kind is Place else NO_PLACES
+        persons = person_offers(state, p, like.personality) if basic and kind is Use else []
+    trade = pl.supply > 0 and (like is None or kind is Trade)
     moves: list[Any] = []
-    if like is None or (kind in CARD_KINDS and like.card):
-        offers = _Offers(state, p, like)
-        for card in pl.hand:
-            if like is None or card == like.card:
-                moves += card_moves(state, p, card, offers, like)
+    for card in cards:
+        if trade and CARD_TRADES[card]:
+            moves += TRADES[card]
+        for figure in CARD_FIGURES[card]:
+            moves += [Place(card, figure, key, pay) for key, pay in place[figure]]
+        if CARD_PERSONALITY[card]:
+            moves += [Use(card, key, pay) for key, pay in persons]
+        spec = D.ACTION_CARDS[card].special
+        if spec is not None and (like is None or SPECIAL_MAKES[spec["kind"]] is kind):
+            moves += special_moves(state, p, card, spec)
+        if like is None or kind is SitOut:
+            moves.append(SIT_OUT[card])
     if like is None or (kind is Pass and not like.card):
         moves += pass_moves(state, p)
     return moves
 
 
-class _Offers:
-    """What the Basic Actions offer this turn, the same for every card: (city, payment)
-    per figure, (personality, payment); only what could equal ``like`` when given."""
-
-    __slots__ = ("persons", "place")
-
-    def __init__(self, state: State, p: int, like: Any) -> None:
-        if like is None:
-            self.place, self.persons = place_offers(state, p), person_offers(state, p)
-            return
-        basic = not getattr(like, "special", True)  # a Special Action is not basic
-        self.place = place_offers(state, p, like.city) if basic and type(like) is Place \
-            else {"prince": [], "princess": []}
-        self.persons = person_offers(state, p, like.personality) \
-            if basic and type(like) is Use else []
-
-
 def place_offers(state: State, p: int, only: str | None = None) -> dict[str, list[tuple[str, str]]]:
     """Prince/Princess: (city, payment) for each free space in a city where p has no
-    figure yet (``only``: that city alone)."""
-    out: dict[str, list[tuple[str, str]]] = {"prince": [], "princess": []}
+    figure yet (``only``: that city alone). The same for every card of the turn."""
     pl = state.players[p]
     if pl.supply <= 0:
-        return out
+        return NO_PLACES
     goods = pl.goods
     black = pay_table(goods[D.K], goods[D.P], D.K)
     white = pay_table(goods[D.W], goods[D.P], D.W)
-    prince, princess = out["prince"], out["princess"]
     cities = state.cities.items() if only is None else \
         [(only, state.cities[only])] if only in state.cities else []
-    for key, c in cities:
-        if c.prince == p or c.princess == p:
-            continue
-        if c.prince is None:
-            prince += [(key, pay) for pay in black[CITY_COSTS[key][0]]]
-        if c.princess is None:
-            princess += [(key, pay) for pay in white[CITY_COSTS[key][1]]]
-    return out
+    return {"prince": [(key, pay) for key, c in cities if c.prince is None and c.princess != p
+                       for pay in black[PRINCE_COST[key]]],
+            "princess": [(key, pay) for key, c in cities if c.princess is None and c.prince != p
+                         for pay in white[PRINCESS_COST[key]]]}
 
 
 def person_offers(state: State, p: int, only: str | None = None) -> list[tuple[str, str]]:
@@ -197,24 +198,6 @@ def person_offers(state: State, p: int, only: str | None = None) -> list[tuple[s
     return out
 
 
-def card_moves(state: State, p: int, card: int, offers: _Offers, like: Any = None) -> list[Any]:
-    """What one action card allows: its Basic Actions, its Special Action, sitting out."""
-    kind = type(like)
-    moves: list[Any] = []
-    if CARD_TRADES[card] and state.players[p].supply > 0 and (like is None or kind is Trade):
-        moves += [Trade(card, s + 1) for s in range(D.SHIPS)]
-    for figure in CARD_FIGURES[card]:
-        moves += [Place(card, figure, key, pay) for key, pay in offers.place[figure]]
-    if CARD_PERSONALITY[card]:
-        moves += [Use(card, key, pay) for key, pay in offers.persons]
-    spec = D.ACTION_CARDS[card].special
-    if spec is not None and (like is None or SPECIAL_MAKES[spec["kind"]] is kind):
-        moves += special_moves(state, p, card, spec)
-    if like is None or kind is SitOut:
-        moves.append(SitOut(card))
-    return moves
-
-
 def pass_moves(state: State, p: int) -> list[Any]:
     """Passing without a card: a free top-row space (paying pink) or the long space,
     keeping at most one action card."""
@@ -224,8 +207,8 @@ def pass_moves(state: State, p: int) -> list[Any]:
     if pl.supply > 0:
         for i, who in enumerate(state.top):
             if who is None and pl.goods[D.P] >= D.TRACK_COSTS[i]:
-                moves += [Pass(i + 1, 0, k) for k in keeps]
-    moves += [Pass(0, 0, k) for k in keeps]
+                moves += [PASSES[i + 1][k] for k in keeps]
+    moves += [PASSES[0][k] for k in keeps]
     return moves
 
 
