@@ -89,9 +89,12 @@ def setup(players: Sequence[str], options: Mapping[str, str], rng: Rng) -> State
 
 
 
+PERSONALITY_OP = {key: info["effects"][0]["op"] for key, info in D.PERSONALITIES.items()}
+
+
 def usable(state: State, p: int, key: str) -> bool:
     """Whether a personality's effect can be carried out at all."""
-    op = D.PERSONALITIES[key]["effects"][0]["op"]
+    op = PERSONALITY_OP[key]
     supply = state.players[p].supply
     if op == "leonardo":
         return state.leonardo is None and supply > 0
