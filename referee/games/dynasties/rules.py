@@ -196,8 +196,10 @@ def person_offers(state: State, p: int, only: str | None = None) -> list[tuple[s
     out: list[tuple[str, str]] = []
     for i, cost in enumerate(D.LIGHT_BLUE_COSTS):
         key = state.personalities[i]
-        if (only is None or key == only) and not state.used[i] and usable(state, p, key):
-            out += [(key, pay) for pay in payments(goods, D.B, cost)]
+        if (only is None or key == only) and not state.used[i]:
+            pays = payments(goods, D.B, cost)
+            if pays and usable(state, p, key):
+                out += [(key, pay) for pay in pays]
     return out
 
 
@@ -210,8 +212,10 @@ def pass_moves(state: State, p: int) -> list[Any]:
     if pl.supply > 0:
         for i, who in enumerate(state.top):
             if who is None and pl.goods[D.P] >= D.TRACK_COSTS[i]:
-                moves += [PASSES[i + 1][k] for k in keeps]
-    moves += [PASSES[0][k] for k in keeps]
+                space = PASSES[i + 1]
+                moves += [space[k] for k in keeps]
+    long = PASSES[0]
+    moves += [long[k] for k in keeps]
     return moves
 
 
@@ -225,6 +229,8 @@ def special_moves(state: State, p: int, card: int, spec: dict[str, Any]) -> list
         keeps = [k for k in pl.hand if k != card] or [0]
         return [Pass(frontmost_free(state), card, k) for k in keeps]
     pays = payments(pl.goods, D.G, spec["gold"])
+    if not pays:  # every other Special Action is paid in gold-yellow
+        return []
     out: list[Any] = []
     if kind == "city":
         c = state.cities.get(spec["city"])
