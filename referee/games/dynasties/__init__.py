@@ -51,6 +51,11 @@ class Dynasties(GameDefaults):
         p = self._index(state, player)
         return rules.legal_moves(state, p) if p >= 0 else []
 
+    def is_legal(self, state: State, player: str, move: Any) -> bool:
+        """Asks the one generator for only the moves that could equal ``move``."""
+        p = self._index(state, player)
+        return p >= 0 and move in rules.legal_moves(state, p, like=move)
+
     def apply(self, state: State, player: str, move: Any) -> None:
         rules.apply(state, self._index(state, player), move)
 

@@ -1,11 +1,14 @@
 """Small shared operations on the board: payments, divisions, turn and track order.
 
 Used by the turn (rules.py), the decisions (decisions.py) and the end of a round
-(roundend.py); it imports none of them.
+(roundend.py); it imports none of them. Payments, sub-multisets and divisions are pure
+functions of a few numbers, cached by them: the same goods always give the same answer,
+so no cache can go stale.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import lru_cache
 
 from . import data as D
@@ -18,6 +21,15 @@ from .state import State
 def payments(goods: list[int], colour: int, n: int) -> tuple[str, ...]:
     """Distinct ways to pay n goods of a colour; 2 pink stand in for any one other good."""
     return _payments(goods[colour], goods[D.P], colour, n)
+
+
+MAX_COST = max(max(c.prince, c.princess) for c in D.CITIES.values())
+
+
+@lru_cache(maxsize=4096)
+def pay_table(have: int, pink: int, colour: int) -> tuple[tuple[str, ...], ...]:
+    """:func:`payments` for every city cost 0..MAX_COST, by cost: one look-up per turn."""
+    return tuple(_payments(have, pink, colour, n) for n in range(MAX_COST + 1))
 
 
 @lru_cache(maxsize=4096)
@@ -34,8 +46,13 @@ def _payments(have: int, pink: int, colour: int, n: int) -> tuple[str, ...]:
     return tuple(out)
 
 
-def sub_multisets(goods: list[int], size: int) -> list[str]:
+def sub_multisets(goods: Sequence[int], size: int) -> tuple[str, ...]:
     """Distinct multisets of ``size`` goods out of a goods vector, as letters."""
+    return _sub_multisets(tuple(goods), size)
+
+
+@lru_cache(maxsize=4096)
+def _sub_multisets(goods: tuple[int, ...], size: int) -> tuple[str, ...]:
     out: list[str] = []
 
     def rec(colour: int, left: int, acc: str) -> None:
@@ -48,18 +65,23 @@ def sub_multisets(goods: list[int], size: int) -> list[str]:
             rec(colour + 1, left - k, acc + D.COLOURS[colour] * k)
 
     rec(0, size, "")
-    return out
+    return tuple(out)
 
 
-def splits(goods: list[int]) -> list[tuple[str, str]]:
+def splits(goods: Sequence[int]) -> tuple[tuple[str, str], ...]:
     """Distinct divisions of the goods into 2 non-empty groups (Dividing and Choosing)."""
+    return _splits(tuple(goods))
+
+
+@lru_cache(maxsize=1024)
+def _splits(goods: tuple[int, ...]) -> tuple[tuple[str, str], ...]:
     total = sum(goods)
     seen: dict[tuple[str, str], None] = {}
     for size in range((total + 1) // 2, total):
         for part in sub_multisets(goods, size):
             rest = [g - E.vec(part)[c] for c, g in enumerate(goods)]
             seen[goods_pair(part, E.letters(rest))] = None
-    return list(seen)
+    return tuple(seen)
 
 
 def track_order(state: State) -> list[tuple[int, bool]]:

@@ -15,8 +15,6 @@ deck) is not used: those places are re-dealt like any other hidden place.
 
 from __future__ import annotations
 
-import copy
-
 from referee.bots.deal import Slot, fresh_rng, redeal, redeal_by_kind, slots_of
 from referee.rng import Rng
 
@@ -30,7 +28,7 @@ def scoring_back(card: str) -> str:
 
 def determinize(state: State, player: str, rng: Rng) -> State:
     """A copy of ``state`` with every part ``player`` cannot see re-dealt from ``rng``."""
-    out = copy.deepcopy(state)
+    out = state.copy()
     out.rng = fresh_rng(state.rng, rng)
     others = [pl for pl in out.players if pl.id != player]
     cards: list[Slot] = slots_of(out.deck)

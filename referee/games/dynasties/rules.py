@@ -20,6 +20,7 @@ from . import effects as E
 from .board import (
     deal_personalities,
     lone_cities,
+    pay_table,
     payments,
     roll,
     track_order,
@@ -35,7 +36,6 @@ __all__ = ["advance", "apply", "decision_moves", "legal_moves", "pending", "setu
 
 Task = dict[str, Any]
 LIGHT_BLUE_COSTS_VIEW = D.LIGHT_BLUE_COSTS
-MAX_COST = max(max(c.prince, c.princess) for c in D.CITIES.values())
 
 
 # --- setup ------------------------------------------------------------------------------------
@@ -89,9 +89,12 @@ def setup(players: Sequence[str], options: Mapping[str, str], rng: Rng) -> State
 
 
 
+PERSONALITY_OP = {key: info["effects"][0]["op"] for key, info in D.PERSONALITIES.items()}
+
+
 def usable(state: State, p: int, key: str) -> bool:
     """Whether a personality's effect can be carried out at all."""
-    op = D.PERSONALITIES[key]["effects"][0]["op"]
+    op = PERSONALITY_OP[key]
     supply = state.players[p].supply
     if op == "leonardo":
         return state.leonardo is None and supply > 0
@@ -117,60 +120,117 @@ def frontmost_free(state: State) -> int:
 
 
 # --- the turn: legal moves ------------------------------------------------------------------------
-def turn_moves(state: State, p: int) -> list[Any]:
+# What does not change during a game, looked up per turn: what each action card's upper
+# part allows, the moves that depend on the card alone, and the pink-paid passes.
+CARD_TRADES = {n: "trade" in c.actions for n, c in D.ACTION_CARDS.items()}
+CARD_FIGURES = {n: tuple(f for f in ("prince", "princess") if f in c.actions)
+                for n, c in D.ACTION_CARDS.items()}
+CARD_PERSONALITY = {n: "personality" in c.actions for n, c in D.ACTION_CARDS.items()}
+TRADES = {n: tuple(Trade(n, s + 1) for s in range(D.SHIPS)) for n in D.ACTION_CARDS}
+SIT_OUT = {n: SitOut(n) for n in D.ACTION_CARDS}
+PASSES = [[Pass(space, 0, keep) for keep in range(max(D.ACTION_CARDS) + 1)]
+          for space in range(len(D.TRACK_COSTS) + 1)]  # by space (0 = long), then kept card
+PRINCE_COST = {key: c.prince for key, c in D.CITIES.items()}
+PRINCESS_COST = {key: c.princess for key, c in D.CITIES.items()}
+# The move kinds a Special Action makes, by its ``kind`` in the data.
+SPECIAL_MAKES: dict[str, type] = {"pass": Pass, "city": Place, "personality": Use,
+                                  "trade_twice": TradeTwice}
+CARD_KINDS = (Trade, TradeTwice, Place, Use, SitOut, Pass)
+NO_PLACES: dict[str, list[tuple[str, str]]] = {"prince": [], "princess": []}
+
+
+def turn_moves(state: State, p: int, like: Any = None) -> list[Any]:
+    """The active player's turn: per action card in hand its Basic Actions, its Special
+    Action and sitting out; then passing. With ``like``, only the moves that could equal
+    it (the same kind and card, figure and city, personality): see :func:`legal_moves`."""
     pl = state.players[p]
-    fig = pl.supply > 0
-    place: dict[str, list[tuple[str, str]]] = {"prince": [], "princess": []}
-    if fig:
-        goods = pl.goods
-        black = [payments(goods, D.K, n) for n in range(MAX_COST + 1)]
-        white = [payments(goods, D.W, n) for n in range(MAX_COST + 1)]
-        for key, c in state.cities.items():
-            if c.prince == p or c.princess == p:
-                continue
-            city = D.CITIES[key]
-            if c.prince is None:
-                place["prince"] += [(key, pay) for pay in black[city.prince]]
-            if c.princess is None:
-                place["princess"] += [(key, pay) for pay in white[city.princess]]
-    persons = []
-    for i in range(len(D.LIGHT_BLUE_COSTS)):
-        key = state.personalities[i]
-        if not state.used[i] and usable(state, p, key):
-            persons += [(key, pay) for pay in payments(pl.goods, D.B, D.LIGHT_BLUE_COSTS[i])]
-    keeps_after = {c: [k for k in pl.hand if k != c] for c in pl.hand}
+    kind = type(like)
+    if like is None:
+        cards = pl.hand
+        place, persons = place_offers(state, p), person_offers(state, p)
+    else:
+        cards = [c for c in pl.hand if c == like.card] if kind in CARD_KINDS and like.card \
+            else []
+        basic = not getattr(like, "special", True)  # a Special Action is not basic
+        place = place_offers(state, p, like.city) if basic and kind is Place else NO_PLACES
+        persons = person_offers(state, p, like.personality) if basic and kind is Use else []
+    trade = pl.supply > 0 and (like is None or kind is Trade)
     moves: list[Any] = []
-    for card in pl.hand:
-        info = D.ACTION_CARDS[card]
-        acts = info.actions
-        if "trade" in acts and fig:
-            moves += [Trade(card, s + 1) for s in range(D.SHIPS)]
-        for figure in ("prince", "princess"):
-            if figure in acts:
-                moves += [Place(card, figure, key, pay) for key, pay in place[figure]]
-        if "personality" in acts:
+    for card in cards:
+        if trade and CARD_TRADES[card]:
+            moves += TRADES[card]
+        for figure in CARD_FIGURES[card]:
+            moves += [Place(card, figure, key, pay) for key, pay in place[figure]]
+        if CARD_PERSONALITY[card]:
             moves += [Use(card, key, pay) for key, pay in persons]
-        if info.special is not None:
-            moves += special_moves(state, p, card, info.special, keeps_after[card])
-        moves.append(SitOut(card))
-    keeps = pl.hand or [0]
-    for i, who in enumerate(state.top):
-        if who is None and fig and pl.goods[D.P] >= D.TRACK_COSTS[i]:
-            moves += [Pass(i + 1, 0, k) for k in keeps]
-    moves += [Pass(0, 0, k) for k in keeps]
+        spec = D.ACTION_CARDS[card].special
+        if spec is not None and (like is None or SPECIAL_MAKES[spec["kind"]] is kind):
+            moves += special_moves(state, p, card, spec)
+        if like is None or kind is SitOut:
+            moves.append(SIT_OUT[card])
+    if like is None or (kind is Pass and not like.card):
+        moves += pass_moves(state, p)
     return moves
 
 
-def special_moves(state: State, p: int, card: int, spec: dict[str, Any],
-                  keeps: list[int]) -> list[Any]:
+def place_offers(state: State, p: int, only: str | None = None) -> dict[str, list[tuple[str, str]]]:
+    """Prince/Princess: (city, payment) for each free space in a city where p has no
+    figure yet (``only``: that city alone). The same for every card of the turn."""
+    pl = state.players[p]
+    if pl.supply <= 0:
+        return NO_PLACES
+    goods = pl.goods
+    black = pay_table(goods[D.K], goods[D.P], D.K)
+    white = pay_table(goods[D.W], goods[D.P], D.W)
+    cities = state.cities.items() if only is None else \
+        [(only, state.cities[only])] if only in state.cities else []
+    return {"prince": [(key, pay) for key, c in cities if c.prince is None and c.princess != p
+                       for pay in black[PRINCE_COST[key]]],
+            "princess": [(key, pay) for key, c in cities if c.princess is None and c.prince != p
+                         for pay in white[PRINCESS_COST[key]]]}
+
+
+def person_offers(state: State, p: int, only: str | None = None) -> list[tuple[str, str]]:
+    """Personality: (personality, payment) for each unused, usable light-blue space."""
+    goods = state.players[p].goods
+    out: list[tuple[str, str]] = []
+    for i, cost in enumerate(D.LIGHT_BLUE_COSTS):
+        key = state.personalities[i]
+        if (only is None or key == only) and not state.used[i]:
+            pays = payments(goods, D.B, cost)
+            if pays and usable(state, p, key):
+                out += [(key, pay) for pay in pays]
+    return out
+
+
+def pass_moves(state: State, p: int) -> list[Any]:
+    """Passing without a card: a free top-row space (paying pink) or the long space,
+    keeping at most one action card."""
+    pl = state.players[p]
+    keeps = pl.hand or [0]
+    moves: list[Any] = []
+    if pl.supply > 0:
+        for i, who in enumerate(state.top):
+            if who is None and pl.goods[D.P] >= D.TRACK_COSTS[i]:
+                space = PASSES[i + 1]
+                moves += [space[k] for k in keeps]
+    long = PASSES[0]
+    moves += [long[k] for k in keeps]
+    return moves
+
+
+def special_moves(state: State, p: int, card: int, spec: dict[str, Any]) -> list[Any]:
     """Special Actions (lower part of the card)."""
     pl = state.players[p]
     kind = spec["kind"]
     if kind == "pass":
         if pl.supply == 0:
             return []
-        return [Pass(frontmost_free(state), card, k) for k in (keeps or [0])]
+        keeps = [k for k in pl.hand if k != card] or [0]
+        return [Pass(frontmost_free(state), card, k) for k in keeps]
     pays = payments(pl.goods, D.G, spec["gold"])
+    if not pays:  # every other Special Action is paid in gold-yellow
+        return []
     out: list[Any] = []
     if kind == "city":
         c = state.cities.get(spec["city"])
@@ -352,13 +412,18 @@ def pending(state: State) -> Task | None:
     return state.queue[0] if state.queue else None
 
 
-def legal_moves(state: State, p: int) -> list[Any]:
+def legal_moves(state: State, p: int, like: Any = None) -> list[Any]:
+    """Player p's legal moves, in their fixed order. With ``like`` (any move), only those
+    that could equal it, from the same generator, so that ``like in legal_moves(state, p,
+    like)`` exactly when ``like in legal_moves(state, p)`` (what replay asks of every
+    logged move): a turn is masked by kind, card, city and personality, the way
+    python-chess masks its generator by squares; a decision's few options all come."""
     if state.phase == "over":
         return []
     t = pending(state)
     if t is not None:
         return decision_moves(state, t) if t["p"] == p else []
-    return turn_moves(state, p) if p == state.active else []
+    return turn_moves(state, p, like) if p == state.active else []
 
 
 def apply(state: State, p: int, move: Any) -> None:

@@ -114,11 +114,14 @@ def tablet_values(state: State, country: str) -> tuple[int, int, int]:
     return t["first"] + bonus, t["second"] + bonus, t["crown"] + bonus
 
 
-def country_strength(state: State, p: int, country: str) -> int:
-    """Princes + Princesses + children + coats of arms (tokens, tiles, wild Sword/Rose)."""
+def country_strength(state: State, p: int, country: str,
+                     figs: list[tuple[str, str]] | None = None) -> int:
+    """Princes + Princesses + children + coats of arms (tokens, tiles, wild Sword/Rose).
+    ``figs``: p's :func:`figures`, when the caller has them already."""
     pl = state.players[p]
     ci = D.COUNTRIES.index(country)
-    n = sum(1 for city, _ in figures(state, p) if D.CITIES[city].country == country)
+    figs = figures(state, p) if figs is None else figs
+    n = sum(1 for city, _ in figs if D.CITIES[city].country == country)
     n += pl.arms[ci]
     n += sum(1 for t in pl.books_open if D.BOOK_TILES[t]["kind"] == "arms"
              and D.BOOK_TILES[t]["effects"][0]["country"] == country)
@@ -156,9 +159,10 @@ def crown_winners(state: State, country: str) -> list[int]:
 def final_scoring(state: State) -> dict[str, Any]:
     """Score the 4 countries in turn; returns the breakdown (also kept in the state)."""
     breakdown: dict[str, Any] = {}
+    figs = [figures(state, p) for p in range(state.n)]  # scoring moves no figure
     for country in D.COUNTRIES:
         first, second, crown = tablet_values(state, country)
-        strength = {p: country_strength(state, p, country) for p in range(state.n)}
+        strength = {p: country_strength(state, p, country, figs[p]) for p in range(state.n)}
         places = majorities(strength, first, second)
         crowned = crown_winners(state, country)
         for p, pts in places.items():
