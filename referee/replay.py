@@ -29,7 +29,10 @@ from referee.schema import ENTRY_KINDS, GAME_MASTER
 
 def entry_kind(entry: Mapping[str, Any]) -> str:
     """"move", "undo", "void" or "meta" (the schema guarantees exactly one)."""
-    return next(k for k in ENTRY_KINDS if k in entry)
+    for kind in ENTRY_KINDS:  # (a plain loop: replay asks this of every entry)
+        if kind in entry:
+            return kind
+    raise ReplayError("a log entry without move, undo, void or meta")
 
 
 def _where(i: int) -> str:
@@ -38,21 +41,20 @@ def _where(i: int) -> str:
 
 def _check_chain(gf: GameFile, i: int, entry: Mapping[str, Any], prev: str) -> str:
     """Check numbering, hash chain and authorship of entry ``i``; return its hash."""
-    where = _where(i)
     if entry["n"] != i + 1:
-        raise ReplayError(f"{where}: numbered {entry['n']}, expected {i + 1}")
+        raise ReplayError(f"{_where(i)}: numbered {entry['n']}, expected {i + 1}")
     if entry["prev"] != prev:
         raise ReplayError(
-            f"{where}: the hash chain is broken: history before this entry was edited",
+            f"{_where(i)}: the hash chain is broken: history before this entry was edited",
             hints=["a game file is append-only; restore the original log"],
         )
     kind = entry_kind(entry)
     by = entry["by"]
     if by not in gf.players and not (by == GAME_MASTER and kind in ("void", "meta")):
-        raise ReplayError(f"{where}: {by!r} is not a player in this game")
+        raise ReplayError(f"{_where(i)}: {by!r} is not a player in this game")
     if i == 0 and missing_nonces(gf):
         raise ReplayError(
-            f"{where}: moves began before every player gave a nonce "
+            f"{_where(i)}: moves began before every player gave a nonce "
             f"(missing: {', '.join(missing_nonces(gf))})"
         )
     if kind == "undo":
@@ -266,12 +268,12 @@ def _illegal(gf: GameFile, match: Match, i: int, move: Move) -> str | None:
     """Why entry ``i``'s move is not legal now, or None. The text names the move as other
     players may read it (``public_text``) and never another player's hidden state."""
     game, by = match.game, gf.log[i]["by"]
-    where = _where(i)
     if game.finished(match.state):
-        return f"{where}: the game was already over"
+        return f"{_where(i)}: the game was already over"
     if by not in game.to_move(match.state):
-        return f"{where}: it was not {by}'s turn ({game.prompt(match.state)})"
+        return f"{_where(i)}: it was not {by}'s turn ({game.prompt(match.state)})"
     if not game.is_legal(match.state, by, move):
         shown = game.public_text(move) if gf.sealed else game.format_move(move)
-        return f"{where}: {shown!r} by {by} is not legal: {game.why_illegal(match.state, by, move)}"
+        why = game.why_illegal(match.state, by, move)
+        return f"{_where(i)}: {shown!r} by {by} is not legal: {why}"
     return None
