@@ -9,6 +9,8 @@ until someone owes a decision again. Setup is in ``gamesetup``, the end of a rou
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from functools import lru_cache
 from itertools import combinations
 
 from . import components as C
@@ -45,41 +47,61 @@ from .rounds import (
     purple_decided,
     start_turn,
 )
-from .state import KIND_INDEX, DeployCtx, E, N, State, SupplyCtx
-
-# ---------------------------------------------------------------- Move/Deploy costs
-
+from .state import KIND_INDEX, DeployCtx, E, Fig, N, State, SupplyCtx
 
 # ---------------------------------------------------------------- Move/Deploy costs
 
 
 def move_spaces(state: State, p: int, pos: int, free_move: bool) -> list[int]:
     """Payment spaces of step 1 (Move), clockwise from the King's Region."""
-    d = (pos - state.king) % 6
+    king = state.king
+    d = (pos - king) % 6
     if d == 0 or free_move:
         return []
-    options = [[(state.king + j) % 6 for j in range(1, d + 1)]]
-    if has(state, p, 10) and has(state, p, 11):
+    privileges = state.privileges[p]
+    p10, p11 = 10 in privileges, 11 in privileges
+    options = [[(king + j) % 6 for j in range(1, d + 1)]]
+    if p10 and p11:
         options.append([])  # privileges 10 + 11: movement is free
-    if has(state, p, 10):
+    if p10:
         options.append([pos])  # privilege 10: one figure, in the target Region
-    if has(state, p, 11):
-        options.append([(state.king + j) % 6 for j in range(3, d + 1)])  # skip 2 Regions
-    if has(state, p, 12) and d in (1, 5):
+    if p11:
+        options.append([(king + j) % 6 for j in range(3, d + 1)])  # skip 2 Regions
+    if 12 in privileges and d in (1, 5):
         options.append([])  # privilege 12: neighbours of the King's Region are free
     return min(options, key=len)
+
+
+def _paid_cost(cost: int, privilege_4: bool, privilege_5: bool) -> int:
+    """Figures paid in step 2 (Deploy) for a seat of printed ``cost``."""
+    if privilege_4:
+        cost = min(cost, 3)  # privilege 4: always only 3
+    if privilege_5:
+        cost -= 1  # privilege 5: one less (with 4: only 2)
+    return max(cost, 1)
+
+
+MAX_COST = max(c for side in ("2", "3-5") for row in C.seat_rows(side).values() for c, _ in row)
+# (privilege 4, privilege 5) -> figures paid, indexed by the printed cost
+PAID_COSTS: dict[tuple[bool, bool], tuple[int, ...]] = {
+    (p4, p5): tuple(_paid_cost(c, p4, p5) for c in range(MAX_COST + 1))
+    for p4 in (False, True)
+    for p5 in (False, True)
+}
+
+
+def paid_costs(state: State, p: int) -> tuple[int, ...]:
+    """Figures ``p`` pays in step 2 (Deploy), the one on the seat included, indexed by
+    the seat's printed cost."""
+    privileges = state.privileges[p]
+    return PAID_COSTS[4 in privileges, 5 in privileges]
 
 
 def deploy_cost(state: State, p: int, pos: int, seat: int, free_pay: bool) -> int:
     """Figures paid in step 2 (Deploy), the one on the seat included."""
     if free_pay:
         return 1
-    cost = state.seat_cost[pos][seat]
-    if has(state, p, 4):
-        cost = min(cost, 3)  # privilege 4: always only 3
-    if has(state, p, 5):
-        cost -= 1  # privilege 5: one less (with 4: only 2)
-    return max(cost, 1)
+    return paid_costs(state, p)[state.seat_cost[pos][seat]]
 
 
 def pay_spaces(pos: int, cost: int) -> list[int]:
@@ -95,35 +117,46 @@ def bonus_available(state: State, p: int) -> bool:
     return len(state.deploy_track) + 1 in C.ENVOY_SPACES[board_side(state)]
 
 
+def payable(state: State, p: int, bonus: bool) -> tuple[int, int]:
+    """The most figures ``p`` can pay for one action: (onto any seat, onto a seat with a
+    Noble icon, which needs a Noble on it; -1 = none)."""
+    court = state.court[p]
+    figures = court[E] + court[N] + (1 if bonus else 0)
+    return figures, (figures if court[N] >= 1 else -1)
+
+
 def can_pay(state: State, p: int, figures: int, noble_only: bool, bonus: bool) -> bool:
-    envoys = state.court[p][E] + (1 if bonus else 0)
-    nobles = state.court[p][N]
-    if noble_only:
-        return nobles >= 1 and envoys + nobles >= figures
-    return envoys + nobles >= figures
+    return figures <= payable(state, p, bonus)[noble_only]
 
 
-def seat_open(state: State, p: int, pos: int, seat: int) -> bool:
-    occ = state.seats[pos][seat]
-    return not occ or (len(occ) == 1 and has(state, p, 2))
+def seat_open(occupants: list[Fig], privilege_2: bool) -> bool:
+    """An unoccupied office seat, or one figure on it and privilege 2."""
+    return not occupants or (len(occupants) == 1 and privilege_2)
 
 
 # ---------------------------------------------------------------- legal moves
+#
+# One generator per decision. ``legal_moves`` is the unfiltered call; ``is_legal`` asks
+# the same generators for only the moves that could equal a given move (its kind, its
+# Supply space, its Region and seat, its seat figure), as a chess move generator is
+# masked by squares: the filtered list is the full list's sub-list of those moves.
+
+SUPPLY_NUMBERS = range(1, len(C.SUPPLY_SPACES) + 1)
+POSITIONS = range(6)
+NO, BOTH = (False,), (False, True)
+FIGURES = ("envoy", "noble")
 
 
-def supply_moves(state: State, p: int) -> list[Move]:
+def supply_moves(state: State, p: int, spaces: Sequence[int] = SUPPLY_NUMBERS) -> list[Move]:
+    """Supply actions on the Supply Board ``spaces`` (numbers, 1 = leftmost)."""
     others = holds(state, p, "supplies") is not None
-    envoy = [False, True] if has(state, p, 7) else [False]
-    draw = [False, True] if has(state, p, 8) else [False]
+    envoy = BOTH if has(state, p, 7) else NO
+    draw = BOTH if has(state, p, 8) else NO
     out: list[Move] = []
-    for space in range(1, len(C.SUPPLY_SPACES) + 1):
+    for space in spaces:
         chests = [0]
         if others:
-            chests += [
-                t
-                for t in range(1, len(C.SUPPLY_SPACES) + 1)
-                if t != space and state.supply_chests[t - 1]
-            ]
+            chests += [t for t in SUPPLY_NUMBERS if t != space and state.supply_chests[t - 1]]
         for ch in chests:
             for ev in envoy:
                 for dr in draw:
@@ -131,75 +164,107 @@ def supply_moves(state: State, p: int) -> list[Move]:
     return out
 
 
-def deploy_moves(state: State, p: int) -> list[Move]:
+def deploy_moves(
+    state: State, p: int, positions: Sequence[int] = POSITIONS, seat_number: int | None = None
+) -> list[Move]:
+    """Move/Deploy actions onto the Regions at ``positions``: every seat, or only seat
+    ``seat_number`` (1 = leftmost)."""
     bonus = bonus_available(state, p)
     fm_chest = holds(state, p, "free-move") is not None
     fp_chest = holds(state, p, "free-pay") is not None
+    privilege_2 = has(state, p, 2)
+    paid = paid_costs(state, p)
+    most = payable(state, p, bonus)
     out: list[Move] = []
-    for pos in range(6):
+    for pos in positions:
         region = state.ring[pos]
         base_move = len(move_spaces(state, p, pos, False))
-        fms = [False, True] if fm_chest and base_move else [False]
-        for seat in range(len(state.seats[pos])):
-            if not seat_open(state, p, pos, seat):
+        fms = BOTH if fm_chest and base_move else NO
+        row, costs, noble_icons = state.seats[pos], state.seat_cost[pos], state.seat_noble[pos]
+        seats = range(len(row))
+        if seat_number is not None:
+            wanted = seat_number in range(1, len(row) + 1)
+            seats = range(seat_number - 1, seat_number) if wanted else range(0)
+        for seat in seats:
+            if not seat_open(row[seat], privilege_2):
                 continue
-            noble_only = state.seat_noble[pos][seat]
-            base_pay = deploy_cost(state, p, pos, seat, False)
-            fps = [False, True] if fp_chest and base_pay > 1 else [False]
+            limit = most[noble_icons[seat]]
+            base_pay = paid[costs[seat]]
+            fps = BOTH if fp_chest and base_pay > 1 else NO
             for fm in fms:
                 for fp in fps:
-                    total = (0 if fm else base_move) + (1 if fp else base_pay)
-                    if can_pay(state, p, total, noble_only, bonus):
+                    if (0 if fm else base_move) + (1 if fp else base_pay) <= limit:
                         out.append(Deploy(region, seat + 1, fm, fp))
     return out
 
 
-def noble_placements(state: State, ctx: DeployCtx, count: int) -> list[tuple[str, ...]]:
-    """Every way to lay ``count`` Nobles in the payment spaces of this action, as the
-    sorted regions that get one (Move/Deploy: the payer chooses which figures go where;
-    two figures in one payment space are the same choice)."""
-    regions = sorted(state.ring[x] for x in ctx.move_to + ctx.pay_to)
-    return list(dict.fromkeys(combinations(regions, count)))
+def _placements(regions: tuple[str, ...], count: int) -> tuple[tuple[str, ...], ...]:
+    """Every way to lay ``count`` Nobles in the payment spaces of ``regions`` (sorted),
+    as the sorted regions that get one (Move/Deploy: the payer chooses which figures go
+    where; two figures in one payment space are the same choice)."""
+    return tuple(dict.fromkeys(combinations(regions, count)))
 
 
-def seat_options(state: State, p: int, ctx: DeployCtx) -> list[Seat]:
-    """Which figure stands on the seat, which payment spaces get Nobles, privilege 3,
-    track Envoy."""
+@lru_cache(maxsize=4096)
+def _seat_moves(
+    figure: str, regions: tuple[str, ...], count: int, double: bool, bonus: bool
+) -> tuple[Seat, ...]:
+    """The Seat moves with ``count`` Nobles laid in the payment spaces of ``regions``
+    (frozen, so one object serves every state)."""
+    return tuple(Seat(figure, nobles, double, bonus) for nobles in _placements(regions, count))
+
+
+def seat_options(
+    state: State, p: int, ctx: DeployCtx, figures: Sequence[str] = FIGURES
+) -> list[Seat]:
+    """Which figure stands on the seat (one of ``figures``), which payment spaces get
+    Nobles, privilege 3, track Envoy."""
     payers = len(ctx.move_to) + len(ctx.pay_to)
+    regions = tuple(sorted(state.ring[x] for x in ctx.move_to + ctx.pay_to))
+    court = state.court[p]
     out: list[Seat] = []
-    for bonus in [False, True] if ctx.bonus else [False]:
-        envoys = state.court[p][E] + bonus
-        for figure in ("envoy", "noble"):
+    for bonus in BOTH if ctx.bonus else NO:
+        envoys = court[E] + bonus
+        for figure in figures:
             if figure == "envoy" and ctx.noble_only:
                 continue
             rest_e = envoys - (figure == "envoy")
-            rest_n = state.court[p][N] - (figure == "noble")
+            rest_n = court[N] - (figure == "noble")
             if rest_e < 0 or rest_n < 0:
                 continue
-            for double in [False, True] if ctx.double_ok and figure == "envoy" else [False]:
+            for double in BOTH if ctx.double_ok and figure == "envoy" else NO:
                 free_e = rest_e - double
                 if free_e < 0:
                     continue
                 for count in range(min(rest_n, payers) + 1):
                     if payers - count <= free_e:
-                        out.extend(
-                            Seat(figure, nobles, double, bonus)
-                            for nobles in noble_placements(state, ctx, count)
-                        )
+                        out.extend(_seat_moves(figure, regions, count, double, bonus))
     return out
 
 
-def turn_moves(state: State, p: int) -> list[Move]:
-    out: list[Move] = [Privilege(x) for x in available_privileges(state, p)]
-    if not state.first_used and holds(state, p, "first"):
+def turn_moves(state: State, p: int, like: Move | None = None) -> list[Move]:
+    """A turn's choices: privileges, first position, Supply, Move/Deploy; with ``like``
+    only those of its kind (and its Supply space, its Region and seat)."""
+    kind = type(like)
+    out: list[Move] = []
+    if like is None or kind is Privilege:
+        out += [Privilege(x) for x in available_privileges(state, p)]
+    if (like is None or kind is First) and not state.first_used and holds(state, p, "first"):
         out.append(First())
-    return out + supply_moves(state, p) + deploy_moves(state, p)
+    if like is None:
+        return out + supply_moves(state, p) + deploy_moves(state, p)
+    if isinstance(like, Supply):
+        out += supply_moves(state, p, [like.space] if like.space in SUPPLY_NUMBERS else [])
+    elif isinstance(like, Deploy):
+        positions = [state.ring.index(like.region)] if like.region in state.ring else []
+        out += deploy_moves(state, p, positions, like.seat)
+    return out
 
 
 def take_moves(state: State, p: int) -> list[Move]:
     assert state.supply is not None
     kind = state.supply.need[0]
-    return [Take(state.ring[pos]) for pos in range(6) if (p, kind) in state.payment[pos]]
+    return [Take(state.ring[pos]) for pos in POSITIONS if (p, kind) in state.payment[pos]]
 
 
 def keep_moves(state: State, p: int) -> list[Move]:
@@ -215,16 +280,21 @@ def keep_moves(state: State, p: int) -> list[Move]:
     return out
 
 
-def legal_moves(state: State, player: str) -> list[Move]:
+def legal_moves(state: State, player: str, like: Move | None = None) -> list[Move]:
+    """Every legal move of ``player`` now, in a fixed order. With ``like``: only those
+    that could equal ``like``, in the same order (what ``is_legal`` asks for)."""
     if state.finished or state.players[state.active] != player:
         return []
     p = state.active
     phase = state.phase
     if phase == "turn":
-        return turn_moves(state, p)
+        return turn_moves(state, p, like)
     if phase == "seat":
         assert state.deploy is not None
-        return list(seat_options(state, p, state.deploy))
+        if isinstance(like, Seat):
+            figures = (like.figure,) if like.figure in FIGURES else ()
+            return seat_options(state, p, state.deploy, figures)
+        return seat_options(state, p, state.deploy) if like is None else []
     if phase == "take":
         return take_moves(state, p)
     if phase in ("end", "purple"):
@@ -236,6 +306,12 @@ def legal_moves(state: State, player: str) -> list[Move]:
     if phase == "return":
         return [Return(True), Return(False)]
     return []
+
+
+def is_legal(state: State, player: str, move: Move) -> bool:
+    """``move in legal_moves(state, player)``, asking the generators only for the moves
+    that could equal ``move``."""
+    return move in legal_moves(state, player, move)
 
 
 def after_action(state: State) -> None:
