@@ -19,8 +19,11 @@ def holds(state: State, p: int, ctype: str) -> str | None:
     return None
 
 
+PURPLES = frozenset(cid for cid in C.ALL_CHESTS if cid.startswith("purple"))
+
+
 def purple_count(state: State, p: int) -> int:
-    return sum(1 for cid in state.held[p] if cid.startswith("purple"))
+    return sum(map(PURPLES.__contains__, state.held[p]))
 
 
 def has(state: State, p: int, number: int) -> bool:

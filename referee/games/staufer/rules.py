@@ -10,7 +10,7 @@ until someone owes a decision again. Setup is in ``gamesetup``, the end of a rou
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import lru_cache
+from functools import cache, lru_cache
 from itertools import combinations
 
 from . import components as C
@@ -27,6 +27,7 @@ from .basics import (
     take_privilege,
 )
 from .moves import (
+    MAX_SEATS,
     Deploy,
     Done,
     First,
@@ -47,19 +48,26 @@ from .rounds import (
     purple_decided,
     start_turn,
 )
-from .state import KIND_INDEX, DeployCtx, E, Fig, N, State, SupplyCtx
+from .state import KIND_INDEX, DeployCtx, E, N, State, SupplyCtx
 
 # ---------------------------------------------------------------- Move/Deploy costs
 
 
 def move_spaces(state: State, p: int, pos: int, free_move: bool) -> list[int]:
     """Payment spaces of step 1 (Move), clockwise from the King's Region."""
-    king = state.king
-    d = (pos - king) % 6
-    if d == 0 or free_move:
+    if free_move:
         return []
     privileges = state.privileges[p]
-    p10, p11 = 10 in privileges, 11 in privileges
+    flags = (10 in privileges, 11 in privileges, 12 in privileges)
+    return list(_move_spaces(state.king, pos, *flags))
+
+
+@cache
+def _move_spaces(king: int, pos: int, p10: bool, p11: bool, p12: bool) -> tuple[int, ...]:
+    """move_spaces for the King at ``king`` and privileges 10, 11, 12 held or not."""
+    d = (pos - king) % 6
+    if d == 0:
+        return ()
     options = [[(king + j) % 6 for j in range(1, d + 1)]]
     if p10 and p11:
         options.append([])  # privileges 10 + 11: movement is free
@@ -67,9 +75,20 @@ def move_spaces(state: State, p: int, pos: int, free_move: bool) -> list[int]:
         options.append([pos])  # privilege 10: one figure, in the target Region
     if p11:
         options.append([(king + j) % 6 for j in range(3, d + 1)])  # skip 2 Regions
-    if 12 in privileges and d in (1, 5):
+    if p12 and d in (1, 5):
         options.append([])  # privilege 12: neighbours of the King's Region are free
-    return min(options, key=len)
+    return tuple(min(options, key=len))
+
+
+@cache
+def _move_costs(king: int, p10: bool, p11: bool, p12: bool) -> tuple[int, ...]:
+    """Figures paid in step 1 (Move) to each Region position (no free-move chest)."""
+    return tuple(len(_move_spaces(king, pos, p10, p11, p12)) for pos in range(6))
+
+
+def move_costs(state: State, p: int) -> tuple[int, ...]:
+    privileges = state.privileges[p]
+    return _move_costs(state.king, 10 in privileges, 11 in privileges, 12 in privileges)
 
 
 def _paid_cost(cost: int, privilege_4: bool, privilege_5: bool) -> int:
@@ -129,11 +148,6 @@ def can_pay(state: State, p: int, figures: int, noble_only: bool, bonus: bool) -
     return figures <= payable(state, p, bonus)[noble_only]
 
 
-def seat_open(occupants: list[Fig], privilege_2: bool) -> bool:
-    """An unoccupied office seat, or one figure on it and privilege 2."""
-    return not occupants or (len(occupants) == 1 and privilege_2)
-
-
 # ---------------------------------------------------------------- legal moves
 #
 # One generator per decision. ``legal_moves`` is the unfiltered call; ``is_legal`` asks
@@ -164,6 +178,21 @@ def supply_moves(state: State, p: int, spaces: Sequence[int] = SUPPLY_NUMBERS) -
     return out
 
 
+def _deploy_table() -> dict[str, list[tuple[Deploy, ...]]]:
+    """Region -> seat index -> the Deploy moves by free_move * 2 + free_pay (frozen, so
+    the generator hands out the same objects instead of building new ones)."""
+    return {
+        region: [
+            tuple(Deploy(region, seat, fm, fp) for fm in BOTH for fp in BOTH)
+            for seat in range(1, MAX_SEATS + 1)
+        ]
+        for region in C.REGION_KEYS
+    }
+
+
+DEPLOYS = _deploy_table()
+
+
 def deploy_moves(
     state: State, p: int, positions: Sequence[int] = POSITIONS, seat_number: int | None = None
 ) -> list[Move]:
@@ -173,12 +202,13 @@ def deploy_moves(
     fm_chest = holds(state, p, "free-move") is not None
     fp_chest = holds(state, p, "free-pay") is not None
     privilege_2 = has(state, p, 2)
+    moving = move_costs(state, p)
     paid = paid_costs(state, p)
     most = payable(state, p, bonus)
     out: list[Move] = []
     for pos in positions:
-        region = state.ring[pos]
-        base_move = len(move_spaces(state, p, pos, False))
+        moves = DEPLOYS[state.ring[pos]]
+        base_move = moving[pos]
         fms = BOTH if fm_chest and base_move else NO
         row, costs, noble_icons = state.seats[pos], state.seat_cost[pos], state.seat_noble[pos]
         seats = range(len(row))
@@ -186,15 +216,16 @@ def deploy_moves(
             wanted = seat_number in range(1, len(row) + 1)
             seats = range(seat_number - 1, seat_number) if wanted else range(0)
         for seat in seats:
-            if not seat_open(row[seat], privilege_2):
-                continue
+            occupants = row[seat]
+            if occupants and (len(occupants) > 1 or not privilege_2):
+                continue  # an unoccupied seat only; privilege 2: or one with one figure
             limit = most[noble_icons[seat]]
             base_pay = paid[costs[seat]]
             fps = BOTH if fp_chest and base_pay > 1 else NO
             for fm in fms:
                 for fp in fps:
                     if (0 if fm else base_move) + (1 if fp else base_pay) <= limit:
-                        out.append(Deploy(region, seat + 1, fm, fp))
+                        out.append(moves[seat][2 * fm + fp])
     return out
 
 
