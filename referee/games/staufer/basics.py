@@ -11,10 +11,13 @@ def board_side(state: State) -> str:
     return C.BOARD_SIDE[str(len(state.players))]
 
 
+CHEST_TYPE = {cid: ctype for cid, (_, ctype) in C.CHEST_KIND.items()}
+
+
 def holds(state: State, p: int, ctype: str) -> str | None:
     """The first chest of type ``ctype`` in front of player ``p`` (or None)."""
     for cid in state.held[p]:
-        if C.CHEST_KIND[cid][1] == ctype:
+        if CHEST_TYPE[cid] == ctype:
             return cid
     return None
 

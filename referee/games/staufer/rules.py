@@ -161,21 +161,30 @@ NO, BOTH = (False,), (False, True)
 FIGURES = ("envoy", "noble")
 
 
-def supply_moves(state: State, p: int, spaces: Sequence[int] = SUPPLY_NUMBERS) -> list[Move]:
+def supply_moves(
+    state: State, p: int, spaces: tuple[int, ...] = tuple(SUPPLY_NUMBERS)
+) -> list[Move]:
     """Supply actions on the Supply Board ``spaces`` (numbers, 1 = leftmost)."""
-    others = holds(state, p, "supplies") is not None
-    envoy = BOTH if has(state, p, 7) else NO
-    draw = BOTH if has(state, p, 8) else NO
-    out: list[Move] = []
+    filled: tuple[int, ...] = ()  # spaces with chests, for a turquoise 'Supplies' chest
+    if holds(state, p, "supplies") is not None:
+        filled = tuple(t for t in SUPPLY_NUMBERS if state.supply_chests[t - 1])
+    return list(_supply_moves(spaces, filled, has(state, p, 7), has(state, p, 8)))
+
+
+@lru_cache(maxsize=4096)
+def _supply_moves(
+    spaces: tuple[int, ...], filled: tuple[int, ...], privilege_7: bool, privilege_8: bool
+) -> tuple[Supply, ...]:
+    """supply_moves for the chests under ``filled`` spaces (only when a 'Supplies' chest
+    is held) and privileges 7 (+envoy) and 8 (+draw) held or not."""
+    out = []
     for space in spaces:
-        chests = [0]
-        if others:
-            chests += [t for t in SUPPLY_NUMBERS if t != space and state.supply_chests[t - 1]]
+        chests = [0] + [t for t in filled if t != space]
         for ch in chests:
-            for ev in envoy:
-                for dr in draw:
+            for ev in BOTH if privilege_7 else NO:
+                for dr in BOTH if privilege_8 else NO:
                     out.append(Supply(space, ch, ev, dr))
-    return out
+    return tuple(out)
 
 
 def _deploy_table() -> dict[str, list[tuple[Deploy, ...]]]:
@@ -193,11 +202,26 @@ def _deploy_table() -> dict[str, list[tuple[Deploy, ...]]]:
 DEPLOYS = _deploy_table()
 
 
+# (free move possible, free pay possible) -> (index into a seat's Deploy moves, free
+# move, free pay) of the ways to use turquoise chests, in the generator's order
+CHEST_USES: dict[tuple[bool, bool], tuple[tuple[int, bool, bool], ...]] = {
+    (fm_ok, fp_ok): tuple(
+        (2 * fm + fp, fm, fp)
+        for fm in (BOTH if fm_ok else NO)
+        for fp in (BOTH if fp_ok else NO)
+        if fm or fp
+    )
+    for fm_ok in BOTH
+    for fp_ok in BOTH
+}
+
+
 def deploy_moves(
     state: State, p: int, positions: Sequence[int] = POSITIONS, seat_number: int | None = None
 ) -> list[Move]:
     """Move/Deploy actions onto the Regions at ``positions``: every seat, or only seat
-    ``seat_number`` (1 = leftmost)."""
+    ``seat_number`` (1 = leftmost). Per seat: without turquoise chests first, then with
+    the 'no payment cost' chest, the 'no movement cost' chest, both."""
     bonus = bonus_available(state, p)
     fm_chest = holds(state, p, "free-move") is not None
     fp_chest = holds(state, p, "free-pay") is not None
@@ -207,10 +231,10 @@ def deploy_moves(
     most = payable(state, p, bonus)
     out: list[Move] = []
     for pos in positions:
-        moves = DEPLOYS[state.ring[pos]]
         base_move = moving[pos]
-        fms = BOTH if fm_chest and base_move else NO
+        chests = CHEST_USES[fm_chest and base_move > 0, fp_chest]
         row, costs, noble_icons = state.seats[pos], state.seat_cost[pos], state.seat_noble[pos]
+        moves = DEPLOYS[state.ring[pos]]
         seats = range(len(row))
         if seat_number is not None:
             wanted = seat_number in range(1, len(row) + 1)
@@ -221,11 +245,13 @@ def deploy_moves(
                 continue  # an unoccupied seat only; privilege 2: or one with one figure
             limit = most[noble_icons[seat]]
             base_pay = paid[costs[seat]]
-            fps = BOTH if fp_chest and base_pay > 1 else NO
-            for fm in fms:
-                for fp in fps:
-                    if (0 if fm else base_move) + (1 if fp else base_pay) <= limit:
-                        out.append(moves[seat][2 * fm + fp])
+            if base_move + base_pay <= limit:
+                out.append(moves[seat][0])
+            for index, fm, fp in chests:
+                if fp and base_pay == 1:
+                    continue  # the 'no payment cost' chest would change nothing
+                if (0 if fm else base_move) + (1 if fp else base_pay) <= limit:
+                    out.append(moves[seat][index])
     return out
 
 
@@ -285,7 +311,7 @@ def turn_moves(state: State, p: int, like: Move | None = None) -> list[Move]:
     if like is None:
         return out + supply_moves(state, p) + deploy_moves(state, p)
     if isinstance(like, Supply):
-        out += supply_moves(state, p, [like.space] if like.space in SUPPLY_NUMBERS else [])
+        out += supply_moves(state, p, (like.space,) if like.space in SUPPLY_NUMBERS else ())
     elif isinstance(like, Deploy):
         positions = [state.ring.index(like.region)] if like.region in state.ring else []
         out += deploy_moves(state, p, positions, like.seat)
