@@ -130,3 +130,16 @@ def test_values_outside_the_data_are_never_legal(state: Any, number: int, region
         for player in state.players:
             assert GAME.is_legal(state, player, move) == (
                 move in GAME.legal_moves(state, player))
+
+
+def test_the_filtered_lists_hold_the_generators_own_moves() -> None:
+    """``True == 1``: a move built in process with ``space=True`` is found like ``space=1``
+    (as ``in`` finds it), and the cached moves are still built from the generator's own
+    numbers and words, never from the asked move's values."""
+    state = next(s for s in STATES if s.phase == "turn" and rules.supply_moves(s, s.active))
+    player = state.players[state.active]
+    assert GAME.is_legal(state, player, Supply(True)) == (Supply(1) in
+                                                          GAME.legal_moves(state, player))
+    for move in rules.legal_moves(state, player, Supply(1)):
+        assert isinstance(move, Supply) and type(move.space) is int
+        assert GAME.format_move(move).startswith("supply 1")

@@ -311,7 +311,8 @@ def turn_moves(state: State, p: int, like: Move | None = None) -> list[Move]:
     if like is None:
         return out + supply_moves(state, p) + deploy_moves(state, p)
     if isinstance(like, Supply):
-        out += supply_moves(state, p, (like.space,) if like.space in SUPPLY_NUMBERS else ())
+        # the generator's own numbers, so that the cached moves are built from them only
+        out += supply_moves(state, p, tuple(x for x in SUPPLY_NUMBERS if x == like.space))
     elif isinstance(like, Deploy):
         positions = [state.ring.index(like.region)] if like.region in state.ring else []
         out += deploy_moves(state, p, positions, like.seat)
@@ -349,7 +350,7 @@ def legal_moves(state: State, player: str, like: Move | None = None) -> list[Mov
     if phase == "seat":
         assert state.deploy is not None
         if isinstance(like, Seat):
-            figures = (like.figure,) if like.figure in FIGURES else ()
+            figures = tuple(f for f in FIGURES if f == like.figure)
             return seat_options(state, p, state.deploy, figures)
         return seat_options(state, p, state.deploy) if like is None else []
     if phase == "take":
