@@ -11,16 +11,22 @@ def board_side(state: State) -> str:
     return C.BOARD_SIDE[str(len(state.players))]
 
 
+CHEST_TYPE = {cid: ctype for cid, (_, ctype) in C.CHEST_KIND.items()}
+
+
 def holds(state: State, p: int, ctype: str) -> str | None:
     """The first chest of type ``ctype`` in front of player ``p`` (or None)."""
     for cid in state.held[p]:
-        if C.CHEST_KIND[cid][1] == ctype:
+        if CHEST_TYPE[cid] == ctype:
             return cid
     return None
 
 
+PURPLES = frozenset(cid for cid in C.ALL_CHESTS if cid.startswith("purple"))
+
+
 def purple_count(state: State, p: int) -> int:
-    return sum(1 for cid in state.held[p] if cid.startswith("purple"))
+    return sum(map(PURPLES.__contains__, state.held[p]))
 
 
 def has(state: State, p: int, number: int) -> bool:

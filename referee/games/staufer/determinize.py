@@ -9,8 +9,6 @@ up), the discard pile (each discarded chest was seen face up), PLAYER's contract
 
 from __future__ import annotations
 
-import copy
-
 from referee.bots.deal import Slot, fresh_rng, redeal, redeal_by_kind, slots_of
 from referee.rng import Rng
 
@@ -24,7 +22,7 @@ def contract_category(cid: str) -> str:
 
 def determinize(state: State, player: str, rng: Rng) -> State:
     """A copy of ``state`` with every part ``player`` cannot see re-dealt from ``rng``."""
-    out = copy.deepcopy(state)
+    out = state.copy()
     out.rng = fresh_rng(state.rng, rng)
     if state.finished:  # everything is open at the end
         return out

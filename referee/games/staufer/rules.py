@@ -9,6 +9,8 @@ until someone owes a decision again. Setup is in ``gamesetup``, the end of a rou
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from functools import cache, lru_cache
 from itertools import combinations
 
 from . import components as C
@@ -25,6 +27,7 @@ from .basics import (
     take_privilege,
 )
 from .moves import (
+    MAX_SEATS,
     Deploy,
     Done,
     First,
@@ -50,36 +53,74 @@ from .state import KIND_INDEX, DeployCtx, E, N, State, SupplyCtx
 # ---------------------------------------------------------------- Move/Deploy costs
 
 
-# ---------------------------------------------------------------- Move/Deploy costs
-
-
 def move_spaces(state: State, p: int, pos: int, free_move: bool) -> list[int]:
     """Payment spaces of step 1 (Move), clockwise from the King's Region."""
-    d = (pos - state.king) % 6
-    if d == 0 or free_move:
+    if free_move:
         return []
-    options = [[(state.king + j) % 6 for j in range(1, d + 1)]]
-    if has(state, p, 10) and has(state, p, 11):
+    privileges = state.privileges[p]
+    flags = (10 in privileges, 11 in privileges, 12 in privileges)
+    return list(_move_spaces(state.king, pos, *flags))
+
+
+@cache
+def _move_spaces(king: int, pos: int, p10: bool, p11: bool, p12: bool) -> tuple[int, ...]:
+    """move_spaces for the King at ``king`` and privileges 10, 11, 12 held or not."""
+    d = (pos - king) % 6
+    if d == 0:
+        return ()
+    options = [[(king + j) % 6 for j in range(1, d + 1)]]
+    if p10 and p11:
         options.append([])  # privileges 10 + 11: movement is free
-    if has(state, p, 10):
+    if p10:
         options.append([pos])  # privilege 10: one figure, in the target Region
-    if has(state, p, 11):
-        options.append([(state.king + j) % 6 for j in range(3, d + 1)])  # skip 2 Regions
-    if has(state, p, 12) and d in (1, 5):
+    if p11:
+        options.append([(king + j) % 6 for j in range(3, d + 1)])  # skip 2 Regions
+    if p12 and d in (1, 5):
         options.append([])  # privilege 12: neighbours of the King's Region are free
-    return min(options, key=len)
+    return tuple(min(options, key=len))
+
+
+@cache
+def _move_costs(king: int, p10: bool, p11: bool, p12: bool) -> tuple[int, ...]:
+    """Figures paid in step 1 (Move) to each Region position (no free-move chest)."""
+    return tuple(len(_move_spaces(king, pos, p10, p11, p12)) for pos in range(6))
+
+
+def move_costs(state: State, p: int) -> tuple[int, ...]:
+    privileges = state.privileges[p]
+    return _move_costs(state.king, 10 in privileges, 11 in privileges, 12 in privileges)
+
+
+def _paid_cost(cost: int, privilege_4: bool, privilege_5: bool) -> int:
+    """Figures paid in step 2 (Deploy) for a seat of printed ``cost``."""
+    if privilege_4:
+        cost = min(cost, 3)  # privilege 4: always only 3
+    if privilege_5:
+        cost -= 1  # privilege 5: one less (with 4: only 2)
+    return max(cost, 1)
+
+
+MAX_COST = max(c for side in ("2", "3-5") for row in C.seat_rows(side).values() for c, _ in row)
+# (privilege 4, privilege 5) -> figures paid, indexed by the printed cost
+PAID_COSTS: dict[tuple[bool, bool], tuple[int, ...]] = {
+    (p4, p5): tuple(_paid_cost(c, p4, p5) for c in range(MAX_COST + 1))
+    for p4 in (False, True)
+    for p5 in (False, True)
+}
+
+
+def paid_costs(state: State, p: int) -> tuple[int, ...]:
+    """Figures ``p`` pays in step 2 (Deploy), the one on the seat included, indexed by
+    the seat's printed cost."""
+    privileges = state.privileges[p]
+    return PAID_COSTS[4 in privileges, 5 in privileges]
 
 
 def deploy_cost(state: State, p: int, pos: int, seat: int, free_pay: bool) -> int:
     """Figures paid in step 2 (Deploy), the one on the seat included."""
     if free_pay:
         return 1
-    cost = state.seat_cost[pos][seat]
-    if has(state, p, 4):
-        cost = min(cost, 3)  # privilege 4: always only 3
-    if has(state, p, 5):
-        cost -= 1  # privilege 5: one less (with 4: only 2)
-    return max(cost, 1)
+    return paid_costs(state, p)[state.seat_cost[pos][seat]]
 
 
 def pay_spaces(pos: int, cost: int) -> list[int]:
@@ -95,111 +136,193 @@ def bonus_available(state: State, p: int) -> bool:
     return len(state.deploy_track) + 1 in C.ENVOY_SPACES[board_side(state)]
 
 
+def payable(state: State, p: int, bonus: bool) -> tuple[int, int]:
+    """The most figures ``p`` can pay for one action: (onto any seat, onto a seat with a
+    Noble icon, which needs a Noble on it; -1 = none)."""
+    court = state.court[p]
+    figures = court[E] + court[N] + (1 if bonus else 0)
+    return figures, (figures if court[N] >= 1 else -1)
+
+
 def can_pay(state: State, p: int, figures: int, noble_only: bool, bonus: bool) -> bool:
-    envoys = state.court[p][E] + (1 if bonus else 0)
-    nobles = state.court[p][N]
-    if noble_only:
-        return nobles >= 1 and envoys + nobles >= figures
-    return envoys + nobles >= figures
-
-
-def seat_open(state: State, p: int, pos: int, seat: int) -> bool:
-    occ = state.seats[pos][seat]
-    return not occ or (len(occ) == 1 and has(state, p, 2))
+    return figures <= payable(state, p, bonus)[noble_only]
 
 
 # ---------------------------------------------------------------- legal moves
+#
+# One generator per decision. ``legal_moves`` is the unfiltered call; ``is_legal`` asks
+# the same generators for only the moves that could equal a given move (its kind, its
+# Supply space, its Region and seat, its seat figure), as a chess move generator is
+# masked by squares: the filtered list is the full list's sub-list of those moves.
+
+SUPPLY_NUMBERS = range(1, len(C.SUPPLY_SPACES) + 1)
+POSITIONS = range(6)
+NO, BOTH = (False,), (False, True)
+FIGURES = ("envoy", "noble")
 
 
-def supply_moves(state: State, p: int) -> list[Move]:
-    others = holds(state, p, "supplies") is not None
-    envoy = [False, True] if has(state, p, 7) else [False]
-    draw = [False, True] if has(state, p, 8) else [False]
-    out: list[Move] = []
-    for space in range(1, len(C.SUPPLY_SPACES) + 1):
-        chests = [0]
-        if others:
-            chests += [
-                t
-                for t in range(1, len(C.SUPPLY_SPACES) + 1)
-                if t != space and state.supply_chests[t - 1]
-            ]
+def supply_moves(
+    state: State, p: int, spaces: tuple[int, ...] = tuple(SUPPLY_NUMBERS)
+) -> list[Move]:
+    """Supply actions on the Supply Board ``spaces`` (numbers, 1 = leftmost)."""
+    filled: tuple[int, ...] = ()  # spaces with chests, for a turquoise 'Supplies' chest
+    if holds(state, p, "supplies") is not None:
+        filled = tuple(t for t in SUPPLY_NUMBERS if state.supply_chests[t - 1])
+    return list(_supply_moves(spaces, filled, has(state, p, 7), has(state, p, 8)))
+
+
+@lru_cache(maxsize=4096)
+def _supply_moves(
+    spaces: tuple[int, ...], filled: tuple[int, ...], privilege_7: bool, privilege_8: bool
+) -> tuple[Supply, ...]:
+    """supply_moves for the chests under ``filled`` spaces (only when a 'Supplies' chest
+    is held) and privileges 7 (+envoy) and 8 (+draw) held or not."""
+    out = []
+    for space in spaces:
+        chests = [0] + [t for t in filled if t != space]
         for ch in chests:
-            for ev in envoy:
-                for dr in draw:
+            for ev in BOTH if privilege_7 else NO:
+                for dr in BOTH if privilege_8 else NO:
                     out.append(Supply(space, ch, ev, dr))
-    return out
+    return tuple(out)
 
 
-def deploy_moves(state: State, p: int) -> list[Move]:
+def _deploy_table() -> dict[str, list[tuple[Deploy, ...]]]:
+    """Region -> seat index -> the Deploy moves by free_move * 2 + free_pay (frozen, so
+    the generator hands out the same objects instead of building new ones)."""
+    return {
+        region: [
+            tuple(Deploy(region, seat, fm, fp) for fm in BOTH for fp in BOTH)
+            for seat in range(1, MAX_SEATS + 1)
+        ]
+        for region in C.REGION_KEYS
+    }
+
+
+DEPLOYS = _deploy_table()
+
+
+# (free move possible, free pay possible) -> (index into a seat's Deploy moves, free
+# move, free pay) of the ways to use turquoise chests, in the generator's order
+CHEST_USES: dict[tuple[bool, bool], tuple[tuple[int, bool, bool], ...]] = {
+    (fm_ok, fp_ok): tuple(
+        (2 * fm + fp, fm, fp)
+        for fm in (BOTH if fm_ok else NO)
+        for fp in (BOTH if fp_ok else NO)
+        if fm or fp
+    )
+    for fm_ok in BOTH
+    for fp_ok in BOTH
+}
+
+
+def deploy_moves(
+    state: State, p: int, positions: Sequence[int] = POSITIONS, seat_number: int | None = None
+) -> list[Move]:
+    """Move/Deploy actions onto the Regions at ``positions``: every seat, or only seat
+    ``seat_number`` (1 = leftmost). Per seat: without turquoise chests first, then with
+    the 'no payment cost' chest, the 'no movement cost' chest, both."""
     bonus = bonus_available(state, p)
     fm_chest = holds(state, p, "free-move") is not None
     fp_chest = holds(state, p, "free-pay") is not None
+    privilege_2 = has(state, p, 2)
+    moving = move_costs(state, p)
+    paid = paid_costs(state, p)
+    most = payable(state, p, bonus)
     out: list[Move] = []
-    for pos in range(6):
-        region = state.ring[pos]
-        base_move = len(move_spaces(state, p, pos, False))
-        fms = [False, True] if fm_chest and base_move else [False]
-        for seat in range(len(state.seats[pos])):
-            if not seat_open(state, p, pos, seat):
-                continue
-            noble_only = state.seat_noble[pos][seat]
-            base_pay = deploy_cost(state, p, pos, seat, False)
-            fps = [False, True] if fp_chest and base_pay > 1 else [False]
-            for fm in fms:
-                for fp in fps:
-                    total = (0 if fm else base_move) + (1 if fp else base_pay)
-                    if can_pay(state, p, total, noble_only, bonus):
-                        out.append(Deploy(region, seat + 1, fm, fp))
+    for pos in positions:
+        base_move = moving[pos]
+        chests = CHEST_USES[fm_chest and base_move > 0, fp_chest]
+        row, costs, noble_icons = state.seats[pos], state.seat_cost[pos], state.seat_noble[pos]
+        moves = DEPLOYS[state.ring[pos]]
+        seats = range(len(row))
+        if seat_number is not None:
+            wanted = seat_number in range(1, len(row) + 1)
+            seats = range(seat_number - 1, seat_number) if wanted else range(0)
+        for seat in seats:
+            occupants = row[seat]
+            if occupants and (len(occupants) > 1 or not privilege_2):
+                continue  # an unoccupied seat only; privilege 2: or one with one figure
+            limit = most[noble_icons[seat]]
+            base_pay = paid[costs[seat]]
+            if base_move + base_pay <= limit:
+                out.append(moves[seat][0])
+            for index, fm, fp in chests:
+                if fp and base_pay == 1:
+                    continue  # the 'no payment cost' chest would change nothing
+                if (0 if fm else base_move) + (1 if fp else base_pay) <= limit:
+                    out.append(moves[seat][index])
     return out
 
 
-def noble_placements(state: State, ctx: DeployCtx, count: int) -> list[tuple[str, ...]]:
-    """Every way to lay ``count`` Nobles in the payment spaces of this action, as the
-    sorted regions that get one (Move/Deploy: the payer chooses which figures go where;
-    two figures in one payment space are the same choice)."""
-    regions = sorted(state.ring[x] for x in ctx.move_to + ctx.pay_to)
-    return list(dict.fromkeys(combinations(regions, count)))
+def _placements(regions: tuple[str, ...], count: int) -> tuple[tuple[str, ...], ...]:
+    """Every way to lay ``count`` Nobles in the payment spaces of ``regions`` (sorted),
+    as the sorted regions that get one (Move/Deploy: the payer chooses which figures go
+    where; two figures in one payment space are the same choice)."""
+    return tuple(dict.fromkeys(combinations(regions, count)))
 
 
-def seat_options(state: State, p: int, ctx: DeployCtx) -> list[Seat]:
-    """Which figure stands on the seat, which payment spaces get Nobles, privilege 3,
-    track Envoy."""
+@lru_cache(maxsize=4096)
+def _seat_moves(
+    figure: str, regions: tuple[str, ...], count: int, double: bool, bonus: bool
+) -> tuple[Seat, ...]:
+    """The Seat moves with ``count`` Nobles laid in the payment spaces of ``regions``
+    (frozen, so one object serves every state)."""
+    return tuple(Seat(figure, nobles, double, bonus) for nobles in _placements(regions, count))
+
+
+def seat_options(
+    state: State, p: int, ctx: DeployCtx, figures: Sequence[str] = FIGURES
+) -> list[Seat]:
+    """Which figure stands on the seat (one of ``figures``), which payment spaces get
+    Nobles, privilege 3, track Envoy."""
     payers = len(ctx.move_to) + len(ctx.pay_to)
+    regions = tuple(sorted(state.ring[x] for x in ctx.move_to + ctx.pay_to))
+    court = state.court[p]
     out: list[Seat] = []
-    for bonus in [False, True] if ctx.bonus else [False]:
-        envoys = state.court[p][E] + bonus
-        for figure in ("envoy", "noble"):
+    for bonus in BOTH if ctx.bonus else NO:
+        envoys = court[E] + bonus
+        for figure in figures:
             if figure == "envoy" and ctx.noble_only:
                 continue
             rest_e = envoys - (figure == "envoy")
-            rest_n = state.court[p][N] - (figure == "noble")
+            rest_n = court[N] - (figure == "noble")
             if rest_e < 0 or rest_n < 0:
                 continue
-            for double in [False, True] if ctx.double_ok and figure == "envoy" else [False]:
+            for double in BOTH if ctx.double_ok and figure == "envoy" else NO:
                 free_e = rest_e - double
                 if free_e < 0:
                     continue
                 for count in range(min(rest_n, payers) + 1):
                     if payers - count <= free_e:
-                        out.extend(
-                            Seat(figure, nobles, double, bonus)
-                            for nobles in noble_placements(state, ctx, count)
-                        )
+                        out.extend(_seat_moves(figure, regions, count, double, bonus))
     return out
 
 
-def turn_moves(state: State, p: int) -> list[Move]:
-    out: list[Move] = [Privilege(x) for x in available_privileges(state, p)]
-    if not state.first_used and holds(state, p, "first"):
+def turn_moves(state: State, p: int, like: Move | None = None) -> list[Move]:
+    """A turn's choices: privileges, first position, Supply, Move/Deploy; with ``like``
+    only those of its kind (and its Supply space, its Region and seat)."""
+    kind = type(like)
+    out: list[Move] = []
+    if like is None or kind is Privilege:
+        out += [Privilege(x) for x in available_privileges(state, p)]
+    if (like is None or kind is First) and not state.first_used and holds(state, p, "first"):
         out.append(First())
-    return out + supply_moves(state, p) + deploy_moves(state, p)
+    if like is None:
+        return out + supply_moves(state, p) + deploy_moves(state, p)
+    if isinstance(like, Supply):
+        # the generator's own numbers, so that the cached moves are built from them only
+        out += supply_moves(state, p, tuple(x for x in SUPPLY_NUMBERS if x == like.space))
+    elif isinstance(like, Deploy):
+        positions = [state.ring.index(like.region)] if like.region in state.ring else []
+        out += deploy_moves(state, p, positions, like.seat)
+    return out
 
 
 def take_moves(state: State, p: int) -> list[Move]:
     assert state.supply is not None
     kind = state.supply.need[0]
-    return [Take(state.ring[pos]) for pos in range(6) if (p, kind) in state.payment[pos]]
+    return [Take(state.ring[pos]) for pos in POSITIONS if (p, kind) in state.payment[pos]]
 
 
 def keep_moves(state: State, p: int) -> list[Move]:
@@ -215,16 +338,21 @@ def keep_moves(state: State, p: int) -> list[Move]:
     return out
 
 
-def legal_moves(state: State, player: str) -> list[Move]:
+def legal_moves(state: State, player: str, like: Move | None = None) -> list[Move]:
+    """Every legal move of ``player`` now, in a fixed order. With ``like``: only those
+    that could equal ``like``, in the same order (what ``is_legal`` asks for)."""
     if state.finished or state.players[state.active] != player:
         return []
     p = state.active
     phase = state.phase
     if phase == "turn":
-        return turn_moves(state, p)
+        return turn_moves(state, p, like)
     if phase == "seat":
         assert state.deploy is not None
-        return list(seat_options(state, p, state.deploy))
+        if isinstance(like, Seat):
+            figures = tuple(f for f in FIGURES if f == like.figure)
+            return seat_options(state, p, state.deploy, figures)
+        return seat_options(state, p, state.deploy) if like is None else []
     if phase == "take":
         return take_moves(state, p)
     if phase in ("end", "purple"):
@@ -236,6 +364,12 @@ def legal_moves(state: State, player: str) -> list[Move]:
     if phase == "return":
         return [Return(True), Return(False)]
     return []
+
+
+def is_legal(state: State, player: str, move: Move) -> bool:
+    """``move in legal_moves(state, player)``, asking the generators only for the moves
+    that could equal ``move``."""
+    return move in legal_moves(state, player, move)
 
 
 def after_action(state: State) -> None:

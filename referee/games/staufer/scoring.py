@@ -106,9 +106,9 @@ def region_contract_points(state: State, player: int, region: str) -> int:
 
 
 def contract_points(state: State, player: int, contract: str) -> int:
-    figs = seat_figures(state, player)
     if contract.startswith("contract:region-"):
         return region_contract_points(state, player, contract.removeprefix("contract:region-"))
+    figs = seat_figures(state, player)
     if contract in BLUE:
         counts = [0] * 6
         for pos, _ in figs:

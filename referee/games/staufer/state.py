@@ -27,6 +27,11 @@ class DeployCtx(msgspec.Struct):
     noble_only: bool
     double_ok: bool  # privilege 3 applies (seat was empty)
 
+    def copy(self) -> DeployCtx:
+        return msgspec.structs.replace(
+            self, move_to=list(self.move_to), pay_to=list(self.pay_to)
+        )
+
 
 class SupplyCtx(msgspec.Struct):
     """A Supply action in progress (figures still to take, then its chests)."""
@@ -35,6 +40,9 @@ class SupplyCtx(msgspec.Struct):
     chests: int  # 0-based space whose chests are taken
     draw: bool
     need: list[str]  # figure kinds still to take ("E"/"N")
+
+    def copy(self) -> SupplyCtx:
+        return msgspec.structs.replace(self, need=list(self.need))
 
 
 class State(msgspec.Struct):
@@ -86,6 +94,51 @@ class State(msgspec.Struct):
     events: list[str] = msgspec.field(default_factory=list)
     final: dict[str, dict[str, int]] = msgspec.field(default_factory=dict)
     finished: bool = False
+
+    def copy(self) -> State:
+        """An independent copy for search (much cheaper than ``copy.deepcopy``): every
+        part that play changes is copied as deep as it is nested; the parts fixed at
+        setup (SHARED) are shared, and no rule changes them in place."""
+        return msgspec.structs.replace(
+            self,
+            rng=self.rng.copy(),
+            seats=[[list(occ) for occ in row] for row in self.seats],
+            seat_chests=[[list(chests) for chests in row] for row in self.seat_chests],
+            payment=[list(space) for space in self.payment],
+            supply_chests=[list(space) for space in self.supply_chests],
+            stack=list(self.stack),
+            discard=list(self.discard),
+            revealed=list(self.revealed),
+            court=[list(c) for c in self.court],
+            province=[list(c) for c in self.province],
+            held=[list(h) for h in self.held],
+            privileges=[list(h) for h in self.privileges],
+            vp_card=list(self.vp_card),
+            priv_left=list(self.priv_left),
+            vp_stack=list(self.vp_stack),
+            contracts=[list(h) for h in self.contracts],
+            unused_contracts=list(self.unused_contracts),
+            score=list(self.score),
+            turn_track=list(self.turn_track),
+            supply_track=list(self.supply_track),
+            deploy_track=list(self.deploy_track),
+            deploy=None if self.deploy is None else self.deploy.copy(),
+            supply=None if self.supply is None else self.supply.copy(),
+            to_score=list(self.to_score),
+            scored=list(self.scored),
+            pickers=list(self.pickers),
+            queue=list(self.queue),
+            kept=list(self.kept),
+            to_court=list(self.to_court),
+            purple_queue=list(self.purple_queue),
+            events=list(self.events),
+            final={who: dict(parts) for who, parts in self.final.items()},
+        )
+
+
+# Fields of State fixed at setup, shared between a state and its copy().
+SHARED = ("players", "options", "ring", "tiles", "seat_cost", "seat_noble", "rows", "unused_a",
+          "priv_numbers")
 
 
 def _enc_hook(obj: Any) -> Any:
