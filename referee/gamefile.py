@@ -31,6 +31,7 @@ from referee.errors import (
 from referee.schema import (
     FORMAT,
     GAME_ID,
+    GAME_MASTER,
     PLAYER_ID,
     JsonProblem,
     check_shape,
@@ -180,6 +181,9 @@ def parse(text: bytes | str, where: str = "game file") -> GameFile:
     dupes = sorted({p for p in ids if ids.count(p) > 1})
     if dupes:
         raise GameFileError(f"{where}: player listed twice: {', '.join(dupes)}")
+    if GAME_MASTER in ids:
+        raise GameFileError(f"{where}: a player may not be called {GAME_MASTER!r}: it names "
+                            "the game master")
     return GameFile(data, game)
 
 
@@ -437,6 +441,9 @@ def parse_players(spec: str) -> list[dict[str, Any]]:
                     "ids are 1-24 lower-case letters, digits, '-' or '_', starting with "
                     "a letter, e.g. ann")
             raise UsageError(f"bad player id {pid!r}", hints=[hint])
+        if pid == GAME_MASTER:
+            raise UsageError(f"bad player id {pid!r}: it names the game master",
+                             hints=["choose another id for this player"])
         player: dict[str, Any] = {"id": pid, "name": pid}
         if bot:
             player["bot"] = bot.to_json()

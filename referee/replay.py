@@ -205,6 +205,8 @@ def entry_text(gf: GameFile, i: int, seed: str | None = None, viewer: str | None
         return f"undo {entry['undo']}"
     if kind == "void":
         return f"void {entry['void']} (struck: it was not legal)"
+    if kind == "meta" and entry["meta"]["kind"] == "bot":
+        return seatsmod.meta_text(entry["meta"])
     if kind == "meta":
         details = ", ".join(f"{k} {v}" for k, v in entry["meta"].items() if k != "kind")
         return f"[{entry['meta']['kind']}] {details}".rstrip()

@@ -149,6 +149,16 @@ def validate_meta(meta: Mapping[str, Any], players: Sequence[str]) -> dict[str, 
     return {**out, **make_seat(meta["level"], meta.get("iterations"), "bot").to_json()}
 
 
+def meta_text(meta: Mapping[str, Any]) -> str:
+    """A ``bot`` record as people read it: ``[bot] ben: greedy``, ``[bot] ben: a person``."""
+    level = meta.get("level")
+    if level is None:
+        return f"[bot] {meta.get('player')}: back to a person"
+    iterations = meta.get("iterations")
+    return f"[bot] {meta.get('player')}: " + (f"{level}, {iterations} it." if iterations
+                                              else str(level))
+
+
 def meta_refusal(seats: Seats, by: str, meta: Mapping[str, Any]) -> str | None:
     """Why ``by`` may not write this (valid) ``bot`` meta entry now, or None."""
     player = meta["player"]

@@ -14,7 +14,7 @@ from typing import Any
 
 from referee import gamefile, seats, secret
 from referee.engine import Match, resolve_move
-from referee.errors import MoveError, ReplayError, UsageError
+from referee.errors import MoveError, RefereeError, ReplayError, UsageError
 
 
 @dataclass
@@ -166,14 +166,16 @@ MAX_BOT_MOVES = 2000  # more than any game has decisions: a loop that cannot end
 
 def play_bots(path: Path, *, secret_path: Path | None = None,
               stand_in: dict[str, seats.SeatBot] | None = None,
-              extra: dict[str, Any] | None = None) -> list[BotMove]:
+              extra: dict[str, Any] | None = None,
+              into: list[BotMove] | None = None) -> list[BotMove]:
     """Play every decision that a bot seat owes, one after the other, until a person must
     move or the game is over; each through the one path (lock, replay, append, atomic
     write), each entry ``"bot": true`` by the seat's player. ``stand_in``: players a bot
     plays for now although their seats are people's (a missed deadline), for as long as
     they owe a decision without a break. Does nothing without the state (a sealed game
-    without its secret, nonces still missing). Raises the errors of a replay."""
-    played: list[BotMove] = []
+    without its secret, nonces still missing). The moves played are appended to ``into``
+    as they are written. Raises the errors of a replay."""
+    played: list[BotMove] = [] if into is None else into
     standing = dict(stand_in or {})
     while len(played) < MAX_BOT_MOVES:
         step = _bot_step(path, secret_path, standing, extra or {})
@@ -181,6 +183,27 @@ def play_bots(path: Path, *, secret_path: Path | None = None,
             break
         played.append(step)
     return played
+
+
+def bots_after(path: Path, secret_path: Path | None = None
+               ) -> tuple[list[BotMove], str | None]:
+    """:func:`play_bots` after a command that has done its own work: what the bots
+    played, and why they stopped early (None: they did all they owed)."""
+    played: list[BotMove] = []
+    try:
+        play_bots(path, secret_path=secret_path, into=played)
+    except RefereeError as exc:
+        return played, exc.message
+    return played, None
+
+
+def check_bots_can_play(match: Match, players: Sequence[str]) -> None:
+    """Refuse bot seats in a game the bots cannot play (no determinize). Raises
+    UsageError."""
+    from referee.rng import Rng
+
+    for pid in players:
+        match.game.determinize(match.state, pid, Rng(b"referee/probe"))
 
 
 def _bot_step(path: Path, secret_path: Path | None, standing: dict[str, seats.SeatBot],
@@ -251,6 +274,8 @@ def set_seat(path: Path, by: str, player: str, seat: seats.SeatBot | None, *,
         if seed is None and gf.sealed:
             gamefile.check_structure(gf)
         else:
-            gamefile.replay(gf, seed)
+            match = gamefile.replay(gf, seed)
+            if seat is not None:
+                check_bots_can_play(match, [player])
         gamefile.replace(path, old, gf.data)
     return entry

@@ -13,6 +13,7 @@ from referee.bots import LEVELS, choose, make_bot
 from referee.bots.simulate import Result, simulate
 from referee.cli import main
 from referee.cli.common import emit_json, handles_errors, load, secret_option
+from referee.cli.play import bots_done
 from referee.engine import get_game
 from referee.errors import UsageError
 from referee.rng import Rng, new_seed
@@ -66,7 +67,7 @@ def bot(path: Path, player: str | None, level: str | None, think: float | None,
     done = submit(path, player, [text], secret_path=secret_path, extra={"bot": True})
     accepted = done.accepted[-1]
     after = done.match
-    played = play_bots(path, secret_path=secret_path)
+    played = bots_done(path, secret_path)
     if played:
         _, after = load(path, secret_path)
     if as_json:
@@ -119,7 +120,7 @@ def seat(path: Path, player: str, level: str | None, human: bool, by: str,
         raise UsageError("give exactly one of --bot LEVEL and --human")
     chosen = None if human else seats.parse_spec(level or "")
     entry = set_seat(path, by, player, chosen, secret_path=secret_path)
-    played = play_bots(path, secret_path=secret_path)
+    played = bots_done(path, secret_path)
     if as_json:
         emit_json({"n": entry["n"], "player": player, "bot": chosen.to_json() if chosen
                    else None, "bot_moves": [vars(b) for b in played]})

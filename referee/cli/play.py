@@ -28,7 +28,7 @@ from referee.cli.mail import answer_rejection, mail_identify
 from referee.engine import game_names, get_game
 from referee.errors import MoveError, SealedError, UsageError
 from referee.schema import GAME_MASTER
-from referee.submit import BotMove, play_bots, submit
+from referee.submit import BotMove, bots_after, check_bots_can_play, submit
 from referee.submit import undo as submit_undo
 
 # --- games ----------------------------------------------------------------------------
@@ -117,6 +117,7 @@ def new(game_name: str, path: Path, players: str, seed: str | None,
     data = gamefile.new_data(game, player_list, parse_option_pairs(options), rng, game_id)
     gf = gamefile.GameFile(data, game)
     match = gamefile.replay(gf, seed)  # proves the setup works before anything is written
+    check_bots_can_play(match, list(seats.header_seats(data)))
     secret_path = secret_out or secret.default_secret_path(path)
     sealed_file = sealed and not derived
     if sealed_file:  # both files or neither, even if killed (fileio.create_pair)
@@ -124,7 +125,7 @@ def new(game_name: str, path: Path, players: str, seed: str | None,
                            secret.secret_text(game_id, seed))
     else:
         gamefile.create(path, data)
-    played = play_bots(path, secret_path=secret_path if sealed_file else None)
+    played = bots_done(path, secret_path if sealed_file else None)
     if played:
         gf, match = load(path, secret_path if sealed_file else None)
     assumed = game.assumptions()
@@ -132,8 +133,9 @@ def new(game_name: str, path: Path, players: str, seed: str | None,
         out = status_json(gf, match, None)
         out["file"] = str(path)
         out["assumed_values"] = len(assumed)
-        out["bots"] = bots_json(gf)
-        out["bot_moves"] = [vars(b) for b in played]
+        if bots_json(gf):
+            out["bots"] = bots_json(gf)
+            out["bot_moves"] = [vars(b) for b in played]
         if sealed_file:
             out["secret"] = str(secret_path)
         emit_json(out)
@@ -165,6 +167,15 @@ def players_text(gf: gamefile.GameFile) -> str:
 def bots_json(gf: gamefile.GameFile) -> dict[str, Any]:
     """The bot seats now: player -> {"level", "iterations"}."""
     return {p: b.to_json() for p, b in seats.seats_at(gf.data).bots.items()}
+
+
+def bots_done(path: Path, secret_path: Path | None) -> list[BotMove]:
+    """Let the bot seats play what they owe after a command did its work; if they
+    cannot go on, say why on stderr (the command's own change stands)."""
+    played, problem = bots_after(path, secret_path)
+    if problem:
+        click.echo(f"warning: the bots could not move: {problem}", err=True)
+    return played
 
 
 def bot_move_lines(played: Sequence[BotMove]) -> list[str]:
@@ -228,7 +239,8 @@ def status(path: Path, viewer: str | None, secret_path: Path | None, wide: bool,
     if viewer is not None:
         gf.player(viewer)
     if as_json:
-        emit_json(status_json(gf, match, viewer) | {"bots": bots_json(gf)})
+        bots = bots_json(gf)
+        emit_json(status_json(gf, match, viewer) | ({"bots": bots} if bots else {}))
         return
     click.echo(status_text(gf, match, viewer, str(path), wide))
     if seats.seats_at(gf.data).bots:
@@ -282,7 +294,7 @@ def move(path: Path, player: str | None, words: Sequence[str], secret_path: Path
             click.echo("bot seats move when a referee with the secret runs `referee bot "
                        "FILE`")
         return
-    played = play_bots(path, secret_path=secret_path)
+    played = bots_done(path, secret_path)
     gf, match, player = done.gf, done.match, done.player
     if played:
         gf, match = load(path, secret_path)
@@ -369,8 +381,10 @@ def nonce(path: Path, player: str, value: str | None, keep: Path | None,
         step = nonces.give(gf, player, value, keep)
         gamefile.replace(path, old, gf.data)
     missing = gamefile.missing_nonces(gf)
+    played = [] if missing else bots_done(path, None)
     if as_json:
-        emit_json({"step": step, "missing": missing, "phase": gamefile.nonce_phase(gf)})
+        emit_json({"step": step, "missing": missing, "phase": gamefile.nonce_phase(gf),
+                   "bot_moves": [vars(b) for b in played]})
         return
     if step == "commit":
         click.echo(f"{player} committed to a nonce (kept in {keep}; do not share it yet).")
@@ -378,6 +392,8 @@ def nonce(path: Path, player: str, value: str | None, keep: Path | None,
         click.echo(f"{player}'s nonce revealed and recorded.")
     click.echo(gamefile.nonce_prompt(gf) if missing else
                "every player has given a nonce: the game can begin.")
+    for line in bot_move_lines(played):
+        click.echo(line)
 
 
 @main.command()
@@ -469,11 +485,17 @@ def void(path: Path, number: int, player: str, secret_path: Path | None,
         else:
             match = gamefile.replay(gf, seed)
         gamefile.replace(path, old, gf.data)
+    played = bots_done(path, secret_path) if match is not None else []
+    if played:
+        gf, match = load(path, secret_path)
     if as_json:
-        emit_json({"void": number, "n": entry["n"], "checked": match is not None})
+        emit_json({"void": number, "n": entry["n"], "checked": match is not None,
+                   "bot_moves": [vars(b) for b in played]})
         return
     click.echo(f"move {number} struck by {player} (entry {entry['n']})"
                + ("" if match is not None else
                   "; appended UNCHECKED: only a referee with the secret can check it"))
+    for line in bot_move_lines(played):
+        click.echo(line)
     if match is not None:
         click.echo(prompt_line(gf, match))
