@@ -411,9 +411,16 @@ def _bot_entries(raw: bytes) -> set[int]:
         for entry in data["log"]:
             meta = entry.get("meta")
             if isinstance(meta, dict) and meta.get("kind") == "bot":
-                now.apply(entry["by"], meta)
+                try:
+                    now.apply(entry["by"], seats.validate_meta(meta, now_players(data)))
+                except UsageError:
+                    continue
             elif "move" in entry and entry.get("bot") is True and entry["by"] in now.bots:
                 found.add(entry["n"])
     except (ValueError, KeyError, TypeError, AttributeError, RecursionError):
         return set()
     return found
+
+
+def now_players(data: dict[str, Any]) -> list[str]:
+    return [p["id"] for p in data["players"]]

@@ -122,13 +122,19 @@ class Seats:
 
 
 def seats_at(data: Mapping[str, Any], upto: int | None = None) -> Seats:
-    """The seats before log entry index ``upto`` (None: after the whole log)."""
+    """The seats before log entry index ``upto`` (None: after the whole log). A ``bot``
+    record that is not valid is skipped here (the replay refuses the file)."""
     found = header_seats(data)
     seats = Seats(found, {p: "header" for p in found})
+    players = [p["id"] for p in data["players"]]
     for entry in data["log"][:upto]:
         meta = entry.get("meta")
         if isinstance(meta, dict) and meta.get("kind") == "bot":
-            seats.apply(entry["by"], meta)
+            try:
+                checked = validate_meta(meta, players)
+            except UsageError:
+                continue
+            seats.apply(entry["by"], checked)
     return seats
 
 

@@ -137,3 +137,57 @@ def test_seat_move_is_the_same_key_for_key(repo: Path) -> None:
     key = seats.seat_rng_key(gamefile.rng_key(gf), 2)
     chosen = seat_move(match.game, match.state, "ben", "greedy", None, key)
     assert gamefile.decode_move(match.game, gf.log[1]["move"], "$") == chosen
+
+
+@pytest.fixture
+def signed(repo: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """The repository with ann's and ben's SSH keys in .referee/allowed_signers."""
+    import shutil
+
+    from tests.ci import UNDER_CI
+
+    if shutil.which("ssh-keygen") is None:
+        if UNDER_CI:
+            pytest.fail("ssh-keygen (openssh-client) is missing in CI")
+        pytest.skip("ssh-keygen (openssh-client) is not installed")
+    keys = tmp_path_factory.mktemp("keys")
+    lines, found = [], {}
+    for who in ("ann", "ben"):
+        key = keys / f"id_{who}"
+        subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", who, "-f",
+                        str(key)], check=True, capture_output=True)
+        lines.append(f"{who} ssh-ed25519 {(keys / f'id_{who}.pub').read_text().split()[1]}\n")
+        found[who] = key
+    (repo / ".referee").mkdir()
+    (repo / ".referee" / "allowed_signers").write_text("".join(lines))
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "keys")
+    git(repo, "config", "gpg.format", "ssh")
+    return found
+
+
+def signed_commit(repo: Path, key: Path) -> None:
+    git(repo, "add", "-A")
+    git(repo, "-c", f"user.signingkey={key}", "commit", "-q", "-S", "-m", "a move")
+
+
+def test_signed_commit_may_carry_the_bots_moves_but_not_a_forgery(
+        repo: Path, signed: dict[str, Path]) -> None:
+    base = git(repo, "rev-parse", "HEAD")
+    path = repo / "g.json"
+    run("move", path, "--as", "ann", "supply 2")
+    assert any(e["by"] == "ben" for e in gamefile.read(path).log)
+    signed_commit(repo, signed["ann"])
+    result = run("check", path, "--since", base, "--signed")
+    assert result.exit_code == 0, result.output
+    # the same change with ben's bot move replaced by ann's own choice for ben
+    gf = gamefile.read(path)
+    match = gamefile.replay(gf, upto=1)
+    chosen = gamefile.decode_move(match.game, gf.log[1]["move"], "$")
+    other = next(m for m in match.game.legal_moves(match.state, "ben") if m != chosen)
+    rewrite(path, [gf.log[0], {"n": 2, "by": "ben", "move": msgspec.to_builtins(other),
+                               "bot": True}])
+    signed_commit(repo, signed["ann"])
+    result = run("check", path, "--since", base, "--signed")
+    assert result.exit_code == 1
+    assert "entry 2 is not the move of ben's bot (greedy)" in result.output

@@ -166,3 +166,25 @@ def test_deadline_bot_option_and_commands_refuse_bad_levels(tmp_path: Path) -> N
         except UsageError:
             continue
         raise AssertionError(f"{line!r} was accepted")
+
+
+def test_a_bot_seat_that_starts_moves_before_the_first_mails(tmp_path: Path) -> None:
+    setup = Setup(tmp_path, game="staufer", gid="stb-8",
+                  players="bot:ann=random,ben=Ben <ben@example.org>,cat=Cat <cat@example.org>")
+    log = log_of(setup)
+    assert log and all(e["by"] == "ann" and e["bot"] is True for e in log)  # by `new`
+    n = len(log)
+    setup.options = ("--gm", GM_ADDRESS)
+    setup.judge()
+    assert len(log_of(setup)) == n
+    out = setup.new_mail()
+    assert sorted(m["X-Referee-Player"] for m in out) == ["ben", "cat", "gm"]
+    ben = body_text(next(m for m in out if m["X-Referee-Player"] == "ben"))
+    assert ben.splitlines()[0].startswith("Your turn")
+    # the game master hands ben's seat to a bot by mail: it plays ben's turn at once
+    setup.send(reply(setup.latest("gm"), "bot ben greedy"))
+    after = log_of(setup)
+    assert after[n]["meta"] == {"kind": "bot", "player": "ben", "level": "greedy"}
+    assert after[n + 1]["by"] == "ben" and after[n + 1]["bot"] is True
+    text = body_text(setup.latest("cat"))
+    assert f"{n + 1}. the game master handed a seat over: ben: greedy" in text

@@ -390,7 +390,12 @@ class Judge:
         gid = game.gf.game_id
         state = self.store.game(gid)
         players = [p for p in waiting if p in game.gf.players]
-        played = self.play_bots(game.path, {p: seats.make_seat(level) for p in players})
+        try:
+            stand_in = {p: seats.make_seat(level) for p in players}
+        except RefereeError as exc:  # a hand-edited deadline record
+            self.config.log(f"deadline bot of {game.path.name}: {exc.message}")
+            return False
+        played = self.play_bots(game.path, stand_in)
         state["expired"] = state["reminded"] = state["since"]
         if not played:
             return False
