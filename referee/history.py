@@ -407,12 +407,13 @@ def _bot_entries(raw: bytes) -> set[int]:
     try:
         data = json.loads(raw)
         now = seats.seats_at({"players": data["players"], "log": []})
+        players = [p["id"] for p in data["players"]]
         found: set[int] = set()
         for entry in data["log"]:
             meta = entry.get("meta")
             if isinstance(meta, dict) and meta.get("kind") == "bot":
                 try:
-                    now.apply(entry["by"], seats.validate_meta(meta, now_players(data)))
+                    now.apply(entry["by"], seats.validate_meta(meta, players))
                 except UsageError:
                     continue
             elif "move" in entry and entry.get("bot") is True and entry["by"] in now.bots:
@@ -420,7 +421,3 @@ def _bot_entries(raw: bytes) -> set[int]:
     except (ValueError, KeyError, TypeError, AttributeError, RecursionError):
         return set()
     return found
-
-
-def now_players(data: dict[str, Any]) -> list[str]:
-    return [p["id"] for p in data["players"]]

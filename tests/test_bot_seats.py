@@ -384,3 +384,10 @@ def test_bot_seat_moves_are_the_same_in_other_processes(tmp_path: Path) -> None:
         assert done.returncode == 0, done.stderr
         logs.append([(e["by"], e["move"]) for e in entries(path)])
     assert logs[0] == logs[1] and {by for by, _ in logs[0]} == {"ann", "ben", "cat"}
+
+
+def test_seat_levels_are_the_bots_levels() -> None:
+    """referee/seats.py names the levels without importing the bots: the same ones."""
+    from referee.bots import LEVELS
+
+    assert seats.LEVELS == LEVELS
