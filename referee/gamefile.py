@@ -31,6 +31,7 @@ from referee.errors import (
 from referee.schema import (
     FORMAT,
     GAME_ID,
+    GAME_MASTER,
     PLAYER_ID,
     JsonProblem,
     check_shape,
@@ -180,6 +181,9 @@ def parse(text: bytes | str, where: str = "game file") -> GameFile:
     dupes = sorted({p for p in ids if ids.count(p) > 1})
     if dupes:
         raise GameFileError(f"{where}: player listed twice: {', '.join(dupes)}")
+    if GAME_MASTER in ids:
+        raise GameFileError(f"{where}: a player may not be called {GAME_MASTER!r}: it names "
+                            "the game master")
     return GameFile(data, game)
 
 
@@ -412,19 +416,24 @@ def now() -> str:
 # --- building new games ---------------------------------------------------------------
 
 
-def parse_players(spec: str) -> list[dict[str, str]]:
-    """``ann,ben`` or ``ann=Ann Smith <ann@example.org>,ben``. Raises UsageError.
+def parse_players(spec: str) -> list[dict[str, Any]]:
+    """``ann,ben`` or ``ann=Ann Smith <ann@example.org>,ben``; ``bot:cat`` or
+    ``bot:cat=greedy`` (``random``, ``greedy``, ``mcts`` or ``mcts:ITERATIONS``) for a bot
+    seat (referee/seats.py). Raises UsageError.
 
     Ids are NFC-normalised and must be lower-case; names and addresses may not hold
     control characters."""
     import re
     import unicodedata
 
-    players: list[dict[str, str]] = []
+    from referee import seats
+
+    players: list[dict[str, Any]] = []
     for part in (s.strip() for s in spec.split(",")):
         if not part:
             raise UsageError(f"empty player name in --players {spec!r}")
-        pid, _, rest = part.partition("=")
+        part, bot = seats.split_player(part)
+        pid, _, rest = (part, "", "") if bot else part.partition("=")
         pid = unicodedata.normalize("NFC", pid.strip())
         if not re.fullmatch(PLAYER_ID.rstrip("$"), pid):
             hint = (f"ids are lower-case: use {pid.lower()!r}"
@@ -432,7 +441,12 @@ def parse_players(spec: str) -> list[dict[str, str]]:
                     "ids are 1-24 lower-case letters, digits, '-' or '_', starting with "
                     "a letter, e.g. ann")
             raise UsageError(f"bad player id {pid!r}", hints=[hint])
-        player = {"id": pid, "name": pid}
+        if pid == GAME_MASTER:
+            raise UsageError(f"bad player id {pid!r}: it names the game master",
+                             hints=["choose another id for this player"])
+        player: dict[str, Any] = {"id": pid, "name": pid}
+        if bot:
+            player["bot"] = bot.to_json()
         rest = rest.strip()
         m = re.match(r"^(.*?)\s*<([^<>\s]+@[^<>\s]+)>$", rest)
         if m:
@@ -452,7 +466,7 @@ def parse_players(spec: str) -> list[dict[str, str]]:
 
 def new_data(
     game: Game,
-    players: Sequence[dict[str, str]],
+    players: Sequence[dict[str, Any]],
     options: Mapping[str, str],
     rng: dict[str, Any],
     game_id: str,

@@ -26,7 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from referee import gamefile
+from referee import gamefile, seats, secret
+from referee.engine import Match
 from referee.errors import GameFileError, ReplayError, UsageError
 from referee.rng import commitment
 from referee.schema import GAME_MASTER
@@ -188,8 +189,13 @@ def _added_nonces(key: str, old: dict[str, str], new: dict[str, str], author: st
 
 
 def compare(rel: str, old_raw: bytes | None, new_gf: gamefile.GameFile, rev: str,
-            author: str | None) -> FileChange:
-    """Check one game file against its version at the revision (None: a new file)."""
+            author: str | None, seed: str | None = None) -> FileChange:
+    """Check one game file against its version at the revision (None: a new file).
+
+    New moves of bot seats are replayed: each must be exactly the move the seat's bot
+    chooses (:func:`check_bot_moves`); such a move may then be added by anybody. The
+    seed of a sealed game is ``seed`` or found as `check` finds it (the environment, or
+    the secret beside the file seen from the current directory)."""
     change = FileChange(rel, created=old_raw is None)
     old_log: list[dict[str, Any]] = []
     if old_raw is not None:
@@ -205,9 +211,62 @@ def compare(rel: str, old_raw: bytes | None, new_gf: gamefile.GameFile, rev: str
         _check_prefix(old_log, new_gf.log, rev)
     new = new_gf.log[len(old_log):]
     change.new_entries = len(new)
+    if seed is None:
+        seed = secret.find_seed(new_gf, None, Path(rel))
+    verified = check_bot_moves(new_gf, seed, len(old_log))
     if author is not None:
-        _check_authors(new, author)
+        _check_authors([e for e in new if e["n"] not in verified], author)
     return change
+
+
+def check_bot_moves(gf: gamefile.GameFile, seed: str | None, first: int) -> set[int]:
+    """The numbers of the entries from index ``first`` on that are moves of bot seats,
+    each checked to be exactly the move the seat's bot chooses there (the bots are
+    reproducible: referee/seats.py). Empty when the state cannot be rebuilt (a sealed
+    game without its secret): then those moves are nobody's but their author's.
+    Raises ReplayError for a bot seat's move the bot would not make."""
+    targets: dict[int, seats.SeatBot] = {}
+    now = seats.seats_at(gf.data, first)
+    for i in range(first, len(gf.log)):
+        entry = gf.log[i]
+        meta = entry.get("meta")
+        if isinstance(meta, dict) and meta.get("kind") == "bot":
+            now = seats.seats_at(gf.data, i + 1)
+        elif "move" in entry and entry["by"] in now.bots:
+            targets[i] = now.bots[entry["by"]]
+    if not targets or (seed is None and gf.sealed):
+        return set()
+    key = gamefile.rng_key(gf, seed)
+
+    def look(i: int, match: Match) -> None:  # the state after entry i: before entry i + 1
+        if i + 1 in targets:
+            _check_bot_move(gf, i + 1, targets[i + 1], match, key, seed)
+
+    if 0 in targets:
+        _check_bot_move(gf, 0, targets[0], gamefile.start_state(gf, seed), key, seed)
+    gamefile.replay(gf, seed, on_entry=look)
+    return {gf.log[i]["n"] for i in targets}
+
+
+def _check_bot_move(gf: gamefile.GameFile, i: int, seat: seats.SeatBot, match: Match,
+                    key: bytes, seed: str | None) -> None:
+    from referee.bots.players import seat_move  # the bots only when a bot seat moved
+
+    entry = gf.log[i]
+    by, game = entry["by"], match.game
+    if game.finished(match.state) or by not in gamefile.waiting(gf, match):
+        return  # not this seat's decision: the replay refuses the entry
+    if gf.sealed and (i + 1) in gamefile.voided(gf):
+        return
+    chosen = seat_move(game, match.state, by, seat.level, seat.iterations,
+                       seats.seat_rng_key(key, entry["n"]))
+    if chosen != gamefile.entry_move(gf, i, seed):
+        shown = game.public_text(chosen) if gf.sealed else game.format_move(chosen)
+        raise ReplayError(
+            f"entry {entry['n']} is not the move of {by}'s bot ({seat.describe()}): the "
+            f"bot plays {shown!r} there", hints=["a bot seat's moves are its bot's, "
+                                                 "reproducibly: `referee bot FILE` plays "
+                                                 "them"])
 
 
 def _check_prefix(old_log: list[dict[str, Any]], new_log: list[dict[str, Any]],
@@ -328,11 +387,37 @@ def _commit_entries(repo: Repo, c: Signed, rel: str) -> list[str]:
         return [f"commit {c.commit[:12]}: {rel} is not a readable game file"]
     if after[:len(before)] != before:
         return [f"commit {c.commit[:12]} rewrites the history of {rel}"]
+    bots = _bot_entries(after_raw)
     strangers = [e for e in after[len(before):]
-                 if not isinstance(e, dict) or e.get("by") != c.signer]
+                 if not isinstance(e, dict) or (e.get("by") != c.signer
+                                                and e.get("n") not in bots)]
     if strangers:
         return [f"commit {c.commit[:12]} signed by {c.signer} adds entry "
                 f"{strangers[0].get('n') if isinstance(strangers[0], dict) else '?'} of "
                 f"{rel} by {strangers[0].get('by') if isinstance(strangers[0], dict) else '?'}"]
     return []
 
+
+
+def _bot_entries(raw: bytes) -> set[int]:
+    """The numbers of the entries of the game file ``raw`` that are moves marked
+    ``"bot": true`` by a seat a bot plays at that point. Those may be in anybody's
+    commit: `compare` replays each new one and refuses it unless it is exactly the bot's
+    move."""
+    try:
+        data = json.loads(raw)
+        now = seats.seats_at({"players": data["players"], "log": []})
+        players = [p["id"] for p in data["players"]]
+        found: set[int] = set()
+        for entry in data["log"]:
+            meta = entry.get("meta")
+            if isinstance(meta, dict) and meta.get("kind") == "bot":
+                try:
+                    now.apply(entry["by"], seats.validate_meta(meta, players))
+                except UsageError:
+                    continue
+            elif "move" in entry and entry.get("bot") is True and entry["by"] in now.bots:
+                found.add(entry["n"])
+    except (ValueError, KeyError, TypeError, AttributeError, RecursionError):
+        return set()
+    return found

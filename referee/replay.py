@@ -12,9 +12,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from referee import seats as seatsmod
 from referee import vouch
 from referee.engine import Match, Move
-from referee.errors import GameFileError, ReplayError, SealedError
+from referee.errors import GameFileError, ReplayError, SealedError, UsageError
 from referee.gamefile import (
     GameFile,
     check_header,
@@ -66,9 +67,10 @@ def _check_chain(gf: GameFile, i: int, entry: Mapping[str, Any], prev: str) -> s
     return entry_hash(entry)
 
 
-# The only record a player may write about the game: how they want to be notified. All
-# else (addresses, replacements, deadlines, watchers, data upgrades) is the game master's.
-PLAYER_META_KINDS = ("notify",)
+# The only records a player may write about the game: how they want to be notified, and
+# their own seat handed to a bot and back (referee/seats.py). All else (addresses,
+# replacements, deadlines, watchers, data upgrades) is the game master's.
+PLAYER_META_KINDS = ("notify", "bot")
 
 
 def _check_player_meta(i: int, entry: Mapping[str, Any]) -> None:
@@ -76,7 +78,30 @@ def _check_player_meta(i: int, entry: Mapping[str, Any]) -> None:
     if meta["kind"] not in PLAYER_META_KINDS or meta.get("player") != entry["by"]:
         raise ReplayError(f"{_where(i)}: a {meta['kind']!r} record by {entry['by']}: only the "
                           "game master may write it (a player may only set their own "
-                          "notification)")
+                          "notification or hand their own seat to a bot)")
+
+
+def _check_seat(gf: GameFile, i: int, entry: Mapping[str, Any],
+                seats: seatsmod.Seats) -> None:
+    """Bot seats: a ``bot`` record must be valid and by someone who may write it; a move
+    by a bot seat must be marked as the bot's (``"bot": true``): nobody moves for a bot
+    seat by hand. Updates ``seats``."""
+    meta = entry.get("meta")
+    if isinstance(meta, dict) and meta["kind"] == "bot":
+        try:
+            checked = seatsmod.validate_meta(meta, gf.players)
+        except UsageError as exc:
+            raise ReplayError(f"{_where(i)}: {exc.message}") from None
+        refusal = seatsmod.meta_refusal(seats, entry["by"], checked)
+        if refusal:
+            raise ReplayError(f"{_where(i)}: {refusal}")
+        seats.apply(entry["by"], checked)
+    elif "move" in entry and entry["by"] in seats.bots and entry.get("bot") is not True:
+        raise ReplayError(
+            f"{_where(i)}: a move for {entry['by']}'s seat, which a bot plays "
+            f"({seats.bots[entry['by']].describe()}), not marked as the bot's: nobody may "
+            "move for a bot seat", hints=[f"give the seat back to a person first: `referee "
+                                          f"seat FILE {entry['by']} --human --as gm`"])
 
 
 def _check_undo(gf: GameFile, i: int, entry: Mapping[str, Any]) -> None:
@@ -142,8 +167,10 @@ def check_structure(gf: GameFile) -> None:
     or GameFileError."""
     check_header(gf)
     prev = header_hash(gf.data)
+    seats = seatsmod.seats_at(gf.data, 0)
     for i, entry in enumerate(gf.log):
         prev = _check_chain(gf, i, entry, prev)
+        _check_seat(gf, i, entry, seats)
         if "move" in entry and "sealed" not in entry:
             decode_move(gf.game, entry["move"], f"$.log[{i}].move")
 
@@ -180,6 +207,8 @@ def entry_text(gf: GameFile, i: int, seed: str | None = None, viewer: str | None
         return f"undo {entry['undo']}"
     if kind == "void":
         return f"void {entry['void']} (struck: it was not legal)"
+    if kind == "meta" and entry["meta"]["kind"] == "bot":
+        return seatsmod.meta_text(entry["meta"])
     if kind == "meta":
         details = ", ".join(f"{k} {v}" for k, v in entry["meta"].items() if k != "kind")
         return f"[{entry['meta']['kind']}] {details}".rstrip()
@@ -221,9 +250,11 @@ def replay(gf: GameFile, seed: str | None = None, upto: int | None = None,
     for i, entry in enumerate(gf.log[:upto]):
         if "void" in entry:  # who may strike what, before the struck move is replayed
             _check_void(gf, i, entry)
+    seats = seatsmod.seats_at(gf.data, 0)
     for i, entry in enumerate(gf.log[:upto]):
         prev = _check_chain(gf, i, entry, prev)
         _check_mac(gf, i, entry, seed)
+        _check_seat(gf, i, entry, seats)
         kind = entry_kind(entry)
         if kind == "undo":
             before = _replay_effective(gf, match.log[:-1], seed)

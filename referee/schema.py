@@ -31,8 +31,17 @@ Sha256Hex = Annotated[str, Meta(pattern=r"^[0-9a-f]{64}$")]
 Sha256Ref = Annotated[str, Meta(pattern=r"^sha256:[0-9a-f]{64}$")]
 
 
+class FileBot(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    """A bot seat (referee/seats.py): the bot's level and, for mcts, its fixed number of
+    iterations per decision (so that its moves are reproducible)."""
+
+    level: Literal["random", "greedy", "mcts"]
+    iterations: Annotated[int, Meta(ge=1, le=100_000)] | UnsetType = UNSET
+
+
 class FilePlayer(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
-    """A player: ``id`` is what moves and commands use; name and e-mail are optional."""
+    """A player: ``id`` is what moves and commands use; name and e-mail are optional;
+    ``bot`` makes the seat a bot seat."""
 
     id: PlayerId
     name: str | UnsetType = UNSET
@@ -40,6 +49,7 @@ class FilePlayer(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     # GitHub login: `check --since REV --by-github LOGIN` maps a pull request's author to
     # this player
     github: Annotated[str, Meta(pattern=r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$")] | UnsetType = UNSET
+    bot: FileBot | UnsetType = UNSET
 
 
 class FileRng(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
@@ -112,6 +122,11 @@ def check_shape(data: Any) -> str | None:
     bad_id = _id_with_newline(doc)
     if bad_id:
         return f"{bad_id}: an id may not end with a line break"
+    for i, player in enumerate(doc.players):
+        bot = player.bot
+        if bot is not UNSET and (bot.level == "mcts") == (bot.iterations is UNSET):
+            return (f"$.players[{i}].bot: an mcts seat needs `iterations`, and only an "
+                    "mcts seat takes them")
     if doc.rng.seed is UNSET and doc.rng.commitment is UNSET:
         return "$.rng: needs `seed` or `commitment`"
     for i, entry in enumerate(doc.log):
@@ -262,6 +277,9 @@ def _file_schema(name: str, title: str, move: dict[str, Any],
     defs = generated["$defs"]
     top = defs.pop("GameFileDoc")
     defs["FileRng"]["anyOf"] = [{"required": ["seed"]}, {"required": ["commitment"]}]
+    defs["FileBot"].update({"if": {"properties": {"level": {"const": "mcts"}}},
+                            "then": {"required": ["iterations"]},
+                            "else": {"not": {"required": ["iterations"]}}})
     entry = defs["LogEntry"]
     entry["oneOf"] = [{"required": [k]} for k in ENTRY_KINDS]
     entry["properties"]["move"] = {"$ref": "#/$defs/GameMove"}

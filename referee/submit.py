@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from referee import gamefile, secret
+from referee import gamefile, seats, secret
 from referee.engine import Match, resolve_move
-from referee.errors import MoveError, ReplayError, UsageError
+from referee.errors import MoveError, RefereeError, ReplayError, UsageError
 
 
 @dataclass
@@ -77,6 +77,7 @@ def submit(
         if player is None or not texts:
             raise UsageError("a move needs the player and the move")
         gf.player(player)
+        refuse_bot_seat(gf, player)
         if seed is None and unchecked:
             done = _append_unchecked(gf, player, texts[0], fields)
         else:
@@ -135,3 +136,146 @@ def undo(path: Path, player: str, *, secret_path: Path | None = None,
             raise ReplayError(exc.message.split(": ", 1)[-1]) from None
         gamefile.replace(path, old, gf.data)
     return Submission(gf, player, match, [Accepted(entry["n"], f"undo {last['n']}")])
+
+
+# --- bot seats ------------------------------------------------------------------------
+
+
+def refuse_bot_seat(gf: gamefile.GameFile, player: str) -> None:
+    """A person may not move for a bot seat (referee/seats.py). Raises UsageError."""
+    seat = seats.seats_at(gf.data).bots.get(player)
+    if seat is not None:
+        raise UsageError(
+            f"{player}'s seat is played by a bot ({seat.describe()}): its moves are the "
+            "bot's", hints=[f"to play it yourself, take the seat back first: `referee seat "
+                            f"FILE {player} --human --as {player}` (or --as gm)"])
+
+
+@dataclass
+class BotMove:
+    """A move a bot played for a seat (a bot seat, or a player who missed a deadline)."""
+
+    n: int
+    player: str
+    text: str
+    level: str
+
+
+MAX_BOT_MOVES = 2000  # more than any game has decisions: a loop that cannot end
+
+
+def play_bots(path: Path, *, secret_path: Path | None = None,
+              stand_in: dict[str, seats.SeatBot] | None = None,
+              extra: dict[str, Any] | None = None,
+              into: list[BotMove] | None = None) -> list[BotMove]:
+    """Play every decision that a bot seat owes, one after the other, until a person must
+    move or the game is over; each through the one path (lock, replay, append, atomic
+    write), each entry ``"bot": true`` by the seat's player. ``stand_in``: players a bot
+    plays for now although their seats are people's (a missed deadline), for as long as
+    they owe a decision without a break. Does nothing without the state (a sealed game
+    without its secret, nonces still missing). The moves played are appended to ``into``
+    as they are written. Raises the errors of a replay."""
+    played: list[BotMove] = [] if into is None else into
+    standing = dict(stand_in or {})
+    while len(played) < MAX_BOT_MOVES:
+        step = _bot_step(path, secret_path, standing, extra or {})
+        if step is None:
+            break
+        played.append(step)
+    return played
+
+
+def bots_after(path: Path, secret_path: Path | None = None
+               ) -> tuple[list[BotMove], str | None]:
+    """:func:`play_bots` after a command that has done its own work: what the bots
+    played, and why they stopped early (None: they did all they owed)."""
+    played: list[BotMove] = []
+    try:
+        play_bots(path, secret_path=secret_path, into=played)
+    except RefereeError as exc:
+        return played, exc.message
+    return played, None
+
+
+def check_bots_can_play(match: Match, players: Sequence[str]) -> None:
+    """Refuse bot seats in a game the bots cannot play (no determinize). Raises
+    UsageError."""
+    from referee.rng import Rng
+
+    for pid in players:
+        match.game.determinize(match.state, pid, Rng(b"referee/probe"))
+
+
+def _bot_step(path: Path, secret_path: Path | None, standing: dict[str, seats.SeatBot],
+              extra: dict[str, Any]) -> BotMove | None:
+    with gamefile.locked(path) as old:
+        gf = gamefile.parse(old, str(path))
+        if gamefile.missing_nonces(gf):
+            return None
+        seed = secret.find_seed(gf, secret_path, path)
+        if seed is None and gf.sealed:
+            return None
+        match = gamefile.replay(gf, seed)
+        waiting = gamefile.waiting(gf, match)
+        for pid in list(standing):
+            if pid not in waiting:
+                del standing[pid]  # their decision is made: the stand-in's work is done
+        bots = {**standing, **seats.seats_at(gf.data).bots}
+        mover = next((p for p in waiting if p in bots), None)
+        if mover is None:
+            return None
+        seat = bots[mover]
+        key = seats.seat_rng_key(gamefile.rng_key(gf, seed), len(gf.log) + 1)
+        from referee.bots.players import seat_move  # the bots only when a bot moves
+
+        chosen = seat_move(match.game, match.state, mover, seat.level, seat.iterations, key)
+        match.play(mover, chosen)
+        entry = gamefile.append_entry(gf.data, mover, chosen, seed=seed,
+                                      extra={**extra, "bot": True})
+        gamefile.replace(path, old, gf.data)
+    text = match.game.public_text(chosen) if gf.sealed else match.game.format_move(chosen)
+    return BotMove(entry["n"], mover, text, seat.level)
+
+
+def set_seat(path: Path, by: str, player: str, seat: seats.SeatBot | None, *,
+             secret_path: Path | None = None,
+             extra: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Hand ``player``'s seat to a bot (``seat``) or back to a person (None): a ``bot``
+    meta entry by ``by`` (the game master, or the player for their own seat), with the
+    referee's MAC when the secret is at hand; the game master needs it in a sealed game.
+    Returns the entry. Raises UsageError, SealedError, ReplayError, GameFileError."""
+    from referee.errors import SealedError
+    from referee.schema import GAME_MASTER
+
+    with gamefile.locked(path) as old:
+        gf = gamefile.parse(old, str(path))
+        if by != GAME_MASTER:
+            gf.player(by)
+        gf.player(player)
+        seed = secret.find_seed(gf, secret_path, path)
+        if seed is None and by == GAME_MASTER and gf.sealed:
+            raise SealedError("the game master's entries need the game's secret (the "
+                              "referee's MAC vouches for them)", hints=["give --secret FILE"])
+        meta = {"kind": "bot", "player": player, "level": None}
+        if seat is not None:
+            meta.update(seat.to_json())
+        meta = seats.validate_meta(meta, gf.players)
+        now = seats.seats_at(gf.data)
+        refusal = seats.meta_refusal(now, by, meta)
+        if refusal:
+            raise UsageError(refusal)
+        if seat is None and player not in now.bots:
+            raise UsageError(f"{player}'s seat is already played by a person")
+        if seat is not None and now.bots.get(player) == seat:
+            raise UsageError(f"{player}'s seat is already played by this bot "
+                             f"({seat.describe()})")
+        entry = gamefile.append_raw(gf.data, {"n": len(gf.log) + 1, "by": by, "meta": meta},
+                                    seed=seed, extra=extra)
+        if seed is None and gf.sealed:
+            gamefile.check_structure(gf)
+        else:
+            match = gamefile.replay(gf, seed)
+            if seat is not None:
+                check_bots_can_play(match, [player])
+        gamefile.replace(path, old, gf.data)
+    return entry

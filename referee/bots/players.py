@@ -88,3 +88,11 @@ def choose(game: Game, state: State, player: str, bot: Bot, rng: Rng) -> Move:
         raise NotYourTurn(f"it is not {player}'s turn: {game.prompt(state)}",
                           hints=[f"waiting for: {', '.join(game.to_move(state)) or 'nobody'}"])
     return bot.choose(game, state, player, rng)
+
+
+def seat_move(game: Game, state: State, player: str, level: str, iterations: int | None,
+              key: bytes) -> Move:
+    """The move of a bot seat (referee/seats.py): ``level`` with a fixed iteration budget
+    (never a wall time) and a generator keyed by ``key``, so that the same position and
+    key give the same move anywhere."""
+    return choose(game, state, player, make_bot(level, None, iterations), Rng(key))

@@ -8,53 +8,128 @@ from typing import Any
 
 import click
 
+from referee import seats
 from referee.bots import LEVELS, choose, make_bot
 from referee.bots.simulate import Result, simulate
 from referee.cli import main
 from referee.cli.common import emit_json, handles_errors, load, secret_option
+from referee.cli.play import bots_done
 from referee.engine import get_game
+from referee.errors import UsageError
 from referee.rng import Rng, new_seed
-from referee.submit import submit
+from referee.schema import GAME_MASTER
+from referee.submit import play_bots, set_seat, submit
 
 LEVEL = click.Choice(LEVELS)
 
 
 @main.command()
 @click.argument("path", metavar="FILE", type=click.Path(path_type=Path))
-@click.option("--as", "player", metavar="PLAYER", required=True, help="Who the bot plays.")
-@click.option("--level", type=LEVEL, default="mcts", show_default=True,
-              help="random, greedy (best immediate score difference) or mcts.")
-@click.option("--think", type=click.FloatRange(min=0.01), metavar="SECONDS", default=1.0,
-              show_default=True, help="mcts: time to think about the move.")
+@click.option("--as", "player", metavar="PLAYER",
+              help="Who the bot plays (default: every bot seat that owes a decision).")
+@click.option("--level", type=LEVEL, help="random, greedy (best immediate score "
+                                          "difference) or mcts (default).")
+@click.option("--think", type=click.FloatRange(min=0.01), metavar="SECONDS",
+              help="mcts: time to think about the move (default 1).")
 @click.option("--iterations", type=click.IntRange(min=1), metavar="N",
               help="mcts: stop after N iterations (reproducible with --seed).")
 @click.option("--seed", help="The bot's own seed (default: a fresh random one).")
 @secret_option
 @click.option("--json", "as_json", is_flag=True, help="Output JSON.")
 @handles_errors
-def bot(path: Path, player: str, level: str, think: float, iterations: int | None,
-        seed: str | None, secret_path: Path | None, as_json: bool) -> None:
+def bot(path: Path, player: str | None, level: str | None, think: float | None,
+        iterations: int | None, seed: str | None, secret_path: Path | None,
+        as_json: bool) -> None:
     """Let a bot choose PLAYER's move in FILE and play it like `move` (marked bot: true).
 
     The bot sees only what PLAYER may see: it re-deals everything hidden from PLAYER
-    before it thinks, so it plays fair even with the game's secret at hand.
+    before it thinks, so it plays fair even with the game's secret at hand. Without
+    --as, or for a bot seat, the bot seats play every decision they owe, each with the
+    seat's own level and reproducible budget.
     """
     gf, match = load(path, secret_path)
+    if player is None or player in seats.seats_at(gf.data).bots:
+        if player is not None:
+            gf.player(player)
+        if any(x is not None for x in (level, think, iterations, seed)):
+            raise UsageError("a bot seat plays with its own level and budget: leave out "
+                             "--level, --think, --iterations and --seed",
+                             hints=["change a seat's bot with `referee seat FILE PLAYER "
+                                    "--bot LEVEL --as gm`"])
+        _play_seats(path, secret_path, as_json)
+        return
     gf.player(player)
-    budget = None if iterations is not None else think
+    level = level or "mcts"
+    budget = None if iterations is not None else (think or 1.0)
     chosen = choose(match.game, match.state, player, make_bot(level, budget, iterations),
                     Rng(seed or new_seed()))
     text = match.game.format_move(chosen)
     done = submit(path, player, [text], secret_path=secret_path, extra={"bot": True})
     accepted = done.accepted[-1]
     after = done.match
+    played = bots_done(path, secret_path)
+    if played:
+        _, after = load(path, secret_path)
     if as_json:
         emit_json({"n": accepted.n, "player": player, "move": accepted.text, "level": level,
+                   "bot_moves": [vars(b) for b in played],
                    "prompt": after.game.prompt(after.state) if after else None})
         return
     click.echo(f"move {accepted.n}: {player}: {accepted.text} (bot, {level})")
+    for b in played:
+        click.echo(f"move {b.n}: {b.player}: {b.text} (bot, {b.level})")
     if after is not None:
         click.echo(after.game.prompt(after.state))
+
+
+def _play_seats(path: Path, secret_path: Path | None, as_json: bool) -> None:
+    played = play_bots(path, secret_path=secret_path)
+    _, match = load(path, secret_path)
+    if as_json:
+        emit_json({"bot_moves": [vars(b) for b in played],
+                   "prompt": match.game.prompt(match.state)})
+        return
+    if not played:
+        click.echo("no bot seat owes a decision now.")
+    for b in played:
+        click.echo(f"move {b.n}: {b.player}: {b.text} (bot, {b.level})")
+    click.echo(match.game.prompt(match.state))
+
+
+@main.command()
+@click.argument("path", metavar="FILE", type=click.Path(path_type=Path))
+@click.argument("player", metavar="PLAYER")
+@click.option("--bot", "level", metavar="LEVEL",
+              help="Hand the seat to a bot: random, greedy, mcts or mcts:ITERATIONS "
+                   f"(mcts: {seats.DEFAULT_ITERATIONS} iterations a decision).")
+@click.option("--human", is_flag=True, help="Give the seat back to a person.")
+@click.option("--as", "by", metavar="PLAYER|gm", required=True,
+              help="gm (the game master, any seat; needs the secret of a sealed game) or "
+                   "PLAYER (their own seat only).")
+@secret_option
+@click.option("--json", "as_json", is_flag=True, help="Output JSON.")
+@handles_errors
+def seat(path: Path, player: str, level: str | None, human: bool, by: str,
+         secret_path: Path | None, as_json: bool) -> None:
+    """Hand PLAYER's seat to a bot (--bot LEVEL) or back to a person (--human).
+
+    Recorded as a log entry (the header never changes). While the seat is a bot's, its
+    decisions are played at once by the bot, reproducibly, and nobody may move for it.
+    """
+    if (level is None) == (not human):
+        raise UsageError("give exactly one of --bot LEVEL and --human")
+    chosen = None if human else seats.parse_spec(level or "")
+    entry = set_seat(path, by, player, chosen, secret_path=secret_path)
+    played = bots_done(path, secret_path)
+    if as_json:
+        emit_json({"n": entry["n"], "player": player, "bot": chosen.to_json() if chosen
+                   else None, "bot_moves": [vars(b) for b in played]})
+        return
+    who = "the game master" if by == GAME_MASTER else by
+    click.echo(f"entry {entry['n']}: {who} handed {player}'s seat "
+               + (f"to a bot ({chosen.describe()})" if chosen else "back to a person"))
+    for b in played:
+        click.echo(f"move {b.n}: {b.player}: {b.text} (bot, {b.level})")
 
 
 @main.command(name="simulate")

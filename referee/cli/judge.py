@@ -44,6 +44,10 @@ def _smtp(spec: str, sender: str, starttls: bool, user: str | None):
 @click.option("--gm", metavar="ADDRESS", help="The game master's address (all games).")
 @click.option("--deadline", "deadline_hours", type=click.IntRange(1, 8760), metavar="HOURS",
               help="Time for each decision (a game's meta entry overrides it).")
+@click.option("--deadline-bot", type=click.Choice(("random", "greedy", "mcts")),
+              metavar="LEVEL", help="At a missed deadline a bot of LEVEL (random, greedy, "
+                                    "mcts) plays the missed decision instead of only a mail "
+                                    "(a game's deadline entry overrides it).")
 @click.option("--once", is_flag=True, help="Process what is there, then stop (default).")
 @click.option("--poll", type=click.FloatRange(0.01), metavar="SECONDS",
               help="Run until stopped, looking for mail every SECONDS.")
@@ -53,8 +57,8 @@ def _smtp(spec: str, sender: str, starttls: bool, user: str | None):
 def judge_command(games_dir: Path, imap: str | None, maildir_in: Path | None,
                   from_stdin: bool, smtp: str | None, starttls: bool, user: str | None,
                   outbox: Path | None, sender: str, gm: str | None,
-                  deadline_hours: int | None, once: bool, poll: float | None, idle: bool,
-                  quiet: bool) -> None:
+                  deadline_hours: int | None, deadline_bot: str | None, once: bool,
+                  poll: float | None, idle: bool, quiet: bool) -> None:
     """Run the games in GAMES_DIR by mail: read the players' replies, play them, and
     send every answer and notification (docs/judge.md)."""
     from referee import judge as judgemod
@@ -75,7 +79,8 @@ def judge_command(games_dir: Path, imap: str | None, maildir_in: Path | None,
         if not quiet:
             click.echo(line, err=True)
 
-    config = judgemod.Config(games_dir, sender, gm=gm, deadline_hours=deadline_hours, log=log)
+    config = judgemod.Config(games_dir, sender, gm=gm, deadline_hours=deadline_hours,
+                             deadline_bot=deadline_bot, log=log)
     out = _smtp(smtp, sender, starttls, user) if smtp else MaildirOutbox(outbox)  # type: ignore[arg-type]
     with store.exclusive(games_dir):
         judge = judgemod.Judge(config, out)

@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from referee import fileio, gamefile, nonces, secret, vouch
+from referee import fileio, gamefile, nonces, seats, secret, vouch
 from referee import rng as rngmod
 from referee.cli import main
 from referee.cli.common import (
@@ -28,7 +28,7 @@ from referee.cli.mail import answer_rejection, mail_identify
 from referee.engine import game_names, get_game
 from referee.errors import MoveError, SealedError, UsageError
 from referee.schema import GAME_MASTER
-from referee.submit import submit
+from referee.submit import BotMove, bots_after, check_bots_can_play, submit
 from referee.submit import undo as submit_undo
 
 # --- games ----------------------------------------------------------------------------
@@ -75,7 +75,8 @@ def games(as_json: bool) -> None:
 @click.argument("path", metavar="FILE", type=click.Path(path_type=Path))
 @click.option("--players", required=True,
               help="Comma-separated ids in seating order, e.g. ann,ben,cat "
-                   "(optionally id=Name <email>). The first player starts.")
+                   "(optionally id=Name <email>; bot:cat, bot:cat=greedy or "
+                   "bot:cat=mcts:200 for a bot seat). The first player starts.")
 @click.option("--seed", help="Seed of the random generator (default: a strong random one).")
 @click.option("--option", "options", multiple=True, metavar="NAME=VALUE",
               help="A game option (see `referee games`); repeatable.")
@@ -116,6 +117,7 @@ def new(game_name: str, path: Path, players: str, seed: str | None,
     data = gamefile.new_data(game, player_list, parse_option_pairs(options), rng, game_id)
     gf = gamefile.GameFile(data, game)
     match = gamefile.replay(gf, seed)  # proves the setup works before anything is written
+    check_bots_can_play(match, list(seats.header_seats(data)))
     secret_path = secret_out or secret.default_secret_path(path)
     sealed_file = sealed and not derived
     if sealed_file:  # both files or neither, even if killed (fileio.create_pair)
@@ -123,16 +125,22 @@ def new(game_name: str, path: Path, players: str, seed: str | None,
                            secret.secret_text(game_id, seed))
     else:
         gamefile.create(path, data)
+    played = bots_done(path, secret_path if sealed_file else None)
+    if played:
+        gf, match = load(path, secret_path if sealed_file else None)
     assumed = game.assumptions()
     if as_json:
         out = status_json(gf, match, None)
         out["file"] = str(path)
         out["assumed_values"] = len(assumed)
+        if bots_json(gf):
+            out["bots"] = bots_json(gf)
+            out["bot_moves"] = [vars(b) for b in played]
         if sealed_file:
             out["secret"] = str(secret_path)
         emit_json(out)
         return
-    click.echo(f"created {path}: {game.title}, players {', '.join(gf.players)}")
+    click.echo(f"created {path}: {game.title}, players {players_text(gf)}")
     if derived:
         click.echo("sealed: the seed is derived from the repository secret in REFEREE_SECRET "
                    "and this game's id; no secret file was written.")
@@ -144,7 +152,34 @@ def new(game_name: str, path: Path, players: str, seed: str | None,
             f"note: this game uses {len(assumed)} assumed component values that the rulebook "
             f"does not give; see `referee data {game.name}`"
         )
+    for line in bot_move_lines(played):
+        click.echo(line)
     click.echo(prompt_line(gf, match))
+
+
+def players_text(gf: gamefile.GameFile) -> str:
+    """``ann, ben, cat (bot: mcts, 100 it.)``: the players, bot seats marked."""
+    bots = seats.seats_at(gf.data).bots
+    return ", ".join(f"{p} (bot: {bots[p].describe()})" if p in bots else p
+                     for p in gf.players)
+
+
+def bots_json(gf: gamefile.GameFile) -> dict[str, Any]:
+    """The bot seats now: player -> {"level", "iterations"}."""
+    return {p: b.to_json() for p, b in seats.seats_at(gf.data).bots.items()}
+
+
+def bots_done(path: Path, secret_path: Path | None) -> list[BotMove]:
+    """Let the bot seats play what they owe after a command did its work; if they
+    cannot go on, say why on stderr (the command's own change stands)."""
+    played, problem = bots_after(path, secret_path)
+    if problem:
+        click.echo(f"warning: the bots could not move: {problem}", err=True)
+    return played
+
+
+def bot_move_lines(played: Sequence[BotMove]) -> list[str]:
+    return [f"move {b.n}: {b.player}: {b.text} (bot, {b.level})" for b in played]
 
 
 
@@ -204,9 +239,12 @@ def status(path: Path, viewer: str | None, secret_path: Path | None, wide: bool,
     if viewer is not None:
         gf.player(viewer)
     if as_json:
-        emit_json(status_json(gf, match, viewer))
+        bots = bots_json(gf)
+        emit_json(status_json(gf, match, viewer) | ({"bots": bots} if bots else {}))
         return
     click.echo(status_text(gf, match, viewer, str(path), wide))
+    if seats.seats_at(gf.data).bots:
+        click.echo(f"players: {players_text(gf)}")
 
 
 
@@ -252,17 +290,26 @@ def move(path: Path, player: str | None, words: Sequence[str], secret_path: Path
         first = done.accepted[0]
         click.echo(f"move {first.n}: {done.player}: {first.text} "
                    "(appended UNCHECKED: only a referee with the secret can check it)")
+        if seats.seats_at(done.gf.data).bots:
+            click.echo("bot seats move when a referee with the secret runs `referee bot "
+                       "FILE`")
         return
-    match, player = done.match, done.player
+    played = bots_done(path, secret_path)
+    gf, match, player = done.gf, done.match, done.player
+    if played:
+        gf, match = load(path, secret_path)
     game = match.game
     if as_json:
-        out = status_json(done.gf, match, player)
+        out = status_json(gf, match, player)
         out["accepted"] = done.accepted[-1].text
         out["n"] = done.accepted[-1].n
+        out["bot_moves"] = [vars(b) for b in played]
         emit_json(out)
         return
     for a in done.accepted:
         click.echo(f"move {a.n}: {player}: {a.text}")
+    for line in bot_move_lines(played):
+        click.echo(line)
     click.echo(game.prompt(match.state))
     if not game.finished(match.state) and player in game.to_move(match.state):
         for line in legal_lines(match, player):
@@ -290,12 +337,14 @@ def log(path: Path, viewer: str | None, secret_path: Path | None, as_json: bool)
     if match is None:
         gamefile.check_structure(gf)
     rows = [{"n": e["n"], "by": e["by"], "move": gamefile.entry_text(gf, i, seed, viewer),
-             "at": e.get("at")} for i, e in enumerate(gf.log)]
+             "at": e.get("at"), "bot": e.get("bot") is True} for i, e in enumerate(gf.log)]
     if as_json:
         emit_json(rows)
         return
+    if seats.seats_at(gf.data).bots or any(r["bot"] for r in rows):
+        click.echo(f"players: {players_text(gf)}")
     for r in rows:
-        click.echo(f"{r['n']:>4}. {r['by']}: {r['move']}")
+        click.echo(f"{r['n']:>4}. {r['by']}: {r['move']}" + ("  (bot)" if r["bot"] else ""))
     click.echo(prompt_line(gf, match) if match is not None else
                "(sealed game: the position needs the game's secret)")
 
@@ -332,8 +381,10 @@ def nonce(path: Path, player: str, value: str | None, keep: Path | None,
         step = nonces.give(gf, player, value, keep)
         gamefile.replace(path, old, gf.data)
     missing = gamefile.missing_nonces(gf)
+    played = [] if missing else bots_done(path, None)
     if as_json:
-        emit_json({"step": step, "missing": missing, "phase": gamefile.nonce_phase(gf)})
+        emit_json({"step": step, "missing": missing, "phase": gamefile.nonce_phase(gf),
+                   "bot_moves": [vars(b) for b in played]})
         return
     if step == "commit":
         click.echo(f"{player} committed to a nonce (kept in {keep}; do not share it yet).")
@@ -341,6 +392,8 @@ def nonce(path: Path, player: str, value: str | None, keep: Path | None,
         click.echo(f"{player}'s nonce revealed and recorded.")
     click.echo(gamefile.nonce_prompt(gf) if missing else
                "every player has given a nonce: the game can begin.")
+    for line in bot_move_lines(played):
+        click.echo(line)
 
 
 @main.command()
@@ -432,11 +485,17 @@ def void(path: Path, number: int, player: str, secret_path: Path | None,
         else:
             match = gamefile.replay(gf, seed)
         gamefile.replace(path, old, gf.data)
+    played = bots_done(path, secret_path) if match is not None else []
+    if played:
+        gf, match = load(path, secret_path)
     if as_json:
-        emit_json({"void": number, "n": entry["n"], "checked": match is not None})
+        emit_json({"void": number, "n": entry["n"], "checked": match is not None,
+                   "bot_moves": [vars(b) for b in played]})
         return
     click.echo(f"move {number} struck by {player} (entry {entry['n']})"
                + ("" if match is not None else
                   "; appended UNCHECKED: only a referee with the secret can check it"))
+    for line in bot_move_lines(played):
+        click.echo(line)
     if match is not None:
         click.echo(prompt_line(gf, match))

@@ -26,13 +26,14 @@ from email.utils import format_datetime, getaddresses
 from pathlib import Path
 from typing import Any
 
-from referee import gamefile, secret
+from referee import gamefile, seats, secret
 from referee import mail as mailmod
 from referee.engine import Match
 from referee.errors import RefereeError
 from referee.judge import html, ids, meta, text
 from referee.judge.store import Store
 from referee.judge.transport import Outbox
+from referee.submit import BotMove, play_bots
 
 WATCHER = "watcher"
 GM_TOKEN = "#gm"  # what the game master's token is computed over (no player id has '#')
@@ -56,6 +57,7 @@ class Config:
     sender: str
     gm: str | None = None
     deadline_hours: int | None = None
+    deadline_bot: str | None = None  # a bot of this level plays a missed decision
     reminder_fraction: float = 0.75
     clock: Callable[[], dt.datetime] = utcnow
     log: Callable[[str], None] = field(default=lambda line: None)
@@ -132,9 +134,13 @@ class Judge:
         except RefereeError as exc:
             self.config.log(f"skipping {path.name}: {exc.message}")
             return None
-        found = meta.settings(gf.data, gm=self.config.gm,
-                              deadline_hours=self.config.deadline_hours)
-        return Loaded(path, gf, seed, secret.mail_key(seed), match, found)
+        return Loaded(path, gf, seed, secret.mail_key(seed), match, self.settings(gf))
+
+    def settings(self, gf: gamefile.GameFile) -> meta.Settings:
+        """The game's settings over this judge's defaults."""
+        return meta.settings(gf.data, gm=self.config.gm,
+                             deadline_hours=self.config.deadline_hours,
+                             deadline_bot=self.config.deadline_bot)
 
     def token(self, game: Loaded, player: str) -> str:
         name = GM_TOKEN if player == meta.GM else game.settings.token_name(player)
@@ -231,6 +237,13 @@ class Judge:
         game = self.load(path)
         if game is None:
             return
+        if self._bots_owe(game):
+            self.play_bots(path)
+            game = self.load(path)
+            if game is None:
+                return
+            stat = path.stat()
+            self._notified[path] = (stat.st_mtime_ns, stat.st_size)
         gf, match = game.gf, game.match
         state = self.store.game(gf.game_id)
         rng = gf.data["rng"]
@@ -278,6 +291,25 @@ class Judge:
         self.store.save()
         self.flush()
 
+    @staticmethod
+    def _bots_owe(game: Loaded) -> bool:
+        """Whether a bot seat owes a decision now (referee/seats.py)."""
+        bots = seats.seats_at(game.gf.data).bots
+        return any(p in bots for p in gamefile.waiting(game.gf, game.match))
+
+    def play_bots(self, path: Path, stand_in: dict[str, seats.SeatBot] | None = None
+                  ) -> list[BotMove]:
+        """Let the bots play what they owe (bot seats, and ``stand_in`` for players who
+        missed a deadline) through the one move path; log what they played."""
+        try:
+            played = play_bots(path, stand_in=stand_in)
+        except RefereeError as exc:
+            self.config.log(f"bots of {path.name} could not move: {exc.message}")
+            return []
+        for b in played:
+            self.config.log(f"bot: {path.name} {b.n}. {b.player}: {b.text} ({b.level})")
+        return played
+
     def _wants(self, game: Loaded, state: dict[str, Any], pid: str, start: bool,
                over: bool, authors: set[str], waiting: list[str]) -> tuple[bool, bool]:
         """(full mail, short mail) for ``pid`` after a change."""
@@ -302,7 +334,9 @@ class Judge:
             data = gamefile.read(path).data
         except RefereeError:
             return
-        hours = meta.settings(data, deadline_hours=self.config.deadline_hours).deadline_hours
+        found = meta.settings(data, deadline_hours=self.config.deadline_hours,
+                              deadline_bot=self.config.deadline_bot)
+        hours = found.deadline_hours
         if hours is None:
             return
         since = dt.datetime.fromisoformat(state["since"])
@@ -315,6 +349,9 @@ class Judge:
             return
         game = self.load(path)
         if game is None:
+            return
+        if expire and found.deadline_bot and self._stand_in(game, waiting, found.deadline_bot,
+                                                            hours):
             return
         if expire:
             note = [f"The deadline ({hours} h, {due:%Y-%m-%d %H:%M} UTC) has passed; "
@@ -346,11 +383,42 @@ class Judge:
         self.flush()
 
 
+    def _stand_in(self, game: Loaded, waiting: list[str], level: str, hours: int) -> bool:
+        """At a missed deadline: a bot of ``level`` plays the decisions the awaited
+        players owe now (marked as the bot's), then everybody is mailed as after any
+        move, the game master with a note. False if the bot could play nothing."""
+        gid = game.gf.game_id
+        state = self.store.game(gid)
+        players = [p for p in waiting if p in game.gf.players]
+        try:
+            stand_in = {p: seats.make_seat(level) for p in players}
+        except RefereeError as exc:  # a hand-edited deadline record
+            self.config.log(f"deadline bot of {game.path.name}: {exc.message}")
+            return False
+        played = self.play_bots(game.path, stand_in)
+        state["expired"] = state["reminded"] = state["since"]
+        if not played:
+            return False
+        self.store.save()
+        self.notify(game.path)
+        fresh = self.load(game.path)
+        if fresh is not None and fresh.settings.gm:
+            lines = [f"The deadline ({hours} h) passed; a bot ({level}) played for "
+                     f"{', '.join(players)}:", *(f"  {b.n}. {b.player}: {b.text}"
+                                                  for b in played)]
+            self.queue(self.message(fresh, meta.GM, fresh.settings.gm, "\n".join(lines)))
+            self.store.save()
+            self.flush()
+        return True
+
+
 GM_HELP = [
     "Game master commands (reply to this mail, one per line, From your GM address):",
     "  replace PLAYER NAME <ADDRESS>   a new person takes over the seat",
     "  address PLAYER ADDRESS...       the player's accepted addresses",
-    "  deadline HOURS                  the time for each decision",
+    "  deadline HOURS [bot LEVEL]      the time for each decision; with a bot",
+    "                                  level, a bot plays a missed decision",
+    "  bot PLAYER LEVEL|off            hand the seat to a bot, or back",
     "  watch ADDRESS / unwatch ADDRESS  public mails to a watcher",
     "  notify PLAYER turn|every|digest  a player's mail setting",
     "  status                          the public state",

@@ -25,15 +25,16 @@ from email.utils import format_datetime
 from pathlib import Path
 from typing import Any
 
-from referee import gamefile
+from referee import gamefile, seats
 from referee import mail as mailmod
 from referee.errors import MoveError, RefereeError, UsageError
 from referee.judge import ids, meta, text
 from referee.judge.core import GM_HELP, GM_TOKEN, Judge, Loaded, plays
 from referee.submit import submit
 
-PLAYER_COMMANDS = ("status", "help", "undo", "nonce", "say", "notify")
-GM_KINDS = ("replace", "address", "deadline", "watch", "unwatch", "notify", "status", "help")
+PLAYER_COMMANDS = ("status", "help", "undo", "nonce", "say", "notify", "bot")
+GM_KINDS = ("replace", "address", "deadline", "bot", "watch", "unwatch", "notify", "status",
+            "help")
 
 
 @dataclass
@@ -205,9 +206,7 @@ class Incoming:
                                       [f"Not played: {exc.message}"], "rejected", exc.message)
         if done.match is not None:  # the state submit just wrote: no second replay
             self.judge.remember(Loaded(game.path, done.gf, game.seed, game.key, done.match,
-                                       meta.settings(done.gf.data, gm=self.judge.config.gm,
-                                                     deadline_hours=self.judge.config
-                                                     .deadline_hours)))
+                                       self.judge.settings(done.gf)))
         self.judge.notify(game.path)
         if done.failed is not None and done.failed_index is not None:
             fresh = self.judge.load(game.path) or game
@@ -244,6 +243,10 @@ class Incoming:
                 undo(game.path, player, self.msgid)
             elif word == "nonce":
                 add_nonce(game.path, player, arg)
+            elif word == "bot":
+                meta.append(game.path, player, {"kind": "bot", "player": player,
+                                                **bot_level(arg)},
+                            extra={"mail": self.msgid})
             else:
                 meta.append(game.path, player,
                             {"kind": "notify", "player": player, "mode": arg.lower()},
@@ -258,6 +261,11 @@ class Incoming:
             fresh = self.judge.load(game.path) or game
             return self._answer_state(fresh, player, [f"Your mail setting is now {arg}."],
                                       "command", "notify")
+        if word == "bot":
+            fresh = self.judge.load(game.path) or game
+            now = "a bot plays your seat" if bot_level(arg)["level"] else \
+                "you play your seat again"
+            return self._answer_state(fresh, player, [f"Done: {now}."], "command", "bot")
         return Outcome("command", game.gf.game_id, word)
 
     def _say(self, game: Loaded, player: str, said: str) -> Outcome:
@@ -308,6 +316,7 @@ HELP = [
     "  nonce WORDS       your entropy, before the first move (games with nonces)",
     "  say TEXT          a message to the other players",
     "  notify turn|every|digest   how often you get mail (default turn)",
+    "  bot LEVEL | bot off   a bot (random, greedy, mcts) plays your seat, or you again",
 ]
 
 
@@ -326,13 +335,29 @@ def gm_meta(line: str, players: list[str]) -> dict[str, Any] | None:
                 "email": address.strip("<>")}
     if kind == "address" and len(args) >= 2:
         return {"kind": "address", "player": args[0], "emails": [a.strip("<>") for a in args[1:]]}
-    if kind == "deadline" and len(args) == 1 and args[0].rstrip("h").isdigit():
-        return {"kind": "deadline", "hours": int(args[0].rstrip("h"))}
+    if kind == "deadline" and len(args) in (1, 3) and args[0].rstrip("h").isdigit() and (
+            len(args) == 1 or args[1].lower() == "bot"):
+        out: dict[str, Any] = {"kind": "deadline", "hours": int(args[0].rstrip("h"))}
+        if len(args) == 3:
+            out["bot"] = bot_level(args[2])["level"]
+        return out
+    if kind == "bot" and len(args) == 2:
+        return {"kind": "bot", "player": args[0], **bot_level(args[1])}
     if kind in ("watch", "unwatch") and len(args) == 1:
         return {"kind": "watcher", "email": args[0].strip("<>"), "on": kind == "watch"}
     if kind == "notify" and len(args) == 2:
         return {"kind": "notify", "player": args[0], "mode": args[1].lower()}
     raise UsageError(f"not a game master command: {line!r}", hints=GM_HELP[1:])
+
+
+def bot_level(word: str) -> dict[str, Any]:
+    """``mcts``, ``mcts:200``, ``greedy``, ``random`` or ``off`` as the level fields of a
+    ``bot`` meta entry. Raises UsageError."""
+    if word.strip().lower() in ("off", "human", "none"):
+        return {"level": None}
+    if not word.strip():
+        raise UsageError("bot: give a level (random, greedy, mcts, mcts:N) or off")
+    return seats.parse_spec(word).to_json()
 
 
 def undo(path: Path, player: str, msgid: str) -> None:

@@ -12,7 +12,12 @@ Kinds (fields besides ``kind``):
   seat's mail token changes (the old person's replies stop counting).
 * ``address``  ``player``, ``emails`` (list): the player's accepted addresses; mail goes
   to the first.
-* ``deadline`` ``hours`` (1-8760): the time a player has for each decision.
+* ``deadline`` ``hours`` (1-8760): the time a player has for each decision; optional
+  ``bot`` (``random``, ``greedy``, ``mcts``; null: none): at the deadline a bot of that
+  level plays the decisions of whoever missed it, instead of only a mail.
+* ``bot``      ``player``, ``level`` (null: back to a person), ``iterations``: the seat
+  is handed to a bot (referee/seats.py; by the game master, or a player for their own
+  seat).
 * ``watcher``  ``email``, ``on`` (bool): add or remove someone who gets public mails.
 * ``notify``   ``player``, ``mode`` (``turn``, ``every``, ``digest``).
 * ``gm``       ``email``: the game master's address.
@@ -26,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from referee import gamefile, secret
+from referee import gamefile, seats, secret
 from referee.errors import UsageError
 from referee.schema import GAME_MASTER as GM
 
@@ -45,6 +50,7 @@ class Settings:
     watchers: list[str] = field(default_factory=list)
     deadline_hours: int | None = None
     gm: str | None = None
+    deadline_bot: str | None = None  # the level of the bot that plays a missed decision
 
     def address(self, player: str) -> str | None:
         """The address mail to ``player`` goes to (None: not reachable by mail)."""
@@ -100,6 +106,14 @@ def validate(meta: Mapping[str, Any], players: list[str]) -> dict[str, Any]:
         if not isinstance(hours, int) or isinstance(hours, bool) or not 1 <= hours <= 8760:
             raise UsageError(f"deadline: hours must be a whole number 1-8760, not {hours!r}")
         out["hours"] = hours
+        level = meta.get("bot")
+        if level is not None and level not in seats.LEVELS:
+            raise UsageError(f"deadline: unknown bot level {level!r}",
+                             hints=[f"levels: {', '.join(seats.LEVELS)}"])
+        if "bot" in meta:
+            out["bot"] = level
+    elif kind == "bot":
+        out = seats.validate_meta(meta, players)
     elif kind == "watcher":
         out["email"] = _email(meta.get("email"), "watcher")
         out["on"] = bool(meta.get("on", True))
@@ -113,18 +127,20 @@ def validate(meta: Mapping[str, Any], players: list[str]) -> dict[str, Any]:
         out["email"] = _email(meta.get("email"), "gm")
     else:
         raise UsageError(f"unknown meta kind {kind!r}",
-                         hints=["kinds: replace, address, deadline, watcher, notify, gm"])
+                         hints=["kinds: replace, address, deadline, bot, watcher, notify, gm"])
     return out
 
 
 def settings(data: Mapping[str, Any], *, gm: str | None = None,
-             deadline_hours: int | None = None) -> Settings:
+             deadline_hours: int | None = None, deadline_bot: str | None = None
+             ) -> Settings:
     """The effective settings: the header's players, then every meta entry in order.
-    ``gm`` and ``deadline_hours`` are the judge's defaults, which meta entries override."""
+    ``gm``, ``deadline_hours`` and ``deadline_bot`` are the judge's defaults, which meta
+    entries override."""
     names = {p["id"]: p.get("name", p["id"]) for p in data["players"]}
     emails = {p["id"]: [p["email"]] if p.get("email") else [] for p in data["players"]}
     found = Settings(names, emails, {pid: 0 for pid in names}, {pid: "turn" for pid in names},
-                     deadline_hours=deadline_hours, gm=gm)
+                     deadline_hours=deadline_hours, gm=gm, deadline_bot=deadline_bot)
     for entry in data["log"]:
         meta = entry.get("meta")
         if isinstance(meta, dict):
@@ -143,6 +159,8 @@ def _apply(found: Settings, meta: Mapping[str, Any]) -> None:
         found.emails[meta["player"]] = list(meta["emails"])
     elif kind == "deadline":
         found.deadline_hours = int(meta["hours"])
+        if "bot" in meta:
+            found.deadline_bot = meta["bot"]
     elif kind == "watcher":
         email = meta["email"]
         found.watchers = [w for w in found.watchers if w.lower() != email.lower()]
@@ -158,7 +176,15 @@ def append(path: Path, by: str, meta: Mapping[str, Any],
            extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """Append a checked meta entry by ``by`` ("gm" or a player) to the game file at
     ``path`` (locked, atomic write; in a sealed game with the referee's MAC, from the
-    secret beside the file); return the entry. Raises UsageError."""
+    secret beside the file); return the entry. A ``bot`` entry goes through
+    :func:`referee.submit.set_seat` (who may hand which seat). Raises UsageError."""
+    if meta.get("kind") == "bot":
+        from referee import submit
+
+        level = meta.get("level")
+        seat = None if level is None else seats.make_seat(level, meta.get("iterations"))
+        return submit.set_seat(path, by, str(meta.get("player")), seat,
+                               extra=dict(extra or {}))
     with gamefile.locked(path) as old:
         gf = gamefile.parse(old, str(path))
         if by != GM:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Sequence
 
-from referee import gamefile
+from referee import gamefile, seats
 from referee.engine import Match
 from referee.judge.meta import Settings
 from referee.schema import GAME_MASTER as GM
@@ -135,6 +135,8 @@ def _describe(gf: gamefile.GameFile, seed: str | None, i: int, match: Match,
     if kind == "meta":
         meta = entry["meta"]
         who = "the game master" if by == GM else by
+        if meta.get("kind") == "bot":
+            return f"{n}. {who} handed a seat over: {seats.meta_text(meta)[6:]}"
         detail = ", ".join(f"{k} {v}" for k, v in meta.items() if k != "kind")
         return f"{n}. {who} changed a setting: {meta.get('kind')} {detail}".rstrip()
     if by == viewer:
@@ -144,6 +146,8 @@ def _describe(gf: gamefile.GameFile, seed: str | None, i: int, match: Match,
     else:
         shown = match.game.public_text(gamefile.entry_move(gf, i, seed))
     note = f" (struck by entry {struck[n]})" if n in struck else ""
+    if entry.get("bot") is True:
+        note = " (played by a bot)" + note
     return f"{n}. {by} played: {shown}{note}"
 
 
