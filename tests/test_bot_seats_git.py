@@ -12,7 +12,7 @@ import msgspec
 import pytest
 from click.testing import CliRunner, Result
 
-from referee import gamefile, history, seats
+from referee import gamefile, history, seats, secret
 from referee.bots.players import seat_move
 from referee.cli import main
 
@@ -191,3 +191,32 @@ def test_signed_commit_may_carry_the_bots_moves_but_not_a_forgery(
     result = run("check", path, "--since", base, "--signed")
     assert result.exit_code == 1
     assert "entry 2 is not the move of ben's bot (greedy)" in result.output
+
+
+def test_sealed_bot_moves_are_verified_with_the_secret_given_to_check(tmp_path: Path) -> None:
+    """`check --since --secret FILE` hands the secret to the bot-move replay too (the
+    secret kept away from the game file, and check run from another folder)."""
+    git(tmp_path, "init", "-q")
+    path = tmp_path / "g.json"
+    assert run("new", "staufer", path, "--players", "ann,bot:ben=greedy,cat",
+               "--sealed").exit_code == 0
+    kept = tmp_path.parent / f"{tmp_path.name}-kept.secret"
+    (tmp_path / "g.json.secret").rename(kept)
+    git(tmp_path, "add", "-A")
+    git(tmp_path, "commit", "-q", "-m", "new game")
+    result = run("move", path, "--as", "ann", "supply 2", "--secret", kept)
+    assert result.exit_code == 0, result.output
+    assert [e["by"] for e in gamefile.read(path).log[:2]] == ["ann", "ben"]
+    honest = run("check", path, "--since", "HEAD", "--by", "ann", "--secret", kept)
+    assert honest.exit_code == 0, honest.output
+    gf = gamefile.read(path)
+    seed = secret.find_seed(gf, kept, path)
+    assert seed is not None
+    match = gamefile.replay(gf, seed, upto=1)
+    chosen = gamefile.entry_move(gf, 1, seed)
+    other = next(m for m in match.game.legal_moves(match.state, "ben") if m != chosen)
+    rewrite(path, [gf.log[0], {"n": 2, "by": "ben", "move": msgspec.to_builtins(other),
+                               "bot": True}])
+    forged = run("check", path, "--since", "HEAD", "--by", "ann", "--secret", kept)
+    assert forged.exit_code == 1
+    assert "not the move of ben's bot" in forged.output

@@ -50,9 +50,9 @@ def check_one(path: Path, secret_path: Path | None, since: Since | None = None,
         if strict:
             gamefile.validate_strict(gf.data, str(path))
         out["game"] = gf.game.name
-        if since is not None:
-            out["new_moves"] = change_of(since, path, gf).new_entries
         seed = secret.find_seed(gf, secret_path, path)
+        if since is not None:
+            out["new_moves"] = change_of(since, path, gf, seed).new_entries
         if seed is None:
             if need_secret:
                 raise SealedError(
@@ -89,12 +89,15 @@ def check_one(path: Path, secret_path: Path | None, since: Since | None = None,
         return out
 
 
-def change_of(since: Since, path: Path, gf: gamefile.GameFile) -> history.FileChange:
+def change_of(since: Since, path: Path, gf: gamefile.GameFile, seed: str | None = None
+              ) -> history.FileChange:
+    """The change of ``path`` since the revision; ``seed`` (from --secret, the
+    environment or the file) lets the new moves of bot seats be replayed."""
     repo = since.repo
     rel = history.rel_path(repo, path)
     old = repo.show(repo.rev, rel) if repo.rev is not None else None
     author = history.author_of(gf, since.by, since.github)
-    return history.compare(rel, old, gf, since.label, author)
+    return history.compare(rel, old, gf, since.label, author, seed=seed)
 
 
 def full_result(gf: gamefile.GameFile, match: Match) -> dict[str, Any]:
