@@ -79,6 +79,13 @@ class GameDefaults:
         """Every reading the engine chose where the rulebook is silent."""
         return []
 
+    def copy_state(self, state: State) -> State:
+        """An independent copy of ``state`` that moves can be applied to (the bots copy
+        a position for every move they try). Games with a cheaper copy override it."""
+        import copy
+
+        return copy.deepcopy(state)
+
     def is_legal(self, state: State, player: str, move: Move) -> bool:
         """Whether ``move`` is one of ``player``'s legal moves (replay asks this of every
         logged move). The default asks the one generator for the whole list; a game may
@@ -191,6 +198,8 @@ class Game(Protocol):
     def interpretations(self) -> list[Interpretation]: ...
 
     def is_legal(self, state: State, player: str, move: Move) -> bool: ...
+
+    def copy_state(self, state: State) -> State: ...
 
     def determinize(self, state: State, player: str, rng: Rng) -> State: ...
 

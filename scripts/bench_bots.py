@@ -67,6 +67,7 @@ def costs(name: str) -> dict[str, Any]:
     bot.choose(game, match.state, player, Rng("bench-mcts"))
     wall = time.perf_counter() - start
     return {"deepcopy_ms": per_call_ms(lambda: copy.deepcopy(match.state)),
+            "copy_state_ms": per_call_ms(lambda: game.copy_state(match.state)),
             "determinize_ms": per_call_ms(lambda: game.determinize(match.state, player, rng)),
             "mcts_iterations_per_s": round(bot.last_iterations / wall, 1)}
 

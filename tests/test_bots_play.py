@@ -167,7 +167,7 @@ def test_mcts_final_choice_prefers_visits_then_mean_reward() -> None:
     game = get_game("staufer")
     match = Match.start(game, ["ann", "ben"], {}, "pick")
     legal = game.legal_moves(match.state, game.to_move(match.state)[0])
-    a, b, c = (game.format_move(m) for m in legal[:3])
+    a, b, c = legal[:3]
     root = Node(None, children={a: Node("ann", 1, 0.2), b: Node("ann", 1, 0.9),
                                 c: Node("ann", 1, 0.5)})
     assert _most_visited(game, root, legal) == legal[1]

@@ -26,7 +26,7 @@ class Node:
     visits: int = 0
     total: float = 0.0
     available: int = 0
-    children: dict[str, Node] = field(default_factory=dict)
+    children: dict[Move, Node] = field(default_factory=dict)
 
     def ucb(self) -> float:
         return self.total / self.visits + EXPLORE * math.sqrt(
@@ -98,17 +98,19 @@ class MctsBot:
         node = root
         while not game.finished(sample):
             mover = game.to_move(sample)[0]
-            moves = {game.format_move(m): m for m in game.legal_moves(sample, mover)}
-            untried = [k for k in moves if k not in node.children]
-            for key in moves:
-                if key in node.children:
-                    node.children[key].available += 1
+            # moves are frozen values: equal moves of different samples share a child
+            moves = game.legal_moves(sample, mover)
+            children = node.children
+            untried = [m for m in moves if m not in children]
+            for move in moves:
+                if move in children:
+                    children[move].available += 1
             if untried:
                 key = rng.choice(untried, "expand")
-                node.children[key] = Node(mover, available=1)
+                children[key] = Node(mover, available=1)
             else:
-                key = max(moves, key=lambda k: node.children[k].ucb())
-            game.apply(sample, mover, moves[key])
+                key = max(moves, key=lambda m: children[m].ucb())
+            game.apply(sample, mover, key)
             node = node.children[key]
             path.append(node)
             if untried:
@@ -138,7 +140,7 @@ def _most_visited(game: Game, root: Node, legal: list[Move]) -> Move:
     the best mean reward, then the first in legal order."""
     best, best_key = legal[0], (-1, 0.0)
     for move in legal:
-        child = root.children.get(game.format_move(move))
+        child = root.children.get(move)
         key = (child.visits, child.total / child.visits) if child else (0, 0.0)
         if key > best_key:
             best, best_key = move, key

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -59,7 +58,7 @@ class GreedyBot:
         best: list[Move] = []
         best_value = 0
         for move in legal:
-            after = copy.deepcopy(sample)
+            after = game.copy_state(sample)
             game.apply(after, player, move)
             value = margin(game, after, player)
             if not best or value > best_value:

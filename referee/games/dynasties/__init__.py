@@ -51,6 +51,9 @@ class Dynasties(GameDefaults):
         p = self._index(state, player)
         return rules.legal_moves(state, p) if p >= 0 else []
 
+    def copy_state(self, state: State) -> State:
+        return state.copy()
+
     def is_legal(self, state: State, player: str, move: Any) -> bool:
         """Asks the one generator for only the moves that could equal ``move``."""
         p = self._index(state, player)

@@ -62,6 +62,9 @@ class StauferGame(GameDefaults):
     def legal_moves(self, state: State, player: str) -> list[Any]:
         return rules.legal_moves(state, player)
 
+    def copy_state(self, state: State) -> State:
+        return state.copy()
+
     def is_legal(self, state: State, player: str, move: Any) -> bool:
         return rules.is_legal(state, player, move)
 
