@@ -220,3 +220,25 @@ def test_sealed_bot_moves_are_verified_with_the_secret_given_to_check(tmp_path: 
     forged = run("check", path, "--since", "HEAD", "--by", "ann", "--secret", kept)
     assert forged.exit_code == 1
     assert "not the move of ben's bot" in forged.output
+
+
+def test_check_bots_replays_every_bot_move_of_a_whole_game(repo: Path) -> None:
+    """`check --bots` (no git needed): every bot-seat move of the game is its bot's."""
+    path = repo / "g.json"
+    assert run("move", path, "--as", "ann", "supply 2").exit_code == 0
+    gf = gamefile.read(path)
+    bot_moves = [e for e in gf.log if e["by"] == "ben"]
+    assert bot_moves and all(e["bot"] is True for e in bot_moves)
+    honest = run("check", path, "--bots")
+    assert honest.exit_code == 0, honest.output
+    assert f"{len(bot_moves)} bot-seat moves replayed: each is its bot's move" in honest.output
+    i = gf.log.index(bot_moves[0])
+    match = gamefile.replay(gf, upto=i)
+    chosen = gamefile.decode_move(match.game, bot_moves[0]["move"], "$")
+    other = next(m for m in match.game.legal_moves(match.state, "ben") if m != chosen)
+    rewrite(path, [*gf.log[:i], {"n": i + 1, "by": "ben", "move": msgspec.to_builtins(other),
+                                 "bot": True}])
+    assert run("check", path).exit_code == 0  # legal: only the bot replay sees it
+    forged = run("check", path, "--bots")
+    assert forged.exit_code == 1
+    assert "not the move of ben's bot" in forged.output

@@ -42,8 +42,8 @@ def require_secret_env() -> bool:
 
 
 def check_one(path: Path, secret_path: Path | None, since: Since | None = None,
-              strict: bool = False, need_secret: bool = False, vouched: bool = False
-              ) -> dict[str, Any]:
+              strict: bool = False, need_secret: bool = False, vouched: bool = False,
+              bots: bool = False) -> dict[str, Any]:
     out: dict[str, Any] = {"file": str(path), "ok": False, "verified": "nothing"}
     try:
         gf = gamefile.read(path)
@@ -67,6 +67,8 @@ def check_one(path: Path, secret_path: Path | None, since: Since | None = None,
                            "`referee reveal` after the game)"])
             return out
         match = gamefile.replay(gf, seed)
+        if bots:  # every bot-seat move of the game is its bot's (--since: the new ones)
+            out["bot_moves_verified"] = len(history.check_bot_moves(gf, seed, 0))
         unvouched = gamefile.unvouched(gf)
         if vouched and unvouched and "seed" not in gf.data["rng"]:
             raise ReplayError(
@@ -125,6 +127,9 @@ def check_line(r: dict[str, Any]) -> list[str]:
     scores = ", ".join(f"{p} {s}" for p, s in r["scores"].items())
     lines = [f"ok   {r['file']}: {r['game']}, {r['players']} players, {r['moves']} moves"
              f"{extra}, {state}; scores {scores}"]
+    if "bot_moves_verified" in r:
+        lines.append(f"       {r['bot_moves_verified']} bot-seat moves replayed: each is its "
+                     "bot's move")
     if r.get("unvouched"):
         lines.append(f"       {r['unvouched']} entries at the end were appended without the "
                      "referee (unchecked); checked now, not yet vouched for by its MAC")
@@ -192,11 +197,14 @@ def check_all(paths: list[Path], **options: Any) -> list[dict[str, Any]]:
                    "games refereed with the secret, by mail or by a game master).")
 @click.option("--strict", is_flag=True,
               help="Also validate against the published JSON Schema with jsonschema.")
+@click.option("--bots", is_flag=True,
+              help="Replay every move of a bot seat in the whole game and require it to be "
+                   "exactly its bot's move (--since does this for the new moves).")
 @click.option("--json", "as_json", is_flag=True, help="Output JSON.")
 @handles_errors
 def check(paths: Sequence[Path], secret_path: Path | None, since: str | None, by: str | None,
           github: str | None, signed: bool, signers: str, require_secret: bool,
-          vouched: bool, strict: bool, as_json: bool) -> None:
+          vouched: bool, strict: bool, bots: bool, as_json: bool) -> None:
     """Validate and replay game files; exit 0 only if every one is a legal game."""
     if (by or github or signed) and since is None:
         raise UsageError("--by, --by-github and --signed need --since")
@@ -208,7 +216,7 @@ def check(paths: Sequence[Path], secret_path: Path | None, since: str | None, by
     results: list[dict[str, Any]] = []
     if since is None:
         results = check_all(list(paths), secret_path=secret_path, since=None, strict=strict,
-                            need_secret=need_secret, vouched=vouched)
+                            need_secret=need_secret, vouched=vouched, bots=bots)
     else:
         repo = history.open_repo(since, paths[0].resolve().parent if paths else Path.cwd())
         must_exist, rels = history.files_to_check(repo, paths)
@@ -217,7 +225,7 @@ def check(paths: Sequence[Path], secret_path: Path | None, since: str | None, by
         results += check_all([repo.root / rel for rel in rels
                               if (repo.root / rel).exists() or rel not in must_exist],
                              secret_path=secret_path, since=ctx, strict=strict,
-                             need_secret=need_secret, vouched=vouched)
+                             need_secret=need_secret, vouched=vouched, bots=bots)
         if signed:
             results += [{"file": "(commits)", "ok": False, "verified": "nothing",
                          "error": problem, "hints": []}
