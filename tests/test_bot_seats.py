@@ -391,3 +391,27 @@ def test_seat_levels_are_the_bots_levels() -> None:
     from referee.bots import LEVELS
 
     assert seats.LEVELS == LEVELS
+
+
+def test_pending_names_a_bot_seat_that_owes_a_decision(tmp_path: Path) -> None:
+    """A sealed game moved on without the secret (`--unchecked`): the bot seat waits
+    for whoever holds the secret, and `pending` says so."""
+    path = tmp_path / "g.json"
+    assert CliRunner().invoke(main, ["new", "staufer", str(path), "--players",
+                                     "ann,bot:ben=greedy,cat", "--sealed"]).exit_code == 0
+    kept = tmp_path / "kept.secret"
+    (tmp_path / "g.json.secret").rename(kept)
+    moved = CliRunner().invoke(main, ["move", str(path), "--as", "ann", "supply 2",
+                                      "--unchecked"])
+    assert moved.exit_code == 0, moved.output
+    kept.rename(tmp_path / "g.json.secret")
+    result = CliRunner().invoke(main, ["pending", str(path)])
+    assert result.exit_code == 0, result.output
+    assert "waiting for ben (bot) since" in result.output
+    assert f"`referee bot {path}` (with the game's secret) plays it" in result.output
+    rows = json.loads(CliRunner().invoke(main, ["pending", str(path), "--json"]).output)
+    assert rows[0]["waiting"] == ["ben"] and rows[0]["bots"] == ["ben"]
+    played = CliRunner().invoke(main, ["bot", str(path)])
+    assert played.exit_code == 0, played.output
+    after = CliRunner().invoke(main, ["pending", str(path)]).output
+    assert "(bot)" not in after and "waiting for cat since" in after

@@ -12,7 +12,7 @@ from typing import Any
 
 import click
 
-from referee import fileio, gamefile, history, secret
+from referee import fileio, gamefile, history, seats, secret
 from referee.cli import cache, main
 from referee.cli.common import (
     emit_json,
@@ -279,9 +279,12 @@ def _pending_state(raw: bytes, path: Path) -> dict[str, Any]:
     gf = gamefile.parse(raw, str(path))
     match = gamefile.replay(gf, secret.find_seed(gf, None, path))
     game = match.game
+    waiting = gamefile.waiting(gf, match)
+    bots = seats.seats_at(gf.data).bots
     return {"game": game.name, "id": gf.game_id, "finished": game.finished(match.state),
             "since": gf.log[-1].get("at") if gf.log else gf.data.get("created"),
-            "waiting": gamefile.waiting(gf, match), "prompt": prompt_line(gf, match)}
+            "waiting": waiting, "prompt": prompt_line(gf, match),
+            "bots": [p for p in waiting if p in bots]}
 
 
 @main.command()
@@ -304,8 +307,13 @@ def pending(targets: Sequence[Path], as_json: bool) -> None:
         elif row["finished"]:
             click.echo(f"{row['file']}: finished")
         else:
-            click.echo(f"{row['file']}: waiting for {', '.join(row['waiting'])} "
-                       f"since {row['since']}: {row['prompt']}")
+            bots = row.get("bots", [])
+            who = ", ".join(f"{p} (bot)" if p in bots else p for p in row["waiting"])
+            click.echo(f"{row['file']}: waiting for {who} since {row['since']}: "
+                       f"{row['prompt']}")
+            if bots:
+                click.echo(f"       a bot seat owes a decision: `referee bot {row['file']}` "
+                           "(with the game's secret) plays it")
     if any("error" in row for row in rows):
         sys.exit(1)
 
