@@ -36,7 +36,8 @@ def entry_text(gf: gamefile.GameFile, i: int) -> str:
 def entry_line(gf: gamefile.GameFile, i: int) -> str:
     """``n. by: text`` of log entry ``i`` (the line textconv prints)."""
     entry = gf.log[i]
-    return f"{entry['n']:>4}. {entry['by']}: {entry_text(gf, i)}"
+    bot = " (bot)" if entry.get("bot") is True else ""
+    return f"{entry['n']:>4}. {entry['by']}{bot}: {entry_text(gf, i)}"
 
 
 # --- textconv --------------------------------------------------------------------------
@@ -44,6 +45,10 @@ def entry_line(gf: gamefile.GameFile, i: int) -> str:
 
 def _player_text(player: Mapping[str, Any]) -> str:
     text = player["id"]
+    if "bot" in player:
+        bot = player["bot"]
+        text += f" (bot: {bot['level']}" + (f", {bot['iterations']} it.)" if "iterations" in bot
+                                           else ")")
     if "name" in player and player["name"] != player["id"]:
         text += f" {json.dumps(player['name'], ensure_ascii=False)}"
     if "email" in player:

@@ -415,3 +415,17 @@ def test_pending_names_a_bot_seat_that_owes_a_decision(tmp_path: Path) -> None:
     assert played.exit_code == 0, played.output
     after = CliRunner().invoke(main, ["pending", str(path)]).output
     assert "(bot)" not in after and "waiting for cat since" in after
+
+
+def test_git_textconv_shows_bot_seats_and_bot_moves(tmp_path: Path) -> None:
+    path = tmp_path / "g.json"
+    assert CliRunner().invoke(main, ["new", "staufer", str(path), "--players",
+                                     "ann,bot:ben=greedy,bot:cat", "--seed",
+                                     "textconv-bots"]).exit_code == 0
+    assert CliRunner().invoke(main, ["move", str(path), "--as", "ann",
+                                     "supply 2"]).exit_code == 0
+    text = CliRunner().invoke(main, ["git-textconv", str(path)]).output
+    assert "ben (bot: greedy)" in text and "cat (bot: mcts, 100 it.)" in text
+    lines = [line for line in text.splitlines() if line[:5].strip().rstrip(".").isdigit()]
+    assert lines[0].startswith("   1. ann: supply 2")
+    assert lines[1].startswith("   2. ben (bot): ") and lines[2].startswith("   3. cat (bot): ")
