@@ -36,7 +36,7 @@ class FileBot(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     iterations per decision (so that its moves are reproducible)."""
 
     level: Literal["random", "greedy", "mcts"]
-    iterations: Annotated[int, Meta(ge=1, le=100_000)] | UnsetType = UNSET
+    iterations: Annotated[int, Meta(ge=1, le=5_000)] | UnsetType = UNSET
 
 
 class FilePlayer(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):

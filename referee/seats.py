@@ -27,8 +27,8 @@ from referee.schema import GAME_MASTER
 
 LEVELS = ("random", "greedy", "mcts")  # referee.bots.LEVELS, without importing the bots
 DEFAULT_LEVEL = "mcts"
-DEFAULT_ITERATIONS = 100  # mcts seats: iterations per decision (about 1-2 s of CPU)
-MAX_ITERATIONS = 100_000
+DEFAULT_ITERATIONS = 100  # mcts seats: iterations per decision (about 0.25 s of CPU)
+MAX_ITERATIONS = 5_000  # about 10 s of CPU a decision: every move and every check pays it
 BOT_PREFIX = "bot:"
 
 
