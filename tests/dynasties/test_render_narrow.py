@@ -8,17 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from referee.cli.common import legal_lines, load, status_text
+from referee.cli.common import load, status_text
 from referee.engine import Match
 from referee.games.dynasties import GAME
 from referee.games.dynasties.render import LEGEND
 from referee.games.dynasties.views import view
-from referee.rng import Rng
-from tests.staufer.test_render_narrow import board_and_legend
+from tests.render_narrow import board_and_legend, walk_boards
 from tests.test_textlayout import played
 
-LONG = ["a" * 24, "bartholomew-of-hohenlohe", "c_" * 12, "dietrich-von-bern-012345",
-        "eberhard-im-bart-0123456"]
 # an abbreviation the board may use -> the legend entry that explains it
 ABBREVIATIONS = {
     r"^  \S+ +\S+ +\d+ +\d+ +\d+ +\d+ +\d+ [kwgbp]+\b":
@@ -34,35 +31,10 @@ ABBREVIATIONS = {
 }
 
 
-def check(text: str, seen: set[str]) -> None:
-    assert all(len(line) <= 80 for line in text.split("\n")), max(text.split("\n"), key=len)
-    board, legend = board_and_legend(text)
-    for pattern, entry in ABBREVIATIONS.items():
-        if re.search(pattern, board, re.M):
-            assert entry in legend, entry
-            seen.add(pattern)
-
-
 @pytest.mark.parametrize("n", [3, 4, 5])
 @pytest.mark.parametrize("names", ["short", "long"])
 def test_every_line_fits_80_columns_and_the_legend_explains_it(n: int, names: str) -> None:
-    players = (LONG if names == "long" else ["ann", "ben", "cat", "dan", "eve"])[:n]
-    match = Match.start(GAME, players, {}, f"narrow-{n}-{names}")
-    rng = Rng(f"narrow-{n}-{names}")
-    seen: set[str] = set()
-    count = 0
-    while not GAME.finished(match.state):
-        player = GAME.to_move(match.state)[0]
-        check(GAME.render(match.state, player), seen)
-        lines = legal_lines(match, player)
-        assert all(len(line) <= 80 for line in lines), lines
-        if count % 20 == 0:
-            for viewer in [None, *players]:
-                check(GAME.render(match.state, viewer), seen)
-        match.play(player, rng.choice(GAME.legal_moves(match.state, player), "playout"))
-        count += 1
-    check(GAME.render(match.state, None), seen)
-    assert set(ABBREVIATIONS) <= seen  # the test saw every kind
+    walk_boards(GAME, n, names, ABBREVIATIONS, every=20)
 
 
 def test_the_narrow_board_keeps_what_the_view_holds(tmp_path: Path) -> None:

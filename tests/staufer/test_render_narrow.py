@@ -10,16 +10,14 @@ import pytest
 from click.testing import CliRunner
 
 from referee.cli import main
-from referee.cli.common import legal_lines, load, status_text
+from referee.cli.common import load, status_text
 from referee.engine import Match
 from referee.games.staufer import GAME
 from referee.games.staufer.render import LEGEND
 from referee.games.staufer.views import view
-from referee.rng import Rng
+from tests.render_narrow import board_and_legend, walk_boards
 from tests.test_textlayout import played
 
-LONG = ["a" * 24, "bartholomew-of-hohenlohe", "c_" * 12, "dietrich-von-bern-012345",
-        "eberhard-im-bart-0123456"]
 # an abbreviation the board may use -> the legend entry that explains it
 ABBREVIATIONS = {
     r"\[\d+/\d+(/\d+)?\]": "[9/7/5] points for 1st/2nd/3rd most figures",
@@ -34,46 +32,10 @@ ABBREVIATIONS = {
 }
 
 
-def board_and_legend(text: str) -> tuple[str, str]:
-    """The legend (second line and its continuation lines) and the rest of the board."""
-    lines = text.split("\n")
-    end = 2
-    while lines[end].startswith("  "):
-        end += 1
-    assert lines[1].startswith("Legend: ")
-    legend = " ".join(line.strip() for line in lines[1:end])
-    return "\n".join(lines[:1] + lines[end:]), legend
-
-
-def check(text: str, seen: set[str]) -> None:
-    assert all(len(line) <= 80 for line in text.split("\n")), max(text.split("\n"), key=len)
-    board, legend = board_and_legend(text)
-    for pattern, entry in ABBREVIATIONS.items():
-        if re.search(pattern, board, re.M):
-            assert entry in legend, entry
-            seen.add(pattern)
-
-
 @pytest.mark.parametrize("n", [2, 3, 4, 5])
 @pytest.mark.parametrize("names", ["short", "long"])
 def test_every_line_fits_80_columns_and_the_legend_explains_it(n: int, names: str) -> None:
-    players = (LONG if names == "long" else ["ann", "ben", "cat", "dan", "eve"])[:n]
-    match = Match.start(GAME, players, {}, f"narrow-{n}-{names}")
-    rng = Rng(f"narrow-{n}-{names}")
-    seen: set[str] = set()
-    count = 0
-    while not GAME.finished(match.state):
-        player = GAME.to_move(match.state)[0]
-        check(GAME.render(match.state, player), seen)
-        lines = legal_lines(match, player)
-        assert all(len(line) <= 80 for line in lines), lines
-        if count % 25 == 0:
-            for viewer in [None, *players]:
-                check(GAME.render(match.state, viewer), seen)
-        match.play(player, rng.choice(GAME.legal_moves(match.state, player), "playout"))
-        count += 1
-    check(GAME.render(match.state, None), seen)
-    assert set(ABBREVIATIONS) <= seen  # the test saw every kind
+    walk_boards(GAME, n, names, ABBREVIATIONS, every=25)
 
 
 def test_the_narrow_board_keeps_what_the_view_holds(tmp_path: Path) -> None:
