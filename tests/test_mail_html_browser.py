@@ -15,24 +15,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.ci import UNDER_CI
 from tests.test_judge_support import body_text
 from tests.test_mail_html import parts, start
-from tests.test_site_browser import Browser, find_browser
+from tests.test_site_browser import Browser, open_browser
 
 
 @pytest.fixture(scope="module")
 def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Browser]:
-    binary = find_browser()
-    if binary is None:
-        reason = ("Chromium is not installed (apt-get install chromium, or "
-                  ".ci/install-browser.sh): the mail's HTML was not tested in a browser")
-        if UNDER_CI:
-            pytest.fail(f"CI=true: {reason}")
-        pytest.skip(reason)
-    instance = Browser(binary, tmp_path_factory.mktemp("chromium-profile"))
-    yield instance
-    instance.close()
+    yield from open_browser(tmp_path_factory, "the mail's HTML")
 
 
 @pytest.fixture(scope="module")

@@ -162,18 +162,24 @@ class Browser:
         os.close(self._from_browser)
 
 
-@pytest.fixture(scope="module")
-def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Browser]:
+def open_browser(tmp_path_factory: pytest.TempPathFactory, what: str) -> Iterator[Browser]:
+    """A headless Chromium for a module's tests of ``what``; a visible skip without one
+    on a developer's machine, a failure under CI."""
     binary = find_browser()
     if binary is None:
         reason = ("Chromium is not installed (apt-get install chromium, or "
-                  ".ci/install-browser.sh): the site was not tested in a browser")
+                  f".ci/install-browser.sh): {what} was not tested in a browser")
         if UNDER_CI:
             pytest.fail(f"CI=true: {reason}")
         pytest.skip(reason)
     instance = Browser(binary, tmp_path_factory.mktemp("chromium-profile"))
     yield instance
     instance.close()
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Browser]:
+    yield from open_browser(tmp_path_factory, "the site")
 
 
 @pytest.fixture(scope="module")
