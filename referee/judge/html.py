@@ -15,9 +15,9 @@ from typing import Any
 
 from referee.engine import Match
 from referee.errors import UsageError
+from referee.pictures.templating import environment
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
-_ENVIRONMENT: list[Any] = []  # one Jinja2 environment per process
 _PNGS: dict[str, bytes] = {}  # the latest pictures by SVG text: watchers share one view
 _KEEP = 8
 
@@ -79,7 +79,7 @@ def blocks(body: str) -> dict[str, Any]:
 
 def render(body: str, *, subject: str, cid: str, alt: str, size: tuple[int, int]) -> str:
     """The HTML part (Jinja2, autoescaped)."""
-    return _environment().get_template("mail.html").render(
+    return environment("an HTML mail").get_template("mail.html").render(
         subject=subject, cid=cid, alt=alt, width=size[0], height=size[1], **blocks(body))
 
 
@@ -103,16 +103,3 @@ def add_board(msg: EmailMessage, body: str, match: Match, viewer: str | None,
                           disposition="inline", filename="board.png")
     return True
 
-
-def _environment() -> Any:
-    if _ENVIRONMENT:
-        return _ENVIRONMENT[0]
-    import jinja2
-
-    env = jinja2.Environment(
-        loader=jinja2.PackageLoader("referee.pictures", "templates"),
-        autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True,
-        lstrip_blocks=True,
-    )
-    _ENVIRONMENT.append(env)
-    return env

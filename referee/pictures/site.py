@@ -23,6 +23,7 @@ from referee.pictures import Pieces, draw_svg
 from referee.pictures.changes import Marks
 from referee.pictures.positions import Position, replay_positions
 from referee.pictures.svg import player_fill
+from referee.pictures.templating import environment
 from referee.rng import commitment
 
 MARKER = ".referee-site"  # a folder holding this file was written by `referee site`
@@ -77,7 +78,7 @@ def build_site(games_dir: Path, out: Path, secret_path: Path | None = None,
     tmp.mkdir(parents=True)
     try:
         summaries = _render_games(jobs, tmp, workers)
-        env = _environment()
+        env = environment("the site")
         (tmp / "style.css").write_text(_STYLE_CSS, encoding="utf-8")
         _write(tmp / "index.html", env.get_template("index.html").render(games=summaries))
         (tmp / MARKER).write_text("written by referee site\n", encoding="utf-8")
@@ -178,7 +179,7 @@ def render_game(gf: gamefile.GameFile, seed: str | None, folder: Path, slug: str
     summary = GameSummary(slug=slug, file=Path(file).name, game=game.name, title=game.title,
                           game_id=gf.game_id, players=gf.data["players"], moves=len(gf.log),
                           since=last or gf.data.get("created", ""))
-    env = _environment()
+    env = environment("the site")
     if gf.sealed and seed is None:
         gamefile.check_structure(gf)
         summary.needs_secret = True
@@ -228,26 +229,6 @@ def _sealed_row(gf: gamefile.GameFile, i: int, entry: dict[str, Any]) -> MoveRow
 
 def _write(path: Path, text: str) -> None:
     path.write_text(text, encoding="utf-8")
-
-
-_ENVIRONMENT: list[Any] = []  # one Jinja2 environment per process: templates compile once
-
-
-def _environment() -> Any:
-    if _ENVIRONMENT:
-        return _ENVIRONMENT[0]
-    try:
-        import jinja2
-    except ImportError:
-        raise UsageError("the site needs the jinja2 package",
-                         hints=["pip install 'referee[pictures]'"]) from None
-    env = jinja2.Environment(
-        loader=jinja2.PackageLoader("referee.pictures", "templates"),
-        autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True,
-        lstrip_blocks=True,
-    )
-    _ENVIRONMENT.append(env)
-    return env
 
 
 def summaries_json(summaries: list[GameSummary]) -> list[dict[str, Any]]:
