@@ -209,6 +209,65 @@ def new_file_mode() -> int:
     return 0o666 & ~mask
 
 
+# --- any file the referee writes -----------------------------------------------------
+
+
+def write_atomic(path: Path, data: bytes, *, mode: int | None = None, durable: bool = True,
+                 exclusive: bool = False, what: str = "file") -> None:
+    """The one atomic write for every file the referee writes (game files go through
+    :func:`replace` and :func:`create`, which use the same steps): a flocked temporary
+    file beside ``path``, then a rename, so a reader sees the old bytes or the new ones,
+    never a mix, and a ``kill -9`` leaves no half-written file.
+
+    ``mode``: the new file's mode (default: an existing file's, else 0666 & ~umask).
+    ``durable``: fsync the file and its folder (a cache passes False: it may lose an
+    entry in a crash, never hold a wrong one). ``exclusive``: never replace an existing
+    file (a link, not a rename). Raises GameFileError naming ``what`` and the reason
+    (a full or read-only disk included); the old file is then unchanged.
+    """
+    if mode is None:
+        try:
+            mode = stat.S_IMODE(os.stat(path).st_mode)
+        except OSError:
+            mode = new_file_mode()
+    remove_stale_temps(path.parent)
+    try:
+        fd, tmp = _open_temp(path)
+    except OSError as exc:
+        raise _write_error(what, path, exc) from None
+    try:
+        os.fchmod(fd, mode)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        if durable:
+            os.fsync(fd)
+        if exclusive:
+            os.link(tmp, path)
+        else:
+            os.replace(tmp, path)
+    except FileExistsError:
+        discard_temp(fd, tmp)
+        raise UsageError(f"{path} already exists", hints=["choose another file name"]) from None
+    except OSError as exc:
+        discard_temp(fd, tmp)
+        raise _write_error(what, path, exc) from None
+    except BaseException:
+        discard_temp(fd, tmp)
+        raise
+    if exclusive:
+        discard_temp(fd, tmp)
+    else:
+        os.close(fd)
+    if durable:
+        fsync_dir(path.parent)
+
+
+def _write_error(what: str, path: Path, exc: OSError) -> GameFileError:
+    reason = exc.strerror or str(exc)
+    return GameFileError(f"cannot write the {what} {path}: {reason}; nothing was changed")
+
+
 # --- creating and replacing -----------------------------------------------------------
 
 
