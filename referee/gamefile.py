@@ -360,14 +360,11 @@ def replace(path: Path, old: bytes, data: Mapping[str, Any]) -> None:
 locked = fileio.locked
 
 
-def append_entry(data: dict[str, Any], player: str, move: Move, *, seed: str | None = None,
-                 extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """Append a log entry for ``move`` (already applied or known legal) to ``data``.
-
-    ``extra`` adds optional entry fields (e.g. ``mail``: the accepted mail's Message-ID).
-    In a sealed game the move's private fields are sealed to the referee recipient and
-    the entry carries the public text; with the ``seed`` the referee adds its MAC.
-    """
+def move_entry(data: Mapping[str, Any], player: str, move: Move) -> dict[str, Any]:
+    """The log entry for ``move`` by ``player``, to be appended to ``data``'s log (``n``,
+    ``by`` and the move; ``prev``, ``at`` and the MAC are the write core's). In a sealed
+    game the move's private fields are sealed to the referee recipient and the entry
+    carries the public text."""
     from referee import dataversions  # the game of the data version in force
 
     game = dataversions.game_of(data)
@@ -380,13 +377,22 @@ def append_entry(data: dict[str, Any], player: str, move: Move, *, seed: str | N
         entry["public"] = game.public_text(move)
     else:
         entry["move"] = body
-    return append_raw(data, entry, seed=seed, extra=extra)
+    return entry
+
+
+def append_entry(data: dict[str, Any], player: str, move: Move, *, seed: str | None = None,
+                 extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """Append the entry for ``move`` to ``data`` in memory (a trial or a test; files are
+    written by referee/writecore.py). With the ``seed`` the entry carries the MAC."""
+    return append_raw(data, move_entry(data, player, move), seed=seed, extra=extra)
 
 
 def append_raw(data: dict[str, Any], entry: dict[str, Any], *, seed: str | None = None,
                extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """Append ``entry`` (n, by and its kind's fields) with ``extra``, ``prev``, ``at`` and,
-    in a sealed game whose seed is given, the referee's MAC."""
+    """Append ``entry`` (n, by and its kind's fields) to ``data`` in memory with ``extra``,
+    ``prev``, ``at`` and, in a sealed game whose seed is given, the referee's MAC: for a
+    trial replay (``upgrade --dry-run``) and tests. Files are written only by the write
+    core (referee/writecore.py), which MACs nothing it has not replayed."""
     entry.update(extra or {})
     entry["prev"] = next_prev(data)
     entry["at"] = now()

@@ -9,9 +9,9 @@ its commitment, and none may be revealed before all are committed.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
+from referee import fileio
 from referee import rng as rngmod
 from referee.errors import GameFileError, UsageError
 from referee.gamefile import GameFile, nonce_phase
@@ -76,10 +76,6 @@ def _keep(keep: Path, nonce: str) -> None:
     if _kept(keep) == nonce:
         return
     try:
-        fd = os.open(keep, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w") as f:
-            f.write(nonce + "\n")
-            f.flush()
-            os.fsync(f.fileno())
-    except OSError as exc:
-        raise UsageError(f"cannot keep the nonce in {keep}: {exc.strerror}") from None
+        fileio.write_atomic(keep, (nonce + "\n").encode(), mode=0o600, what="nonce file")
+    except GameFileError as exc:
+        raise UsageError(exc.message) from None

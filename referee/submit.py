@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from referee import gamefile, seats, secret
+from referee import gamefile, nonces, replay, seats, writecore
 from referee.engine import Match, resolve_move
 from referee.errors import MoveError, RefereeError, ReplayError, UsageError
 
@@ -65,41 +65,40 @@ def submit(
 
     Raises the MoveError kinds, ReplayError, GameFileError, SealedError, UsageError.
     """
-    with gamefile.locked(path) as old:
-        gf = gamefile.parse(old, str(path))
+    with writecore.transaction(path, secret_path=secret_path) as tx:
+        gf = tx.gf
         if gamefile.missing_nonces(gf):
             raise ReplayError(gamefile.nonce_prompt(gf))
-        seed = secret.find_seed(gf, secret_path, path)
         fields = dict(extra or {})
         if identify is not None:
-            player, texts, more = identify(gf, seed)
+            player, texts, more = identify(gf, tx.seed)
             fields.update(more)
         if player is None or not texts:
             raise UsageError("a move needs the player and the move")
         gf.player(player)
         refuse_bot_seat(gf, player)
-        if seed is None and unchecked:
-            done = _append_unchecked(gf, player, texts[0], fields)
+        if tx.seed is None and unchecked:
+            done = _append_unchecked(tx, player, texts[0], fields)
         else:
-            done = _play(gf, player, texts, seed, keep_partial, fields)
-        if done.accepted:
-            gamefile.replace(path, old, gf.data)
+            done = _play(tx, player, texts, keep_partial, fields)
+    done.gf = tx.gf
     return done
 
 
-def _append_unchecked(gf: gamefile.GameFile, player: str, text: str,
+def _append_unchecked(tx: writecore.Transaction, player: str, text: str,
                       fields: dict[str, Any]) -> Submission:
-    gamefile.check_structure(gf)
+    gf = tx.gf
+    replay.check_structure(gf)
     chosen = gf.game.parse_move(text, [])
-    entry = gamefile.append_entry(gf.data, player, chosen, extra=fields)
+    entry = tx.append_unchecked(player, chosen, fields)
     return Submission(gf, player, None, [Accepted(entry["n"], gf.game.format_move(chosen))],
                       unchecked=True)
 
 
-def _play(gf: gamefile.GameFile, player: str, texts: Sequence[str], seed: str | None,
+def _play(tx: writecore.Transaction, player: str, texts: Sequence[str],
           keep_partial: bool, fields: dict[str, Any]) -> Submission:
-    match = gamefile.replay(gf, seed)
-    done = Submission(gf, player, match)
+    match = tx.state()
+    done = Submission(tx.gf, player, match)
     for i, text in enumerate(texts):
         try:
             chosen = resolve_move(match.game, match.state, player, text)
@@ -108,8 +107,7 @@ def _play(gf: gamefile.GameFile, player: str, texts: Sequence[str], seed: str | 
                 raise
             done.failed, done.failed_index = exc, i
             break
-        match.play(player, chosen)
-        entry = gamefile.append_entry(gf.data, player, chosen, seed=seed, extra=fields)
+        entry = tx.play(player, chosen, fields)
         done.accepted.append(Accepted(entry["n"], match.game.format_move(chosen)))
     return done
 
@@ -120,22 +118,37 @@ def undo(path: Path, player: str, *, secret_path: Path | None = None,
     only the last entry, only by its author, and never once it revealed anything (the
     replay of the new entry is the one definition of an allowed undo). Used by `referee
     undo` and by the judge. Raises UsageError, ReplayError, GameFileError, SealedError."""
-    with gamefile.locked(path) as old:
-        gf = gamefile.parse(old, str(path))
+    with writecore.transaction(path, secret_path=secret_path) as tx:
+        gf = tx.gf
         gf.player(player)
-        seed = secret.find_seed(gf, secret_path, path)
-        gamefile.replay(gf, seed)
+        tx.state()
         if not gf.log or "move" not in gf.log[-1]:
             raise UsageError("there is no move to undo: only the last entry may be undone")
         last = gf.log[-1]
-        entry = gamefile.append_raw(gf.data, {"n": last["n"] + 1, "by": player,
-                                              "undo": last["n"]}, seed=seed, extra=extra)
+        entry = tx.append({"by": player, "undo": last["n"]}, extra)
         try:
-            match = gamefile.replay(gf, seed)
+            tx.verify()
         except ReplayError as exc:
             raise ReplayError(exc.message.split(": ", 1)[-1]) from None
-        gamefile.replace(path, old, gf.data)
-    return Submission(gf, player, match, [Accepted(entry["n"], f"undo {last['n']}")])
+    assert tx.match is not None
+    return Submission(tx.gf, player, tx.match, [Accepted(entry["n"], f"undo {last['n']}")])
+
+
+def give_nonce(path: Path, player: str, value: str | None, keep: Path
+               ) -> tuple[str, gamefile.GameFile]:
+    """``player``'s next nonce step (:func:`referee.nonces.give`: commit, then reveal) in
+    the game at ``path``; returns the step taken and the new file. Used by `referee nonce`
+    and by the judge. Raises UsageError and the errors of a write."""
+    with writecore.transaction(path, replayed=False) as tx:
+        gf = tx.gf
+        gf.player(player)
+        if "nonces" not in gf.data["rng"]:
+            raise UsageError("this game was not created with --nonces")
+        if gf.log:
+            raise UsageError("nonces can only be added before the first move")
+        step = nonces.give(gf, player, value, keep)
+        tx.touch_header()
+    return step, tx.gf
 
 
 # --- bot seats ------------------------------------------------------------------------
@@ -208,14 +221,11 @@ def check_bots_can_play(match: Match, players: Sequence[str]) -> None:
 
 def _bot_step(path: Path, secret_path: Path | None, standing: dict[str, seats.SeatBot],
               extra: dict[str, Any]) -> BotMove | None:
-    with gamefile.locked(path) as old:
-        gf = gamefile.parse(old, str(path))
-        if gamefile.missing_nonces(gf):
+    with writecore.transaction(path, secret_path=secret_path) as tx:
+        gf = tx.gf
+        if gamefile.missing_nonces(gf) or (tx.seed is None and gf.sealed):
             return None
-        seed = secret.find_seed(gf, secret_path, path)
-        if seed is None and gf.sealed:
-            return None
-        match = gamefile.replay(gf, seed)
+        match = tx.state()
         waiting = gamefile.waiting(gf, match)
         for pid in list(standing):
             if pid not in waiting:
@@ -225,14 +235,11 @@ def _bot_step(path: Path, secret_path: Path | None, standing: dict[str, seats.Se
         if mover is None:
             return None
         seat = bots[mover]
-        key = seats.seat_rng_key(gamefile.rng_key(gf, seed), len(gf.log) + 1)
+        key = seats.seat_rng_key(gamefile.rng_key(gf, tx.seed), len(gf.log) + 1)
         from referee.bots.players import seat_move  # the bots only when a bot moves
 
         chosen = seat_move(match.game, match.state, mover, seat.level, seat.iterations, key)
-        match.play(mover, chosen)
-        entry = gamefile.append_entry(gf.data, mover, chosen, seed=seed,
-                                      extra={**extra, "bot": True})
-        gamefile.replace(path, old, gf.data)
+        entry = tx.play(mover, chosen, {**extra, "bot": True})
     text = match.game.public_text(chosen) if gf.sealed else match.game.format_move(chosen)
     return BotMove(entry["n"], mover, text, seat.level)
 
@@ -247,13 +254,12 @@ def set_seat(path: Path, by: str, player: str, seat: seats.SeatBot | None, *,
     from referee.errors import SealedError
     from referee.schema import GAME_MASTER
 
-    with gamefile.locked(path) as old:
-        gf = gamefile.parse(old, str(path))
+    with writecore.transaction(path, secret_path=secret_path, replayed=False) as tx:
+        gf = tx.gf
         if by != GAME_MASTER:
             gf.player(by)
         gf.player(player)
-        seed = secret.find_seed(gf, secret_path, path)
-        if seed is None and by == GAME_MASTER and gf.sealed:
+        if tx.seed is None and by == GAME_MASTER and gf.sealed:
             raise SealedError("the game master's entries need the game's secret (the "
                               "referee's MAC vouches for them)", hints=["give --secret FILE"])
         meta = {"kind": "bot", "player": player, "level": None}
@@ -269,13 +275,8 @@ def set_seat(path: Path, by: str, player: str, seat: seats.SeatBot | None, *,
         if seat is not None and now.bots.get(player) == seat:
             raise UsageError(f"{player}'s seat is already played by this bot "
                              f"({seat.describe()})")
-        entry = gamefile.append_raw(gf.data, {"n": len(gf.log) + 1, "by": by, "meta": meta},
-                                    seed=seed, extra=extra)
-        if seed is None and gf.sealed:
-            gamefile.check_structure(gf)
-        else:
-            match = gamefile.replay(gf, seed)
-            if seat is not None:
-                check_bots_can_play(match, [player])
-        gamefile.replace(path, old, gf.data)
+        entry = tx.append({"by": by, "meta": meta}, extra)
+        match = tx.verify()
+        if seat is not None and match is not None:
+            check_bots_can_play(match, [player])
     return entry

@@ -6,16 +6,15 @@ it (nor for Jinja2 or the PNG library).
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
 import click
 
-from referee import gamefile, secret
+from referee import fileio, gamefile, secret
 from referee.cli import main
 from referee.cli.common import emit_json, handles_errors, secret_option
-from referee.errors import SealedError, UsageError
+from referee.errors import GameFileError, SealedError, UsageError
 
 
 @main.command()
@@ -74,13 +73,10 @@ def _write_bytes(out: Path, data: bytes) -> None:
         raise UsageError(f"{out} is a folder; give a file name")
     if not out.parent.is_dir():
         raise UsageError(f"no such folder: {out.parent}")
-    tmp = out.with_name(f".{out.name}.tmp-{os.getpid()}")
     try:
-        tmp.write_bytes(data)
-        os.replace(tmp, out)
-    except OSError as exc:
-        tmp.unlink(missing_ok=True)
-        raise UsageError(f"cannot write {out}: {exc.strerror}") from None
+        fileio.write_atomic(out, data, what="picture")
+    except GameFileError as exc:
+        raise UsageError(exc.message) from None
 
 
 @main.command()

@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from referee import fileio, gamefile, nonces, seats, secret, vouch
+from referee import gamefile, replay, seats, secret, vouch, writecore
 from referee import rng as rngmod
 from referee.cli import main
 from referee.cli.common import (
@@ -28,7 +28,7 @@ from referee.cli.mail import answer_rejection, mail_identify
 from referee.engine import game_names, get_game
 from referee.errors import MoveError, SealedError, UsageError
 from referee.schema import GAME_MASTER
-from referee.submit import BotMove, bots_after, check_bots_can_play, submit
+from referee.submit import BotMove, bots_after, check_bots_can_play, give_nonce, submit
 from referee.submit import undo as submit_undo
 
 # --- games ----------------------------------------------------------------------------
@@ -121,10 +121,10 @@ def new(game_name: str, path: Path, players: str, seed: str | None,
     secret_path = secret_out or secret.default_secret_path(path)
     sealed_file = sealed and not derived
     if sealed_file:  # both files or neither, even if killed (fileio.create_pair)
-        fileio.create_pair(path, gamefile.dumps(data), secret_path,
-                           secret.secret_text(game_id, seed))
+        writecore.create(path, data, secret_path=secret_path,
+                         secret_text=secret.secret_text(game_id, seed))
     else:
-        gamefile.create(path, data)
+        writecore.create(path, data)
     played = bots_done(path, secret_path if sealed_file else None)
     if played:
         gf, match = load(path, secret_path if sealed_file else None)
@@ -370,16 +370,7 @@ def nonce(path: Path, player: str, value: str | None, keep: Path | None,
     a nonce after seeing the others', so nobody can steer the shuffle (docs/rng.md).
     """
     keep = keep or path.with_name(f"{path.name}.{player}.nonce")
-    with gamefile.locked(path) as old:
-        gf = gamefile.parse(old, str(path))
-        gf.player(player)
-        rng = gf.data["rng"]
-        if "nonces" not in rng:
-            raise UsageError("this game was not created with --nonces")
-        if gf.log:
-            raise UsageError("nonces can only be added before the first move")
-        step = nonces.give(gf, player, value, keep)
-        gamefile.replace(path, old, gf.data)
+    step, gf = give_nonce(path, player, value, keep)
     missing = gamefile.missing_nonces(gf)
     played = [] if missing else bots_done(path, None)
     if as_json:
@@ -403,22 +394,21 @@ def nonce(path: Path, player: str, value: str | None, keep: Path | None,
 @handles_errors
 def reveal(path: Path, secret_path: Path | None, as_json: bool) -> None:
     """Write the secret seed into a finished sealed game so that anyone can verify it."""
-    with gamefile.locked(path) as old:
-        gf = gamefile.parse(old, str(path))
+    with writecore.transaction(path, secret_path=secret_path, replayed=False) as tx:
+        gf = tx.gf
         if not gf.sealed:
             raise UsageError("this game is not sealed: its seed is already in the file")
         if "seed" in gf.data["rng"]:
             raise UsageError("the seed has already been revealed")
-        seed = secret.find_seed(gf, secret_path, path)
-        if seed is None:
+        if tx.seed is None:
             raise SealedError("reveal needs the game's secret",
-                                       hints=["give --secret FILE"])
-        match = gamefile.replay(gf, seed)
+                              hints=["give --secret FILE"])
+        match = replay.replay(gf, tx.seed)
         if not match.game.finished(match.state):
             raise UsageError("the game is not finished; revealing the seed now would show "
                              "every hidden card and the order of every stack")
-        gf.data["rng"]["seed"] = seed
-        gamefile.replace(path, old, gf.data)
+        gf.data["rng"]["seed"] = tx.seed
+        tx.touch_header()
     if as_json:
         emit_json({"revealed": True, "file": str(path)})
         return
@@ -469,22 +459,15 @@ def void(path: Path, number: int, player: str, secret_path: Path | None,
     disguise). Without the secret of a sealed game the void is appended unchecked, and
     CI (holding the secret) checks it.
     """
-    with gamefile.locked(path) as old:
-        gf = gamefile.parse(old, str(path))
+    with writecore.transaction(path, secret_path=secret_path, replayed=False) as tx:
+        gf = tx.gf
         if player != GAME_MASTER:
             gf.player(player)
-        seed = secret.find_seed(gf, secret_path, path)
-        if seed is None and player == GAME_MASTER and gf.sealed:
+        if tx.seed is None and player == GAME_MASTER and gf.sealed:
             raise SealedError("the game master's void needs the game's secret",
                               hints=["give --secret FILE"])
-        entry = gamefile.append_raw(gf.data, {"n": len(gf.log) + 1, "by": player,
-                                              "void": number}, seed=seed)
-        match = None
-        if seed is None and gf.sealed:
-            gamefile.check_structure(gf)
-        else:
-            match = gamefile.replay(gf, seed)
-        gamefile.replace(path, old, gf.data)
+        entry = tx.append({"by": player, "void": number})
+        match = tx.verify()
     played = bots_done(path, secret_path) if match is not None else []
     if played:
         gf, match = load(path, secret_path)

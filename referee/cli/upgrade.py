@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from referee import dataversions, gamefile, secret
+from referee import dataversions, writecore
 from referee.cli import main
 from referee.cli.common import emit_json, handles_errors, secret_option
 from referee.errors import GameFileError
@@ -27,15 +27,12 @@ def upgrade(path: Path, dry_run: bool, secret_path: Path | None, as_json: bool) 
     the game moves to the new data: the game master's log entry
     {"kind": "upgrade", "data": PIN} is appended, and from then on the whole log replays
     under the new data."""
-    with gamefile.locked(path) as old:
-        gf = gamefile.parse(old, str(path))
-        seed = secret.find_seed(gf, secret_path, path)
-        report = dataversions.compare(gf, seed)
+    with writecore.transaction(path, secret_path=secret_path, replayed=False) as tx:
+        report = dataversions.compare(tx.gf, tx.seed)
         entry: int | None = None
         if not dry_run and report.upgradable:
-            data = dataversions.upgraded(gf.data, report.target, seed)
-            gamefile.replace(path, old, data)
-            entry = len(data["log"])
+            upgrade = dataversions.upgrade_entry(tx.data, report.target)
+            entry = tx.append({k: v for k, v in upgrade.items() if k != "n"})["n"]
     if as_json:
         emit_json({**report.to_json(), "file": str(path), "dry_run": dry_run,
                    "upgraded": entry is not None, "entry": entry})

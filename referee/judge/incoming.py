@@ -371,14 +371,7 @@ def add_nonce(path: Path, player: str, value: str) -> None:
     """Take ``player``'s next nonce step by mail (:func:`referee.nonces.give`: commit,
     then reveal); between the two the nonce is kept beside the game file, owner-only, as
     `referee nonce` keeps it."""
-    from referee import nonces
+    from referee.submit import give_nonce
 
     keep = path.with_name(f"{path.name}.{player}.nonce")
-    with gamefile.locked(path) as old:
-        gf = gamefile.parse(old, str(path))
-        if "nonces" not in gf.data["rng"]:
-            raise UsageError("this game was not created with nonces")
-        if gf.log:
-            raise UsageError("nonces can only be added before the first move")
-        nonces.give(gf, player, value.strip() or None, keep)
-        gamefile.replace(path, old, gf.data)
+    give_nonce(path, player, value.strip() or None, keep)

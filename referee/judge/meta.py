@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from referee import gamefile, seats, secret
+from referee import seats, writecore
 from referee.errors import UsageError
 from referee.schema import GAME_MASTER as GM
 
@@ -175,9 +175,10 @@ def _apply(found: Settings, meta: Mapping[str, Any]) -> None:
 def append(path: Path, by: str, meta: Mapping[str, Any],
            extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """Append a checked meta entry by ``by`` ("gm" or a player) to the game file at
-    ``path`` (locked, atomic write; in a sealed game with the referee's MAC, from the
-    secret beside the file); return the entry. A ``bot`` entry goes through
-    :func:`referee.submit.set_seat` (who may hand which seat). Raises UsageError."""
+    ``path`` through the write core (in a sealed game with the referee's MAC, from the
+    secret beside the file, only once the whole log has replayed); return the entry. A
+    ``bot`` entry goes through :func:`referee.submit.set_seat` (who may hand which seat).
+    Raises UsageError and the errors of a write."""
     if meta.get("kind") == "bot":
         from referee import submit
 
@@ -185,12 +186,9 @@ def append(path: Path, by: str, meta: Mapping[str, Any],
         seat = None if level is None else seats.make_seat(level, meta.get("iterations"))
         return submit.set_seat(path, by, str(meta.get("player")), seat,
                                extra=dict(extra or {}))
-    with gamefile.locked(path) as old:
-        gf = gamefile.parse(old, str(path))
+    with writecore.transaction(path, replayed=False) as tx:
+        gf = tx.gf
         if by != GM:
             gf.player(by)
-        entry = {"n": len(gf.log) + 1, "by": by, "meta": validate(meta, gf.players)}
-        seed = secret.find_seed(gf, None, path)
-        gamefile.append_raw(gf.data, entry, seed=seed, extra=extra)
-        gamefile.replace(path, old, gf.data)
+        entry = tx.append({"by": by, "meta": validate(meta, gf.players)}, extra)
     return entry
