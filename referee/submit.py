@@ -14,7 +14,8 @@ from typing import Any
 
 from referee import gamefile, nonces, replay, seats, writecore
 from referee.engine import Match, resolve_move
-from referee.errors import MoveError, RefereeError, ReplayError, UsageError
+from referee.errors import MoveError, RefereeError, ReplayError, SealedError, UsageError
+from referee.schema import GAME_MASTER
 
 
 @dataclass
@@ -151,6 +152,45 @@ def give_nonce(path: Path, player: str, value: str | None, keep: Path
     return step, tx.gf
 
 
+def reveal_seed(path: Path, *, secret_path: Path | None = None) -> None:
+    """Write the secret seed into the finished sealed game at ``path`` (`referee reveal`),
+    so that anyone can verify every draw. Raises UsageError, SealedError and the errors
+    of a write."""
+    with writecore.transaction(path, secret_path=secret_path, replayed=False) as tx:
+        gf = tx.gf
+        if not gf.sealed:
+            raise UsageError("this game is not sealed: its seed is already in the file")
+        if "seed" in gf.data["rng"]:
+            raise UsageError("the seed has already been revealed")
+        if tx.seed is None:
+            raise SealedError("reveal needs the game's secret", hints=["give --secret FILE"])
+        match = replay.replay(gf, tx.seed)
+        if not match.game.finished(match.state):
+            raise UsageError("the game is not finished; revealing the seed now would show "
+                             "every hidden card and the order of every stack")
+        gf.data["rng"]["seed"] = tx.seed
+        tx.touch_header()
+
+
+def strike(path: Path, number: int, player: str, *, secret_path: Path | None = None
+           ) -> tuple[dict[str, Any], gamefile.GameFile, Match | None]:
+    """A void entry by ``player`` (the move's author, or the game master) that strikes
+    move ``number``, appended unchecked and found illegal (`referee void`). Without the
+    secret of a sealed game it is appended unchecked (no MAC). Returns the entry, the new
+    file and its state (None when unchecked). Raises UsageError, SealedError, and
+    ReplayError when the replay refuses the void (a legal move: an undo in disguise)."""
+    with writecore.transaction(path, secret_path=secret_path, replayed=False) as tx:
+        gf = tx.gf
+        if player != GAME_MASTER:
+            gf.player(player)
+        if tx.seed is None and player == GAME_MASTER and gf.sealed:
+            raise SealedError("the game master's void needs the game's secret",
+                              hints=["give --secret FILE"])
+        entry = tx.append({"by": player, "void": number})
+        match = tx.verify()
+    return entry, tx.gf, match
+
+
 # --- bot seats ------------------------------------------------------------------------
 
 
@@ -251,9 +291,6 @@ def set_seat(path: Path, by: str, player: str, seat: seats.SeatBot | None, *,
     meta entry by ``by`` (the game master, or the player for their own seat), with the
     referee's MAC when the secret is at hand; the game master needs it in a sealed game.
     Returns the entry. Raises UsageError, SealedError, ReplayError, GameFileError."""
-    from referee.errors import SealedError
-    from referee.schema import GAME_MASTER
-
     with writecore.transaction(path, secret_path=secret_path, replayed=False) as tx:
         gf = tx.gf
         if by != GAME_MASTER:

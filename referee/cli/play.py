@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from referee import gamefile, replay, seats, secret, vouch, writecore
+from referee import gamefile, seats, secret, vouch, writecore
 from referee import rng as rngmod
 from referee.cli import main
 from referee.cli.common import (
@@ -26,9 +26,16 @@ from referee.cli.common import (
 )
 from referee.cli.mail import answer_rejection, mail_identify
 from referee.engine import game_names, get_game
-from referee.errors import MoveError, SealedError, UsageError
-from referee.schema import GAME_MASTER
-from referee.submit import BotMove, bots_after, check_bots_can_play, give_nonce, submit
+from referee.errors import MoveError, UsageError
+from referee.submit import (
+    BotMove,
+    bots_after,
+    check_bots_can_play,
+    give_nonce,
+    reveal_seed,
+    strike,
+    submit,
+)
 from referee.submit import undo as submit_undo
 
 # --- games ----------------------------------------------------------------------------
@@ -394,21 +401,7 @@ def nonce(path: Path, player: str, value: str | None, keep: Path | None,
 @handles_errors
 def reveal(path: Path, secret_path: Path | None, as_json: bool) -> None:
     """Write the secret seed into a finished sealed game so that anyone can verify it."""
-    with writecore.transaction(path, secret_path=secret_path, replayed=False) as tx:
-        gf = tx.gf
-        if not gf.sealed:
-            raise UsageError("this game is not sealed: its seed is already in the file")
-        if "seed" in gf.data["rng"]:
-            raise UsageError("the seed has already been revealed")
-        if tx.seed is None:
-            raise SealedError("reveal needs the game's secret",
-                              hints=["give --secret FILE"])
-        match = replay.replay(gf, tx.seed)
-        if not match.game.finished(match.state):
-            raise UsageError("the game is not finished; revealing the seed now would show "
-                             "every hidden card and the order of every stack")
-        gf.data["rng"]["seed"] = tx.seed
-        tx.touch_header()
+    reveal_seed(path, secret_path=secret_path)
     if as_json:
         emit_json({"revealed": True, "file": str(path)})
         return
@@ -459,15 +452,7 @@ def void(path: Path, number: int, player: str, secret_path: Path | None,
     disguise). Without the secret of a sealed game the void is appended unchecked, and
     CI (holding the secret) checks it.
     """
-    with writecore.transaction(path, secret_path=secret_path, replayed=False) as tx:
-        gf = tx.gf
-        if player != GAME_MASTER:
-            gf.player(player)
-        if tx.seed is None and player == GAME_MASTER and gf.sealed:
-            raise SealedError("the game master's void needs the game's secret",
-                              hints=["give --secret FILE"])
-        entry = tx.append({"by": player, "void": number})
-        match = tx.verify()
+    entry, gf, match = strike(path, number, player, secret_path=secret_path)
     played = bots_done(path, secret_path) if match is not None else []
     if played:
         gf, match = load(path, secret_path)
