@@ -75,7 +75,8 @@ def from_email(gf: gamefile.GameFile, seed: str | None, raw: bytes, player: str 
             raise intake.Refusal("no-move", "no move found in the mail: write it on the "
                                  "first line, or as 'move: ...'")
     except intake.Refusal as exc:
-        if exc.reason != "automatic":  # a vacation notice or a bounce: never answered
+        # a vacation notice or a bounce is never answered; a mail without a From neither
+        if exc.reason != "automatic" and mail.reply.sender:
             answer_rejection(gf, raw, exc, reply_out, sender, None)
         raise
     return mid.player, list(mail.reply.moves), mail.msgid

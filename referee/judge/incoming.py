@@ -171,6 +171,8 @@ class Incoming:
         if exc.reason == "replayed":  # delivered or sent again: no second answer
             return Outcome("duplicate", gid, "replayed: already in the log")
         if exc.reason != "stale":
+            if not self.reply.sender:  # nobody to tell
+                return Outcome("rejected", gid, f"{exc.reason}, no sender address")
             if seat.player == meta.GM:
                 self._send_plain(self.reply.sender, "Not accepted: game master commands "
                                  "need the game master's address and token (reply to a "
@@ -362,7 +364,8 @@ HELP = [
     "  help              this text",
     "  undo              take back your last move (if it revealed nothing)",
     "  nonce WORDS       your entropy, before the first move (games with nonces)",
-    "  say TEXT          a message to the other players",
+    "  say TEXT          a message to the other players: plain text, one",
+    "                    paragraph of at most 500 characters, 5 says an hour",
     "  notify turn|every|digest   how often you get mail (default turn)",
     "  bot LEVEL | bot off   a bot (random, greedy, mcts) plays your seat, or you again",
 ]
