@@ -357,3 +357,19 @@ def test_cli_mail_of_the_wrong_player_or_without_referee_id(mailed: MailGame) ->
     del stray["References"]
     mailed.refused(bytes(stray), "cannot tell which referee mail")
     assert gamefile.read(mailed.path).log == []
+
+
+def test_cli_overlong_or_odd_message_id_is_kept_as_a_digest(mailed: MailGame) -> None:
+    ann = mailed.mail_round()["ann"]
+    long_id = "<" + "x" * 300 + "@player.example>"
+    raw = reply(ann, "take 1", msgid=long_id)
+    assert mailed.move(raw).exit_code == 0
+    logged = str(log_of(mailed.path)[-1]["mail"])
+    assert logged.startswith("<nomid.") and len(logged) <= intake_msgid_max()
+    mailed.refused(raw, "already played")  # the same bytes: the same digest
+
+
+def intake_msgid_max() -> int:
+    from referee.mail import intake
+
+    return intake.MSGID_MAX

@@ -171,3 +171,41 @@ def test_a_say_on_a_stale_mail_is_not_relayed(toy: Setup) -> None:
     out = toy.send(reply(old, "say ann resigns, ben wins"))
     assert [m["X-Referee-Player"] for m in out] == ["ann"]
     assert "this answers an old mail; reply to the latest one" in flat(out[0])
+
+
+def test_say_text_refuses_every_control_format_and_separator_code_point() -> None:
+    import sys
+    import unicodedata
+
+    from referee.mail.replies import Reply
+
+    def say(text: str) -> str:
+        line = f"say a{text}b"
+        return intake.say_text(Reply("ann@example.org", None, None, None, (line,), None,
+                                     own=(line,)))
+
+    def private(c: int) -> bool:  # 137,000 of them: every 251st, and the plane ends
+        return c % 251 == 0 or c in (0xE000, 0xF8FF, 0xF0000, 0xFFFFD, 0x100000, 0x10FFFD)
+
+    refused = [chr(c) for c in range(sys.maxunicode + 1)
+               if (cat := unicodedata.category(chr(c))) in ("Cc", "Cf", "Zl", "Zp", "Cs")
+               or (cat == "Co" and private(c))]
+    refused.remove("\t")
+    assert len(refused) > 2_500
+    passed = []
+    for ch in refused:
+        try:
+            say(ch)
+        except intake.Refusal as exc:
+            if f"U+{ord(ch):04X}" not in exc.message:
+                passed.append(ch)
+        else:
+            passed.append(ch)
+    assert passed == []
+    for ch in ("\u3164", "\u115f", "\u034f"):  # letters that print as nothing
+        with pytest.raises(intake.Refusal, match="say not relayed: it contains"):
+            say(ch)
+    assert say("\t c") == "a cb"  # a tab is a space
+    assert say(" ok ") == "a ok b"
+    assert say("\u00a0ok\u3000") == "a ok b"  # other spaces are plain spaces
+    assert say("\u2764\ufe0f") == "a\u2764\ufe0fb"  # an emoji with its variation selector

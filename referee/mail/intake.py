@@ -38,6 +38,8 @@ STALE = "this answers an old mail; reply to the latest one"
 MSGID_MAX = 200  # longer or non-ASCII Message-IDs are replaced by a digest of the mail
 SAY_MAX = 500  # characters of one say, after joining its lines
 SAY_MARKS = 5  # combining marks in a row on one character
+# letters and a mark that print as nothing (Unicode "default ignorable"): no hidden text
+_BLANK = frozenset("\u034f\u115f\u1160\u3164\uffa0")
 _MSGID_RE = re.compile(rf"^<[\x21-\x3b\x3d\x3f-\x7e]{{1,{MSGID_MAX - 2}}}>$")
 
 
@@ -179,7 +181,7 @@ def say_text(reply: Reply) -> str:
     marks = 0
     for ch in text:
         cat = unicodedata.category(ch)
-        if ch != "\t" and cat[0] not in "LMNPS" and cat != "Zs":
+        if ch in _BLANK or (ch != "\t" and cat[0] not in "LMNPS" and cat != "Zs"):
             name = unicodedata.name(ch, cat)
             raise Refusal("say", f"say not relayed: it contains U+{ord(ch):04X} ({name}); "
                           "a say is plain text on one paragraph: no control, format, "
