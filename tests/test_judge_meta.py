@@ -174,6 +174,11 @@ def test_watchers_get_public_mails_only(gm_game: Setup) -> None:
     # a watcher's reply is not read as a move
     answer = gm_game.send(reply(kim[0], "take 1"))
     assert "only players move" in body_text(answer[0])
+    # the game master's latest mail was written before ann's move: stale, not done;
+    # the answer is a fresh mail, and the command replying to it counts
+    out = gm_game.send(reply(gm_mail(gm_game), "unwatch kim@example.org"))
+    assert "this answers an old mail; reply to the latest one" in body_text(out[0])
+    assert "kim@example.org" in meta.settings(gamefile.read(gm_game.path).data).watchers
     gm_game.send(reply(gm_mail(gm_game), "unwatch kim@example.org"))
     out = gm_game.send(reply(gm_game.latest("ben"), "take 1"))
     assert all(str(m["To"]) != "kim@example.org" for m in out)

@@ -134,8 +134,10 @@ def test_compose_headers_and_threading() -> None:
     ann, bob = composed()
     assert ann["From"] == SENDER
     assert ann["To"].addresses[0].addr_spec == "ann@example.org"
-    assert ann["Message-ID"] == "<referee.game-42.7.ann@referee.invalid>"
-    assert bob["Message-ID"] == "<referee.game-42.7.bob@referee.invalid>"
+    # with a key the Message-ID carries a MAC (a reply must answer one the referee made)
+    assert ann["Message-ID"] == mail.make_id(KEY, GAME, "ann", 7, 0)
+    assert bob["Message-ID"] == mail.make_id(KEY, GAME, "bob", 7, 0)
+    assert mail.check_id(KEY, mail.parse_id(ann["Message-ID"]))  # type: ignore[arg-type]
     for msg in (ann, bob):
         assert msg["In-Reply-To"] == "<referee.game-42@referee.invalid>"
         assert msg["References"] == "<referee.game-42@referee.invalid>"

@@ -26,80 +26,75 @@ from referee.errors import RefereeError, SealedError, UsageError
 
 class mail_identify:
     """The ``identify`` step of :func:`referee.submit.submit` for a reply mail: reads the
-    mail once, authenticates it inside the game's lock, and keeps its bytes (``raw``) for
-    the answer to a rejection."""
+    mail once, authenticates it inside the game's lock with the judge's checks
+    (:mod:`referee.mail.intake`), and keeps its bytes (``raw``) and the authenticated
+    player (``found``) for the answer to a rejection. The accepted mail's Message-ID goes
+    into the log entry, so the same mail is refused a second time."""
 
     def __init__(self, email_path: Path, player: str | None, reply_out: Path | None,
                  sender: str) -> None:
         self.email_path, self.player = email_path, player
         self.reply_out, self.sender = reply_out, sender
         self.raw = b""
+        self.found: str | None = None
 
     def __call__(self, gf: gamefile.GameFile, seed: str | None
                  ) -> tuple[str, list[str], dict[str, Any]]:
-        player, texts, self.raw = from_email(gf, seed, self.email_path, self.player,
-                                             self.reply_out, self.sender)
-        return player, texts, {}
+        self.raw = read_stdin() if str(self.email_path) == "-" else read_bytes(self.email_path)
+        player, texts, msgid = from_email(gf, seed, self.raw, self.player, self.reply_out,
+                                          self.sender)
+        self.found = player
+        return player, texts, {"mail": msgid}
 
 
-def from_email(gf: gamefile.GameFile, seed: str | None, email_path: Path,
-               player: str | None, reply_out: Path | None, sender: str
-               ) -> tuple[str, list[str], bytes]:
-    """The authenticated player, the moves and the raw bytes of a reply mail.
+def from_email(gf: gamefile.GameFile, seed: str | None, raw: bytes, player: str | None,
+               reply_out: Path | None, sender: str) -> tuple[str, list[str], str]:
+    """The authenticated player, the moves and the Message-ID of a reply mail: the same
+    checks as the judge's (a MAC'd referee Message-ID of this game answered at the
+    current play number, a registered From address, the token, not played before).
     Raises MailError (after writing the rejection to ``reply_out``)."""
-    from referee import mail
+    from referee.judge import meta
+    from referee.mail import intake
 
     if seed is None:
-        raise SealedError("mail tokens need the game's secret",
-                                   hints=["give --secret FILE"])
-    raw = read_stdin() if str(email_path) == "-" else read_bytes(email_path)
-    reply = mail.parse_reply(raw)
-
-    def refuse(reason: str) -> mail.MailError:
-        exc = mail.MailError(reason)
-        answer_rejection(gf, raw, exc, reply_out, sender, authentic=False)
-        return exc
-
-    if reply.automatic:  # a vacation notice or a bounce: never answered
-        raise mail.MailError("an automatic reply (Auto-Submitted, Precedence or "
-                             "X-Autoreply): ignored, not answered")
-    if reply.game_id is None:
-        raise refuse("cannot tell which game this mail is for: reply to the referee's "
-                     "latest mail and keep its subject")
-    if reply.game_id != gf.game_id:
-        raise refuse(f"this mail is for game {reply.game_id!r}, not {gf.game_id!r}")
-    if not mail.is_authentic(reply, secret.mail_key(seed)):
-        raise refuse("the mail is not authenticated: its token is missing or wrong (reply to "
-                     "the referee's mail and keep the [#...] tag in the subject)")
-    assert reply.player is not None
-    if player is not None and player != reply.player:
-        raise refuse(f"the mail is {reply.player}'s, not {player}'s")
-    if reply.move_number != len(gf.log):
-        # A replayed or stale mail: it answers another state of the game than this one.
-        raise refuse(
-            f"this mail answers the referee's mail after move {reply.move_number}, but the "
-            f"game is at move {len(gf.log)}: reply to the latest mail"
-            if reply.move_number is not None else
-            "cannot tell which referee mail this answers: reply to the latest mail"
-        )
-    if not reply.moves:
-        raise refuse("no move found in the mail: write it on the first line, or as 'move: ...'")
-    return reply.player, list(reply.moves), raw
-
+        raise SealedError("mail tokens need the game's secret", hints=["give --secret FILE"])
+    mail = intake.read(raw)
+    key = secret.mail_key(seed)
+    try:
+        mid = intake.answered(mail, gf.game_id, key)
+        if mid.player not in gf.players:
+            raise intake.Refusal("seat", f"this mail answers a mail to {mid.player!r}, "
+                                 "who plays no seat: only players move")
+        if player is not None and player != mid.player:
+            raise intake.Refusal("seat", f"the mail is {mid.player}'s, not {player}'s")
+        settings = meta.settings(gf.data)
+        seat = intake.Seat(mid.player, settings.token_name(mid.player),
+                           tuple(settings.emails.get(mid.player, [])))
+        intake.admit(mail, mid, seat, key=key, game_id=gf.game_id, log=gf.log)
+        if not mail.reply.moves:
+            raise intake.Refusal("no-move", "no move found in the mail: write it on the "
+                                 "first line, or as 'move: ...'")
+    except intake.Refusal as exc:
+        # a vacation notice or a bounce is never answered; a mail without a From neither
+        if exc.reason != "automatic" and mail.reply.sender:
+            answer_rejection(gf, raw, exc, reply_out, sender, None)
+        raise
+    return mid.player, list(mail.reply.moves), mail.msgid
 
 
 def answer_rejection(gf: gamefile.GameFile, raw: bytes, exc: RefereeError,
-                     reply_out: Path | None, sender: str, authentic: bool) -> None:
-    """Write the mail that answers a rejected reply (only legal moves if authentic)."""
+                     reply_out: Path | None, sender: str, player: str | None) -> None:
+    """Write the mail that answers a rejected reply. ``player``: the authenticated
+    player (their registered address gets it, with the legal moves); None: the mail was
+    not authenticated, and its sender gets only the reason."""
     from referee import mail
+    from referee.judge import meta
 
     if reply_out is None:
         return
     reply = mail.parse_reply(raw)
-    legal = getattr(exc, "legal", []) if authentic else []
-    to = None
-    if authentic and reply.player in gf.players:
-        to = gf.player(reply.player).get("email")
+    legal = getattr(exc, "legal", []) if player is not None else []
+    to = meta.settings(gf.data).address(player) if player in gf.players else None
     message = mail.rejection(reply, exc.message, legal, sender=sender, to=to, date=mail_date())
     if str(reply_out) == "-":
         mail.write_stdout([message], sys.stdout)
@@ -109,7 +104,6 @@ def answer_rejection(gf: gamefile.GameFile, raw: bytes, exc: RefereeError,
                 mail.write_stdout([message], f)
         except OSError as exc:
             raise UsageError(f"cannot write {reply_out}: {exc.strerror}") from None
-
 
 
 # --- mail -----------------------------------------------------------------------------
@@ -159,19 +153,22 @@ def mail_command(path: Path, secret_path: Path | None, sender: str, waiting_only
 def build_mails(gf: gamefile.GameFile, match: Match, seed: str, sender: str,
                 waiting_only: bool, name: str) -> tuple[list[Any], list[str]]:
     from referee import mail
+    from referee.judge import meta
+    from referee.mail import intake
 
     game = match.game
     waiting = gamefile.waiting(gf, match)
     subject = mail.subject(game.title, gf.game_id, waiting)
+    settings = meta.settings(gf.data)
     outgoing, skipped = [], []
     for pid in gf.players:
         if waiting_only and pid not in waiting:
             continue
-        address = gf.player(pid).get("email")
+        address = settings.address(pid)
         if not address:
             skipped.append(pid)
             continue
-        to = f"{gf.player(pid).get('name', pid)} <{address}>"
+        to = f"{settings.names.get(pid, pid)} <{address}>"
         if pid in waiting:
             body = status_text(gf, match, pid, name) + (
                 "\n\nReply to this mail with your move on the first line (or lines "
@@ -181,8 +178,9 @@ def build_mails(gf: gamefile.GameFile, match: Match, seed: str, sender: str,
             body = status_text(gf, match, None, name) + "\n"
         outgoing.append(mail.Outgoing(pid, to, subject, body))
     messages = mail.compose(outgoing, sender=sender, game_id=gf.game_id,
-                            move_number=len(gf.log), date=mail_date(),
-                            key=secret.mail_key(seed))
+                            move_number=intake.plays(gf.log), date=mail_date(),
+                            key=secret.mail_key(seed),
+                            token_names={p: settings.token_name(p) for p in gf.players})
     return messages, skipped
 
 

@@ -289,9 +289,9 @@ def move(path: Path, player: str | None, words: Sequence[str], secret_path: Path
         done = submit(path, player, texts, secret_path=secret_path, unchecked=unchecked,
                       identify=identify)
     except MoveError as exc:
-        if identify is not None:
+        if identify is not None and identify.found is not None:
             answer_rejection(gamefile.read(path), identify.raw, exc, reply_out, sender,
-                             authentic=True)
+                             identify.found)
         raise
     if done.match is None:
         first = done.accepted[0]

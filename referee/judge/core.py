@@ -33,6 +33,7 @@ from referee.errors import RefereeError
 from referee.judge import html, ids, meta, text
 from referee.judge.store import Store
 from referee.judge.transport import Outbox
+from referee.mail import intake
 from referee.submit import BotMove, play_bots
 
 WATCHER = "watcher"
@@ -41,8 +42,8 @@ GM_TOKEN = "#gm"  # what the game master's token is computed over (no player id 
 
 def plays(gf: gamefile.GameFile) -> int:
     """The number of log entries that change the game (all but meta entries): a reply
-    must answer a mail written at the current number."""
-    return sum(1 for e in gf.log if "meta" not in e)
+    must answer a mail written at the current number (:func:`referee.mail.intake.plays`)."""
+    return intake.plays(gf.log)
 
 
 def utcnow() -> dt.datetime:

@@ -1,15 +1,16 @@
 """One incoming mail: find its game, authenticate it, act on it, answer it.
 
-Authentication of a player's mail (all must hold):
-
-1. it answers (In-Reply-To / References) a judge Message-ID whose MAC is right
-   (:mod:`referee.judge.ids`); that ID names the game and the player;
-2. its From address is one of the player's registered addresses;
-3. it carries the player's token (the subject's ``[#...]`` tag or a ``token:`` line);
-4. its own Message-ID is not already in the game's log (an accepted mail is refused a
-   second time) and was not answered before;
-5. for a move: the ID it answers was issued at the current move number (a reply to an
-   older mail is answered with the current state and is not played).
+The checks are :mod:`referee.mail.intake`'s, shared with `referee move --from-email`: a
+mail counts only if it answers a referee Message-ID with a right MAC (which names the
+game and the seat), its own Message-ID is not in the log, it comes from one of the seat's
+registered addresses with the seat's token, and it is fresh: the mail it answers was
+written at the game's current play number. Freshness holds for a move and for every
+command alike (``bot``, ``say``, ``notify``, ``undo``, ``nonce``, ``status``, ``help``
+and all of the game master's): a stale mail is answered with the current state and
+"this answers an old mail; reply to the latest one", and changes nothing. Besides, the
+judge drops a mail it already answered, and bounds ``say``: plain text, one paragraph
+of at most 500 characters (:func:`referee.mail.intake.say_text`), at most
+:data:`SAY_RATE` says per player per hour of the judge's clock.
 
 Auto-replies (Auto-Submitted, Precedence bulk/junk/list/auto_reply, X-Autoreply,
 delivery reports) are dropped without an answer.
@@ -17,6 +18,7 @@ delivery reports) are dropped without an answer.
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import re
 from dataclasses import dataclass
@@ -28,13 +30,18 @@ from typing import Any
 from referee import gamefile, seats
 from referee import mail as mailmod
 from referee.errors import MoveError, RefereeError, UsageError
-from referee.judge import ids, meta, text
-from referee.judge.core import GM_HELP, GM_TOKEN, Judge, Loaded, plays
+from referee.judge import meta, text
+from referee.judge.core import GM_HELP, GM_TOKEN, Judge, Loaded
+from referee.mail import intake
+from referee.mail.intake import Refusal
+from referee.mail.tokens import MailId
 from referee.submit import submit
 
 PLAYER_COMMANDS = ("status", "help", "undo", "nonce", "say", "notify", "bot")
 GM_KINDS = ("replace", "address", "deadline", "bot", "watch", "unwatch", "notify", "status",
             "help")
+SAY_RATE = 5  # says per player per hour of the judge's clock
+SAY_WINDOW = dt.timedelta(hours=1)
 
 
 @dataclass
@@ -46,26 +53,14 @@ class Outcome:
     detail: str = ""
 
 
-def _msgids(msg: EmailMessage, name: str) -> list[str]:
-    values = [str(v) for k, v in msg.raw_items() if k.lower() == name.lower()]
-    return re.findall(r"<[^<>\s]+>", " ".join(values))
-
-
 class Incoming:
     """Handles one raw mail for a judge."""
 
     def __init__(self, judge: Judge, raw: bytes) -> None:
-        import email
-        import email.policy
-
         self.judge, self.raw = judge, raw
-        self.reply = mailmod.parse_reply(raw)
-        parsed = email.message_from_bytes(raw, policy=email.policy.default)
-        assert isinstance(parsed, EmailMessage)
-        self.candidates = ids.find(_msgids(parsed, "In-Reply-To")
-                                   + list(reversed(_msgids(parsed, "References"))))
-        self.msgid = self.reply.message_id or (
-            "<nomid." + hashlib.sha256(raw).hexdigest()[:24] + "@referee.invalid>")
+        self.mail = intake.read(raw)
+        self.reply = self.mail.reply
+        self.msgid = self.mail.msgid
 
     # ------------------------------------------------------------------ entry point
 
@@ -76,16 +71,23 @@ class Incoming:
         if self.reply.automatic:
             return Outcome("ignored", detail="automatic reply")
         paths = self.judge.game_paths()
-        for jid in self.candidates:
-            path = paths.get(jid.game)
+        forged = False
+        for gid in dict.fromkeys(mid.game for mid in self.mail.answers):
+            path = paths.get(gid)
             game = self.judge.load(path) if path else None
-            if game is not None and ids.check(game.key, jid):
-                return self._for_game(game, jid)
-        return self._unmatched(paths)
+            if game is None:
+                continue
+            try:
+                mid = intake.answered(self.mail, gid, game.key)
+            except Refusal:
+                forged = True
+                continue
+            return self._for_game(game, mid)
+        return self._unmatched(paths, forged)
 
     # ------------------------------------------------------------------ no game
 
-    def _unmatched(self, paths: dict[str, Path]) -> Outcome:
+    def _unmatched(self, paths: dict[str, Path], forged: bool) -> Outcome:
         sender = self.reply.sender
         mine: list[tuple[Loaded, str]] = []
         for path in paths.values():
@@ -96,19 +98,25 @@ class Incoming:
         for game, pid in mine:  # a lost In-Reply-To: the token still tells the game
             if mailmod.check_token(game.key, game.gf.game_id, game.settings.token_name(pid),
                                    self.reply.token):
-                note = ["Your mail did not answer a referee mail, so nothing was played.",
-                        "Here is the current state: reply to this mail."]
-                return self._answer_state(game, pid, note, "answered")
+                why = ("Your mail answers a Message-ID this referee did not write (forged "
+                       "or edited), so nothing was done." if forged else
+                       "Your mail did not answer a referee mail, so nothing was played.")
+                note = [why, "Here is the current state: reply to this mail."]
+                return self._answer_state(game, pid, note, "answered",
+                                          "forged id" if forged else "no referee mail")
         if not sender:
             return Outcome("ignored", detail="no game and no sender address")
         lines = ["Your mail does not answer a mail of this referee, so it matches no game.", ""]
+        if forged:
+            lines[0] = ("Your mail answers a Message-ID this referee did not write (forged "
+                        "or edited), so nothing was done.")
         if mine:
             lines.append("Your games here (reply to the latest mail of a game):")
             lines += [f"  {g.gf.game_id}  {g.match.game.title}, as {pid}" for g, pid in mine]
         else:
             lines.append("This address plays no game here.")
         self._send_plain(sender, "\n".join(lines) + "\n")
-        return Outcome("answered", detail="no game")
+        return Outcome("answered", detail="forged id" if forged else "no game")
 
     def _send_plain(self, to: str, body: str) -> None:
         import email.policy
@@ -136,29 +144,51 @@ class Incoming:
 
     # ------------------------------------------------------------------ a game
 
-    def _for_game(self, game: Loaded, jid: ids.JudgeId) -> Outcome:
-        gid = game.gf.game_id
-        if any(e.get("mail") == self.msgid for e in game.gf.log):
-            return Outcome("duplicate", gid, "already in the log")
-        player = jid.player
-        sender = self.reply.sender
+    def _seat(self, game: Loaded, player: str) -> intake.Seat:
+        settings = game.settings
+        if player == meta.GM:
+            return intake.Seat(meta.GM, GM_TOKEN, (settings.gm,) if settings.gm else ())
+        return intake.Seat(player, settings.token_name(player),
+                           tuple(settings.emails.get(player, [])))
+
+    def _for_game(self, game: Loaded, mid: MailId) -> Outcome:
+        gid, player = game.gf.game_id, mid.player
+        if player != meta.GM and player not in game.gf.players:
+            self._send_plain(self.reply.sender,
+                             "Watchers' mails are not read: only players move.\n")
+            return Outcome("answered", gid, "watcher")
+        seat = self._seat(game, player)
+        try:
+            intake.admit(self.mail, mid, seat, key=game.key, game_id=gid, log=game.gf.log)
+        except Refusal as exc:
+            return self._refused(game, seat, exc)
         if player == meta.GM:
             return self._gm(game)
-        if player not in game.gf.players:
-            self._send_plain(sender, "Watchers' mails are not read: only players move.\n")
-            return Outcome("answered", gid, "watcher")
-        if not game.settings.accepts(player, sender):
-            self._send_plain(sender, f"This address is not registered for {player} in game "
-                             f"{gid}: nothing was done.\n")
-            return Outcome("rejected", gid, "unregistered sender")
-        token_name = game.settings.token_name(player)
-        if not mailmod.check_token(game.key, gid, token_name, self.reply.token):
-            why = ("the mail is a forward: its subject's token does not count"
-                   if self.reply.forwarded else "its token is missing or wrong")
-            self._send_plain(sender, f"Not accepted: {why}. Reply to the referee's mail and "
-                             "keep the [#...] tag in the subject.\n")
-            return Outcome("rejected", gid, "token")
-        return self._player(game, player, jid)
+        return self._player(game, player, mid)
+
+    def _refused(self, game: Loaded, seat: intake.Seat, exc: Refusal) -> Outcome:
+        gid = game.gf.game_id
+        if exc.reason == "replayed":  # delivered or sent again: no second answer
+            return Outcome("duplicate", gid, "replayed: already in the log")
+        if exc.reason != "stale":
+            if not self.reply.sender:  # nobody to tell
+                return Outcome("rejected", gid, f"{exc.reason}, no sender address")
+            if seat.player == meta.GM:
+                self._send_plain(self.reply.sender, "Not accepted: game master commands "
+                                 "need the game master's address and token (reply to a "
+                                 f"game master mail): {exc.message}.\n")
+            else:
+                self._send_plain(self.reply.sender,
+                                 f"Not accepted: {exc.message}. Nothing was done.\n")
+            return Outcome("rejected", gid, exc.reason)
+        first = self.reply.moves[0].split() if self.reply.moves else []
+        word = first[0].lower() if first else ""
+        done = "Not played" if seat.player != meta.GM and word not in PLAYER_COMMANDS \
+            else f"`{word}` not done"
+        note = [f"{done}: {exc.message}.", "Here is the current state: reply to this mail."]
+        if seat.player == meta.GM:
+            return self._answer_gm(game, note, "rejected", "stale")
+        return self._answer_state(game, seat.player, note, "rejected", "stale")
 
     def _answer_state(self, game: Loaded, player: str, note: list[str], action: str,
                       detail: str = "") -> Outcome:
@@ -170,7 +200,15 @@ class Incoming:
                                         board=True)])
         return Outcome(action, game.gf.game_id, detail)
 
-    def _player(self, game: Loaded, player: str, jid: ids.JudgeId) -> Outcome:
+    def _answer_gm(self, game: Loaded, note: list[str], action: str, detail: str) -> Outcome:
+        assert game.settings.gm is not None
+        body = text.body(game.gf, game.match, game.seed, None, None, game.settings,
+                         full=True, note=[*note, "", *GM_HELP])
+        self._queue([self.judge.message(game, meta.GM, game.settings.gm, body,
+                                        answers=self.msgid, board=True)])
+        return Outcome(action, game.gf.game_id, detail)
+
+    def _player(self, game: Loaded, player: str, mid: MailId) -> Outcome:
         moves = list(self.reply.moves)
         if not moves:
             return self._answer_state(game, player, [
@@ -179,22 +217,15 @@ class Incoming:
         word = moves[0].split()[0].lower() if moves[0].split() else ""
         if len(moves) == 1 and word in PLAYER_COMMANDS:
             return self._command(game, player, word, moves[0].split(None, 1)[1:])
-        if jid.n != plays(game.gf):
-            return self._answer_state(game, player, [
-                f"Not played: your mail answers the referee's mail of move {jid.n}, but the "
-                f"game is at move {plays(game.gf)} now.",
-                "Here is the current state: reply to this mail."], "rejected", "stale")
-        return self._moves(game, player, moves)
+        return self._moves(game, player, moves, mid)
 
-    def _moves(self, game: Loaded, player: str, moves: list[str]) -> Outcome:
-        gid, msgid, n = game.gf.game_id, self.msgid, plays(game.gf)
+    def _moves(self, game: Loaded, player: str, moves: list[str], mid: MailId) -> Outcome:
+        gid, msgid, mail = game.gf.game_id, self.msgid, self.mail
 
         def identify(gf: gamefile.GameFile, seed: str | None
                      ) -> tuple[str, list[str], dict[str, Any]]:
-            if any(e.get("mail") == msgid for e in gf.log):
-                raise UsageError("this mail was already played")
-            if plays(gf) != n:
-                raise UsageError("the game changed while this mail was read: reply again")
+            intake.check_unplayed(mail, gf.log)  # again inside the lock: the file may
+            intake.check_fresh(mid, gf.log)  # have changed since it was read
             return player, moves, {"mail": msgid}
 
         try:
@@ -237,7 +268,7 @@ class Incoming:
         if word == "help":
             return self._answer_state(game, player, HELP, "command", "help")
         if word == "say":
-            return self._say(game, player, arg)
+            return self._say(game, player)
         try:
             if word == "undo":
                 undo(game.path, player, self.msgid)
@@ -268,26 +299,48 @@ class Incoming:
             return self._answer_state(fresh, player, [f"Done: {now}."], "command", "bot")
         return Outcome("command", game.gf.game_id, word)
 
-    def _say(self, game: Loaded, player: str, said: str) -> Outcome:
-        if not said:
-            return self._answer_state(game, player, ["say: nothing to say"], "rejected")
+    def _say(self, game: Loaded, player: str) -> Outcome:
+        try:
+            said = intake.say_text(self.reply)
+            self._say_allowed(game.gf.game_id, player)
+        except Refusal as exc:
+            if exc.reason == "quiet":  # the player was told once in this hour
+                self.judge.store.mark_answered(self.msgid)
+                self.judge.store.save()
+                return Outcome("rejected", game.gf.game_id, "say rate")
+            return self._answer_state(game, player, [exc.message], "rejected", "say")
         out = []
         for pid in game.gf.players:
             to = game.settings.to(pid)
             if pid != player and to:
                 out.append(self.judge.message(game, pid, to, text.wrap(
-                    f"{player} says: {said}") + "\n\n(Reply to the referee's latest mail "
-                    "with your move; `say TEXT` to answer everyone.)\n"))
+                    f"{player} says: {said}") + "\n\n(A message from a player, relayed "
+                    "as written. Reply to the referee's latest mail with your move; `say "
+                    "TEXT` to answer everyone.)\n"))
         self._queue(out)
         return Outcome("command", game.gf.game_id, "say")
 
+    def _say_allowed(self, gid: str, player: str) -> None:
+        """Count a say against the player's rate (the judge's state file), or refuse it:
+        ``say`` once per hour with the reason, ``quiet`` for the rest of that hour."""
+        now = self.judge.config.clock()
+        state = self.judge.store.game(gid)
+        said = state.setdefault("said", {})
+        times = [t for t in said.get(player, [])
+                 if now - dt.datetime.fromisoformat(t) < SAY_WINDOW]
+        if len(times) < SAY_RATE:
+            said[player] = [*times, now.isoformat()]
+            return
+        said[player] = times
+        warned = state.setdefault("said_warned", {})
+        if warned.get(player) == times[0]:
+            raise Refusal("quiet", "say rate: already told")
+        warned[player] = times[0]
+        again = dt.datetime.fromisoformat(times[0]) + SAY_WINDOW
+        raise Refusal("say", f"say not relayed: at most {SAY_RATE} says an hour; the next "
+                      f"one can go at {again:%Y-%m-%d %H:%M} UTC")
+
     def _gm(self, game: Loaded) -> Outcome:
-        settings, sender = game.settings, self.reply.sender
-        if not settings.gm or sender.lower() != settings.gm.lower() or not mailmod.check_token(
-                game.key, game.gf.game_id, GM_TOKEN, self.reply.token):
-            self._send_plain(sender, "Not accepted: game master commands need the game "
-                             "master's address and token (reply to a game master mail).\n")
-            return Outcome("rejected", game.gf.game_id, "gm auth")
         line = self.reply.moves[0] if self.reply.moves else "help"
         try:
             change = gm_meta(line, game.gf.players)
@@ -298,12 +351,9 @@ class Incoming:
         else:
             result = "Done." if change is not None else ""
         fresh = self.judge.load(game.path) or game
-        body = text.body(fresh.gf, fresh.match, fresh.seed, None, None, fresh.settings,
-                         full=True, note=[f"> {line}", result, "", *GM_HELP])
-        self._queue([self.judge.message(fresh, meta.GM, settings.gm, body, answers=self.msgid,
-                                        board=True)])
+        outcome = self._answer_gm(fresh, [f"> {line}", result], "command", f"gm {line}")
         self.judge.notify(game.path)
-        return Outcome("command", game.gf.game_id, f"gm {line}")
+        return outcome
 
 
 HELP = [
@@ -314,7 +364,8 @@ HELP = [
     "  help              this text",
     "  undo              take back your last move (if it revealed nothing)",
     "  nonce WORDS       your entropy, before the first move (games with nonces)",
-    "  say TEXT          a message to the other players",
+    "  say TEXT          a message to the other players: plain text, one",
+    "                    paragraph of at most 500 characters, 5 says an hour",
     "  notify turn|every|digest   how often you get mail (default turn)",
     "  bot LEVEL | bot off   a bot (random, greedy, mcts) plays your seat, or you again",
 ]

@@ -22,8 +22,13 @@ Design of tokens and replies
   Quoted text is only used to *identify* game and player, which the token then confirms.
 * Game and player come from, in order: the X-Referee-* headers of an attached original
   (message/rfc822), the Message-IDs in In-Reply-To/References that ``compose`` made,
-  ``game:``/``player:`` lines anywhere in the text. ``is_authentic(reply, key)`` is the
-  check a caller must make before acting on a reply.
+  ``game:``/``player:`` lines anywhere in the text: hints only.
+* Every mail the referee sends with a key has a MAC'd Message-ID (``make_id``: game,
+  seat, play number, counter). :mod:`referee.mail.intake` is the check a caller must
+  make before acting on a reply, shared by the judge and `move --from-email`: it answers
+  such an ID (MAC right, written at the current play number), comes from the seat's
+  registered address, carries the seat's token, and its own Message-ID is in no log
+  entry. (``is_authentic`` checks the token alone.)
 
 Moves: every own line ``move: X`` is one move, in order (a bare ``move:`` line takes the
 next non-empty line). Without any ``move:`` line the move is the first own line that is
@@ -45,11 +50,9 @@ from referee.mail.outgoing import (
     Outgoing,
     compose,
     message_id,
-    quote_id_part,
     set_text,
     subject,
     thread_id,
-    unquote_id_part,
 )
 from referee.mail.rejections import rejection
 from referee.mail.replies import Reply, html_to_text, is_authentic, parse_reply
@@ -57,23 +60,35 @@ from referee.mail.tokens import (
     DOMAIN,
     ENVELOPE_SENDER,
     MailError,
+    MailId,
+    check_id,
     check_token,
+    find_ids,
+    make_id,
     normalize_token,
+    parse_id,
     player_token,
+    quote_id_part,
+    unquote_id_part,
 )
 
 __all__ = [
     "DOMAIN",
     "ENVELOPE_SENDER",
     "MailError",
+    "MailId",
     "Outgoing",
     "Reply",
+    "check_id",
     "check_token",
     "compose",
+    "find_ids",
     "html_to_text",
     "is_authentic",
+    "make_id",
     "message_id",
     "normalize_token",
+    "parse_id",
     "parse_reply",
     "player_token",
     "quote_id_part",

@@ -5,13 +5,21 @@ from __future__ import annotations
 import email
 import email.policy
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from email.message import EmailMessage
 from email.utils import format_datetime
 
-from referee.mail.tokens import DOMAIN, MailError, player_token
+from referee.mail.tokens import (
+    DOMAIN,
+    MailError,
+    make_id,
+    parse_id,
+    player_token,
+    quote_id_part,
+    unquote_id_part,
+)
 
 # --------------------------------------------------------------------------- outgoing
 
@@ -38,36 +46,14 @@ def subject(game_title: str, game_id: str, waiting: Sequence[str]) -> str:
     return f"[referee] {game_title} {game_id}: {state}"
 
 
-def quote_id_part(text: str) -> str:
-    """Reversible msg-id-safe form: bytes outside [A-Za-z0-9_-] become ``=XX``."""
-    out = []
-    for byte in text.encode("utf-8"):
-        ch = chr(byte)
-        if ch.isascii() and (ch.isalnum() or ch in "_-"):
-            out.append(ch)
-        else:
-            out.append(f"={byte:02X}")
-    return "".join(out)
-
-
-def unquote_id_part(text: str) -> str | None:
-    try:
-        return (
-            re.sub(r"=([0-9A-F]{2})", lambda m: chr(int(m.group(1), 16)), text)
-            .encode("latin-1")
-            .decode("utf-8")
-        )
-    except (UnicodeDecodeError, UnicodeEncodeError):
-        return None
-
-
 def thread_id(game_id: str) -> str:
     """The stable thread root of a game: ``<referee.GAME@referee.invalid>``."""
     return f"<referee.{quote_id_part(game_id)}@{DOMAIN}>"
 
 
 def message_id(game_id: str, move_number: int, player: str) -> str:
-    """The Message-ID of the mail to ``player`` after move ``move_number``."""
+    """The unauthenticated Message-ID of a mail composed without a key (no reply to it
+    is ever accepted: :mod:`referee.mail.intake` needs a MAC'd one, see ``make_id``)."""
     return f"<referee.{quote_id_part(game_id)}.{move_number}.{quote_id_part(player)}@{DOMAIN}>"
 
 
@@ -76,7 +62,11 @@ _ROOT_ID_RE = re.compile(rf"^<referee\.([A-Za-z0-9_=-]+)@{DOMAIN}>$")
 
 
 def _parse_our_id(msgid: str) -> tuple[str, int | None, str | None] | None:
-    """(game, move, player) for a Message-ID made by compose, (game, None, None) for a root."""
+    """(game, move, player) for a Message-ID made by compose or the judge, (game, None,
+    None) for a root. A hint only: nothing here checks a MAC."""
+    mid = parse_id(msgid)
+    if mid is not None:
+        return mid.game, mid.n, mid.player
     m = _MOVE_ID_RE.match(msgid)
     if m:
         game, player = unquote_id_part(m.group(1)), unquote_id_part(m.group(3))
@@ -123,11 +113,16 @@ def compose(
     move_number: int,
     date: datetime | None = None,
     key: bytes | None = None,
+    token_names: Mapping[str, str] | None = None,
 ) -> list[EmailMessage]:
     """One RFC 5322 message per ``Outgoing``, threaded per game and deterministic.
 
-    With ``key`` each subject gets the player's token tag ``[#...]`` and the body a footer
-    saying how to reply; without it the body gets only ``game:``/``player:`` lines.
+    With ``key`` each subject gets the player's token tag ``[#...]``, the Message-ID a
+    MAC (:func:`referee.mail.tokens.make_id`, counter 0; ``move_number`` is the play
+    number a reply must still find) and the body a footer saying how to reply; without it
+    the body gets only ``game:``/``player:`` lines and the ID no MAC.
+    ``token_names`` maps a player to what their token is computed over (a replaced
+    seat's generation, ``ben#1``); default: the player id.
     """
     when = date if date is not None else datetime.now(UTC)
     if when.tzinfo is None:
@@ -135,14 +130,17 @@ def compose(
     root = thread_id(game_id)
     messages = []
     for out in outgoing:
-        token = player_token(key, game_id, out.player) if key is not None else None
+        name = (token_names or {}).get(out.player, out.player)
+        token = player_token(key, game_id, name) if key is not None else None
+        msgid = (make_id(key, game_id, out.player, move_number, 0) if key is not None
+                 else message_id(game_id, move_number, out.player))
         msg = EmailMessage(policy=email.policy.default)
         try:
             msg["From"] = sender
             msg["To"] = out.to
             msg["Subject"] = f"{out.subject} [#{token}]" if token else out.subject
             msg["Date"] = format_datetime(when)
-            msg["Message-ID"] = message_id(game_id, move_number, out.player)
+            msg["Message-ID"] = msgid
             msg["In-Reply-To"] = root
             msg["References"] = root
             msg["Auto-Submitted"] = "auto-generated"

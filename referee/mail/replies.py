@@ -37,6 +37,7 @@ class Reply:
     forwarded: bool = False  # marked as a forward: the Subject's token tag was not used
     automatic: bool = False  # auto-reply (vacation, bounce): never act on it
     warnings: tuple[str, ...] = field(default=())
+    own: tuple[str, ...] = ()  # the player's own lines (unquoted, above any signature)
 
     @property
     def move_text(self) -> str | None:
@@ -407,6 +408,7 @@ def _parse_reply(raw: bytes) -> Reply:
         forwarded=forwarded,
         automatic=_is_automatic(msg),
         warnings=tuple(warnings),
+        own=tuple(own),
     )
 
 

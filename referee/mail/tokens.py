@@ -1,5 +1,13 @@
-"""Player tokens: an HMAC of game and player under the referee's key (see the package
-docstring)."""
+"""Player tokens and the referee's MAC'd Message-IDs, both HMACs under the game's mail key
+(see the package docstring).
+
+A referee Message-ID is ``<rf.GAME.PLAYER.N.COUNTER.MAC@referee.invalid>``: GAME and
+PLAYER quoted with :func:`quote_id_part`, N the play number the mail was written at (log
+entries that are not ``meta``), COUNTER a number never issued twice for a game (the
+judge counts from 1; `referee mail` uses 0, one mail per player and play number), and MAC
+the first 64 bits (base32) of an HMAC-SHA256 over all four. Nobody without the key can
+make an ID that passes :func:`check_id`, so a reply proves which referee mail it answers.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +15,7 @@ import base64
 import hashlib
 import hmac
 import re
+from dataclasses import dataclass
 
 from referee.errors import RefereeError
 
@@ -50,3 +59,82 @@ def check_token(key: bytes, game_id: str, player: str, token: str | None) -> boo
     return hmac.compare_digest(expected, given)
 
 
+
+
+# --------------------------------------------------------------------------- Message-IDs
+
+
+def quote_id_part(text: str) -> str:
+    """Reversible msg-id-safe form: bytes outside [A-Za-z0-9_-] become ``=XX``."""
+    out = []
+    for byte in text.encode("utf-8"):
+        ch = chr(byte)
+        if ch.isascii() and (ch.isalnum() or ch in "_-"):
+            out.append(ch)
+        else:
+            out.append(f"={byte:02X}")
+    return "".join(out)
+
+
+def unquote_id_part(text: str) -> str | None:
+    try:
+        return (
+            re.sub(r"=([0-9A-F]{2})", lambda m: chr(int(m.group(1), 16)), text)
+            .encode("latin-1")
+            .decode("utf-8")
+        )
+    except (UnicodeDecodeError, UnicodeEncodeError):
+        return None
+
+
+_ID_RE = re.compile(
+    rf"^<rf\.([A-Za-z0-9_=-]{{1,200}})\.([A-Za-z0-9_=-]{{1,100}})\.(\d{{1,9}})\.(\d{{1,12}})"
+    rf"\.([a-z2-7]{{13}})@{re.escape(DOMAIN)}>$"
+)
+
+
+@dataclass(frozen=True)
+class MailId:
+    """A parsed referee Message-ID (its MAC not yet checked: see :func:`check_id`)."""
+
+    game: str
+    player: str
+    n: int
+    counter: int
+    mac: str
+
+
+def _id_mac(key: bytes, game: str, player: str, n: int, counter: int) -> str:
+    msg = b"referee-judge-id\0" + f"{game}\0{player}\0{n}\0{counter}".encode()
+    digest = hmac.new(key, msg, hashlib.sha256).digest()[:8]
+    return base64.b32encode(digest).decode("ascii").lower().rstrip("=")
+
+
+def make_id(key: bytes, game: str, player: str, n: int, counter: int) -> str:
+    """The Message-ID of the referee's mail number ``counter`` to ``player`` at play ``n``."""
+    if not key:
+        raise MailError("the mail key is empty")
+    mac = _id_mac(key, game, player, n, counter)
+    return f"<rf.{quote_id_part(game)}.{quote_id_part(player)}.{n}.{counter}.{mac}@{DOMAIN}>"
+
+
+def parse_id(msgid: str) -> MailId | None:
+    """The parts of a referee Message-ID, or None for any other ID."""
+    m = _ID_RE.match(msgid.strip())
+    if not m:
+        return None
+    game, player = unquote_id_part(m.group(1)), unquote_id_part(m.group(2))
+    if game is None or player is None:
+        return None
+    return MailId(game, player, int(m.group(3)), int(m.group(4)), m.group(5))
+
+
+def check_id(key: bytes, mid: MailId) -> bool:
+    """True when ``mid``'s MAC is right: the referee of this game (this key) wrote it."""
+    expected = _id_mac(key, mid.game, mid.player, mid.n, mid.counter)
+    return hmac.compare_digest(expected.encode(), mid.mac.encode())
+
+
+def find_ids(msgids: list[str]) -> list[MailId]:
+    """The referee IDs among ``msgids``, in their order (MACs not checked)."""
+    return [mid for mid in (parse_id(m) for m in msgids) if mid is not None]

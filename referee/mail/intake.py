@@ -1,0 +1,198 @@
+"""One intake for a player's (or the game master's) mail: the checks that the judge
+(:mod:`referee.judge.incoming`) and `referee move --from-email` share.
+
+A mail counts only if all of these hold, checked in this order; the first that fails is
+the reason given (:class:`Refusal`, whose ``reason`` is one of the names in brackets):
+
+1. it is no automatic reply (``automatic``);
+2. it answers (In-Reply-To, else References newest first) a Message-ID that this referee
+   made for the game: the MAC of :func:`referee.mail.tokens.make_id` under the game's
+   mail key is right (``unanswered``: it answers no referee mail; ``forged``: it names
+   the game but no referee wrote that ID; ``other-game``); the ID names the seat;
+3. its own Message-ID is in no log entry's ``mail`` (``replayed``: an accepted mail is
+   refused a second time);
+4. its From address is one of the seat's registered addresses (``sender``);
+5. it carries the seat's token, from the subject's ``[#...]`` tag or an own ``token:``
+   line; a forward's subject never counts (``forward``, ``token``);
+6. it is fresh: the ID it answers was written at the game's current play number
+   (:func:`plays`), for a move and for every command alike (``stale``). A mail
+   written since then (an answer to ``status``, a rejection) is as fresh as the latest.
+
+The judge adds what only it keeps (the answered-mail list, the ``say`` rate); the CLI
+has one game file and no state. :func:`say_text` bounds a ``say``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from referee.mail.replies import Reply, parse_reply
+from referee.mail.tokens import MailError, MailId, check_id, check_token, find_ids
+
+STALE = "this answers an old mail; reply to the latest one"
+MSGID_MAX = 200  # longer or non-ASCII Message-IDs are replaced by a digest of the mail
+SAY_MAX = 500  # characters of one say, after joining its lines
+SAY_MARKS = 5  # combining marks in a row on one character
+# letters and a mark that print as nothing (Unicode "default ignorable"): no hidden text
+_BLANK = frozenset("\u034f\u115f\u1160\u3164\uffa0")
+_MSGID_RE = re.compile(rf"^<[\x21-\x3b\x3d\x3f-\x7e]{{1,{MSGID_MAX - 2}}}>$")
+
+
+class Refusal(MailError):
+    """A mail that does not count; ``reason`` names the check that failed."""
+
+    def __init__(self, reason: str, message: str, hints: Sequence[str] = ()) -> None:
+        super().__init__(message, hints=list(hints))
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class Mail:
+    """One incoming mail, read once: nothing in it is trusted yet."""
+
+    raw: bytes
+    reply: Reply
+    msgid: str  # its own Message-ID, or a stand-in made from its bytes
+    answers: tuple[MailId, ...]  # referee IDs it names, In-Reply-To first (MACs unchecked)
+
+
+@dataclass(frozen=True)
+class Seat:
+    """Who a mail must come from: a player (or ``gm``), what their token is computed
+    over, and their registered addresses."""
+
+    player: str
+    token_name: str
+    addresses: tuple[str, ...]
+
+
+def read(raw: bytes) -> Mail:
+    """Parse ``raw``. Raises MailError for a mail that cannot be taken apart at all."""
+    reply = parse_reply(raw)
+    own = reply.message_id
+    if own is None or not _MSGID_RE.match(own):
+        own = "<nomid." + hashlib.sha256(raw).hexdigest()[:24] + "@referee.invalid>"
+    named = [*([reply.in_reply_to] if reply.in_reply_to else []),
+             *_all_in_reply_to(raw), *reversed(reply.references)]
+    return Mail(raw, reply, own, tuple(dict.fromkeys(find_ids(named))))
+
+
+def _all_in_reply_to(raw: bytes) -> list[str]:
+    """Every Message-ID of the In-Reply-To header (``Reply`` keeps only the first); only
+    the header block is parsed."""
+    import email.policy
+    from email.parser import BytesHeaderParser
+
+    msg = BytesHeaderParser(policy=email.policy.compat32).parsebytes(raw)
+    values = [str(v) for k, v in msg.items() if k.lower() == "in-reply-to"]
+    return re.findall(r"<[^<>\s]+>", " ".join(values))
+
+
+def plays(log: Iterable[Mapping[str, Any]]) -> int:
+    """The play number: log entries that change the game (all but ``meta`` entries). A
+    reply must answer a referee mail written at the current number."""
+    return sum(1 for e in log if "meta" not in e)
+
+
+def answered(mail: Mail, game_id: str, key: bytes) -> MailId:
+    """The referee ID of ``game_id`` that ``mail`` answers, its MAC checked with ``key``.
+    Raises Refusal (automatic, unanswered, forged, other-game)."""
+    if mail.reply.automatic:
+        raise Refusal("automatic", "an automatic reply (Auto-Submitted, Precedence or "
+                      "X-Autoreply): ignored, not answered")
+    mine = [mid for mid in mail.answers if mid.game == game_id]
+    for mid in mine:
+        if check_id(key, mid):
+            return mid
+    if mine:
+        raise Refusal("forged", "the referee mail it answers (In-Reply-To) was not written "
+                      "by this referee: its Message-ID is forged or edited; reply to the "
+                      "latest mail")
+    if mail.answers:
+        raise Refusal("other-game", f"this mail is for game {mail.answers[0].game!r}, "
+                      f"not {game_id!r}")
+    raise Refusal("unanswered", "cannot tell which referee mail this answers: reply to the "
+                  "latest mail and keep its subject")
+
+
+def admit(mail: Mail, mid: MailId, seat: Seat, *, key: bytes, game_id: str,
+          log: Sequence[Mapping[str, Any]]) -> None:
+    """Checks 3-6 for a mail answering ``mid`` (already MAC-checked) from ``seat``.
+    Raises Refusal (replayed, sender, forward, token, stale)."""
+    check_unplayed(mail, log)
+    sender = mail.reply.sender
+    if not sender or sender.lower() not in (a.lower() for a in seat.addresses):
+        raise Refusal("sender", f"this address ({sender or 'none'}) is not registered for "
+                      f"{seat.player} in game {game_id}")
+    if not check_token(key, game_id, seat.token_name, mail.reply.token):
+        if mail.reply.forwarded:
+            raise Refusal("forward", "the mail is not authenticated: it is a forward, and "
+                          "its subject's token does not count")
+        raise Refusal("token", "the mail is not authenticated: its token is missing or "
+                      "wrong (reply to the referee's mail and keep the [#...] tag in the "
+                      "subject)")
+    check_fresh(mid, log)
+
+
+def check_unplayed(mail: Mail, log: Sequence[Mapping[str, Any]]) -> None:
+    """Refuse a mail whose Message-ID is already in the log (``replayed``)."""
+    for entry in log:
+        if entry.get("mail") == mail.msgid:
+            raise Refusal("replayed", f"this mail was already played: its Message-ID is in "
+                          f"log entry {entry.get('n')}; the game is at move {plays(log)} "
+                          "now: reply to the latest mail")
+
+
+def check_fresh(mid: MailId, log: Sequence[Mapping[str, Any]]) -> None:
+    """Refuse a mail answering a referee mail of an earlier play number (``stale``)."""
+    now = plays(log)
+    if mid.n != now:
+        raise Refusal("stale", f"your mail answers the referee's mail of move {mid.n}, but "
+                      f"the game is at move {now}: {STALE}")
+
+
+# --------------------------------------------------------------------------- say
+
+
+def say_text(reply: Reply) -> str:
+    """The text of a ``say`` command: the rest of its line and the own lines after it up
+    to a blank line, joined with single spaces. Plain text only: letters, marks, digits,
+    punctuation, symbols and spaces; at most :data:`SAY_MAX` characters. Raises Refusal
+    (``say``) naming the first character or bound that fails."""
+    first = reply.moves[0] if reply.moves else ""
+    m = re.match(r"(?i)^say(?=\s|$)", first)
+    if not m:
+        raise Refusal("say", "not a say command")
+    parts = [first[m.end():]]
+    own = list(reply.own)
+    if first in own:
+        for line in own[own.index(first) + 1:]:
+            if not line.strip() or re.match(r"(?i)^(token|game|player)\s*:", line):
+                break
+            parts.append(line)
+    text = unicodedata.normalize("NFC", " ".join(parts))
+    if len(text) > SAY_MAX * 4:  # no need to look at every character of a huge one
+        raise Refusal("say", f"say not relayed: {len(text)} characters, at most {SAY_MAX}")
+    marks = 0
+    for ch in text:
+        cat = unicodedata.category(ch)
+        if ch in _BLANK or (ch != "\t" and cat[0] not in "LMNPS" and cat != "Zs"):
+            name = unicodedata.name(ch, cat)
+            raise Refusal("say", f"say not relayed: it contains U+{ord(ch):04X} ({name}); "
+                          "a say is plain text on one paragraph: no control, format, "
+                          "line or paragraph separator characters")
+        marks = marks + 1 if cat[0] == "M" else 0
+        if marks > SAY_MARKS:
+            raise Refusal("say", f"say not relayed: more than {SAY_MARKS} combining marks "
+                          "on one character")
+    text = re.sub(r"[\t\s]+", " ", text).strip()
+    if not text:
+        raise Refusal("say", "say: nothing to say")
+    if len(text) > SAY_MAX:
+        raise Refusal("say", f"say not relayed: {len(text)} characters, at most {SAY_MAX}")
+    return text
