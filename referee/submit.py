@@ -114,12 +114,14 @@ def _play(tx: writecore.Transaction, player: str, texts: Sequence[str],
 
 
 def undo(path: Path, player: str, *, secret_path: Path | None = None,
-         extra: dict[str, Any] | None = None) -> Submission:
+         extra: dict[str, Any] | None = None,
+         guard: writecore.Guard | None = None) -> Submission:
     """Take back ``player``'s last move with an undo entry (history is never rewritten):
     only the last entry, only by its author, and never once it revealed anything (the
     replay of the new entry is the one definition of an allowed undo). Used by `referee
-    undo` and by the judge. Raises UsageError, ReplayError, GameFileError, SealedError."""
-    with writecore.transaction(path, secret_path=secret_path) as tx:
+    undo` and by the judge (``guard``: see :func:`referee.writecore.transaction`).
+    Raises UsageError, ReplayError, GameFileError, SealedError."""
+    with writecore.transaction(path, secret_path=secret_path, guard=guard) as tx:
         gf = tx.gf
         gf.player(player)
         tx.state()
@@ -135,12 +137,12 @@ def undo(path: Path, player: str, *, secret_path: Path | None = None,
     return Submission(tx.gf, player, tx.match, [Accepted(entry["n"], f"undo {last['n']}")])
 
 
-def give_nonce(path: Path, player: str, value: str | None, keep: Path
-               ) -> tuple[str, gamefile.GameFile]:
+def give_nonce(path: Path, player: str, value: str | None, keep: Path, *,
+               guard: writecore.Guard | None = None) -> tuple[str, gamefile.GameFile]:
     """``player``'s next nonce step (:func:`referee.nonces.give`: commit, then reveal) in
     the game at ``path``; returns the step taken and the new file. Used by `referee nonce`
     and by the judge. Raises UsageError and the errors of a write."""
-    with writecore.transaction(path, replayed=False) as tx:
+    with writecore.transaction(path, replayed=False, guard=guard) as tx:
         gf = tx.gf
         gf.player(player)
         if "nonces" not in gf.data["rng"]:
@@ -286,12 +288,14 @@ def _bot_step(path: Path, secret_path: Path | None, standing: dict[str, seats.Se
 
 def set_seat(path: Path, by: str, player: str, seat: seats.SeatBot | None, *,
              secret_path: Path | None = None,
-             extra: dict[str, Any] | None = None) -> dict[str, Any]:
+             extra: dict[str, Any] | None = None,
+             guard: writecore.Guard | None = None) -> dict[str, Any]:
     """Hand ``player``'s seat to a bot (``seat``) or back to a person (None): a ``bot``
     meta entry by ``by`` (the game master, or the player for their own seat), with the
     referee's MAC when the secret is at hand; the game master needs it in a sealed game.
     Returns the entry. Raises UsageError, SealedError, ReplayError, GameFileError."""
-    with writecore.transaction(path, secret_path=secret_path, replayed=False) as tx:
+    with writecore.transaction(path, secret_path=secret_path, replayed=False,
+                               guard=guard) as tx:
         gf = tx.gf
         if by != GAME_MASTER:
             gf.player(by)

@@ -24,7 +24,7 @@ they never write a game file themselves.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -199,18 +199,27 @@ def check_size(raw: bytes, path: Path) -> None:
             f"{cap // (1024 * 1024)} MiB a game file may hold; nothing was changed")
 
 
+# Called inside the lock with the file as it is then, before anything else: raises to
+# refuse the write (e.g. a mailed command that the file has made stale meanwhile).
+Guard = Callable[[gamefile.GameFile], None]
+
+
 @contextlib.contextmanager
-def transaction(path: Path, *, secret_path: Path | None = None, replayed: bool = True
-                ) -> Iterator[Transaction]:
+def transaction(path: Path, *, secret_path: Path | None = None, replayed: bool = True,
+                guard: Guard | None = None) -> Iterator[Transaction]:
     """Open one write to the game file at ``path`` (see the module's docstring).
 
     Yields a :class:`Transaction`; if the block ends without an exception and something
     was appended or changed, the new file is checked and written atomically; otherwise
     nothing is written. ``replayed=False`` skips the replay of step 2 (for a change that
-    needs no state; step 5 still replays the result). Raises GameFileError, ReplayError,
-    SealedError, ConcurrentWriteError and the caller's errors."""
+    needs no state; step 5 still replays the result). ``guard`` is called with the file
+    as read inside the lock, before anything else, and may raise to refuse. Raises
+    GameFileError, ReplayError, SealedError, ConcurrentWriteError and the caller's
+    errors."""
     with fileio.locked(path) as old:
         gf = gamefile.parse(old, str(path))
+        if guard is not None:
+            guard(gf)
         seed = secret.find_seed(gf, secret_path, path)
         tx = Transaction(path, old, gf, seed, start=len(gf.log))
         if replayed:

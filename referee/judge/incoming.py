@@ -21,6 +21,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from email.message import EmailMessage
 from email.utils import format_datetime
@@ -36,6 +37,7 @@ from referee.mail import intake
 from referee.mail.intake import Refusal
 from referee.mail.tokens import MailId
 from referee.submit import submit
+from referee.writecore import Guard
 
 PLAYER_COMMANDS = ("status", "help", "undo", "nonce", "say", "notify", "bot")
 GM_KINDS = ("replace", "address", "deadline", "bot", "watch", "unwatch", "notify", "status",
@@ -163,7 +165,7 @@ class Incoming:
         except Refusal as exc:
             return self._refused(game, seat, exc)
         if player == meta.GM:
-            return self._gm(game)
+            return self._gm(game, mid)
         return self._player(game, player, mid)
 
     def _refused(self, game: Loaded, seat: intake.Seat, exc: Refusal) -> Outcome:
@@ -216,7 +218,7 @@ class Incoming:
                 "no move")
         word = moves[0].split()[0].lower() if moves[0].split() else ""
         if len(moves) == 1 and word in PLAYER_COMMANDS:
-            return self._command(game, player, word, moves[0].split(None, 1)[1:])
+            return self._command(game, player, word, moves[0].split(None, 1)[1:], mid)
         return self._moves(game, player, moves, mid)
 
     def _moves(self, game: Loaded, player: str, moves: list[str], mid: MailId) -> Outcome:
@@ -260,7 +262,20 @@ class Incoming:
 
     # ------------------------------------------------------------------ commands
 
-    def _command(self, game: Loaded, player: str, word: str, rest: list[str]) -> Outcome:
+    def _still_fresh(self, mid: MailId) -> Callable[[gamefile.GameFile], None]:
+        """A check that the write core runs inside the game file's lock: the mail is
+        still unplayed and still answers the latest mail (the file may have changed since
+        the judge read it, e.g. by a `referee move` run by hand)."""
+        mail = self.mail
+
+        def guard(gf: gamefile.GameFile) -> None:
+            intake.check_unplayed(mail, gf.log)
+            intake.check_fresh(mid, gf.log)
+
+        return guard
+
+    def _command(self, game: Loaded, player: str, word: str, rest: list[str],
+                 mid: MailId) -> Outcome:
         arg = rest[0].strip() if rest else ""
         if word == "status":
             return self._answer_state(game, player, ["The current state, as you asked."],
@@ -269,19 +284,20 @@ class Incoming:
             return self._answer_state(game, player, HELP, "command", "help")
         if word == "say":
             return self._say(game, player)
+        guard = self._still_fresh(mid)
         try:
             if word == "undo":
-                undo(game.path, player, self.msgid)
+                undo(game.path, player, self.msgid, guard)
             elif word == "nonce":
-                add_nonce(game.path, player, arg)
+                add_nonce(game.path, player, arg, guard)
             elif word == "bot":
                 meta.append(game.path, player, {"kind": "bot", "player": player,
                                                 **bot_level(arg)},
-                            extra={"mail": self.msgid})
+                            extra={"mail": self.msgid}, guard=guard)
             else:
                 meta.append(game.path, player,
                             {"kind": "notify", "player": player, "mode": arg.lower()},
-                            extra={"mail": self.msgid})
+                            extra={"mail": self.msgid}, guard=guard)
         except RefereeError as exc:
             return self._answer_state(game, player, [f"`{word}` not done: {exc.message}"],
                                       "rejected", exc.message)
@@ -340,12 +356,13 @@ class Incoming:
         raise Refusal("say", f"say not relayed: at most {SAY_RATE} says an hour; the next "
                       f"one can go at {again:%Y-%m-%d %H:%M} UTC")
 
-    def _gm(self, game: Loaded) -> Outcome:
+    def _gm(self, game: Loaded, mid: MailId) -> Outcome:
         line = self.reply.moves[0] if self.reply.moves else "help"
         try:
             change = gm_meta(line, game.gf.players)
             if change is not None:
-                meta.append(game.path, meta.GM, change, extra={"mail": self.msgid})
+                meta.append(game.path, meta.GM, change, extra={"mail": self.msgid},
+                            guard=self._still_fresh(mid))
         except RefereeError as exc:
             change, result = None, f"Not done: {exc.message}"
         else:
@@ -411,18 +428,18 @@ def bot_level(word: str) -> dict[str, Any]:
     return seats.parse_spec(word).to_json()
 
 
-def undo(path: Path, player: str, msgid: str) -> None:
+def undo(path: Path, player: str, msgid: str, guard: Guard | None = None) -> None:
     """Take back ``player``'s last move by mail: the library's undo, as `referee undo`."""
     from referee.submit import undo as submit_undo
 
-    submit_undo(path, player, extra={"mail": msgid})
+    submit_undo(path, player, extra={"mail": msgid}, guard=guard)
 
 
-def add_nonce(path: Path, player: str, value: str) -> None:
+def add_nonce(path: Path, player: str, value: str, guard: Guard | None = None) -> None:
     """Take ``player``'s next nonce step by mail (:func:`referee.nonces.give`: commit,
     then reveal); between the two the nonce is kept beside the game file, owner-only, as
     `referee nonce` keeps it."""
     from referee.submit import give_nonce
 
     keep = path.with_name(f"{path.name}.{player}.nonce")
-    give_nonce(path, player, value.strip() or None, keep)
+    give_nonce(path, player, value.strip() or None, keep, guard=guard)

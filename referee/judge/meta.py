@@ -173,11 +173,13 @@ def _apply(found: Settings, meta: Mapping[str, Any]) -> None:
 
 
 def append(path: Path, by: str, meta: Mapping[str, Any],
-           extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
+           extra: Mapping[str, Any] | None = None,
+           guard: writecore.Guard | None = None) -> dict[str, Any]:
     """Append a checked meta entry by ``by`` ("gm" or a player) to the game file at
     ``path`` through the write core (in a sealed game with the referee's MAC, from the
     secret beside the file, only once the whole log has replayed); return the entry. A
     ``bot`` entry goes through :func:`referee.submit.set_seat` (who may hand which seat).
+    ``guard`` checks the file inside the lock (:func:`referee.writecore.transaction`).
     Raises UsageError and the errors of a write."""
     if meta.get("kind") == "bot":
         from referee import submit
@@ -185,8 +187,8 @@ def append(path: Path, by: str, meta: Mapping[str, Any],
         level = meta.get("level")
         seat = None if level is None else seats.make_seat(level, meta.get("iterations"))
         return submit.set_seat(path, by, str(meta.get("player")), seat,
-                               extra=dict(extra or {}))
-    with writecore.transaction(path, replayed=False) as tx:
+                               extra=dict(extra or {}), guard=guard)
+    with writecore.transaction(path, replayed=False, guard=guard) as tx:
         gf = tx.gf
         if by != GM:
             gf.player(by)
