@@ -107,11 +107,12 @@ def assert_hidden(game: Game, state: Any, outputs: Mapping[str | None, Mapping[s
     """Outputs by audience (None: everyone; a player id: what only that player reads):
     none shows what its audience must not see (``game.hidden_items(state, audience)``)."""
     ignore = list(ignore)
+    found_leaks = []
     for audience, texts in outputs.items():
         items = game.hidden_items(state, audience)
-        labelled = {f"{label} (read by {audience or 'everyone'})": text
-                    for label, text in texts.items()}
-        assert_no_leaks(labelled, items, ignore)
+        found_leaks += [f"{label} (read by {audience or 'everyone'}): {leak}"
+                        for label, text in texts.items() for leak in leaks(text, items, ignore)]
+    assert not found_leaks, "hidden state leaked:\n  " + "\n  ".join(found_leaks)
 
 
 def own_items(game: Game, state: Any, player: str) -> list[HiddenItem]:
