@@ -280,3 +280,23 @@ def test_undo_refuses_the_same_moves_as_before(name: str, old: Callable[[Any], A
             assert game.reveals(before, match.state) == was, match.log[-1]
             answers[was] += 1
     assert answers[True] and answers[False], answers  # both answers occur
+
+
+def test_an_id_seen_in_the_events_leaks_only_with_its_place(tmp_path: Path) -> None:
+    """Cards discarded in view of everyone and shuffled back into the deck: their plain
+    ids in the events are no leak, but the deck's order in those ids is, and so is the
+    own-view form of a card another player holds."""
+    _, state = new_game(tmp_path, "dynasties")
+    game = get_game("dynasties")
+    top = [f"a{n:02d}" for n in state.deck[:3]]
+    state.events += [f"ann sat out (discarded {card}, drew 1 good)" for card in top]
+    ben = state.players[1].hand[0]
+    state.events.append(f"cat sat out (discarded a{ben:02d}, drew 1 good)")
+    hidden = game.hidden_items(state, None)
+    assert not leaks(json.dumps(game.view(state, None)), hidden)
+    assert leaks(f"next {top[0]}", hidden) == []  # which card is next is not told
+    assert leaks(", ".join(top), hidden) == [
+        f"draw of the order of the action deck (next 3 draws) ({', '.join(top)!r})"]
+    assert leaks(f"a{ben:02d}", hidden) == []
+    assert leaks(f"ben: card:a{ben:02d}", hidden) == [
+        f"card of ben's hand ('card:a{ben:02d}')"]

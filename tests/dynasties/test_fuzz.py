@@ -10,7 +10,7 @@ import pytest
 from referee.engine import Match, random_playout
 from referee.games.dynasties import GAME
 from referee.rng import Rng
-from tests.leaks import assert_state_hides
+from tests.leaks import assert_state_hides, assert_views_hide
 
 SEEDS = range(12)
 
@@ -48,6 +48,8 @@ def no_leaks(match: Match, text: bool = True) -> None:
     """Every viewer's view (with ``text``: and board text and prompt) shows none of the
     hidden items that viewer may not see, and each player's own items (the control)."""
     assert_state_hides(GAME, match.state, text)
+    if text:  # and no view changes when what its viewer cannot see is re-dealt
+        assert_views_hide(GAME, match.state, seeds=2)
 
 
 @pytest.mark.parametrize("n", [3, 4, 5])

@@ -12,7 +12,7 @@ from referee.engine import Match, random_playout
 from referee.games.staufer import GAME
 from referee.games.staufer import components as C
 from referee.rng import Rng
-from tests.leaks import assert_state_hides
+from tests.leaks import assert_state_hides, assert_views_hide
 
 SEEDS = range(12)
 
@@ -71,8 +71,11 @@ def test_random_game_checks_every_move(n: int, seed: int) -> None:
 
 def _check_views(state: object, text: bool) -> None:
     """Every viewer's view (and with ``text`` their board as text) shows nothing hidden
-    from them, item by item, and each player's own contracts (the control)."""
+    from them, item by item, and each player's own contracts (the control); with
+    ``text`` also: no view changes when what its viewer cannot see is re-dealt."""
     assert_state_hides(GAME, state, text)
+    if text:
+        assert_views_hide(GAME, state, seeds=2)
 
 
 @pytest.mark.parametrize("deck", ["alternatives", "synergies", "raining-points", "quantity",

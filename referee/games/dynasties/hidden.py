@@ -7,7 +7,8 @@ scoring deck (the future draws, top first), the green scoring cards left in the 
 and the face-down book tiles on the book cities, on the free-city pile and in the box.
 Every card and tile has its own id, so each item is found by its id alone: views write
 ``card:a07``/``a07``, ``scoring:y05``/``y05``, ``book:ship-1``/``ship-1``, and a card's
-text where no other card has the same. An id that the public events on view name (``sat
+text where no other card has the same; a deck's order is also one item, the run of its
+next ids (``a12, a03, a27``). An id that the public events on view name (``sat
 out (discarded a07...)``, ``scoring card y05``) was seen by everyone before the card was
 shuffled back into its deck: its plain form is left out, the other forms stay. The bag is
 not hidden: every good outside it is
@@ -30,6 +31,8 @@ from .state import State
 _CARD_TEXTS = Counter(card.describe() for card in D.ACTION_CARDS.values())
 _SCORING_TEXTS = Counter(card["text"] for card in D.SCORING.values())
 Tokens = Callable[[Any, Container[str]], tuple[str, ...]]
+ORDER_RUN = 3  # plain ids of the next draws that make one "deck order" token
+ORDER_MIN = 2
 
 
 @cache
@@ -85,12 +88,24 @@ def _players(state: State, viewer: str | None, named: set[str]) -> list[HiddenIt
     return items
 
 
+def _order(where: str, plain: list[str]) -> list[HiddenItem]:
+    """The order of a deck as the next draws' plain ids, top first or bottom first (an id
+    seen in the events still tells nothing of its place)."""
+    if len(plain) < ORDER_MIN:
+        return []
+    run = plain[:ORDER_RUN]
+    return [HiddenItem("draw", f"the order of {where} (next {len(run)} draws)",
+                       (", ".join(run), ", ".join(reversed(run))))]
+
+
 def hidden_items(state: State, viewer: str | None) -> list[HiddenItem]:
     named = named_in_events(state)
     items = _players(state, viewer, named)
     items += _pile("draw", "the action deck", state.deck, card_tokens, named, True)
+    items += _order("the action deck", [f"a{n:02d}" for n in state.deck])
     items += _pile("draw", "the yellow scoring deck", state.yellow, scoring_tokens, named,
                    True)
+    items += _order("the yellow scoring deck", list(state.yellow))
     items += _pile("card", "the green scoring cards in the box", state.green_box,
                    scoring_tokens, named, False)
     for key, city in state.cities.items():
