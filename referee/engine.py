@@ -75,7 +75,7 @@ class HiddenItem:
     chest labels), so that plain substring searches leave it out."""
 
     kind: str  # "card", "contract", "chest", "tile", "draw"
-    where: str  # for messages: "ann's hand", "the chest stack, 2nd from the top"
+    where: str  # for messages: "ann's hand", "the chest stack, no. 2 from the top"
     tokens: tuple[str, ...]
     owner: str | None = None
     distinct: bool = True
