@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import difflib
 import importlib
+from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
@@ -62,6 +63,24 @@ class Interpretation:
     rule: str  # the rulebook passage it reads (section), or what the rulebook omits
 
 
+@dataclass(frozen=True)
+class HiddenItem:
+    """One piece of hidden state, for leak tests (``Game.hidden_items``).
+
+    ``tokens`` are the exact strings a public text or view would show if it leaked the
+    item (the game's own words for it: ``card:a07`` and ``a07``, a contract's id and its
+    text, the labels of the next chests in draw order); a checker matches them as whole
+    tokens. ``owner`` is the one player who may see it (None: nobody). ``distinct`` is
+    False for a token that can also appear by chance in honest text (a sequence of
+    chest labels), so that plain substring searches leave it out."""
+
+    kind: str  # "card", "contract", "chest", "tile", "draw"
+    where: str  # for messages: "ann's hand", "the chest stack, no. 2 from the top"
+    tokens: tuple[str, ...]
+    owner: str | None = None
+    distinct: bool = True
+
+
 class GameDefaults:
     """Defaults for the optional parts of the protocol; game classes inherit it."""
 
@@ -93,6 +112,24 @@ class GameDefaults:
         its region), as python-chess masks its generator by squares. Never a second
         definition of legality: tests hold it equal to ``move in legal_moves(...)``."""
         return move in self.legal_moves(state, player)  # type: ignore[attr-defined]
+
+    def hidden_items(self, state: State, viewer: str | None) -> list[HiddenItem]:
+        """Inspection for leak tests, item by item: everything ``viewer`` (None: the
+        public) must not see now, each with the exact strings a text or JSON view
+        would use if it leaked it. Decides nothing in play. Games with hidden parts
+        override it; the default says there is nothing hidden."""
+        return []
+
+    def hidden_tokens(self, state: State) -> dict[str, list[str]]:
+        """The older per-owner form of :meth:`hidden_items`, for callers that search
+        with ``in``: per player the first (distinctive) string of each item only that
+        player may see, under "" those of items nobody may see."""
+        out: dict[str, list[str]] = defaultdict(list)
+        out[""] = []
+        for item in self.hidden_items(state, None):
+            if item.distinct:
+                out[item.owner or ""].append(item.tokens[0])
+        return out
 
     def determinize(self, state: State, player: str, rng: Rng) -> State:
         """A copy of ``state`` with every part ``player`` cannot see re-dealt from ``rng``
@@ -178,9 +215,11 @@ class Game(Protocol):
         """Violated conservation invariants (empty when all hold). For tests and check."""
         ...
 
-    def hidden_tokens(self, state: State) -> dict[str, list[str]]:
-        """For leak tests: per player, strings that appear only in views allowed to see
-        that player's secrets; key "" for secrets nobody may see (deck order, bag)."""
+    def reveals(self, before: State, after: State) -> bool:
+        """Whether the move from ``before`` to ``after`` drew, showed or moved anything
+        hidden (a card left a hand, a tile was drawn, the game ended and hands were
+        opened). Such a move may not be undone (README: undo); the random generator's
+        counters are compared by the caller."""
         ...
 
     def assumptions(self) -> list[Assumption]:
@@ -200,6 +239,8 @@ class Game(Protocol):
     def is_legal(self, state: State, player: str, move: Move) -> bool: ...
 
     def copy_state(self, state: State) -> State: ...
+
+    def hidden_items(self, state: State, viewer: str | None) -> list[HiddenItem]: ...
 
     def determinize(self, state: State, player: str, rng: Rng) -> State: ...
 

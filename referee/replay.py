@@ -226,7 +226,7 @@ def undo_refusal(match: Match, before: Match) -> str | None:
     game = match.game
     if match.rng.counters != before.rng.counters:
         return "it used the random generator (a draw, shuffle or roll revealed something)"
-    if game.hidden_tokens(match.state) != game.hidden_tokens(before.state):
+    if game.reveals(before.state, match.state):
         return "it changed hidden information (a card or tile was drawn or shown)"
     return None
 

@@ -1,14 +1,20 @@
-"""Shared fixtures: the toy game for core tests, and a real SMTP server on localhost."""
+"""Shared fixtures: the toy game for core tests, a real SMTP server on localhost, and
+``missing``/``require_tool``/``require_module`` for tests that need a tool: a visible
+skip on a laptop without it, a failure under ``CI=true`` (.ci/run installs them all)."""
 
 from __future__ import annotations
 
+import importlib
+import shutil
 import socket
 from collections.abc import Callable, Iterator
-from typing import Any
+from types import ModuleType
+from typing import Any, NoReturn
 
 import pytest
 
 from referee.engine import register
+from tests.ci import UNDER_CI
 
 register("toy", "tests.toygame")
 
@@ -23,6 +29,31 @@ def isolated_env(monkeypatch: pytest.MonkeyPatch,
     monkeypatch.setenv("REFEREE_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
     for var in ("REFEREE_SECRET", "REFEREE_SECRET_FILE"):
         monkeypatch.delenv(var, raising=False)
+
+
+def missing(reason: str) -> NoReturn:
+    """This test cannot run for want of ``reason`` (a tool, a server): skip with the
+    reason on a developer's machine; fail under CI=true, where every tool is installed
+    and a skip would pass a test that never ran."""
+    if UNDER_CI:
+        pytest.fail(f"CI=true: {reason}")
+    pytest.skip(reason)
+
+
+def require_tool(name: str, package: str | None = None) -> str:
+    """The path of program ``name`` (git, ssh-keygen, openssl, ...), or ``missing``."""
+    path = shutil.which(name)
+    if path is None:
+        missing(f"{name} is not installed" + (f" (Debian package {package})" if package else ""))
+    return path
+
+
+def require_module(name: str) -> ModuleType:
+    """Python module ``name`` of the test extras (pip install -e '.[test]'), or ``missing``."""
+    try:
+        return importlib.import_module(name)
+    except ImportError as exc:
+        missing(f"{name} is not installed (pip install -e '.[test]'): {exc}")
 
 
 def free_port() -> int:
@@ -52,7 +83,7 @@ class Collector:
 
 @pytest.fixture
 def smtp_server() -> Iterator[Callable[..., tuple[Collector, int]]]:
-    controller_mod = pytest.importorskip("aiosmtpd.controller")
+    controller_mod = require_module("aiosmtpd.controller")
     started: list[Any] = []
 
     def start(**kwargs: Any) -> tuple[Collector, int]:

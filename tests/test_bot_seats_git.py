@@ -142,14 +142,9 @@ def test_seat_move_is_the_same_key_for_key(repo: Path) -> None:
 @pytest.fixture
 def signed(repo: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """The repository with ann's and ben's SSH keys in .referee/allowed_signers."""
-    import shutil
+    from tests.conftest import require_tool
 
-    from tests.ci import UNDER_CI
-
-    if shutil.which("ssh-keygen") is None:
-        if UNDER_CI:
-            pytest.fail("ssh-keygen (openssh-client) is missing in CI")
-        pytest.skip("ssh-keygen (openssh-client) is not installed")
+    require_tool("ssh-keygen", "openssh-client")
     keys = tmp_path_factory.mktemp("keys")
     lines, found = [], {}
     for who in ("ann", "ben"):

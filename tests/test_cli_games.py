@@ -15,6 +15,7 @@ from click.testing import CliRunner, Result
 from referee.cli import main
 from referee.engine import get_game
 from referee.rng import Rng
+from tests.leaks import assert_hidden, assert_shows, own_items
 
 GAMES = [("staufer", 3), ("dynasties", 4)]
 
@@ -87,15 +88,17 @@ def test_public_status_hides_private_views(tmp_path: Path, name: str, n: int) ->
     from referee import gamefile
 
     match = gamefile.replay(gamefile.read(path))
-    tokens = get_game(name).hidden_tokens(match.state)
-    public = run("status", path).output + run("status", path, "--json").output
-    for owner, secrets in tokens.items():
-        for token in secrets:
-            assert token not in public
-            for viewer in players:
-                if viewer != owner:
-                    view = run("status", path, "--as", viewer, "--json").output
-                    assert token not in view, (token, viewer)
+    game = get_game(name)
+    outputs: dict[str | None, dict[str, str]] = {
+        None: {"status": run("status", path).output,
+               "status --json": run("status", path, "--json").output}}
+    for viewer in players:
+        outputs[viewer] = {"status --as": run("status", path, "--as", viewer).output,
+                           "status --as --json": run("status", path, "--as", viewer,
+                                                     "--json").output}
+        assert_shows(outputs[viewer]["status --as --json"],
+                     own_items(game, match.state, viewer))
+    assert_hidden(game, match.state, outputs, ignore=[str(tmp_path)])
 
 
 def test_real_subprocess(tmp_path: Path) -> None:

@@ -17,6 +17,7 @@ from referee.cli import main
 from referee.engine import get_game
 from referee.errors import GameFileError
 from referee.rng import commitment
+from tests.conftest import require_tool
 
 NOW = "2026-01-01T00:00:00Z"
 
@@ -405,8 +406,7 @@ def git(repo: Path, *args: str, check: bool = True) -> subprocess.CompletedProce
 @pytest.fixture
 def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A repository set up as docs/git.md says, with a game where ann has moved."""
-    if shutil.which("git") is None:
-        pytest.skip("git is not installed")
+    require_tool("git")
     for name, value in (("GIT_CONFIG_GLOBAL", os.devnull), ("GIT_CONFIG_NOSYSTEM", "1"),
                         ("GIT_AUTHOR_NAME", "t"), ("GIT_AUTHOR_EMAIL", "t@example.org"),
                         ("GIT_COMMITTER_NAME", "t"), ("GIT_COMMITTER_EMAIL", "t@example.org")):
@@ -486,8 +486,7 @@ def test_git_log_shows_moves_in_notation(repo: Path) -> None:
 def test_a_merge_by_the_driver_passes_check_signed(repo: Path, tmp_path: Path) -> None:
     """Signed moves on two branches, merged by the driver: `check --signed` accepts the
     merge commit (it writes the game as its first parent does) and the result."""
-    if shutil.which("ssh-keygen") is None:
-        pytest.skip("ssh-keygen is not installed")
+    require_tool("ssh-keygen", "openssh-client")
     key = tmp_path / "id_ben"
     subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "ben", "-f",
                     str(key)], check=True)

@@ -31,8 +31,7 @@ from typing import Any
 import pytest
 
 from referee import gamefile, secret
-from tests.ci import UNDER_CI
-from tests.conftest import free_port
+from tests.conftest import free_port, missing
 from tests.test_judge_support import STYLES, Player, parse, summary
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -42,9 +41,7 @@ SENDER = "Referee <referee@example.org>"
 
 
 def need(what: str) -> None:
-    if UNDER_CI:
-        pytest.fail(f"{what} (CI=true: server tests must run; see .ci/install-mail.sh)")
-    pytest.skip(what)
+    missing(f"{what} (server tests must run under CI; see .ci/install-mail.sh)")
 
 
 def _wait_port(port: int, proc: subprocess.Popen[bytes], log: Path) -> None:

@@ -11,7 +11,6 @@ import hmac
 import io
 import mailbox
 import re
-import shutil
 import socket
 import ssl
 import subprocess
@@ -28,7 +27,7 @@ import pytest
 from referee import mail
 from referee.errors import RefereeError
 from referee.mail import MailError, Outgoing, Reply
-from tests.conftest import Collector, free_port
+from tests.conftest import Collector, free_port, missing, require_tool
 
 KEY = b"0123456789abcdef-test-key"
 GAME = "game-42"
@@ -682,9 +681,7 @@ def test_send_smtp_starttls_not_offered(smtp_server: Callable[..., tuple[Collect
 @pytest.fixture
 def self_signed(tmp_path: Path) -> tuple[Path, Path]:
     """A certificate for 127.0.0.1, made with the openssl tool (no Python dependency)."""
-    openssl = shutil.which("openssl")
-    if openssl is None:
-        pytest.skip("no openssl tool to make a self-signed certificate")
+    openssl = require_tool("openssl")  # to make a self-signed certificate
     cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
     done = subprocess.run(
         [
@@ -710,7 +707,7 @@ def self_signed(tmp_path: Path) -> tuple[Path, Path]:
         check=False,
     )
     if done.returncode != 0:
-        pytest.skip(f"openssl cannot make a certificate: {done.stderr.decode()[:200]}")
+        missing(f"openssl cannot make a certificate: {done.stderr.decode()[:200]}")
     return cert, key
 
 

@@ -13,6 +13,7 @@ from click.testing import CliRunner, Result
 
 from referee import gamefile
 from referee.cli import main
+from tests.leaks import assert_hidden
 
 
 def run(*args: object) -> Result:
@@ -89,6 +90,9 @@ def test_views_of_a_sealed_game_leak_nothing(sealed: tuple[Path, Path]) -> None:
     public = ok("status", path, "--json", "--secret", secret).output
     assert ann["view"]["card"] not in public and ben["view"]["card"] not in public
     assert ann["view"]["card"] not in json.dumps(ben)
+    match = gamefile.replay(gamefile.read(path), "the-secret-seed")
+    assert_hidden(match.game, match.state, {None: {"status": public, "file": path.read_text()},
+                                            "ben": {"status --as ben": json.dumps(ben)}})
     for output in (public, json.dumps(ann), path.read_text()):
         assert "the-secret-seed" not in output
 

@@ -7,7 +7,6 @@ import email
 import email.policy
 import json
 import mailbox
-import re
 from pathlib import Path
 
 import pytest
@@ -17,6 +16,7 @@ from referee import gamefile
 from referee.cli import main
 from referee.engine import get_game
 from referee.rng import Rng
+from tests.leaks import assert_hidden, assert_shows, own_items, words
 
 SEED = "sealed-leak-test-seed-0123456789"
 
@@ -43,16 +43,16 @@ def test_sealed_game_outputs_hold_no_secret(tmp_path: Path, name: str, n: int) -
         assert run("move", path, "--as", player, chooser.choice(legal, "m"), "--secret",
                    secret).exit_code == 0
     match = gamefile.replay(gamefile.read(path), SEED)
-    tokens = get_game(name).hidden_tokens(match.state)
-    assert any(tokens.values()), "the test needs hidden information to look for"
-    seen_by_all = [
-        path.read_text(),
-        run("status", path, "--secret", secret).output,
-        run("status", path, "--json", "--secret", secret).output,
-        run("log", path).output,
-        run("check", path).output,
-        run("check", path, "--json").output,
-    ]
+    game = get_game(name)
+    assert game.hidden_items(match.state, None), "the test needs hidden state to look for"
+    seen_by_all = {
+        "the file": path.read_text(),
+        "status": run("status", path, "--secret", secret).output,
+        "status --json": run("status", path, "--json", "--secret", secret).output,
+        "log": run("log", path).output,
+        "check": run("check", path).output,
+        "check --json": run("check", path, "--json").output,
+    }
     mbox = tmp_path / "out.mbox"
     mbox.write_text(run("mail", path, "--from", "ref@example.org", "--secret", secret).output)
     mails = {}
@@ -63,23 +63,17 @@ def test_sealed_game_outputs_hold_no_secret(tmp_path: Path, name: str, n: int) -
         mails[parsed["X-Referee-Player"]] = str(parsed["Subject"]) + body.get_content()
     assert sorted(mails) == sorted(players)
     per_player = {
-        p: [run("status", path, "--as", p, "--secret", secret).output,
-            run("status", path, "--as", p, "--json", "--secret", secret).output,
-            mails[p]]
+        p: {"status --as": run("status", path, "--as", p, "--secret", secret).output,
+            "status --as --json": run("status", path, "--as", p, "--json", "--secret",
+                                      secret).output,
+            "mail": mails[p]}
         for p in players
     }
-    for text in seen_by_all + [t for texts in per_player.values() for t in texts]:
+    for text in [*seen_by_all.values(), *(t for ts in per_player.values() for t in ts.values())]:
         assert SEED not in text
-        for token in tokens.get("", []):
-            assert token not in text, f"hidden stack/deck token {token!r} leaked"
-    for owner in players:
-        for token in tokens.get(owner, []):
-            for text in seen_by_all:
-                assert token not in text, f"{owner}'s {token!r} is public"
-            for other in players:
-                if other != owner:
-                    for text in per_player[other]:
-                        assert token not in text, f"{owner}'s {token!r} shown to {other}"
+    assert_hidden(game, match.state, {None: seen_by_all, **per_player}, ignore=[str(tmp_path)])
+    for p in players:  # control: each player's own outputs do show their own items
+        assert_shows(per_player[p]["status --as --json"], own_items(game, match.state, p))
 
 
 @pytest.mark.parametrize(("name", "n"), [("staufer", 4), ("dynasties", 3)])
@@ -91,10 +85,12 @@ def test_the_tokens_searched_for_do_appear_where_allowed(tmp_path: Path, name: s
     players = ["ann", "ben", "cat", "dan"][:n]
     run("new", name, path, "--players", ",".join(players), "--seed", SEED)
     match = gamefile.replay(gamefile.read(path))
-    tokens = get_game(name).hidden_tokens(match.state)
+    game = get_game(name)
     for p in players:
-        own = run("status", path, "--as", p, "--json").output
-        assert tokens[p] and all(token in own for token in tokens[p]), p
+        own = own_items(game, match.state, p)
+        assert own, p
+        assert_shows(run("status", path, "--as", p, "--json").output, own)
+        assert_shows(run("status", path, "--as", p).output, own)
 
 
 def test_hidden_choices_are_sealed_in_the_file_and_every_public_output(tmp_path: Path
@@ -150,29 +146,29 @@ def test_hidden_choices_are_sealed_in_the_file_and_every_public_output(tmp_path:
 def test_check_of_a_forged_move_names_no_hidden_card(tmp_path: Path) -> None:
     """CI logs are public: `check` with the secret of a sealed game that holds a forged
     move (ann trades with a card she does not hold) says the move is illegal without
-    listing ann's hand or anything else hidden."""
+    listing ann's hand or anything else hidden. Only the command's own words are searched,
+    as whole tokens: the digits of the test's folder (``pytest-4``) are no card."""
     path, secret = tmp_path / "g.json", tmp_path / "keep.secret"
     assert run("new", "dynasties", path, "--players", "ann,ben,cat", "--sealed",
                "--insecure-seed", "--seed", SEED, "--secret-out", secret).exit_code == 0
     match = gamefile.replay(gamefile.read(path), SEED)
     game = get_game("dynasties")
-    tokens = game.hidden_tokens(match.state)
-    hand = json.loads(run("status", path, "--as", "ann", "--json", "--secret",
-                          secret).output)["view"]
-    held = {int(m.split(" with ")[1].split()[0]) for m in
-            json.loads(run("status", path, "--as", "ann", "--json", "--secret",
-                           secret).output)["legal"] if " with " in m}
+    held = set(match.state.players[0].hand)
+    legal = json.loads(run("status", path, "--as", "ann", "--json", "--secret",
+                           secret).output)["legal"]
+    assert held == {int(m.split(" with ")[1].split()[0]) for m in legal if " with " in m}
     forged_card = next(c for c in range(1, 35) if c not in held)
     data = json.loads(path.read_text())
     gamefile.append_entry(data, "ann", game.parse_move(f"trade 1 with {forged_card}", []))
     path.write_text(gamefile.dumps(data))
+    outputs = {}
     for args in (("check", path, "--secret", secret), ("check", path, "--json", "--secret",
                                                        secret)):
         result = run(*args)
         assert result.exit_code == 1 and "not legal" in result.output
-        for token in [t for ts in tokens.values() for t in ts]:
-            assert token not in result.output, f"hidden {token!r} in a public CI log"
         assert "your cards" not in result.output
-        numbers = [int(n) for n in re.findall(r"\b(\d+)\b", result.output)]
-        assert not held & set(numbers) - {1}, "a card of ann's hand is named"
-    assert hand  # the view was read (control)
+        outputs[" ".join(map(str, args[2:]))] = result.output
+        numbers = {int(w) for w in words(result.output.replace(str(tmp_path), " "))
+                   if w.isdigit()}
+        assert not held & numbers - {1}, "a card of ann's hand is named"
+    assert_hidden(game, match.state, {None: outputs}, ignore=[str(tmp_path)])

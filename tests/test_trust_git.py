@@ -18,7 +18,7 @@ import pytest
 import yaml
 
 from referee import gamefile
-from tests.ci import UNDER_CI
+from tests.conftest import require_tool
 
 ROOT = Path(__file__).resolve().parent.parent
 WORKFLOW = ROOT / "examples" / "github-workflow.yml"
@@ -364,10 +364,7 @@ def keygen(folder: Path, name: str) -> tuple[Path, str]:
 
 @pytest.fixture
 def signed_repo(repo: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
-    if shutil.which("ssh-keygen") is None:
-        if UNDER_CI:
-            pytest.fail("ssh-keygen (openssh-client) is missing in CI")
-        pytest.skip("ssh-keygen (openssh-client) is not installed")
+    require_tool("ssh-keygen", "openssh-client")
     keys = tmp_path_factory.mktemp("keys")
     found = {p: keygen(keys, p) for p in ("ann", "ben")}
     git(repo, "checkout", "-q", "main")

@@ -15,7 +15,7 @@ from typing import Any
 
 import msgspec
 
-from referee.engine import Assumption, GameDefaults, Option
+from referee.engine import Assumption, GameDefaults, HiddenItem, Option
 from referee.errors import MalformedMove
 from referee.rng import Rng
 
@@ -146,10 +146,13 @@ class ToyGame(GameDefaults):
         total = len(state.deck) + len(state.cards)
         return [] if total == 20 else [f"{total} cards instead of 20"]
 
-    def hidden_tokens(self, state: ToyState) -> dict[str, list[str]]:
-        out = {p: [c] for p, c in state.cards.items()}
-        out[""] = list(state.deck)
-        return out
+    def hidden_items(self, state: ToyState, viewer: str | None) -> list[HiddenItem]:
+        items = [HiddenItem("card", f"{p}'s card", (c,), p)
+                 for p, c in state.cards.items() if p != viewer]
+        return items + [HiddenItem("draw", "the deck", (c,)) for c in state.deck]
+
+    def reveals(self, before: ToyState, after: ToyState) -> bool:
+        return (before.cards, before.deck) != (after.cards, after.deck)
 
     def assumptions(self) -> list[Assumption]:
         return [Assumption("T1", "deck size", "20", "invented for tests")]

@@ -18,6 +18,7 @@ from referee.games.staufer import GAME
 from referee.games.staufer import components as C
 from referee.games.staufer.moves import CHEST_TYPES
 from referee.rng import Rng
+from tests.leaks import assert_no_leaks
 
 TAGS = ("supply", "deploy", "seat", "first", "privilege", "done", "take", "pick", "keep",
         "return")
@@ -44,6 +45,7 @@ def _states() -> list[Any]:
 
 
 STATES = _states()
+HIDDEN = [GAME.hidden_items(state, None) for state in STATES]  # all, the player's own too
 
 values = st.one_of(
     st.integers(min_value=-3, max_value=20),
@@ -106,12 +108,11 @@ def test_crafted_moves_decode_or_are_handled_totally(obj: dict[str, Any]) -> Non
     assert GAME.parse_move(text, []) == move, text
     assert GAME.public_text(move) == text
     assert GAME.private_fields(move) == ()
-    for state in STATES:
-        secrets = [t for toks in GAME.hidden_tokens(state).values() for t in toks]
+    for state, hidden in zip(STATES, HIDDEN, strict=True):
         for player in (*state.players, "stranger"):
             why = GAME.why_illegal(state, player, move)
             assert isinstance(why, str) and why
-            assert not any(t in why for t in secrets)
+            assert_no_leaks({f"why_illegal for {player}": why}, hidden)
             assert not any(c in why for cs in state.contracts for c in cs)
 
 

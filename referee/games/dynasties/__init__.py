@@ -9,7 +9,7 @@ from typing import Any
 
 import msgspec
 
-from referee.engine import Assumption, GameDefaults, Interpretation, Option
+from referee.engine import Assumption, GameDefaults, HiddenItem, Interpretation, Option
 from referee.rng import Rng
 
 from . import data as D
@@ -110,10 +110,15 @@ class Dynasties(GameDefaults):
 
         return invariants(state)
 
-    def hidden_tokens(self, state: State) -> dict[str, list[str]]:
-        from .checks import hidden_tokens
+    def hidden_items(self, state: State, viewer: str | None) -> list[HiddenItem]:
+        from .hidden import hidden_items
 
-        return hidden_tokens(state)
+        return hidden_items(state, viewer)
+
+    def reveals(self, before: State, after: State) -> bool:
+        from .hidden import reveals
+
+        return reveals(before, after)
 
     def assumptions(self) -> list[Assumption]:
         return D.assumptions()

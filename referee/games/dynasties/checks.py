@@ -1,4 +1,4 @@
-"""Conservation invariants and hidden-information tokens (for tests and ``check``)."""
+"""Conservation invariants (for tests and ``check``)."""
 
 from __future__ import annotations
 
@@ -60,22 +60,3 @@ def invariants(state: State) -> list[str]:
         if n != D.ARMS_PER_COUNTRY:
             bad.append(f"coats of arms of {country}: {n}")
     return bad
-
-
-def hidden_tokens(state: State) -> dict[str, list[str]]:
-    out: dict[str, list[str]] = {}
-    for pl in state.players:
-        out[pl.id] = ([f"card:a{n:02d}" for n in pl.hand]
-                      + [f"scoring:{c}" for c in pl.scoring + pl.looking]
-                      + [f"book:{b}" for b in pl.books])
-    secret = [f"card:a{n:02d}" for n in state.deck]
-    secret += [f"scoring:{c}" for c in state.yellow + state.green_box]
-    secret += [f"book:{b}" for b in state.book_box + state.free_books]
-    secret += [f"book:{b}" for c in state.cities.values() for b in c.books]
-    if state.deck:
-        secret.append("deck:" + ",".join(f"a{n:02d}" for n in state.deck))
-    if state.yellow:
-        secret.append("yellow:" + ",".join(state.yellow))
-    secret.append("bag:" + ",".join(f"{D.COLOURS[c]}{n}" for c, n in enumerate(state.bag)))
-    out[""] = secret
-    return out

@@ -8,11 +8,11 @@ from typing import Any
 
 import msgspec
 
-from referee.engine import Assumption, GameDefaults, Interpretation, Option
+from referee.engine import Assumption, GameDefaults, HiddenItem, Interpretation, Option
 from referee.rng import Rng
 
 from . import components as C
-from . import explain, gamesetup, moves, rules, views
+from . import explain, gamesetup, hidden, moves, rules, views
 from .state import E, N, State, encode
 
 
@@ -113,16 +113,11 @@ class StauferGame(GameDefaults):
     def invariants(self, state: State) -> list[str]:
         return invariants(state)
 
-    def hidden_tokens(self, state: State) -> dict[str, list[str]]:
-        out: dict[str, list[str]] = {
-            p: ([] if state.finished else list(state.contracts[i]))
-            for i, p in enumerate(state.players)
-        }
-        out[""] = [
-            "stack:" + ",".join(state.stack),
-            "box:" + ",".join(state.unused_contracts),
-        ]
-        return out
+    def hidden_items(self, state: State, viewer: str | None) -> list[HiddenItem]:
+        return hidden.hidden_items(state, viewer)
+
+    def reveals(self, before: State, after: State) -> bool:
+        return hidden.reveals(before, after)
 
     def assumptions(self) -> list[Assumption]:
         return C.assumptions()

@@ -1,0 +1,130 @@
+"""Hidden state of Dynasties, item by item (for leak tests), and whether a move touched
+it (for undo).
+
+Hidden from the other players: each player's action cards, scoring cards (kept and
+drawn) and face-down book tiles. Hidden from everyone: the action deck and the yellow
+scoring deck (the future draws, top first), the green scoring cards left in the box,
+and the face-down book tiles on the book cities, on the free-city pile and in the box.
+Every card and tile has its own id, so each item is found by its id alone: views write
+``card:a07``/``a07``, ``scoring:y05``/``y05``, ``book:ship-1``/``ship-1``, and a card's
+text where no other card has the same; a deck's order is also one item, the run of its
+next ids (``a12, a03, a27``). An id that the public events on view name (``sat
+out (discarded a07...)``, ``scoring card y05``) was seen by everyone before the card was
+shuffled back into its deck: its plain form is left out, the other forms stay. The bag is
+not hidden: every good outside it is
+on view, so its contents follow from the public goods (its draws are the generator's).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable, Container
+from functools import cache
+from typing import Any
+
+from referee.engine import HiddenItem
+
+from . import data as D
+from .state import State
+
+_CARD_TEXTS = Counter(card.describe() for card in D.ACTION_CARDS.values())
+_SCORING_TEXTS = Counter(card["text"] for card in D.SCORING.values())
+Tokens = Callable[[Any, Container[str]], tuple[str, ...]]
+ORDER_RUN = 3  # plain ids of the next draws that make one "deck order" token
+ORDER_MIN = 2
+
+
+@cache
+def _card_forms(n: int, seen: bool) -> tuple[str, ...]:
+    text = D.ACTION_CARDS[n].describe()
+    return ((f"card:a{n:02d}",) + (() if seen else (f"a{n:02d}",))
+            + ((text,) if _CARD_TEXTS[text] == 1 else ()))
+
+
+@cache
+def _scoring_forms(key: str, seen: bool) -> tuple[str, ...]:
+    text = D.SCORING[key]["text"]
+    return ((f"scoring:{key}",) + (() if seen else (key,))
+            + ((text,) if _SCORING_TEXTS[text] == 1 else ()))
+
+
+def card_tokens(n: int, named: Container[str]) -> tuple[str, ...]:
+    return _card_forms(n, f"a{n:02d}" in named)
+
+
+def scoring_tokens(key: str, named: Container[str]) -> tuple[str, ...]:
+    return _scoring_forms(key, key in named)
+
+
+def book_tokens(tile: str, named: Container[str]) -> tuple[str, ...]:
+    return (f"book:{tile}",) + (() if tile in named else (tile,))
+
+
+def named_in_events(state: State) -> set[str]:
+    """The words of the public events on view (ids of cards seen by everyone)."""
+    return set(re.findall(r"[\w-]+", " ".join(state.events)))
+
+
+def _pile(kind: str, where: str, ids: list[Any], tokens: Tokens, named: set[str],
+          numbered: bool) -> list[HiddenItem]:
+    return [HiddenItem(kind, f"{where}, no. {i + 1} from the top" if numbered else where,
+                       tokens(x, named)) for i, x in enumerate(ids)]
+
+
+def _players(state: State, viewer: str | None, named: set[str]) -> list[HiddenItem]:
+    items: list[HiddenItem] = []
+    for pl in state.players:
+        if pl.id == viewer:
+            continue
+        items += [HiddenItem("card", f"{pl.id}'s hand", card_tokens(n, named), pl.id)
+                  for n in pl.hand]
+        items += [HiddenItem("card", f"{pl.id}'s scoring cards", scoring_tokens(c, named),
+                             pl.id) for c in pl.scoring]
+        items += [HiddenItem("card", f"{pl.id}'s drawn scoring cards",
+                             scoring_tokens(c, named), pl.id) for c in pl.looking]
+        items += [HiddenItem("tile", f"{pl.id}'s face-down book tiles",
+                             book_tokens(b, named), pl.id) for b in pl.books]
+    return items
+
+
+def _order(where: str, plain: list[str]) -> list[HiddenItem]:
+    """The order of a deck as the next draws' plain ids, top first or bottom first (an id
+    seen in the events still tells nothing of its place)."""
+    if len(plain) < ORDER_MIN:
+        return []
+    run = plain[:ORDER_RUN]
+    return [HiddenItem("draw", f"the order of {where} (next {len(run)} draws)",
+                       (", ".join(run), ", ".join(reversed(run))))]
+
+
+def hidden_items(state: State, viewer: str | None) -> list[HiddenItem]:
+    named = named_in_events(state)
+    items = _players(state, viewer, named)
+    items += _pile("draw", "the action deck", state.deck, card_tokens, named, True)
+    items += _order("the action deck", [f"a{n:02d}" for n in state.deck])
+    items += _pile("draw", "the yellow scoring deck", state.yellow, scoring_tokens, named,
+                   True)
+    items += _order("the yellow scoring deck", list(state.yellow))
+    items += _pile("card", "the green scoring cards in the box", state.green_box,
+                   scoring_tokens, named, False)
+    for key, city in state.cities.items():
+        items += _pile("tile", f"the book tiles of {D.CITIES[key].name}", city.books,
+                       book_tokens, named, True)
+    items += _pile("draw", "the free-city book tiles", state.free_books, book_tokens, named,
+                   True)
+    items += _pile("tile", "the book tiles in the box", state.book_box, book_tokens, named,
+                   False)
+    return items
+
+
+def _secret(state: State) -> tuple[Any, ...]:
+    hands = [(pl.hand, pl.scoring, pl.looking, pl.books) for pl in state.players]
+    cities = [c.books for c in state.cities.values()]
+    return (hands, cities, state.deck, state.yellow, state.green_box, state.book_box,
+            state.free_books, state.bag)
+
+
+def reveals(before: State, after: State) -> bool:
+    """A card or tile dealt, played, drawn or opened, or goods taken from the bag."""
+    return _secret(before) != _secret(after)
