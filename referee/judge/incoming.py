@@ -29,7 +29,7 @@ from referee import gamefile, seats
 from referee import mail as mailmod
 from referee.errors import MoveError, RefereeError, UsageError
 from referee.judge import ids, meta, text
-from referee.judge.core import GM_HELP, GM_TOKEN, Judge, Loaded, plays
+from referee.judge.core import GM_HELP, GM_TOKEN, Judge, Loaded, environment_failure, plays
 from referee.submit import submit
 
 PLAYER_COMMANDS = ("status", "help", "undo", "nonce", "say", "notify", "bot")
@@ -202,6 +202,8 @@ class Incoming:
         except MoveError as exc:
             return self._rejected(game, player, moves, 0, exc)
         except RefereeError as exc:
+            if environment_failure(exc):  # a full or read-only disk: try again later
+                raise
             return self._answer_state(self.judge.load(game.path) or game, player,
                                       [f"Not played: {exc.message}"], "rejected", exc.message)
         if done.match is not None:  # the state submit just wrote: no second replay

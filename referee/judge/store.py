@@ -2,9 +2,10 @@
 
 What was sent (per game: the log length last notified, each player's last mail and
 thread root, the ID counter), the mails not yet delivered (the outbox queue) and the
-incoming Message-IDs already answered. Every change is written atomically (temporary
-file, fsync, rename, fsync of the directory), so a judge killed at any moment restarts
-from the last complete state. An exclusive lock keeps a second judge off the directory.
+incoming Message-IDs already answered. Every change is written atomically
+(``fileio.write_atomic``: temporary file, fsync, rename, fsync of the directory), so a
+judge killed at any moment restarts from the last complete state. An exclusive lock
+keeps a second judge off the directory.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from referee import fileio
 from referee.errors import UsageError
 
 STATE_NAME = ".referee-judge.json"
@@ -69,18 +71,11 @@ class Store:
                                    "raw": raw.decode("utf-8", "surrogateescape")})
 
     def save(self) -> None:
-        text = json.dumps(self.data, ensure_ascii=False, sort_keys=True)
-        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
-        with open(tmp, "w") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, self.path)
-        fd = os.open(self.path.parent, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        """Write the state atomically and durably (mode 0600: it holds queued mails
+        with the players' tokens). Raises GameFileError (a full or read-only disk),
+        the file on disk then unchanged."""
+        text = json.dumps(self.data, ensure_ascii=True, sort_keys=True)  # \udcxx survive
+        fileio.write_atomic(self.path, text.encode("ascii"), mode=0o600, what="judge state")
 
 
 @contextlib.contextmanager
