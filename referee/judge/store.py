@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from referee import fileio
-from referee.errors import UsageError
+from referee.errors import GameFileError, UsageError
 
 STATE_NAME = ".referee-judge.json"
 LOCK_NAME = ".referee-judge.lock"
@@ -83,7 +83,15 @@ def exclusive(games_dir: Path) -> Iterator[None]:
     """Hold the judge lock of ``games_dir``; refuse if another judge holds it."""
     if not games_dir.is_dir():
         raise UsageError(f"{games_dir} is not a directory")
-    fd = os.open(games_dir / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o600)
+    path = games_dir / LOCK_NAME
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    except OSError:  # a read-only folder: an existing lock file still locks (flock)
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        except OSError as exc:
+            raise GameFileError(f"cannot take the judge lock {path}: "
+                                f"{exc.strerror or exc}; no mail was read") from None
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
