@@ -321,3 +321,21 @@ def test_a_recipient_refused_for_good_is_dropped_not_retried_forever(
     result = CliRunner().invoke(main, args)  # nothing left to send, nothing logged again
     assert result.exit_code == 0 and "not delivered" not in result.output
     assert len(handler.envelopes) == 2
+
+
+def test_smtp_down_under_an_mta_pipe_exits_tempfail_and_the_mail_is_known_later(
+        toy: Setup) -> None:
+    from tests.conftest import free_port
+
+    raw = ann_reply(toy, "take 3")
+    args = ["judge", str(toy.games), "--stdin", "--from", SENDER]
+    result = CliRunner().invoke(main, [*args, "--smtp", f"127.0.0.1:{free_port()}"], input=raw)
+    assert result.exit_code == 75, result.output  # the MTA keeps the mail, pipes it again
+    assert "cannot connect to the SMTP server" in result.output
+    assert moves(toy) == [3]  # played before the answers could go out; they stay queued
+    state = json.loads((toy.games / ".referee-judge.json").read_text())
+    assert sorted(m["to"][0] for m in state["queue"]) == ["ann@example.org", "ben@example.org"]
+    result = CliRunner().invoke(main, [*args, "--outbox", str(toy.outbox)], input=raw)
+    assert result.exit_code == 0, result.output
+    assert "duplicate" in result.output and moves(toy) == [3]  # not played twice
+    assert sorted(m["X-Referee-Player"] for m in toy.new_mail()) == ["ann", "ben"]

@@ -32,23 +32,29 @@ def _smtp(spec: str, sender: str, starttls: bool, user: str | None):
 
 def _stdin_mail(judge, log) -> None:  # type: ignore[no-untyped-def]
     """One mail on standard input (an MTA pipe): nowhere to keep a bad one, so it is
-    logged and dropped; a failure of the disk exits EX_TEMPFAIL (the MTA retries)."""
+    logged and dropped; a failure of the disk or of the outgoing mail exits EX_TEMPFAIL
+    (the MTA keeps the mail and pipes it again later: a mail already handled is then
+    recognised)."""
     import sys
 
     from referee import judge as judgemod
     from referee.judge.transport import MAX_MAIL_BYTES, too_large
+    from referee.mail.delivery import DeliveryError
 
     raw = sys.stdin.buffer.read(MAX_MAIL_BYTES + 1)
+    size = len(raw)
+    while size > MAX_MAIL_BYTES and (rest := sys.stdin.buffer.read(1 << 16)):
+        size += len(rest)  # read to the end: the MTA must not see a broken pipe
     try:
         judge.notify_all()
-        if len(raw) > MAX_MAIL_BYTES:
-            log(f"quarantined: mail on stdin: {too_large(len(raw))} (dropped)")
+        if size > MAX_MAIL_BYTES:
+            log(f"quarantined: mail on stdin: {too_large(size)} (dropped)")
         else:
             outcome = judgemod.process(judge, raw)
             if outcome.action == judgemod.QUARANTINED:
                 log(f"quarantined: mail on stdin: {outcome.detail} (dropped)")
         judge.notify_all()
-    except judgemod.RetryLater as exc:
+    except (judgemod.RetryLater, DeliveryError) as exc:
         click.echo(f"error: {exc.message}", err=True)
         sys.exit(EX_TEMPFAIL)
 

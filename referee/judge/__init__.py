@@ -67,12 +67,16 @@ def run_once(judge: Judge, inbox: Inbox) -> Stats:
     for item in inbox.pending():
         outcome = Outcome(QUARANTINED, detail=item.unread) if item.unread else \
             process(judge, item.raw)
-        if outcome.action == QUARANTINED:
-            where = inbox.quarantine(item)
-            judge.config.log(f"{QUARANTINED}: mail {item.key}: {outcome.detail} ({where})")
-            stats.quarantined += 1
-        else:
-            inbox.done(item)
+        try:
+            if outcome.action == QUARANTINED:
+                where = inbox.quarantine(item)
+                judge.config.log(f"{QUARANTINED}: mail {item.key}: {outcome.detail} ({where})")
+                stats.quarantined += 1
+            else:
+                inbox.done(item)
+        except OSError as exc:  # a Maildir on a full or read-only disk
+            raise RetryLater(f"cannot move the mail {item.key} in the inbox: "
+                             f"{exc.strerror or exc}; it stays for the next run") from exc
         stats.processed += 1
         stats.played += outcome.action == "played"
     judge.notify_all()
