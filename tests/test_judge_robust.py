@@ -113,6 +113,28 @@ def test_a_hostile_mail_is_quarantined_and_the_next_mail_is_played(toy: Setup,
     assert result.exit_code == 0 and "quarantined" not in result.output
 
 
+def test_a_mail_that_evades_the_bounds_is_stopped_by_the_time_limit(
+        toy: Setup, monkeypatch: pytest.MonkeyPatch) -> None:
+    from referee.mail import replies
+
+    monkeypatch.setattr(replies, "PARSE_SECONDS", 0.3)  # 5 s in real use
+    # boundaries in RFC 2231 continuations (boundary*0=, boundary*1=) are not seen by
+    # the count before parsing; 15000 parts keep the standard library busy for seconds
+    parts = b"".join(b"--bx\r\nContent-Type: text/plain\r\n\r\ntake 1\r\n"
+                     for _ in range(15000))
+    msg = parse(ann_reply(toy, "take 1", "<wide@player.example>"))
+    head = b"".join(f"{k}: {v}\r\n".encode() for k, v in msg.items()
+                    if k.lower() not in ("content-type", "content-transfer-encoding"))
+    put(toy.inbox, HOSTILE_NAME, head + b"Content-Type: multipart/mixed; boundary*0=b; "
+        b"boundary*1=x\r\n\r\n" + parts + b"--bx--\r\n")
+    put(toy.inbox, HONEST_NAME, ann_reply(toy, "take 2"))
+    result = judge(toy)
+    assert result.exit_code == 0, result.output
+    assert f"quarantined: mail {HOSTILE_NAME}: cannot read this mail: it takes more than " \
+        "0.3 s to take apart" in result.output
+    assert moves(toy) == [2]
+
+
 @pytest.mark.parametrize("headers", [
     b"Subject: =?x-unknown-charset?q?abc?=\r\nFrom: =?utf-8?b?/////w==?= <ann@example.org>\r\n",
     b"From: \xff\xfe\xfd <ann@example.org>\r\nSubject: \xc3\x28 broken utf-8\r\n",
