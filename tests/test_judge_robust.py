@@ -361,3 +361,18 @@ def test_smtp_down_under_an_mta_pipe_exits_tempfail_and_the_mail_is_known_later(
     assert result.exit_code == 0, result.output
     assert "duplicate" in result.output and moves(toy) == [3]  # not played twice
     assert sorted(m["X-Referee-Player"] for m in toy.new_mail()) == ["ann", "ben"]
+
+
+def test_a_fifo_or_symlink_in_the_inbox_is_quarantined_not_waited_on(toy: Setup,
+                                                                     tmp_path: Path) -> None:
+    os.mkfifo(toy.inbox / "new" / HOSTILE_NAME)
+    (tmp_path / "private").write_text("the judge must not read this")
+    os.symlink(tmp_path / "private", toy.inbox / "new" / "1000000001.link.test")
+    put(toy.inbox, HONEST_NAME, ann_reply(toy, "take 2"))
+    result = judge(toy)
+    assert result.exit_code == 0, result.output
+    assert f"quarantined: mail {HOSTILE_NAME}: cannot be read: " in result.output
+    assert "quarantined: mail 1000000001.link.test: cannot be read: " in result.output
+    assert moves(toy) == [2]
+    assert sorted(p.name for p in (toy.inbox / ".Quarantine" / "new").iterdir()) == [
+        "1000000001.hostile.test", "1000000001.link.test"]

@@ -107,8 +107,9 @@ class Maildir(mailbox.Maildir):
         self.root = Path(path)
         try:
             if create:
+                self.root.mkdir(mode=0o700, parents=True, exist_ok=True)  # mails hold tokens
                 for sub in ("new", "cur", "tmp"):
-                    (self.root / sub).mkdir(parents=True, exist_ok=True)
+                    (self.root / sub).mkdir(mode=0o700, exist_ok=True)
             missing = [s for s in ("new", "cur", "tmp") if not (self.root / s).is_dir()]
         except OSError as exc:
             raise DeliveryError(f"cannot write to the maildir {path}: {_reason(exc)}") from exc
