@@ -376,3 +376,25 @@ def test_a_fifo_or_symlink_in_the_inbox_is_quarantined_not_waited_on(toy: Setup,
     assert moves(toy) == [2]
     assert sorted(p.name for p in (toy.inbox / ".Quarantine" / "new").iterdir()) == [
         "1000000001.hostile.test", "1000000001.link.test"]
+
+
+def test_a_game_file_that_cannot_be_read_is_skipped_not_fatal(
+        toy: Setup, monkeypatch: pytest.MonkeyPatch) -> None:
+    from referee.judge import core
+
+    result = CliRunner().invoke(main, ["new", "toy", str(toy.games / "toy-2.json"), "--sealed",
+                                       "--id", "toy-2", "--players", PLAYERS])
+    assert result.exit_code == 0, result.output
+    real = core.gamefile.read
+
+    def read(path: Path, *args: Any, **kwargs: Any) -> gamefile.GameFile:
+        if Path(path).name == "toy-2.json":
+            raise UnicodeDecodeError("utf-8", b"\xff", 0, 1, "a bug while reading")
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(core.gamefile, "read", read)
+    put(toy.inbox, HONEST_NAME, ann_reply(toy, "take 2"))
+    result = judge(toy)
+    assert result.exit_code == 0, result.output
+    assert "skipping toy-2.json: internal error: UnicodeDecodeError" in result.output
+    assert moves(toy) == [2]

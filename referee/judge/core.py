@@ -168,8 +168,10 @@ class Judge:
         if cached is None or cached[:2] != (stat.st_mtime, stat.st_size):
             try:
                 gid = gamefile.read(path).game_id
-            except RefereeError as exc:
-                self.config.log(f"skipping {path.name}: {exc.message}")
+            except Exception as exc:  # a damaged file (or a bug reading it): not served
+                if environment_failure(exc):
+                    raise
+                self.config.log(f"skipping {path.name}: {describe(exc)}")
                 return None
             cached = (stat.st_mtime, stat.st_size, gid)
             self._ids[path] = cached
