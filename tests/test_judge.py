@@ -425,7 +425,7 @@ def test_smtp_down_keeps_the_mails_queued_until_a_later_run(tmp_path: Path) -> N
     result = CliRunner().invoke(main, ["judge", str(setup.games), "--maildir",
                                        str(setup.inbox), "--smtp", f"127.0.0.1:{free_port()}",
                                        "--from", SENDER, "--once"])
-    assert result.exit_code == 1 and "cannot use the SMTP server" in result.output
+    assert result.exit_code == 1 and "cannot connect to the SMTP server" in result.output
     state = json.loads((setup.games / ".referee-judge.json").read_text())
     assert len(state["queue"]) == 3
     setup.judge()  # the queue goes out through whatever outbox the next run has

@@ -38,6 +38,7 @@ ROOT = Path(__file__).resolve().parent.parent
 USERS = ("ann", "ben", "cat", "referee", "gm")
 PASSWORD = "secret-pw"
 SENDER = "Referee <referee@example.org>"
+PROGRESS_TIMEOUT = 300  # seconds without a move or a delivered mail: the judge hangs
 
 
 def need(what: str) -> None:
@@ -272,12 +273,14 @@ def test_whole_games_by_mail_through_imap_and_smtp_with_the_judge_killed_twice(
                for j, game in enumerate(paths) for i, p in enumerate(clients)]
     judge = start_judge(dovecot, games, smtp_port)
     kills, replies = 0, 0
-    progress, last_change = -1, time.monotonic()
+    progress, last_change = (-1, -1), time.monotonic()
     try:
-        while time.monotonic() - last_change < 90:  # fail after 90 s without progress
+        # progress = moves played or mails delivered by the judge; only a hang goes 300 s
+        # without either, a slow machine (load 10) does not
+        while time.monotonic() - last_change < PROGRESS_TIMEOUT:
             moved = sum(len(gamefile.read(p).log) for p in paths.values())
-            if moved != progress:
-                progress, last_change = moved, time.monotonic()
+            if (moved, handler.count) != progress:
+                progress, last_change = (moved, handler.count), time.monotonic()
             if (kills == 0 and moved >= 25) or (kills == 1 and moved >= 70):
                 judge.send_signal(signal.SIGKILL)
                 judge.wait()
@@ -300,7 +303,7 @@ def test_whole_games_by_mail_through_imap_and_smtp_with_the_judge_killed_twice(
         for client in clients.values():
             client.close()
     errors = judge.stderr.read().decode() if judge.stderr else ""
-    assert kills == 2, errors
+    assert kills == 2, f"no progress for {PROGRESS_TIMEOUT} s at {progress}: {errors}"
     for game, path in paths.items():
         gf = gamefile.read(path)
         state = gamefile.replay(gf, secret.find_seed(gf, None, path))
@@ -310,3 +313,45 @@ def test_whole_games_by_mail_through_imap_and_smtp_with_the_judge_killed_twice(
     assert replies == sum(1 for p in paths.values() for e in gamefile.read(p).log
                           if "move" in e)
     assert handler.count > 0
+
+
+def test_hostile_mails_over_imap_are_flagged_and_the_next_one_is_played(
+        servers: tuple[Dovecot, int, Delivering], tmp_path: Path) -> None:
+    import imapclient
+    from click.testing import CliRunner
+
+    from referee.cli import main
+    from tests.test_judge import Setup
+    from tests.test_judge_robust import huge, nested
+    from tests.test_judge_support import reply
+
+    dovecot, smtp_port, _ = servers
+    setup = Setup(tmp_path)
+    args = ["judge", str(setup.games), "--imap", dovecot.url("referee"), "--smtp",
+            f"127.0.0.1:{smtp_port}", "--from", SENDER, "--once"]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    ann = Client(dovecot, "ann", smtp_port)
+    first = ann.read()[-1]
+    ann.close()
+    box = imapclient.IMAPClient("127.0.0.1", port=dovecot.port, ssl=False)
+    box.login("referee", PASSWORD)
+    box.select_folder("INBOX")
+    hostile = [nested(reply(first, "take 1", msgid="<deep@player.example>"), 1000),
+               huge(reply(first, "take 1", msgid="<huge@player.example>"))]
+    for raw in [*hostile, reply(first, "take 2")]:
+        dovecot.deliver("referee", raw)
+        box.noop()  # Dovecot numbers it now: the mails keep this order
+    try:
+        result = CliRunner().invoke(main, args)
+        assert result.exit_code == 0, result.output
+        assert "quarantined: mail 1: cannot read this mail: its MIME parts nest more than 10" \
+            in result.output
+        assert "quarantined: mail 2: larger than 1 MiB" in result.output
+        flags = box.get_flags(box.search(["ALL"]))
+    finally:
+        box.logout()
+    assert [sorted(set(flags[uid]) - {b"\\Recent"}) for uid in sorted(flags)] == [
+        [b"$RefereeQuarantine", b"\\Flagged", b"\\Seen"]] * 2 + [[b"\\Seen"]]
+    log = gamefile.read(setup.path).log
+    assert [e["move"]["n"] for e in log if "move" in e] == [2]

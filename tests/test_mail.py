@@ -10,6 +10,7 @@ import hashlib
 import hmac
 import io
 import mailbox
+import os
 import re
 import socket
 import ssl
@@ -780,3 +781,49 @@ def test_send_smtp_server_hangs_up() -> None:
         with pytest.raises(MailError):
             mail.send_smtp(composed(), "127.0.0.1", port, starttls=False, timeout=5)
         thread.join(5)
+
+
+def test_one_maildir_for_referee_mail_and_the_judge(tmp_path: Path) -> None:
+    from referee.mail.delivery import Maildir
+
+    target = tmp_path / "box"
+    keys = mail.write_maildir(composed(), target)
+    assert (target.stat().st_mode & 0o777) == 0o700  # the mails carry players' tokens
+    box = Maildir(target)
+    assert box.pending() == sorted(keys)
+    box.mark_seen(keys[0])
+    assert (target / "cur" / f"{keys[0]}:2,S").exists() and box.pending() == [keys[1]]
+    moved = box.quarantine(keys[1])
+    assert moved == target / ".Quarantine" / "new" / keys[1] and box.pending() == []
+    assert isinstance(mailbox.Maildir(str(target)).get_folder("Quarantine"), mailbox.Maildir)
+    # a mail added under its own name is written once, wherever it is now
+    assert box.add_once("m1.referee", b"Subject: one\n\nbody\n") is True
+    assert box.add_once("m1.referee", b"Subject: two\n\nbody\n") is False
+    box.mark_seen("m1.referee")
+    assert box.add_once("m1.referee", b"Subject: three\n\nbody\n") is False
+    assert box.read("m1.referee", 100) == b"Subject: one\n\nbody\n"
+    assert box.read("m1.referee", 10) is None  # larger than the bound: not read
+    assert list((target / "tmp").iterdir()) == []
+
+
+def test_the_maildir_never_waits_on_a_fifo_or_follows_a_symlink(tmp_path: Path) -> None:
+    from referee.mail.delivery import Maildir
+
+    box = Maildir(tmp_path / "box", create=True)
+    os.mkfifo(tmp_path / "box" / "new" / "1.fifo")
+    (tmp_path / "secret").write_text("not a mail")
+    os.symlink(tmp_path / "secret", tmp_path / "box" / "new" / "2.link")
+    started = time.monotonic()
+    for key in box.pending():
+        with pytest.raises(OSError):
+            box.read(key, 1000)
+    assert time.monotonic() - started < 2
+
+
+def test_a_missing_maildir_is_a_usage_error(tmp_path: Path) -> None:
+    from referee.errors import UsageError
+    from referee.mail.delivery import Maildir
+
+    (tmp_path / "half" / "new").mkdir(parents=True)
+    with pytest.raises(UsageError, match="is not a Maildir"):
+        Maildir(tmp_path / "half")

@@ -8,14 +8,17 @@ from pathlib import Path
 import click
 
 from referee.cli import main
-from referee.cli.common import handles_errors, read_stdin
+from referee.cli.common import handles_errors
 from referee.errors import UsageError
+
+EX_TEMPFAIL = 75  # sysexits.h: an MTA keeps a piped mail and delivers it again later
 
 
 def _smtp(spec: str, sender: str, starttls: bool, user: str | None):
     from email.utils import parseaddr
 
     from referee.judge.transport import SmtpOutbox
+    from referee.mail.delivery import SmtpClient
 
     host, _, port = spec.rpartition(":")
     if not host or not port.isdigit():
@@ -23,8 +26,37 @@ def _smtp(spec: str, sender: str, starttls: bool, user: str | None):
     password = os.environ.get("REFEREE_SMTP_PASSWORD") if user else None
     if user and password is None:
         raise UsageError("--user needs the password in REFEREE_SMTP_PASSWORD")
-    return SmtpOutbox(host, int(port), envelope_from=parseaddr(sender)[1] or sender,
-                      starttls=starttls, user=user, password=password)
+    client = SmtpClient(host, int(port), starttls=starttls, username=user, password=password)
+    return SmtpOutbox(client, parseaddr(sender)[1] or sender)
+
+
+def _stdin_mail(judge, log) -> None:  # type: ignore[no-untyped-def]
+    """One mail on standard input (an MTA pipe): nowhere to keep a bad one, so it is
+    logged and dropped; a failure of the disk or of the outgoing mail exits EX_TEMPFAIL
+    (the MTA keeps the mail and pipes it again later: a mail already handled is then
+    recognised)."""
+    import sys
+
+    from referee import judge as judgemod
+    from referee.judge.transport import MAX_MAIL_BYTES, too_large
+    from referee.mail.delivery import DeliveryError
+
+    raw = sys.stdin.buffer.read(MAX_MAIL_BYTES + 1)
+    size = len(raw)
+    while size > MAX_MAIL_BYTES and (rest := sys.stdin.buffer.read(1 << 16)):
+        size += len(rest)  # read to the end: the MTA must not see a broken pipe
+    try:
+        judge.notify_all()
+        if size > MAX_MAIL_BYTES:
+            log(f"quarantined: mail on stdin: {too_large(size)} (dropped)")
+        else:
+            outcome = judgemod.process(judge, raw)
+            if outcome.action == judgemod.QUARANTINED:
+                log(f"quarantined: mail on stdin: {outcome.detail} (dropped)")
+        judge.notify_all()
+    except (judgemod.RetryLater, DeliveryError) as exc:
+        click.echo(f"error: {exc.message}", err=True)
+        sys.exit(EX_TEMPFAIL)
 
 
 @main.command(name="judge")
@@ -86,9 +118,7 @@ def judge_command(games_dir: Path, imap: str | None, maildir_in: Path | None,
         judge = judgemod.Judge(config, out)
         try:
             if from_stdin:
-                judge.notify_all()
-                judgemod.process(judge, read_stdin())
-                judge.notify_all()
+                _stdin_mail(judge, log)
                 return
             inbox = ImapInbox(imap, idle=idle) if imap else MaildirInbox(maildir_in)  # type: ignore[arg-type]
             try:
@@ -102,9 +132,14 @@ def judge_command(games_dir: Path, imap: str | None, maildir_in: Path | None,
                         # state file and the unhandled mails unmarked; try again later
                         log(f"mail delivery failed, will retry: {exc.message}")
                         out.close()
+                    except judgemod.RetryLater as exc:
+                        if poll is None and not idle:
+                            raise
+                        log(f"cannot go on, will retry: {exc.message}")
                     else:
                         if stats.processed:
-                            log(f"processed {stats.processed} mails, {stats.played} played")
+                            log(f"processed {stats.processed} mails, {stats.played} played, "
+                                f"{stats.quarantined} quarantined")
                         if poll is None and not idle:
                             break
                     inbox.wait(poll or 300.0)

@@ -8,48 +8,75 @@ Maildir or an SMTP server). See docs/judge.md.
 Exactly once: an incoming mail is marked done only after its game file is durably
 written and the answers are queued in the judge's state file; an accepted mail's
 Message-ID is in its log entry, so a mail delivered or fetched again is recognised.
+
+Nobody can stop it with a mail: whatever goes wrong while one mail is handled (a mail
+too large, too deep or unreadable, a bug) is logged with the reason, the mail is moved
+to the quarantine (the Maildir's ``.Quarantine`` folder, an IMAP flag), and the next
+mail is handled. Only a failure of the judge's surroundings (a full or read-only disk:
+RetryLater; the outgoing mail: DeliveryError) stops the round, and leaves the mail to
+be tried again.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from referee.judge.core import Config, Judge
+from referee.judge.core import Config, Judge, RetryLater, describe
 from referee.judge.incoming import Incoming, Outcome
 from referee.judge.transport import Inbox, Outbox
 from referee.mail import MailError
 
-__all__ = ["Config", "Inbox", "Judge", "Outbox", "Outcome", "Stats", "process", "run_once"]
+__all__ = ["Config", "Inbox", "Judge", "Outbox", "Outcome", "RetryLater", "Stats", "process",
+           "run_once"]
+
+QUARANTINED = "quarantined"
 
 
 @dataclass
 class Stats:
     processed: int = 0
     played: int = 0
+    quarantined: int = 0
 
 
 def process(judge: Judge, raw: bytes) -> Outcome:
-    """Handle one incoming mail (deliver what is still queued first)."""
+    """Handle one incoming mail (deliver what is still queued first). A mail that cannot
+    be read, or whose handling fails (a bug), is "quarantined" (logged by the caller);
+    raises RetryLater (the disk) or DeliveryError (the outgoing mail)."""
     judge.flush()
     try:
-        incoming = Incoming(judge, raw)
-    except MailError as exc:
-        outcome = Outcome("ignored", detail=exc.message)
-    else:
+        try:
+            incoming = Incoming(judge, raw)
+        except MailError as exc:
+            return Outcome(QUARANTINED, detail=exc.message)
         outcome = incoming.handle()
+    except Exception as exc:
+        judge.failed(exc)  # re-raises a failure of the disk or of the outgoing mail
+        return Outcome(QUARANTINED, detail=describe(exc))
     judge.config.log(f"{outcome.action}: {outcome.game or '-'} {outcome.detail}".rstrip())
     return outcome
 
 
 def run_once(judge: Judge, inbox: Inbox) -> Stats:
     """One pass: deliver the queue, mail new games and changes, process every pending
-    message (each marked done only after it was handled), check deadlines."""
+    message (each marked done, or quarantined, only after it was handled), check
+    deadlines."""
     stats = Stats()
     judge.flush()
     judge.notify_all()
     for item in inbox.pending():
-        outcome = process(judge, item.raw)
-        inbox.done(item)
+        outcome = Outcome(QUARANTINED, detail=item.unread) if item.unread else \
+            process(judge, item.raw)
+        try:
+            if outcome.action == QUARANTINED:
+                where = inbox.quarantine(item)
+                judge.config.log(f"{QUARANTINED}: mail {item.key}: {outcome.detail} ({where})")
+                stats.quarantined += 1
+            else:
+                inbox.done(item)
+        except OSError as exc:  # a Maildir on a full or read-only disk
+            raise RetryLater(f"cannot move the mail {item.key} in the inbox: "
+                             f"{exc.strerror or exc}; it stays for the next run") from exc
         stats.processed += 1
         stats.played += outcome.action == "played"
     judge.notify_all()

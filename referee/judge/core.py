@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import datetime as dt
 import email.policy
+import errno
+import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from email.message import EmailMessage
@@ -29,11 +31,12 @@ from typing import Any
 from referee import gamefile, seats, secret
 from referee import mail as mailmod
 from referee.engine import Match
-from referee.errors import RefereeError
+from referee.errors import GameFileError, RefereeError
 from referee.judge import html, ids, meta, text
 from referee.judge.store import Store
 from referee.judge.transport import Outbox
 from referee.mail import intake
+from referee.mail.delivery import DeliveryError, Refused
 from referee.submit import BotMove, play_bots
 
 WATCHER = "watcher"
@@ -48,6 +51,50 @@ def plays(gf: gamefile.GameFile) -> int:
 
 def utcnow() -> dt.datetime:
     return dt.datetime.now(dt.UTC).replace(microsecond=0)
+
+
+# a write that fails for one of these is the judge's surroundings, not the mail
+_ENVIRONMENT_ERRNOS = frozenset((errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES,
+                                 errno.EPERM, errno.EIO, errno.EFBIG, errno.ENOMEM,
+                                 errno.EMFILE, errno.ENFILE))
+
+
+class RetryLater(RefereeError):
+    """The judge's surroundings failed (a full or read-only disk, a folder it may not
+    write): the mail being handled stays in the inbox, to be tried again later."""
+
+
+def environment_failure(exc: BaseException) -> bool:
+    """Whether ``exc`` (or what caused it) is a failed write or read of the judge's own
+    files: an OSError of a full or read-only disk or a denied permission, or a game
+    file that may not be written."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        if isinstance(current, OSError) and current.errno in _ENVIRONMENT_ERRNOS:
+            return True
+        if isinstance(current, GameFileError) and " is read-only" in current.message:
+            return True
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return False
+
+
+def describe(exc: BaseException) -> str:
+    """One line for the log: the referee's message, or the exception and where it was
+    raised (a bug: please report it)."""
+    if isinstance(exc, RefereeError):
+        return exc.message
+    if isinstance(exc, RecursionError):
+        return "nested too deeply to process"
+    frames = traceback.extract_tb(exc.__traceback__)
+    at = ""
+    if frames:
+        path = Path(frames[-1].filename).resolve()
+        root = Path(__file__).resolve().parents[2]
+        name = path.relative_to(root) if path.is_relative_to(root) else path
+        at = f" (at {name}:{frames[-1].lineno})"
+    return f"internal error: {type(exc).__name__}: {str(exc)[:200]}{at}"
 
 
 @dataclass
@@ -84,25 +131,58 @@ class Judge:
         self._ids: dict[Path, tuple[float, int, str]] = {}
         self._notified: dict[Path, tuple[int, int]] = {}
         self._loaded: dict[Path, tuple[tuple[int, int], Loaded]] = {}
+        self._twins: set[tuple[str, str]] = set()  # (game id, skipped file) logged
+
+    def reset(self) -> None:
+        """Forget everything not saved (after a failure in the middle of a mail or a
+        game): the state as on disk, as after a restart."""
+        self.store = Store(self.config.games_dir)
+        self._notified.clear()
+        self._loaded.clear()
 
     # ------------------------------------------------------------------ games
 
     def game_paths(self) -> dict[str, Path]:
-        """Game id -> file, for every game file in the directory (cached by mtime)."""
+        """Game id -> file, for every game file in the directory (cached by mtime).
+        Two files with the same game id: the one this judge has served before (else
+        the first by name) is served, the other skipped with a log line."""
         found: dict[str, Path] = {}
         for path in sorted(self.config.games_dir.glob("[!.]*.json")):
-            stat = path.stat()
-            cached = self._ids.get(path)
-            if cached is None or cached[:2] != (stat.st_mtime, stat.st_size):
-                try:
-                    gid = gamefile.read(path).game_id
-                except RefereeError as exc:
-                    self.config.log(f"skipping {path.name}: {exc.message}")
-                    continue
-                cached = (stat.st_mtime, stat.st_size, gid)
-                self._ids[path] = cached
-            found.setdefault(cached[2], path)
+            gid = self._game_id(path)
+            if gid is None:
+                continue
+            if gid in found:
+                served = self.store.data["games"].get(gid, {}).get("file")
+                if served == path.name:
+                    found[gid], path = path, found[gid]
+                self._twin(gid, found[gid], path)
+                continue
+            found[gid] = path
         return found
+
+    def _game_id(self, path: Path) -> str | None:
+        try:
+            stat = path.stat()
+        except OSError:
+            return None
+        cached = self._ids.get(path)
+        if cached is None or cached[:2] != (stat.st_mtime, stat.st_size):
+            try:
+                gid = gamefile.read(path).game_id
+            except Exception as exc:  # a damaged file (or a bug reading it): not served
+                if environment_failure(exc):
+                    raise
+                self.config.log(f"skipping {path.name}: {describe(exc)}")
+                return None
+            cached = (stat.st_mtime, stat.st_size, gid)
+            self._ids[path] = cached
+        return cached[2]
+
+    def _twin(self, gid: str, served: Path, skipped: Path) -> None:
+        if (gid, skipped.name) not in self._twins:
+            self._twins.add((gid, skipped.name))
+            self.config.log(f"skipping {skipped.name}: it has the game id {gid} of "
+                            f"{served.name}, which is the game served")
 
     def load(self, path: Path) -> Loaded | None:
         """The game at ``path`` replayed, or None (logged) if the judge cannot run it.
@@ -209,9 +289,16 @@ class Judge:
         idempotent = getattr(self.outbox, "idempotent", False)
         while queue:
             item = queue[0]
-            self.outbox.deliver(item["id"], item["to"], item["raw"].encode(
-                "utf-8", "surrogateescape"))
+            try:
+                notes = self.outbox.deliver(item["id"], item["to"], item["raw"].encode(
+                    "utf-8", "surrogateescape"))
+            except Refused as exc:  # for good: sending it again would not help
+                if not exc.permanent:
+                    raise DeliveryError(exc.message) from exc
+                notes = [f"{exc.message} (dropped)"]
             queue.pop(0)
+            for note in notes or ():
+                self.config.log(f"mail not delivered: {note}")
             if not idempotent:  # an SMTP server: never send one mail twice after a crash
                 self.store.save()
             sent += 1
@@ -222,9 +309,26 @@ class Judge:
     # ------------------------------------------------------------------ notify
 
     def notify_all(self) -> None:
+        """Notify and check the deadlines of every game. A game whose handling fails
+        (a bug) is logged and skipped this round; the others go on. A failure of the
+        disk raises RetryLater, of the outgoing mail DeliveryError."""
         for path in self.game_paths().values():
-            self.notify(path)
-            self.deadlines(path)
+            try:
+                self.notify(path)
+                self.deadlines(path)
+            except Exception as exc:
+                self.failed(exc)
+                self.config.log(f"skipping {path.name} this round: {describe(exc)}")
+
+    def failed(self, exc: Exception) -> None:
+        """After ``exc`` in the middle of a mail or a game: forget what was not saved;
+        re-raise a failure of the outgoing mail or (as RetryLater) of the disk."""
+        self.reset()
+        if isinstance(exc, DeliveryError):
+            raise exc
+        if environment_failure(exc):
+            raise RetryLater(f"{describe(exc)}; the mail stays in the inbox for the next "
+                             "run") from exc
 
     def notify(self, path: Path) -> None:
         """Mail whoever must hear about what changed in the game since the last run."""
@@ -247,6 +351,7 @@ class Judge:
             self._notified[path] = (stat.st_mtime_ns, stat.st_size)
         gf, match = game.gf, game.match
         state = self.store.game(gf.game_id)
+        state["file"] = path.name
         rng = gf.data["rng"]
         mark = f"{len(gf.log)}/{len(rng.get('nonces') or {})}/" \
                f"{len(rng.get('nonce_commitments') or {})}"

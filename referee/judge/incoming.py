@@ -32,7 +32,7 @@ from referee import gamefile, seats
 from referee import mail as mailmod
 from referee.errors import MoveError, RefereeError, UsageError
 from referee.judge import meta, text
-from referee.judge.core import GM_HELP, GM_TOKEN, Judge, Loaded
+from referee.judge.core import GM_HELP, GM_TOKEN, Judge, Loaded, environment_failure
 from referee.mail import intake
 from referee.mail.intake import Refusal
 from referee.mail.tokens import MailId
@@ -235,6 +235,8 @@ class Incoming:
         except MoveError as exc:
             return self._rejected(game, player, moves, 0, exc)
         except RefereeError as exc:
+            if environment_failure(exc):  # a full or read-only disk: try again later
+                raise
             return self._answer_state(self.judge.load(game.path) or game, player,
                                       [f"Not played: {exc.message}"], "rejected", exc.message)
         if done.match is not None:  # the state submit just wrote: no second replay
@@ -299,6 +301,8 @@ class Incoming:
                             {"kind": "notify", "player": player, "mode": arg.lower()},
                             extra={"mail": self.msgid}, guard=guard)
         except RefereeError as exc:
+            if environment_failure(exc):  # a full or read-only disk: try again later
+                raise
             return self._answer_state(game, player, [f"`{word}` not done: {exc.message}"],
                                       "rejected", exc.message)
         self.judge.notify(game.path)
@@ -364,6 +368,8 @@ class Incoming:
                 meta.append(game.path, meta.GM, change, extra={"mail": self.msgid},
                             guard=self._still_fresh(mid))
         except RefereeError as exc:
+            if environment_failure(exc):  # a full or read-only disk: try again later
+                raise
             change, result = None, f"Not done: {exc.message}"
         else:
             result = "Done." if change is not None else ""

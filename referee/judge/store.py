@@ -2,9 +2,10 @@
 
 What was sent (per game: the log length last notified, each player's last mail and
 thread root, the ID counter), the mails not yet delivered (the outbox queue) and the
-incoming Message-IDs already answered. Every change is written atomically (temporary
-file, fsync, rename, fsync of the directory), so a judge killed at any moment restarts
-from the last complete state. An exclusive lock keeps a second judge off the directory.
+incoming Message-IDs already answered. Every change is written atomically
+(``fileio.write_atomic``: temporary file, fsync, rename, fsync of the directory), so a
+judge killed at any moment restarts from the last complete state. An exclusive lock
+keeps a second judge off the directory.
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from referee.errors import UsageError
+from referee import fileio
+from referee.errors import GameFileError, UsageError
 
 STATE_NAME = ".referee-judge.json"
 LOCK_NAME = ".referee-judge.lock"
@@ -69,18 +71,11 @@ class Store:
                                    "raw": raw.decode("utf-8", "surrogateescape")})
 
     def save(self) -> None:
-        text = json.dumps(self.data, ensure_ascii=False, sort_keys=True)
-        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
-        with open(tmp, "w") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, self.path)
-        fd = os.open(self.path.parent, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        """Write the state atomically and durably (mode 0600: it holds queued mails
+        with the players' tokens). Raises GameFileError (a full or read-only disk),
+        the file on disk then unchanged."""
+        text = json.dumps(self.data, ensure_ascii=True, sort_keys=True)  # \udcxx survive
+        fileio.write_atomic(self.path, text.encode("ascii"), mode=0o600, what="judge state")
 
 
 @contextlib.contextmanager
@@ -88,7 +83,15 @@ def exclusive(games_dir: Path) -> Iterator[None]:
     """Hold the judge lock of ``games_dir``; refuse if another judge holds it."""
     if not games_dir.is_dir():
         raise UsageError(f"{games_dir} is not a directory")
-    fd = os.open(games_dir / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o600)
+    path = games_dir / LOCK_NAME
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    except OSError:  # a read-only folder: an existing lock file still locks (flock)
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        except OSError as exc:
+            raise GameFileError(f"cannot take the judge lock {path}: "
+                                f"{exc.strerror or exc}; no mail was read") from None
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

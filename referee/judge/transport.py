@@ -1,14 +1,18 @@
 """Where mail comes from and goes to: a Maildir or an IMAP mailbox in; a Maildir or an
-SMTP server out. imapclient is imported only when IMAP is used (extra ``mail``)."""
+SMTP server out. The Maildir and the SMTP client are the ones ``referee mail`` uses
+(:mod:`referee.mail.delivery`). imapclient is imported only when IMAP is used (extra
+``mail``).
+
+An inbox reads at most MAX_MAIL_BYTES of a mail: a bigger one is handed on unread (its
+``unread`` says why) and quarantined by the judge.
+"""
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
 import os
-import re
-import smtplib
-import ssl
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,14 +21,25 @@ from urllib.parse import unquote, urlsplit
 
 from referee.errors import UsageError
 from referee.mail import MailError
+from referee.mail.delivery import DeliveryError, Maildir, Refused, SmtpClient
+
+MAX_MAIL_BYTES = 1024 * 1024
+QUARANTINE_KEYWORD = "$RefereeQuarantine"
 
 
 @dataclass(frozen=True)
 class Incoming:
-    """One message waiting to be processed: its key in the inbox and its bytes."""
+    """One message waiting to be processed: its key in the inbox and its bytes.
+    ``unread``: why the bytes were not read (too large, not a file); ``raw`` is then
+    empty and the judge quarantines the message."""
 
     key: str
     raw: bytes
+    unread: str = ""
+
+
+def too_large(size: int) -> str:
+    return f"larger than {MAX_MAIL_BYTES // 1024 // 1024} MiB ({size} bytes), not read"
 
 
 class Inbox(Protocol):
@@ -32,58 +47,48 @@ class Inbox(Protocol):
 
     def done(self, item: Incoming) -> None: ...
 
+    def quarantine(self, item: Incoming) -> str: ...
+
     def wait(self, seconds: float) -> None: ...
 
     def close(self) -> None: ...
 
 
 class Outbox(Protocol):
-    def deliver(self, msgid: str, recipients: list[str], raw: bytes) -> None: ...
+    def deliver(self, msgid: str, recipients: list[str], raw: bytes) -> list[str]: ...
 
     def close(self) -> None: ...
 
 
-def _fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
 class MaildirInbox:
     """Messages in ``new/`` (and unseen ones in ``cur/``), oldest name first; done =
-    moved to ``cur/`` with the S (seen) flag."""
+    moved to ``cur/`` with the S (seen) flag; quarantined = moved to ``.Quarantine/``."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        for sub in ("new", "cur", "tmp"):
-            if not (path / sub).is_dir():
-                raise UsageError(f"{path} is not a Maildir (no {sub}/ directory)")
+        self.box = Maildir(path)
 
     def pending(self) -> Iterator[Incoming]:
-        names = [f"new/{n}" for n in sorted(os.listdir(self.path / "new"))]
-        names += [f"cur/{n}" for n in sorted(os.listdir(self.path / "cur"))
-                  if "S" not in n.partition(":2,")[2]]
-        for name in names:
+        for key in self.box.pending():
             try:
-                raw = (self.path / name).read_bytes()
-            except FileNotFoundError:
+                raw = self.box.read(key, MAX_MAIL_BYTES)
+            except (KeyError, FileNotFoundError):
+                continue  # taken away meanwhile
+            except OSError as exc:
+                yield Incoming(key, b"", f"cannot be read: {exc.strerror or exc}")
                 continue
-            yield Incoming(name, raw)
+            if raw is None:
+                yield Incoming(key, b"", too_large(self.box.size(key)))
+            else:
+                yield Incoming(key, raw)
 
     def done(self, item: Incoming) -> None:
-        sub, _, name = item.key.partition("/")
-        base, _, flags = name.partition(":2,")
-        target = self.path / "cur" / f"{base}:2,{''.join(sorted(set(flags + 'S')))}"
-        os.replace(self.path / item.key, target)
-        _fsync_dir(self.path / "cur")
-        if sub == "new":
-            _fsync_dir(self.path / "new")
+        self.box.mark_seen(item.key)
+
+    def quarantine(self, item: Incoming) -> str:
+        return f"moved to {self.box.quarantine(item.key)}"
 
     def wait(self, seconds: float) -> None:
-        import time
-
         time.sleep(seconds)
 
     def close(self) -> None:
@@ -98,76 +103,47 @@ class MaildirOutbox:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        for sub in ("new", "cur", "tmp"):
-            (path / sub).mkdir(parents=True, exist_ok=True)
+        self.box = Maildir(path, create=True)
 
-    def deliver(self, msgid: str, recipients: list[str], raw: bytes) -> None:
+    def deliver(self, msgid: str, recipients: list[str], raw: bytes) -> list[str]:
         name = hashlib.sha256(msgid.encode()).hexdigest()[:32] + ".referee"
-        if (self.path / "new" / name).exists() or any(
-                (self.path / "cur").glob(name + "*")):
-            return
-        tmp = self.path / "tmp" / name
-        with open(tmp, "wb") as f:
-            f.write(raw)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, self.path / "new" / name)
-        _fsync_dir(self.path / "new")
+        self.box.add_once(name, raw)
+        return []
 
     def close(self) -> None:
         return None
 
 
 class SmtpOutbox:
-    """Sends through one SMTP session, opened on first use and kept while it works."""
+    """Sends through one SMTP session (:class:`SmtpClient`). A mail the server refuses
+    for good (5xx) raises Refused; a temporary failure raises DeliveryError."""
 
-    def __init__(self, host: str, port: int, *, envelope_from: str, starttls: bool = False,
-                 user: str | None = None, password: str | None = None) -> None:
-        self.host, self.port, self.envelope_from = host, port, envelope_from
-        self.starttls, self.user, self.password = starttls, user, password
-        self.client: smtplib.SMTP | None = None
+    def __init__(self, client: SmtpClient, envelope_from: str) -> None:
+        self.client, self.envelope_from = client, envelope_from
 
-    def _connect(self) -> smtplib.SMTP:
-        where = f"{self.host}:{self.port}"
+    def deliver(self, msgid: str, recipients: list[str], raw: bytes) -> list[str]:
+        label = f"{', '.join(recipients) or '(no recipient)'} ({msgid})"
+        if not recipients:
+            raise Refused(f"{label}: no recipient address", permanent=True)
         try:
-            client = smtplib.SMTP(self.host, self.port, timeout=30)
-            client.ehlo()
-            if self.starttls:
-                client.starttls(context=ssl.create_default_context())
-                client.ehlo()
-            if self.user is not None:
-                client.login(self.user, self.password or "")
-        except (OSError, smtplib.SMTPException) as exc:
-            raise MailError(f"cannot use the SMTP server {where}: {exc}") from exc
-        return client
-
-    def deliver(self, msgid: str, recipients: list[str], raw: bytes) -> None:
-        for attempt in (1, 2):
-            if self.client is None:
-                self.client = self._connect()
-            try:
-                crlf = re.sub(rb"\r?\n", b"\r\n", raw)
-                self.client.sendmail(self.envelope_from, recipients, crlf)
-                return
-            except smtplib.SMTPServerDisconnected:
-                self.client = None
-                if attempt == 2:
-                    raise MailError(f"the SMTP server {self.host}:{self.port} hung up") from None
-            except (OSError, smtplib.SMTPException) as exc:
-                self.close()
-                raise MailError(f"sending {msgid} failed: {exc}") from exc
+            refused = self.client.send(raw, self.envelope_from, recipients, label)
+        except Refused as exc:
+            if exc.permanent:
+                raise
+            raise DeliveryError(exc.message) from exc
+        return [f"{addr} refused {msgid}: {code} {text.decode('utf-8', 'replace')}"
+                for addr, (code, text) in refused.items()]
 
     def close(self) -> None:
-        if self.client is not None:
-            with contextlib.suppress(OSError, smtplib.SMTPException):
-                self.client.quit()
-            self.client = None
+        self.client.close()
 
 
 class ImapInbox:
     """An IMAP mailbox: unseen messages are pending (fetched with BODY.PEEK, so reading
-    does not mark them); done = the \\Seen flag. ``imap://user:password@host:port/INBOX``
-    or ``imaps://...``; the password may instead be in REFEREE_IMAP_PASSWORD."""
+    does not mark them; one larger than MAX_MAIL_BYTES is not fetched); done = the
+    \\Seen flag; quarantined = \\Seen, \\Flagged and the keyword $RefereeQuarantine.
+    ``imap://user:password@host:port/INBOX`` or ``imaps://...``; the password may
+    instead be in REFEREE_IMAP_PASSWORD."""
 
     def __init__(self, url: str, idle: bool = False) -> None:
         try:
@@ -198,19 +174,38 @@ class ImapInbox:
         uids = sorted(self.client.search(["NOT", "SEEN"]))
         for start in range(0, len(uids), 100):
             chunk = uids[start:start + 100]
-            fetched = self.client.fetch(chunk, ["BODY.PEEK[]"])
+            sizes = {uid: int(data.get(b"RFC822.SIZE", 0))
+                     for uid, data in self.client.fetch(chunk, ["RFC822.SIZE"]).items()}
+            small = [uid for uid in chunk if sizes.get(uid, 0) <= MAX_MAIL_BYTES]
+            fetched = self.client.fetch(small, ["BODY.PEEK[]"]) if small else {}
             for uid in chunk:
+                if uid not in small:
+                    yield Incoming(str(uid), b"", too_large(sizes.get(uid, 0)))
+                    continue
                 raw = fetched.get(uid, {}).get(b"BODY[]")
-                if raw is not None:
+                if raw is None:
+                    continue
+                if len(raw) > MAX_MAIL_BYTES:
+                    yield Incoming(str(uid), b"", too_large(len(raw)))
+                else:
                     yield Incoming(str(uid), bytes(raw))
 
     def done(self, item: Incoming) -> None:
         self.client.add_flags([int(item.key)], [b"\\Seen"])
 
+    def quarantine(self, item: Incoming) -> str:
+        import imapclient
+
+        try:
+            self.client.add_flags([int(item.key)], [b"\\Seen", b"\\Flagged",
+                                                    QUARANTINE_KEYWORD.encode()])
+        except imapclient.exceptions.IMAPClientError:  # a server without keywords
+            self.client.add_flags([int(item.key)], [b"\\Seen", b"\\Flagged"])
+            return "flagged \\Seen \\Flagged"
+        return f"flagged \\Seen \\Flagged {QUARANTINE_KEYWORD}"
+
     def wait(self, seconds: float) -> None:
         if not self.use_idle:
-            import time
-
             time.sleep(seconds)
             return
         if self.client.search(["NOT", "SEEN"]):

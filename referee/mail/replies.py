@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import email
 import email.policy
 import re
-from collections.abc import Sequence
+import signal
+import threading
+import time
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from email.errors import HeaderParseError
 from email.header import decode_header, make_header
@@ -300,6 +304,7 @@ def _decoded_header(msg: Message, name: str) -> str:
     value = _raw_header(msg, name)
     if value is None:
         return ""
+    value = value[:MAX_HEADER_CHARS]
     try:
         return str(make_header(decode_header(value))).replace("\r", "").replace("\n", "")
     except (ValueError, LookupError, HeaderParseError, UnicodeError):
@@ -318,14 +323,114 @@ def _is_automatic(msg: EmailMessage) -> bool:
     )
 
 
+MAX_MIME_DEPTH = 10  # multipart levels and attached messages, counted together
+MAX_MIME_PARTS = 200  # parts in all (the standard library's parser is slow on many)
+MAX_HEADER_CHARS = 8192  # of a header that is decoded (decoding is slow on huge ones)
+PARSE_SECONDS = 5.0  # what one mail may take to read, whatever the bounds above missed
+
+_BOUNDARY_RE = re.compile(
+    rb'boundary(?:\*0?)?\*?\s*=\s*(?:"([^"\r\n]{1,200})"|([^\s;"]{1,200}))', re.I)
+_MESSAGE_PART_RE = re.compile(rb"^content-type\s*:\s*message/", re.I | re.M)
+
+
+def mime_shape(raw: bytes) -> tuple[int, int]:
+    """(an upper bound of how deep the MIME parts of ``raw`` nest, how many parts it
+    has), found without parsing. Depth: the most multipart boundaries open at once (a
+    boundary is open from its first delimiter line to its closing one, or to the end if
+    never closed) plus the number of attached messages (message/...). Stops counting
+    once past the bounds."""
+    boundaries = {m.group(1) or m.group(2) for m in _BOUNDARY_RE.finditer(raw)}
+    messages = len(_MESSAGE_PART_RE.findall(raw))
+    if not boundaries:
+        return messages, messages
+    opened: list[bytes] = []
+    deepest = parts = 0
+    for line in raw.splitlines():
+        if not line.startswith(b"--"):
+            continue
+        name = line[2:].rstrip()
+        closing = name.endswith(b"--") and name[:-2] in boundaries
+        if closing:
+            name = name[:-2]
+        if name not in boundaries:
+            continue
+        if closing:
+            if name in opened:
+                del opened[opened.index(name):]  # closes the parts inside it too
+            continue
+        parts += 1
+        if name not in opened:
+            opened.append(name)
+            deepest = max(deepest, len(opened))
+        if deepest + messages > MAX_MIME_DEPTH or parts > MAX_MIME_PARTS:
+            break
+    return deepest + messages, parts + messages
+
+
+def _depth(msg: Message) -> int:
+    """How deep the parts of a parsed message nest (no recursion)."""
+    deepest = 0
+    stack: list[tuple[Message, int]] = [(msg, 0)]
+    while stack:
+        part, level = stack.pop()
+        deepest = max(deepest, level)
+        payload = part.get_payload()
+        if part.is_multipart() and isinstance(payload, list) and level <= MAX_MIME_DEPTH:
+            stack.extend((p, level + 1) for p in payload if isinstance(p, Message))
+    return deepest
+
+
+class _TooSlow(BaseException):  # not an Exception: no except clause of a parser eats it
+    pass
+
+
+@contextlib.contextmanager
+def _time_limit(seconds: float) -> Iterator[None]:
+    """Raise _TooSlow in the block after ``seconds`` (SIGALRM; only in the main thread,
+    elsewhere no limit). A timer set before is put back with the time it had left."""
+    if threading.current_thread() is not threading.main_thread() or not hasattr(
+            signal, "setitimer"):
+        yield
+        return
+
+    def expired(signum: int, frame: object) -> None:
+        raise _TooSlow
+
+    started = time.monotonic()
+    old_handler = signal.signal(signal.SIGALRM, expired)
+    old_timer = signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old_handler)
+        if old_timer[0] > 0:
+            left = max(old_timer[0] - (time.monotonic() - started), 0.001)
+            signal.setitimer(signal.ITIMER_REAL, left, old_timer[1])
+
+
 def parse_reply(raw: bytes) -> Reply:
     """Read a player's mail: who it claims to be from, game, player, token and moves.
 
-    Never trusts anything (see ``is_authentic``). Raises MailError only for a mail the
-    standard library cannot take apart at all.
+    Never trusts anything (see ``is_authentic``). Raises MailError for a mail the
+    standard library cannot take apart, for one whose MIME parts nest more than
+    MAX_MIME_DEPTH levels or number more than MAX_MIME_PARTS (checked before parsing),
+    and for one that takes more than PARSE_SECONDS to read (in the main thread).
     """
+    depth, parts = mime_shape(raw)
+    if depth > MAX_MIME_DEPTH:
+        raise MailError(f"cannot read this mail: its MIME parts nest more than "
+                        f"{MAX_MIME_DEPTH} levels deep")
+    if parts > MAX_MIME_PARTS:
+        raise MailError(f"cannot read this mail: it has more than {MAX_MIME_PARTS} MIME parts")
     try:
-        return _parse_reply(raw)
+        with _time_limit(PARSE_SECONDS):
+            return _parse_reply(raw)
+    except _TooSlow:
+        raise MailError(f"cannot read this mail: it takes more than {PARSE_SECONDS:g} s to "
+                        "take apart") from None
+    except RecursionError:
+        raise MailError("cannot read this mail: its MIME parts nest too deeply") from None
     except (ValueError, IndexError, TypeError, LookupError, AttributeError) as exc:
         raise MailError(f"cannot read this mail: {type(exc).__name__}: {exc}") from exc
 
@@ -333,6 +438,9 @@ def parse_reply(raw: bytes) -> Reply:
 def _parse_reply(raw: bytes) -> Reply:
     msg = email.message_from_bytes(raw, policy=email.policy.default)
     assert isinstance(msg, EmailMessage)
+    if _depth(msg) > MAX_MIME_DEPTH:
+        raise MailError(f"cannot read this mail: its MIME parts nest more than "
+                        f"{MAX_MIME_DEPTH} levels deep")
     warnings: list[str] = []
 
     senders = getaddresses([_decoded_header(msg, "From")])
