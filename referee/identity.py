@@ -82,15 +82,21 @@ def duplicates(games: Sequence[tuple[Any, GameFile | Mapping[str, Any]]]
     """Every file of ``games`` ((path, game file or header) pairs) that is the same game
     as one listed before it, with the first one it repeats and why. A file listed twice
     under one path is one file, not a copy."""
+    return duplicates_of_keys([(str(path), keys(game), game_id(game))
+                               for path, game in games])
+
+
+def duplicates_of_keys(games: Sequence[tuple[str, Mapping[str, str], str]]
+                       ) -> list[Duplicate]:
+    """:func:`duplicates` of (path, :func:`keys`, game id) triples, for a caller that
+    keeps the keys (a cache) rather than the files."""
     seen: dict[tuple[str, str], str] = {}
     found: list[Duplicate] = []
-    for path, game in games:
-        name = str(path)
-        mine = keys(game)
+    for name, mine, gid in games:
         clash = next(((kind, seen[(kind, mine[kind])]) for kind in KINDS
                       if kind in mine and seen.get((kind, mine[kind]), name) != name), None)
         if clash is not None:
-            found.append(Duplicate(name, clash[1], clash[0], game_id(game)))
+            found.append(Duplicate(name, clash[1], clash[0], gid))
         for kind, value in mine.items():
             seen.setdefault((kind, value), name)
     return found
