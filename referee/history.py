@@ -280,7 +280,7 @@ def compare(rel: str, old_raw: bytes | None, new_gf: gamefile.GameFile, rev: str
 
 
 def replay_bot_moves(gf: gamefile.GameFile, seed: str | None, first: int,
-                     limit: int = seats.MAX_ITERATIONS) -> BotReplay:
+                     limit: int | None = None) -> BotReplay:
     """:func:`check_bot_moves`, timed."""
     wall, cpu = time.perf_counter(), time.process_time()
     verified = check_bot_moves(gf, seed, first, limit)
@@ -288,12 +288,13 @@ def replay_bot_moves(gf: gamefile.GameFile, seed: str | None, first: int,
 
 
 def check_bot_moves(gf: gamefile.GameFile, seed: str | None, first: int,
-                    limit: int = seats.MAX_ITERATIONS) -> set[int]:
+                    limit: int | None = None) -> set[int]:
     """The numbers of the entries from index ``first`` on that are moves of bot seats,
     each checked to be exactly the move the seat's bot chooses there (the bots are
     reproducible: referee/seats.py). Empty when the state cannot be rebuilt (a sealed
     game without its secret): then those moves are nobody's but their author's.
-    A seat recorded with more iterations than ``limit`` is not replayed: its move is
+    A seat recorded with more iterations than ``limit`` (default: the cap,
+    seats.MAX_ITERATIONS) is not replayed: its move is
     refused (what one check may cost is bounded; `check --bots` replays a whole game at
     the levels recorded by earlier releases). Raises ReplayError for a bot seat's move
     the bot would not make, or would take too long to make."""
@@ -309,7 +310,7 @@ def check_bot_moves(gf: gamefile.GameFile, seed: str | None, first: int,
     if not targets or (seed is None and gf.sealed):
         return set()
     for i, seat in targets.items():
-        _check_cost(gf.log[i], seat, limit)
+        _check_cost(gf.log[i], seat, seats.MAX_ITERATIONS if limit is None else limit)
     key = gamefile.rng_key(gf, seed)
 
     def look(i: int, match: Match) -> None:  # the state after entry i: before entry i + 1

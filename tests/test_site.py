@@ -53,7 +53,7 @@ def test_site_index_and_game_pages(games: Path, tmp_path: Path) -> None:
     running = gamefile.replay(gamefile.read(games / "b-dynasties.json"))
     owing = running.game.to_move(running.state)
     assert re.search(rf'<span class="turn">.*{owing[0]}</span> to move', index)
-    page = (out / "staufer-2p-done" / "index.html")  # by game id.read_text()
+    page = (out / "staufer-2p-done" / "index.html").read_text()  # by game id
     log = gamefile.read(games / "a-staufer.json").log
     assert page.count('<li value="') == len(log)
     for entry, (_, move) in zip(log, finished.log, strict=True):
@@ -158,7 +158,8 @@ def test_site_escapes_what_it_shows(tmp_path: Path) -> None:
     assert run("site", games, "-o", out).exit_code == 0
     for name, text in all_text(out).items():
         assert "<script>alert" not in text, name
-    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in (out / "staufer-2p-pictures" / "index.html").read_text()
+    page = (out / "staufer-2p-pictures" / "index.html").read_text()  # by game id
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
 
 
 def test_site_refuses_bad_input_and_changes_nothing(games: Path, tmp_path: Path) -> None:
