@@ -124,6 +124,12 @@ def test_the_seed_is_bound_to_the_header_not_to_the_id(dyn_repo: Path) -> None:
     assert secret.game_seed(REPO_SECRET, derived) == seed
     derived["log"] = [{"n": 1}]
     assert secret.game_seed(REPO_SECRET, derived) == seed
+    nonces = json.loads(json.dumps(data))  # a game with nonces: filled in later
+    nonces["rng"].update(nonce_commitments={}, nonces={})
+    filled = json.loads(json.dumps(nonces))
+    filled["rng"].update(nonce_commitments={"ann": "c"}, nonces={"ann": "n"})
+    assert secret.game_seed(REPO_SECRET, filled) == secret.game_seed(REPO_SECRET, nonces)
+    assert secret.game_seed(REPO_SECRET, nonces) != seed  # taking nonces is part of it
 
 
 # --- copies of a running sealed game ---------------------------------------------------

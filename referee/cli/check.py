@@ -356,7 +356,9 @@ def mark_copies(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def pending(targets: Sequence[Path], as_json: bool) -> None:
     """For a game master: which games wait on whom, and since when.
 
-    Sealed games are read with FILE.secret beside them (or REFEREE_SECRET_FILE).
+    Sealed games are read with FILE.secret beside them (or REFEREE_SECRET_FILE, or
+    the repository secret in REFEREE_SECRET). Two files of one game (a copy: the same
+    header, rng commitment or game id) are both reported, not shown.
     """
     rows = mark_copies([pending_row(path) for path in game_files(targets)])
     if as_json:
