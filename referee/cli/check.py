@@ -101,13 +101,16 @@ def check_one(path: Path, secret_path: Path | None, since: Since | None = None,
         return out
 
 
+COPY_HINT = ("a new game is made with `referee new` (with an id of its own), never by "
+             "copying a game file")
+
+
 def refuse_copy(since: Since, path: Path) -> None:
     """A new game file that is the same game as another one (a copy) fails here, before
     anything is replayed. Raises ReplayError naming both files."""
     why = since.copies.get(history.rel_path(since.repo, path))
     if why is not None:
-        raise ReplayError(why, hints=["a new game is made with `referee new`, never by "
-                                      "copying a game file"])
+        raise ReplayError(why, hints=[COPY_HINT])
 
 
 def change_of(since: Since, path: Path, gf: gamefile.GameFile, seed: str | None = None
@@ -175,8 +178,7 @@ def copy_failures(copies: dict[str, str], checked: Sequence[str]) -> list[dict[s
     """New game files that copy another game and are not among the files checked (those
     fail in their own check)."""
     return [{"file": rel, "ok": False, "verified": "nothing", "error": why,
-             "hints": ["a new game is made with `referee new`, never by copying a game "
-                       "file"]}
+             "hints": [COPY_HINT]}
             for rel, why in sorted(copies.items()) if rel not in checked]
 
 
