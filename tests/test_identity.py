@@ -462,3 +462,13 @@ def test_a_seat_above_the_cap_stays_readable_but_neither_plays_nor_is_replayed(
     assert played.exit_code != 0 and "above this referee's cap of 1" in played.output, \
         played.output
     assert path.read_bytes() == before
+
+
+def test_check_file_since_refuses_a_copy_it_was_not_given(dyn_repo: Path) -> None:
+    """Naming only some FILEs does not hide a copy elsewhere in the change."""
+    write(dyn_repo, "games/c.json", header(dyn_repo))
+    commit(dyn_repo, "a copy, and a check of another file")
+    done = sh(dyn_repo, "referee", "check", "games/g.json", "--since", base(dyn_repo),
+              "--by", "ann", env=ENV, check=False)
+    refused(done, "games/c.json is the same game as games/s.json", "cannot be copied")
+    assert "ok   " in done.stdout and "games/g.json" in done.stdout  # the named file: ok
