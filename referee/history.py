@@ -21,12 +21,13 @@ from __future__ import annotations
 import json
 import subprocess
 import tempfile
+import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from referee import gamefile, seats, secret
+from referee import gamefile, identity, seats, secret
 from referee.engine import Match
 from referee.errors import GameFileError, ReplayError, UsageError
 from referee.rng import commitment
@@ -57,12 +58,25 @@ class Repo:
 
 @dataclass
 class FileChange:
-    """What a change did to one game file."""
+    """What a change did to one game file; the bot-seat moves it replayed and what they
+    cost (wall and CPU seconds)."""
 
     rel: str
     new_entries: int = 0
     created: bool = False
     problems: list[str] = field(default_factory=list)
+    bot_moves: int = 0
+    bot_seconds: float = 0.0
+    bot_cpu_seconds: float = 0.0
+
+
+@dataclass
+class BotReplay:
+    """The bot-seat moves :func:`check_bot_moves` replayed, and how long that took."""
+
+    verified: set[int] = field(default_factory=set)
+    seconds: float = 0.0
+    cpu_seconds: float = 0.0
 
 
 def _git(args: list[str], cwd: Path) -> subprocess.CompletedProcess[bytes]:
@@ -137,15 +151,59 @@ def rel_path(repo: Repo, path: Path) -> str:
         raise UsageError(f"{path} is not inside the repository {repo.root}") from None
 
 
-def files_to_check(repo: Repo, given: Sequence[Path]) -> tuple[list[str], list[str]]:
-    """(paths that must still be game files now, paths of every game file now): all the
-    game files at the revision or in the work tree, or only ``given`` ones."""
+@dataclass
+class ChangeFiles:
+    """The game files of a change: at the revision, in the work tree, and to check."""
+
+    old: list[str]
+    now: list[str]
+    check: list[str]
+
+
+def change_files(repo: Repo, given: Sequence[Path]) -> ChangeFiles:
+    """Every game file at the revision and in the work tree; the ones to replay are all
+    of them, or only ``given`` ones. Deletions, renames and copies are judged over all
+    of them either way (``check FILE --since REV`` cannot hide a deleted game)."""
     old = old_game_files(repo)
     now = current_game_files(repo)
     if given:
-        wanted = {rel_path(repo, p) for p in given}
-        return [p for p in old if p in wanted], sorted(wanted)
-    return old, sorted(set(now) | set(old))
+        return ChangeFiles(old, now, sorted({rel_path(repo, p) for p in given}))
+    return ChangeFiles(old, now, sorted(set(now) | set(old)))
+
+
+def files_to_check(repo: Repo, given: Sequence[Path]) -> tuple[list[str], list[str]]:
+    """(paths that must still be game files now: every game file at the revision, paths
+    to check): see :func:`change_files`."""
+    files = change_files(repo, given)
+    return files.old, files.check
+
+
+def parse_header(raw: bytes | None) -> dict[str, Any] | None:
+    """A game file's JSON object, read leniently (None if it is not one)."""
+    try:
+        data = json.loads(raw) if raw else None
+    except (ValueError, RecursionError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def new_game_clashes(repo: Repo, label: str, files: ChangeFiles
+                     ) -> dict[str, identity.Duplicate]:
+    """Every new game file (not at the revision) that is the same game as another game
+    file at the revision or in the work tree (the same header, commitment or id): a
+    copy, which would deal a running game's cards under other seats."""
+    others: list[tuple[str, dict[str, Any]]] = []
+    if repo.rev is not None:
+        others += [(f"{p} at {label}", h) for p in files.old
+                   if (h := parse_header(repo.show(repo.rev, p))) is not None]
+    now = [(p, h) for p in files.now if (h := parse_header(read_work_file(repo.root / p)))]
+    found: dict[str, identity.Duplicate] = {}
+    for rel, header in now:
+        if rel not in files.old:
+            clash = identity.clashes(rel, header, others + now)
+            if clash:
+                found[rel] = clash[0]
+    return found
 
 
 # --- one file -------------------------------------------------------------------------
@@ -213,18 +271,33 @@ def compare(rel: str, old_raw: bytes | None, new_gf: gamefile.GameFile, rev: str
     change.new_entries = len(new)
     if seed is None:
         seed = secret.find_seed(new_gf, None, Path(rel))
-    verified = check_bot_moves(new_gf, seed, len(old_log))
+    replayed = replay_bot_moves(new_gf, seed, len(old_log))
+    change.bot_moves = len(replayed.verified)
+    change.bot_seconds, change.bot_cpu_seconds = replayed.seconds, replayed.cpu_seconds
     if author is not None:
-        _check_authors([e for e in new if e["n"] not in verified], author)
+        _check_authors([e for e in new if e["n"] not in replayed.verified], author)
     return change
 
 
-def check_bot_moves(gf: gamefile.GameFile, seed: str | None, first: int) -> set[int]:
+def replay_bot_moves(gf: gamefile.GameFile, seed: str | None, first: int,
+                     limit: int | None = None) -> BotReplay:
+    """:func:`check_bot_moves`, timed."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    verified = check_bot_moves(gf, seed, first, limit)
+    return BotReplay(verified, time.perf_counter() - wall, time.process_time() - cpu)
+
+
+def check_bot_moves(gf: gamefile.GameFile, seed: str | None, first: int,
+                    limit: int | None = None) -> set[int]:
     """The numbers of the entries from index ``first`` on that are moves of bot seats,
     each checked to be exactly the move the seat's bot chooses there (the bots are
     reproducible: referee/seats.py). Empty when the state cannot be rebuilt (a sealed
     game without its secret): then those moves are nobody's but their author's.
-    Raises ReplayError for a bot seat's move the bot would not make."""
+    A seat recorded with more iterations than ``limit`` (default: the cap,
+    seats.MAX_ITERATIONS) is not replayed: its move is
+    refused (what one check may cost is bounded; `check --bots` replays a whole game at
+    the levels recorded by earlier releases). Raises ReplayError for a bot seat's move
+    the bot would not make, or would take too long to make."""
     targets: dict[int, seats.SeatBot] = {}
     now = seats.seats_at(gf.data, first)
     for i in range(first, len(gf.log)):
@@ -236,6 +309,8 @@ def check_bot_moves(gf: gamefile.GameFile, seed: str | None, first: int) -> set[
             targets[i] = now.bots[entry["by"]]
     if not targets or (seed is None and gf.sealed):
         return set()
+    for i, seat in targets.items():
+        _check_cost(gf.log[i], seat, seats.MAX_ITERATIONS if limit is None else limit)
     key = gamefile.rng_key(gf, seed)
 
     def look(i: int, match: Match) -> None:  # the state after entry i: before entry i + 1
@@ -259,14 +334,25 @@ def _check_bot_move(gf: gamefile.GameFile, i: int, seat: seats.SeatBot, match: M
     if gf.sealed and (i + 1) in gamefile.voided(gf):
         return
     chosen = seat_move(game, match.state, by, seat.level, seat.iterations,
-                       seats.seat_rng_key(key, entry["n"]))
-    if chosen != gamefile.entry_move(gf, i, seed):
-        shown = game.public_text(chosen) if gf.sealed else game.format_move(chosen)
+                       seats.seat_rng_key(key, entry["n"]), limit=seats.RECORDED_MAX_ITERATIONS)
+    if chosen == gamefile.entry_move(gf, i, seed):
+        return
+    # In a sealed game the bot's intended move comes from hidden state (its hand, the
+    # deck): name the entry only. An open game hides nothing.
+    told = "" if gf.sealed else f": the bot plays {game.format_move(chosen)!r} there"
+    raise ReplayError(f"entry {entry['n']} is not the move of {by}'s bot "
+                      f"({seat.describe()}){told}",
+                      hints=["a bot seat's moves are its bot's, reproducibly: `referee bot "
+                             "FILE` plays them"])
+
+
+def _check_cost(entry: dict[str, Any], seat: seats.SeatBot, limit: int) -> None:
+    if seat.iterations is not None and seat.iterations > limit:
         raise ReplayError(
-            f"entry {entry['n']} is not the move of {by}'s bot ({seat.describe()}): the "
-            f"bot plays {shown!r} there", hints=["a bot seat's moves are its bot's, "
-                                                 "reproducibly: `referee bot FILE` plays "
-                                                 "them"])
+            f"entry {entry['n']} is a move of {entry['by']}'s bot ({seat.describe()}), above "
+            f"this referee's cap of {limit} iterations a decision: it is not replayed",
+            hints=[f"hand the seat to a level within the cap first: `referee seat FILE "
+                   f"{entry['by']} --bot mcts:{limit} --as gm`"])
 
 
 def _check_prefix(old_log: list[dict[str, Any]], new_log: list[dict[str, Any]],

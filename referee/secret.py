@@ -1,12 +1,18 @@
-"""Secrets of sealed games (DESIGN §6).
+"""Secrets of sealed games.
 
 A sealed game's file holds only a commitment to its seed. The seed lives with whoever
 referees: in a secret file created owner-only (a game master), or derived from one
-*repository secret* that serves every sealed game of a repository (CI): the seed of game
-ID is HMAC-SHA256(repository secret, "referee/game-seed/" + ID), so one CI secret
-referees any number of games and no game's seed reveals another's. Commands find it, in
-this order: ``--secret FILE``; ``REFEREE_SECRET_FILE`` (a path); ``REFEREE_SECRET`` (a
-repository secret, or a game's seed itself); FILE.secret beside the game file.
+*repository secret* that serves every sealed game of a repository (CI). Commands find
+it, in this order: ``--secret FILE``; ``REFEREE_SECRET_FILE`` (a path);
+``REFEREE_SECRET`` (a repository secret, or a game's seed itself); FILE.secret beside
+the game file.
+
+A seed derived from the repository secret is bound to the game's whole identity
+(:func:`identity`): HMAC-SHA256(repository secret, "referee/game-seed/2|" + the
+canonical header without the log and without what is derived from the seed). A copy of
+a sealed game with anything in its header changed (seats swapped, another ``created``,
+another id) derives another seed, which does not match the commitment it copied, so the
+copy cannot be replayed, dealt or viewed with the repository secret.
 """
 
 from __future__ import annotations
@@ -15,11 +21,13 @@ import hashlib
 import hmac
 import json
 import os
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from referee import fileio
 from referee.errors import GameFileError, UsageError
-from referee.gamefile import GameFile
+from referee.gamefile import GameFile, canonical
 from referee.rng import commitment
 
 FORMAT = "referee-secret/1"
@@ -31,18 +39,15 @@ def secret_text(game_id: str, seed: str) -> str:
 
 
 def write_secret(path: Path, game_id: str, seed: str) -> None:
-    """Create the secret file with mode 0600; never overwrites. Raises UsageError."""
-    text = secret_text(game_id, seed)
+    """Create the secret file with mode 0600 (atomically); never overwrites. Raises
+    UsageError."""
+    data = secret_text(game_id, seed).encode()
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:
+        fileio.write_atomic(path, data, mode=0o600, exclusive=True, what="secret file")
+    except UsageError:
         raise UsageError(f"secret file {path} already exists; choose another") from None
-    except OSError as exc:
-        raise UsageError(f"cannot create secret file {path}: {exc.strerror}") from None
-    with os.fdopen(fd, "w") as f:
-        f.write(text)
-        f.flush()
-        os.fsync(f.fileno())
+    except GameFileError as exc:
+        raise UsageError(exc.message) from None
 
 
 def read_secret(path: Path, game_id: str | None = None) -> str:
@@ -82,28 +87,72 @@ def find_seed(gf: GameFile, secret: Path | None, game_path: Path | None = None) 
     elif os.environ.get("REFEREE_SECRET_FILE"):
         seed = read_secret(Path(os.environ["REFEREE_SECRET_FILE"]), gf.game_id)
     elif os.environ.get("REFEREE_SECRET"):
-        seed = seed_from_env(os.environ["REFEREE_SECRET"], gf.game_id, rng["commitment"])
+        seed = seed_from_env(os.environ["REFEREE_SECRET"], gf)
     elif game_path is not None and default_secret_path(game_path).exists():
         seed = read_secret(default_secret_path(game_path), gf.game_id)
     if seed is not None and commitment(seed) != rng["commitment"]:
         raise GameFileError(
-            "the secret does not match this game's commitment: wrong secret file?"
+            "the secret does not match this game's commitment: wrong secret file, or a "
+            "copy of another game (a sealed game's seed is bound to its whole header)"
         )
     return seed
 
 
-def game_seed(repository_secret: str, game_id: str) -> str:
-    """The seed of game ``game_id`` under a repository secret."""
-    mac = hmac.new(repository_secret.encode(), b"referee/game-seed/" + game_id.encode(),
+# What is left out of a game's identity: the log, and the fields of ``rng`` that are
+# derived from the seed (the commitment, the referee recipient; a revealed seed) or
+# filled in after the game is made (nonce commitments and nonces: only whether the game
+# takes them belongs to its identity).
+DERIVED_RNG = ("seed", "commitment", "recipient")
+FILLED_RNG = ("nonce_commitments", "nonces")
+SEED_CONTEXT = b"referee/game-seed/2|"
+LEGACY_CONTEXT = b"referee/game-seed/"
+
+
+def identity(header: Mapping[str, Any]) -> bytes:
+    """The canonical bytes that name one game: its header (format, game, id, rules,
+    created, players with their seats and logins, options) without the log and without
+    what is derived from its seed. Two files share it only if one copies the other."""
+    head = {k: v for k, v in header.items() if k != "log"}
+    rng = head.get("rng", {})
+    head["rng"] = {k: (True if k in FILLED_RNG else v) for k, v in rng.items()
+                   if k not in DERIVED_RNG}
+    return canonical(head)
+
+
+def game_seed(repository_secret: str, header: Mapping[str, Any]) -> str:
+    """The seed of the game with this header under a repository secret."""
+    mac = hmac.new(repository_secret.encode(), SEED_CONTEXT + identity(header),
                    hashlib.sha256)
     return mac.hexdigest()
 
 
-def seed_from_env(value: str, game_id: str, committed: str) -> str:
+def legacy_game_seed(repository_secret: str, game_id: str) -> str:
+    """The seed earlier releases derived from the game id alone. Kept only so that games
+    made with them go on replaying. A copy of such a game (same id, other seats) would
+    derive the same seed: that is safe ONLY because copies are refused by id, header and
+    commitment wherever the repository secret serves several games (referee/identity.py:
+    ``check --since``, ``pending``, ``site``, ``views``, the judge)."""
+    mac = hmac.new(repository_secret.encode(), LEGACY_CONTEXT + game_id.encode(),
+                   hashlib.sha256)
+    return mac.hexdigest()
+
+
+def repository_seed(repository_secret: str, gf: GameFile) -> str | None:
+    """The seed of ``gf`` derived from ``repository_secret`` if it matches the game's
+    commitment (bound to the header; for games of earlier releases, to the id), else
+    None."""
+    committed = gf.data["rng"].get("commitment")
+    for seed in (game_seed(repository_secret, gf.data),
+                 legacy_game_seed(repository_secret, gf.game_id)):
+        if commitment(seed) == committed:
+            return seed
+    return None
+
+
+def seed_from_env(value: str, gf: GameFile) -> str:
     """``REFEREE_SECRET`` is a repository secret (the game's seed is derived from it) or,
     as before, one game's seed itself: whichever matches the commitment."""
-    derived = game_seed(value, game_id)
-    return derived if commitment(derived) == committed else value
+    return repository_seed(value, gf) or value
 
 
 def mail_key(seed: str) -> bytes:

@@ -44,8 +44,8 @@ def test_site_index_and_game_pages(games: Path, tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert result.output == f"wrote {out}/index.html: 2 games\n"
     index = (out / "index.html").read_text()
-    assert '<a href="a-staufer/index.html">a-staufer.json</a>' in index
-    assert '<a href="b-dynasties/index.html">b-dynasties.json</a>' in index
+    assert '<a href="staufer-2p-done/index.html">a-staufer.json</a>' in index
+    assert '<a href="dynasties-3p-open/index.html">b-dynasties.json</a>' in index
     finished = gamefile.replay(gamefile.read(games / "a-staufer.json"))
     game = finished.game
     scores = game.scores(finished.state)
@@ -54,7 +54,7 @@ def test_site_index_and_game_pages(games: Path, tmp_path: Path) -> None:
     running = gamefile.replay(gamefile.read(games / "b-dynasties.json"))
     owing = running.game.to_move(running.state)
     assert re.search(rf'<span class="turn">.*{owing[0]}</span> to move', index)
-    page = (out / "a-staufer" / "index.html").read_text()
+    page = (out / "staufer-2p-done" / "index.html").read_text()  # by game id
     log = gamefile.read(games / "a-staufer.json").log
     assert page.count('<li value="') == len(log)
     for entry, (_, move) in zip(log, finished.log, strict=True):
@@ -72,7 +72,7 @@ def test_site_index_and_game_pages(games: Path, tmp_path: Path) -> None:
 def test_site_has_every_position_with_steps(games: Path, tmp_path: Path) -> None:
     out = tmp_path / "site"
     assert run("site", games, "-o", out).exit_code == 0
-    folder = out / "b-dynasties"
+    folder = out / "dynasties-3p-open"
     for n in range(18):
         html = (folder / f"pos-{n}.html").read_text()
         assert f'<img class="board" src="pos-{n}.svg"' in html
@@ -158,7 +158,8 @@ def test_site_escapes_what_it_shows(tmp_path: Path) -> None:
     assert run("site", games, "-o", out).exit_code == 0
     for name, text in all_text(out).items():
         assert "<script>alert" not in text, name
-    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in (out / "x" / "index.html").read_text()
+    page = (out / "staufer-2p-pictures" / "index.html").read_text()  # by game id
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
 
 
 def test_site_refuses_bad_input_and_changes_nothing(games: Path, tmp_path: Path) -> None:
@@ -217,7 +218,7 @@ def test_site_pictures_equal_pictures_drawn_alone(tmp_path: Path, name: str, n: 
         match = gamefile.replay(gf, upto=k)
         view = match.game.view(match.state, None)
         alone = draw_svg(view, Marks.between(previous, view), k - 1 if k else None)
-        assert (out / "g" / f"pos-{k}.svg").read_text() == alone, k
+        assert (out / f"{name}-{n}p-pictures" / f"pos-{k}.svg").read_text() == alone, k
         framed += alone.count('class="changed"') > 0
         previous = view
     assert framed >= 40  # most moves change the public board (some only a hand or a choice)
@@ -234,7 +235,7 @@ def test_site_steps_through_an_undo(tmp_path: Path) -> None:
         assert run(*args).exit_code == 0
     out = tmp_path / "site"
     assert run("site", games, "-o", out).exit_code == 0
-    page = (out / "u" / "index.html").read_text()
+    page = (out / "undo-game" / "index.html").read_text()
     assert '<a href="pos-2.html">ann: undo 1</a>' in page
     assert '<a href="pos-3.html">ann: deploy aachen 4</a>' in page
     gf = gamefile.read(path)
@@ -243,7 +244,7 @@ def test_site_steps_through_an_undo(tmp_path: Path) -> None:
     v0 = start.game.view(start.state, None)
     v1 = first.game.view(first.state, None)
     undone = draw_svg(v0, Marks.between(v1, v0), 1)  # after the undo: the start again
-    assert (out / "u" / "pos-2.svg").read_text() == undone
+    assert (out / "undo-game" / "pos-2.svg").read_text() == undone
     assert 'class="changed"' in undone
     shown = tmp_path / "since.svg"
     assert run("show", path, "--since", 2, "--svg", shown).exit_code == 0

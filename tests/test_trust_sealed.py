@@ -131,7 +131,8 @@ def test_one_repository_secret_serves_every_sealed_game(tmp_path: Path) -> None:
     commits = {json.loads((tmp_path / f"{n}.json").read_text())["rng"]["commitment"]
                for n in "ab"}
     assert len(commits) == 2  # every game has its own seed
-    assert rng.commitment(secret.game_seed(master, "game-a")) in commits
+    header_a = json.loads((tmp_path / "a.json").read_text())
+    assert rng.commitment(secret.game_seed(master, header_a)) in commits  # bound to it
     for name in ("a", "b"):
         ok("move", tmp_path / f"{name}.json", "--as", "ann", "take 1", env=env)
     refused(run("status", tmp_path / "a.json"), 1, "sealed")

@@ -90,8 +90,18 @@ def choose(game: Game, state: State, player: str, bot: Bot, rng: Rng) -> Move:
 
 
 def seat_move(game: Game, state: State, player: str, level: str, iterations: int | None,
-              key: bytes) -> Move:
+              key: bytes, limit: int | None = None) -> Move:
     """The move of a bot seat (referee/seats.py): ``level`` with a fixed iteration budget
     (never a wall time) and a generator keyed by ``key``, so that the same position and
-    key give the same move anywhere."""
+    key give the same move anywhere. A seat recorded (by an earlier release) with more
+    iterations than ``limit`` (default: the cap, seats.MAX_ITERATIONS) does not play:
+    UsageError."""
+    from referee import seats
+
+    cap = seats.MAX_ITERATIONS if limit is None else limit
+    if iterations is not None and iterations > cap:
+        raise UsageError(f"{player}'s bot seat thinks {iterations} iterations a decision, "
+                         f"above this referee's cap of {cap}",
+                         hints=[f"hand the seat to mcts:{cap} or less: `referee seat FILE "
+                                f"{player} --bot mcts:{cap} --as gm`"])
     return choose(game, state, player, make_bot(level, None, iterations), Rng(key))

@@ -6,13 +6,13 @@ import functools
 import os
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import click
 
-from referee import fileio, gamefile, history, seats, secret
+from referee import fileio, gamefile, history, identity, seats, secret
 from referee.cli import cache, main
 from referee.cli.common import (
     emit_json,
@@ -35,6 +35,7 @@ class Since:
     label: str  # the revision as given
     by: str | None
     github: str | None
+    copies: dict[str, str] = field(default_factory=dict)  # new file -> why it is a copy
 
 
 def require_secret_env() -> bool:
@@ -50,9 +51,16 @@ def check_one(path: Path, secret_path: Path | None, since: Since | None = None,
         if strict:
             gamefile.validate_strict(gf.data, str(path))
         out["game"] = gf.game.name
+        if since is not None:
+            refuse_copy(since, path)  # before the secret: a copy is never replayed
         seed = secret.find_seed(gf, secret_path, path)
         if since is not None:
-            out["new_moves"] = change_of(since, path, gf, seed).new_entries
+            change = change_of(since, path, gf, seed)
+            out["new_moves"] = change.new_entries
+            if change.bot_moves:
+                out["bot_moves_replayed"] = change.bot_moves
+                out["bot_seconds"] = round(change.bot_seconds, 2)
+                out["bot_cpu_seconds"] = round(change.bot_cpu_seconds, 2)
         if seed is None:
             if need_secret:
                 raise SealedError(
@@ -68,7 +76,9 @@ def check_one(path: Path, secret_path: Path | None, since: Since | None = None,
             return out
         match = gamefile.replay(gf, seed)
         if bots:  # every bot-seat move of the game is its bot's (--since: the new ones)
-            out["bot_moves_verified"] = len(history.check_bot_moves(gf, seed, 0))
+            replayed = history.replay_bot_moves(gf, seed, 0, seats.RECORDED_MAX_ITERATIONS)
+            out["bot_moves_verified"] = len(replayed.verified)
+            out["bot_seconds"] = round(replayed.seconds, 2)
         unvouched = gamefile.unvouched(gf)
         if vouched and unvouched and "seed" not in gf.data["rng"]:
             raise ReplayError(
@@ -89,6 +99,18 @@ def check_one(path: Path, secret_path: Path | None, since: Since | None = None,
         err = internal_error(exc, str(path))
         out.update(ok=False, error=err.message, hints=err.hints)
         return out
+
+
+COPY_HINT = ("a new game is made with `referee new` (with an id of its own), never by "
+             "copying a game file")
+
+
+def refuse_copy(since: Since, path: Path) -> None:
+    """A new game file that is the same game as another one (a copy) fails here, before
+    anything is replayed. Raises ReplayError naming both files."""
+    why = since.copies.get(history.rel_path(since.repo, path))
+    if why is not None:
+        raise ReplayError(why, hints=[COPY_HINT])
 
 
 def change_of(since: Since, path: Path, gf: gamefile.GameFile, seed: str | None = None
@@ -129,7 +151,11 @@ def check_line(r: dict[str, Any]) -> list[str]:
              f"{extra}, {state}; scores {scores}"]
     if "bot_moves_verified" in r:
         lines.append(f"       {r['bot_moves_verified']} bot-seat moves replayed: each is its "
-                     "bot's move")
+                     f"bot's move ({r['bot_seconds']:.1f} s)")
+    if "bot_moves_replayed" in r:
+        lines.append(f"       replayed {r['bot_moves_replayed']} bot moves in "
+                     f"{r['bot_seconds']:.1f} s ({r['bot_cpu_seconds']:.1f} s of CPU): each is "
+                     "its bot's move")
     if r.get("unvouched"):
         lines.append(f"       {r['unvouched']} entries at the end were appended without the "
                      "referee (unchecked); checked now, not yet vouched for by its MAC")
@@ -146,6 +172,14 @@ def change_failures(repo: history.Repo, label: str, must_exist: Sequence[str],
                       "file: game files may not be deleted, renamed or emptied",
              "hints": ["restore it; a finished game stays in the repository"]}
             for rel in gone]
+
+
+def copy_failures(copies: dict[str, str], checked: Sequence[str]) -> list[dict[str, Any]]:
+    """New game files that copy another game and are not among the files checked (those
+    fail in their own check)."""
+    return [{"file": rel, "ok": False, "verified": "nothing", "error": why,
+             "hints": [COPY_HINT]}
+            for rel, why in sorted(copies.items()) if rel not in checked]
 
 
 PARALLEL_MIN_FILES = 4
@@ -219,9 +253,13 @@ def check(paths: Sequence[Path], secret_path: Path | None, since: str | None, by
                             need_secret=need_secret, vouched=vouched, bots=bots)
     else:
         repo = history.open_repo(since, paths[0].resolve().parent if paths else Path.cwd())
-        must_exist, rels = history.files_to_check(repo, paths)
-        results += change_failures(repo, since, must_exist, rels)
-        ctx = Since(repo, since, by, github)
+        files = history.change_files(repo, paths)
+        must_exist, rels = files.old, files.check
+        results += change_failures(repo, since, must_exist, files.now)
+        copies = {rel: d.message for rel, d in
+                  history.new_game_clashes(repo, since, files).items()}
+        results += copy_failures(copies, rels)
+        ctx = Since(repo, since, by, github, copies)
         results += check_all([repo.root / rel for rel in rels
                               if (repo.root / rel).exists() or rel not in must_exist],
                              secret_path=secret_path, since=ctx, strict=strict,
@@ -262,6 +300,7 @@ def game_files(targets: Sequence[Path]) -> list[Path]:
 def pending_row(path: Path) -> dict[str, Any]:
     """What ``pending`` says of one file: whose turn since when, or why it cannot say.
     Rows of files already seen byte for byte come from the cache (referee.cli.cache)."""
+    raw: bytes | None = None
     try:
         raw = fileio.read_bytes(path)
         row = cache.lookup(raw)
@@ -269,10 +308,17 @@ def pending_row(path: Path) -> dict[str, Any]:
             row = _pending_state(raw, path)
             cache.store(raw, row)
     except RefereeError as exc:
-        return {"file": str(path), "error": exc.message}
+        return {"file": str(path), "error": exc.message, **_identity_of(raw)}
     except Exception as exc:  # a bug: report it for this file and carry on
         return {"file": str(path), "error": internal_error(exc, str(path)).message}
     return {"file": str(path), **row}
+
+
+def _identity_of(raw: bytes | None) -> dict[str, Any]:
+    """The identity of a file that could not be replayed (it may still copy a game)."""
+    header = history.parse_header(raw)
+    return {} if header is None else {"id": identity.game_id(header),
+                                      "identity": identity.keys(header)}
 
 
 def _pending_state(raw: bytes, path: Path) -> dict[str, Any]:
@@ -281,10 +327,27 @@ def _pending_state(raw: bytes, path: Path) -> dict[str, Any]:
     game = match.game
     waiting = gamefile.waiting(gf, match)
     bots = seats.seats_at(gf.data).bots
-    return {"game": game.name, "id": gf.game_id, "finished": game.finished(match.state),
+    return {"game": game.name, "id": gf.game_id, "identity": identity.keys(gf),
+            "finished": game.finished(match.state),
             "since": gf.log[-1].get("at") if gf.log else gf.data.get("created"),
             "waiting": waiting, "prompt": prompt_line(gf, match),
             "bots": [p for p in waiting if p in bots]}
+
+
+def mark_copies(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Rows of files that are the same game as another file (a copy: the same header,
+    commitment or id) become errors naming both files: neither is served."""
+    keyed = [(row["file"], row["identity"], str(row.get("id", "?")))
+             for row in rows if "identity" in row]
+    copies = identity.duplicated_files(identity.duplicates_of_keys(keyed))
+    out = []
+    for row in rows:
+        row = {k: v for k, v in row.items() if k != "identity" and ("error" not in row
+                                                                   or k != "id")}
+        if row["file"] in copies:
+            row = {"file": row["file"], "error": copies[row["file"]].message}
+        out.append(row)
+    return out
 
 
 @main.command()
@@ -295,9 +358,11 @@ def _pending_state(raw: bytes, path: Path) -> dict[str, Any]:
 def pending(targets: Sequence[Path], as_json: bool) -> None:
     """For a game master: which games wait on whom, and since when.
 
-    Sealed games are read with FILE.secret beside them (or REFEREE_SECRET_FILE).
+    Sealed games are read with FILE.secret beside them (or REFEREE_SECRET_FILE, or
+    the repository secret in REFEREE_SECRET). Two files of one game (a copy: the same
+    header, rng commitment or game id) are both reported, not shown.
     """
-    rows = [pending_row(path) for path in game_files(targets)]
+    rows = mark_copies([pending_row(path) for path in game_files(targets)])
     if as_json:
         emit_json(rows)
         return

@@ -85,21 +85,28 @@ def _write_bytes(out: Path, data: bytes) -> None:
               metavar="OUT", help="Folder to write the site to (replaced if it is a site).")
 @click.option("--secret", "secret_path", type=click.Path(path_type=Path), metavar="SECRET",
               help="Secrets of sealed games: a folder of FILE.secret files or one game's "
-                   "secret file (also REFEREE_SECRET, FILE.secret beside each game).")
+                   "secret file (also REFEREE_SECRET, the repository secret or one game's "
+                   "seed; REFEREE_SECRET_FILE; FILE.secret beside each game).")
 @click.option("--workers", type=click.IntRange(1, 64), default=None,
               help="Processes to draw with (default: one per CPU).")
 @click.option("--json", "as_json", is_flag=True, help="Output JSON.")
 @handles_errors
 def site(games_dir: Path, out: Path, secret_path: Path | None, workers: int | None,
          as_json: bool) -> None:
-    """Write a static site of the games in GAMES_DIR: an index, and per game its board,
-    scores, log and every position."""
-    from referee.pictures.site import build_site, summaries_json
+    """Write a static site of the games in GAMES_DIR: an index, and per game (at
+    OUT/GAME-ID/) its board, scores, log and every position. A file that is the same
+    game as another (a copy) is not served, and said so."""
+    from referee.pictures.site import build_site_report, summaries_json
 
-    summaries = build_site(games_dir, out, secret_path, workers)
+    report = build_site_report(games_dir, out, secret_path, workers)
+    summaries = report.games
     if as_json:
-        emit_json({"out": str(out), "games": summaries_json(summaries)})
+        emit_json({"out": str(out), "games": summaries_json(summaries),
+                   "not_served": report.refused})
         return
+    for refused in report.refused:
+        click.echo(f"not served: {refused['message']}", err=True)
     sealed = sum(1 for s in summaries if s.needs_secret)
     click.echo(f"wrote {out}/index.html: {len(summaries)} games"
-               + (f" ({sealed} sealed without their secret: log only)" if sealed else ""))
+               + (f" ({sealed} sealed without their secret: log only)" if sealed else "")
+               + (f"; {len(report.refused)} files not served" if report.refused else ""))

@@ -108,20 +108,20 @@ def new(game_name: str, path: Path, players: str, seed: str | None,
     """Start a new game of GAME in FILE.
 
     A sealed game's seed comes from --seed, else from the repository secret in
-    REFEREE_SECRET (derived per game id: no secret file is written), else a strong
+    REFEREE_SECRET (derived from the game's header: no secret file is written), else a strong
     random seed written to the secret file.
     """
     game = get_game(game_name)
     player_list = gamefile.parse_players(players)
     add_logins(player_list, logins)
     game_id = game_id or f"{game.name}-{secrets.token_hex(3)}"
-    seed, derived = choose_seed(seed, sealed, insecure_seed, game_id)
+    filled: dict[str, Any] = {"nonce_commitments": {}, "nonces": {}} if nonces else {}
+    data = gamefile.new_data(game, player_list, parse_option_pairs(options), filled, game_id)
+    seed, derived = choose_seed(seed, sealed, insecure_seed, data)  # bound to the header
     rng: dict[str, Any] = {"seed": seed}
     if sealed:
         rng = {"commitment": rngmod.commitment(seed), "recipient": vouch.recipient(seed)}
-    if nonces:
-        rng.update(nonce_commitments={}, nonces={})
-    data = gamefile.new_data(game, player_list, parse_option_pairs(options), rng, game_id)
+    data["rng"] = rng | filled
     gf = gamefile.GameFile(data, game)
     match = gamefile.replay(gf, seed)  # proves the setup works before anything is written
     check_bots_can_play(match, list(seats.header_seats(data)))
@@ -150,7 +150,7 @@ def new(game_name: str, path: Path, players: str, seed: str | None,
     click.echo(f"created {path}: {game.title}, players {players_text(gf)}")
     if derived:
         click.echo("sealed: the seed is derived from the repository secret in REFEREE_SECRET "
-                   "and this game's id; no secret file was written.")
+                   "and this game's header; no secret file was written.")
     elif sealed:
         click.echo(f"sealed: the seed is in {secret_path} (owner-only). Keep it secret and out "
                    "of git; reveal it after the game with `referee reveal`.")
@@ -203,7 +203,7 @@ def add_logins(players: list[dict[str, str]], logins: str | None) -> None:
         by_id[pid]["github"] = login
 
 
-def choose_seed(seed: str | None, sealed: bool, insecure: bool, game_id: str
+def choose_seed(seed: str | None, sealed: bool, insecure: bool, header: dict[str, Any]
                 ) -> tuple[str, bool]:
     """The game's seed, and whether it is derived from the repository secret. A sealed
     game's seed must carry at least 128 bits: a short one would fall out of the
@@ -222,7 +222,7 @@ def choose_seed(seed: str | None, sealed: bool, insecure: bool, game_id: str
         if rngmod.seed_bits(repository) < rngmod.MIN_SEED_BITS:
             raise UsageError("REFEREE_SECRET carries fewer than 128 bits; make it with "
                              "`python3 -c 'import secrets; print(secrets.token_hex(32))'`")
-        return secret.game_seed(repository, game_id), True
+        return secret.game_seed(repository, header), True
     return rngmod.new_seed(), False
 
 

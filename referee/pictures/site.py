@@ -67,12 +67,31 @@ def build_site(games_dir: Path, out: Path, secret_path: Path | None = None,
     Raises UsageError (no games, OUT is something else) or GameFileError / ReplayError
     naming the bad file; OUT is unchanged then.
     """
+    return build_site_report(games_dir, out, secret_path, workers).games
+
+
+@dataclass
+class SiteReport:
+    """What `referee site` wrote, and the game files it would not serve."""
+
+    games: list[GameSummary]
+    refused: list[dict[str, str]] = field(default_factory=list)  # file, message
+
+
+def build_site_report(games_dir: Path, out: Path, secret_path: Path | None = None,
+                      workers: int | None = None) -> SiteReport:
+    """:func:`build_site`, with the files left out: a game file that is the same game as
+    another (a copy: the same header, commitment or id; referee/identity.py) is served
+    by neither, and a game whose id is a name the site itself uses is not served."""
     files = _game_files(games_dir)
     _check_out(out)
-    jobs = []
-    for path in files:
-        gf = gamefile.read(path)
-        jobs.append((str(path), _seed(gf, path, secret_path)))
+    read = [(path, gamefile.read(path)) for path in files]
+    refused = _refused(read)
+    jobs = [(str(path), _seed(gf, path, secret_path), gf.game_id) for path, gf in read
+            if str(path) not in refused]
+    if not jobs:
+        raise UsageError(f"no game in {games_dir} can be served: "
+                         + "; ".join(refused.values()))
     tmp = out.with_name(f".{out.name}.tmp-{os.getpid()}")
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
@@ -87,7 +106,27 @@ def build_site(games_dir: Path, out: Path, secret_path: Path | None = None,
         tmp.rename(out)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    return summaries
+    return SiteReport(summaries, [{"file": f, "message": m} for f, m in refused.items()])
+
+
+# Names in OUT that the site itself writes: no game's folder may take one (case-blind).
+SITE_NAMES = frozenset({"index.html", "style.css", MARKER})
+
+
+def _refused(read: list[tuple[Path, gamefile.GameFile]]) -> dict[str, str]:
+    """file -> why it is not served: copies (both sides, naming each other) and ids that
+    are the site's own names. A game's page is at OUT/ID/, so a new file can never take
+    over another game's page."""
+    from referee import identity
+
+    found = {f: d.message for f, d in
+             identity.duplicated_files(identity.duplicates(
+                 [(str(p), gf) for p, gf in read])).items()}
+    for path, gf in read:
+        if gf.game_id.casefold() in SITE_NAMES:
+            found.setdefault(str(path), f"{path}: its game id {gf.game_id!r} is a name the "
+                                        "site uses for itself")
+    return found
 
 
 def _game_files(games_dir: Path) -> list[Path]:
@@ -110,23 +149,29 @@ def _check_out(out: Path) -> None:
 
 def _seed(gf: gamefile.GameFile, path: Path, secret_path: Path | None) -> str | None:
     """The game's seed for a site of many games: revealed in the file, or a secret that
-    belongs to this game (``--secret`` may be a folder of FILE.secret files, or one
-    game's secret file); REFEREE_SECRET is used only for the game it matches."""
+    belongs to this game: ``--secret`` (a folder of FILE.secret files, or one game's
+    secret file), the repository secret in REFEREE_SECRET (derived as every command
+    derives it: secret.repository_seed; or one game's seed itself), REFEREE_SECRET_FILE
+    when it is this game's, or FILE.secret beside it. A secret that is another game's is
+    passed over: that game's page then shows its log only."""
     rng = gf.data["rng"]
     if "seed" in rng:
         return str(rng["seed"])
     if secret_path is not None and secret_path.is_dir():
         candidate = secret_path / f"{path.name}.secret"
-        return secret.find_seed(gf, candidate) if candidate.exists() else None
-    if secret_path is not None and _secret_game(secret_path) == gf.game_id:
+        if candidate.exists():
+            return secret.find_seed(gf, candidate)
+    elif secret_path is not None and _secret_game(secret_path) == gf.game_id:
         return secret.find_seed(gf, secret_path, path)
     env_seed = os.environ.get("REFEREE_SECRET")
-    if env_seed and commitment(env_seed) == rng["commitment"]:
-        return env_seed
+    if env_seed:
+        found = secret.repository_seed(env_seed, gf)
+        if found is not None or commitment(env_seed) == rng["commitment"]:
+            return found or env_seed
     if os.environ.get("REFEREE_SECRET_FILE"):
         env_file = Path(os.environ["REFEREE_SECRET_FILE"])
         if _secret_game(env_file) == gf.game_id:
-            return secret.read_secret(env_file, gf.game_id)
+            return secret.find_seed(gf, env_file)
     default = secret.default_secret_path(path)
     return secret.find_seed(gf, default) if default.exists() else None
 
@@ -139,27 +184,14 @@ def _secret_game(path: Path) -> str | None:
     return data.get("game") if isinstance(data, dict) else None
 
 
-def _render_games(jobs: list[tuple[str, str | None]], tmp: Path,
+def _render_games(jobs: list[tuple[str, str | None, str]], tmp: Path,
                   workers: int | None) -> list[GameSummary]:
-    slugs = _slugs([Path(p) for p, _ in jobs])
-    tasks = [(path, seed, str(tmp / slug), slug) for (path, seed), slug in zip(jobs, slugs,
-                                                                               strict=True)]
+    tasks = [(path, seed, str(tmp / slug), slug) for path, seed, slug in jobs]
     count = workers if workers is not None else min(len(tasks), os.cpu_count() or 1)
     if count <= 1 or len(tasks) == 1:
         return [_game_task(*t) for t in tasks]
     with ProcessPoolExecutor(max_workers=count) as pool:
         return list(pool.map(_game_task, *zip(*tasks, strict=True)))
-
-
-def _slugs(paths: list[Path]) -> list[str]:
-    out: list[str] = []
-    for path in paths:
-        base = "".join(ch if ch.isalnum() or ch in "-_" else "-" for ch in path.stem) or "game"
-        slug, k = base, 2
-        while slug in out:
-            slug, k = f"{base}-{k}", k + 1
-        out.append(slug)
-    return out
 
 
 def _game_task(path: str, seed: str | None, folder: str, slug: str) -> GameSummary:
