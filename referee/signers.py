@@ -180,10 +180,10 @@ def creation_problems(new: str, signer_in_new: frozenset[str], may_create: bool,
     problems = [f"{what}: {rel} names {p!r}: a principal must be a player id or "
                 f"{GAME_MASTER}" for p in bad]
     if not may_create:
-        return problems + [
-            f"{what} creates {rel} in a pull request: the first allowed-signers file is "
-            f"created by the repository's owner, pushed to the main branch in a commit "
-            f"signed by a {GAME_MASTER} key it lists"]
+        problems.append(f"{what} creates {rel} in a pull request: the first allowed-signers "
+                        "file is created by the repository's owner, pushed to the main "
+                        f"branch in a commit signed by a {GAME_MASTER} key it lists")
+        return problems
     if not _keys_of(grants, GAME_MASTER):
         problems.append(f"{what} creates {rel} without a {GAME_MASTER} key: the first "
                         f"allowed-signers file must list a game master's key")
