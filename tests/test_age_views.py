@@ -12,13 +12,23 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from referee import agebox, gamefile
+from referee import agebox, gamefile, viewsign
 from referee.cli import main
 from referee.engine import get_game
 from referee.errors import UsageError
 from referee.rng import Rng
+from tests.ci import UNDER_CI
 
 SEED = "age-views-test-seed-0123456789"
+GAME_IDS = {"staufer": "g1", "dynasties": "g2"}  # one id per game: views refuse twins
+
+
+def need(tool: str) -> None:
+    """Skip without ``tool`` on a laptop; under CI=true, where it is installed, fail."""
+    if shutil.which(tool) is None:
+        if UNDER_CI:
+            pytest.fail(f"{tool} is required under CI=true and is not installed")
+        pytest.skip(f"{tool} is not installed")
 
 
 def run(*args: object) -> Result:
@@ -29,8 +39,7 @@ def run(*args: object) -> Result:
 def keys(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """SSH keys made by ssh-keygen: ann, ben, ann-rsa (a second key of ann's), locked
     (passphrase-protected) and ec (ecdsa, which age cannot use)."""
-    if shutil.which("ssh-keygen") is None:
-        pytest.skip("ssh-keygen is not installed")
+    need("ssh-keygen")
     folder = tmp_path_factory.mktemp("keys")
     for name, kind, passphrase in (("ann", "ed25519", ""), ("ben", "ed25519", ""),
                                    ("ann-rsa", "rsa", ""), ("locked", "ed25519", "pw"),
@@ -66,7 +75,7 @@ def play_sealed(tmp_path: Path, name: str) -> None:
     """A sealed 3-player game of ``name`` well into play (hands and draws exist)."""
     path, secret = tmp_path / "g.json", tmp_path / "keep.secret"
     assert run("new", name, path, "--players", "ann,ben,cat", "--sealed", "--insecure-seed",
-               "--seed", SEED, "--secret-out", secret, "--id", "g1").exit_code == 0
+               "--seed", SEED, "--secret-out", secret, "--id", GAME_IDS[name]).exit_code == 0
     chooser = Rng("age-choices")
     for _ in range(20):
         public = json.loads(run("status", path, "--json", "--secret", secret).output)
@@ -181,9 +190,9 @@ def _plaintext(path: Path, player: str) -> bytes:
     from referee.cli.common import load, status_json, status_text
 
     gf, match = load(path, path.parent / "keep.secret")
-    return agebox.view_document("g1", path.name, player, len(gf.log),
-                                status_text(gf, match, player, path.name),
-                                status_json(gf, match, player))
+    return viewsign.document(gf, SEED, path.name, player,
+                             status_text(gf, match, player, path.name),
+                             status_json(gf, match, player))
 
 
 def test_files_are_rewritten_only_when_their_view_changes(
@@ -254,8 +263,7 @@ def test_a_withdrawn_key_removes_the_old_view(game: tuple[Path, Path], signers: 
 def test_views_go_to_out_and_default_signers_are_in_the_repository(
         game: tuple[Path, Path], keys: Path, tmp_path: Path) -> None:
     path, secret = game
-    if shutil.which("git") is None:
-        pytest.skip("git is not installed")
+    need("git")
     subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
     (tmp_path / ".referee").mkdir()
     (tmp_path / ".referee" / "allowed_signers").write_text(
@@ -343,29 +351,61 @@ def test_views_of_a_sealed_game_need_the_secret(game: tuple[Path, Path], signers
                                                              "keep.secret"]
 
 
-def test_view_says_when_the_game_has_moved_on(game: tuple[Path, Path], signers: Path,
-                                              keys: Path, tmp_path: Path) -> None:
-    path, secret = game
-    write_views(game, signers)
-    view = path.parent / "g.ann.age"
-    assert run("view", view, "-i", keys / "ann").stderr == ""
+def one_move(path: Path, secret: Path) -> None:
     public = json.loads(run("status", path, "--json", "--secret", secret).output)
     player = public["to_move"][0]
     legal = json.loads(run("status", path, "--as", player, "--json", "--secret",
                            secret).output)["legal"]
     assert run("move", path, "--as", player, legal[0], "--secret", secret).exit_code == 0
+
+
+def test_an_old_view_is_refused_once_the_game_moved_on(game: tuple[Path, Path],
+                                                        signers: Path, keys: Path,
+                                                        tmp_path: Path) -> None:
+    """An old view is genuine but misleading (a hand since played): refused, whether CI
+    has not written the new one yet or somebody put the old file back."""
+    path, secret = game
+    write_views(game, signers)
+    view = path.parent / "g.ann.age"
+    old = view.read_bytes()
+    assert run("view", view, "-i", keys / "ann").stderr == ""
+    one_move(path, secret)
     moves = len(json.loads(path.read_text())["log"])
     result = run("view", view, "-i", keys / "ann")
-    assert result.exit_code == 0
-    assert result.stderr == (f"note: this view is of move {moves - 1}, but {path} has "
-                             f"{moves} entries now: its view has not been written yet\n")
+    assert (result.exit_code, result.stdout) == (1, "")
+    assert result.stderr == (f"error: {view} is an old view: it shows move {moves - 1}, but "
+                             f"{path} has {moves} entries (an old view put back, or the "
+                             "publish job has not written the new one yet)\n"
+                             "  pull again after the publish job has run\n")
+    write_views(game, signers)
+    assert run("view", view, "-i", keys / "ann").exit_code == 0
+    view.write_bytes(old)  # the old view re-committed
+    assert "is an old view" in run("view", view, "-i", keys / "ann").stderr
+    again = write_views(game, signers)  # and the publish job puts the right one back
+    assert "  ann: g.ann.age written (the file there was not the referee's)" in again.stdout
+    assert run("view", view, "-i", keys / "ann").exit_code == 0
     (tmp_path / "elsewhere").mkdir()
     moved = tmp_path / "elsewhere" / "g.ann.age"
     shutil.copy(view, moved)
-    assert run("view", moved, "-i", keys / "ann").stderr == ""  # no game file beside it
-    assert run("view", moved, "-i", keys / "ann", "--game", path).stderr == (
-        f"note: this view is of move {moves - 1}, but {path} has {moves} entries now: "
-        "its view has not been written yet\n")
+    lost = run("view", moved, "-i", keys / "ann")
+    assert (lost.exit_code, lost.stderr) == (
+        1, f"error: cannot verify {moved}: the game file it is of (g.json) is not at hand\n"
+           "  give --game FILE (the game file from the repository)\n")
+    assert run("view", moved, "-i", keys / "ann", "--game", path).exit_code == 0
+
+
+def test_a_view_newer_than_the_game_file_is_shown_with_a_note(
+        game: tuple[Path, Path], signers: Path, keys: Path, tmp_path: Path) -> None:
+    path, secret = game
+    behind = tmp_path / "behind.json"
+    shutil.copy(path, behind)
+    one_move(path, secret)
+    write_views(game, signers)
+    result = run("view", path.parent / "g.ann.age", "-i", keys / "ann", "--game", behind)
+    moves = len(json.loads(path.read_text())["log"])
+    assert result.exit_code == 0
+    assert result.stderr == (f"note: this view is of move {moves}, but {behind} has only "
+                             f"{moves - 1} entries: pull to see the moves since\n")
 
 
 def test_view_with_another_game(written: Path, keys: Path, tmp_path: Path) -> None:
@@ -373,7 +413,8 @@ def test_view_with_another_game(written: Path, keys: Path, tmp_path: Path) -> No
     assert run("new", "staufer", other, "--players", "ann,ben", "--id", "o1").exit_code == 0
     result = run("view", written, "-i", keys / "ann", "--game", other)
     assert (result.exit_code, result.stderr) == (
-        2, f"error: {other} is game o1, but the view is of game g1\n")
+        1, f"error: {written} is a view of game g1, but {other} is game o1: it was swapped "
+           "for another game's view\n")
 
 
 # --- reading a view: errors ------------------------------------------------------------
@@ -386,7 +427,7 @@ def written(game: tuple[Path, Path], signers: Path) -> Path:
 
 
 def test_a_damaged_view(written: Path, keys: Path) -> None:
-    damaged = written.with_name("damaged.age")
+    damaged = written.with_name("damaged.ann.age")
     data = bytearray(written.read_bytes())
     data[-5] ^= 0xFF
     damaged.write_bytes(bytes(data))
@@ -398,13 +439,13 @@ def test_a_damaged_view(written: Path, keys: Path) -> None:
 
 
 def test_a_file_that_is_not_age(written: Path, keys: Path) -> None:
-    result = run("view", written.with_name("g.public.txt"), "-i", keys / "ann")
+    result = run("view", written.with_name("g.public.txt"), "-i", keys / "ann", "--as", "ann")
     assert (result.exit_code, result.stderr) == (
         1, f"error: {written.with_name('g.public.txt')} is not an age-encrypted view\n")
 
 
 def test_an_age_file_that_is_not_a_view(written: Path, keys: Path) -> None:
-    other = written.with_name("other.age")
+    other = written.with_name("other.ann.age")
     other.write_bytes(agebox._encrypt(b"hello", [public_key(keys, "ann")]))
     result = run("view", other, "-i", keys / "ann")
     assert (result.exit_code, result.stderr) == (
