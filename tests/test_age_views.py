@@ -531,3 +531,238 @@ def test_a_bad_signers_file_is_a_usage_error(game: tuple[Path, Path], tmp_path: 
     missing = write_views(game, tmp_path / "none")
     assert missing.exit_code == 2
     assert missing.stderr.startswith(f"error: no allowed-signers file at {tmp_path / 'none'}")
+
+
+# --- views a player can trust: forged, swapped, other games', padded ----------------------
+
+FORGED = "99 = FORGED CARD"
+
+
+def decrypt(path: Path, keys: Path, name: str) -> dict:
+    """What the holder of key ``name`` reads in ``path`` (the attacker's own view)."""
+    import pyrage
+
+    identity = pyrage.ssh.Identity.from_buffer((keys / name).read_bytes())
+    return json.loads(pyrage.decrypt(path.read_bytes(), [identity]))
+
+
+def encrypt_to(path: Path, keys: Path, name: str, doc: dict) -> None:
+    """What anybody can do: encrypt a document to a player's public key."""
+    path.write_bytes(agebox._encrypt(json.dumps(doc).encode(), [public_key(keys, name)]))
+
+
+def forge(doc: dict) -> dict:
+    forged = json.loads(json.dumps(doc))
+    forged["text"] = forged["text"].replace("\n", f"\n{FORGED}\n", 2)
+    return forged
+
+
+def test_a_forged_view_is_refused_and_views_rewrites_it(written: Path, keys: Path,
+                                                        game: tuple[Path, Path],
+                                                        signers: Path) -> None:
+    genuine = decrypt(written, keys, "ann")
+    assert run("view", written, "-i", keys / "ann").exit_code == 0  # control
+    unsigned = {k: v for k, v in forge(genuine).items() if k != "signature"}
+    attacker = vouch_doc_signed_by_another_key(forge(genuine))
+    for doc in (forge(genuine), unsigned, attacker):
+        encrypt_to(written, keys, "ann", doc)
+        result = run("view", written, "-i", keys / "ann")
+        assert (result.exit_code, result.stdout) == (1, "")
+        assert result.stderr == (
+            f"error: {written} is not signed by the referee of {game[0]}: it is forged or "
+            "damaged, do not trust what it shows\n  the next run of `referee views` (the "
+            "publish job) rewrites it; tell the game master\n")
+        assert FORGED not in result.output
+    index = game[0].parent / "g.views.json"
+    data = json.loads(index.read_text())  # the forger also "fixes" the index
+    data["views"]["ann"]["file_mac"] = hashlib.sha256(written.read_bytes()).hexdigest()
+    index.write_text(json.dumps(data))
+    again = write_views(game, signers)
+    assert again.stdout.splitlines()[:2] == [
+        "  ann: g.ann.age written (the file there was not the referee's)",
+        "  ben: g.ben.age unchanged"]
+    shown = run("view", written, "-i", keys / "ann")
+    assert shown.exit_code == 0 and FORGED not in shown.output
+    assert write_views(game, signers).stdout.startswith("  ann: g.ann.age unchanged\n")
+
+
+def vouch_doc_signed_by_another_key(doc: dict) -> dict:
+    """A correct XEdDSA signature, by a key of the forger's own."""
+    import base64
+
+    from referee import vouch, xeddsa
+
+    forged = {k: v for k, v in doc.items() if k != "signature"}
+    secret = vouch._derive("the forger's seed", b"age-identity")
+    sig = xeddsa.sign(secret, viewsign._message(forged))
+    forged["signature"] = {"alg": "xeddsa-25519", "key": vouch.recipient("the forger's seed"),
+                           "sig": base64.b64encode(sig).decode()}
+    return forged
+
+
+def test_a_swapped_view_is_refused(written: Path, keys: Path) -> None:
+    """ben decrypts his own genuine view and puts it, encrypted to ann, in g.ann.age."""
+    bens = decrypt(written.with_name("g.ben.age"), keys, "ben")
+    encrypt_to(written, keys, "ann", bens)
+    result = run("view", written, "-i", keys / "ann")
+    assert (result.exit_code, result.stderr) == (
+        1, f"error: {written} is ben's view, not ann's: it was swapped for another player's "
+           "view\n")
+    renamed = written.with_name("g.ben.age")  # ann's own file, named as ben's
+    renamed.write_bytes(written.read_bytes())
+    assert run("view", renamed, "-i", keys / "ann", "--as", "ann").exit_code == 1
+
+
+def test_a_view_of_another_game_is_refused(written: Path, keys: Path, signers: Path,
+                                           played: dict[str, Path], tmp_path: Path) -> None:
+    """ann's genuine view of another game (same players) copied over her view of g."""
+    other = tmp_path / "o"
+    other.mkdir()
+    path, secret = sealed_game(other, played, "dynasties")
+    assert run("views", path, "--signers", signers, "--secret", secret).exit_code == 0
+    written.write_bytes((other / "g.ann.age").read_bytes())
+    result = run("view", written, "-i", keys / "ann")
+    assert (result.exit_code, result.stderr) == (
+        1, f"error: {written} is a view of game g2, but {written.with_name('g.json')} is "
+           "game g1: it was swapped for another game's view\n")
+    assert run("view", other / "g.ann.age", "-i", keys / "ann").exit_code == 0  # genuine
+    assert run("view", written, "-i", keys / "ann", "--game", path).exit_code == 0
+    assert "swapped for another game's view" in run(
+        "view", written, "-i", keys / "ann", "--game", written.with_name("g.json")).stderr
+
+
+def test_an_unsigned_old_format_view_is_refused(written: Path, keys: Path) -> None:
+    doc = decrypt(written, keys, "ann")
+    doc["format"] = "referee-view/1"
+    encrypt_to(written, keys, "ann", doc)
+    result = run("view", written, "-i", keys / "ann")
+    assert (result.exit_code, result.stderr) == (
+        1, f"error: {written} was written by an older referee and carries no signature, so "
+           "it cannot be trusted\n  `referee views` (the publish job) rewrites it\n")
+
+
+@pytest.mark.parametrize("name", ["staufer", "dynasties"])
+def test_views_are_padded_so_sizes_tell_nothing(name: str, tmp_path: Path,
+                                                played: dict[str, Path], keys: Path,
+                                                signers: Path) -> None:
+    path, secret = sealed_game(tmp_path, played, name)
+    sizes = []
+    for _ in range(3):
+        assert run("views", path, "--signers", signers, "--secret", secret).exit_code == 0
+        hands = [decrypt(path.with_name(f"g.{p}.age"), keys, p)["status"]["view"]
+                 for p in ("ann", "ben")]
+        assert hands[0] != hands[1]  # different hands...
+        sizes.append({p: payload_size(path.with_name(f"g.{p}.age")) for p in ("ann", "ben")})
+        one_move(path, secret)
+    for size in sizes:
+        assert size["ann"] == size["ben"]  # ...the same size
+    assert len({s["ann"] for s in sizes}) == 1  # and the same after moves
+    from referee.cli.common import load, status_json, status_text
+
+    gf, match = load(path, secret)
+    plain = viewsign.document(gf, SEED, "g.json", "ann", status_text(gf, match, "ann", "g"),
+                              status_json(gf, match, "ann"))
+    assert len(plain) >= 4096 and len(plain) & (len(plain) - 1) == 0
+
+
+def payload_size(path: Path) -> int:
+    """The length of an age file after its header (whose size varies at random: rage
+    adds "grease" stanzas of random length, which tell nothing)."""
+    data = path.read_bytes()
+    end = data.index(b"\n---")
+    return len(data) - data.index(b"\n", end + 1) - 1
+
+
+def test_two_files_with_one_game_id_get_no_views(game: tuple[Path, Path], signers: Path
+                                                 ) -> None:
+    path, secret = game
+    twin = path.with_name("twin.json")
+    shutil.copy(path, twin)
+    result = run("views", path, twin, "--signers", signers, "--secret", secret)
+    assert result.exit_code == 1
+    assert result.stderr.splitlines() == [
+        f"error: {path}: game id 'g1' is also the id of {twin}: no views are written for "
+        "either",
+        "  one game, one file: remove the copy (`check --since` tells which is new)",
+        f"error: {twin}: game id 'g1' is also the id of {path}: no views are written for "
+        "either",
+        "  one game, one file: remove the copy (`check --since` tells which is new)"]
+    assert not list(path.parent.glob("*.age"))
+
+
+def test_views_refuse_a_header_with_a_forged_referee_key(tmp_path: Path, signers: Path
+                                                         ) -> None:
+    from referee import vouch
+
+    path, secret = tmp_path / "f.json", tmp_path / "f.secret"
+    assert run("new", "staufer", path, "--players", "ann,ben", "--sealed", "--seed",
+               SEED + "-f", "--insecure-seed", "--secret-out", secret, "--id", "f1"
+               ).exit_code == 0
+    data = json.loads(path.read_text())
+    data["rng"]["recipient"] = vouch.recipient("the forger's seed")
+    path.write_text(gamefile.dumps(data))
+    result = run("views", path, "--signers", signers, "--secret", secret)
+    assert (result.exit_code, result.stderr) == (
+        1, f"error: {path}: the header's referee key ($.rng.recipient) is not the one this "
+           "game's secret gives: the header was forged\n")
+
+
+def test_an_open_games_view_is_checked_by_replaying_it(tmp_path: Path, signers: Path,
+                                                       keys: Path,
+                                                       monkeypatch: pytest.MonkeyPatch
+                                                       ) -> None:
+    """In an open game anyone could sign (the seed is public): `view` replays instead."""
+    monkeypatch.chdir(tmp_path)
+    path = Path("o.json")
+    assert run("new", "staufer", path, "--players", "ann,ben", "--seed", "open",
+               "--id", "o1").exit_code == 0
+    assert run("views", path, "--signers", signers).exit_code == 0
+    view = Path("o.ann.age")
+    assert run("view", view, "-i", keys / "ann").output == run("status", path, "--as",
+                                                               "ann").output
+    encrypt_to(view, keys, "ann", forge(decrypt(view, keys, "ann")))
+    result = run("view", view, "-i", keys / "ann")
+    assert (result.exit_code, result.stderr) == (
+        1, f"error: {view} does not show what {path} shows ann at move 0: it is forged, do "
+           "not trust it\n  `referee status --as YOU` shows the real view of an open game\n")
+
+
+# --- the signature scheme ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("secret", "public", "message", "signature"), [
+    ("9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60",
+     "d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a", "",
+     "e5564300c360ac729086e2cc806e828a84877f1eb8e5d974d873e065224901555fb8821590a33bacc6"
+     "1e39701cf9b46bd25bf5f0595bbe24655141438e7a100b"),
+    ("4ccd089b28ff96da9db6c346ec114e0f5b8a319f35aba624da8cf6ed4fb8a6fb",
+     "3d4017c3e843895a92b70aa74d1b7ebc9c982ccf2ec4968cc0cd55f12af4660c", "72",
+     "92a009a9f0d4cab8720e820b5f642540a2b27b5416503f8fb3762223ebdb69da085ac1e43e15996e45"
+     "8f3613d0f11d8c387b2eaeb4302aeeb00d291612bb0c00"),
+])
+def test_ed25519_arithmetic_matches_rfc_8032(secret: str, public: str, message: str,
+                                             signature: str) -> None:
+    from referee import xeddsa
+
+    sig, pub, msg = (bytes.fromhex(x) for x in (signature, public, message))
+    assert xeddsa.sign_ed25519(bytes.fromhex(secret), msg) == sig
+    assert xeddsa.verify_ed25519(pub, msg, sig)
+    assert not xeddsa.verify_ed25519(pub, msg + b"x", sig)
+    bad = bytearray(sig)
+    bad[40] ^= 1
+    assert not xeddsa.verify_ed25519(pub, msg, bytes(bad))
+
+
+def test_xeddsa_verifies_with_the_headers_age_recipient() -> None:
+    """The key that signs is the one pyrage derives the header's recipient from."""
+    from referee import vouch, xeddsa
+
+    for seed in ("one", "two", "three", "four", "five"):
+        u = viewsign.recipient_u(vouch.recipient(seed))
+        secret = vouch._derive(seed, b"age-identity")
+        assert u is not None and xeddsa.montgomery_public(secret) == u
+        sig = xeddsa.sign(secret, b"a view")
+        assert xeddsa.verify(u, b"a view", sig)
+        assert not xeddsa.verify(u, b"a viev", sig)
+        other = viewsign.recipient_u(vouch.recipient(seed + "x"))
+        assert other is not None and not xeddsa.verify(other, b"a view", sig)
