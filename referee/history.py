@@ -445,36 +445,54 @@ def check_signers_file(repo: Repo, signers_rel: str, may_create: bool) -> list[s
     owners allow (referee/signers.py), its signer taken from the file as it is at REV
     (the anchor). When REV has no file, the commit that creates it is the bootstrap and
     its file the anchor of the later commits; ``may_create`` is False for a pull request,
-    which may not create it. A merge commit must write the file exactly as one of its
-    parents does that descends from REV. Returns the problems found."""
-    anchor = repo.show(repo.rev, signers_rel) if repo.rev is not None else None
+    which may not create it. Merge commits are judged by the result: the file at HEAD
+    must be REV's with only the changes allowed commits made. Returns the problems."""
+    base = repo.show(repo.rev, signers_rel) if repo.rev is not None else None
     touching = _touching(repo, signers_rel)
     if not touching:
         return []
-    problems: list[str] = []
-    for sha, parents in touching:
-        what = f"commit {sha[:12]}"
-        new = repo.show(sha, signers_rel)
-        if len(parents) > 1:
-            problems += _signers_merge(repo, sha, parents, new, signers_rel)
-            continue
-        old = repo.show(parents[0], signers_rel) if parents else None
-        try:
-            if anchor is None and new is not None:
-                [c] = _verify(repo, new, ["--no-walk", sha])
-                problems += signers.creation_problems(_text(new), c.principals, may_create,
-                                                      what, signers_rel)
-                anchor = new
-                continue
-            if anchor is None:
-                continue
-            [c] = _verify(repo, anchor, ["--no-walk", sha])
-            problems += signers.change_problems(None if old is None else _text(old),
-                                                None if new is None else _text(new),
-                                                c.principals, what, signers_rel)
-        except signers.SignersError as exc:
-            problems.append(exc.message)
+    anchor, problems = base, []
+    added: set[signers.Grant] = set()
+    removed: set[signers.Grant] = set()
+    try:
+        for sha, parents in touching:
+            if len(parents) > 1:
+                continue  # a merge: judged by the result at HEAD, below
+            old = repo.show(parents[0], signers_rel) if parents else None
+            new = repo.show(sha, signers_rel)
+            found, anchor = _signers_commit(repo, sha, old, new, anchor, signers_rel,
+                                            may_create)
+            problems += found
+            if not found and new is not None:
+                before = signers.parse(_text(old or b""), signers_rel)
+                after = signers.parse(_text(new), signers_rel)
+                added |= after - before
+                removed |= before - after
+        if not problems:
+            head = repo.show("HEAD", signers_rel)
+            problems += signers.net_problems(
+                None if base is None else _text(base), None if head is None else _text(head),
+                added, removed, signers_rel, (repo.rev or "the first commit")[:12])
+    except signers.SignersError as exc:
+        problems.append(exc.message)
     return problems
+
+
+def _signers_commit(repo: Repo, sha: str, old: bytes | None, new: bytes | None,
+                    anchor: bytes | None, rel: str, may_create: bool
+                    ) -> tuple[list[str], bytes | None]:
+    """(the problems of one non-merge commit's change, the anchor after it)."""
+    what = f"commit {sha[:12]}"
+    if anchor is None:
+        if new is None:
+            return [], None
+        [c] = _verify(repo, new, ["--no-walk", sha])
+        return signers.creation_problems(_text(new), c.principals, may_create, what,
+                                         rel), new
+    [c] = _verify(repo, anchor, ["--no-walk", sha])
+    return signers.change_problems(None if old is None else _text(old),
+                                   None if new is None else _text(new), c.principals,
+                                   what, rel), anchor
 
 
 def _text(raw: bytes) -> str:
@@ -502,15 +520,3 @@ def _blobs(repo: Repo, commits: Sequence[str], rel: str) -> dict[str, str | None
     words = [line.split() for line in lines]
     return {c: (w[0] if len(w) == 3 and w[1] == "blob" else None)
             for c, w in zip(commits, words, strict=False)}
-
-
-def _signers_merge(repo: Repo, sha: str, parents: list[str], new: bytes | None,
-                   rel: str) -> list[str]:
-    for parent in parents:
-        descends = repo.rev is None or _git(
-            ["merge-base", "--is-ancestor", repo.rev, parent], repo.root).returncode == 0
-        if descends and repo.show(parent, rel) == new:
-            return []
-    return [f"merge commit {sha[:12]} writes {rel} differently from its parents (since "
-            f"{(repo.rev or 'the start')[:12]}): change it in a commit of its own, signed "
-            "as its rules require"]

@@ -16,7 +16,9 @@ against:
 * every principal is a player id or ``gm``: no patterns (git reads ``*`` and ``?`` in a
   principal as wildcards that would match other players).
 
-A commit that only reorders lines or edits comments changes no grant and passes.
+A commit that only reorders lines or edits comments changes no grant and passes. Merge
+commits are judged by the result (:func:`net_problems`): the file at HEAD is the anchor's
+with only the changes that allowed commits made.
 
 Bootstrap: when the anchor has no file, the commit that creates it is trusted as the
 repository owner's if it is pushed (not in a pull request), lists a gm key and is signed
@@ -190,4 +192,26 @@ def creation_problems(new: str, signer_in_new: frozenset[str], may_create: bool,
     elif GAME_MASTER not in signer_in_new:
         problems.append(f"{what} creates {rel} but is not signed by a {GAME_MASTER} key it "
                         f"lists: the first file must be signed by its game master")
+    return problems
+
+
+def net_problems(base: str | None, head: str | None, added: set[Grant],
+                 removed: set[Grant], rel: str, since: str) -> list[str]:
+    """Why the file at HEAD (``head``) is not the one at the revision (``base``) with
+    only the changes that commits allowed by the rules made (``added``, ``removed``): a
+    merge may combine allowed changes, but not bring in a line (or drop one) that no
+    checked commit added (or removed), e.g. a version from before a game master removed
+    a key. Raises SignersError for a line that cannot be read."""
+    if head is None:
+        return [] if base is None else [f"{rel} is gone since {since}: the allowed-signers "
+                                        "file may not be deleted"]
+    before = parse(base or "", f"{rel} at {since}")
+    after = parse(head, f"{rel} at HEAD")
+    problems = [f"{rel} at HEAD grants {g.principal} the key {g.key[:40]}..., which no "
+                f"commit since {since} added as the rules allow (brought in by a merge?)"
+                for g in sorted(after - before - added)]
+    problems += [f"{rel} at HEAD lacks {g.principal}'s key {g.key[:40]}..., which no "
+                 f"commit since {since} removed as the rules allow (a merge undid the "
+                 "removal or brought back an older version?)"
+                 for g in sorted(before - after - removed)]
     return problems

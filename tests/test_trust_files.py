@@ -258,8 +258,8 @@ def test_a_merge_commit_that_changes_the_file_is_refused(repo: Path, keys) -> No
     write(repo, text(repo) + line(keys, "ben", "eve"))
     git(repo, "add", "-A")
     git(repo, "-c", f"user.signingkey={keys['gm'][0]}", "commit", "-q", "-S", "-m", "merge")
-    refused(as_pr(repo, "ann-gh"), "merge commit", "writes .referee/allowed_signers "
-            "differently from its parents")
+    refused(as_pr(repo, "ann-gh"), ".referee/allowed_signers at HEAD grants ben the key "
+            f"{keys['eve'][1][:40]}..., which no commit since", "brought in by a merge?")
 
 
 def test_a_merge_that_brings_back_an_old_version_is_refused(repo: Path, keys) -> None:
@@ -276,11 +276,29 @@ def test_a_merge_that_brings_back_an_old_version_is_refused(repo: Path, keys) ->
     (repo / SIGNERS).write_text(git(repo, "show", f"{old}:{SIGNERS}") + "\n")
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "merge main, keeping our keys")
-    refused(as_pr(repo, "ann-gh"), "merge commit")
+    refused(as_pr(repo, "ann-gh"), "at HEAD grants ben the key", "at HEAD lacks cat's key",
+            "a merge undid the removal or brought back an older version?")
     # the honest merge keeps main's version
     git(repo, "reset", "-q", "--hard", "HEAD~1")
     git(repo, "merge", "-q", "--no-edit", "main")
     passed(as_pr(repo, "ann-gh"))
+
+
+def test_a_stale_pull_request_with_a_rotation_merges(repo: Path, keys) -> None:
+    """GitHub checks a pull request as the merge of its head into the base: a rotation on
+    a branch that forked before main moved is still ann's, and main's change stays."""
+    old = git(repo, "rev-parse", "main")
+    git(repo, "checkout", "-q", "main")
+    write(repo, text(repo) + line(keys, "cat"))
+    signed_commit(repo, keys["gm"][0], "cat joins")
+    git(repo, "checkout", "-q", "-B", "pr", old)
+    write(repo, text(repo).replace(keys["ann"][1], keys["ann2"][1]))
+    signed_commit(repo, keys["ann"][0], "ann rotates")
+    git(repo, "checkout", "-q", "--detach", "main")
+    git(repo, "merge", "-q", "--no-edit", "pr")  # what refs/pull/N/merge holds
+    assert line(keys, "cat") in text(repo) and keys["ann2"][1] in text(repo)
+    passed(as_pr(repo, "ann-gh"))
+    passed(as_pr(repo, "ann-gh", signed=True))
 
 
 # --- bootstrap ----------------------------------------------------------------------
