@@ -718,10 +718,10 @@ def test_an_open_games_view_is_checked_by_replaying_it(tmp_path: Path, signers: 
                "--id", "o1").exit_code == 0
     assert run("views", path, "--signers", signers).exit_code == 0
     view = Path("o.ann.age")
-    assert run("view", view, "-i", keys / "ann").output == run("status", path, "--as",
-                                                               "ann").output
+    assert run("view", view, "-i", keys / "ann", "--game", path).output == run(
+        "status", path, "--as", "ann").output
     encrypt_to(view, keys, "ann", forge(decrypt(view, keys, "ann")))
-    result = run("view", view, "-i", keys / "ann")
+    result = run("view", view, "-i", keys / "ann", "--game", path)
     assert (result.exit_code, result.stderr) == (
         1, f"error: {view} does not show what {path} shows ann at move 0: it is forged, do "
            "not trust it\n  `referee status --as YOU` shows the real view of an open game\n")
@@ -766,3 +766,32 @@ def test_xeddsa_verifies_with_the_headers_age_recipient() -> None:
         assert not xeddsa.verify(u, b"a viev", sig)
         other = viewsign.recipient_u(vouch.recipient(seed + "x"))
         assert other is not None and not xeddsa.verify(other, b"a view", sig)
+
+
+def test_a_fake_open_game_beside_the_views_does_not_vouch(game: tuple[Path, Path],
+                                                         signers: Path, keys: Path,
+                                                         tmp_path: Path) -> None:
+    """The views are in views/, the game in games/. A pull request adds views/g.json, an
+    open game of its own (anybody may add a valid new game), and its genuine-looking
+    view as views/g.ann.age: an open game's view is checked only against a game file the
+    player names, and then the ids differ."""
+    path, secret = game
+    (tmp_path / "games").mkdir()
+    real = tmp_path / "games" / "g.json"
+    shutil.copy(path, real)
+    views = tmp_path / "views"
+    assert run("views", real, "--signers", signers, "--secret", secret, "--out", views
+               ).exit_code == 0
+    fake = views / "g.json"
+    assert run("new", "staufer", fake, "--players", "ann,ben,cat", "--seed", "mine",
+               "--id", "fake").exit_code == 0
+    assert run("views", fake, "--signers", signers, "--out", tmp_path / "made").exit_code == 0
+    (views / "g.ann.age").write_bytes((tmp_path / "made" / "g.ann.age").read_bytes())
+    result = run("view", views / "g.ann.age", "-i", keys / "ann")
+    assert (result.exit_code, result.stdout) == (1, "")
+    assert result.stderr == (
+        f"error: {fake} is an open game (its seed is public, so anyone could write a view "
+        f"that matches it): {views / 'g.ann.age'} is checked only against a game file you "
+        "name\n  give --game FILE, or simply `referee status FILE --as ann`\n")
+    named = run("view", views / "g.ann.age", "-i", keys / "ann", "--game", real)
+    assert named.exit_code == 1 and "is not signed by the referee of" in named.stderr

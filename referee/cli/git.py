@@ -273,6 +273,11 @@ def verify_view(doc: dict[str, Any], path: Path, game_path: Path | None, player:
     if gf.sealed and "seed" not in gf.data["rng"]:
         viewsign.check_signature(doc, gf, str(path), str(game))
         return viewsign.check_binding(doc, gf, str(path), str(game), player, stem)
+    if game_path is None:  # anybody may commit an open game for a forged view to match
+        raise viewsign.ViewError(
+            f"{game} is an open game (its seed is public, so anyone could write a view "
+            f"that matches it): {path} is checked only against a game file you name",
+            hints=[f"give --game FILE, or simply `referee status FILE --as {player}`"])
     note = viewsign.check_binding(doc, gf, str(path), str(game), player, stem)
     if note is not None:
         raise viewsign.ViewError(f"{path} is of move {doc['moves']}, but {game} has only "
