@@ -534,3 +534,30 @@ def test_forged_swapped_and_old_views_in_the_repository(signed_repo: dict[str, o
         publish()
         assert git(repo, "log", "-1", "--format=%s").startswith("players' views after")
         assert look().returncode == 0, name
+
+
+def test_an_old_view_beside_an_old_copy_of_its_game_is_refused(
+        signed_repo: dict[str, object]) -> None:
+    """The attacker commits ann's old view together with views/s.json, a copy of the game
+    as it was then (a valid game file: same header, shorter log). `view` verifies with
+    the game file the signed view names (games/s.json), not the copy beside it."""
+    repo, keys = signed_repo["repo"], signed_repo["keys"]
+    assert isinstance(repo, Path) and isinstance(keys, dict)
+    env = {"REFEREE_SECRET": REPO_SECRET}
+    git(repo, "checkout", "-q", "main")
+    referee(repo, "new", "staufer", "games/s.json", "--players", "ann,ben", "--sealed",
+            "--id", "sealed-4", env=env)
+    commit(repo, "a sealed game")
+    referee(repo, "views", "games/s.json", "--out", "views", env=env)
+    old_view = (repo / "views" / "s.ann.age").read_bytes()
+    old_game = (repo / "games" / "s.json").read_bytes()
+    move = legal(repo, "games/s.json", "ann", env=env)[0]
+    referee(repo, "move", "games/s.json", "--as", "ann", move, "--unchecked")
+    referee(repo, "views", "games/s.json", "--out", "views", env=env)
+    commit(repo, "ann moves; views")
+    git(repo, "checkout", "-q", "-B", "pr", "main")
+    (repo / "views" / "s.ann.age").write_bytes(old_view)
+    (repo / "views" / "s.json").write_bytes(old_game)
+    commit(repo, "the old view, and the game as it was")
+    done = sh(repo, "referee", "view", "views/s.ann.age", "-i", keys["ann"], check=False)
+    refused(done, "is an old view", "games/s.json has 1 entries")

@@ -244,14 +244,16 @@ def expected_of(path: Path, player: str | None) -> tuple[str, str | None]:
 
 def locate_game(doc: dict[str, Any], view_path: Path, game_path: Path | None) -> Path:
     """The game file to verify the view with: ``game_path``, else the file the view
-    names, beside the view or at its path in the repository. Raises ViewError."""
+    names at its path in the repository (signed, in a sealed game's view), else the file
+    of that name beside the view. Raises ViewError."""
     if game_path is not None:
         return game_path
     named = Path(str(doc["file"]))
-    candidates = [view_path.parent / named.name]
+    candidates = []
     top = repo_root(view_path)
     if top is not None and not named.is_absolute() and ".." not in named.parts:
-        candidates.append(top / named)
+        candidates.append(top / named)  # first: a copy beside the view may be an old one
+    candidates.append(view_path.parent / named.name)
     for candidate in candidates:
         if candidate.is_file():
             return candidate
