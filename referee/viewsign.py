@@ -30,6 +30,8 @@ VIEW_FORMAT = "referee-view/2"
 OLD_FORMATS = ("referee-view/1",)
 ALGORITHM = "xeddsa-25519"
 MIN_PADDED = 4096
+FIELDS = {"game": str, "file": str, "player": str, "moves": int, "head": str, "text": str,
+          "status": dict}
 
 
 class ViewError(RefereeError):
@@ -100,7 +102,8 @@ def parse(plaintext: bytes, where: str) -> dict[str, Any]:
                         "signature, so it cannot be trusted",
                         hints=["`referee views` (the publish job) rewrites it"])
     if not isinstance(doc, dict) or doc.get("format") != VIEW_FORMAT or not all(
-            k in doc for k in ("game", "file", "player", "moves", "head", "text", "status")):
+            isinstance(doc.get(k), kind) for k, kind in FIELDS.items()) or isinstance(
+            doc["moves"], bool) or doc["moves"] < 0:
         raise ViewError(f"{where} decrypts, but is not a referee view")
     return doc
 

@@ -795,3 +795,14 @@ def test_a_fake_open_game_beside_the_views_does_not_vouch(game: tuple[Path, Path
         "name\n  give --game FILE, or simply `referee status FILE --as ann`\n")
     named = run("view", views / "g.ann.age", "-i", keys / "ann", "--game", real)
     assert named.exit_code == 1 and "is not signed by the referee of" in named.stderr
+
+
+@pytest.mark.parametrize("field", ["moves", "player", "status", "head"])
+def test_a_view_with_fields_of_the_wrong_type(written: Path, keys: Path, field: str,
+                                              game: tuple[Path, Path]) -> None:
+    doc = decrypt(written, keys, "ann")
+    doc[field] = ["not", "this"]
+    encrypt_to(written, keys, "ann", doc)
+    result = run("view", written, "-i", keys / "ann", "--game", game[0])
+    assert (result.exit_code, result.stderr) == (
+        1, f"error: {written} decrypts, but is not a referee view\n")
