@@ -157,12 +157,14 @@ def _targets(paths: Sequence[Path], out_dir: Path | None) -> list[tuple[Path, Pa
 @handles_errors
 def views(paths: Sequence[Path], signers_path: Path | None, out_dir: Path | None,
           secret_path: Path | None, require_all: bool, as_json: bool) -> None:
-    """For CI with the secret: write each player's private view encrypted to their SSH
-    keys (FILE-stem.PLAYER.age) and the public view in clear (FILE-stem.public.txt).
+    """For CI with the secret: write each player's private view, signed with the game's
+    referee key and encrypted to their SSH keys (FILE-stem.PLAYER.age), and the public
+    view in clear (FILE-stem.public.txt).
 
-    A file is rewritten only when its content changed (FILE-stem.views.json keeps a
-    keyed hash of each view). Players read theirs with `referee view`. A game that
-    fails is reported and the others' views are still written.
+    A file is rewritten only when its content changed or it is not the file this
+    command wrote (FILE-stem.views.json keeps keyed hashes of each view and file).
+    Players read and verify theirs with `referee view`. A game that fails (two files
+    with one game id included) is reported and the others' views are still written.
     """
     targets = _targets(paths, out_dir)
     signers_path = signers_path or default_signers(paths[0])
