@@ -19,18 +19,15 @@ view, and how a player verifies it: referee/viewsign.py.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import hashlib
 import hmac
 import json
-import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from referee import fileio, viewsign
+from referee import fileio, signers, viewsign
 from referee.errors import GameFileError, UsageError
 from referee.viewsign import ViewError
 
@@ -52,40 +49,28 @@ class Signers:
     unusable: dict[str, list[str]] = field(default_factory=dict)  # other key types
 
 
-def _is_key_type(word: str) -> bool:
-    return word.startswith(("ssh-", "ecdsa-", "sk-"))
-
-
 def parse_signers(text: str, where: str) -> Signers:
-    """Read an allowed-signers file. Lines marked ``cert-authority`` are skipped (a CA
-    key is not a player's key). Raises UsageError naming the line of a malformed one."""
-    signers = Signers()
+    """Read an allowed-signers file (lines as referee/signers.py reads them). Lines
+    marked ``cert-authority`` are skipped (a CA key is not a player's key). Raises
+    UsageError naming the line of a malformed one."""
+    found = Signers()
     for number, line in enumerate(text.splitlines(), 1):
-        line = line.strip()
-        if not line or line.startswith("#"):
-            continue
         try:
-            words = shlex.split(line, comments=False)
-        except ValueError:
-            raise UsageError(f"{where} line {number}: unbalanced quotes") from None
-        at = next((i for i, w in enumerate(words) if i >= 1 and _is_key_type(w)), None)
-        if at is None or at > 2 or at + 1 >= len(words):
-            raise UsageError(f"{where} line {number}: expected PRINCIPALS [OPTIONS] KEYTYPE "
-                             "KEY [COMMENT]")
-        options = words[1].lower().split(",") if at == 2 else []
-        if "cert-authority" in options:
+            parsed = signers.parse_line(line)
+        except ValueError as exc:
+            raise signers.SignersError(f"{where} line {number}: {signers.reason(exc)}"
+                                       ) from None
+        if parsed is None:
             continue
-        key = f"{words[at]} {words[at + 1]}"
-        try:
-            base64.b64decode(words[at + 1], validate=True)
-        except binascii.Error:
-            raise UsageError(f"{where} line {number}: the key is not base64") from None
-        target = signers.keys if words[at] in AGE_KEY_TYPES else signers.unusable
-        for principal in words[0].split(","):
+        principals, options, key = parsed
+        if "cert-authority" in options.lower().split(","):
+            continue
+        target = found.keys if key.split()[0] in AGE_KEY_TYPES else found.unusable
+        for principal in principals:
             known = target.setdefault(principal, [])
             if key not in known:
                 known.append(key)
-    return signers
+    return found
 
 
 def read_signers(path: Path) -> Signers:
@@ -100,10 +85,7 @@ def read_signers(path: Path) -> Signers:
     return parse_signers(text, str(path))
 
 
-def fingerprint(key: str) -> str:
-    """The key's fingerprint as ``ssh-keygen -l`` prints it (SHA256:...)."""
-    blob = base64.b64decode(key.split()[1])
-    return "SHA256:" + base64.b64encode(hashlib.sha256(blob).digest()).decode().rstrip("=")
+fingerprint = signers.fingerprint
 
 
 # --- writing the views -----------------------------------------------------------------

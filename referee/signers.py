@@ -79,6 +79,11 @@ def parse_line(line: str) -> tuple[list[str], str, str] | None:
     return words[0].split(","), options, f"{words[at]} {words[at + 1]}"
 
 
+def reason(exc: ValueError) -> str:
+    """What :func:`parse_line`'s error says, in the file's own terms."""
+    return "unbalanced quotes" if "quotation" in str(exc) else str(exc)
+
+
 def parse(text: str, where: str) -> set[Grant]:
     """Every grant of an allowed-signers file. Raises SignersError naming the line."""
     grants: set[Grant] = set()
@@ -86,8 +91,7 @@ def parse(text: str, where: str) -> set[Grant]:
         try:
             parsed = parse_line(line)
         except ValueError as exc:
-            reason = "unbalanced quotes" if "quotation" in str(exc) else str(exc)
-            raise SignersError(f"{where} line {number}: {reason}") from None
+            raise SignersError(f"{where} line {number}: {reason(exc)}") from None
         if parsed is not None:
             principals, options, key = parsed
             grants |= {Grant(p, key, options) for p in principals}
