@@ -378,3 +378,58 @@ def test_views_follow_an_allowed_rotation(repo: Path, keys, tmp_path_factory) ->
         done = sh(repo, "referee", "view", "views/s.ben.age", "-i", keys[old][0],
                   check=False)
         assert done.returncode == 1 and "was not encrypted to the key" in done.stderr
+
+
+# --- the rules as pure functions (no git) -------------------------------------------------
+
+
+def fake_key(name: str) -> str:
+    import base64
+    import hashlib
+
+    return "ssh-ed25519 " + base64.b64encode(hashlib.sha256(name.encode()).digest()).decode()
+
+
+BASE_TEXT = "".join(f"{p} {fake_key(p)}\n" for p in ("gm", "ann", "ben"))
+
+
+@pytest.mark.parametrize(("new", "signer", "expected"), [
+    (BASE_TEXT + f"ann {fake_key('ann2')}\n", "ann", None),
+    (BASE_TEXT.replace(fake_key("ann"), fake_key("ann2")), "ann", None),
+    (BASE_TEXT + f"ann {fake_key('ann2')}\n", "", "adds a key for ann"),
+    (BASE_TEXT + f"ben {fake_key('eve')}\n", "ann", "adds a key for ben"),
+    (BASE_TEXT + f"ben {fake_key('eve')}\n", "gm", None),
+    (BASE_TEXT + f'ben namespaces="git" {fake_key("ben")}\n', "ann", "adds a key for ben"),
+    (BASE_TEXT.replace(f"ben {fake_key('ben')}", f'ben valid-before="20000101" '
+                                                 f"{fake_key('ben')}"), "ann",
+     "removes a key of ben"),
+    (BASE_TEXT + f"cat {fake_key('cat')}\n", "cat", "adds the first key of cat"),
+    (BASE_TEXT + f"cat {fake_key('cat')}\n", "gm", None),
+    (BASE_TEXT + f"gm {fake_key('ann2')}\n", "ann", "adds a gm key"),
+    (BASE_TEXT.replace(f"ann {fake_key('ann')}\n", ""), "ann", "removes ann's last key"),
+    (BASE_TEXT.replace(f"ann {fake_key('ann')}\n", ""), "gm", None),
+    (BASE_TEXT.replace(f"gm {fake_key('gm')}\n", ""), "gm", "removes the last gm key"),
+    (BASE_TEXT + f"Ben {fake_key('eve')}\n", "gm", "names 'Ben'"),
+    (BASE_TEXT + f"* {fake_key('eve')}\n", "gm", "names '*'"),
+    (BASE_TEXT + f"ann,ben {fake_key('ann2')}\n", "ann", "adds a key for ben"),
+    ("# shuffled\n" + "".join(reversed(BASE_TEXT.splitlines(keepends=True))), "", None),
+    (None, "gm", "may not be deleted"),
+])
+def test_the_rules(new: str | None, signer: str, expected: str | None) -> None:
+    from referee import signers
+
+    found = signers.change_problems(BASE_TEXT, new, frozenset([signer] if signer else []),
+                                    "commit c", ".referee/allowed_signers")
+    if expected is None:
+        assert found == []
+    else:
+        assert found and expected in " ".join(found), found
+
+
+def test_a_line_that_cannot_be_read_is_named() -> None:
+    from referee import signers
+
+    with pytest.raises(signers.SignersError) as caught:
+        signers.change_problems(BASE_TEXT, BASE_TEXT + "ben ssh-ed25519 not*base64\n",
+                                frozenset(["gm"]), "commit c", "S")
+    assert caught.value.message == "S at commit c line 4: the key is not base64"
