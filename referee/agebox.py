@@ -8,37 +8,34 @@ KEYTYPE BASE64 [COMMENT]``, where a principal is a player id.
 
 age ciphertexts differ on every encryption, so "rewrite only when changed" cannot compare
 files. A clear index (``STEM.views.json``) stores, per player, an HMAC-SHA256 of the
-plaintext under a key derived from the game's secret seed, and the fingerprints of the
-keys it was encrypted to; a view is re-encrypted only when one of them changes. The HMAC
-reveals nothing about the view to anyone without the seed (a plain hash would: a hand
-can be guessed and hashed).
+plaintext under a key derived from the game's secret seed, the fingerprints of the
+keys it was encrypted to, and an HMAC of the encrypted file itself; a view is
+re-encrypted when one of them changes, and so is a file somebody replaced (a forged
+view: the referee cannot decrypt it, but its HMAC no longer matches, and nobody without
+the seed can make one that does). The HMACs reveal nothing about the view to anyone
+without the seed (a plain hash would: a hand can be guessed and hashed). What is inside a
+view, and how a player verifies it: referee/viewsign.py.
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
 import hashlib
 import hmac
 import json
-import os
-import shlex
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from referee.errors import RefereeError, UsageError
+from referee import fileio, signers, viewsign
+from referee.errors import GameFileError, UsageError
+from referee.viewsign import ViewError
 
 INDEX_FORMAT = "referee-views/1"
-VIEW_FORMAT = "referee-view/1"
+VIEW_FORMAT = viewsign.VIEW_FORMAT
 AGE_KEY_TYPES = ("ssh-ed25519", "ssh-rsa")  # the SSH keys age can encrypt to
 DEFAULT_IDENTITIES = ("~/.ssh/id_ed25519", "~/.ssh/id_rsa")
-
-
-class ViewError(RefereeError):
-    """An encrypted view cannot be read (wrong key, damaged file)."""
+__all__ = ["ViewError"]
 
 
 # --- the allowed-signers file ----------------------------------------------------------
@@ -52,40 +49,28 @@ class Signers:
     unusable: dict[str, list[str]] = field(default_factory=dict)  # other key types
 
 
-def _is_key_type(word: str) -> bool:
-    return word.startswith(("ssh-", "ecdsa-", "sk-"))
-
-
 def parse_signers(text: str, where: str) -> Signers:
-    """Read an allowed-signers file. Lines marked ``cert-authority`` are skipped (a CA
-    key is not a player's key). Raises UsageError naming the line of a malformed one."""
-    signers = Signers()
+    """Read an allowed-signers file (lines as referee/signers.py reads them). Lines
+    marked ``cert-authority`` are skipped (a CA key is not a player's key). Raises
+    UsageError naming the line of a malformed one."""
+    found = Signers()
     for number, line in enumerate(text.splitlines(), 1):
-        line = line.strip()
-        if not line or line.startswith("#"):
-            continue
         try:
-            words = shlex.split(line, comments=False)
-        except ValueError:
-            raise UsageError(f"{where} line {number}: unbalanced quotes") from None
-        at = next((i for i, w in enumerate(words) if i >= 1 and _is_key_type(w)), None)
-        if at is None or at > 2 or at + 1 >= len(words):
-            raise UsageError(f"{where} line {number}: expected PRINCIPALS [OPTIONS] KEYTYPE "
-                             "KEY [COMMENT]")
-        options = words[1].lower().split(",") if at == 2 else []
-        if "cert-authority" in options:
+            parsed = signers.parse_line(line)
+        except ValueError as exc:
+            raise signers.SignersError(f"{where} line {number}: {signers.reason(exc)}"
+                                       ) from None
+        if parsed is None:
             continue
-        key = f"{words[at]} {words[at + 1]}"
-        try:
-            base64.b64decode(words[at + 1], validate=True)
-        except binascii.Error:
-            raise UsageError(f"{where} line {number}: the key is not base64") from None
-        target = signers.keys if words[at] in AGE_KEY_TYPES else signers.unusable
-        for principal in words[0].split(","):
+        principals, options, key = parsed
+        if "cert-authority" in options.lower().split(","):
+            continue
+        target = found.keys if key.split()[0] in AGE_KEY_TYPES else found.unusable
+        for principal in principals:
             known = target.setdefault(principal, [])
             if key not in known:
                 known.append(key)
-    return signers
+    return found
 
 
 def read_signers(path: Path) -> Signers:
@@ -100,10 +85,7 @@ def read_signers(path: Path) -> Signers:
     return parse_signers(text, str(path))
 
 
-def fingerprint(key: str) -> str:
-    """The key's fingerprint as ``ssh-keygen -l`` prints it (SHA256:...)."""
-    blob = base64.b64decode(key.split()[1])
-    return "SHA256:" + base64.b64encode(hashlib.sha256(blob).digest()).decode().rstrip("=")
+fingerprint = signers.fingerprint
 
 
 # --- writing the views -----------------------------------------------------------------
@@ -114,34 +96,19 @@ def views_key(seed: str) -> bytes:
     return hmac.new(seed.encode(), b"referee-views", hashlib.sha256).digest()
 
 
-def view_document(game_id: str, file: str, player: str, moves: int, text: str,
-                  status: Mapping[str, Any]) -> bytes:
-    """The plaintext of a player's view: JSON with the status text and the status
-    object (``referee status --as P`` and ``--json``). Deterministic."""
-    doc = {"format": VIEW_FORMAT, "game": game_id, "file": file, "player": player,
-           "moves": moves, "text": text, "status": status}
-    return (json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode()
-
-
 def write_atomic(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file and a rename. Raises
-    UsageError when the folder cannot be written."""
+    """Write ``data`` to ``path`` atomically (referee.fileio.write_atomic). Raises
+    UsageError when it cannot be written."""
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    except OSError as exc:
-        raise UsageError(f"cannot write in {path.parent}: {exc.strerror}") from None
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except OSError as exc:
-        os.unlink(tmp)
-        raise UsageError(f"cannot write {path}: {exc.strerror}") from None
-    except BaseException:
-        os.unlink(tmp)
-        raise
+        fileio.write_atomic(path, data, what="view file")
+    except GameFileError as exc:
+        raise UsageError(exc.message, hints=exc.hints) from None
+
+
+def file_mac(mac_key: bytes, ciphertext: bytes) -> str:
+    """The index's HMAC of an encrypted view file as the referee wrote it."""
+    return hmac.new(mac_key, b"referee-view-file\0" + hashlib.sha256(ciphertext).digest(),
+                    hashlib.sha256).hexdigest()
 
 
 def remove(path: Path) -> None:
@@ -177,6 +144,7 @@ class ViewsReport:
     unchanged: list[str] = field(default_factory=list)
     no_key: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)  # stale views of players now keyless
+    replaced: list[str] = field(default_factory=list)  # files that were not the referee's
     public_written: bool = False
     files: dict[str, str] = field(default_factory=dict)  # player or "public" -> file name
 
@@ -202,12 +170,19 @@ def write_views(out: Path, stem: str, game_id: str, mac_key: bytes,
             continue
         entry = {"file": name, "keys": [fingerprint(k) for k in keys],
                  "mac": hmac.new(mac_key, plaintext, hashlib.sha256).hexdigest()}
-        entries[player] = entry
         report.files[player] = name
-        if old.get(player) == entry and target.exists():
+        before = old.get(player, {})
+        same = {k: before.get(k) for k in entry} == entry if isinstance(before, dict) \
+            else False
+        if same and _file_ok(target, mac_key, before.get("file_mac")):
+            entries[player] = before
             report.unchanged.append(player)
             continue
-        write_atomic(target, _encrypt(plaintext, keys))
+        if same and target.exists():
+            report.replaced.append(player)  # the view is the same, the file is not ours
+        ciphertext = _encrypt(plaintext, keys)
+        write_atomic(target, ciphertext)
+        entries[player] = {**entry, "file_mac": file_mac(mac_key, ciphertext)}
         report.written.append(player)
     public_path = out / f"{stem}.public.txt"
     report.files["public"] = public_path.name
@@ -220,6 +195,16 @@ def write_views(out: Path, stem: str, game_id: str, mac_key: bytes,
     if not index_path.exists() or index_path.read_text(encoding="utf-8") != text:
         write_atomic(index_path, text.encode())
     return report
+
+
+def _file_ok(target: Path, mac_key: bytes, expected: object) -> bool:
+    """Whether ``target`` is byte for byte the file the referee wrote (its HMAC)."""
+    try:
+        data = fileio.read_bytes(target, "view file")
+    except GameFileError:
+        return False
+    return isinstance(expected, str) and hmac.compare_digest(file_mac(mac_key, data),
+                                                             expected)
 
 
 # --- reading a view --------------------------------------------------------------------
@@ -283,10 +268,4 @@ def open_view(path: Path, identity: Path) -> dict[str, Any]:
         raise ViewError(f"{path} is damaged and cannot be decrypted ({exc})",
                         hints=["fetch it again, or ask for it to be rewritten by "
                                "`referee views`"]) from None
-    try:
-        doc = json.loads(plaintext)
-    except (ValueError, UnicodeDecodeError):
-        doc = None
-    if not isinstance(doc, dict) or doc.get("format") != VIEW_FORMAT:
-        raise ViewError(f"{path} decrypts, but is not a referee view")
-    return doc
+    return viewsign.parse(plaintext, str(path))

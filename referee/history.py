@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from referee import gamefile, identity, seats, secret
+from referee import gamefile, identity, seats, secret, signers
 from referee.engine import Match
 from referee.errors import GameFileError, ReplayError, UsageError
 from referee.rng import commitment
@@ -396,9 +396,33 @@ def author_of(gf: gamefile.GameFile, by: str | None, github: str | None) -> str 
 @dataclass
 class Signed:
     commit: str
-    signer: str | None  # the principal (player id) of a good signature, else None
+    signer: str | None  # the principals of a good signature (", "-joined), else None
     status: str  # git's %G?: G good, B bad, U unknown validity, N none, E cannot check, ...
     parents: list[str]
+    principals: frozenset[str] = frozenset()  # what the anchor lists the signing key for
+
+
+def _verify(repo: Repo, anchor: bytes, revs: Sequence[str]) -> list[Signed]:
+    """Each commit of ``revs`` (git log arguments) with its signature as git verifies it
+    against the allowed-signers text ``anchor``, oldest first. The principals come from
+    the anchor's lines for the signing key's fingerprint (referee/signers.py), so a key
+    listed for several principals signs for each of them."""
+    try:
+        grants = signers.parse(anchor.decode("utf-8"), SIGNERS)
+    except UnicodeDecodeError:
+        raise UsageError(f"{SIGNERS} is not UTF-8 text") from None
+    with tempfile.NamedTemporaryFile("wb", suffix=".signers") as f:
+        f.write(anchor)
+        f.flush()
+        out = repo.git("-c", f"gpg.ssh.allowedSignersFile={f.name}", "log",
+                       "--format=%H%x00%G?%x00%GK%x00%P", *revs)
+    commits = []
+    for line in out.decode().splitlines():
+        sha, status, key, parents = line.split("\0")
+        found = signers.principals_of(grants, key) if status == "G" and key else frozenset()
+        commits.append(Signed(sha, ", ".join(sorted(found)) or None, status,
+                              parents.split(), found))
+    return list(reversed(commits))
 
 
 def signed_commits(repo: Repo, signers_rel: str) -> list[Signed]:
@@ -411,17 +435,7 @@ def signed_commits(repo: Repo, signers_rel: str) -> list[Signed]:
         raise UsageError(f"--signed: no {signers_rel} at {repo.rev[:12]}",
                          hints=["commit the allowed-signers file (git's format: "
                                 "PLAYER KEYTYPE KEY) before signed moves are checked"])
-    with tempfile.NamedTemporaryFile("wb", suffix=".signers") as f:
-        f.write(allowed)
-        f.flush()
-        out = repo.git("-c", f"gpg.ssh.allowedSignersFile={f.name}", "log",
-                       "--format=%H%x00%G?%x00%GS%x00%P", f"{repo.rev}..HEAD")
-    commits = []
-    for line in out.decode().splitlines():
-        sha, status, signer, parents = line.split("\0")
-        commits.append(Signed(sha, signer if status == "G" and signer else None, status,
-                              parents.split()))
-    return list(reversed(commits))
+    return _verify(repo, allowed, [f"{repo.rev}..HEAD"])
 
 
 def check_signed(repo: Repo, signers_rel: str, paths: Sequence[str]) -> list[str]:
@@ -475,7 +489,7 @@ def _commit_entries(repo: Repo, c: Signed, rel: str) -> list[str]:
         return [f"commit {c.commit[:12]} rewrites the history of {rel}"]
     bots = _bot_entries(after_raw)
     strangers = [e for e in after[len(before):]
-                 if not isinstance(e, dict) or (e.get("by") != c.signer
+                 if not isinstance(e, dict) or (e.get("by") not in c.principals
                                                 and e.get("n") not in bots)]
     if strangers:
         return [f"commit {c.commit[:12]} signed by {c.signer} adds entry "
@@ -507,3 +521,88 @@ def _bot_entries(raw: bytes) -> set[int]:
     except (ValueError, KeyError, TypeError, AttributeError, RecursionError):
         return set()
     return found
+
+
+# --- changes to the allowed-signers file ----------------------------------------------
+
+
+def check_signers_file(repo: Repo, signers_rel: str, may_create: bool) -> list[str]:
+    """Every commit in REV..HEAD that changes the allowed-signers file does so as its
+    owners allow (referee/signers.py), its signer taken from the file as it is at REV
+    (the anchor). When REV has no file, the commit that creates it is the bootstrap and
+    its file the anchor of the later commits; ``may_create`` is False for a pull request,
+    which may not create it. Merge commits are judged by the result: the file at HEAD
+    must be REV's with only the changes allowed commits made. Returns the problems."""
+    base = repo.show(repo.rev, signers_rel) if repo.rev is not None else None
+    touching = _touching(repo, signers_rel)
+    if not touching:
+        return []
+    anchor, problems = base, []
+    added: set[signers.Grant] = set()
+    removed: set[signers.Grant] = set()
+    try:
+        for sha, parents in touching:
+            if len(parents) > 1:
+                continue  # a merge: judged by the result at HEAD, below
+            old = repo.show(parents[0], signers_rel) if parents else None
+            new = repo.show(sha, signers_rel)
+            found, anchor = _signers_commit(repo, sha, old, new, anchor, signers_rel,
+                                            may_create)
+            problems += found
+            if not found and new is not None:
+                before = signers.parse(_text(old or b""), signers_rel)
+                after = signers.parse(_text(new), signers_rel)
+                added |= after - before
+                removed |= before - after
+        if not problems:
+            head = repo.show("HEAD", signers_rel)
+            problems += signers.net_problems(
+                None if base is None else _text(base), None if head is None else _text(head),
+                added, removed, signers_rel, (repo.rev or "the first commit")[:12])
+    except signers.SignersError as exc:
+        problems.append(exc.message)
+    return problems
+
+
+def _signers_commit(repo: Repo, sha: str, old: bytes | None, new: bytes | None,
+                    anchor: bytes | None, rel: str, may_create: bool
+                    ) -> tuple[list[str], bytes | None]:
+    """(the problems of one non-merge commit's change, the anchor after it)."""
+    what = f"commit {sha[:12]}"
+    if anchor is None:
+        if new is None:
+            return [], None
+        [c] = _verify(repo, new, ["--no-walk", sha])
+        return signers.creation_problems(_text(new), c.principals, may_create, what,
+                                         rel), new
+    [c] = _verify(repo, anchor, ["--no-walk", sha])
+    return signers.change_problems(None if old is None else _text(old),
+                                   None if new is None else _text(new), c.principals,
+                                   what, rel), anchor
+
+
+def _text(raw: bytes) -> str:
+    return raw.decode("utf-8", errors="replace")
+
+
+def _touching(repo: Repo, rel: str) -> list[tuple[str, list[str]]]:
+    """(commit, parents) of every commit in REV..HEAD, oldest first, whose version of
+    ``rel`` differs from one of its parents' (or that adds it, as a root commit)."""
+    revs = [f"{repo.rev}..HEAD"] if repo.rev is not None else ["HEAD"]
+    listed = repo.git("rev-list", "--reverse", "--topo-order", "--parents", *revs).decode()
+    commits = [(line.split()[0], line.split()[1:]) for line in listed.splitlines() if line]
+    names = sorted({c for c, _ in commits} | {p for _, ps in commits for p in ps})
+    blob = _blobs(repo, names, rel)
+    return [(c, ps) for c, ps in commits
+            if (any(blob[p] != blob[c] for p in ps) if ps else blob[c] is not None)]
+
+
+def _blobs(repo: Repo, commits: Sequence[str], rel: str) -> dict[str, str | None]:
+    """The blob id of ``rel`` in each commit (None where it has none), in one git call."""
+    done = subprocess.run(["git", "cat-file", "--batch-check"], cwd=repo.root,
+                          input="".join(f"{c}:{rel}\n" for c in commits).encode(),
+                          capture_output=True, check=False)
+    lines = done.stdout.decode().splitlines()
+    words = [line.split() for line in lines]
+    return {c: (w[0] if len(w) == 3 and w[1] == "blob" else None)
+            for c, w in zip(commits, words, strict=False)}

@@ -12,13 +12,23 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from referee import agebox, gamefile
+from referee import agebox, gamefile, viewsign
 from referee.cli import main
 from referee.engine import get_game
 from referee.errors import UsageError
 from referee.rng import Rng
+from tests.ci import UNDER_CI
 
 SEED = "age-views-test-seed-0123456789"
+GAME_IDS = {"staufer": "g1", "dynasties": "g2"}  # one id per game: views refuse twins
+
+
+def need(tool: str) -> None:
+    """Skip without ``tool`` on a laptop; under CI=true, where it is installed, fail."""
+    if shutil.which(tool) is None:
+        if UNDER_CI:
+            pytest.fail(f"{tool} is required under CI=true and is not installed")
+        pytest.skip(f"{tool} is not installed")
 
 
 def run(*args: object) -> Result:
@@ -29,8 +39,7 @@ def run(*args: object) -> Result:
 def keys(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """SSH keys made by ssh-keygen: ann, ben, ann-rsa (a second key of ann's), locked
     (passphrase-protected) and ec (ecdsa, which age cannot use)."""
-    if shutil.which("ssh-keygen") is None:
-        pytest.skip("ssh-keygen is not installed")
+    need("ssh-keygen")
     folder = tmp_path_factory.mktemp("keys")
     for name, kind, passphrase in (("ann", "ed25519", ""), ("ben", "ed25519", ""),
                                    ("ann-rsa", "rsa", ""), ("locked", "ed25519", "pw"),
@@ -66,7 +75,7 @@ def play_sealed(tmp_path: Path, name: str) -> None:
     """A sealed 3-player game of ``name`` well into play (hands and draws exist)."""
     path, secret = tmp_path / "g.json", tmp_path / "keep.secret"
     assert run("new", name, path, "--players", "ann,ben,cat", "--sealed", "--insecure-seed",
-               "--seed", SEED, "--secret-out", secret, "--id", "g1").exit_code == 0
+               "--seed", SEED, "--secret-out", secret, "--id", GAME_IDS[name]).exit_code == 0
     chooser = Rng("age-choices")
     for _ in range(20):
         public = json.loads(run("status", path, "--json", "--secret", secret).output)
@@ -181,9 +190,9 @@ def _plaintext(path: Path, player: str) -> bytes:
     from referee.cli.common import load, status_json, status_text
 
     gf, match = load(path, path.parent / "keep.secret")
-    return agebox.view_document("g1", path.name, player, len(gf.log),
-                                status_text(gf, match, player, path.name),
-                                status_json(gf, match, player))
+    return viewsign.document(gf, SEED, path.name, player,
+                             status_text(gf, match, player, path.name),
+                             status_json(gf, match, player))
 
 
 def test_files_are_rewritten_only_when_their_view_changes(
@@ -254,8 +263,7 @@ def test_a_withdrawn_key_removes_the_old_view(game: tuple[Path, Path], signers: 
 def test_views_go_to_out_and_default_signers_are_in_the_repository(
         game: tuple[Path, Path], keys: Path, tmp_path: Path) -> None:
     path, secret = game
-    if shutil.which("git") is None:
-        pytest.skip("git is not installed")
+    need("git")
     subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
     (tmp_path / ".referee").mkdir()
     (tmp_path / ".referee" / "allowed_signers").write_text(
@@ -343,29 +351,61 @@ def test_views_of_a_sealed_game_need_the_secret(game: tuple[Path, Path], signers
                                                              "keep.secret"]
 
 
-def test_view_says_when_the_game_has_moved_on(game: tuple[Path, Path], signers: Path,
-                                              keys: Path, tmp_path: Path) -> None:
-    path, secret = game
-    write_views(game, signers)
-    view = path.parent / "g.ann.age"
-    assert run("view", view, "-i", keys / "ann").stderr == ""
+def one_move(path: Path, secret: Path) -> None:
     public = json.loads(run("status", path, "--json", "--secret", secret).output)
     player = public["to_move"][0]
     legal = json.loads(run("status", path, "--as", player, "--json", "--secret",
                            secret).output)["legal"]
     assert run("move", path, "--as", player, legal[0], "--secret", secret).exit_code == 0
+
+
+def test_an_old_view_is_refused_once_the_game_moved_on(game: tuple[Path, Path],
+                                                        signers: Path, keys: Path,
+                                                        tmp_path: Path) -> None:
+    """An old view is genuine but misleading (a hand since played): refused, whether CI
+    has not written the new one yet or somebody put the old file back."""
+    path, secret = game
+    write_views(game, signers)
+    view = path.parent / "g.ann.age"
+    old = view.read_bytes()
+    assert run("view", view, "-i", keys / "ann").stderr == ""
+    one_move(path, secret)
     moves = len(json.loads(path.read_text())["log"])
     result = run("view", view, "-i", keys / "ann")
-    assert result.exit_code == 0
-    assert result.stderr == (f"note: this view is of move {moves - 1}, but {path} has "
-                             f"{moves} entries now: its view has not been written yet\n")
+    assert (result.exit_code, result.stdout) == (1, "")
+    assert result.stderr == (f"error: {view} is an old view: it shows move {moves - 1}, but "
+                             f"{path} has {moves} entries (an old view put back, or the "
+                             "publish job has not written the new one yet)\n"
+                             "  pull again after the publish job has run\n")
+    write_views(game, signers)
+    assert run("view", view, "-i", keys / "ann").exit_code == 0
+    view.write_bytes(old)  # the old view re-committed
+    assert "is an old view" in run("view", view, "-i", keys / "ann").stderr
+    again = write_views(game, signers)  # and the publish job puts the right one back
+    assert "  ann: g.ann.age written (the file there was not the referee's)" in again.stdout
+    assert run("view", view, "-i", keys / "ann").exit_code == 0
     (tmp_path / "elsewhere").mkdir()
     moved = tmp_path / "elsewhere" / "g.ann.age"
     shutil.copy(view, moved)
-    assert run("view", moved, "-i", keys / "ann").stderr == ""  # no game file beside it
-    assert run("view", moved, "-i", keys / "ann", "--game", path).stderr == (
-        f"note: this view is of move {moves - 1}, but {path} has {moves} entries now: "
-        "its view has not been written yet\n")
+    lost = run("view", moved, "-i", keys / "ann")
+    assert (lost.exit_code, lost.stderr) == (
+        1, f"error: cannot verify {moved}: the game file it is of (g.json) is not at hand\n"
+           "  give --game FILE (the game file from the repository)\n")
+    assert run("view", moved, "-i", keys / "ann", "--game", path).exit_code == 0
+
+
+def test_a_view_newer_than_the_game_file_is_shown_with_a_note(
+        game: tuple[Path, Path], signers: Path, keys: Path, tmp_path: Path) -> None:
+    path, secret = game
+    behind = tmp_path / "behind.json"
+    shutil.copy(path, behind)
+    one_move(path, secret)
+    write_views(game, signers)
+    result = run("view", path.parent / "g.ann.age", "-i", keys / "ann", "--game", behind)
+    moves = len(json.loads(path.read_text())["log"])
+    assert result.exit_code == 0
+    assert result.stderr == (f"note: this view is of move {moves}, but {behind} has only "
+                             f"{moves - 1} entries: pull to see the moves since\n")
 
 
 def test_view_with_another_game(written: Path, keys: Path, tmp_path: Path) -> None:
@@ -373,7 +413,8 @@ def test_view_with_another_game(written: Path, keys: Path, tmp_path: Path) -> No
     assert run("new", "staufer", other, "--players", "ann,ben", "--id", "o1").exit_code == 0
     result = run("view", written, "-i", keys / "ann", "--game", other)
     assert (result.exit_code, result.stderr) == (
-        2, f"error: {other} is game o1, but the view is of game g1\n")
+        1, f"error: {written} is a view of game g1, but {other} is game o1: it was swapped "
+           "for another game's view\n")
 
 
 # --- reading a view: errors ------------------------------------------------------------
@@ -386,7 +427,7 @@ def written(game: tuple[Path, Path], signers: Path) -> Path:
 
 
 def test_a_damaged_view(written: Path, keys: Path) -> None:
-    damaged = written.with_name("damaged.age")
+    damaged = written.with_name("damaged.ann.age")
     data = bytearray(written.read_bytes())
     data[-5] ^= 0xFF
     damaged.write_bytes(bytes(data))
@@ -398,13 +439,13 @@ def test_a_damaged_view(written: Path, keys: Path) -> None:
 
 
 def test_a_file_that_is_not_age(written: Path, keys: Path) -> None:
-    result = run("view", written.with_name("g.public.txt"), "-i", keys / "ann")
+    result = run("view", written.with_name("g.public.txt"), "-i", keys / "ann", "--as", "ann")
     assert (result.exit_code, result.stderr) == (
         1, f"error: {written.with_name('g.public.txt')} is not an age-encrypted view\n")
 
 
 def test_an_age_file_that_is_not_a_view(written: Path, keys: Path) -> None:
-    other = written.with_name("other.age")
+    other = written.with_name("other.ann.age")
     other.write_bytes(agebox._encrypt(b"hello", [public_key(keys, "ann")]))
     result = run("view", other, "-i", keys / "ann")
     assert (result.exit_code, result.stderr) == (
@@ -490,3 +531,278 @@ def test_a_bad_signers_file_is_a_usage_error(game: tuple[Path, Path], tmp_path: 
     missing = write_views(game, tmp_path / "none")
     assert missing.exit_code == 2
     assert missing.stderr.startswith(f"error: no allowed-signers file at {tmp_path / 'none'}")
+
+
+# --- views a player can trust: forged, swapped, other games', padded ----------------------
+
+FORGED = "99 = FORGED CARD"
+
+
+def decrypt(path: Path, keys: Path, name: str) -> dict:
+    """What the holder of key ``name`` reads in ``path`` (the attacker's own view)."""
+    import pyrage
+
+    identity = pyrage.ssh.Identity.from_buffer((keys / name).read_bytes())
+    return json.loads(pyrage.decrypt(path.read_bytes(), [identity]))
+
+
+def encrypt_to(path: Path, keys: Path, name: str, doc: dict) -> None:
+    """What anybody can do: encrypt a document to a player's public key."""
+    path.write_bytes(agebox._encrypt(json.dumps(doc).encode(), [public_key(keys, name)]))
+
+
+def forge(doc: dict) -> dict:
+    forged = json.loads(json.dumps(doc))
+    forged["text"] = forged["text"].replace("\n", f"\n{FORGED}\n", 2)
+    return forged
+
+
+def test_a_forged_view_is_refused_and_views_rewrites_it(written: Path, keys: Path,
+                                                        game: tuple[Path, Path],
+                                                        signers: Path) -> None:
+    genuine = decrypt(written, keys, "ann")
+    assert run("view", written, "-i", keys / "ann").exit_code == 0  # control
+    unsigned = {k: v for k, v in forge(genuine).items() if k != "signature"}
+    attacker = vouch_doc_signed_by_another_key(forge(genuine))
+    for doc in (forge(genuine), unsigned, attacker):
+        encrypt_to(written, keys, "ann", doc)
+        result = run("view", written, "-i", keys / "ann")
+        assert (result.exit_code, result.stdout) == (1, "")
+        assert result.stderr == (
+            f"error: {written} is not signed by the referee of {game[0]}: it is forged or "
+            "damaged, do not trust what it shows\n  the next run of `referee views` (the "
+            "publish job) rewrites it; tell the game master\n")
+        assert FORGED not in result.output
+    index = game[0].parent / "g.views.json"
+    data = json.loads(index.read_text())  # the forger also "fixes" the index
+    data["views"]["ann"]["file_mac"] = hashlib.sha256(written.read_bytes()).hexdigest()
+    index.write_text(json.dumps(data))
+    again = write_views(game, signers)
+    assert again.stdout.splitlines()[:2] == [
+        "  ann: g.ann.age written (the file there was not the referee's)",
+        "  ben: g.ben.age unchanged"]
+    shown = run("view", written, "-i", keys / "ann")
+    assert shown.exit_code == 0 and FORGED not in shown.output
+    assert write_views(game, signers).stdout.startswith("  ann: g.ann.age unchanged\n")
+
+
+def vouch_doc_signed_by_another_key(doc: dict) -> dict:
+    """A correct XEdDSA signature, by a key of the forger's own."""
+    import base64
+
+    from referee import vouch, xeddsa
+
+    forged = {k: v for k, v in doc.items() if k != "signature"}
+    secret = vouch._derive("the forger's seed", b"age-identity")
+    sig = xeddsa.sign(secret, viewsign._message(forged))
+    forged["signature"] = {"alg": "xeddsa-25519", "key": vouch.recipient("the forger's seed"),
+                           "sig": base64.b64encode(sig).decode()}
+    return forged
+
+
+def test_a_swapped_view_is_refused(written: Path, keys: Path) -> None:
+    """ben decrypts his own genuine view and puts it, encrypted to ann, in g.ann.age."""
+    bens = decrypt(written.with_name("g.ben.age"), keys, "ben")
+    encrypt_to(written, keys, "ann", bens)
+    result = run("view", written, "-i", keys / "ann")
+    assert (result.exit_code, result.stderr) == (
+        1, f"error: {written} is ben's view, not ann's: it was swapped for another player's "
+           "view\n")
+    renamed = written.with_name("g.ben.age")  # ann's own file, named as ben's
+    renamed.write_bytes(written.read_bytes())
+    assert run("view", renamed, "-i", keys / "ann", "--as", "ann").exit_code == 1
+
+
+def test_a_view_of_another_game_is_refused(written: Path, keys: Path, signers: Path,
+                                           played: dict[str, Path], tmp_path: Path) -> None:
+    """ann's genuine view of another game (same players) copied over her view of g."""
+    other = tmp_path / "o"
+    other.mkdir()
+    path, secret = sealed_game(other, played, "dynasties")
+    assert run("views", path, "--signers", signers, "--secret", secret).exit_code == 0
+    written.write_bytes((other / "g.ann.age").read_bytes())
+    result = run("view", written, "-i", keys / "ann")
+    assert (result.exit_code, result.stderr) == (
+        1, f"error: {written} is a view of game g2, but {written.with_name('g.json')} is "
+           "game g1: it was swapped for another game's view\n")
+    assert run("view", other / "g.ann.age", "-i", keys / "ann").exit_code == 0  # genuine
+    assert run("view", written, "-i", keys / "ann", "--game", path).exit_code == 0
+    assert "swapped for another game's view" in run(
+        "view", written, "-i", keys / "ann", "--game", written.with_name("g.json")).stderr
+
+
+def test_an_unsigned_old_format_view_is_refused(written: Path, keys: Path) -> None:
+    doc = decrypt(written, keys, "ann")
+    doc["format"] = "referee-view/1"
+    encrypt_to(written, keys, "ann", doc)
+    result = run("view", written, "-i", keys / "ann")
+    assert (result.exit_code, result.stderr) == (
+        1, f"error: {written} was written by an older referee and carries no signature, so "
+           "it cannot be trusted\n  `referee views` (the publish job) rewrites it\n")
+
+
+@pytest.mark.parametrize("name", ["staufer", "dynasties"])
+def test_views_are_padded_so_sizes_tell_nothing(name: str, tmp_path: Path,
+                                                played: dict[str, Path], keys: Path,
+                                                signers: Path) -> None:
+    path, secret = sealed_game(tmp_path, played, name)
+    sizes = []
+    for _ in range(3):
+        assert run("views", path, "--signers", signers, "--secret", secret).exit_code == 0
+        hands = [decrypt(path.with_name(f"g.{p}.age"), keys, p)["status"]["view"]
+                 for p in ("ann", "ben")]
+        assert hands[0] != hands[1]  # different hands...
+        sizes.append({p: payload_size(path.with_name(f"g.{p}.age")) for p in ("ann", "ben")})
+        one_move(path, secret)
+    for size in sizes:
+        assert size["ann"] == size["ben"]  # ...the same size
+    assert len({s["ann"] for s in sizes}) == 1  # and the same after moves
+    from referee.cli.common import load, status_json, status_text
+
+    gf, match = load(path, secret)
+    plain = viewsign.document(gf, SEED, "g.json", "ann", status_text(gf, match, "ann", "g"),
+                              status_json(gf, match, "ann"))
+    assert len(plain) >= 4096 and len(plain) & (len(plain) - 1) == 0
+
+
+def payload_size(path: Path) -> int:
+    """The length of an age file after its header (whose size varies at random: rage
+    adds "grease" stanzas of random length, which tell nothing)."""
+    data = path.read_bytes()
+    end = data.index(b"\n---")
+    return len(data) - data.index(b"\n", end + 1) - 1
+
+
+def test_two_files_with_one_game_id_get_no_views(game: tuple[Path, Path], signers: Path
+                                                 ) -> None:
+    path, secret = game
+    twin = path.with_name("twin.json")
+    shutil.copy(path, twin)
+    result = run("views", path, twin, "--signers", signers, "--secret", secret)
+    assert result.exit_code == 1
+    assert result.stderr.splitlines() == [
+        f"error: {path}: game id 'g1' is also the id of {twin}: no views are written for "
+        "either",
+        "  one game, one file: remove the copy (`check --since` tells which is new)",
+        f"error: {twin}: game id 'g1' is also the id of {path}: no views are written for "
+        "either",
+        "  one game, one file: remove the copy (`check --since` tells which is new)"]
+    assert not list(path.parent.glob("*.age"))
+
+
+def test_views_refuse_a_header_with_a_forged_referee_key(tmp_path: Path, signers: Path
+                                                         ) -> None:
+    from referee import vouch
+
+    path, secret = tmp_path / "f.json", tmp_path / "f.secret"
+    assert run("new", "staufer", path, "--players", "ann,ben", "--sealed", "--seed",
+               SEED + "-f", "--insecure-seed", "--secret-out", secret, "--id", "f1"
+               ).exit_code == 0
+    data = json.loads(path.read_text())
+    data["rng"]["recipient"] = vouch.recipient("the forger's seed")
+    path.write_text(gamefile.dumps(data))
+    result = run("views", path, "--signers", signers, "--secret", secret)
+    assert (result.exit_code, result.stderr) == (
+        1, f"error: {path}: the header's referee key ($.rng.recipient) is not the one this "
+           "game's secret gives: the header was forged\n")
+
+
+def test_an_open_games_view_is_checked_by_replaying_it(tmp_path: Path, signers: Path,
+                                                       keys: Path,
+                                                       monkeypatch: pytest.MonkeyPatch
+                                                       ) -> None:
+    """In an open game anyone could sign (the seed is public): `view` replays instead."""
+    monkeypatch.chdir(tmp_path)
+    path = Path("o.json")
+    assert run("new", "staufer", path, "--players", "ann,ben", "--seed", "open",
+               "--id", "o1").exit_code == 0
+    assert run("views", path, "--signers", signers).exit_code == 0
+    view = Path("o.ann.age")
+    assert run("view", view, "-i", keys / "ann", "--game", path).output == run(
+        "status", path, "--as", "ann").output
+    encrypt_to(view, keys, "ann", forge(decrypt(view, keys, "ann")))
+    result = run("view", view, "-i", keys / "ann", "--game", path)
+    assert (result.exit_code, result.stderr) == (
+        1, f"error: {view} does not show what {path} shows ann at move 0: it is forged, do "
+           "not trust it\n  `referee status --as YOU` shows the real view of an open game\n")
+
+
+# --- the signature scheme ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("secret", "public", "message", "signature"), [
+    ("9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60",
+     "d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a", "",
+     "e5564300c360ac729086e2cc806e828a84877f1eb8e5d974d873e065224901555fb8821590a33bacc6"
+     "1e39701cf9b46bd25bf5f0595bbe24655141438e7a100b"),
+    ("4ccd089b28ff96da9db6c346ec114e0f5b8a319f35aba624da8cf6ed4fb8a6fb",
+     "3d4017c3e843895a92b70aa74d1b7ebc9c982ccf2ec4968cc0cd55f12af4660c", "72",
+     "92a009a9f0d4cab8720e820b5f642540a2b27b5416503f8fb3762223ebdb69da085ac1e43e15996e45"
+     "8f3613d0f11d8c387b2eaeb4302aeeb00d291612bb0c00"),
+])
+def test_ed25519_arithmetic_matches_rfc_8032(secret: str, public: str, message: str,
+                                             signature: str) -> None:
+    from referee import xeddsa
+
+    sig, pub, msg = (bytes.fromhex(x) for x in (signature, public, message))
+    assert xeddsa.sign_ed25519(bytes.fromhex(secret), msg) == sig
+    assert xeddsa.verify_ed25519(pub, msg, sig)
+    assert not xeddsa.verify_ed25519(pub, msg + b"x", sig)
+    bad = bytearray(sig)
+    bad[40] ^= 1
+    assert not xeddsa.verify_ed25519(pub, msg, bytes(bad))
+
+
+def test_xeddsa_verifies_with_the_headers_age_recipient() -> None:
+    """The key that signs is the one pyrage derives the header's recipient from."""
+    from referee import vouch, xeddsa
+
+    for seed in ("one", "two", "three", "four", "five"):
+        u = viewsign.recipient_u(vouch.recipient(seed))
+        secret = vouch._derive(seed, b"age-identity")
+        assert u is not None and xeddsa.montgomery_public(secret) == u
+        sig = xeddsa.sign(secret, b"a view")
+        assert xeddsa.verify(u, b"a view", sig)
+        assert not xeddsa.verify(u, b"a viev", sig)
+        other = viewsign.recipient_u(vouch.recipient(seed + "x"))
+        assert other is not None and not xeddsa.verify(other, b"a view", sig)
+
+
+def test_a_fake_open_game_beside_the_views_does_not_vouch(game: tuple[Path, Path],
+                                                         signers: Path, keys: Path,
+                                                         tmp_path: Path) -> None:
+    """The views are in views/, the game in games/. A pull request adds views/g.json, an
+    open game of its own (anybody may add a valid new game), and its genuine-looking
+    view as views/g.ann.age: an open game's view is checked only against a game file the
+    player names, and then the ids differ."""
+    path, secret = game
+    (tmp_path / "games").mkdir()
+    real = tmp_path / "games" / "g.json"
+    shutil.copy(path, real)
+    views = tmp_path / "views"
+    assert run("views", real, "--signers", signers, "--secret", secret, "--out", views
+               ).exit_code == 0
+    fake = views / "g.json"
+    assert run("new", "staufer", fake, "--players", "ann,ben,cat", "--seed", "mine",
+               "--id", "fake").exit_code == 0
+    assert run("views", fake, "--signers", signers, "--out", tmp_path / "made").exit_code == 0
+    (views / "g.ann.age").write_bytes((tmp_path / "made" / "g.ann.age").read_bytes())
+    result = run("view", views / "g.ann.age", "-i", keys / "ann")
+    assert (result.exit_code, result.stdout) == (1, "")
+    assert result.stderr == (
+        f"error: {fake} is an open game (its seed is public, so anyone could write a view "
+        f"that matches it): {views / 'g.ann.age'} is checked only against a game file you "
+        "name\n  give --game FILE, or simply `referee status FILE --as ann`\n")
+    named = run("view", views / "g.ann.age", "-i", keys / "ann", "--game", real)
+    assert named.exit_code == 1 and "is not signed by the referee of" in named.stderr
+
+
+@pytest.mark.parametrize("field", ["moves", "player", "status", "head"])
+def test_a_view_with_fields_of_the_wrong_type(written: Path, keys: Path, field: str,
+                                              game: tuple[Path, Path]) -> None:
+    doc = decrypt(written, keys, "ann")
+    doc[field] = ["not", "this"]
+    encrypt_to(written, keys, "ann", doc)
+    result = run("view", written, "-i", keys / "ann", "--game", game[0])
+    assert (result.exit_code, result.stderr) == (
+        1, f"error: {written} decrypts, but is not a referee view\n")

@@ -467,3 +467,94 @@ def test_publish_writes_encrypted_views_and_the_site(signed_repo: dict[str, obje
     for game in ("g", "h", "sealed-2"):  # pages are named by the game id
         assert f'href="{game}/index.html"' in index
         assert (repo / "_site" / game / "index.html").exists()
+
+
+# --- views under attack in the repository (tests/test_age_views.py has the details) -----
+
+
+def test_forged_swapped_and_old_views_in_the_repository(signed_repo: dict[str, object],
+                                                        tmp_path: Path) -> None:
+    """The publish job writes signed views; a pull request then commits a forged view
+    (any file encrypted to ann's public key), ben's own view re-encrypted as ann's, or
+    ann's old view: `referee view` refuses each, and the next publish job rewrites it."""
+    import pyrage
+
+    repo, keys = signed_repo["repo"], signed_repo["keys"]
+    assert isinstance(repo, Path) and isinstance(keys, dict)
+    env = {"REFEREE_SECRET": REPO_SECRET}
+    git(repo, "checkout", "-q", "main")
+    referee(repo, "new", "staufer", "games/s.json", "--players", "ann,ben", "--sealed",
+            "--id", "sealed-3", env=env)
+    commit(repo, "a sealed game")
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(remote))
+    git(repo, "remote", "add", "origin", str(remote))
+    git(repo, "push", "-q", "origin", "main")
+
+    def publish() -> None:
+        passed(run_workflow(repo, {"github.event_name": "push",
+                                   "secrets.REFEREE_SECRET": REPO_SECRET,
+                                   "github.sha": git(repo, "rev-parse", "HEAD")},
+                            job="publish"))
+
+    def look() -> subprocess.CompletedProcess[str]:
+        return sh(repo, "referee", "view", "views/s.ann.age", "-i", keys["ann"],
+                  check=False)
+
+    publish()
+    old = (repo / "views" / "s.ann.age").read_bytes()
+    assert look().returncode == 0
+    move = legal(repo, "games/s.json", "ann", env=env)[0]
+    referee(repo, "move", "games/s.json", "--as", "ann", move, "--unchecked")
+    commit(repo, "ann moves")
+    publish()
+    ann_pub = " ".join(Path(keys["ann"] + ".pub").read_text().split()[:2])
+    to_ann = [pyrage.ssh.Recipient.from_str(ann_pub)]
+    ben_id = pyrage.ssh.Identity.from_buffer(Path(keys["ben"]).read_bytes())
+    bens = pyrage.decrypt((repo / "views" / "s.ben.age").read_bytes(), [ben_id])
+    forged = json.loads(bens)
+    forged.update(player="ann", text="99 = FORGED CARD\n" + forged["text"])
+    attacks = {"forged": (pyrage.encrypt(json.dumps(forged).encode(), to_ann),
+                          "is not signed by the referee of"),
+               "swapped": (pyrage.encrypt(bens, to_ann), "is ben's view, not ann's"),
+               "old": (old, "is an old view")}
+    for name, (data, message) in attacks.items():
+        git(repo, "checkout", "-q", "-B", "pr", "main")
+        (repo / "views" / "s.ann.age").write_bytes(data)
+        commit(repo, f"a {name} view")
+        passed(pull_request(repo, base(repo), "ben-gh"))  # views are no game files...
+        shown = look()
+        refused(shown, message)  # ...but ann's `referee view` refuses them
+        assert "FORGED" not in shown.stdout
+        git(repo, "checkout", "-q", "main")
+        git(repo, "merge", "-q", "--ff-only", "pr")
+        publish()
+        assert git(repo, "log", "-1", "--format=%s").startswith("players' views after")
+        assert look().returncode == 0, name
+
+
+def test_an_old_view_beside_an_old_copy_of_its_game_is_refused(
+        signed_repo: dict[str, object]) -> None:
+    """The attacker commits ann's old view together with views/s.json, a copy of the game
+    as it was then (a valid game file: same header, shorter log). `view` verifies with
+    the game file the signed view names (games/s.json), not the copy beside it."""
+    repo, keys = signed_repo["repo"], signed_repo["keys"]
+    assert isinstance(repo, Path) and isinstance(keys, dict)
+    env = {"REFEREE_SECRET": REPO_SECRET}
+    git(repo, "checkout", "-q", "main")
+    referee(repo, "new", "staufer", "games/s.json", "--players", "ann,ben", "--sealed",
+            "--id", "sealed-4", env=env)
+    commit(repo, "a sealed game")
+    referee(repo, "views", "games/s.json", "--out", "views", env=env)
+    old_view = (repo / "views" / "s.ann.age").read_bytes()
+    old_game = (repo / "games" / "s.json").read_bytes()
+    move = legal(repo, "games/s.json", "ann", env=env)[0]
+    referee(repo, "move", "games/s.json", "--as", "ann", move, "--unchecked")
+    referee(repo, "views", "games/s.json", "--out", "views", env=env)
+    commit(repo, "ann moves; views")
+    git(repo, "checkout", "-q", "-B", "pr", "main")
+    (repo / "views" / "s.ann.age").write_bytes(old_view)
+    (repo / "views" / "s.json").write_bytes(old_game)
+    commit(repo, "the old view, and the game as it was")
+    done = sh(repo, "referee", "view", "views/s.ann.age", "-i", keys["ann"], check=False)
+    refused(done, "is an old view", "games/s.json has 1 entries")

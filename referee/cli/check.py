@@ -221,8 +221,8 @@ def check_all(paths: list[Path], **options: Any) -> list[dict[str, Any]]:
                    "player's SSH key listed in the allowed-signers file at REV, and adds "
                    "only its signer's entries.")
 @click.option("--signers", default=history.SIGNERS, show_default=True, metavar="PATH",
-              help="With --signed: the allowed-signers file, a path in the repository (read "
-                   "as it is at REV, so a change cannot add its own key).")
+              help="The allowed-signers file, a path in the repository: --since checks every "
+                   "change to it, --signed verifies commits with it as it is at REV.")
 @click.option("--require-secret", is_flag=True,
               help="Fail on a sealed game whose secret is missing (the default when "
                    "CI=true).")
@@ -264,6 +264,9 @@ def check(paths: Sequence[Path], secret_path: Path | None, since: str | None, by
                               if (repo.root / rel).exists() or rel not in must_exist],
                              secret_path=secret_path, since=ctx, strict=strict,
                              need_secret=need_secret, vouched=vouched, bots=bots)
+        results += [{"file": signers, "ok": False, "verified": "nothing", "error": problem,
+                     "hints": []} for problem in history.check_signers_file(
+                         repo, signers, may_create=by is None and github is None)]
         if signed:
             results += [{"file": "(commits)", "ok": False, "verified": "nothing",
                          "error": problem, "hints": []}

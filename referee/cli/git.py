@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -10,7 +11,7 @@ from typing import Any
 
 import click
 
-from referee import agebox, gamefile, gitdrivers, history, secret
+from referee import agebox, gamefile, gitdrivers, history, secret, viewsign
 from referee.cli import main
 from referee.cli.common import (
     emit_json,
@@ -28,25 +29,43 @@ SIGNERS_IN_REPO = Path(history.SIGNERS)  # the file `check --signed` verifies co
 # --- views ------------------------------------------------------------------------------
 
 
+def repo_root(path: Path) -> Path | None:
+    """The root of the git work tree holding ``path`` (None outside one, or no git)."""
+    try:
+        top = subprocess.run(["git", "rev-parse", "--show-toplevel"],
+                             cwd=path.resolve().parent, capture_output=True, check=False)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    return Path(top.stdout.decode().strip()) if top.returncode == 0 else None
+
+
 def default_signers(game_path: Path) -> Path:
     """``.referee/allowed_signers`` at the root of the git repository holding the game.
     Raises UsageError outside a repository."""
-    folder = game_path.resolve().parent
-    try:
-        top = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=folder,
-                             capture_output=True, check=False)
-    except (FileNotFoundError, NotADirectoryError):
-        top = None
-    if top is None or top.returncode != 0:
+    top = repo_root(game_path)
+    if top is None:
         raise UsageError(f"{game_path} is not in a git repository, so there is no default "
                          "allowed-signers file", hints=["give --signers PATH"])
-    return Path(top.stdout.decode().strip()) / SIGNERS_IN_REPO
+    return top / SIGNERS_IN_REPO
+
+
+def repo_name(path: Path) -> str:
+    """The game file's path in its repository (its name outside one): what a view
+    names it by."""
+    top = repo_root(path)
+    if top is not None:
+        try:
+            return path.resolve().relative_to(top.resolve()).as_posix()
+        except ValueError:
+            pass
+    return path.name
 
 
 def _views_lines(path: Path, report: agebox.ViewsReport, out: Path) -> list[str]:
     lines = []
     for player in report.written:
-        lines.append(f"  {player}: {report.files[player]} written")
+        mark = " (the file there was not the referee's)" if player in report.replaced else ""
+        lines.append(f"  {player}: {report.files[player]} written{mark}")
     for player in report.unchanged:
         lines.append(f"  {player}: {report.files[player]} unchanged")
     state = "written" if report.public_written else "unchanged"
@@ -70,24 +89,42 @@ def _warnings(path: Path, report: agebox.ViewsReport, signers: agebox.Signers,
 
 def write_game_views(path: Path, out: Path, secret_path: Path | None,
                      signers: agebox.Signers) -> agebox.ViewsReport:
-    """Replay the game at ``path`` with its secret and write its views into ``out``.
-    Raises RefereeError."""
+    """Replay the game at ``path`` with its secret and write its views into ``out``,
+    each signed with the game's referee key. Raises RefereeError."""
     gf, match = load(path, secret_path)
     seed = secret.find_seed(gf, secret_path, path)
     assert seed is not None  # load() replayed, so the seed is known
+    problem = viewsign.header_key_problem(gf, seed)
+    if problem:
+        raise viewsign.ViewError(problem)
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise UsageError(f"cannot create {out}: {exc.strerror}") from None
-    name = path.name
+    name, rel = path.name, repo_name(path)
     plaintexts = {
-        p: agebox.view_document(gf.game_id, name, p, len(gf.log),
-                                status_text(gf, match, p, name), status_json(gf, match, p))
+        p: viewsign.document(gf, seed, rel, p, status_text(gf, match, p, name),
+                             status_json(gf, match, p))
         for p in gf.players
     }
     public = status_text(gf, match, None, name) + "\n"
     return agebox.write_views(out, path.stem, gf.game_id, agebox.views_key(seed),
                               plaintexts, public, signers)
+
+
+def duplicate_ids(paths: Sequence[Path]) -> dict[Path, str]:
+    """The files among ``paths`` that share their game id with another one, each with
+    the message saying so (a copy of a game with a forged header must not be served
+    beside the real one). Unreadable files are left to the caller."""
+    ids: dict[str, list[Path]] = {}
+    for path in paths:
+        try:
+            ids.setdefault(gamefile.read(path).game_id, []).append(path)
+        except RefereeError:
+            continue
+    return {p: f"game id {gid!r} is also the id of " + ", ".join(
+                str(o) for o in same if o != p) + ": no views are written for either"
+            for gid, same in ids.items() if len(same) > 1 for p in same}
 
 
 def _targets(paths: Sequence[Path], out_dir: Path | None) -> list[tuple[Path, Path]]:
@@ -120,20 +157,27 @@ def _targets(paths: Sequence[Path], out_dir: Path | None) -> list[tuple[Path, Pa
 @handles_errors
 def views(paths: Sequence[Path], signers_path: Path | None, out_dir: Path | None,
           secret_path: Path | None, require_all: bool, as_json: bool) -> None:
-    """For CI with the secret: write each player's private view encrypted to their SSH
-    keys (FILE-stem.PLAYER.age) and the public view in clear (FILE-stem.public.txt).
+    """For CI with the secret: write each player's private view, signed with the game's
+    referee key and encrypted to their SSH keys (FILE-stem.PLAYER.age), and the public
+    view in clear (FILE-stem.public.txt).
 
-    A file is rewritten only when its content changed (FILE-stem.views.json keeps a
-    keyed hash of each view). Players read theirs with `referee view`. A game that
-    fails is reported and the others' views are still written.
+    A file is rewritten only when its content changed or it is not the file this
+    command wrote (FILE-stem.views.json keeps keyed hashes of each view and file).
+    Players read and verify theirs with `referee view`. A game that fails (two files
+    with one game id included) is reported and the others' views are still written.
     """
     targets = _targets(paths, out_dir)
     signers_path = signers_path or default_signers(paths[0])
     signers = agebox.read_signers(signers_path)
     results: list[dict[str, Any]] = []
     code, missing = 0, False
+    twins = duplicate_ids(paths)
     for path, out in targets:
         try:
+            if path in twins:
+                raise viewsign.ViewError(twins[path], hints=[
+                    "one game, one file: remove the copy (`check --since` tells which is "
+                    "new)"])
             report = write_game_views(path, out, secret_path, signers)
         except RefereeError as exc:
             code = max(code, exc.exit_code)
@@ -164,15 +208,23 @@ def views(paths: Sequence[Path], signers_path: Path | None, out_dir: Path | None
 @click.option("--identity", "-i", type=click.Path(path_type=Path), metavar="KEY",
               help="Your SSH private key (default: ~/.ssh/id_ed25519, then ~/.ssh/id_rsa).")
 @click.option("--game", "game_path", type=click.Path(path_type=Path), metavar="FILE",
-              help="The game file, to say whether the view is out of date (default: the "
-                   "game's file beside the view, if there is one).")
+              help="The game file the view is of: its header holds the referee key the view "
+                   "is verified with (default: the file the view names, beside the view or "
+                   "in the repository).")
+@click.option("--as", "player", metavar="PLAYER",
+              help="Whose view it must be (default: PLAYER in the name STEM.PLAYER.age).")
 @click.option("--json", "as_json", is_flag=True,
               help="Output the view as `referee status --as YOU --json` would.")
 @handles_errors
-def view(path: Path, identity: Path | None, game_path: Path | None, as_json: bool) -> None:
-    """Decrypt and show your private view written by `referee views`."""
+def view(path: Path, identity: Path | None, game_path: Path | None, player: str | None,
+         as_json: bool) -> None:
+    """Decrypt, verify and show your private view written by `referee views`.
+
+    The view must be signed by the referee key in the game file's header, be yours, be
+    of that game and not be older than the game file; otherwise it is refused."""
+    expected, stem = expected_of(path, player)
     doc = agebox.open_view(path, agebox.find_identity(identity))
-    note = stale_note(doc, path, game_path)
+    note = verify_view(doc, path, game_path, expected, stem)
     if as_json:
         emit_json(doc["status"])
     else:
@@ -181,26 +233,76 @@ def view(path: Path, identity: Path | None, game_path: Path | None, as_json: boo
         click.echo(note, err=True)
 
 
-def stale_note(doc: dict[str, Any], view_path: Path, game_path: Path | None) -> str | None:
-    """A note when the game has moved on since the view was written (None if it has not
-    or the game file is not at hand). Raises UsageError when --game is another game."""
-    beside = view_path.parent / Path(str(doc.get("file", ""))).name
-    if game_path is None:
-        try:
-            gf = gamefile.read(beside)
-        except RefereeError:  # no game file beside the view (or not a readable one)
-            return None
-        if gf.game_id != doc["game"]:
-            return None
-    else:
-        gf = gamefile.read(game_path)
-        if gf.game_id != doc["game"]:
-            raise UsageError(f"{game_path} is game {gf.game_id}, but the view is of game "
-                             f"{doc['game']}")
-    if len(gf.log) == doc["moves"]:
-        return None
-    return (f"note: this view is of move {doc['moves']}, but {game_path or beside} has "
-            f"{len(gf.log)} entries now: its view has not been written yet")
+def expected_of(path: Path, player: str | None) -> tuple[str, str | None]:
+    """(whose view ``path`` must be, the game file stem its name says or None)."""
+    parts = path.name[:-4].rsplit(".", 1) if path.name.endswith(".age") else []
+    if player is not None:
+        return player, parts[0] if len(parts) == 2 and parts[1] == player else None
+    if len(parts) != 2 or not parts[0]:
+        raise UsageError(f"cannot tell whose view {path} is meant to be: its name is not "
+                         "STEM.PLAYER.age", hints=["give --as YOUR_PLAYER_ID"])
+    return parts[1], parts[0]
+
+
+def locate_game(doc: dict[str, Any], view_path: Path, game_path: Path | None) -> Path:
+    """The game file to verify the view with: ``game_path``, else the file the view
+    names at its path in the repository (signed, in a sealed game's view), else the file
+    of that name beside the view. Raises ViewError."""
+    if game_path is not None:
+        return game_path
+    named = Path(str(doc["file"]))
+    candidates = []
+    top = repo_root(view_path)
+    if top is not None and not named.is_absolute() and ".." not in named.parts:
+        candidates.append(top / named)  # first: a copy beside the view may be an old one
+    candidates.append(view_path.parent / named.name)
+    for candidate in candidates:
+        if candidate.is_file():
+            return candidate
+    raise viewsign.ViewError(f"cannot verify {view_path}: the game file it is of "
+                             f"({doc['file']}) is not at hand",
+                             hints=["give --game FILE (the game file from the repository)"])
+
+
+def verify_view(doc: dict[str, Any], path: Path, game_path: Path | None, player: str,
+                stem: str | None) -> str | None:
+    """Refuse a view that is not the referee's, not ``player``'s, not of this game or
+    older than the game file (viewsign). Returns a note for a view newer than the game
+    file at hand. Raises RefereeError."""
+    game = locate_game(doc, path, game_path)
+    gf = gamefile.read(game)
+    if game_path is not None and Path(str(doc["file"])).name != game.name \
+            and doc["game"] == gf.game_id:
+        stem = Path(str(doc["file"])).stem  # a copy under another name: the id decides
+    if gf.sealed and "seed" not in gf.data["rng"]:
+        viewsign.check_signature(doc, gf, str(path), str(game))
+        return viewsign.check_binding(doc, gf, str(path), str(game), player, stem)
+    if game_path is None:  # anybody may commit an open game for a forged view to match
+        raise viewsign.ViewError(
+            f"{game} is an open game (its seed is public, so anyone could write a view "
+            f"that matches it): {path} is checked only against a game file you name",
+            hints=[f"give --game FILE, or simply `referee status FILE --as {player}`"])
+    note = viewsign.check_binding(doc, gf, str(path), str(game), player, stem)
+    if note is not None:
+        raise viewsign.ViewError(f"{path} is of move {doc['moves']}, but {game} has only "
+                                 f"{len(gf.log)} entries: pull, then view it again")
+    check_replayed(doc, gf, path, game, player)
+    return None
+
+
+def check_replayed(doc: dict[str, Any], gf: gamefile.GameFile, path: Path, game: Path,
+                   player: str) -> None:
+    """An open game's view (anyone could sign it: the seed is public) is the game
+    replayed to the view's move. Raises ViewError."""
+    part = gamefile.GameFile({**gf.data, "log": gf.log[:int(doc["moves"])]}, gf.game)
+    match = gamefile.replay(part, secret.find_seed(part, None, game))
+    name = Path(str(doc["file"])).name
+    status = json.loads(json.dumps(status_json(part, match, player)))
+    if doc["text"] != status_text(part, match, player, name) or doc["status"] != status:
+        raise viewsign.ViewError(f"{path} does not show what {game} shows {player} at move "
+                                 f"{doc['moves']}: it is forged, do not trust it",
+                                 hints=["`referee status --as YOU` shows the real view of "
+                                        "an open game"])
 
 
 # --- git drivers ------------------------------------------------------------------------
