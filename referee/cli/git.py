@@ -11,7 +11,7 @@ from typing import Any
 
 import click
 
-from referee import agebox, gamefile, gitdrivers, history, secret, viewsign
+from referee import agebox, gamefile, gitdrivers, history, identity, secret, viewsign
 from referee.cli import main
 from referee.cli.common import (
     emit_json,
@@ -113,18 +113,24 @@ def write_game_views(path: Path, out: Path, secret_path: Path | None,
 
 
 def duplicate_ids(paths: Sequence[Path]) -> dict[Path, str]:
-    """The files among ``paths`` that share their game id with another one, each with
-    the message saying so (a copy of a game with a forged header must not be served
-    beside the real one). Unreadable files are left to the caller."""
-    ids: dict[str, list[Path]] = {}
+    """The files among ``paths`` that are the same game as another one (the same header,
+    rng commitment or game id: referee/identity.py), each with the message saying so (a
+    copy of a game with a forged header must not be served beside the real one).
+    Unreadable files are left to the caller."""
+    games = []
     for path in paths:
         try:
-            ids.setdefault(gamefile.read(path).game_id, []).append(path)
+            games.append((path, gamefile.read(path)))
         except RefereeError:
             continue
-    return {p: f"game id {gid!r} is also the id of " + ", ".join(
-                str(o) for o in same if o != p) + ": no views are written for either"
-            for gid, same in ids.items() if len(same) > 1 for p in same}
+    twins: dict[Path, list[Path]] = {}
+    for d in identity.duplicates(games):
+        twins.setdefault(Path(d.file), []).append(Path(d.other))
+        twins.setdefault(Path(d.other), []).append(Path(d.file))
+    ids = {path: gf.game_id for path, gf in games}
+    return {p: f"game {ids[p]!r} is also the game of " + ", ".join(str(o) for o in others)
+               + " (the same header, commitment or id): no views are written for either"
+            for p, others in twins.items()}
 
 
 def _targets(paths: Sequence[Path], out_dir: Path | None) -> list[tuple[Path, Path]]:
