@@ -29,14 +29,18 @@ from referee.errors import (
     UsageError,
 )
 from referee.schema import (
+    EMAIL,
+    EMAIL_MAX,
     FORMAT,
     GAME_ID,
     GAME_MASTER,
+    NAME_MAX,
     PLAYER_ID,
     JsonProblem,
     check_shape,
     path_first,
     schema_text,
+    sealed_move_type,
     strict_json,
 )
 
@@ -129,7 +133,11 @@ def validate(data: Any, where: str = "game file") -> Game:
 
     game = dataversions.game_of(data)
     for i, entry in enumerate(data["log"]):
-        if "move" in entry and "sealed" not in entry:  # a sealed move: decoded at replay
+        if "move" not in entry:
+            continue
+        if "sealed" in entry:  # its public part here; the whole move at replay
+            decode_sealed_move(game, entry["move"], f"$.log[{i}].move", where)
+        else:
             decode_move(game, entry["move"], f"$.log[{i}].move", where)
     return game
 
@@ -213,6 +221,22 @@ def decode_move(game: Game, obj: Any, path: str, where: str = "game file") -> Mo
     except msgspec.ValidationError as exc:
         raise GameFileError(
             f"{where} breaks the {game.name} schema: {path_first(str(exc), path)}"
+        ) from None
+
+
+def decode_sealed_move(game: Game, obj: Any, path: str, where: str = "game file") -> Any:
+    """The public part of a sealed move (the move without its sealed fields) at JSON
+    ``path``, checked like a move. Raises GameFileError."""
+    public = sealed_move_type(game)
+    if public is None:
+        raise GameFileError(f"{where} breaks the {game.name} schema: {path}: "
+                            f"{game.title} has no hidden choice to seal")
+    try:
+        return _move_decoder(public).decode(canonical(obj))
+    except msgspec.ValidationError as exc:
+        raise GameFileError(
+            f"{where} breaks the {game.name} schema: {path_first(str(exc), path)} (the "
+            "public part of a sealed move)"
         ) from None
 
 
@@ -456,12 +480,26 @@ def parse_players(spec: str) -> list[dict[str, Any]]:
             player["name"] = rest
         if any(unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp") for c in rest):
             raise UsageError(f"player {pid}: control characters in the name or address")
+        _check_name_and_address(pid, player)
         players.append(player)
     ids = [p["id"] for p in players]
     dupes = sorted({p for p in ids if ids.count(p) > 1})
     if dupes:
         raise UsageError(f"player listed twice: {', '.join(dupes)}")
     return players
+
+
+def _check_name_and_address(pid: str, player: Mapping[str, Any]) -> None:
+    """The bounds a file's reader holds names and addresses to. Raises UsageError."""
+    import re
+
+    if len(player["name"]) > NAME_MAX:
+        raise UsageError(f"player {pid}: a name has at most {NAME_MAX} characters, not "
+                         f"{len(player['name'])}")
+    email = player.get("email")
+    if email is not None and (len(email) > EMAIL_MAX or not re.fullmatch(EMAIL, email)):
+        raise UsageError(f"player {pid}: {email[:EMAIL_MAX]!r} is not an e-mail address "
+                         f"(local@domain, at most {EMAIL_MAX} characters)")
 
 
 def new_data(
@@ -484,7 +522,7 @@ def new_data(
         raise UsageError(
             f"{game.title} is for {game.min_players} to {game.max_players} players, not {n}"
         )
-    return {
+    data = {
         "format": FORMAT,
         "game": game.name,
         "id": game_id,
@@ -495,3 +533,7 @@ def new_data(
         "rng": rng,
         "log": [],
     }
+    problem = check_shape(data)  # what every read will check, before the file exists
+    if problem:
+        raise UsageError(f"the new game would break the file format: {problem}")
+    return data
