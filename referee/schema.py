@@ -53,7 +53,7 @@ TIME_UTC = r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,9
 _VISIBLE = r"[^@<>\s\x00-\x1f\x7f-\x9f]"  # no space, control character, "@", "<" or ">"
 EMAIL = rf"{_VISIBLE}+@{_VISIBLE}+"
 MSG_ID = r"<[^<>\s\x00-\x1f\x7f-\x9f]+>"  # RFC 5322 msg-id: <id-left@id-right>, loosely
-RULES = r"[A-Za-z0-9][A-Za-z0-9._+-]*"
+RULES = r"[^\s\x00-\x1f\x7f-\x9f]+"  # (referee/dataversions.py reads the pin)
 GITHUB = r"[A-Za-z0-9][A-Za-z0-9-]*"
 OPTION_KEY = r"[a-z][a-z0-9_-]*"
 BASE64 = r"[A-Za-z0-9+/]+={0,2}"
@@ -234,8 +234,22 @@ class GameFileDoc(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     log: list[LogEntry]
 
 
+# What a pattern means, for messages ("expected an RFC 3339 UTC time" rather than a regex)
+PATTERN_TEXT = {
+    full(TIME_UTC): "an RFC 3339 UTC time like 2026-11-30T10:00:00Z",
+    full(EMAIL): "an e-mail address local@domain (no space, control character or <>)",
+    full(MSG_ID): "a Message-ID <id@host> (no space, control character or <> inside)",
+    full(RULES): "a rules pin like staufer-2+data.581a799773eb (no space or control character)",
+    full(GITHUB): "a GitHub login (letters, digits and -)",
+    full(OPTION_KEY): "an option name (lower-case letters, digits, _ and -)",
+    full(BASE64): "base64 text",
+}
+
+
 def path_first(message: str, prefix: str = "$") -> str:
     """msgspec's "Expected `int`, got `str` - at `$.n`" as "$.n: expected `int`, ..."."""
+    for pattern, meaning in PATTERN_TEXT.items():
+        message = message.replace(f"`str` matching regex {pattern!r}", meaning)
     text, sep, path = message.rpartition(" - at `")
     if not sep:
         return f"{prefix}: {message[:1].lower()}{message[1:]}"

@@ -23,12 +23,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from referee.errors import UsageError
-from referee.schema import GAME_MASTER
+from referee.schema import GAME_MASTER, ITERATIONS_MAX
 
 LEVELS = ("random", "greedy", "mcts")  # referee.bots.LEVELS, without importing the bots
 DEFAULT_LEVEL = "mcts"
 DEFAULT_ITERATIONS = 100  # mcts seats: iterations per decision (about 0.25 s of CPU)
-MAX_ITERATIONS = 5_000  # about 10 s of CPU a decision: every move and every check pays it
+MAX_ITERATIONS = ITERATIONS_MAX  # 5,000, about 10 s of CPU a decision (every check pays it)
 BOT_PREFIX = "bot:"
 
 

@@ -30,6 +30,7 @@ from referee import mail as mailmod
 from referee.errors import MoveError, RefereeError, UsageError
 from referee.judge import ids, meta, text
 from referee.judge.core import GM_HELP, GM_TOKEN, Judge, Loaded, plays
+from referee.schema import SAY_MAX
 from referee.submit import submit
 
 PLAYER_COMMANDS = ("status", "help", "undo", "nonce", "say", "notify", "bot")
@@ -271,6 +272,9 @@ class Incoming:
     def _say(self, game: Loaded, player: str, said: str) -> Outcome:
         if not said:
             return self._answer_state(game, player, ["say: nothing to say"], "rejected")
+        if len(said) > SAY_MAX:
+            return self._answer_state(game, player, [f"say: at most {SAY_MAX} characters, "
+                                                     f"not {len(said)}"], "rejected")
         out = []
         for pid in game.gf.players:
             to = game.settings.to(pid)
