@@ -134,19 +134,18 @@ def validate(data: Any, where: str = "game file") -> Game:
     game = dataversions.game_of(data)
     log = data["log"]
     clear = [i for i, entry in enumerate(log) if "move" in entry and "sealed" not in entry]
-    _decode_all(game, game.move_type, [log[i]["move"] for i in clear], clear, where, "")
+    _decode_all(game, [log[i]["move"] for i in clear], clear, where)
     sealed = [i for i, entry in enumerate(log) if "sealed" in entry]
     for i in sealed:  # their public part here; the whole move at replay
         decode_sealed_move(game, log[i]["move"], f"$.log[{i}].move", where)
     return game
 
 
-def _decode_all(game: Game, move_type: Any, objs: list[Any], index: list[int], where: str,
-                what: str) -> None:
+def _decode_all(game: Game, objs: list[Any], index: list[int], where: str) -> None:
     """Check the move objects ``objs`` of log entries ``index`` in one decode (a decoder
     call per move costs three times as much). Raises GameFileError naming the entry."""
     try:
-        _list_decoder(move_type).decode(canonical(objs))
+        _list_decoder(game.move_type).decode(canonical(objs))
     except msgspec.ValidationError as exc:
         message = str(exc)
         at = message.rpartition(" - at `$[")[2]
@@ -154,7 +153,7 @@ def _decode_all(game: Game, move_type: Any, objs: list[Any], index: list[int], w
         path = f"$.log[{index[int(k)]}].move" if k.isdigit() else "$.log"
         text = message.rpartition(" - at `")[0] + (f" - at `${rest}" if k.isdigit() else "")
         raise GameFileError(
-            f"{where} breaks the {game.name} schema: {path_first(text, path)}{what}"
+            f"{where} breaks the {game.name} schema: {path_first(text, path)}"
         ) from None
 
 

@@ -424,3 +424,68 @@ def test_a_duplicate_key_anywhere_is_refused(value: dict[str, Any], which: int) 
     for wrapped in (text, f'{{"log": [{text}]}}'):
         with pytest.raises(schema.JsonProblem, match="duplicate key"):
             schema.strict_json(wrapped.encode())
+
+
+# --- the writers never write what the reader refuses --------------------------------------
+
+TEXT = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=300) | \
+    st.from_regex(r"[a-z\x00-\x7f\u0080-\u00ff]{1,10}@[a-z.\u0080-\u00ff]{1,250}\.[a-z]{2,3}",
+                  fullmatch=True)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.sampled_from(["replace", "address", "watcher", "gm"]), TEXT, TEXT)
+def test_what_meta_validate_accepts_every_read_accepts(kind: str, name: str,
+                                                       email: str) -> None:
+    from referee.errors import UsageError
+    from referee.judge import meta
+
+    record = {"replace": {"player": "ann", "email": email, "name": name},
+              "address": {"player": "ann", "emails": [email, f"{name}@example.org"]},
+              "watcher": {"email": email, "on": True}, "gm": {"email": email}}[kind]
+    try:
+        checked = meta.validate({"kind": kind, **record}, ["ann", "ben"])
+    except UsageError:
+        return
+    msgspec_convert(checked, schema.MetaRecord)
+
+
+@settings(max_examples=150, deadline=None)
+@given(TEXT, TEXT)
+def test_what_parse_players_accepts_every_read_accepts(name: str, email: str) -> None:
+    from referee.errors import UsageError
+
+    try:
+        players = gamefile.parse_players(f"ann={name} <{email}>,ben={name}")
+    except UsageError:
+        return
+    for player in players:
+        msgspec_convert(player, schema.FilePlayer)
+
+
+def msgspec_convert(obj: Any, type_: Any) -> None:
+    import msgspec
+
+    try:
+        msgspec.convert(obj, type_)
+    except msgspec.ValidationError as exc:
+        raise AssertionError(f"written but refused on read: {obj!r}: {exc}") from None
+
+
+def test_new_refuses_what_every_read_would_refuse(tmp_path: Path) -> None:
+    path = tmp_path / "g.json"
+    for players, words in [
+        (f"ann={'n' * 101},ben,cat", "a name has at most 100 characters"),
+        (f"ann=Ann <{'a' * 250}@b.org>,ben,cat", "at most 254 characters"),
+        ("ann=Ann <a@b@c>,ben,cat", "is not an e-mail address"),
+    ]:
+        result = run("new", "staufer", path, "--players", players)
+        assert result.exit_code == 2, result.output
+        assert words in result.output and not path.exists()
+    result = run("new", "staufer", path, "--players", "ann,ben,cat", "--seed", "s" * 257)
+    assert result.exit_code == 2, result.output
+    assert "$.rng.seed: expected `str` of length <= 256" in result.output
+    assert not path.exists()
+    ok("new", "staufer", path, "--players", f"ann={'n' * 100} <{LONG_EMAIL}>,ben,cat",
+       "--seed", "s" * 256)
+    assert "ok " in ok("check", path).output

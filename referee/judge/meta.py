@@ -26,6 +26,7 @@ Kinds (fields besides ``kind``):
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -96,6 +97,8 @@ def _name(value: Any, fallback: str) -> str:
     name = fallback if value is None or value == "" else value
     if not isinstance(name, str) or len(name) > NAME_MAX:
         raise UsageError(f"replace: a name is text of at most {NAME_MAX} characters")
+    if any(unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp") for c in name):
+        raise UsageError("replace: control characters in the name")
     return name
 
 
