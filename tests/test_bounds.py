@@ -216,8 +216,9 @@ def test_a_pull_request_entry_padded_to_15_mib_is_refused_by_check(
         entry[field] = huge
     path = written(tmp_path, appended(clean, entry))
     assert path.stat().st_size > 15 * MIB
-    where = "$.log[1].move: object contains unknown field `pad`" if field == "pad" else \
-        f"$.log[1].{field}: expected `str`"
+    where = {"pad": "$.log[1].move: object contains unknown field `pad`",
+             "by": "$.log[1].by: expected a player id"}.get(
+        field, f"$.log[1].{field}: expected `str` of length <=")
     out = refused(path, where)
     assert len(out) < 2000  # the message never echoes the padding
     honest = written(tmp_path, appended(clean, {"by": "ben", "move": {"type": "supply",
