@@ -1,11 +1,15 @@
-"""The game-file format (DESIGN §3): msgspec types, and the JSON Schemas made from them.
+"""The game-file format (docs/file-format.md): msgspec types, and the JSON Schemas made
+from them.
 
 One definition: the msgspec Structs below check every file on every read (fast, with
 errors that name the JSON path), and the published JSON Schemas (2020-12) in ``schemas/``
-are generated from the same Structs plus each game's move union. The two rules a Struct
-cannot express (an rng has a seed or a commitment; a log entry has exactly one kind)
-are added to the schema here and checked in :func:`check_shape`. A test checks that the
-committed schemas equal the generated ones and that example files pass both validators.
+are generated from the same Structs plus each game's move union and the public parts of
+its sealed moves. Every field has a bound (the named constants below): no entry a player
+sends can make a file too big to read. The rules a Struct cannot express (an rng has a
+seed or a commitment; a log entry has exactly one kind; ``sealed`` and ``public`` come
+together, in a move) are added to the schema here and checked in :func:`check_shape`. A
+test checks that the committed schemas equal the generated ones and that example files
+pass both validators. :func:`strict_json` reads the JSON in one pass (see there).
 """
 
 from __future__ import annotations
@@ -295,6 +299,8 @@ def _id_with_newline(doc: GameFileDoc) -> str | None:
     ids += [(f"$.players[{i}].id", p.id) for i, p in enumerate(doc.players)]
     if isinstance(doc.rng.nonces, dict):
         ids += [("$.rng.nonces", k) for k in doc.rng.nonces]
+    if isinstance(doc.rng.nonce_commitments, dict):
+        ids += [("$.rng.nonce_commitments", k) for k in doc.rng.nonce_commitments]
     for path, value in ids:
         if value.endswith("\n"):
             return path
