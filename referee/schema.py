@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 from typing import Annotated, Any, Literal, Union
 
 import msgspec
@@ -265,10 +266,9 @@ def path_first(message: str, prefix: str = "$") -> str:
 
 def check_shape(data: Any) -> str | None:
     """Why ``data`` is not a game file (JSON path first), or None if its shape is right."""
-    try:
-        doc = msgspec.convert(data, GameFileDoc)
-    except msgspec.ValidationError as exc:
-        return path_first(str(exc))
+    doc = _checked(data)
+    if isinstance(doc, str):
+        return doc
     bad_id = _id_with_newline(doc)
     if bad_id:
         return f"{bad_id}: an id may not end with a line break"
@@ -291,6 +291,81 @@ def check_shape(data: Any) -> str | None:
             return (f"$.log[{i}]: `sealed` and `public` come together, and only in a move "
                     "(a sealed move's hidden part and the text others read)")
     return None
+
+
+def _field(info: Any) -> tuple[Any, ...]:
+    """A Struct field as msgspec.defstruct takes it."""
+    if info.required:
+        return (info.name, info.type)
+    if info.default_factory is not msgspec.NODEFAULT:
+        return (info.name, info.type, msgspec.field(default_factory=info.default_factory))
+    return (info.name, info.type, info.default)
+
+
+def _checked(data: Any) -> Any:
+    """``data`` as a GameFileDoc, or why it is none (JSON path first).
+
+    A pattern per string costs a regex call per value, and a log has hundreds: so the log
+    entries are first checked by a copy of LogEntry that keeps every bound but the
+    patterns, and each pattern is then matched once over all the entries' values joined
+    by line breaks (no pattern matches a line break). Only a file that fails is checked
+    again with the full types, which name the path of what is wrong."""
+    try:
+        doc = msgspec.convert(data, _QUICK_DOC)
+        if _patterns_hold(data["log"]):
+            return doc
+    except msgspec.ValidationError:
+        pass
+    try:
+        return msgspec.convert(data, GameFileDoc)
+    except msgspec.ValidationError as exc:
+        return path_first(str(exc))
+
+
+def _without_patterns(cls: Any) -> tuple[Any, dict[str, Any]]:
+    """A copy of Struct ``cls`` whose strings keep their lengths but lose their patterns
+    (``full(...)`` ones), and those patterns by field name, compiled to match values
+    joined by line breaks."""
+    fields, patterns = [], {}
+    for info in msgspec.structs.fields(cls):
+        args = getattr(info.type, "__args__", ()) if not hasattr(info.type, "__metadata__") \
+            else (info.type,)
+        bare = []
+        for arg in args or (info.type,):
+            meta = next(iter(getattr(arg, "__metadata__", ())), None)
+            pattern = getattr(meta, "pattern", None)
+            if pattern and pattern.startswith("^(?:") and pattern.endswith(_FULL_END):
+                body = pattern[len("^(?:"):-len(_FULL_END)]
+                patterns[info.name] = re.compile(f"(?:{body})(?:\n(?:{body}))*")
+                arg = Annotated[str, Meta(min_length=meta.min_length,
+                                          max_length=meta.max_length)]
+            bare.append(arg)
+        typ = bare[0] if len(bare) == 1 else Union[tuple(bare)]  # noqa: UP007
+        fields.append((info.name, typ, *_field(info)[2:]))
+    config = cls.__struct_config__
+    quick = msgspec.defstruct(f"{cls.__name__}Quick", fields, kw_only=True,
+                              forbid_unknown_fields=config.forbid_unknown_fields)
+    return quick, patterns
+
+
+def _patterns_hold(log: list[dict[str, Any]]) -> bool:
+    """Whether every log entry's values match their field's pattern (one match a field)."""
+    for name, pattern in _ENTRY_PATTERNS.items():
+        values = [entry[name] for entry in log if name in entry]
+        if values:
+            joined = "\n".join(values)
+            if joined.count("\n") != len(values) - 1 or pattern.fullmatch(joined) is None:
+                return False
+    return True
+
+
+_FULL_END = full("")[len("^(?:"):]  # ")$(?!\\n)"
+_QUICK_ENTRY, _ENTRY_PATTERNS = _without_patterns(LogEntry)
+_QUICK_DOC = msgspec.defstruct(
+    "GameFileDocQuick",
+    [(f.name, list[_QUICK_ENTRY] if f.name == "log" else f.type,  # type: ignore[valid-type]
+      *_field(f)[2:]) for f in msgspec.structs.fields(GameFileDoc)],
+    kw_only=True, forbid_unknown_fields=True)
 
 
 def _id_with_newline(doc: GameFileDoc) -> str | None:
@@ -557,11 +632,3 @@ def schema_names() -> list[str]:
     """The published schemas: the envelope and one per built-in game."""
     return ["file", *BUILTIN_GAMES]
 
-
-def _field(info: Any) -> tuple[Any, ...]:
-    """A Struct field as msgspec.defstruct takes it."""
-    if info.required:
-        return (info.name, info.type)
-    if info.default_factory is not msgspec.NODEFAULT:
-        return (info.name, info.type, msgspec.field(default_factory=info.default_factory))
-    return (info.name, info.type, info.default)

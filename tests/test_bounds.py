@@ -490,3 +490,35 @@ def test_new_refuses_what_every_read_would_refuse(tmp_path: Path) -> None:
     ok("new", "staufer", path, "--players", f"ann={'n' * 100} <{LONG_EMAIL}>,ben,cat",
        "--seed", "s" * 256)
     assert "ok " in ok("check", path).output
+
+
+# --- the quick format check agrees with the full types -------------------------------------
+
+ENTRY_STRINGS = st.sampled_from(["by", "prev", "at", "mail", "mac", "sealed", "public"])
+NEAR_VALID = st.sampled_from([
+    "ann", "gm", "Ann", "ann\n", "", "a" * 24, "a" * 25, "0" * 64, "0" * 64 + "\n", "0" * 63,
+    "A" * 64, NOW, NOW + "\n", "2026-11-30T10:00:00.5Z", "<m@x>", "<m@x>\n<n@y>", "<m x>",
+    "c2VhbGVk", "c2VhbGVk\nc2VhbGVk", "x\ny", "\n",
+]) | st.text(max_size=70)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 1), ENTRY_STRINGS, NEAR_VALID), min_size=1,
+                max_size=4))
+def test_the_quick_format_check_agrees_with_the_full_types(
+        changes: list[tuple[int, str, str]]) -> None:
+    import msgspec
+
+    data = {"format": "referee/1", "game": "staufer", "rules": "r", "players": [{"id": "ann"}],
+            "options": {}, "rng": {"seed": "s"},
+            "log": [{"n": 1, "by": "ann", "move": {"type": "done"}, "prev": "0" * 64},
+                    {"n": 2, "by": "gm", "void": 1, "prev": "1" * 64}]}
+    for i, field, value in changes:
+        data["log"][i][field] = value
+    try:
+        msgspec.convert(data, schema.GameFileDoc)
+        full_ok = True
+    except msgspec.ValidationError:
+        full_ok = False
+    quick = schema._checked(data)
+    assert isinstance(quick, str) != full_ok, (changes, quick)
