@@ -175,6 +175,17 @@ def validate_strict(data: Any, where: str = "game file") -> None:
 
 def _schema_error(error: Any) -> str:
     if error.validator in ("anyOf", "oneOf") and error.context:
+        # of a union of tagged objects (moves by ``type``, meta records by ``kind``), the
+        # branch of the object's own tag tells what is wrong, not the others
+        branches: dict[Any, list[Any]] = {}
+        for e in error.context:
+            branches.setdefault(e.relative_schema_path[0], []).append(e)
+        own = [errs for errs in branches.values() if not any(
+            e.validator in ("enum", "const") and e.path and e.path[-1] in ("type", "kind")
+            for e in errs)]
+        if len(own) == 1:
+            deepest = max(own[0], key=lambda e: len(e.absolute_path))
+            return f"{deepest.json_path}: {deepest.message}"
         deepest = max(error.context, key=lambda e: len(e.absolute_path))
         if len(deepest.absolute_path) > len(error.absolute_path):
             return f"{deepest.json_path}: {deepest.message}"

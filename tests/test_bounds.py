@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from referee import gamefile, schema
 from referee.cli import main
 from referee.engine import get_game
-from referee.errors import AmbiguousMove, MalformedMove
+from referee.errors import AmbiguousMove, GameFileError, MalformedMove
 
 ROOT = Path(__file__).resolve().parent.parent
 NOW = "2026-11-30T10:00:00Z"
@@ -522,3 +522,18 @@ def test_the_quick_format_check_agrees_with_the_full_types(
         full_ok = False
     quick = schema._checked(data)
     assert isinstance(quick, str) != full_ok, (changes, quick)
+
+
+def test_check_strict_names_the_unknown_field_of_a_sealed_and_a_clear_move(
+        sealed_game: SealedGame) -> None:
+    path, _ = sealed_game("dynasties")
+    data = json.loads(path.read_text())
+    i = next(i for i, e in enumerate(data["log"]) if "sealed" in e)
+    j = next(j for j, e in enumerate(data["log"]) if "move" in e and "sealed" not in e)
+    for k, field in ((i, "hand"), (j, "note")):
+        forged = copy(data)
+        forged["log"][k]["move"][field] = 3
+        with pytest.raises(GameFileError, match=rf"breaks the published schema at "
+                           rf"\$\.log\[{k}\]\.move: Additional properties are not allowed "
+                           rf"\('{field}' was unexpected\)"):
+            gamefile.validate_strict(forged)
