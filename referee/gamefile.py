@@ -29,14 +29,18 @@ from referee.errors import (
     UsageError,
 )
 from referee.schema import (
+    EMAIL,
+    EMAIL_MAX,
     FORMAT,
     GAME_ID,
     GAME_MASTER,
+    NAME_MAX,
     PLAYER_ID,
     JsonProblem,
     check_shape,
     path_first,
     schema_text,
+    sealed_move_type,
     strict_json,
 )
 
@@ -128,10 +132,29 @@ def validate(data: Any, where: str = "game file") -> Game:
     from referee import dataversions  # moves decode by the data version in force
 
     game = dataversions.game_of(data)
-    for i, entry in enumerate(data["log"]):
-        if "move" in entry and "sealed" not in entry:  # a sealed move: decoded at replay
-            decode_move(game, entry["move"], f"$.log[{i}].move", where)
+    log = data["log"]
+    clear = [i for i, entry in enumerate(log) if "move" in entry and "sealed" not in entry]
+    _decode_all(game, [log[i]["move"] for i in clear], clear, where)
+    sealed = [i for i, entry in enumerate(log) if "sealed" in entry]
+    for i in sealed:  # their public part here; the whole move at replay
+        decode_sealed_move(game, log[i]["move"], f"$.log[{i}].move", where)
     return game
+
+
+def _decode_all(game: Game, objs: list[Any], index: list[int], where: str) -> None:
+    """Check the move objects ``objs`` of log entries ``index`` in one decode (a decoder
+    call per move costs three times as much). Raises GameFileError naming the entry."""
+    try:
+        _list_decoder(game.move_type).decode(canonical(objs))
+    except msgspec.ValidationError as exc:
+        message = str(exc)
+        at = message.rpartition(" - at `$[")[2]
+        k, _, rest = at.partition("]")
+        path = f"$.log[{index[int(k)]}].move" if k.isdigit() else "$.log"
+        text = message.rpartition(" - at `")[0] + (f" - at `${rest}" if k.isdigit() else "")
+        raise GameFileError(
+            f"{where} breaks the {game.name} schema: {path_first(text, path)}"
+        ) from None
 
 
 def validate_strict(data: Any, where: str = "game file") -> None:
@@ -152,6 +175,17 @@ def validate_strict(data: Any, where: str = "game file") -> None:
 
 def _schema_error(error: Any) -> str:
     if error.validator in ("anyOf", "oneOf") and error.context:
+        # of a union of tagged objects (moves by ``type``, meta records by ``kind``), the
+        # branch of the object's own tag tells what is wrong, not the others
+        branches: dict[Any, list[Any]] = {}
+        for e in error.context:
+            branches.setdefault(e.relative_schema_path[0], []).append(e)
+        own = [errs for errs in branches.values() if not any(
+            e.validator in ("enum", "const") and e.path and e.path[-1] in ("type", "kind")
+            for e in errs)]
+        if len(own) == 1:
+            deepest = max(own[0], key=lambda e: len(e.absolute_path))
+            return f"{deepest.json_path}: {deepest.message}"
         deepest = max(error.context, key=lambda e: len(e.absolute_path))
         if len(deepest.absolute_path) > len(error.absolute_path):
             return f"{deepest.json_path}: {deepest.message}"
@@ -206,6 +240,18 @@ def _move_decoder(move_type: Any) -> msgspec.json.Decoder[Any]:
     return cached[1]
 
 
+_LIST_DECODERS: dict[int, tuple[Any, msgspec.json.Decoder[Any]]] = {}
+
+
+def _list_decoder(move_type: Any) -> msgspec.json.Decoder[Any]:
+    """One Decoder of a list of ``move_type`` per move type, keyed by identity."""
+    cached = _LIST_DECODERS.get(id(move_type))
+    if cached is None or cached[0] is not move_type:
+        decoder = msgspec.json.Decoder(list[move_type])  # type: ignore[valid-type]
+        cached = _LIST_DECODERS[id(move_type)] = (move_type, decoder)
+    return cached[1]
+
+
 def decode_move(game: Game, obj: Any, path: str, where: str = "game file") -> Move:
     """The move object at JSON ``path`` as the game's move. Raises GameFileError."""
     try:  # (one cached Decoder: msgspec.convert re-analyses a Union type on every call)
@@ -213,6 +259,22 @@ def decode_move(game: Game, obj: Any, path: str, where: str = "game file") -> Mo
     except msgspec.ValidationError as exc:
         raise GameFileError(
             f"{where} breaks the {game.name} schema: {path_first(str(exc), path)}"
+        ) from None
+
+
+def decode_sealed_move(game: Game, obj: Any, path: str, where: str = "game file") -> Any:
+    """The public part of a sealed move (the move without its sealed fields) at JSON
+    ``path``, checked like a move. Raises GameFileError."""
+    public = sealed_move_type(game)
+    if public is None:
+        raise GameFileError(f"{where} breaks the {game.name} schema: {path}: "
+                            f"{game.title} has no hidden choice to seal")
+    try:
+        return _move_decoder(public).decode(canonical(obj))
+    except msgspec.ValidationError as exc:
+        raise GameFileError(
+            f"{where} breaks the {game.name} schema: {path_first(str(exc), path)} (the "
+            "public part of a sealed move)"
         ) from None
 
 
@@ -462,12 +524,26 @@ def parse_players(spec: str) -> list[dict[str, Any]]:
             player["name"] = rest
         if any(unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp") for c in rest):
             raise UsageError(f"player {pid}: control characters in the name or address")
+        _check_name_and_address(pid, player)
         players.append(player)
     ids = [p["id"] for p in players]
     dupes = sorted({p for p in ids if ids.count(p) > 1})
     if dupes:
         raise UsageError(f"player listed twice: {', '.join(dupes)}")
     return players
+
+
+def _check_name_and_address(pid: str, player: Mapping[str, Any]) -> None:
+    """The bounds a file's reader holds names and addresses to. Raises UsageError."""
+    import re
+
+    if len(player["name"]) > NAME_MAX:
+        raise UsageError(f"player {pid}: a name has at most {NAME_MAX} characters, not "
+                         f"{len(player['name'])}")
+    email = player.get("email")
+    if email is not None and (len(email) > EMAIL_MAX or not re.fullmatch(EMAIL, email)):
+        raise UsageError(f"player {pid}: {email[:EMAIL_MAX]!r} is not an e-mail address "
+                         f"(local@domain, at most {EMAIL_MAX} characters)")
 
 
 def new_data(
@@ -490,7 +566,7 @@ def new_data(
         raise UsageError(
             f"{game.title} is for {game.min_players} to {game.max_players} players, not {n}"
         )
-    return {
+    data = {
         "format": FORMAT,
         "game": game.name,
         "id": game_id,
@@ -501,3 +577,7 @@ def new_data(
         "rng": rng,
         "log": [],
     }
+    problem = check_shape(data)  # what every read will check, before the file exists
+    if problem:
+        raise UsageError(f"the new game would break the file format: {problem}")
+    return data

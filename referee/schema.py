@@ -1,18 +1,23 @@
-"""The game-file format (DESIGN §3): msgspec types, and the JSON Schemas made from them.
+"""The game-file format (docs/file-format.md): msgspec types, and the JSON Schemas made
+from them.
 
 One definition: the msgspec Structs below check every file on every read (fast, with
 errors that name the JSON path), and the published JSON Schemas (2020-12) in ``schemas/``
-are generated from the same Structs plus each game's move union. The two rules a Struct
-cannot express (an rng has a seed or a commitment; a log entry has exactly one kind)
-are added to the schema here and checked in :func:`check_shape`. A test checks that the
-committed schemas equal the generated ones and that example files pass both validators.
+are generated from the same Structs plus each game's move union and the public parts of
+its sealed moves. Every field has a bound (the named constants below): no entry a player
+sends can make a file too big to read. The rules a Struct cannot express (an rng has a
+seed or a commitment; a log entry has exactly one kind; ``sealed`` and ``public`` come
+together, in a move) are added to the schema here and checked in :func:`check_shape`. A
+test checks that the committed schemas equal the generated ones and that example files
+pass both validators. :func:`strict_json` reads the JSON in one pass (see there).
 """
 
 from __future__ import annotations
 
 import functools
 import json
-from typing import Annotated, Any, Literal
+import re
+from typing import Annotated, Any, Literal, Union
 
 import msgspec
 from msgspec import UNSET, Meta, UnsetType
@@ -25,18 +30,74 @@ PLAYER_ID = r"^[a-z][a-z0-9_-]{0,23}$"
 GAME_ID = r"^[A-Za-z0-9_-][A-Za-z0-9._-]{0,63}$"
 SCHEMA_BASE = "https://referee.invalid/schemas/"
 
+# --- bounds: every field of a game file has one (docs/file-format.md lists them) --------
+# A game file is read, whole, by every command; a field without a bound would let one
+# player's entry (a mail's Message-ID, a padded move) make the file unreadable for all.
+NAME_MAX = 100  # a player's display name, in characters
+EMAIL_MAX = 254  # an e-mail address (RFC 5321: a forward-path is at most 256 octets)
+MSG_ID_MAX = 998  # a Message-ID (RFC 5322: a line is at most 998 octets)
+GITHUB_MAX = 39  # a GitHub login
+GAME_NAME_MAX = 32  # a game's name ("staufer")
+RULES_MAX = 100  # a rules and data pin ("staufer-2+data.581a799773eb")
+SEED_MAX = 256  # an open or revealed seed
+NONCE_MAX = 128  # a player's nonce
+OPTION_KEY_MAX = 32
+OPTION_VALUE_MAX = 200
+OPTIONS_MAX = 32  # options in a header
+PLAYERS_MAX = 16  # players in a header (each game has its own, smaller, limit)
+ADDRESSES_MAX = 8  # accepted addresses of one player (meta ``address``)
+SEALED_MAX = 4096  # a sealed move's ciphertext, base64 characters
+PUBLIC_MAX = 200  # a sealed move's public text
+ENTRY_MAX = 1_000_000  # entry numbers (``n``, ``undo``, ``void``)
+DEADLINE_HOURS_MAX = 8760  # a deadline: at most a year a decision
+ITERATIONS_MAX = 5_000  # an mcts bot seat's iterations per decision
+SAY_MAX = 500  # a judge ``say`` text, after joining its lines (mailed, never stored)
+NUMBER_DIGITS_MAX = 6  # digits of a number in move notation ("number too long")
+
+TIME_UTC = r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,9})?Z"
+_VISIBLE = r"[^@<>\s\x00-\x1f\x7f-\x9f]"  # no space, control character, "@", "<" or ">"
+EMAIL = rf"{_VISIBLE}+@{_VISIBLE}+"
+MSG_ID = r"<[^<>\s\x00-\x1f\x7f-\x9f]+>"  # RFC 5322 msg-id: <id-left@id-right>, loosely
+RULES = r"[^\s\x00-\x1f\x7f-\x9f]+"  # (referee/dataversions.py reads the pin)
+GITHUB = r"[A-Za-z0-9][A-Za-z0-9-]*"
+OPTION_KEY = r"[a-z][a-z0-9_-]*"
+BASE64 = r"[A-Za-z0-9+/]+={0,2}"
+
+
+def full(body: str) -> str:
+    """A pattern the whole string must match, in Python and in ECMA-262 (JSON Schema):
+    ``(?!\\n)`` after ``$`` refuses the trailing line break Python's ``$`` lets through."""
+    return rf"^(?:{body})$(?!\n)"
+
+
+def _text(max_length: int, min_length: int = 0, pattern: str | None = None) -> Any:
+    meta = Meta(min_length=min_length, max_length=max_length,
+                pattern=None if pattern is None else full(pattern))
+    return Annotated[str, meta]
+
+
 PlayerId = Annotated[str, Meta(pattern=PLAYER_ID)]
 NonEmpty = Annotated[str, Meta(min_length=1)]
-Sha256Hex = Annotated[str, Meta(pattern=r"^[0-9a-f]{64}$")]
-Sha256Ref = Annotated[str, Meta(pattern=r"^sha256:[0-9a-f]{64}$")]
+Sha256Hex = Annotated[str, Meta(pattern=full("[0-9a-f]{64}"))]
+Sha256Ref = Annotated[str, Meta(pattern=full("sha256:[0-9a-f]{64}"))]
+UtcTime = _text(40, pattern=TIME_UTC)
+Name = _text(NAME_MAX)
+Email = _text(EMAIL_MAX, pattern=EMAIL)
+MsgId = _text(MSG_ID_MAX, pattern=MSG_ID)
+Rules = _text(RULES_MAX, 1, RULES)
+Seed = _text(SEED_MAX, 1)
+Nonce = _text(NONCE_MAX, 1)
+EntryNo = Annotated[int, Meta(ge=1, le=ENTRY_MAX)]
+Level = Literal["random", "greedy", "mcts"]
+Iterations = Annotated[int, Meta(ge=1, le=ITERATIONS_MAX)]
 
 
 class FileBot(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     """A bot seat (referee/seats.py): the bot's level and, for mcts, its fixed number of
     iterations per decision (so that its moves are reproducible)."""
 
-    level: Literal["random", "greedy", "mcts"]
-    iterations: Annotated[int, Meta(ge=1, le=5_000)] | UnsetType = UNSET
+    level: Level
+    iterations: Iterations | UnsetType = UNSET
 
 
 class FilePlayer(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
@@ -44,11 +105,11 @@ class FilePlayer(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     ``bot`` makes the seat a bot seat."""
 
     id: PlayerId
-    name: str | UnsetType = UNSET
-    email: str | UnsetType = UNSET
+    name: Name | UnsetType = UNSET
+    email: Email | UnsetType = UNSET
     # GitHub login: `check --since REV --by-github LOGIN` maps a pull request's author to
     # this player
-    github: Annotated[str, Meta(pattern=r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$")] | UnsetType = UNSET
+    github: _text(GITHUB_MAX, 1, GITHUB) | UnsetType = UNSET  # type: ignore[valid-type]
     bot: FileBot | UnsetType = UNSET
 
 
@@ -58,11 +119,82 @@ class FileRng(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     (docs/rng.md); a sealed game's ``recipient`` is the age key hidden choices are sealed
     to (referee/vouch.py)."""
 
-    seed: NonEmpty | UnsetType = UNSET
+    seed: Seed | UnsetType = UNSET
     commitment: Sha256Ref | UnsetType = UNSET
-    nonces: dict[PlayerId, NonEmpty] | UnsetType = UNSET
-    nonce_commitments: dict[PlayerId, Sha256Ref] | UnsetType = UNSET
-    recipient: Annotated[str, Meta(pattern=r"^age1[0-9a-z]{20,100}$")] | UnsetType = UNSET
+    nonces: Annotated[dict[PlayerId, Nonce], Meta(max_length=PLAYERS_MAX)] | UnsetType = UNSET
+    nonce_commitments: Annotated[dict[PlayerId, Sha256Ref],
+                                 Meta(max_length=PLAYERS_MAX)] | UnsetType = UNSET
+    recipient: Annotated[str, Meta(pattern=full("age1[0-9a-z]{20,100}"))] | UnsetType = UNSET
+
+
+# --- meta records: one Struct per kind (referee/judge/meta.py writes them) ---------------
+
+
+class _MetaRecord(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, tag_field="kind"):
+    """A game master's (or, for ``notify`` and ``bot``, a player's) record."""
+
+
+class MetaReplace(_MetaRecord, tag="replace"):
+    """A new person takes over a seat."""
+
+    player: PlayerId
+    email: Email
+    name: Name | UnsetType = UNSET
+
+
+class MetaAddress(_MetaRecord, tag="address"):
+    """A player's accepted addresses; mail goes to the first."""
+
+    player: PlayerId
+    emails: Annotated[list[Email], Meta(min_length=1, max_length=ADDRESSES_MAX)]
+
+
+class MetaDeadline(_MetaRecord, tag="deadline"):
+    """The hours a player has for each decision, and the bot that plays a missed one."""
+
+    hours: Annotated[int, Meta(ge=1, le=DEADLINE_HOURS_MAX)]
+    bot: Level | UnsetType | None = UNSET
+
+
+class MetaBot(_MetaRecord, tag="bot"):
+    """A seat handed to a bot (``level`` null: back to a person)."""
+
+    player: PlayerId
+    level: Level | UnsetType | None = UNSET
+    iterations: Iterations | UnsetType | None = UNSET
+
+
+class MetaWatcher(_MetaRecord, tag="watcher"):
+    """Someone who gets the public mails (``on`` false: no longer)."""
+
+    email: Email
+    on: bool | UnsetType = UNSET
+
+
+class MetaNotify(_MetaRecord, tag="notify"):
+    """How a player wants to be told."""
+
+    player: PlayerId
+    mode: Literal["turn", "every", "digest"]
+
+
+class MetaGm(_MetaRecord, tag="gm"):
+    """The game master's address."""
+
+    email: Email
+
+
+class MetaUpgrade(_MetaRecord, tag="upgrade"):
+    """The game moves to another data version (referee/dataversions.py)."""
+
+    data: Rules
+
+
+MetaRecord = Union[  # noqa: UP007 - msgspec wants a plain Union of tagged Structs
+    MetaReplace, MetaAddress, MetaDeadline, MetaBot, MetaWatcher, MetaNotify, MetaGm,
+    MetaUpgrade,
+]
+META_KINDS = tuple(t.__struct_config__.tag for t in MetaRecord.__args__)
 
 
 ENTRY_KINDS = ("move", "undo", "void", "meta")
@@ -75,18 +207,19 @@ class LogEntry(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     found illegal), or a ``meta`` record of the game master (an address change, a
     deadline, ...) that does not touch the game's state."""
 
-    n: Annotated[int, Meta(ge=1)]
-    by: PlayerId
-    move: dict[str, Any] | UnsetType = UNSET
-    undo: Annotated[int, Meta(ge=1)] | UnsetType = UNSET
-    void: Annotated[int, Meta(ge=1)] | UnsetType = UNSET
-    meta: dict[str, Any] | UnsetType = UNSET
-    sealed: NonEmpty | UnsetType = UNSET  # a move's private fields, encrypted (sealed games)
+    n: EntryNo
+    by: Annotated[str, Meta(pattern=full(PLAYER_ID[1:-1]))]  # a player id, or "gm"
+    move: dict[str, Any] | UnsetType = UNSET  # bounded by the game's move types
+    undo: EntryNo | UnsetType = UNSET
+    void: EntryNo | UnsetType = UNSET
+    meta: MetaRecord | UnsetType = UNSET
+    # a move's private fields, encrypted (sealed games)
+    sealed: _text(SEALED_MAX, 1, BASE64) | UnsetType = UNSET  # type: ignore[valid-type]
     prev: Sha256Hex
-    at: str | UnsetType = UNSET
-    mail: str | UnsetType = UNSET  # Message-ID of the mail that made this move
+    at: UtcTime | UnsetType = UNSET
+    mail: MsgId | UnsetType = UNSET  # Message-ID of the mail that made this move
     bot: bool | UnsetType = UNSET  # the move was chosen by a bot
-    public: str | UnsetType = UNSET  # a sealed move as other players may read it
+    public: _text(PUBLIC_MAX) | UnsetType = UNSET  # type: ignore[valid-type]  # a sealed move as others read it
     mac: Sha256Hex | UnsetType = UNSET  # the referee's MAC (sealed games; referee/vouch.py)
 
 
@@ -94,18 +227,36 @@ class GameFileDoc(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     """A referee game file: a header and an append-only log."""
 
     format: Literal["referee/1"]
-    game: Annotated[str, Meta(pattern=r"^[a-z][a-z0-9-]*$")]
+    game: Annotated[str, Meta(pattern=full("[a-z][a-z0-9-]*"), max_length=GAME_NAME_MAX)]
     id: Annotated[str, Meta(pattern=GAME_ID)] | UnsetType = UNSET
-    rules: NonEmpty
-    created: str | UnsetType = UNSET
-    players: Annotated[list[FilePlayer], Meta(min_length=1)]
-    options: dict[str, str]
+    rules: Rules
+    created: UtcTime | UnsetType = UNSET
+    players: Annotated[list[FilePlayer], Meta(min_length=1, max_length=PLAYERS_MAX)]
+    options: Annotated[dict[_text(OPTION_KEY_MAX, 1, OPTION_KEY),  # type: ignore[valid-type]
+                            _text(OPTION_VALUE_MAX)],  # type: ignore[valid-type]
+                       Meta(max_length=OPTIONS_MAX)]
     rng: FileRng
     log: list[LogEntry]
 
 
+# What a pattern means, for messages ("expected an RFC 3339 UTC time" rather than a regex)
+PATTERN_TEXT = {
+    full(TIME_UTC): "an RFC 3339 UTC time like 2026-11-30T10:00:00Z",
+    full(EMAIL): "an e-mail address local@domain (no space, control character or <>)",
+    full(MSG_ID): "a Message-ID <id@host> (no space, control character or <> inside)",
+    full(RULES): "a rules pin like staufer-2+data.581a799773eb (no space or control character)",
+    full(GITHUB): "a GitHub login (letters, digits and -)",
+    full(OPTION_KEY): "an option name (lower-case letters, digits, _ and -)",
+    full(BASE64): "base64 text",
+    full(PLAYER_ID[1:-1]): "a player id (a lower-case letter, then up to 23 more letters, "
+                           "digits, _ or -)",
+}
+
+
 def path_first(message: str, prefix: str = "$") -> str:
     """msgspec's "Expected `int`, got `str` - at `$.n`" as "$.n: expected `int`, ..."."""
+    for pattern, meaning in PATTERN_TEXT.items():
+        message = message.replace(f"`str` matching regex {pattern!r}", meaning)
     text, sep, path = message.rpartition(" - at `")
     if not sep:
         return f"{prefix}: {message[:1].lower()}{message[1:]}"
@@ -115,10 +266,9 @@ def path_first(message: str, prefix: str = "$") -> str:
 
 def check_shape(data: Any) -> str | None:
     """Why ``data`` is not a game file (JSON path first), or None if its shape is right."""
-    try:
-        doc = msgspec.convert(data, GameFileDoc)
-    except msgspec.ValidationError as exc:
-        return path_first(str(exc))
+    doc = _checked(data)
+    if isinstance(doc, str):
+        return doc
     bad_id = _id_with_newline(doc)
     if bad_id:
         return f"{bad_id}: an id may not end with a line break"
@@ -129,24 +279,103 @@ def check_shape(data: Any) -> str | None:
                     "mcts seat takes them")
     if doc.rng.seed is UNSET and doc.rng.commitment is UNSET:
         return "$.rng: needs `seed` or `commitment`"
-    for i, entry in enumerate(doc.log):
-        kinds = [k for k in ENTRY_KINDS if getattr(entry, k) is not UNSET]
-        if len(kinds) != 1:
+    for i, entry in enumerate(doc.log):  # (plain tests: this runs for every entry)
+        move = entry.move
+        if ((move is not UNSET) + (entry.undo is not UNSET) + (entry.void is not UNSET)
+                + (entry.meta is not UNSET)) != 1:
             return f"$.log[{i}]: needs exactly one of `move`, `undo`, `void` and `meta`"
-        if entry.meta is not UNSET and not isinstance(entry.meta.get("kind"), str):
-            return f"$.log[{i}].meta: needs a string `kind`"
-        if entry.move is not UNSET and not isinstance(entry.move.get("type"), str):
+        if move is not UNSET and type(move.get("type")) is not str:
             return f"$.log[{i}].move: needs a string `type`"
+        if (entry.sealed is UNSET) != (entry.public is UNSET) or (
+                entry.sealed is not UNSET and move is UNSET):
+            return (f"$.log[{i}]: `sealed` and `public` come together, and only in a move "
+                    "(a sealed move's hidden part and the text others read)")
     return None
+
+
+def _field(info: Any) -> tuple[Any, ...]:
+    """A Struct field as msgspec.defstruct takes it."""
+    if info.required:
+        return (info.name, info.type)
+    if info.default_factory is not msgspec.NODEFAULT:
+        return (info.name, info.type, msgspec.field(default_factory=info.default_factory))
+    return (info.name, info.type, info.default)
+
+
+def _checked(data: Any) -> Any:
+    """``data`` as a GameFileDoc, or why it is none (JSON path first).
+
+    A pattern per string costs a regex call per value, and a log has hundreds: so the log
+    entries are first checked by a copy of LogEntry that keeps every bound but the
+    patterns, and each pattern is then matched once over all the entries' values joined
+    by line breaks (no pattern matches a line break). Only a file that fails is checked
+    again with the full types, which name the path of what is wrong."""
+    try:
+        doc = msgspec.convert(data, _QUICK_DOC)
+        if _patterns_hold(data["log"]):
+            return doc
+    except msgspec.ValidationError:
+        pass
+    try:
+        return msgspec.convert(data, GameFileDoc)
+    except msgspec.ValidationError as exc:
+        return path_first(str(exc))
+
+
+def _without_patterns(cls: Any) -> tuple[Any, dict[str, Any]]:
+    """A copy of Struct ``cls`` whose strings keep their lengths but lose their patterns
+    (``full(...)`` ones), and those patterns by field name, compiled to match values
+    joined by line breaks."""
+    fields, patterns = [], {}
+    for info in msgspec.structs.fields(cls):
+        args = getattr(info.type, "__args__", ()) if not hasattr(info.type, "__metadata__") \
+            else (info.type,)
+        bare = []
+        for arg in args or (info.type,):
+            meta = next(iter(getattr(arg, "__metadata__", ())), None)
+            pattern = getattr(meta, "pattern", None)
+            if pattern and pattern.startswith("^(?:") and pattern.endswith(_FULL_END):
+                body = pattern[len("^(?:"):-len(_FULL_END)]
+                patterns[info.name] = re.compile(f"(?:{body})(?:\n(?:{body}))*")
+                arg = Annotated[str, Meta(min_length=meta.min_length,
+                                          max_length=meta.max_length)]
+            bare.append(arg)
+        typ = bare[0] if len(bare) == 1 else Union[tuple(bare)]  # noqa: UP007
+        fields.append((info.name, typ, *_field(info)[2:]))
+    config = cls.__struct_config__
+    quick = msgspec.defstruct(f"{cls.__name__}Quick", fields, kw_only=True,
+                              forbid_unknown_fields=config.forbid_unknown_fields)
+    return quick, patterns
+
+
+def _patterns_hold(log: list[dict[str, Any]]) -> bool:
+    """Whether every log entry's values match their field's pattern (one match a field)."""
+    for name, pattern in _ENTRY_PATTERNS.items():
+        values = [entry[name] for entry in log if name in entry]
+        if values:
+            joined = "\n".join(values)
+            if joined.count("\n") != len(values) - 1 or pattern.fullmatch(joined) is None:
+                return False
+    return True
+
+
+_FULL_END = full("")[len("^(?:"):]  # ")$(?!\\n)"
+_QUICK_ENTRY, _ENTRY_PATTERNS = _without_patterns(LogEntry)
+_QUICK_DOC = msgspec.defstruct(
+    "GameFileDocQuick",
+    [(f.name, list[_QUICK_ENTRY] if f.name == "log" else f.type,  # type: ignore[valid-type]
+      *_field(f)[2:]) for f in msgspec.structs.fields(GameFileDoc)],
+    kw_only=True, forbid_unknown_fields=True)
 
 
 def _id_with_newline(doc: GameFileDoc) -> str | None:
     """The path of an id that ends with "\\n" (a regex `$` lets one through)."""
     ids = [("$.id", doc.id if isinstance(doc.id, str) else "")]
     ids += [(f"$.players[{i}].id", p.id) for i, p in enumerate(doc.players)]
-    ids += [(f"$.log[{i}].by", e.by) for i, e in enumerate(doc.log)]
     if isinstance(doc.rng.nonces, dict):
         ids += [("$.rng.nonces", k) for k in doc.rng.nonces]
+    if isinstance(doc.rng.nonce_commitments, dict):
+        ids += [("$.rng.nonce_commitments", k) for k in doc.rng.nonce_commitments]
     for path, value in ids:
         if value.endswith("\n"):
             return path
@@ -187,15 +416,55 @@ class JsonProblem(ValueError):
 def strict_json(raw: bytes) -> Any:
     """Decode a game file's JSON strictly: UTF-8, no duplicate keys anywhere, no NaN or
     Infinity, no lone surrogates, integers only (signed 64-bit), limited nesting.
-    Raises JsonProblem."""
+    Raises JsonProblem.
+
+    One decoding pass (msgspec) settles an honest file: a float stops it at once, and two
+    byte-level checks in C prove the rest. The file without its whitespace must equal the
+    decoded data encoded again (a duplicate key is lost in decoding, so the two differ),
+    and the data packed as MessagePack must hold no 64-bit integer (an integer of 2**32
+    or more, which a game file never needs, is packed with the marker byte 0xcf; one
+    beyond 64 bits cannot be packed). Only a file those checks cannot clear (a duplicate
+    key, a float, a huge integer, or merely escapes written differently) is decoded again,
+    with the standard library, to name the path of what is wrong."""
     try:
-        msgspec.json.decode(raw)  # strict JSON and UTF-8, fast; catches lone surrogates
+        data = _FAST.decode(raw)  # strict JSON and UTF-8; catches lone surrogates
+    except _NeedsCare:
+        return _careful_json(raw)  # a number with a fraction or exponent
     except msgspec.ValidationError:
-        pass  # a number out of range: the second pass below names its path
+        return _careful_json(raw)  # a number out of range: the careful pass names its path
     except msgspec.DecodeError as exc:
         raise JsonProblem(_with_position(str(exc), raw)) from None
     except RecursionError:
         raise JsonProblem("arrays or objects nested too deeply") from None
+    if _PLAIN.encode(data) != msgspec.json.format(raw, indent=-1) or _has_wide_int(data):
+        return _careful_json(raw)
+    return data
+
+
+class _NeedsCare(Exception):
+    """Raised by the fast decoder at a number with a fraction or exponent."""
+
+
+def _no_float(text: str) -> float:
+    raise _NeedsCare(text)
+
+
+_FAST = msgspec.json.Decoder(float_hook=_no_float)
+_PLAIN = msgspec.json.Encoder()  # keys in the file's order
+_PACK = msgspec.msgpack.Encoder()
+
+
+def _has_wide_int(data: Any) -> bool:
+    """Whether ``data`` may hold an integer of 2**32 or more (or too big to pack)."""
+    try:
+        return b"\xcf" in _PACK.encode(data)  # (also a byte of some UTF-8 text: harmless)
+    except OverflowError:
+        return True
+
+
+def _careful_json(raw: bytes) -> Any:
+    """The standard library's decoder, with hooks that mark what breaks the rules and a
+    walk that names the path of the first. Raises JsonProblem."""
     marked: list[bool] = []
     try:
         data = json.loads(raw, object_pairs_hook=functools.partial(_pairs, marked),
@@ -271,8 +540,8 @@ def _with_position(message: str, raw: bytes) -> str:
 # --- JSON Schema generation -------------------------------------------------------------
 
 
-def _file_schema(name: str, title: str, move: dict[str, Any],
-                 move_defs: dict[str, Any]) -> dict[str, Any]:
+def _file_schema(name: str, title: str, move: dict[str, Any], move_defs: dict[str, Any],
+                 sealed: dict[str, Any]) -> dict[str, Any]:
     generated = msgspec.json.schema(GameFileDoc)
     defs = generated["$defs"]
     top = defs.pop("GameFileDoc")
@@ -282,8 +551,14 @@ def _file_schema(name: str, title: str, move: dict[str, Any],
                             "else": {"not": {"required": ["iterations"]}}})
     entry = defs["LogEntry"]
     entry["oneOf"] = [{"required": [k]} for k in ENTRY_KINDS]
-    entry["properties"]["move"] = {"$ref": "#/$defs/GameMove"}
+    entry["dependentRequired"] = {"sealed": ["move", "public"], "public": ["sealed"]}
+    # a move in clear is one of the game's moves; a sealed one is its public part
+    entry["properties"]["move"] = {"type": "object"}
+    entry.update({"if": {"required": ["sealed"]},
+                  "then": {"properties": {"move": {"$ref": "#/$defs/SealedMove"}}},
+                  "else": {"properties": {"move": {"$ref": "#/$defs/GameMove"}}}})
     defs["GameMove"] = move
+    defs["SealedMove"] = sealed
     clash = set(defs) & set(move_defs)
     assert not clash, f"move type names clash with file definitions: {clash}"
     defs.update(move_defs)
@@ -294,16 +569,56 @@ def _file_schema(name: str, title: str, move: dict[str, Any],
 def envelope() -> dict[str, Any]:
     """The schema every game file satisfies, whatever the game (moves unchecked)."""
     move = {"type": "object", "required": ["type"], "properties": {"type": {"type": "string"}}}
-    return _file_schema("file", "referee game file (any game)", move, {})
+    return _file_schema("file", "referee game file (any game)", move, {}, move)
 
 
 def game_file(game: Game) -> dict[str, Any]:
-    """The schema of one game's files: the envelope with the game's move union."""
+    """The schema of one game's files: the envelope with the game's move union, and the
+    public parts of its moves that may be sealed (none: no sealed move is valid)."""
     moves = msgspec.json.schema(game.move_type)
     defs = moves.pop("$defs", {})
-    schema = _file_schema(game.name, f"referee game file: {game.title}", moves, defs)
+    public = sealed_move_type(game)
+    if public is None:
+        sealed: dict[str, Any] = {"not": {}}
+    else:
+        sealed = msgspec.json.schema(public)
+        defs.update(sealed.pop("$defs", {}))
+    schema = _file_schema(game.name, f"referee game file: {game.title}", moves, defs, sealed)
     schema["properties"]["game"] = {"const": game.name}
     return schema
+
+
+# --- sealed moves -----------------------------------------------------------------------
+
+
+def sealed_fields(game: Game) -> dict[str, tuple[str, ...]]:
+    """The move types that may hold a hidden choice, and the fields that may be sealed
+    (a game's ``sealed_fields``; ``Game.private_fields`` says which are, move by move)."""
+    return dict(getattr(game, "sealed_fields", {}))
+
+
+_SEALED_TYPES: dict[int, tuple[Any, Any]] = {}
+
+
+def sealed_move_type(game: Game) -> Any:
+    """The union of the public parts of the game's moves that may be sealed (the move
+    without its sealed fields, refusing unknown ones), or None if none may be."""
+    cached = _SEALED_TYPES.get(id(game.move_type))
+    if cached is not None and cached[0] is game.move_type:
+        return cached[1]
+    hidden = sealed_fields(game)
+    parts = []
+    for cls in getattr(game.move_type, "__args__", (game.move_type,)):
+        tag = cls.__struct_config__.tag
+        if tag in hidden:
+            fields = [_field(f) for f in msgspec.structs.fields(cls)
+                      if f.name not in hidden[tag]]
+            parts.append(msgspec.defstruct(f"{cls.__name__}Public", fields, tag=tag,
+                                           tag_field=cls.__struct_config__.tag_field,
+                                           forbid_unknown_fields=True, frozen=True))
+    found = None if not parts else parts[0] if len(parts) == 1 else Union[tuple(parts)]  # noqa: UP007
+    _SEALED_TYPES[id(game.move_type)] = (game.move_type, found)
+    return found
 
 
 @functools.cache
@@ -316,3 +631,4 @@ def schema_text(name: str) -> str:
 def schema_names() -> list[str]:
     """The published schemas: the envelope and one per built-in game."""
     return ["file", *BUILTIN_GAMES]
+

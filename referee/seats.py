@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from referee.errors import UsageError
-from referee.schema import GAME_MASTER
+from referee.schema import GAME_MASTER, ITERATIONS_MAX
 
 LEVELS = ("random", "greedy", "mcts")  # referee.bots.LEVELS, without importing the bots
 DEFAULT_LEVEL = "mcts"
@@ -37,7 +37,7 @@ MAX_ITERATIONS = 1_000
 # schema and the replay accept the record), but the seat no longer plays or is replayed
 # by `check --since` above the cap (refused, naming `referee seat` to lower it); only
 # `check --bots`, asked for explicitly, replays such old moves at their recorded level.
-RECORDED_MAX_ITERATIONS = 5_000
+RECORDED_MAX_ITERATIONS = ITERATIONS_MAX  # 5,000: what a file may record
 BOT_PREFIX = "bot:"
 
 

@@ -111,6 +111,9 @@ def bench_game(name: str, many: int) -> None:
     replay_only = cpu_ms(lambda: gamefile.replay(gf), 30)
     print(f"## {game.title}: finished 5-player example, {moves} log entries")
     print(f"- replay in process (parse + schema + legality of every move): {full:.1f} ms CPU")
+    parse_ms = cpu_ms(lambda: gamefile.parse(raw), 30)
+    print(f"- of which parse (JSON, duplicate keys, format, moves' types): {parse_ms:.2f} ms "
+          f"CPU ({100 * parse_ms / full:.0f} %)")
     print(f"- replay in process (already parsed): {replay_only:.1f} ms CPU "
           f"({replay_only * 1000 / moves:.0f} µs per move)")
     batches = [playouts(name, 20) for _ in range(5)]

@@ -90,23 +90,22 @@ def test_textconv_shows_an_undo(tmp_path: Path) -> None:
 
 def test_textconv_shows_sealed_moves_by_their_public_text_and_every_entry_kind(
         tmp_path: Path) -> None:
-    path = tmp_path / "g.json"
-    new_game(path)
-    play(path, "ann", "supply 1")
+    path = tmp_path / "g.json"  # (Dynasties: The Staufer Dynasty has no hidden choice)
+    result = run("new", "dynasties", path, "--players", "ann,ben,cat", "--seed", "git-test",
+                 "--insecure-seed", "--id", "g1")
+    assert result.exit_code == 0, result.output
     data = json.loads(path.read_text())
-    move = dict(data["log"][0]["move"], space=2)
-    for entry in ({"by": "ben", "move": move, "sealed": "c2VhbGVk",
-                   "public": "supply (a hidden choice)"},
-                  {"by": "gm", "void": 2},
-                  {"by": "gm", "meta": {"kind": "deadline", "until": "2026-02-01"}}):
+    for entry in ({"by": "ann", "move": {"type": "pass", "space": 2}, "sealed": "c2VhbGVk",
+                   "public": "pass 2, kept a card"},
+                  {"by": "gm", "void": 1},
+                  {"by": "gm", "meta": {"kind": "deadline", "hours": 48}}):
         data["log"].append({"n": len(data["log"]) + 1, **entry,
                             "prev": gamefile.next_prev(data), "at": NOW})
     path.write_text(gamefile.dumps(data))
     assert run("git-textconv", path).output.endswith(
-        f"log:\n   1. ann: supply 1  ({NOW})\n"
-        f"   2. ben: supply (a hidden choice)  ({NOW})\n"
-        f"   3. gm: void 2 (struck: it was not legal)  ({NOW})\n"
-        f"   4. gm: [deadline] until 2026-02-01  ({NOW})\n")
+        f"log:\n   1. ann: pass 2, kept a card  ({NOW})\n"
+        f"   2. gm: void 1 (struck: it was not legal)  ({NOW})\n"
+        f"   3. gm: [deadline] hours 48  ({NOW})\n")
 
 
 def test_textconv_of_a_sealed_game_needs_no_secret(tmp_path: Path) -> None:

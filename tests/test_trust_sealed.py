@@ -87,7 +87,7 @@ def test_a_forged_game_master_entry_is_refused(refereed: tuple[Path, Path]) -> N
     data = json.loads(path.read_text())
     gamefile.append_raw(data, {"n": 4, "by": "gm", "meta": {"kind": "address",
                                                             "player": "ben",
-                                                            "email": "mallory@evil.test"}})
+                                                            "emails": ["mallory@evil.test"]}})
     path.write_text(gamefile.dumps(data))
     refused(run("check", path, "--secret", key), 1, "game master's entry without")
 

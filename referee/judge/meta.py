@@ -26,6 +26,7 @@ Kinds (fields besides ``kind``):
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,10 +34,19 @@ from typing import Any
 
 from referee import seats, writecore
 from referee.errors import UsageError
+from referee.schema import (
+    ADDRESSES_MAX,
+    DEADLINE_HOURS_MAX,
+    EMAIL,
+    EMAIL_MAX,
+    NAME_MAX,
+    full,
+)
 from referee.schema import GAME_MASTER as GM
 
 MODES = ("turn", "every", "digest")
 _EMAIL_RE = re.compile(r"^[^@\s<>]+@[^@\s<>]+\.[^@\s<>]+$")
+_EMAIL_READ = re.compile(full(EMAIL))  # what every read of the file holds it to
 
 
 @dataclass
@@ -74,9 +84,22 @@ class Settings:
 
 
 def _email(value: Any, what: str) -> str:
-    if not isinstance(value, str) or not _EMAIL_RE.match(value):
-        raise UsageError(f"{what}: {value!r} is not an e-mail address")
+    if not isinstance(value, str) or not _EMAIL_RE.match(value) or not _EMAIL_READ.match(value):
+        shown = value[:EMAIL_MAX] if isinstance(value, str) else value
+        raise UsageError(f"{what}: {shown!r} is not an e-mail address")
+    if len(value) > EMAIL_MAX:
+        raise UsageError(f"{what}: an e-mail address has at most {EMAIL_MAX} characters, "
+                         f"not {len(value)}")
     return value
+
+
+def _name(value: Any, fallback: str) -> str:
+    name = fallback if value is None or value == "" else value
+    if not isinstance(name, str) or len(name) > NAME_MAX:
+        raise UsageError(f"replace: a name is text of at most {NAME_MAX} characters")
+    if any(unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp") for c in name):
+        raise UsageError("replace: control characters in the name")
+    return name
 
 
 def validate(meta: Mapping[str, Any], players: list[str]) -> dict[str, Any]:
@@ -94,17 +117,21 @@ def validate(meta: Mapping[str, Any], players: list[str]) -> dict[str, Any]:
     if kind == "replace":
         out["player"] = player()
         out["email"] = _email(meta.get("email"), "replace")
-        out["name"] = str(meta.get("name") or out["player"])[:64]
+        out["name"] = _name(meta.get("name"), out["player"])
     elif kind == "address":
         out["player"] = player()
         emails = meta.get("emails")
         if not isinstance(emails, list) or not emails:
             raise UsageError("address: give at least one address")
+        if len(emails) > ADDRESSES_MAX:
+            raise UsageError(f"address: at most {ADDRESSES_MAX} addresses, not {len(emails)}")
         out["emails"] = [_email(e, "address") for e in emails]
     elif kind == "deadline":
         hours = meta.get("hours")
-        if not isinstance(hours, int) or isinstance(hours, bool) or not 1 <= hours <= 8760:
-            raise UsageError(f"deadline: hours must be a whole number 1-8760, not {hours!r}")
+        if (not isinstance(hours, int) or isinstance(hours, bool)
+                or not 1 <= hours <= DEADLINE_HOURS_MAX):
+            raise UsageError(f"deadline: hours must be a whole number 1-{DEADLINE_HOURS_MAX}, "
+                             f"not {hours!r}")
         out["hours"] = hours
         level = meta.get("bot")
         if level is not None and level not in seats.LEVELS:
@@ -116,7 +143,10 @@ def validate(meta: Mapping[str, Any], players: list[str]) -> dict[str, Any]:
         out = seats.validate_meta(meta, players)
     elif kind == "watcher":
         out["email"] = _email(meta.get("email"), "watcher")
-        out["on"] = bool(meta.get("on", True))
+        on = meta.get("on", True)
+        if not isinstance(on, bool):
+            raise UsageError(f"watcher: on is true or false, not {on!r}")
+        out["on"] = on
     elif kind == "notify":
         out["player"] = player()
         if meta.get("mode") not in MODES:

@@ -33,10 +33,10 @@ from typing import Any
 
 from referee.mail.replies import Reply, parse_reply
 from referee.mail.tokens import MailError, MailId, check_id, check_token, find_ids
+from referee.schema import SAY_MAX
 
 STALE = "this answers an old mail; reply to the latest one"
 MSGID_MAX = 200  # longer or non-ASCII Message-IDs are replaced by a digest of the mail
-SAY_MAX = 500  # characters of one say, after joining its lines
 SAY_MARKS = 5  # combining marks in a row on one character
 # letters and a mark that print as nothing (Unicode "default ignorable"): no hidden text
 _BLANK = frozenset("\u034f\u115f\u1160\u3164\uffa0")

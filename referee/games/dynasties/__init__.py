@@ -24,6 +24,7 @@ class Dynasties(GameDefaults):
     max_players = 5
     options: tuple[Option, ...] = ()
     move_type = moves.Move
+    sealed_fields = moves.SEALED_FIELDS  # the fields a hidden choice may hide
 
     def data_version(self) -> str:
         return D.data_version()

@@ -13,6 +13,7 @@ from typing import Annotated, Any, Literal, Union
 import msgspec
 
 from referee.errors import AmbiguousMove, MalformedMove
+from referee.schema import NUMBER_DIGITS_MAX
 
 from .data import (
     ACTION_CARDS,
@@ -55,22 +56,22 @@ Figure = Literal["prince", "princess"]
 Source = Literal[("ship", "bag", *(str(s + 1) for s in range(SHIPS)))]  # type: ignore[valid-type]
 
 
-class Trade(msgspec.Struct, frozen=True, tag="trade"):
+class Trade(msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag="trade"):
     card: Card
     ship: ShipNo
 
 
-class TradeTwice(msgspec.Struct, frozen=True, tag="trade-twice"):
+class TradeTwice(msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag="trade-twice"):
     card: Card
     ship: ShipNo
     pay: Goods
 
 
-class SecondTrade(msgspec.Struct, frozen=True, tag="second-trade"):
+class SecondTrade(msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag="second-trade"):
     ship: ShipNo
 
 
-class Place(msgspec.Struct, frozen=True, tag="place"):
+class Place(msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag="place"):
     card: Card
     figure: Figure
     city: CityKey
@@ -78,77 +79,77 @@ class Place(msgspec.Struct, frozen=True, tag="place"):
     special: bool = False
 
 
-class Use(msgspec.Struct, frozen=True, tag="use"):
+class Use(msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag="use"):
     card: Card
     personality: PersonalityKey
     pay: Goods
     special: bool = False
 
 
-class SitOut(msgspec.Struct, frozen=True, tag="sit-out"):
+class SitOut(msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag="sit-out"):
     card: Card
 
 
-class Pass(msgspec.Struct, frozen=True, tag="pass"):
+class Pass(msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag="pass"):
     space: TrackSpace  # 0 = the long space, 1-4 = top-row spaces
     card: CardOrNone = 0  # a Pass special-action card, or 0
     keep: CardOrNone = 0  # the one action card kept (private), or 0
 
 
-class Divide(msgspec.Struct, frozen=True, tag="divide"):
+class Divide(msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag="divide"):
     first: Goods
     second: Goods
 
 
-class Choose(msgspec.Struct, frozen=True, tag="choose"):
+class Choose(msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag="choose"):
     goods: Goods
 
 
-class Take(msgspec.Struct, frozen=True, tag="take"):
+class Take(msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag="take"):
     goods: Goods
     source: Source  # "ship" (the ship in question), "bag", or "1".."3"
 
 
-class DivideDice(msgspec.Struct, frozen=True, tag="divide-dice"):
+class DivideDice(msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag="divide-dice"):
     single: Face
     pair: FacePair  # "points+ship"
 
 
-class ChooseDice(msgspec.Struct, frozen=True, tag="choose-dice"):
+class ChooseDice(msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag="choose-dice"):
     faces: Faces  # "child" or "points+ship"
 
 
-class KeepScoring(msgspec.Struct, frozen=True, tag="keep"):
+class KeepScoring(msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag="keep"):
     card: ScoringKey  # private: the scoring card kept
 
 
-class Bonus(msgspec.Struct, frozen=True, tag="bonus"):
+class Bonus(msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag="bonus"):
     space: BonusKey
 
 
-class Country(msgspec.Struct, frozen=True, tag="country"):
+class Country(msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag="country"):
     purpose: Literal["upgrade", "wild"]
     country: CountryKey
 
 
-class Marry(msgspec.Struct, frozen=True, tag="marry"):
+class Marry(msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag="marry"):
     city: CityKey
 
 
-class Envoy(msgspec.Struct, frozen=True, tag="envoy"):
+class Envoy(msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag="envoy"):
     city: FreeCityKey  # a free city: book | anchor | points
 
 
-class Monastery(msgspec.Struct, frozen=True, tag="monastery"):
+class Monastery(msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag="monastery"):
     city: CityKey
     save: bool
 
 
-class Score(msgspec.Struct, frozen=True, tag="score"):
+class Score(msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag="score"):
     card: ScoringKey
 
 
-class Done(msgspec.Struct, frozen=True, tag="done"):
+class Done(msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag="done"):
     pass
 
 
@@ -233,6 +234,11 @@ def format_move(m: Any) -> str:
 
 
 # --- hidden choices -------------------------------------------------------------------------
+# The fields that may be sealed, by move type: the public part of such a move is the move
+# without them (published in schemas/dynasties.schema.json as SealedMove).
+SEALED_FIELDS: dict[str, tuple[str, ...]] = {"pass": ("keep",), "keep": ("card",)}
+
+
 def private_fields(m: Any) -> tuple[str, ...]:
     """Fields only the mover may see: the action card kept when passing and the scoring
     card kept out of those drawn. Every other choice is made in the open."""
@@ -301,8 +307,11 @@ class _Reader:
         if tok == "card":
             tok = self.take(what)
         tok = tok.removeprefix("a") if re.fullmatch(r"a\d+", tok) else tok
-        if not tok.isdigit():
+        if not (tok.isascii() and tok.isdigit()):
             raise _malformed(self.text, f"expected {what} (a number), got {tok!r}")
+        if len(tok) > NUMBER_DIGITS_MAX:
+            raise _malformed(self.text, f"number too long: {what} has at most "
+                                        f"{NUMBER_DIGITS_MAX} digits")
         return int(tok)
 
     def goods(self, what: str = "goods letters (k w g b p)") -> str:

@@ -29,6 +29,7 @@ from typing import Annotated, Literal, Union
 import msgspec
 
 from referee.errors import AmbiguousMove, MalformedMove
+from referee.schema import NUMBER_DIGITS_MAX
 
 from .components import CHEST_MIX, REGION_KEYS, SUPPLY_SPACES, seat_rows
 from .components import FIGURES as FIGURE_COUNTS
@@ -49,21 +50,21 @@ PrivilegeNumber = Annotated[int, msgspec.Meta(ge=1, le=16)]
 NobleSpaces = Annotated[tuple[Region, ...], msgspec.Meta(max_length=FIGURE_COUNTS["N"])]
 
 
-class Supply(msgspec.Struct, frozen=True, tag="supply"):
+class Supply(msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag="supply"):
     space: Space
     chests: Annotated[int, msgspec.Meta(ge=0, le=len(SUPPLY_SPACES))] = 0  # Supplies chest
     envoy: bool = False  # privilege 7
     draw: bool = False  # privilege 8
 
 
-class Deploy(msgspec.Struct, frozen=True, tag="deploy"):
+class Deploy(msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag="deploy"):
     region: Region
     seat: SeatNumber  # 1 = leftmost
     free_move: bool = False  # turquoise "no movement cost"
     free_pay: bool = False  # turquoise "no payment cost to Deploy"
 
 
-class Seat(msgspec.Struct, frozen=True, tag="seat"):
+class Seat(msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag="seat"):
     figure: Figure  # the figure standing on the office seat
     nobles: NobleSpaces = ()  # payment spaces (regions) that get a Noble, alphabetical
     double: bool = False  # privilege 3: a second Envoy on the same seat
@@ -74,27 +75,27 @@ class Seat(msgspec.Struct, frozen=True, tag="seat"):
             raise ValueError("nobles must list the regions in alphabetical order")
 
 
-class First(msgspec.Struct, frozen=True, tag="first"):
+class First(msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag="first"):
     pass
 
 
-class Privilege(msgspec.Struct, frozen=True, tag="privilege"):
+class Privilege(msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag="privilege"):
     number: PrivilegeNumber
 
 
-class Done(msgspec.Struct, frozen=True, tag="done"):
+class Done(msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag="done"):
     pass
 
 
-class Take(msgspec.Struct, frozen=True, tag="take"):
+class Take(msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag="take"):
     region: Region
 
 
-class Pick(msgspec.Struct, frozen=True, tag="pick"):
+class Pick(msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag="pick"):
     chest: ChestType  # chest type, e.g. "vp3", "purple", "free-move"
 
 
-class Keep(msgspec.Struct, frozen=True, tag="keep"):
+class Keep(msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag="keep"):
     region: Literal[("", *REGION_KEYS)] = ""  # type: ignore[valid-type]  # "" = keep none
     seat: Annotated[int, msgspec.Meta(ge=0, le=MAX_SEATS)] = 0
     figure: Literal["", "envoy", "noble"] = ""
@@ -104,7 +105,7 @@ class Keep(msgspec.Struct, frozen=True, tag="keep"):
             raise ValueError("keep names a region, a seat and a figure, or none of them")
 
 
-class Return(msgspec.Struct, frozen=True, tag="return"):
+class Return(msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag="return"):
     court: bool
 
 
@@ -178,6 +179,9 @@ def _bad(text: str, form: str) -> MalformedMove:
 
 def _int(tok: str, text: str, form: str, low: int, high: int) -> int:
     """A number in ``low..high`` (the range every move field is constrained to)."""
+    if tok.isascii() and tok.isdigit() and len(tok) > NUMBER_DIGITS_MAX:
+        raise MalformedMove(f"cannot read {text!r}: number too long ({len(tok)} digits; "
+                            f"at most {NUMBER_DIGITS_MAX})", hints=list(FORMS))
     if not (tok.isascii() and tok.isdigit()) or not low <= int(tok) <= high:
         raise _bad(text, form)
     return int(tok)
