@@ -577,7 +577,12 @@ def new_data(
         "rng": rng,
         "log": [],
     }
-    problem = check_shape(data)  # what every read will check, before the file exists
+    return data
+
+
+def check_new(data: Mapping[str, Any]) -> None:
+    """What every read will check of a new game's header, before the file exists (its
+    rng complete). Raises UsageError: the command's own arguments break a bound."""
+    problem = check_shape(data)
     if problem:
         raise UsageError(f"the new game would break the file format: {problem}")
-    return data

@@ -122,6 +122,7 @@ def new(game_name: str, path: Path, players: str, seed: str | None,
     if sealed:
         rng = {"commitment": rngmod.commitment(seed), "recipient": vouch.recipient(seed)}
     data["rng"] = rng | filled
+    gamefile.check_new(data)
     gf = gamefile.GameFile(data, game)
     match = gamefile.replay(gf, seed)  # proves the setup works before anything is written
     check_bots_can_play(match, list(seats.header_seats(data)))
