@@ -8,7 +8,6 @@ import functools
 import json
 import os
 import sys
-import traceback
 import unicodedata
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -71,6 +70,8 @@ def _quiet_stdout() -> None:
 
 def internal_error(exc: BaseException, where: str) -> RefereeError:
     """The message for an unexpected exception while handling ``where``."""
+    import traceback  # only for a bug
+
     frames = traceback.extract_tb(exc.__traceback__)
     at = f" (at {_short(frames[-1].filename)}:{frames[-1].lineno})" if frames else ""
     return RefereeError(

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import os
-import secrets
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -24,12 +23,12 @@ from referee.cli.common import (
     status_json,
     status_text,
 )
-from referee.cli.mail import answer_rejection, mail_identify
 from referee.engine import game_names, get_game
 from referee.errors import MoveError, SealedError, UsageError
 from referee.schema import GAME_MASTER
-from referee.submit import BotMove, bots_after, check_bots_can_play, submit
-from referee.submit import undo as submit_undo
+
+if TYPE_CHECKING:  # the commands import what they use: `status` starts faster
+    from referee.submit import BotMove
 
 # --- games ----------------------------------------------------------------------------
 
@@ -104,6 +103,10 @@ def new(game_name: str, path: Path, players: str, seed: str | None,
     REFEREE_SECRET (derived per game id: no secret file is written), else a strong
     random seed written to the secret file.
     """
+    import secrets
+
+    from referee.submit import check_bots_can_play
+
     game = get_game(game_name)
     player_list = gamefile.parse_players(players)
     add_logins(player_list, logins)
@@ -172,6 +175,8 @@ def bots_json(gf: gamefile.GameFile) -> dict[str, Any]:
 def bots_done(path: Path, secret_path: Path | None) -> list[BotMove]:
     """Let the bot seats play what they owe after a command did its work; if they
     cannot go on, say why on stderr (the command's own change stands)."""
+    from referee.submit import bots_after
+
     played, problem = bots_after(path, secret_path)
     if problem:
         click.echo(f"warning: the bots could not move: {problem}", err=True)
@@ -272,6 +277,9 @@ def move(path: Path, player: str | None, words: Sequence[str], secret_path: Path
          unchecked: bool, email_path: Path | None, reply_out: Path | None, sender: str,
          as_json: bool) -> None:
     """Check a move against the rules and append it to FILE."""
+    from referee.cli.mail import answer_rejection, mail_identify
+    from referee.submit import submit
+
     if email_path is None and (player is None or not words):
         raise UsageError("move needs --as PLAYER and the MOVE (or --from-email MESSAGE)")
     texts = [" ".join(words)] if words else []
@@ -440,6 +448,8 @@ def undo(path: Path, player: str, secret_path: Path | None, as_json: bool) -> No
     Only the last move, only by its author, and never once it revealed anything (a draw,
     a roll, a card seen).
     """
+    from referee.submit import undo as submit_undo
+
     done = submit_undo(path, player, secret_path=secret_path)
     gf, match = done.gf, done.match
     assert match is not None
