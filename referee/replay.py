@@ -45,18 +45,19 @@ def _where(i: int) -> str:
 
 @dataclass(frozen=True)
 class _Voids:
-    """The log's voids, gathered once (a replay asks of every undo and void)."""
+    """The log's voids and the players, gathered once (a replay asks of every entry)."""
 
     struck: dict[int, int]  # struck move -> number of the (last) void entry striking it
     first: dict[int, int]  # struck move -> index of the first void entry striking it
+    players: frozenset[str]
 
     @classmethod
-    def of(cls, log: Sequence[Mapping[str, Any]]) -> _Voids:
+    def of(cls, gf: GameFile) -> _Voids:
         first: dict[int, int] = {}
-        for i, entry in enumerate(log):
+        for i, entry in enumerate(gf.log):
             if "void" in entry:
                 first.setdefault(entry["void"], i)
-        return cls({e["void"]: e["n"] for e in log if "void" in e}, first)
+        return cls(voided(gf), first, frozenset(gf.players))
 
 
 def _check_chain(gf: GameFile, i: int, entry: Mapping[str, Any], prev: str,
@@ -71,7 +72,7 @@ def _check_chain(gf: GameFile, i: int, entry: Mapping[str, Any], prev: str,
         )
     kind = entry_kind(entry)
     by = entry["by"]
-    if by not in gf.players and not (by == GAME_MASTER and kind in ("void", "meta")):
+    if by not in voids.players and not (by == GAME_MASTER and kind in ("void", "meta")):
         raise ReplayError(f"{_where(i)}: {by!r} is not a player in this game")
     if i == 0 and missing_nonces(gf):
         raise ReplayError(
@@ -188,7 +189,7 @@ def check_structure(gf: GameFile) -> None:
     check_header(gf)
     prev = header_hash(gf.data)
     seats = seatsmod.seats_at(gf.data, 0)
-    voids = _Voids.of(gf.log)
+    voids = _Voids.of(gf)
     for i, entry in enumerate(gf.log):
         prev = _check_chain(gf, i, entry, prev, voids)
         _check_seat(gf, i, entry, seats)
@@ -290,7 +291,7 @@ def replay(gf: GameFile, seed: str | None = None, upto: int | None = None,
     match = start_state(gf, seed)
     prev = header_hash(gf.data)
     log = gf.log[:upto]
-    voids = _Voids.of(gf.log)
+    voids = _Voids.of(gf)
     for i, entry in enumerate(log):
         if "void" in entry:  # who may strike what, before the struck move is replayed
             _check_void(gf, i, entry, voids)
