@@ -8,7 +8,8 @@ are added to the schema here and checked in :func:`check_shape`. A test checks t
 committed schemas equal the generated ones and that example files pass both validators.
 """
 
-from __future__ import annotations
+# (no `from __future__ import annotations`: msgspec reads these annotations at the first
+# decode of a game file, and evaluating them from strings costs every command some ms)
 
 import functools
 import json

@@ -297,7 +297,8 @@ def pending(targets: Sequence[Path], as_json: bool) -> None:
 
     Sealed games are read with FILE.secret beside them (or REFEREE_SECRET_FILE).
     """
-    rows = [pending_row(path) for path in game_files(targets)]
+    with cache.session():  # the cache's index: read once, written once
+        rows = [pending_row(path) for path in game_files(targets)]
     if as_json:
         emit_json(rows)
         return
