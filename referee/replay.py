@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from referee import seats as seatsmod
@@ -43,21 +42,21 @@ def _where(i: int) -> str:
     return f"$.log[{i}] (entry {i + 1})"
 
 
-@dataclass(frozen=True)
 class _Voids:
-    """The log's voids and the players, gathered once (a replay asks of every entry)."""
+    """The log's voids and the players, gathered once (a replay asks of every entry).
+    (A plain class: a dataclass would cost every command its creation at import.)"""
 
-    struck: dict[int, int]  # struck move -> number of the (last) void entry striking it
-    first: dict[int, int]  # struck move -> index of the first void entry striking it
-    players: frozenset[str]
+    __slots__ = ("first", "players", "struck")
 
-    @classmethod
-    def of(cls, gf: GameFile) -> _Voids:
-        first: dict[int, int] = {}
+    def __init__(self, gf: GameFile) -> None:
+        # struck move -> number of the (last) void entry striking it
+        self.struck: dict[int, int] = voided(gf)
+        # struck move -> index of the first void entry striking it
+        self.first: dict[int, int] = {}
         for i, entry in enumerate(gf.log):
             if "void" in entry:
-                first.setdefault(entry["void"], i)
-        return cls(voided(gf), first, frozenset(gf.players))
+                self.first.setdefault(entry["void"], i)
+        self.players = frozenset(gf.players)
 
 
 def _check_chain(gf: GameFile, i: int, entry: Mapping[str, Any], prev: str,
@@ -189,7 +188,7 @@ def check_structure(gf: GameFile) -> None:
     check_header(gf)
     prev = header_hash(gf.data)
     seats = seatsmod.seats_at(gf.data, 0)
-    voids = _Voids.of(gf)
+    voids = _Voids(gf)
     for i, entry in enumerate(gf.log):
         prev = _check_chain(gf, i, entry, prev, voids)
         _check_seat(gf, i, entry, seats)
@@ -291,7 +290,7 @@ def replay(gf: GameFile, seed: str | None = None, upto: int | None = None,
     match = start_state(gf, seed)
     prev = header_hash(gf.data)
     log = gf.log[:upto]
-    voids = _Voids.of(gf)
+    voids = _Voids(gf)
     for i, entry in enumerate(log):
         if "void" in entry:  # who may strike what, before the struck move is replayed
             _check_void(gf, i, entry, voids)

@@ -277,7 +277,6 @@ def move(path: Path, player: str | None, words: Sequence[str], secret_path: Path
          unchecked: bool, email_path: Path | None, reply_out: Path | None, sender: str,
          as_json: bool) -> None:
     """Check a move against the rules and append it to FILE."""
-    from referee.cli.mail import answer_rejection, mail_identify
     from referee.submit import submit
 
     if email_path is None and (player is None or not words):
@@ -285,12 +284,16 @@ def move(path: Path, player: str | None, words: Sequence[str], secret_path: Path
     texts = [" ".join(words)] if words else []
     identify = None
     if email_path is not None:
+        from referee.cli.mail import mail_identify  # only for a move by mail
+
         identify = mail_identify(email_path, player, reply_out, sender)
     try:
         done = submit(path, player, texts, secret_path=secret_path, unchecked=unchecked,
                       identify=identify)
     except MoveError as exc:
         if identify is not None:
+            from referee.cli.mail import answer_rejection
+
             answer_rejection(gamefile.read(path), identify.raw, exc, reply_out, sender,
                              authentic=True)
         raise
