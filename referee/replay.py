@@ -263,9 +263,9 @@ def _copy_position(match: Match) -> tuple[State, Rng]:
     """An independent copy of the state and its generator, for an undo to return to:
     ``Game.copy_state`` where the state carries the match's generator (both games do),
     else one deep copy of the two together (which keeps them one object)."""
-    state = match.state
-    if getattr(state, "rng", None) is match.rng:
-        copied = match.game.copy_state(state)
+    state, copier = match.state, getattr(match.game, "copy_state", None)
+    if copier is not None and getattr(state, "rng", None) is match.rng:
+        copied = copier(state)
         rng = getattr(copied, "rng", None)
         if isinstance(rng, Rng) and rng is not match.rng:
             return copied, rng

@@ -301,3 +301,20 @@ def test_an_undo_never_replays_from_setup(monkeypatch: pytest.MonkeyPatch) -> No
         assert len(match.log) == len(data["log"]) - 200
         monkeypatch.undo()
         assert _outcome(rp.replay, data) == _outcome(naive_replay, data)
+
+
+@pytest.mark.parametrize("shallow", [False, True])
+def test_a_game_without_a_cheap_copy_replays_the_same(shallow: bool,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """The toy game copies with GameDefaults.copy_state (a deep copy of its state); one
+    whose copy_state gives back the same state (no real copy) makes the replay copy the
+    state and its generator together instead. Either way: the naive replay's result."""
+    game = get_game("toy")
+    if shallow:
+        monkeypatch.setattr(type(game), "copy_state", lambda self, state: state)
+    undone = 0
+    for n in range(12):
+        data = random_log("toy", f"toy-{n}", 40)
+        undone += sum("undo" in e for e in data["log"])
+        assert _outcome(rp.replay, data) == _outcome(naive_replay, data)
+    assert undone > 5
