@@ -12,7 +12,6 @@ always rebuilds the same state.
 
 from __future__ import annotations
 
-import difflib
 import importlib
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
@@ -290,6 +289,8 @@ def full_options(game: Game, given: Mapping[str, str]) -> dict[str, str]:
 
 def closest(text: str, candidates: Sequence[str], n: int = 5) -> list[str]:
     """The candidates most like ``text`` (for "did you mean")."""
+    import difflib  # only for a rejected move
+
     found = difflib.get_close_matches(text, candidates, n=n, cutoff=0.0)
     return found or list(candidates[:n])
 

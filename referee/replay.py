@@ -9,12 +9,13 @@ undo, a void of a move that was not legal, or a record that leaves the state alo
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import copy
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from referee import seats as seatsmod
 from referee import vouch
-from referee.engine import Match, Move
+from referee.engine import Match, Move, State
 from referee.errors import GameFileError, ReplayError, SealedError, UsageError
 from referee.gamefile import (
     GameFile,
@@ -25,6 +26,7 @@ from referee.gamefile import (
     missing_nonces,
     start_state,
 )
+from referee.rng import Rng
 from referee.schema import ENTRY_KINDS, GAME_MASTER
 
 
@@ -40,7 +42,25 @@ def _where(i: int) -> str:
     return f"$.log[{i}] (entry {i + 1})"
 
 
-def _check_chain(gf: GameFile, i: int, entry: Mapping[str, Any], prev: str) -> str:
+class _Voids:
+    """The log's voids and the players, gathered once (a replay asks of every entry).
+    (A plain class: a dataclass would cost every command its creation at import.)"""
+
+    __slots__ = ("first", "players", "struck")
+
+    def __init__(self, gf: GameFile) -> None:
+        # struck move -> number of the (last) void entry striking it
+        self.struck: dict[int, int] = voided(gf)
+        # struck move -> index of the first void entry striking it
+        self.first: dict[int, int] = {}
+        for i, entry in enumerate(gf.log):
+            if "void" in entry:
+                self.first.setdefault(entry["void"], i)
+        self.players = frozenset(gf.players)
+
+
+def _check_chain(gf: GameFile, i: int, entry: Mapping[str, Any], prev: str,
+                 voids: _Voids) -> str:
     """Check numbering, hash chain and authorship of entry ``i``; return its hash."""
     if entry["n"] != i + 1:
         raise ReplayError(f"{_where(i)}: numbered {entry['n']}, expected {i + 1}")
@@ -51,7 +71,7 @@ def _check_chain(gf: GameFile, i: int, entry: Mapping[str, Any], prev: str) -> s
         )
     kind = entry_kind(entry)
     by = entry["by"]
-    if by not in gf.players and not (by == GAME_MASTER and kind in ("void", "meta")):
+    if by not in voids.players and not (by == GAME_MASTER and kind in ("void", "meta")):
         raise ReplayError(f"{_where(i)}: {by!r} is not a player in this game")
     if i == 0 and missing_nonces(gf):
         raise ReplayError(
@@ -59,9 +79,9 @@ def _check_chain(gf: GameFile, i: int, entry: Mapping[str, Any], prev: str) -> s
             f"(missing: {', '.join(missing_nonces(gf))})"
         )
     if kind == "undo":
-        _check_undo(gf, i, entry)
+        _check_undo(gf, i, entry, voids)
     elif kind == "void":
-        _check_void(gf, i, entry)
+        _check_void(gf, i, entry, voids)
     elif kind == "meta" and by != GAME_MASTER:
         _check_player_meta(i, entry)
     return entry_hash(entry)
@@ -104,10 +124,10 @@ def _check_seat(gf: GameFile, i: int, entry: Mapping[str, Any],
                                           f"seat FILE {entry['by']} --human --as gm`"])
 
 
-def _check_undo(gf: GameFile, i: int, entry: Mapping[str, Any]) -> None:
+def _check_undo(gf: GameFile, i: int, entry: Mapping[str, Any], voids: _Voids) -> None:
     target = entry["undo"]
     undone = gf.log[target - 1] if 0 < target <= i else None
-    if target != i or undone is None or "move" not in undone or target in voided(gf):
+    if target != i or undone is None or "move" not in undone or target in voids.struck:
         raise ReplayError(
             f"{_where(i)}: undo of move {target} refused: only the move just before "
             "may be undone, and only once"
@@ -119,7 +139,7 @@ def _check_undo(gf: GameFile, i: int, entry: Mapping[str, Any]) -> None:
         )
 
 
-def _check_void(gf: GameFile, i: int, entry: Mapping[str, Any]) -> None:
+def _check_void(gf: GameFile, i: int, entry: Mapping[str, Any], voids: _Voids) -> None:
     target = entry["void"]
     struck = gf.log[target - 1] if 0 < target <= i else None
     if struck is None or "move" not in struck:
@@ -128,7 +148,7 @@ def _check_void(gf: GameFile, i: int, entry: Mapping[str, Any]) -> None:
     if entry["by"] not in (struck["by"], GAME_MASTER):
         raise ReplayError(f"{_where(i)}: void of move {target} refused: only its author "
                           f"{struck['by']} or the game master may strike it")
-    if [e["void"] for e in gf.log[:i] if "void" in e].count(target):
+    if voids.first.get(target, i) < i:  # an earlier void struck it
         raise ReplayError(f"{_where(i)}: move {target} was already struck")
 
 
@@ -168,8 +188,9 @@ def check_structure(gf: GameFile) -> None:
     check_header(gf)
     prev = header_hash(gf.data)
     seats = seatsmod.seats_at(gf.data, 0)
+    voids = _Voids(gf)
     for i, entry in enumerate(gf.log):
-        prev = _check_chain(gf, i, entry, prev)
+        prev = _check_chain(gf, i, entry, prev, voids)
         _check_seat(gf, i, entry, seats)
         if "move" in entry and "sealed" not in entry:
             decode_move(gf.game, entry["move"], f"$.log[{i}].move")
@@ -238,42 +259,82 @@ def _replay_effective(gf: GameFile, moves: list[tuple[str, Move]], seed: str | N
     return match
 
 
+def _copy_position(match: Match) -> tuple[State, Rng]:
+    """An independent copy of the state and its generator, for an undo to return to:
+    ``Game.copy_state`` where the state carries the match's generator (both games do),
+    else one deep copy of the two together (which keeps them one object)."""
+    state, copier = match.state, getattr(match.game, "copy_state", None)
+    if copier is not None and getattr(state, "rng", None) is match.rng:
+        copied = copier(state)
+        rng = getattr(copied, "rng", None)
+        if isinstance(rng, Rng) and rng is not match.rng:
+            return copied, rng
+    return copy.deepcopy((state, match.rng))
+
+
+def _undone_next(log: Sequence[Mapping[str, Any]], i: int) -> bool:
+    """Whether entry ``i + 1`` claims to undo entry ``i`` (then the position before entry
+    ``i`` is kept: an undo can only take back the entry just before it)."""
+    nxt = log[i + 1] if i + 1 < len(log) else None
+    return nxt is not None and nxt.get("undo") == i + 1
+
+
 def replay(gf: GameFile, seed: str | None = None, upto: int | None = None,
            on_entry: Callable[[int, Match], None] | None = None) -> Match:
     """Rebuild the state by replaying the log, checking the hash chain, the referee's
     MACs (sealed games), and that every entry was a legal move of a player who owed a
     decision, an allowed undo, or a void of a move that was not legal.
+    Linear in the log: the voids are gathered once, and an undo returns to a copy of the
+    position kept before the move it takes back (identical to replaying from setup).
     Raises GameFileError, ReplayError, SealedError."""
     match = start_state(gf, seed)
     prev = header_hash(gf.data)
-    struck = voided(gf)
-    for i, entry in enumerate(gf.log[:upto]):
+    log = gf.log[:upto]
+    voids = _Voids(gf)
+    for i, entry in enumerate(log):
         if "void" in entry:  # who may strike what, before the struck move is replayed
-            _check_void(gf, i, entry)
+            _check_void(gf, i, entry, voids)
     seats = seatsmod.seats_at(gf.data, 0)
-    for i, entry in enumerate(gf.log[:upto]):
-        prev = _check_chain(gf, i, entry, prev)
+    kept: tuple[int, State, Rng] | None = None  # (entry, position before it)
+    for i, entry in enumerate(log):
+        prev = _check_chain(gf, i, entry, prev, voids)
         _check_mac(gf, i, entry, seed)
         _check_seat(gf, i, entry, seats)
         kind = entry_kind(entry)
         if kind == "undo":
-            before = _replay_effective(gf, match.log[:-1], seed)
-            refusal = undo_refusal(match, before)
-            if refusal:
-                raise ReplayError(f"{_where(i)}: undo of move {entry['undo']} refused: {refusal}")
-            match = before
+            match = _undo(gf, i, entry, match, kept, seed)
         elif kind == "move":
-            void_n = struck.get(i + 1)
+            void_n = voids.struck.get(i + 1)
             try:
                 move = entry_move(gf, i, seed)
             except GameFileError:
                 if void_n is None:
                     raise
                 continue  # a struck move whose sealed part cannot even be opened
+            played = len(match.log)
+            position = _copy_position(match) if _undone_next(log, i) else None
             _replay_move(gf, match, i, move, void_n)
+            if position is not None and len(match.log) == played + 1:
+                kept = (i, *position)
         if on_entry is not None:
             on_entry(i, match)
     return match
+
+
+def _undo(gf: GameFile, i: int, entry: Mapping[str, Any], match: Match,
+          kept: tuple[int, State, Rng] | None, seed: str | None) -> Match:
+    """The match without its last move (entry ``i`` undoes it, as _check_undo found):
+    the position kept before entry ``i - 1``, else the effective moves replayed from
+    setup. Raises ReplayError if the move revealed something."""
+    if kept is not None and kept[0] == i - 1:
+        before = Match(match.game, match.players, match.options, kept[1], kept[2],
+                       match.log[:-1])
+    else:
+        before = _replay_effective(gf, match.log[:-1], seed)
+    refusal = undo_refusal(match, before)
+    if refusal:
+        raise ReplayError(f"{_where(i)}: undo of move {entry['undo']} refused: {refusal}")
+    return before
 
 
 def _replay_move(gf: GameFile, match: Match, i: int, move: Move, void_n: int | None) -> None:

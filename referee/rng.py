@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import hashlib
 import math
-import secrets
 from collections.abc import MutableSequence, Sequence
 from typing import TypeVar
 
@@ -31,6 +30,8 @@ _SPACE = 1 << 256
 
 def new_seed() -> str:
     """Return a fresh strong seed (128 bits from the OS, as 32 hex digits)."""
+    import secrets  # only when a seed is made
+
     return secrets.token_hex(16)
 
 

@@ -12,7 +12,8 @@ test checks that the committed schemas equal the generated ones and that example
 pass both validators. :func:`strict_json` reads the JSON in one pass (see there).
 """
 
-from __future__ import annotations
+# (no `from __future__ import annotations`: msgspec reads these annotations at the first
+# decode of a game file, and evaluating them from strings costs every command some ms)
 
 import functools
 import json

@@ -17,7 +17,6 @@ keyed from the game's generator key and the number of the entry it writes
 from __future__ import annotations
 
 import hashlib
-import hmac
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -197,4 +196,6 @@ def meta_refusal(seats: Seats, by: str, meta: Mapping[str, Any]) -> str | None:
 def seat_rng_key(game_key: bytes, n: int) -> bytes:
     """The key of the generator a bot seat uses for log entry ``n``: HMAC-SHA256 of the
     entry number under the game's generator key (secret in a sealed game)."""
+    import hmac  # only for a bot seat
+
     return hmac.new(game_key, f"referee/bot-seat/1|{n}".encode(), hashlib.sha256).digest()

@@ -17,7 +17,6 @@ written or read.
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import hmac
 import json
@@ -76,6 +75,8 @@ def recipient(seed: str) -> str:
 
 def seal(recipient_text: str, fields: Mapping[str, Any]) -> str:
     """``fields`` encrypted to the referee recipient, as base64 text."""
+    import base64  # only for a sealed move
+
     age = _age()
     try:
         to = age.x25519.Recipient.from_str(recipient_text)
@@ -87,6 +88,8 @@ def seal(recipient_text: str, fields: Mapping[str, Any]) -> str:
 
 def unseal(seed: str, text: str, where: str) -> dict[str, Any]:
     """The private fields sealed in ``text``. Raises GameFileError naming ``where``."""
+    import base64  # only for a sealed move
+
     age = _age()
     try:
         plain = age.decrypt(base64.b64decode(text, validate=True), [_identity(seed)])

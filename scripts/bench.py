@@ -1,26 +1,36 @@
-"""Benchmark: replay, playouts, `status`, `check` and `pending` costs. Figures go in the
-README.
+"""Benchmark: start-up, replay, long logs, `check` and `pending`, each figure beside its
+anchor in the same run (docs/speed.md holds the table). From the repository root:
 
-    .venv/bin/python scripts/bench.py [--games staufer,dynasties] [--many 200]
-        [--pending-files 400] [--throughput-only]
+    .venv/bin/python -m scripts.bench [--only startup,replay,long,pending,check]
+        [--games staufer,dynasties] [--runs 15] [--many 200] [--pending-files 2000]
+        [--long 10000]
 
-Measures, per game: in-process parse + schema validation + full replay (every move
-checked against the generated legal moves) of the finished 5-player example; the same
-without parsing, per move, next to python-chess's cost per ply for the same kind of
-replay (with the [bench] extra); one full 4-player random playout (the bots' unit of
-search); wall time of `referee status` and `referee check` as subprocesses next
-to Python's bare start and the import of the CLI; and `check` throughput over many
-finished games, in process and through one CLI call; and the two throughput figures
-for repositories with many games: `check` over many finished games of both games in one
-call (games/s), and `pending` over many files (files/s; cold = empty cache, warm = every
-file seen before). On a shared machine wall-clock figures move with the load, so each
-throughput is also given per CPU-second (user + system time of the command and its
-worker processes).
+(``.venv/bin/python scripts/bench.py ...`` works as well.) One run prints the date, the
+commit and the machine, then:
+
+- startup: whole processes, alternating, median of ``--runs``: ``python -c pass``,
+  the import floor ``python -c "import click, msgspec, jsonschema"`` (the anchor),
+  ``referee status FILE --as P`` and ``referee move FILE --as P MOVE`` (each on a fresh
+  copy of a new game), wall and CPU time, each as a ratio to the floor. Bytecode is
+  written first (PYTHONDONTWRITEBYTECODE is dropped), as an installed package has it.
+- replay: in process, best CPU time, per move, of the finished 5-player examples
+  (already parsed), beside python-chess's cost per ply of the same kind of replay (every
+  move checked against the full generated legal list; the [bench] extra).
+- long: ``referee status`` of a ``--long``-entry Staufer log of move + undo pairs beside
+  one of as many meta records (the anchor), alternating, median of 3.
+- pending: ``referee pending`` over ``--pending-files`` files (games cut after every few
+  moves): with the cache off (the anchor), cold (empty cache) and cached, alternating,
+  median of 3, in files per second of wall time and per CPU-second.
+- check: ``referee check`` throughput over ``--many`` finished games in one call.
+
+On a shared machine wall-clock figures move with the load; ratios taken from
+alternating runs of the same length move much less, and CPU figures least.
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import gc
 import os
 import resource
@@ -29,25 +39,66 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
+
+if __package__ in (None, ""):  # run by path: make `scripts` and `referee` importable
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import msgspec
 
 from referee import gamefile
-from referee.engine import get_game
-from scripts.bench_bots import playouts
+from referee.engine import Match, get_game, legal_strings
 from scripts.make_examples import play
 
 ROOT = Path(__file__).resolve().parent.parent
 REFEREE = [sys.executable, "-m", "referee"]
+ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+PLAYERS = ["ann", "ben", "cat"]
+CHESS_GAMES = 40
+CHESS_PLIES = 80  # a typical game's length; random games from the start position
 
 
-def median_ms(func: Callable[[], object], runs: int) -> float:
-    times = []
+def children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def timed_run(cmd: Sequence[str], env: dict[str, str] | None = None,
+              before: Callable[[], object] | None = None) -> tuple[float, float]:
+    """Wall and CPU seconds of one command (with its worker processes); ``before`` runs
+    first, untimed."""
+    if before is not None:
+        before()
+    cpu0, t0 = children_cpu(), time.perf_counter()
+    subprocess.run(cmd, check=False, capture_output=True, env=env or ENV)
+    return time.perf_counter() - t0, children_cpu() - cpu0
+
+
+Case = tuple[list[str], Callable[[], object] | None]  # command, untimed step before it
+
+
+def alternate(cases: dict[str, Case], runs: int,
+              envs: dict[str, dict[str, str]] | None = None) -> dict[str, tuple[float, float]]:
+    """Median wall and CPU seconds of each case, the cases run in turn ``runs`` times
+    (after one untimed warm-up each, which also writes the bytecode); ``envs``: the
+    environment of a case, if not this one's."""
+    envs = envs or {}
+    for name, (cmd, before) in cases.items():
+        timed_run(cmd, envs.get(name), before)
+    times: dict[str, list[tuple[float, float]]] = {name: [] for name in cases}
     for _ in range(runs):
-        t0 = time.perf_counter()
-        func()
-        times.append((time.perf_counter() - t0) * 1000)
-    return statistics.median(times)
+        for name, (cmd, before) in cases.items():
+            times[name].append(timed_run(cmd, envs.get(name), before))
+    return {name: (statistics.median(t[0] for t in ts), statistics.median(t[1] for t in ts))
+            for name, ts in times.items()}
+
+
+def ratio_line(label: str, t: tuple[float, float], anchor: tuple[float, float],
+               anchor_name: str) -> str:
+    return (f"- {label}: {t[0] * 1000:.0f} ms wall, {t[1] * 1000:.0f} ms CPU = "
+            f"{t[0] / anchor[0]:.2f}x / {t[1] / anchor[1]:.2f}x {anchor_name}")
 
 
 def cpu_ms(func: Callable[[], object], runs: int) -> float:
@@ -61,13 +112,70 @@ def cpu_ms(func: Callable[[], object], runs: int) -> float:
     return min(times)
 
 
-def wall_ms(cmd: list[str], runs: int = 7) -> float:
-    return median_ms(lambda: subprocess.run(cmd, check=False, capture_output=True), runs)
+def _git(*args: str) -> str | None:
+    try:
+        done = subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True,
+                              check=False)
+    except OSError:
+        return None
+    return done.stdout.strip() if done.returncode == 0 else None
 
 
-CHESS_GAMES = 40
-PER_GAME = 40  # finished games per game for the per-game `check` figures
-CHESS_PLIES = 80  # a typical game's length; random games from the start position
+def header() -> None:
+    commit = _git("rev-parse", "--short=12", "HEAD") or "unknown (no git)"
+    dirty = " with uncommitted changes" if _git("status", "--porcelain", "--", "referee",
+                                                "scripts") else ""
+    now = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    print(f"# referee bench, {now}, commit {commit}{dirty}")
+    print(f"Python {sys.version.split()[0]} on {sys.platform}, {os.cpu_count()} cores, "
+          f"load average {os.getloadavg()[0]:.1f} at the start")
+
+
+# --- start-up ---------------------------------------------------------------------------
+
+
+def new_game(folder: Path, name: str = "staufer") -> tuple[Path, bytes, str]:
+    """A new 3-player game file, its bytes and the first player's first legal move."""
+    game = get_game(name)
+    data = gamefile.new_data(game, [{"id": p} for p in PLAYERS], {}, {"seed": "bench"},
+                             "bench")
+    match = Match.start(game, PLAYERS, data["options"], "bench")
+    path = folder / "game.json"
+    raw = gamefile.dumps(data).encode()
+    path.write_bytes(raw)
+    return path, raw, legal_strings(game, match.state, game.to_move(match.state)[0])[0]
+
+
+def bench_startup(runs: int) -> None:
+    print(f"## Start-up: whole processes, median of {runs} alternating runs")
+    with tempfile.TemporaryDirectory() as tmp:
+        path, raw, move = new_game(Path(tmp))
+        moved = Path(tmp) / "moved.json"
+
+        def fresh() -> None:
+            moved.write_bytes(raw)
+
+        py = sys.executable
+        got = alternate({
+            "pass": ([py, "-c", "pass"], None),
+            "floor": ([py, "-c", "import click, msgspec, jsonschema"], None),
+            "status": ([*REFEREE, "status", str(path), "--as", "ann"], None),
+            "move": ([*REFEREE, "move", str(moved), "--as", "ann", move], fresh),
+            "help": ([*REFEREE, "--help"], None),
+        }, runs)
+    floor = got["floor"]
+    anchor = "the import floor"
+    print(ratio_line("`python -c pass`", got["pass"], floor, anchor))
+    print(ratio_line("the import floor `python -c \"import click, msgspec, jsonschema\"`",
+                     floor, floor, anchor))
+    print(ratio_line("`referee status FILE --as ann` (new Staufer game)", got["status"],
+                     floor, anchor))
+    print(ratio_line(f"`referee move FILE --as ann {move}` (written, fsynced)", got["move"],
+                     floor, anchor))
+    print(ratio_line("`referee --help` (every command listed)", got["help"], floor, anchor))
+
+
+# --- replay -----------------------------------------------------------------------------
 
 
 def chess_replay_us() -> float | None:
@@ -96,61 +204,81 @@ def chess_replay_us() -> float | None:
                     raise AssertionError("illegal")
                 board.push(move)
 
-    plies = sum(map(len, games))
-    return cpu_ms(replay_all, 5) * 1000 / plies
+    return cpu_ms(replay_all, 5) * 1000 / sum(map(len, games))
 
 
-def bench_game(name: str, many: int) -> None:
-    game = get_game(name)
-    example = ROOT / "examples" / f"{name}-5p.json"
-    raw = example.read_bytes()
-    gf = gamefile.parse(raw)
-    moves = len(gf.log)
-    gc.collect()  # (the figures below must not pay for garbage made before)
-    full = cpu_ms(lambda: gamefile.replay(gamefile.parse(raw)), 30)
-    replay_only = cpu_ms(lambda: gamefile.replay(gf), 30)
-    print(f"## {game.title}: finished 5-player example, {moves} log entries")
-    print(f"- replay in process (parse + schema + legality of every move): {full:.1f} ms CPU")
-    parse_ms = cpu_ms(lambda: gamefile.parse(raw), 30)
-    print(f"- of which parse (JSON, duplicate keys, format, moves' types): {parse_ms:.2f} ms "
-          f"CPU ({100 * parse_ms / full:.0f} %)")
-    print(f"- replay in process (already parsed): {replay_only:.1f} ms CPU "
-          f"({replay_only * 1000 / moves:.0f} µs per move)")
-    batches = [playouts(name, 20) for _ in range(5)]
-    best = max(b["playouts_per_cpu_s"] for b in batches)
-    print(f"- one full 4-player random playout from setup "
-          f"({batches[0]['moves_per_playout']} moves): {1000 / best:.1f} ms CPU, best of 5 "
-          f"batches of 20 ({best:.0f} playouts per CPU-second)")
-    print(f"- `referee status FILE`: {wall_ms([*REFEREE, 'status', str(example)]):.0f} ms wall")
-    print(f"- `referee check FILE`: {wall_ms([*REFEREE, 'check', str(example)]):.0f} ms wall")
+def bench_replay(names: list[str]) -> None:
+    print("## Replay in process (best CPU time of 30)")
+    chess_us = chess_replay_us()
+    print("- python-chess, full legal list per ply (the anchor): " + (
+        f"{chess_us:.1f} µs per ply" if chess_us is not None
+        else "not measured (pip install -e '.[bench]')"))
+    for name in names:
+        raw = (ROOT / "examples" / f"{name}-5p.json").read_bytes()
+        gf = gamefile.parse(raw)
+        gc.collect()  # (the figures below must not pay for garbage made before)
+        full = cpu_ms(lambda raw=raw: gamefile.replay(gamefile.parse(raw)), 30)
+        only = cpu_ms(lambda gf=gf: gamefile.replay(gf), 30)
+        per = only * 1000 / len(gf.log)
+        versus = f" = {per / chess_us:.1f}x python-chess" if chess_us else ""
+        parse_ms = cpu_ms(lambda raw=raw: gamefile.parse(raw), 30)
+        print(f"- {get_game(name).title}, finished 5-player example ({len(gf.log)} entries): "
+              f"{per:.0f} µs per move{versus}; with parse and schema {full:.1f} ms, of which "
+              f"parse (JSON, duplicate keys, format, moves' types) {parse_ms:.2f} ms "
+              f"({100 * parse_ms / full:.0f} %)")
+
+
+# --- long logs --------------------------------------------------------------------------
+
+
+def _undoable(game: Any, data: dict[str, Any]) -> tuple[str, Any]:
+    match = Match.start(game, PLAYERS, data["options"], "long")
+    player = game.to_move(match.state)[0]
+    for move in game.legal_moves(match.state, player):
+        after = Match.start(game, PLAYERS, data["options"], "long")
+        after.play(player, move)
+        if after.rng.counters == match.rng.counters and \
+                game.hidden_tokens(after.state) == game.hidden_tokens(match.state):
+            return player, move
+    raise AssertionError("no first move that can be undone")
+
+
+def long_logs(folder: Path, count: int) -> tuple[Path, Path]:
+    """Two Staufer files of ``count`` entries: move + undo pairs; meta records."""
+    game = get_game("staufer")
+    files = []
+    for kind in ("pairs", "meta"):
+        data = gamefile.new_data(game, [{"id": p} for p in PLAYERS], {}, {"seed": "long"},
+                                 "long")
+        player, move = _undoable(game, data)
+        body = msgspec.to_builtins(move)
+        while len(data["log"]) < count:
+            n = len(data["log"]) + 1
+            if kind == "meta":
+                entry = {"n": n, "by": "gm", "meta": {"kind": "deadline", "hours": 24}}
+            elif n % 2:
+                entry = {"n": n, "by": player, "move": body}
+            else:
+                entry = {"n": n, "by": player, "undo": n - 1}
+            gamefile.append_raw(data, entry)
+        path = folder / f"{kind}.json"
+        path.write_text(gamefile.dumps(data))
+        files.append(path)
+    return files[0], files[1]
+
+
+def bench_long(count: int) -> None:
+    print(f"## Long logs: `referee status` of {count} entries, median of 3 alternating runs")
     with tempfile.TemporaryDirectory() as tmp:
-        paths = []
-        for i in range(many):
-            data = play(name, 3 + i % 3, f"bench-{name}-{i}")
-            path = Path(tmp) / f"g{i}.json"
-            path.write_text(gamefile.dumps(data))
-            paths.append(path)
-        t0 = time.perf_counter()
-        for path in paths:
-            gamefile.replay(gamefile.read(path))
-        inproc = many / (time.perf_counter() - t0)
-        t0 = time.perf_counter()
-        subprocess.run([*REFEREE, "check", *map(str, paths)], check=True, capture_output=True)
-        cli = many / (time.perf_counter() - t0)
-    print(f"- `check` throughput over {many} finished 3-5 player games: "
-          f"{inproc:.0f} games/s in process, {cli:.0f} games/s in one `referee check` call")
+        pairs, meta = long_logs(Path(tmp), count)
+        got = alternate({"pairs": ([*REFEREE, "status", str(pairs)], None),
+                         "meta": ([*REFEREE, "status", str(meta)], None)}, 3)
+    anchor = f"{count} meta records"
+    print(ratio_line(f"{count} meta records (the anchor)", got["meta"], got["meta"], anchor))
+    print(ratio_line(f"{count // 2} move + undo pairs", got["pairs"], got["meta"], anchor))
 
 
-def children_cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
-
-
-def timed_run(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, float]:
-    """Wall and CPU seconds of one command (with its worker processes)."""
-    cpu0, t0 = children_cpu(), time.perf_counter()
-    subprocess.run(cmd, check=False, capture_output=True, env=env)
-    return time.perf_counter() - t0, children_cpu() - cpu0
+# --- pending and check ------------------------------------------------------------------
 
 
 def finished_games(folder: Path, names: list[str], many: int) -> list[Path]:
@@ -163,58 +291,84 @@ def finished_games(folder: Path, names: list[str], many: int) -> list[Path]:
     return paths
 
 
-def bench_throughput(names: list[str], many: int, pending_files: int) -> None:
-    """`check` over ``many`` finished games; `pending` over ``pending_files`` files (the
-    games cut after every few moves: mostly unfinished, all different)."""
+def pending_folder(folder: Path, games: list[Path], count: int) -> Path:
+    """``count`` files: the games cut after every few moves (mostly unfinished, all
+    different)."""
+    out = folder / "pending"
+    out.mkdir()
+    for i in range(count):
+        data = gamefile.parse(games[i % len(games)].read_bytes()).data
+        data["log"] = data["log"][:(i * 7) % (len(data["log"]) + 1)]
+        (out / f"p{i:05d}.json").write_text(gamefile.dumps(data))
+    return out
+
+
+def bench_pending(names: list[str], count: int) -> None:
+    print(f"## `referee pending` over {count} files, median of 3 alternating runs")
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = pending_folder(Path(tmp), finished_games(Path(tmp), names, 60), count)
+        empty = Path(tmp) / "empty"
+        empty.mkdir()
+        caches = Path(tmp) / "caches"
+        cold = {**ENV}
+        fresh = iter(range(10**6))
+
+        def empty_cache() -> None:
+            cold["REFEREE_CACHE_DIR"] = str(caches / f"cold-{next(fresh)}")
+
+        warm = {**ENV, "REFEREE_CACHE_DIR": str(caches / "warm")}
+        cmd = [*REFEREE, "pending", str(folder)]
+        got = alternate({"off": (cmd, None), "cold": (cmd, empty_cache),
+                         "cached": (cmd, None),
+                         "none": ([*REFEREE, "pending", str(empty)], None)}, 3,
+                        {"off": {**ENV, "REFEREE_CACHE_DIR": "off"}, "cold": cold,
+                         "cached": warm, "none": warm})
+    for name, label in (("off", "cache off (the anchor)"), ("cold", "cold cache"),
+                        ("cached", "cached")):
+        wall, cpu = got[name]
+        print(f"- {label}: {count / wall:.0f} files/s ({count / cpu:.0f} per CPU-second) = "
+              f"{got['off'][0] / wall:.2f}x the speed with the cache off")
+    wall = got["cached"][0] - got["none"][0]
+    print(f"- cached, less the command's start ({got['none'][0] * 1000:.0f} ms over an empty "
+          f"folder): {count / wall:.0f} files/s")
+
+
+def bench_check(names: list[str], many: int) -> None:
+    print(f"## `referee check` over {many} finished 3-5 player games in one call")
     with tempfile.TemporaryDirectory() as tmp:
         games = finished_games(Path(tmp), names, many)
         wall, cpu = timed_run([*REFEREE, "check", *map(str, games)])
-        print(f"- `check` throughput, {many} finished 3-5 player games "
-              f"({', '.join(names)}) in one call: {many / wall:.0f} games/s "
-              f"({many / cpu:.0f} games per CPU-second)")
-        folder = Path(tmp) / "pending"
-        folder.mkdir()
-        count = 0
-        while count < pending_files:
-            data = gamefile.parse(games[count % len(games)].read_bytes()).data
-            cut = (count * 7) % (len(data["log"]) + 1)
-            data["log"] = data["log"][:cut]
-            (folder / f"p{count:05d}.json").write_text(gamefile.dumps(data))
-            count += 1
-        env = {**os.environ, "REFEREE_CACHE_DIR": str(Path(tmp) / "cache")}
-        cold = timed_run([*REFEREE, "pending", str(folder)], env)
-        warm = min((timed_run([*REFEREE, "pending", str(folder)], env) for _ in range(3)),
-                   key=lambda t: t[0])
-        print(f"- `pending` throughput, {count} files: cold cache {count / cold[0]:.0f} "
-              f"files/s ({count / cold[1]:.0f} per CPU-second), warm cache "
-              f"{count / warm[0]:.0f} files/s ({count / warm[1]:.0f} per CPU-second)")
+    print(f"- {many / wall:.0f} games/s ({many / cpu:.0f} games per CPU-second)")
+
+
+SECTIONS = ("startup", "replay", "long", "pending", "check")
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--only", default=",".join(SECTIONS),
+                        help=f"sections to run, of {', '.join(SECTIONS)}")
     parser.add_argument("--games", default="staufer,dynasties")
+    parser.add_argument("--runs", type=int, default=15, help="start-up runs of each command")
     parser.add_argument("--many", type=int, default=200,
                         help="finished games for the `check` throughput (a repository's worth)")
-    parser.add_argument("--pending-files", type=int, default=400)
-    parser.add_argument("--throughput-only", action="store_true")
+    parser.add_argument("--pending-files", type=int, default=2000)
+    parser.add_argument("--long", type=int, default=10_000, help="entries of the long logs")
     args = parser.parse_args()
     names = args.games.split(",")
-    print(f"Python {sys.version.split()[0]} on {sys.platform}, {os.cpu_count()} cores, "
-          f"load average {os.getloadavg()[0]:.1f}")
-    if args.throughput_only:
-        bench_throughput(names, args.many, args.pending_files)
-        return
-    print(f"- bare `python -c pass`: {wall_ms([sys.executable, '-c', 'pass']):.0f} ms wall")
-    print(f"- `python -c 'import referee.cli'`: "
-          f"{wall_ms([sys.executable, '-c', 'import referee.cli']):.0f} ms wall")
-    print(f"- `referee --version`: {wall_ms([*REFEREE, '--version']):.0f} ms wall")
-    chess_us = chess_replay_us()
-    print("- python-chess replay with the full legal list, per ply: " + (
-        f"{chess_us:.0f} µs" if chess_us is not None
-        else "not measured (pip install -e '.[bench]')"))
-    for name in names:
-        bench_game(name, PER_GAME)
-    bench_throughput(names, args.many, args.pending_files)
+    only = args.only.split(",")
+    unknown = sorted(set(only) - set(SECTIONS))
+    if unknown:
+        parser.error(f"unknown section {', '.join(unknown)}")
+    header()
+    for section in SECTIONS:
+        if section in only:
+            {"startup": lambda: bench_startup(args.runs),
+             "replay": lambda: bench_replay(names),
+             "long": lambda: bench_long(args.long),
+             "pending": lambda: bench_pending(names, args.pending_files),
+             "check": lambda: bench_check(names, args.many)}[section]()
+    print(f"(load average {os.getloadavg()[0]:.1f} at the end)")
 
 
 if __name__ == "__main__":

@@ -2,7 +2,7 @@
 cost, determinization and state-copy cost, MCTS iterations per second, and (optionally)
 MCTS win rates against random and greedy bots. Figures go in the README.
 
-    .venv/bin/python scripts/bench_bots.py [--games staufer,dynasties] [--playouts 40]
+    .venv/bin/python -m scripts.bench_bots [--games staufer,dynasties] [--playouts 40]
         [--winrate 20 --think 0.1]
 
 Wall-clock figures move with the machine's load; the playout figures are also given per

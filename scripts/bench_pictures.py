@@ -1,6 +1,6 @@
 """Benchmark: pictures and the site. Figures go in the README.
 
-    .venv/bin/python scripts/bench_pictures.py [--games 50] [--workers N]
+    .venv/bin/python -m scripts.bench_pictures [--games 50] [--workers N]  (from the root)
 
 Measures: drawing one SVG from a view (median over every position of the finished
 5-player examples, both games; the view is taken first and not timed), the same with

@@ -1,16 +1,123 @@
 """The command line: parse arguments, call the library, print, map errors to exit codes.
 
-Exit codes (DESIGN §7): 0 success; 1 rejected move or invalid game file; 2 usage error.
+Exit codes: 0 success; 1 rejected move or invalid game file; 2 usage error.
+
+Start-up is kept at the floor: ``main`` knows every command by name, the module that
+defines it and its one-line help (``COMMANDS``), and imports a command's module only when
+that command runs. ``referee --help`` lists every command from the table without
+importing any of them; tests/test_startup.py holds the table equal to the real commands.
 """
 
 from __future__ import annotations
+
+import importlib
+from typing import Any
 
 import click
 
 from referee import __version__
 
+# name -> (module under referee.cli that defines it, its short help: the first sentence
+# of its docstring, as click would cut it). The modules register their commands on
+# ``main`` with ``@main.command()`` when imported.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "bot": ("bot", "Let a bot choose PLAYER's move in FILE and play it like `move` "
+                   "(marked bot: true)."),
+    "check": ("check", "Validate and replay game files; exit 0 only if every one is a "
+                       "legal game."),
+    "data": ("info", "Show GAME's component data, its released data versions and every "
+                     "value assumed rather than printed."),
+    "games": ("play", "List the games, their player counts and options."),
+    "git-merge": ("git", "Git's merge driver for game files (%O %A %B %P)."),
+    "git-textconv": ("git", "Git's diff driver: FILE as text, one line per move in "
+                            "notation."),
+    "judge": ("judge", "Run the games in GAMES_DIR by mail: read the players' replies, "
+                       "play them, and send every answer and notification (docs/judge.md)."),
+    "log": ("play", "List the moves in notation (hidden choices of sealed games only to "
+                    "their author, with --as and the secret)."),
+    "mail": ("mail", "Mail the players after a move: to each player who must move, their "
+                     "private view, legal moves and how to reply (with their token); to "
+                     "the others, the public update."),
+    "move": ("play", "Check a move against the rules and append it to FILE."),
+    "new": ("play", "Start a new game of GAME in FILE."),
+    "nonce": ("play", "Commit to PLAYER's nonce, and later reveal it, in a game made with "
+                      "--nonces."),
+    "pending": ("check", "For a game master: which games wait on whom, and since when."),
+    "reveal": ("play", "Write the secret seed into a finished sealed game so that anyone "
+                       "can verify it."),
+    "schema": ("info", "Print a JSON Schema: `file` (any game, the default) or a game's "
+                       "full file schema."),
+    "seat": ("bot", "Hand PLAYER's seat to a bot (--bot LEVEL) or back to a person "
+                    "(--human)."),
+    "show": ("pictures", "Draw the board of FILE as SVG or PNG, from the same view as "
+                         "`status --json`."),
+    "simulate": ("bot", "Play GAMES games of GAME between bots; print wins and mean score "
+                        "by seat and by bot, game length, how often each component was "
+                        "used or scored, and the assumed component values that (almost) "
+                        "never came up."),
+    "site": ("pictures", "Write a static site of the games in GAMES_DIR: an index, and per "
+                         "game its board, scores, log and every position."),
+    "status": ("play", "Show the board (80 columns, with a legend), whose turn it is and "
+                       "what is being decided."),
+    "undo": ("play", "Take back your last move, recorded as a log entry (history is never "
+                     "rewritten)."),
+    "upgrade": ("upgrade", "Replay FILE under this referee's component data and report, "
+                           "move by move, what changes: the data values that differ, the "
+                           "first move that would become illegal, and the scores before "
+                           "and after."),
+    "view": ("git", "Decrypt and show your private view written by `referee views`."),
+    "views": ("git", "For CI with the secret: write each player's private view encrypted "
+                     "to their SSH keys (FILE-stem.PLAYER.age) and the public view in clear "
+                     "(FILE-stem.public.txt)."),
+    "void": ("play", "Strike move N, appended unchecked and found illegal, so the game "
+                     "goes on."),
+}
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+
+class LazyGroup(click.Group):
+    """A group that imports a command's module only when the command is looked up."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*COMMANDS, *self.commands})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in COMMANDS:
+            importlib.import_module(f"referee.cli.{COMMANDS[cmd_name][0]}")
+        return self.commands.get(cmd_name)
+
+    def resolve_command(self, ctx: click.Context, args: list[str]
+                        ) -> tuple[str | None, click.Command | None, list[str]]:
+        if click.utils.make_str(args[0]) not in COMMANDS:
+            load_all()  # an unknown name: click suggests the close ones from every command
+        return super().resolve_command(ctx, args)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The command list of ``--help`` from the table, as click writes it, importing
+        no command (a command already imported speaks for itself)."""
+        rows = [(name, self._short_help(name)) for name in self.list_commands(ctx)]
+        rows = [(name, text) for name, text in rows if text is not None]
+        if not rows:
+            return
+        limit = formatter.width - 6 - max(len(name) for name, _ in rows)
+        with formatter.section("Commands"):
+            formatter.write_dl([(name, text(limit)) for name, text in rows])
+
+    def _short_help(self, name: str) -> Any:
+        cmd = self.commands.get(name)
+        if cmd is None:
+            cmd = click.Command(name, help=COMMANDS[name][1])
+        if cmd.hidden:
+            return None
+        return cmd.get_short_help_str
+
+
+def load_all() -> None:
+    """Import every command's module (for tests and shell completion of every name)."""
+    for module in sorted({module for module, _ in COMMANDS.values()}):
+        importlib.import_module(f"referee.cli.{module}")
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="referee")
 def main() -> None:
     """A referee for board games played by e-mail or through git.
@@ -20,19 +127,4 @@ def main() -> None:
     """
 
 
-
-# The commands register themselves on ``main`` when their modules are imported.
-from referee.cli import (  # noqa: E402
-    bot,
-    check,
-    git,
-    info,
-    judge,
-    mail,
-    pictures,
-    play,
-    upgrade,
-)
-
-__all__ = ["bot", "check", "git", "info", "judge", "mail", "main", "pictures", "play",
-           "upgrade"]
+__all__ = ["COMMANDS", "LazyGroup", "load_all", "main"]

@@ -365,7 +365,8 @@ def pending(targets: Sequence[Path], as_json: bool) -> None:
     the repository secret in REFEREE_SECRET). Two files of one game (a copy: the same
     header, rng commitment or game id) are both reported, not shown.
     """
-    rows = mark_copies([pending_row(path) for path in game_files(targets)])
+    with cache.session():  # the cache's index: read once, written once
+        rows = mark_copies([pending_row(path) for path in game_files(targets)])
     if as_json:
         emit_json(rows)
         return

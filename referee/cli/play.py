@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import os
-import secrets
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from referee import gamefile, seats, secret, vouch, writecore
+from referee import gamefile, seats, secret, vouch
 from referee import rng as rngmod
 from referee.cli import main
 from referee.cli.common import (
@@ -24,19 +23,11 @@ from referee.cli.common import (
     status_json,
     status_text,
 )
-from referee.cli.mail import answer_rejection, mail_identify
 from referee.engine import game_names, get_game
 from referee.errors import MoveError, UsageError
-from referee.submit import (
-    BotMove,
-    bots_after,
-    check_bots_can_play,
-    give_nonce,
-    reveal_seed,
-    strike,
-    submit,
-)
-from referee.submit import undo as submit_undo
+
+if TYPE_CHECKING:  # the commands import what they use: `status` starts faster
+    from referee.submit import BotMove
 
 # --- games ----------------------------------------------------------------------------
 
@@ -111,6 +102,11 @@ def new(game_name: str, path: Path, players: str, seed: str | None,
     REFEREE_SECRET (derived from the game's header: no secret file is written), else a strong
     random seed written to the secret file.
     """
+    import secrets
+
+    from referee import writecore
+    from referee.submit import check_bots_can_play
+
     game = get_game(game_name)
     player_list = gamefile.parse_players(players)
     add_logins(player_list, logins)
@@ -180,6 +176,8 @@ def bots_json(gf: gamefile.GameFile) -> dict[str, Any]:
 def bots_done(path: Path, secret_path: Path | None) -> list[BotMove]:
     """Let the bot seats play what they owe after a command did its work; if they
     cannot go on, say why on stderr (the command's own change stands)."""
+    from referee.submit import bots_after
+
     played, problem = bots_after(path, secret_path)
     if problem:
         click.echo(f"warning: the bots could not move: {problem}", err=True)
@@ -280,17 +278,23 @@ def move(path: Path, player: str | None, words: Sequence[str], secret_path: Path
          unchecked: bool, email_path: Path | None, reply_out: Path | None, sender: str,
          as_json: bool) -> None:
     """Check a move against the rules and append it to FILE."""
+    from referee.submit import submit
+
     if email_path is None and (player is None or not words):
         raise UsageError("move needs --as PLAYER and the MOVE (or --from-email MESSAGE)")
     texts = [" ".join(words)] if words else []
     identify = None
     if email_path is not None:
+        from referee.cli.mail import mail_identify  # only for a move by mail
+
         identify = mail_identify(email_path, player, reply_out, sender)
     try:
         done = submit(path, player, texts, secret_path=secret_path, unchecked=unchecked,
                       identify=identify)
     except MoveError as exc:
-        if identify is not None and identify.found is not None:
+        if identify is not None:
+            from referee.cli.mail import answer_rejection
+
             answer_rejection(gamefile.read(path), identify.raw, exc, reply_out, sender,
                              identify.found)
         raise
@@ -378,6 +382,8 @@ def nonce(path: Path, player: str, value: str | None, keep: Path | None,
     a nonce after seeing the others', so nobody can steer the shuffle (docs/rng.md).
     """
     keep = keep or path.with_name(f"{path.name}.{player}.nonce")
+    from referee.submit import give_nonce
+
     step, gf = give_nonce(path, player, value, keep)
     missing = gamefile.missing_nonces(gf)
     played = [] if missing else bots_done(path, None)
@@ -402,6 +408,8 @@ def nonce(path: Path, player: str, value: str | None, keep: Path | None,
 @handles_errors
 def reveal(path: Path, secret_path: Path | None, as_json: bool) -> None:
     """Write the secret seed into a finished sealed game so that anyone can verify it."""
+    from referee.submit import reveal_seed
+
     reveal_seed(path, secret_path=secret_path)
     if as_json:
         emit_json({"revealed": True, "file": str(path)})
@@ -424,6 +432,8 @@ def undo(path: Path, player: str, secret_path: Path | None, as_json: bool) -> No
     Only the last move, only by its author, and never once it revealed anything (a draw,
     a roll, a card seen).
     """
+    from referee.submit import undo as submit_undo
+
     done = submit_undo(path, player, secret_path=secret_path)
     gf, match = done.gf, done.match
     assert match is not None
@@ -453,6 +463,8 @@ def void(path: Path, number: int, player: str, secret_path: Path | None,
     disguise). Without the secret of a sealed game the void is appended unchecked, and
     CI (holding the secret) checks it.
     """
+    from referee.submit import strike
+
     entry, gf, match = strike(path, number, player, secret_path=secret_path)
     played = bots_done(path, secret_path) if match is not None else []
     if played:

@@ -13,7 +13,7 @@ from referee.engine import Assumption, GameDefaults, HiddenItem, Interpretation,
 from referee.rng import Rng
 
 from . import data as D
-from . import illegal, moves, rules, views
+from . import moves, rules, views
 from .state import State
 
 
@@ -76,6 +76,8 @@ class Dynasties(GameDefaults):
         return moves.public_text(move)
 
     def why_illegal(self, state: State, player: str, move: Any) -> str:
+        from . import illegal  # only for a move that is not legal
+
         return illegal.why_illegal(state, self._index(state, player), move)
 
     def prompt(self, state: State) -> str:

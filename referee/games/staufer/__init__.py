@@ -12,7 +12,7 @@ from referee.engine import Assumption, GameDefaults, HiddenItem, Interpretation,
 from referee.rng import Rng
 
 from . import components as C
-from . import explain, gamesetup, hidden, moves, rules, views
+from . import gamesetup, hidden, moves, rules, views
 from .state import E, N, State, encode
 
 
@@ -78,6 +78,8 @@ class StauferGame(GameDefaults):
         return moves.parse_move(text, legal)
 
     def why_illegal(self, state: State, player: str, move: Any) -> str:
+        from . import explain  # only for a move that is not legal
+
         return explain.why_illegal(state, player, move)
 
     def prompt(self, state: State) -> str:

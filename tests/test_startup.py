@@ -1,0 +1,148 @@
+"""Start-up at the floor: each command imports only what it uses.
+
+`referee status` and `referee move` run in a fresh interpreter that writes its
+``sys.modules`` at exit; the modules they must not import are listed here (the heavy
+dependencies and the parts of the referee that other commands use), and the referee's
+own modules they may import are an explicit list, so a new top-level import anywhere on
+their path fails here by name. `referee --help` lists every command from the static table
+in referee/cli/__init__.py without importing any command's module, and the table is held
+equal to the real commands."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import click
+import pytest
+
+from referee import cli
+from referee.cli import COMMANDS, load_all, main
+
+# Never on the path of `status` or `move` (a plain game, no bot seat, no mail).
+FORBIDDEN = (
+    "jsonschema", "pyrage", "bech32", "imapclient", "jinja2", "resvg_py", "chess",
+    "referee.bots", "referee.judge", "referee.pictures", "referee.mail", "referee.history",
+    "referee.gitdrivers", "referee.agebox", "referee.upgrade",
+    "referee.cli.bot", "referee.cli.check", "referee.cli.git", "referee.cli.info",
+    "referee.cli.judge", "referee.cli.mail", "referee.cli.pictures", "referee.cli.upgrade",
+    "referee.cli.cache", "referee.games.dynasties", "referee.games.staufer.explain",
+    "subprocess", "tempfile", "email", "smtplib", "imaplib", "difflib", "secrets",
+    "traceback", "base64", "random", "statistics", "shutil",
+)
+# The referee's modules that `status` of a Staufer game needs.
+STATUS_NEEDS = {
+    "referee", "referee.cli", "referee.cli.common", "referee.cli.play", "referee.dataversions",
+    "referee.engine", "referee.errors", "referee.fileio", "referee.gamefile",
+    "referee.nonces", "referee.replay", "referee.rng", "referee.schema", "referee.seats",
+    "referee.secret", "referee.textlayout", "referee.vouch", "referee.games",
+    "referee.games.staufer", "referee.games.staufer.basics",
+    "referee.games.staufer.components", "referee.games.staufer.gamesetup",
+    "referee.games.staufer.moves", "referee.games.staufer.render",
+    "referee.games.staufer.rounds", "referee.games.staufer.rules",
+    "referee.games.staufer.scoring", "referee.games.staufer.state",
+    "referee.games.staufer.views", "referee.__main__",
+}
+# `move` also writes the file (and lets any bot seat play after it, so it asks submit).
+MOVE_NEEDS = STATUS_NEEDS | {"referee.submit", "referee.writecore"}
+
+_RUN = """
+import atexit, json, sys
+out = sys.argv[1]
+atexit.register(lambda: open(out, "w").write(json.dumps(sorted(sys.modules))))
+sys.argv = ["referee", *sys.argv[2:]]
+from referee.cli import main
+main()
+"""
+
+
+def modules_of(tmp_path: Path, *args: str) -> tuple[set[str], subprocess.CompletedProcess[str]]:
+    out = tmp_path / "modules.json"
+    done = subprocess.run([sys.executable, "-c", _RUN, str(out), *args], text=True,
+                          capture_output=True, check=False)
+    assert out.exists(), done.stderr
+    return set(json.loads(out.read_text())), done
+
+
+@pytest.fixture
+def game(tmp_path: Path) -> Path:
+    path = tmp_path / "g.json"
+    done = subprocess.run([sys.executable, "-m", "referee", "new", "staufer", str(path),
+                           "--players", "ann,ben,cat", "--seed", "startup"],
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    return path
+
+
+def _unwanted(loaded: set[str], needs: set[str]) -> list[str]:
+    heavy = [m for m in loaded if any(m == f or m.startswith(f + ".") for f in FORBIDDEN)]
+    extra = [m for m in loaded if m.startswith("referee") and m not in needs]
+    return sorted(set(heavy) | set(extra))
+
+
+def test_status_imports_only_what_it_uses(tmp_path: Path, game: Path) -> None:
+    for args in (["status", str(game), "--as", "ann"], ["status", str(game), "--json"]):
+        loaded, done = modules_of(tmp_path, *args)
+        assert done.returncode == 0, done.stderr
+        assert _unwanted(loaded, STATUS_NEEDS) == []
+        assert "referee.games.staufer.state" in loaded  # (the probe sees the imports)
+
+
+def test_move_imports_only_what_it_uses(tmp_path: Path, game: Path) -> None:
+    loaded, done = modules_of(tmp_path, "move", str(game), "--as", "ann", "supply 2")
+    assert done.returncode == 0, done.stderr
+    assert "move 1: ann: supply 2" in done.stdout
+    assert _unwanted(loaded, MOVE_NEEDS) == []
+    assert "referee.submit" in loaded
+
+
+def test_a_refused_move_still_explains_itself(tmp_path: Path, game: Path) -> None:
+    """The explanation of an illegal move is imported when it is needed."""
+    loaded, done = modules_of(tmp_path, "move", str(game), "--as", "ann", "privilege 5")
+    assert done.returncode == 1
+    assert "not legal" in done.stderr and "Traceback" not in done.stderr
+    assert "referee.games.staufer.explain" in loaded
+
+
+def test_help_lists_every_command_without_importing_one(tmp_path: Path) -> None:
+    loaded, done = modules_of(tmp_path, "--help")
+    assert done.returncode == 0, done.stderr
+    assert [m for m in loaded if m.startswith("referee.cli.")] == []
+    assert done.stdout == _eager_help()
+    for name in COMMANDS:
+        assert f"\n  {name} " in done.stdout
+
+
+def _eager_help() -> str:
+    """The help click writes with every command imported (what the table must give)."""
+    load_all()
+    with click.Context(main, info_name="referee", **main.context_settings) as ctx:
+        formatter = ctx.make_formatter()
+        main.format_usage(ctx, formatter)
+        main.format_help_text(ctx, formatter)
+        click.Command.format_options(main, ctx, formatter)  # (without the commands)
+        click.Group.format_commands(main, ctx, formatter)
+        return formatter.getvalue()
+
+
+def test_the_table_is_the_real_commands() -> None:
+    """Every command's name, module and short help in the table are the real ones, and
+    every command a module of referee/cli registers is in the table."""
+    import pkgutil
+
+    for info in pkgutil.iter_modules(cli.__path__):
+        __import__(f"referee.cli.{info.name}")
+    assert sorted(main.commands) == sorted(COMMANDS)
+    for name, command in main.commands.items():
+        module, text = COMMANDS[name]
+        assert command.callback is not None
+        assert command.callback.__module__ == f"referee.cli.{module}", name
+        assert text == command.get_short_help_str(limit=10**6), name
+
+
+def test_a_mistyped_command_gets_the_close_names(tmp_path: Path) -> None:
+    _, done = modules_of(tmp_path, "stats", "x.json")
+    assert done.returncode == 2
+    assert "No such command 'stats'" in done.stderr and "status" in done.stderr
