@@ -56,7 +56,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
                         "used or scored, and the assumed component values that (almost) "
                         "never came up."),
     "site": ("pictures", "Write a static site of the games in GAMES_DIR: an index, and per "
-                         "game its board, scores, log and every position."),
+                         "game (at OUT/GAME-ID/) its board, scores, log and every "
+                         "position."),
     "status": ("play", "Show the board (80 columns, with a legend), whose turn it is and "
                        "what is being decided."),
     "undo": ("play", "Take back your last move, recorded as a log entry (history is never "
@@ -65,9 +66,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
                            "move by move, what changes: the data values that differ, the "
                            "first move that would become illegal, and the scores before "
                            "and after."),
-    "view": ("git", "Decrypt and show your private view written by `referee views`."),
-    "views": ("git", "For CI with the secret: write each player's private view encrypted "
-                     "to their SSH keys (FILE-stem.PLAYER.age) and the public view in clear "
+    "view": ("git", "Decrypt, verify and show your private view written by `referee views`."),
+    "views": ("git", "For CI with the secret: write each player's private view, signed "
+                     "with the game's referee key and encrypted to their SSH keys "
+                     "(FILE-stem.PLAYER.age), and the public view in clear "
                      "(FILE-stem.public.txt)."),
     "void": ("play", "Strike move N, appended unchecked and found illegal, so the game "
                      "goes on."),

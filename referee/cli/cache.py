@@ -55,6 +55,7 @@ class Row(msgspec.Struct, forbid_unknown_fields=True):
     waiting: list[str]
     prompt: str
     bots: list[str] = []
+    identity: dict[str, str] = {}  # referee.identity.keys: how copies are found
 
 
 class _Stored(msgspec.Struct, array_like=True):

@@ -12,7 +12,7 @@ from referee.engine import Assumption, GameDefaults, HiddenItem, Interpretation,
 from referee.rng import Rng
 
 from . import components as C
-from . import gamesetup, hidden, moves, rules, views
+from . import gamesetup, moves, rules, views
 from .state import E, N, State, encode
 
 
@@ -116,9 +116,13 @@ class StauferGame(GameDefaults):
         return invariants(state)
 
     def hidden_items(self, state: State, viewer: str | None) -> list[HiddenItem]:
+        from . import hidden  # inspection and undo only
+
         return hidden.hidden_items(state, viewer)
 
     def reveals(self, before: State, after: State) -> bool:
+        from . import hidden
+
         return hidden.reveals(before, after)
 
     def assumptions(self) -> list[Assumption]:
