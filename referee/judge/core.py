@@ -192,7 +192,10 @@ class Judge:
         mailmod.set_text(msg, plain)
         if board and not gamefile.missing_nonces(game.gf):
             viewer = player if player in game.gf.players else None
-            html.add_board(msg, plain, game.match, viewer, gid, len(game.gf.log))
+            html.add_board(msg, plain, game.match, viewer, gid, len(game.gf.log),
+                           cache=html.cache_for(self.config.games_dir),
+                           seen=state.setdefault("tiles", {}).setdefault(thread, {}),
+                           whole=answers is not None)
         return msg
 
     def queue(self, msg: EmailMessage) -> None:

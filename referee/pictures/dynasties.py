@@ -172,19 +172,7 @@ def _goods_row(c: Canvas, x: float, y: float, letters: str, parent: Any) -> None
 
 def _middle(c: Canvas, y: float, view: dict[str, Any], colour: dict[str, str],
             marks: Marks) -> float:
-    c.text(GAP, y + 14, "Ships", size=14, bold=True)
-    for s, ship in enumerate(view["ships"]):
-        sx = GAP + s * 230
-        g = c.group(title=f"ship {ship['ship']}")
-        c.rect(sx, y + 22, 220, 66, g, fill="#eef5fb", stroke="#6d8ba3", rx=6)
-        c.text(sx + 8, y + 40, f"Ship {ship['ship']}", g, size=13, bold=True)
-        _goods(c, sx + 70, y + 27, ship["goods"] or "", g)
-        if not ship["goods"]:
-            c.text(sx + 70, y + 40, "no goods", g, size=11, fill=MUTED)
-        spaces = f"large space: {ship['large']}   small: {ship['small']}"
-        c.text(sx + 8, y + 76, fit(spaces, 204, 11), g, size=11)
-        if marks.hit("ships", s):
-            c.mark(sx, y + 22, 220, 66, g)
+    ships(c, GAP, y, view, marks)
     py = y + 110
     c.text(GAP, py, "Personalities", size=14, bold=True)
     pw = (WIDTH - 2 * GAP) / max(1, len(view["personalities"]))
@@ -231,6 +219,23 @@ def _middle(c: Canvas, y: float, view: dict[str, Any], colour: dict[str, str],
            f"{view['free_book_city_tiles']}   ·   starting player: {view['starting_player']}",
            size=12)
     return by + 72
+
+
+def ships(c: Canvas, x: float, y: float, view: dict[str, Any], marks: Marks) -> None:
+    """The ships with their goods and taken spaces, 230 px a ship, 88 px high."""
+    c.text(x, y + 14, "Ships", size=14, bold=True)
+    for s, ship in enumerate(view["ships"]):
+        sx = x + s * 230
+        g = c.group(title=f"ship {ship['ship']}")
+        c.rect(sx, y + 22, 220, 66, g, fill="#eef5fb", stroke="#6d8ba3", rx=6)
+        c.text(sx + 8, y + 40, f"Ship {ship['ship']}", g, size=13, bold=True)
+        _goods(c, sx + 70, y + 27, ship["goods"] or "", g)
+        if not ship["goods"]:
+            c.text(sx + 70, y + 40, "no goods", g, size=11, fill=MUTED)
+        spaces = f"large space: {ship['large']}   small: {ship['small']}"
+        c.text(sx + 8, y + 76, fit(spaces, 204, 11), g, size=11)
+        if marks.hit("ships", s):
+            c.mark(sx, y + 22, 220, 66, g)
 
 
 def _players(c: Canvas, y: float, view: dict[str, Any], marks: Marks) -> float:

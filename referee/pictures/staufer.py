@@ -178,16 +178,7 @@ def _middle(c: Canvas, y: float, view: dict[str, Any], colour: dict[str, str],
             marks: Marks) -> float:
     """Supply Board, tracks, round display, privileges and stacks."""
     x = GAP
-    c.text(x, y + 14, "Supply Board", size=14, bold=True)
-    for i, space in enumerate(view["supply_board"]):
-        sx = x + i * 78
-        g = c.group(title=f"Supply Board space {space['space']}: {space['figures']}")
-        c.rect(sx, y + 22, 72, 92, g, fill="#ffffff", stroke="#8c8c8c", rx=4)
-        c.text(sx + 5, y + 37, f"{space['space']}: {space['figures']}", g, size=12, bold=True)
-        for k, chest in enumerate(space["chests"][:4]):
-            _chest(c, sx + 4, y + 44 + 17 * k, 64, chest, g)
-        if marks.hit("supply_board", i):
-            c.mark(sx, y + 22, 72, 92, g)
+    supply(c, x, y, view, marks)
     tx = x + 5 * 78 + 20
     c.text(tx, y + 14, "Tracks", size=14, bold=True)
     tracks = view["tracks"]
@@ -231,6 +222,20 @@ def _middle(c: Canvas, y: float, view: dict[str, Any], colour: dict[str, str],
     c.text(x, py + 22, f"Chest stack: {view['chest_stack']}   ·   discard pile: "
            f"{view['discard_pile']}", size=12)
     return _revealed(c, py + 44, view.get("pending") or {})
+
+
+def supply(c: Canvas, x: float, y: float, view: dict[str, Any], marks: Marks) -> None:
+    """The Supply Board: five spaces with their figures and chests, 384 x 114 px."""
+    c.text(x, y + 14, "Supply Board", size=14, bold=True)
+    for i, space in enumerate(view["supply_board"]):
+        sx = x + i * 78
+        g = c.group(title=f"Supply Board space {space['space']}: {space['figures']}")
+        c.rect(sx, y + 22, 72, 92, g, fill="#ffffff", stroke="#8c8c8c", rx=4)
+        c.text(sx + 5, y + 37, f"{space['space']}: {space['figures']}", g, size=12, bold=True)
+        for k, chest in enumerate(space["chests"][:4]):
+            _chest(c, sx + 4, y + 44 + 17 * k, 64, chest, g)
+        if marks.hit("supply_board", i):
+            c.mark(sx, y + 22, 72, 92, g)
 
 
 def _revealed(c: Canvas, y: float, pending: dict[str, Any]) -> float:

@@ -1,0 +1,108 @@
+"""The board cut into tiles for mails: one small picture per region, country, Supply
+Board or ship row, each a standalone SVG drawn by the game's own drawing code.
+
+A mail shows the board as a row of tiles that wraps (two or three to a line in a wide
+window, one under the other on a phone, each at its own size, so its writing stays
+readable), and the rest of the position in words beside them. A tile depends only on the
+part of the view it shows, so consecutive positions of a game share most tiles: with
+:class:`referee.pictures.cache.PictureCache` a judge renders only the tiles a move
+changed. Like every picture, tiles are drawn from ``game.view(state, viewer)`` only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from referee.errors import UsageError
+from referee.pictures.changes import NO_MARKS
+from referee.pictures.svg import Canvas
+
+PAD = 6  # around a tile's drawing
+
+
+@dataclass(frozen=True)
+class Tile:
+    """One picture of a part of the board: ``name`` (for file names and ``alt``) and the
+    SVG text; ``width`` and ``height`` in px."""
+
+    name: str
+    title: str
+    svg: str
+    width: int
+    height: int
+
+
+def tiles(view: dict[str, Any]) -> list[Tile]:
+    """The tiles of ``view``'s board, in reading order. Raises UsageError for a game
+    without pictures."""
+    name = view.get("game")
+    if name == "staufer":
+        return _staufer(view)
+    if name == "dynasties":
+        return _dynasties(view)
+    raise UsageError(f"no pictures for the game {name!r}",
+                     hints=["pictures exist for staufer and dynasties"])
+
+
+def colours(view: dict[str, Any]) -> list[tuple[str, str]]:
+    """(player, fill colour) in seating order: the key to the figures' colours."""
+    from referee.pictures.svg import player_fill
+
+    players = view.get("players")
+    if isinstance(players, dict):
+        return [(p, player_fill(pv["colour"])[0]) for p, pv in players.items()]
+    if isinstance(players, list):
+        return [(p["id"], player_fill(p["colour"])[0]) for p in players]
+    return []
+
+
+def _tile(name: str, title: str, width: float, height: float, draw: Any) -> Tile:
+    w, h = int(width + 2 * PAD + 0.5), int(height + 2 * PAD + 0.5)
+    c = Canvas(w, title, title)
+    draw(c)
+    return Tile(name, title, c.finish(h), w, h)
+
+
+def _staufer(view: dict[str, Any]) -> list[Tile]:
+    from referee.pictures import staufer as s
+
+    colour = {p: pv["colour"] for p, pv in view["players"].items()}
+    pending = view.get("pending") or {}
+    out = []
+    for pos, region in enumerate(view["regions"]):
+        target = pending.get("seat") if pending.get("region") == region["region"] else None
+
+        def draw(c: Canvas, pos: int = pos, region: dict[str, Any] = region,
+                 target: int | None = target) -> None:
+            s._region(c, c.root, PAD, PAD, pos, region, colour, NO_MARKS, target)
+
+        title = f"Region {region['title']}" + (" (the King is here)" if region["king"] else "")
+        out.append(_tile(f"region-{region['region']}", title, s.PANEL_W, s.PANEL_H, draw))
+    out.append(_tile("supply", "The Supply Board", 5 * 78 - 6, 114,
+                     lambda c: s.supply(c, PAD, PAD, view, NO_MARKS)))
+    return out
+
+
+def _dynasties(view: dict[str, Any]) -> list[Tile]:
+    from referee.pictures import dynasties as d
+
+    colour = {p["id"]: p["colour"] for p in view["players"]}
+    col_w = 282.0
+    out = []
+    for country, cities in d._by_country(view["cities"]).items():
+        tab = view["tablets"].get(country, {})
+        arms = view["coats_of_arms_left"].get(country, 0)
+        height = 56 + len(cities) * (d.CITY_H + 6) - 6
+
+        def draw(c: Canvas, country: str = country, cities: Any = cities,
+                 tab: dict[str, Any] = tab, arms: int = arms) -> None:
+            d._country(c, c.root, PAD, PAD, col_w, country, cities, tab, arms, colour,
+                       NO_MARKS)
+
+        name = d.country_names().get(country, country.capitalize())
+        out.append(_tile(f"country-{country}", f"Country {name}", col_w, height, draw))
+    ships = len(view["ships"])
+    out.append(_tile("ships", "The ships", ships * 230 - 10, 88,
+                     lambda c: d.ships(c, PAD, PAD, view, NO_MARKS)))
+    return out
