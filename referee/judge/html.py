@@ -6,8 +6,8 @@ public view for watchers and the game master) as inline PNGs (multipart/related,
 The board is cut into tiles (:mod:`referee.pictures.tiles`: a region, a country, the
 Supply Board, the ships), each a PNG kept by :class:`referee.pictures.cache.PictureCache`
 in the games folder, so a move costs the render of the tiles it changed only. A mail
-shows the whole board when it is the recipient's first, an answer to their mail, the
-first of a new round or the game-over mail; otherwise only the tiles that changed since
+shows the whole board when it is the recipient's first, an answer to their mail or the
+game-over mail; otherwise only the tiles that changed since
 the recipient's last mail (the others are as that mail showed them), which keeps a whole
 game's mails light. The pictures are drawn from ``game.view(state, viewer)`` only, like
 every picture. Without the pictures extra (jinja2, resvg-py), or for a game that has no
@@ -51,6 +51,7 @@ class Picture:
     width: int
     height: int
     digest: str
+    below: bool = False  # goes right under the picture before it
 
 
 def pictures_available() -> bool:
@@ -114,19 +115,29 @@ def blocks(body: str) -> dict[str, Any]:
 
 def render(body: str, *, subject: str, images: list[dict[str, Any]], alt: str,
            note: str = "", colours: list[tuple[str, str]] | None = None) -> str:
-    """The HTML part (Jinja2, autoescaped). ``images``: cid, alt, width, height each."""
+    """The HTML part (Jinja2, autoescaped). ``images``: cid, alt, width, height and
+    below (goes right under the image before it) each."""
+    groups: list[list[dict[str, Any]]] = []
+    for image in images:
+        if image.get("below") and groups:
+            groups[-1].append(image)
+        else:
+            groups.append([image])
     return environment("an HTML mail").get_template("mail.html").render(
-        subject=subject, images=images, alt=alt, note=note, colours=colours or [],
+        subject=subject, groups=groups, alt=alt, note=note, colours=colours or [],
         **blocks(body))
 
 
 def _pictures(tiles: list[Any], cache: PictureCache, shown: set[str]) -> list[Picture]:
-    out = []
+    out: list[Picture] = []
+    previous = ""
     for tile in tiles:
         if tile.name in shown:
             png = cache.png(tile.svg)
             out.append(Picture(tile.name, tile.title, png, tile.width, tile.height,
-                               _digest(tile.svg)))
+                               _digest(tile.svg), tile.below and bool(out)
+                               and out[-1].name == previous))
+        previous = tile.name
     return out
 
 
@@ -151,26 +162,24 @@ def add_board(msg: EmailMessage, body: str, match: Match, viewer: str | None,
     """Turn ``msg`` (its text part already set to ``body``) into multipart/alternative
     with an HTML part showing ``viewer``'s board; False (``msg`` unchanged) when no
     picture can be made. ``seen``: what the recipient's previous mail showed (tile name
-    -> hash, and the round), updated here; with it and not ``whole``, only the tiles
-    that changed since are attached, unless a new round began."""
+    -> hash), updated here; with it and not ``whole``, only the tiles that changed since
+    are attached."""
     view = dict(match.game.view(match.state, viewer))
     tiles = board_tiles(view)
     if tiles is None:
         return False
-    view_round = str(view.get("round"))
     current = {t.name: _digest(t.svg) for t in tiles}
-    whole = whole or not seen or seen.get("round") != view_round or \
-        match.game.finished(match.state)
+    whole = whole or not seen or match.game.finished(match.state)
     names = {t.name for t in tiles if whole or (seen or {}).get(t.name) != current[t.name]}
     shown = _pictures(tiles, cache or cache_for(None), names)
     if seen is not None:
         seen.clear()
-        seen.update(current, round=view_round)
+        seen.update(current)
     msgid = str(msg["Message-ID"]).strip("<>")
     local, _, domain = msgid.partition("@")
     images = [{"cid": f"{p.name}.{local}@{domain or 'referee.invalid'}",
-               "alt": f"{p.title}, {whose(viewer)}", "width": p.width, "height": p.height}
-              for p in shown]
+               "alt": f"{p.title}, {whose(viewer)}", "width": p.width, "height": p.height,
+               "below": p.below} for p in shown]
     from referee.pictures.tiles import colours
 
     page = render(body, subject=str(msg["Subject"]), images=images,

@@ -73,13 +73,14 @@ def _header(c: Canvas, view: dict[str, Any], since: int | None, marks: Marks) ->
 
 
 def _region(c: Canvas, parent: Any, x: float, y: float, pos: int, r: dict[str, Any],
-            colour: dict[str, str], marks: Marks, target: int | None) -> None:
-    """One region board; ``target`` is the seat a Move/Deploy action is filling now."""
+            colour: dict[str, str], marks: Marks, target: int | None,
+            compact: bool = False) -> None:
+    """One region board; ``target`` is the seat a Move/Deploy action is filling now.
+    ``compact`` (a mail's tile): without the bonus text, the King's distance (the mail
+    says both in words) and the payment space (a tile of its own)."""
     g = c.group(parent, title=f"Region {r['title']}", id=f"region-{r['region']}")
     king = r["king"]
-    c.rect(x, y, PANEL_W, PANEL_H, g, fill="#fffdf7" if not king else "#fff4cc",
-           stroke="#b08d3c" if king else "#9a9a9a", rx=8,
-           **{"stroke-width": 3 if king else 1.2})
+    panel(c, g, x, y, king)
     if marks.hit("regions", pos, "king") or marks.hit("king"):
         c.mark(x, y, PANEL_W, PANEL_H, g)
     c.text(x + 10, y + 22, r["title"], g, size=17, bold=True)
@@ -91,11 +92,12 @@ def _region(c: Canvas, parent: Any, x: float, y: float, pos: int, r: dict[str, A
     if king:
         _crown(c, x + PANEL_W - 70, y + 10, g)
         c.text(x + PANEL_W - 40, y + 24, "King", g, size=13, bold=True)
-    else:
+    elif not compact:
         c.text(x + PANEL_W - 10, y + 24, f"King +{r['distance_from_king']}", g, size=11,
                anchor="end", fill=MUTED)
-    c.text(x + 10, y + 42, fit(f"Bonus: {r['bonus']}", PANEL_W - 20, 11), g, size=11,
-           fill=MUTED)
+    if not compact:
+        c.text(x + 10, y + 42, fit(f"Bonus: {r['bonus']}", PANEL_W - 20, 11), g, size=11,
+               fill=MUTED)
     seat_w = (PANEL_W - 20) / max(1, len(r["seats"]))
     for i, seat in enumerate(r["seats"]):
         _seat(c, x + 10 + i * seat_w, y + 50, seat_w - 6, pos, i, seat, colour, marks, g)
@@ -105,7 +107,27 @@ def _region(c: Canvas, parent: Any, x: float, y: float, pos: int, r: dict[str, A
                **{"stroke-width": 2.5, "stroke-dasharray": "6 3"})
         c.text(tx + seat_w / 2 - 3, y + 200, "deploying here", g, size=10, bold=True,
                anchor="middle", fill="#1f5fbf")
-    _payment(c, x + 10, y + PANEL_H - 40, pos, r["payment"], colour, marks, g)
+    if not compact:
+        _payment(c, x + 10, y + PANEL_H - 40, pos, r["payment"], colour, marks, g)
+
+
+def panel(c: Canvas, parent: Any, x: float, y: float, king: bool) -> None:
+    """A region board's panel (gold while the King is there)."""
+    c.rect(x, y, PANEL_W, PANEL_H, parent, fill="#fffdf7" if not king else "#fff4cc",
+           stroke="#b08d3c" if king else "#9a9a9a", rx=8,
+           **{"stroke-width": 3 if king else 1.2})
+
+
+def payment_strip(c: Canvas, x: float, y: float, pos: int, r: dict[str, Any],
+                  colour: dict[str, str]) -> None:
+    """The bottom of a region board, its payment space, with ``y`` the board's top (a
+    mail's tile shows it apart from the seats, which change less often)."""
+    panel(c, c.root, x, y, r["king"])
+    _payment(c, x + 10, y + PANEL_H - 40, pos, r["payment"], colour, NO_MARKS, c.root)
+    chips = sum(1 for counts in r["payment"].values() for n in counts.values() if n)
+    if chips <= 6:  # room for the name, which says whose strip it is when shown alone
+        c.text(x + PANEL_W - 10, y + PANEL_H - 20, r["title"], c.root, size=11,
+               anchor="end", fill=MUTED)
 
 
 def _crown(c: Canvas, x: float, y: float, parent: Any) -> None:

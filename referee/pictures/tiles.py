@@ -11,6 +11,9 @@ changed. Like every picture, tiles are drawn from ``game.view(state, viewer)`` o
 
 from __future__ import annotations
 
+import json
+from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,18 +22,25 @@ from referee.pictures.changes import NO_MARKS
 from referee.pictures.svg import Canvas
 
 PAD = 6  # around a tile's drawing
+SEATS_H = 192  # a region board's seats; its payment space (the rest) is a tile of its own
+_DRAWN: OrderedDict[str, Tile] = OrderedDict()  # tiles by what they show (see _tile)
+_KEEP = 512
+#: rectangles without anti-aliased edges: a fifth lighter PNG, and the figures (discs,
+#: shields, stars) and the writing stay smooth
+CRISP = "rect{shape-rendering:crispEdges}"
 
 
 @dataclass(frozen=True)
 class Tile:
-    """One picture of a part of the board: ``name`` (for file names and ``alt``) and the
-    SVG text; ``width`` and ``height`` in px."""
+    """One picture of a part of the board: ``name`` (for file names), ``title`` (its
+    words, for ``alt``) and the SVG text; ``width`` and ``height`` in px."""
 
     name: str
     title: str
     svg: str
     width: int
     height: int
+    below: bool = False  # drawn right under the tile before it
 
 
 def tiles(view: dict[str, Any]) -> list[Tile]:
@@ -57,30 +67,47 @@ def colours(view: dict[str, Any]) -> list[tuple[str, str]]:
     return []
 
 
-def _tile(name: str, title: str, width: float, height: float, draw: Any) -> Tile:
-    w, h = int(width + 2 * PAD + 0.5), int(height + 2 * PAD + 0.5)
-    c = Canvas(w, title, title)
-    draw(c)
-    return Tile(name, title, c.finish(h), w, h)
+def _tile(name: str, title: str, width: float, height: float,
+          draw: Callable[[Canvas], None], shows: Any, below: bool = False) -> Tile:
+    """The tile drawn by ``draw``; ``shows`` holds everything it shows (JSON), so that a
+    tile already drawn in this process is not drawn again. ``below``: the tile goes
+    right under the one before it (no gap: together they are one board)."""
+    key = json.dumps([name, title, width, height, shows, below], sort_keys=True)
+    found = _DRAWN.get(key)
+    if found is None:
+        w, h = int(width + 2 * PAD + 0.5), int(height + 2 * PAD + 0.5)
+        c = Canvas(w, title, title)
+        draw(c)
+        svg = c.finish(h).replace("<style>", f"<style>{CRISP}", 1)
+        found = _DRAWN[key] = Tile(name, title, svg, w, h, below)
+        while len(_DRAWN) > _KEEP:
+            _DRAWN.popitem(last=False)
+    return found
 
 
 def _staufer(view: dict[str, Any]) -> list[Tile]:
     from referee.pictures import staufer as s
 
     colour = {p: pv["colour"] for p, pv in view["players"].items()}
-    pending = view.get("pending") or {}
     out = []
     for pos, region in enumerate(view["regions"]):
-        target = pending.get("seat") if pending.get("region") == region["region"] else None
 
-        def draw(c: Canvas, pos: int = pos, region: dict[str, Any] = region,
-                 target: int | None = target) -> None:
-            s._region(c, c.root, PAD, PAD, pos, region, colour, NO_MARKS, target)
+        def draw(c: Canvas, pos: int = pos, region: dict[str, Any] = region) -> None:
+            s._region(c, c.root, PAD, PAD, pos, region, colour, NO_MARKS, None, compact=True)
+
+        def strip(c: Canvas, pos: int = pos, region: dict[str, Any] = region) -> None:
+            s.payment_strip(c, PAD, -SEATS_H, pos, region, colour)
 
         title = f"Region {region['title']}" + (" (the King is here)" if region["king"] else "")
-        out.append(_tile(f"region-{region['region']}", title, s.PANEL_W, s.PANEL_H, draw))
+        shown = {k: v for k, v in region.items()
+                 if k not in ("distance_from_king", "bonus", "payment")}
+        out.append(_tile(f"region-{region['region']}", title, s.PANEL_W, SEATS_H - PAD,
+                         draw, [pos, shown, colour]))
+        out.append(_tile(f"payment-{region['region']}", f"{region['title']}: payment space",
+                         s.PANEL_W, s.PANEL_H - SEATS_H - PAD, strip,
+                         [pos, region["payment"], region["king"], colour], below=True))
     out.append(_tile("supply", "The Supply Board", 5 * 78 - 6, 114,
-                     lambda c: s.supply(c, PAD, PAD, view, NO_MARKS)))
+                     lambda c: s.supply(c, PAD, PAD, view, NO_MARKS), view["supply_board"]))
     return out
 
 
@@ -101,8 +128,9 @@ def _dynasties(view: dict[str, Any]) -> list[Tile]:
                        NO_MARKS)
 
         name = d.country_names().get(country, country.capitalize())
-        out.append(_tile(f"country-{country}", f"Country {name}", col_w, height, draw))
+        out.append(_tile(f"country-{country}", f"Country {name}", col_w, height, draw,
+                         [cities, tab, arms, colour]))
     ships = len(view["ships"])
     out.append(_tile("ships", "The ships", ships * 230 - 10, 88,
-                     lambda c: d.ships(c, PAD, PAD, view, NO_MARKS)))
+                     lambda c: d.ships(c, PAD, PAD, view, NO_MARKS), view["ships"]))
     return out
