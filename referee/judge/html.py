@@ -176,8 +176,9 @@ def add_board(msg: EmailMessage, body: str, match: Match, viewer: str | None,
         seen.clear()
         seen.update(current)
     msgid = str(msg["Message-ID"]).strip("<>")
-    local, _, domain = msgid.partition("@")
-    images = [{"cid": f"{p.name}.{local}@{domain or 'referee.invalid'}",
+    domain = msgid.partition("@")[2] or "referee.invalid"
+    local = hashlib.sha256(msgid.encode()).hexdigest()[:12]  # short: one header line
+    images = [{"cid": f"{p.name}.{local}@{domain}",
                "alt": f"{p.title}, {whose(viewer)}", "width": p.width, "height": p.height,
                "below": p.below} for p in shown]
     from referee.pictures.tiles import colours

@@ -27,7 +27,7 @@ _DRAWN: OrderedDict[str, Tile] = OrderedDict()  # tiles by what they show (see _
 _KEEP = 512
 #: rectangles without anti-aliased edges: a fifth lighter PNG, and the figures (discs,
 #: shields, stars) and the writing stay smooth
-CRISP = "rect{shape-rendering:crispEdges}"
+CRISP = "rect{shape-rendering:crispEdges}.chip{shape-rendering:geometricPrecision}"
 
 
 @dataclass(frozen=True)
