@@ -10,7 +10,9 @@ tests/test_judge_servers.py; needs dovecot-imapd, see .ci/install-mail.sh), make
 sealed 3-player games, lets `referee judge --once` send the start mails, then ROUNDS
 times puts one reply per game (the player to move, a legal move) into the judge's IMAP
 inbox and times one `referee judge --imap ... --smtp ... --once` run that processes
-them: a whole process (start, imports, IMAP, every game replayed, SMTP) per round. This
+them: a whole process (start, imports, IMAP, every game replayed, SMTP) per round, timed
+by the clock and by the judge process's own CPU time (user + system, which other work
+on a busy machine does not inflate). This
 is done twice from the same games: with the pictures extra (HTML mails with PNG tiles of
 the board) and without it (the judge run with resvg-py hidden, so every mail is plain
 text), and the ratio is printed with the date and the commit.
@@ -42,13 +44,23 @@ PLAIN = ("import sys; sys.modules['resvg_py'] = None; from referee.cli import ma
          "sys.argv[0] = 'referee'; main()")
 
 
-def judge_once(dovecot: Dovecot, games: Path, smtp_port: int, pictures: bool = True) -> float:
+def judge_once(dovecot: Dovecot, games: Path, smtp_port: int, pictures: bool = True
+               ) -> tuple[float, float]:
+    """One whole judge process: (wall seconds, its CPU seconds, user and system)."""
     start = ["-m", "referee"] if pictures else ["-c", PLAIN]
+    cpu0 = _children_cpu()
     t0 = time.perf_counter()
     subprocess.run([sys.executable, *start, "judge", str(games), "--imap",
                     dovecot.url("referee"), "--smtp", f"127.0.0.1:{smtp_port}", "--from",
                     SENDER, "--once", "--quiet"], cwd=ROOT, check=True)
-    return time.perf_counter() - t0
+    return time.perf_counter() - t0, _children_cpu() - cpu0
+
+
+def _children_cpu() -> float:
+    import resource
+
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
 
 
 def stamp() -> str:
@@ -152,17 +164,20 @@ def servers(args: argparse.Namespace) -> None:
             rates = {}
             for pictures in (True, False):
                 rates[pictures] = run(args, dovecot, port, handler, game, pictures)
-            print(f"{game}: with pictures {rates[True]:.1f} mails/s, without "
-                  f"{rates[False]:.1f} mails/s: {rates[False] / rates[True]:.2f}x slower "
-                  f"with pictures ({stamp()})")
+            (wall, cpu), (plain_wall, plain_cpu) = rates[True], rates[False]
+            print(f"{game}: with pictures {wall:.1f} mails/s ({cpu:.1f} per CPU-second), "
+                  f"without {plain_wall:.1f} mails/s ({plain_cpu:.1f} per CPU-second): "
+                  f"{plain_wall / wall:.2f}x slower with pictures by the clock, "
+                  f"{plain_cpu / cpu:.2f}x by the CPU ({stamp()})")
     finally:
         controller.stop()
         dovecot.stop()
 
 
 def run(args: argparse.Namespace, dovecot: Dovecot, port: int, handler: Delivering,
-        game: str, pictures: bool) -> float:
-    """One judge's rounds over new games; the mails processed a second."""
+        game: str, pictures: bool) -> tuple[float, float]:
+    """One judge's rounds over new games: the mails processed a second by the clock, and
+    per second of the judge processes' CPU (what a busy shared machine cannot slow)."""
     games = Path(tempfile.mkdtemp(prefix="bench-judge"))
     label = "pictures" if pictures else "plain"
     prefix = f"{game[0]}{'x' if pictures else 'n'}"
@@ -173,14 +188,14 @@ def run(args: argparse.Namespace, dovecot: Dovecot, port: int, handler: Deliveri
                         f"{prefix}{i:03d}", "--players", spec], cwd=ROOT, check=True,
                        capture_output=True)
     before = handler.count
-    start = judge_once(dovecot, games, port, pictures)
+    start, start_cpu = judge_once(dovecot, games, port, pictures)
     print(f"{game}, {label}: {args.games} new games, start mails: {handler.count - before} "
-          f"mails sent in {start:.2f} s")
+          f"mails sent in {start:.2f} s ({start_cpu:.2f} s CPU)")
     rng = random.Random(1)
     players = {(f"{prefix}{i:03d}", p): Player(p, f"{p}@example.org", "top", rng,
                                                game=f"{prefix}{i:03d}")
                for i in range(args.games) for p in ("ann", "ben", "cat")}
-    total_in, total_s = 0, 0.0
+    total_in, total_s, total_cpu = 0, 0.0, 0.0
     for rnd in range(1, args.rounds + 1):
         sent_before = handler.count
         mails = {p: outbox_messages(dovecot.mail / p) for p in ("ann", "ben", "cat")}
@@ -192,15 +207,17 @@ def run(args: argparse.Namespace, dovecot: Dovecot, port: int, handler: Deliveri
                 path = games / f"{gid}.json"
                 dovecot.deliver("referee", reply(mail, player.choose(path)))
                 count += 1
-        seconds = judge_once(dovecot, games, port, pictures)
-        total_in, total_s = total_in + count, total_s + seconds
+        seconds, cpu = judge_once(dovecot, games, port, pictures)
+        total_in, total_s, total_cpu = total_in + count, total_s + seconds, total_cpu + cpu
         print(f"  round {rnd}: {count} mails in, {handler.count - sent_before} out, "
-              f"{seconds:.2f} s: {count / seconds:.1f} mails/s")
-    rate = total_in / total_s
+              f"{seconds:.2f} s: {count / seconds:.1f} mails/s; judge CPU {cpu:.2f} s: "
+              f"{count / cpu:.1f} mails per CPU-second")
+    rate, per_cpu = total_in / total_s, total_in / total_cpu
     print(f"  {game}, {label}: {total_in} mails processed in {total_s:.2f} s = "
           f"{rate:.1f} mails/s ({total_s / total_in * 1000:.0f} ms a mail, IMAP in, SMTP out, "
-          "whole process per round)")
-    return rate
+          f"whole process per round); judge CPU {total_cpu:.2f} s = {per_cpu:.1f} mails per "
+          "CPU-second")
+    return rate, per_cpu
 
 
 if __name__ == "__main__":
