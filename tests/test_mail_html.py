@@ -19,7 +19,7 @@ from referee.engine import get_game
 from referee.judge import html as mailhtml
 from referee.judge import meta
 from referee.pictures import svg_to_png
-from referee.pictures.tiles import tiles
+from referee.pictures.tiles import Tile, tiles
 from tests.test_judge import Setup
 from tests.test_judge_support import Player, body_text, deliver, reply
 
@@ -62,9 +62,14 @@ def parts(msg: EmailMessage) -> tuple[EmailMessage, str, bytes, str]:
     return text, page, pictures[0][1], pictures[0][0]
 
 
+def pictured(view: dict[str, object]) -> list[Tile]:
+    """The tiles of ``view`` that are pictures (not words)."""
+    return [t for t in tiles(view) if t.svg]
+
+
 def fresh(view: dict[str, object]) -> list[bytes]:
-    """The tiles of ``view`` rendered now, without any cache."""
-    return [svg_to_png(t.svg) for t in tiles(view)]
+    """The pictures of ``view``'s tiles rendered now, without any cache."""
+    return [svg_to_png(t.svg) for t in pictured(view)]
 
 
 def html_text(page: str) -> str:
@@ -92,12 +97,15 @@ def test_every_start_mail_has_text_html_and_the_recipients_board(staufer: Setup)
         _, page, pictures = images(msg)
         view = match.game.view(match.state, recipient(msg))
         assert [png for _, png in pictures] == fresh(view), msg["X-Referee-Player"]
-        for (cid, png), tile in zip(pictures, tiles(view), strict=True):
+        for (cid, png), tile in zip(pictures, pictured(view), strict=True):
             assert png.startswith(mailhtml.PNG_SIGNATURE) and png.endswith(b"IEND\xaeB`\x82")
             assert page.count(f'src="cid:{cid}"') == 1 and len(f"Content-ID: <{cid}>") < 78
             assert mailhtml.png_size(png) == (tile.width, tile.height)
             assert f'width="{tile.width}" height="{tile.height}"' in page
-        assert page.count("cid:") == len(pictures) == 13  # 6 regions, 6 payments, supply
+        assert page.count("cid:") == len(pictures) == 7  # 6 regions, the Supply Board
+        for region in view["regions"]:  # type: ignore[attr-defined]
+            assert f"{region['title']}: payment space: empty" not in page  # under its image
+        assert page.count("Payment: empty") == 6
 
 
 def test_the_html_says_what_the_text_says(staufer: Setup) -> None:
@@ -110,7 +118,7 @@ def test_the_html_says_what_the_text_says(staufer: Setup) -> None:
         "sees it. The text of this mail describes it in full.")
     assert re.search(r'title="([^"]*)"', page).group(1) == alt.group(1)  # type: ignore[union-attr]
     assert re.findall(r'<img [^>]*alt="([^"]*)"', page)[:2] == [
-        "Region Strasbourg, as ann sees it", "Strasbourg: payment space, as ann sees it"]
+        "Region Strasbourg, as ann sees it", "Region Aachen, as ann sees it"]
     words = " ".join(html_text(page).split())
     text, _, signature = plain.partition("\n-- \n")
     said = [" ".join(b.split()) for b in [*text.split("\n\n"), signature] if b.strip()]
@@ -181,7 +189,7 @@ def test_no_html_part_shows_another_players_hidden_tokens(tmp_path: Path) -> Non
         view = match.game.view(match.state, reader)
         seen = board.setdefault(str(msg["To"]), {})
         seen.update({cid.split(".")[0]: png for cid, png in pictures})
-        now = tiles(view)
+        now = pictured(view)
         assert seen == {t.name: png for t, png in zip(now, fresh(view), strict=True)}
         partial += len(pictures) < len(now)
         if 0 < len(pictures) < len(now):
@@ -206,10 +214,10 @@ def test_a_status_reply_brings_the_whole_board(tmp_path: Path) -> None:
              and str(m["X-Referee-Player"]) in PLAYERS][-1]
     who = str(after["X-Referee-Player"])
     _, _, shown = images(after)
-    assert 0 < len(shown) < 13  # only what ann's move changed
+    assert 0 < len(shown) < 7  # only what ann's move changed
     answer = setup.send(reply(after, "status"))
     mine = [m for m in answer if str(m["X-Referee-Player"]) == who]
-    assert len(mine) == 1 and len(images(mine[0])[2]) == 13
+    assert len(mine) == 1 and len(images(mine[0])[2]) == 7
 
 
 def test_html_is_escaped() -> None:

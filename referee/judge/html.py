@@ -16,9 +16,12 @@ pictures, the mail stays plain text: this module then changes nothing.
 
 from __future__ import annotations
 
+import email.policy
 import hashlib
+import json
 from dataclasses import dataclass
 from email.message import EmailMessage
+from email.mime.image import MIMEImage
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +55,7 @@ class Picture:
     height: int
     digest: str
     below: bool = False  # goes right under the picture before it
+    words: tuple[tuple[str, str], ...] = ()  # no PNG: these words instead
 
 
 def pictures_available() -> bool:
@@ -115,8 +119,9 @@ def blocks(body: str) -> dict[str, Any]:
 
 def render(body: str, *, subject: str, images: list[dict[str, Any]], alt: str,
            note: str = "", colours: list[tuple[str, str]] | None = None) -> str:
-    """The HTML part (Jinja2, autoescaped). ``images``: cid, alt, width, height and
-    below (goes right under the image before it) each."""
+    """The HTML part (Jinja2, autoescaped). ``images``: cid, alt, width, height, below
+    (goes right under the image before it) each; one without a cid shows its ``words``
+    ((fill, text) pairs) instead, under its ``title`` when it stands alone."""
     groups: list[list[dict[str, Any]]] = []
     for image in images:
         if image.get("below") and groups:
@@ -133,16 +138,18 @@ def _pictures(tiles: list[Any], cache: PictureCache, shown: set[str]) -> list[Pi
     previous = ""
     for tile in tiles:
         if tile.name in shown:
-            png = cache.png(tile.svg)
+            png = cache.png(tile.svg) if tile.svg else b""
             out.append(Picture(tile.name, tile.title, png, tile.width, tile.height,
-                               _digest(tile.svg), tile.below and bool(out)
-                               and out[-1].name == previous))
+                               _digest(tile), tile.below and bool(out)
+                               and out[-1].name == previous, tile.words))
         previous = tile.name
     return out
 
 
-def _digest(svg: str) -> str:
-    return hashlib.sha256(svg.encode()).hexdigest()[:16]
+def _digest(tile: Any) -> str:
+    """What stands for a tile in the judge's state: its SVG's hash (or its words')."""
+    shown = tile.svg or json.dumps(tile.words)
+    return hashlib.sha256(shown.encode()).hexdigest()[:16]
 
 
 def _note(shown: list[Picture], total: int, whole: bool) -> str:
@@ -168,7 +175,7 @@ def add_board(msg: EmailMessage, body: str, match: Match, viewer: str | None,
     tiles = board_tiles(view)
     if tiles is None:
         return False
-    current = {t.name: _digest(t.svg) for t in tiles}
+    current = {t.name: _digest(t) for t in tiles}
     whole = whole or not seen or match.game.finished(match.state)
     names = {t.name for t in tiles if whole or (seen or {}).get(t.name) != current[t.name]}
     shown = _pictures(tiles, cache or cache_for(None), names)
@@ -178,9 +185,9 @@ def add_board(msg: EmailMessage, body: str, match: Match, viewer: str | None,
     msgid = str(msg["Message-ID"]).strip("<>")
     domain = msgid.partition("@")[2] or "referee.invalid"
     local = hashlib.sha256(msgid.encode()).hexdigest()[:12]  # short: one header line
-    images = [{"cid": f"{p.name}.{local}@{domain}",
+    images = [{"cid": f"{p.name}.{local}@{domain}" if p.png else "",
                "alt": f"{p.title}, {whose(viewer)}", "width": p.width, "height": p.height,
-               "below": p.below} for p in shown]
+               "below": p.below, "title": p.title, "words": p.words} for p in shown]
     from referee.pictures.tiles import colours
 
     page = render(body, subject=str(msg["Subject"]), images=images,
@@ -190,8 +197,19 @@ def add_board(msg: EmailMessage, body: str, match: Match, viewer: str | None,
     msg.add_alternative(page, subtype="html", charset="utf-8", cte="quoted-printable")
     html_part = msg.get_payload()[1]
     assert isinstance(html_part, EmailMessage)
-    for p, image in zip(shown, images, strict=True):
-        html_part.add_related(p.png, maintype="image", subtype="png",
-                              cid=f"<{image['cid']}>", disposition="inline",
-                              filename=f"{p.name}.png")
+    pngs = [(p, image) for p, image in zip(shown, images, strict=True) if p.png]
+    if pngs:
+        html_part.make_related()
+    for p, image in pngs:
+        html_part.attach(_image_part(p.png, image["cid"], f"{p.name}.png"))
     return True
+
+
+def _image_part(png: bytes, cid: str, filename: str) -> MIMEImage:
+    """An inline PNG part (base64). Built with plain string headers: the same bytes as
+    ``add_related`` writes, without parsing each header into an object."""
+    part = MIMEImage(png, "png", policy=email.policy.compat32)
+    del part["MIME-Version"]
+    part["Content-Disposition"] = f'inline; filename="{filename}"'
+    part["Content-ID"] = f"<{cid}>"
+    return part

@@ -10,6 +10,7 @@ from referee.pictures.svg import HIGHLIGHT, MUTED, Canvas, Pieces, fit, player_f
 
 WIDTH = 1200
 PANEL_W, PANEL_H = 384, 236
+COMPACT_H = 192  # a region board without its payment space (a mail's tile)
 GAP = 14
 TOP = 78
 CHEST_FILL = {
@@ -76,11 +77,11 @@ def _region(c: Canvas, parent: Any, x: float, y: float, pos: int, r: dict[str, A
             colour: dict[str, str], marks: Marks, target: int | None,
             compact: bool = False) -> None:
     """One region board; ``target`` is the seat a Move/Deploy action is filling now.
-    ``compact`` (a mail's tile): without the bonus text, the King's distance (the mail
-    says both in words) and the payment space (a tile of its own)."""
+    ``compact`` (a mail's tile): without the bonus text, the King's distance and the
+    payment space (the mail gives those in words)."""
     g = c.group(parent, title=f"Region {r['title']}", id=f"region-{r['region']}")
     king = r["king"]
-    panel(c, g, x, y, king)
+    panel(c, g, x, y, king, COMPACT_H if compact else PANEL_H)
     if marks.hit("regions", pos, "king") or marks.hit("king"):
         c.mark(x, y, PANEL_W, PANEL_H, g)
     c.text(x + 10, y + 22, r["title"], g, size=17, bold=True)
@@ -111,23 +112,12 @@ def _region(c: Canvas, parent: Any, x: float, y: float, pos: int, r: dict[str, A
         _payment(c, x + 10, y + PANEL_H - 40, pos, r["payment"], colour, marks, g)
 
 
-def panel(c: Canvas, parent: Any, x: float, y: float, king: bool) -> None:
+def panel(c: Canvas, parent: Any, x: float, y: float, king: bool,
+          height: float = PANEL_H) -> None:
     """A region board's panel (gold while the King is there)."""
-    c.rect(x, y, PANEL_W, PANEL_H, parent, fill="#fffdf7" if not king else "#fff4cc",
+    c.rect(x, y, PANEL_W, height, parent, fill="#fffdf7" if not king else "#fff4cc",
            stroke="#b08d3c" if king else "#9a9a9a", rx=8,
            **{"stroke-width": 3 if king else 1.2})
-
-
-def payment_strip(c: Canvas, x: float, y: float, pos: int, r: dict[str, Any],
-                  colour: dict[str, str]) -> None:
-    """The bottom of a region board, its payment space, with ``y`` the board's top (a
-    mail's tile shows it apart from the seats, which change less often)."""
-    panel(c, c.root, x, y, r["king"])
-    _payment(c, x + 10, y + PANEL_H - 40, pos, r["payment"], colour, NO_MARKS, c.root)
-    chips = sum(1 for counts in r["payment"].values() for n in counts.values() if n)
-    if chips <= 6:  # room for the name, which says whose strip it is when shown alone
-        c.text(x + PANEL_W - 10, y + PANEL_H - 20, r["title"], c.root, size=11,
-               anchor="end", fill=MUTED)
 
 
 def _crown(c: Canvas, x: float, y: float, parent: Any) -> None:

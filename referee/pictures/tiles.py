@@ -22,12 +22,14 @@ from referee.pictures.changes import NO_MARKS
 from referee.pictures.svg import Canvas
 
 PAD = 6  # around a tile's drawing
-SEATS_H = 192  # a region board's seats; its payment space (the rest) is a tile of its own
 _DRAWN: OrderedDict[str, Tile] = OrderedDict()  # tiles by what they show (see _tile)
 _KEEP = 512
 #: rectangles without anti-aliased edges: a fifth lighter PNG, and the figures (discs,
 #: shields, stars) and the writing stay smooth
 CRISP = "rect{shape-rendering:crispEdges}.chip{shape-rendering:geometricPrecision}"
+
+
+Words = tuple[str, str]  # (a player's fill colour or "", text)
 
 
 @dataclass(frozen=True)
@@ -41,6 +43,7 @@ class Tile:
     width: int
     height: int
     below: bool = False  # drawn right under the tile before it
+    words: tuple[Words, ...] = ()  # a tile without a picture (svg ""): (fill, text) each
 
 
 def tiles(view: dict[str, Any]) -> list[Tile]:
@@ -95,20 +98,25 @@ def _staufer(view: dict[str, Any]) -> list[Tile]:
         def draw(c: Canvas, pos: int = pos, region: dict[str, Any] = region) -> None:
             s._region(c, c.root, PAD, PAD, pos, region, colour, NO_MARKS, None, compact=True)
 
-        def strip(c: Canvas, pos: int = pos, region: dict[str, Any] = region) -> None:
-            s.payment_strip(c, PAD, -SEATS_H, pos, region, colour)
-
         title = f"Region {region['title']}" + (" (the King is here)" if region["king"] else "")
         shown = {k: v for k, v in region.items()
                  if k not in ("distance_from_king", "bonus", "payment")}
-        out.append(_tile(f"region-{region['region']}", title, s.PANEL_W, SEATS_H - PAD,
-                         draw, [pos, shown, colour]))
-        out.append(_tile(f"payment-{region['region']}", f"{region['title']}: payment space",
-                         s.PANEL_W, s.PANEL_H - SEATS_H - PAD, strip,
-                         [pos, region["payment"], region["king"], colour], below=True))
+        out.append(_tile(f"region-{region['region']}", title, s.PANEL_W, s.COMPACT_H, draw,
+                         [pos, shown, colour]))
+        out.append(Tile(f"payment-{region['region']}", f"{region['title']}: payment space",
+                        "", 0, 0, below=True, words=_payment_words(region, view)))
     out.append(_tile("supply", "The Supply Board", 5 * 78 - 6, 114,
                      lambda c: s.supply(c, PAD, PAD, view, NO_MARKS), view["supply_board"]))
     return out
+
+
+def _payment_words(region: dict[str, Any], view: dict[str, Any]) -> tuple[Words, ...]:
+    """A region's payment space in words: each player's figures there, with the fill
+    of their colour (a tile without a picture: it changes with most seats taken)."""
+    fills = dict(colours(view))
+    found = tuple((fills.get(who, "#888888"), f"{who} {n['envoys']} E, {n['nobles']} N")
+                  for who, n in region["payment"].items() if n["envoys"] or n["nobles"])
+    return found or (("", "empty"),)
 
 
 def _dynasties(view: dict[str, Any]) -> list[Tile]:
