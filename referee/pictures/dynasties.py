@@ -89,6 +89,14 @@ def _countries(c: Canvas, y: float, view: dict[str, Any],
 def _country(c: Canvas, parent: Any, x: float, y: float, col_w: float, country: str,
              cities: list[tuple[int, dict[str, Any]]], tab: dict[str, Any], arms: int,
              colour: dict[str, str], marks: Marks) -> None:
+    country_header(c, parent, x, y, col_w, country, tab, arms, marks)
+    for row, (i, city) in enumerate(cities):
+        _city(c, parent, x, y + 56 + row * (CITY_H + 6), col_w, i, city, colour, marks)
+
+
+def country_header(c: Canvas, parent: Any, x: float, y: float, col_w: float, country: str,
+                   tab: dict[str, Any], arms: int, marks: Marks) -> None:
+    """A country's name, majority tablet and coats of arms left (52 px high)."""
     name = country_names().get(country, country.capitalize())
     g = c.group(parent, title=f"country {name}")
     c.text(x, y + 16, fit(name, col_w, 15), g, size=15, bold=True)
@@ -97,8 +105,12 @@ def _country(c: Canvas, parent: Any, x: float, y: float, col_w: float, country: 
     c.text(x, y + 48, f"coats of arms left: {arms}", g, size=11, fill=MUTED)
     if marks.hit("tablets", country) or marks.hit("coats_of_arms_left", country):
         c.mark(x, y + 22, col_w, 30, g)
-    for row, (i, city) in enumerate(cities):
-        _city(c, parent, x, y + 56 + row * (CITY_H + 6), col_w, i, city, colour, marks)
+
+
+def city(c: Canvas, x: float, y: float, w: float, city: dict[str, Any],
+         colour: dict[str, str]) -> None:
+    """One city with its Prince's and Princess's spaces and child (a mail's tile)."""
+    _city(c, c.root, x, y, w, 0, city, colour, NO_MARKS)
 
 
 def _city(c: Canvas, parent: Any, x: float, y: float, w: float, i: int,

@@ -128,16 +128,21 @@ def _dynasties(view: dict[str, Any]) -> list[Tile]:
     for country, cities in d._by_country(view["cities"]).items():
         tab = view["tablets"].get(country, {})
         arms = view["coats_of_arms_left"].get(country, 0)
-        height = 56 + len(cities) * (d.CITY_H + 6) - 6
 
-        def draw(c: Canvas, country: str = country, cities: Any = cities,
-                 tab: dict[str, Any] = tab, arms: int = arms) -> None:
-            d._country(c, c.root, PAD, PAD, col_w, country, cities, tab, arms, colour,
-                       NO_MARKS)
+        def head(c: Canvas, country: str = country, tab: dict[str, Any] = tab,
+                 arms: int = arms) -> None:
+            d.country_header(c, c.root, PAD, PAD, col_w, country, tab, arms, NO_MARKS)
 
         name = d.country_names().get(country, country.capitalize())
-        out.append(_tile(f"country-{country}", f"Country {name}", col_w, height, draw,
-                         [cities, tab, arms, colour]))
+        out.append(_tile(f"country-{country}", f"Country {name}", col_w, 46, head,
+                         [country, tab, arms]))
+        for _, place in cities:
+
+            def draw(c: Canvas, place: dict[str, Any] = place) -> None:
+                d.city(c, PAD, PAD, col_w, place, colour)
+
+            out.append(_tile(f"city-{place['city']}", f"{place['name']} ({name})", col_w,
+                             d.CITY_H - 4, draw, [place, colour], below=True))
     ships = len(view["ships"])
     out.append(_tile("ships", "The ships", ships * 230 - 10, 88,
                      lambda c: d.ships(c, PAD, PAD, view, NO_MARKS), view["ships"]))
