@@ -147,9 +147,29 @@ def _pictures(tiles: list[Any], cache: PictureCache, shown: set[str]) -> list[Pi
 
 
 def _digest(tile: Any) -> str:
-    """What stands for a tile in the judge's state: its SVG's hash (or its words')."""
+    """What stands for a tile in the judge's state: 8 hex digits of its SVG's SHA-256
+    (or its words'); a clash (one in 4 billion) would only leave a tile out of a mail."""
     shown = tile.svg or json.dumps(tile.words)
-    return hashlib.sha256(shown.encode()).hexdigest()[:16]
+    return hashlib.sha256(shown.encode()).hexdigest()[:8]
+
+
+def _remembered(tiles: list[Any]) -> str:
+    """The tiles a mail shows, as the judge's state keeps them (small: the state file is
+    written after every mail): 8 hex digits for the list of names, ":", then 8 for each
+    tile in order."""
+    return _names(tiles) + ":" + "".join(_digest(t) for t in tiles)
+
+
+def _names(tiles: list[Any]) -> str:
+    return hashlib.sha256(" ".join(t.name for t in tiles).encode()).hexdigest()[:8]
+
+
+def _recall(kept: str, tiles: list[Any]) -> list[str] | None:
+    """The digests of the tiles of the last mail, one per tile of ``tiles``; None if
+    there was none or it was of other tiles."""
+    if len(kept) != 9 + 8 * len(tiles) or kept[:9] != _names(tiles) + ":":
+        return None
+    return [kept[9 + 8 * i:17 + 8 * i] for i in range(len(tiles))]
 
 
 def _note(shown: list[Picture], total: int, whole: bool) -> str:
@@ -168,20 +188,22 @@ def add_board(msg: EmailMessage, body: str, match: Match, viewer: str | None,
               seen: dict[str, Any] | None = None, whole: bool = True) -> bool:
     """Turn ``msg`` (its text part already set to ``body``) into multipart/alternative
     with an HTML part showing ``viewer``'s board; False (``msg`` unchanged) when no
-    picture can be made. ``seen``: what the recipient's previous mail showed (tile name
-    -> hash), updated here; with it and not ``whole``, only the tiles that changed since
-    are attached."""
+    picture can be made. ``seen``: what the recipient's previous mail showed (under
+    "shown", see :func:`_remembered`), updated here; with it and not ``whole``, only
+    the tiles that changed since are attached."""
     view = dict(match.game.view(match.state, viewer))
     tiles = board_tiles(view)
     if tiles is None:
         return False
-    current = {t.name: _digest(t) for t in tiles}
-    whole = whole or not seen or match.game.finished(match.state)
-    names = {t.name for t in tiles if whole or (seen or {}).get(t.name) != current[t.name]}
+    current = _remembered(tiles)
+    before = _recall(str((seen or {}).get("shown", "")), tiles)
+    whole = whole or before is None or match.game.finished(match.state)
+    names = {t.name for i, t in enumerate(tiles)
+             if whole or before is None or before[i] != current[9 + 8 * i:17 + 8 * i]}
     shown = _pictures(tiles, cache or cache_for(None), names)
     if seen is not None:
         seen.clear()
-        seen.update(current)
+        seen["shown"] = current
     msgid = str(msg["Message-ID"]).strip("<>")
     domain = msgid.partition("@")[2] or "referee.invalid"
     local = hashlib.sha256(msgid.encode()).hexdigest()[:12]  # short: one header line
