@@ -117,6 +117,7 @@ def test_a_damaged_cache_file_is_rendered_again(tmp_path: Path, resvg: Counting,
     key = cachemod.key_of(svg, cachemod.renderer())
     path = tmp_path / "c" / key[:2] / f"{key}.png"
     assert path.read_bytes() == good and (path.stat().st_mode & 0o777) == 0o600
+    assert all((p.stat().st_mode & 0o777) == 0o700 for p in (path.parent, path.parent.parent))
     path.write_bytes(damage)  # cut short by a full disk, or tampered with
     again = PictureCache(tmp_path / "c")
     assert again.png(svg) == good and again.renders == 1

@@ -87,7 +87,8 @@ class PictureCache:
         if path is None:
             return
         try:
-            path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            path.parent.parent.mkdir(exist_ok=True, mode=0o700)  # the cache's folder
+            path.parent.mkdir(exist_ok=True, mode=0o700)
             fileio.write_atomic(path, data, mode=0o600, durable=False, what="picture cache")
         except (OSError, RefereeError):
             pass  # the picture is still used; only the next run renders it again
