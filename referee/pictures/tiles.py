@@ -1,5 +1,6 @@
-"""The board cut into tiles for mails: one small picture per region, country, Supply
-Board or ship row, each a standalone SVG drawn by the game's own drawing code.
+"""The board cut into tiles for mails, each a standalone SVG drawn by the game's own
+drawing code: Staufer's regions (their seats; each region's payment space is a tile of
+words, without a picture) and Supply Board; Dynasties' country headers, cities and ships.
 
 A mail shows the board as a row of tiles that wraps (two or three to a line in a wide
 window, one under the other on a phone, each at its own size, so its writing stays
