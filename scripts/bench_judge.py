@@ -1,14 +1,25 @@
 """Benchmark of `referee judge`: mails processed per second end to end, IMAP in and
-SMTP out, over many games. Figures go in notes/judge.md (and the README).
+SMTP out, over many games, with and without pictures in the same run; and the weight of
+the HTML mails over whole games. Figures go in the README.
 
-    .venv/bin/python -m scripts.bench_judge [--games 50] [--rounds 3] [--game staufer]
+    .venv/bin/python -m scripts.bench_judge [--games 50] [--rounds 3] [--game GAME|both]
+    .venv/bin/python -m scripts.bench_judge --count     # mails and their weight, whole games
 
 Starts a throwaway Dovecot and an SMTP server that delivers into it (the classes of
 tests/test_judge_servers.py; needs dovecot-imapd, see .ci/install-mail.sh), makes GAMES
 sealed 3-player games, lets `referee judge --once` send the start mails, then ROUNDS
 times puts one reply per game (the player to move, a legal move) into the judge's IMAP
 inbox and times one `referee judge --imap ... --smtp ... --once` run that processes
-them: a whole process (start, imports, IMAP, every game replayed, SMTP) per round.
+them: a whole process (start, imports, IMAP, every game replayed, SMTP) per round, timed
+by the clock and by the judge process's own CPU time (user + system, which other work
+on a busy machine does not inflate). This
+is done twice from the same games: with the pictures extra (HTML mails with PNG tiles of
+the board) and without it (the judge run with resvg-py hidden, so every mail is plain
+text), and the ratio is printed with the date and the commit.
+
+``--count`` plays one whole game of each game by mail (Maildir in and out, scripted
+players, everyone on `turn`), then counts the mails and weighs them: the mean size of a
+mail with an HTML part, of a plain one, and the total per seat.
 """
 
 from __future__ import annotations
@@ -28,17 +39,44 @@ ROOT = Path(__file__).resolve().parent.parent
 SENDER = "Referee <referee@example.org>"
 
 
-def judge_once(dovecot: Dovecot, games: Path, smtp_port: int) -> float:
+#: the judge without the pictures extra: resvg-py hidden, as if it were not installed
+PLAIN = ("import sys; sys.modules['resvg_py'] = None; from referee.cli import main; "
+         "sys.argv[0] = 'referee'; main()")
+
+
+def judge_once(dovecot: Dovecot, games: Path, smtp_port: int, pictures: bool = True
+               ) -> tuple[float, float]:
+    """One whole judge process: (wall seconds, its CPU seconds, user and system)."""
+    start = ["-m", "referee"] if pictures else ["-c", PLAIN]
+    cpu0 = _children_cpu()
     t0 = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "referee", "judge", str(games), "--imap",
+    subprocess.run([sys.executable, *start, "judge", str(games), "--imap",
                     dovecot.url("referee"), "--smtp", f"127.0.0.1:{smtp_port}", "--from",
                     SENDER, "--once", "--quiet"], cwd=ROOT, check=True)
-    return time.perf_counter() - t0
+    return time.perf_counter() - t0, _children_cpu() - cpu0
 
 
-def count_mails(game: str, seed: int) -> None:
+def _children_cpu() -> float:
+    import resource
+
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
+def stamp() -> str:
+    """The date, the commit and the machine, for the figures' record."""
+    import datetime as dt
+    import os
+
+    commit = subprocess.run(["git", "describe", "--always", "--dirty"], cwd=ROOT,
+                            capture_output=True, text=True).stdout.strip() or "?"
+    return (f"{dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC, commit {commit}, "
+            f"{os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f}")
+
+
+def count_mails(game: str, seed: int) -> dict[str, float]:
     """Play one whole sealed 3-player game by mail (Maildir in and out, scripted players,
-    everyone on `turn`) and count the mails."""
+    everyone on `turn`), count the mails and weigh them; return the weights."""
     from collections import Counter
 
     from referee import gamefile, secret
@@ -67,20 +105,51 @@ def count_mails(game: str, seed: int) -> None:
           f"{dict(moves)} ({sum(moves.values())}), mails {len(sent)}: "
           f"{dict(kinds)}; per player {dict(Counter(m['X-Referee-Player'] for m in sent))}; "
           f"longest line {longest}")
+    return weigh(setup.outbox, game)
+
+
+def weigh(outbox: Path, game: str) -> dict[str, float]:
+    """The sizes of the mails in a Maildir: with an HTML part, plain, per seat."""
+    from collections import defaultdict
+
+    html, plain, seats, pictures = [], [], defaultdict(int), 0
+    for path in sorted((outbox / "new").iterdir()):
+        raw = path.read_bytes()
+        head = raw.split(b"\n\n", 1)[0]
+        player = next((line.split(b":", 1)[1].strip().decode() for line in head.splitlines()
+                       if line.lower().startswith(b"x-referee-player:")), "?")
+        seats[player] += len(raw)
+        (html if b"text/html" in raw else plain).append(len(raw))
+        pictures += raw.count(b"Content-Type: image/png")
+    mean = sum(html) / max(1, len(html))
+    print(f"  {game} mail weight: {len(html)} HTML mails, mean {mean / 1024:.1f} KB "
+          f"(largest {max(html, default=0) / 1024:.0f} KB), {pictures} pictures; "
+          f"{len(plain)} plain mails, mean {sum(plain) / max(1, len(plain)) / 1024:.1f} KB; "
+          "per seat: " + ", ".join(f"{p} {n / 1024 / 1024:.2f} MB"
+                                   for p, n in sorted(seats.items())))
+    return {"mean": mean, "count": len(html), "bytes": sum(html)}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=50)
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--game", default="staufer")
+    parser.add_argument("--game", default="both", choices=["staufer", "dynasties", "both"])
     parser.add_argument("--count", action="store_true",
-                        help="instead: count the mails of whole games of both games")
+                        help="only count and weigh the mails of whole games of both games")
+    parser.add_argument("--no-count", action="store_true",
+                        help="skip the whole games that weigh the mails")
     args = parser.parse_args()
-    if args.count:
-        for game in ("staufer", "dynasties"):
-            count_mails(game, 3)
-        return
+    print(f"bench_judge: {stamp()}")
+    if not args.count:
+        servers(args)
+    if not args.no_count:
+        weights = [count_mails(game, 3) for game in ("staufer", "dynasties")]
+        total = sum(w["bytes"] for w in weights) / max(1, sum(w["count"] for w in weights))
+        print(f"HTML mails over whole games of both games: mean {total / 1024:.1f} KB a mail")
+
+
+def servers(args: argparse.Namespace) -> None:
     from aiosmtpd.controller import Controller
 
     from tests.conftest import free_port
@@ -91,26 +160,42 @@ def main() -> None:
     controller = Controller(handler, hostname="127.0.0.1", port=port)
     controller.start()
     try:
-        run(args, dovecot, port, handler)
+        for game in ("staufer", "dynasties") if args.game == "both" else (args.game,):
+            rates = {}
+            for pictures in (True, False):
+                rates[pictures] = run(args, dovecot, port, handler, game, pictures)
+            (wall, cpu), (plain_wall, plain_cpu) = rates[True], rates[False]
+            print(f"{game}: with pictures {wall:.1f} mails/s ({cpu:.1f} per CPU-second), "
+                  f"without {plain_wall:.1f} mails/s ({plain_cpu:.1f} per CPU-second): "
+                  f"{plain_wall / wall:.2f}x slower with pictures by the clock, "
+                  f"{plain_cpu / cpu:.2f}x by the CPU ({stamp()})")
     finally:
         controller.stop()
         dovecot.stop()
 
 
-def run(args: argparse.Namespace, dovecot: Dovecot, port: int, handler: Delivering) -> None:
+def run(args: argparse.Namespace, dovecot: Dovecot, port: int, handler: Delivering,
+        game: str, pictures: bool) -> tuple[float, float]:
+    """One judge's rounds over new games: the mails processed a second by the clock, and
+    per second of the judge processes' CPU (what a busy shared machine cannot slow)."""
     games = Path(tempfile.mkdtemp(prefix="bench-judge"))
+    label = "pictures" if pictures else "plain"
+    prefix = f"{game[0]}{'x' if pictures else 'n'}"
     spec = ",".join(f"{p}={p.title()} <{p}@example.org>" for p in ("ann", "ben", "cat"))
     for i in range(args.games):
-        subprocess.run([sys.executable, "-m", "referee", "new", args.game,
-                        str(games / f"g{i:03d}.json"), "--sealed", "--id", f"g{i:03d}",
-                        "--players", spec], cwd=ROOT, check=True, capture_output=True)
-    start = judge_once(dovecot, games, port)
-    print(f"{args.game}: {args.games} new games, start mails: {handler.count} mails sent "
-          f"in {start:.2f} s")
+        subprocess.run([sys.executable, "-m", "referee", "new", game,
+                        str(games / f"{prefix}{i:03d}.json"), "--sealed", "--id",
+                        f"{prefix}{i:03d}", "--players", spec], cwd=ROOT, check=True,
+                       capture_output=True)
+    before = handler.count
+    start, start_cpu = judge_once(dovecot, games, port, pictures)
+    print(f"{game}, {label}: {args.games} new games, start mails: {handler.count - before} "
+          f"mails sent in {start:.2f} s ({start_cpu:.2f} s CPU)")
     rng = random.Random(1)
-    players = {(f"g{i:03d}", p): Player(p, f"{p}@example.org", "top", rng, game=f"g{i:03d}")
+    players = {(f"{prefix}{i:03d}", p): Player(p, f"{p}@example.org", "top", rng,
+                                               game=f"{prefix}{i:03d}")
                for i in range(args.games) for p in ("ann", "ben", "cat")}
-    total_in, total_s = 0, 0.0
+    total_in, total_s, total_cpu = 0, 0.0, 0.0
     for rnd in range(1, args.rounds + 1):
         sent_before = handler.count
         mails = {p: outbox_messages(dovecot.mail / p) for p in ("ann", "ben", "cat")}
@@ -122,13 +207,17 @@ def run(args: argparse.Namespace, dovecot: Dovecot, port: int, handler: Deliveri
                 path = games / f"{gid}.json"
                 dovecot.deliver("referee", reply(mail, player.choose(path)))
                 count += 1
-        seconds = judge_once(dovecot, games, port)
-        total_in, total_s = total_in + count, total_s + seconds
-        print(f"round {rnd}: {count} mails in, {handler.count - sent_before} out, "
-              f"{seconds:.2f} s: {count / seconds:.1f} mails/s")
-    print(f"overall: {total_in} mails processed in {total_s:.2f} s = "
-          f"{total_in / total_s:.1f} mails/s ({total_s / total_in * 1000:.0f} ms a mail, "
-          f"IMAP in, SMTP out, whole process per round)")
+        seconds, cpu = judge_once(dovecot, games, port, pictures)
+        total_in, total_s, total_cpu = total_in + count, total_s + seconds, total_cpu + cpu
+        print(f"  round {rnd}: {count} mails in, {handler.count - sent_before} out, "
+              f"{seconds:.2f} s: {count / seconds:.1f} mails/s; judge CPU {cpu:.2f} s: "
+              f"{count / cpu:.1f} mails per CPU-second")
+    rate, per_cpu = total_in / total_s, total_in / total_cpu
+    print(f"  {game}, {label}: {total_in} mails processed in {total_s:.2f} s = "
+          f"{rate:.1f} mails/s ({total_s / total_in * 1000:.0f} ms a mail, IMAP in, SMTP out, "
+          f"whole process per round); judge CPU {total_cpu:.2f} s = {per_cpu:.1f} mails per "
+          "CPU-second")
+    return rate, per_cpu
 
 
 if __name__ == "__main__":

@@ -4,8 +4,10 @@
 
 Measures: drawing one SVG from a view (median over every position of the finished
 5-player examples, both games; the view is taken first and not timed), the same with
-its PNG, `referee show FILE --svg OUT` as a whole process, and `referee site` over
-``--games`` finished games (Staufer 2-5 and Dynasties 3-5 players in turn), in process.
+its PNG, `referee show FILE --svg OUT` as a whole process, the mails' tiles (what a
+judge with the picture cache renders per decision over a whole game: only the tiles the
+decision changed), and `referee site` over ``--games`` finished games (Staufer 2-5 and
+Dynasties 3-5 players in turn), in process.
 Budget: one SVG in at most 30 ms; the site of 50 finished games in at most 30 s.
 """
 
@@ -65,6 +67,31 @@ def per_svg(name: str) -> None:
               "wall")
 
 
+def mail_tiles(name: str) -> None:
+    """The tiles of a judge's mails over every position of a finished example: how many
+    a decision changes (those a judge with its cache renders), their CPU and size."""
+    from referee.pictures.tiles import tiles
+
+    gf = gamefile.read(ROOT / "examples" / f"{name}-3p.json")
+    steps = positions(gf, None)
+    known: dict[str, str] = {}
+    renders, cpu, size = 0, 0.0, 0
+    whole = [t for t in tiles(steps[0].view) if t.svg]
+    for step in steps:
+        for tile in tiles(step.view):
+            if tile.svg and known.get(tile.name) != tile.svg:
+                c0 = time.process_time()
+                size += len(svg_to_png(tile.svg))
+                cpu += time.process_time() - c0
+                renders += 1
+                known[tile.name] = tile.svg
+    decisions = len(steps) - 1
+    print(f"- {name} 3 players, mail tiles: {len(whole)} a board; {renders} renders over "
+          f"{decisions} log entries ({(renders - len(whole)) / decisions:.2f} a decision), "
+          f"{cpu * 1000 / renders:.0f} ms CPU and {size / renders / 1024:.1f} KB a tile, "
+          f"{(cpu * 1000) / decisions:.0f} ms CPU a decision")
+
+
 def site(count: int, workers: int | None) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         games = Path(tmp) / "games"
@@ -105,6 +132,9 @@ def main() -> None:
         print("## One picture (finished 5-player examples)")
         for name in ("staufer", "dynasties"):
             per_svg(name)
+        print("## The mails' tiles (finished 3-player examples)")
+        for name in ("staufer", "dynasties"):
+            mail_tiles(name)
     print("## The site")
     site(args.games, args.workers)
 

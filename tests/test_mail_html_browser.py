@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.test_judge_support import body_text
-from tests.test_mail_html import parts, start
+from tests.test_mail_html import images, start
 from tests.test_site_browser import Browser, open_browser
 
 
@@ -35,12 +35,15 @@ def shots(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def unpack(msg: EmailMessage, folder: Path) -> Path:
-    """The mail's HTML part as a page beside its picture, as a mail client shows it."""
-    _, page, png, cid = parts(msg)
+    """The mail's HTML part as a page beside its pictures, as a mail client shows it."""
+    _, page, pictures = images(msg)
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / "board.png").write_bytes(png)
+    for cid, png in pictures:
+        name = f"{cid.split('.')[0]}.png"
+        (folder / name).write_bytes(png)
+        page = page.replace(f"cid:{cid}", name)
     out = folder / "mail.html"
-    out.write_text(page.replace(f"cid:{cid}", "board.png"), encoding="utf-8")
+    out.write_text(page, encoding="utf-8")
     return out
 
 
@@ -55,13 +58,17 @@ def test_mail_html_shows_the_board_without_errors(browser: Browser, shots: Path,
         assert browser.load(page.as_uri()) == [], who
         found = browser.call(
             "Runtime.evaluate", session=True, returnByValue=True,
-            expression="[document.images.length, document.images[0].naturalWidth,"
-                       " document.images[0].alt, document.body.innerText]",
+            expression="[document.images.length, [...document.images].map(i => "
+                       "[i.naturalWidth, i.complete, i.alt]), document.body.innerText,"
+                       " document.querySelector('[role=img]').getAttribute('aria-label')]",
         )["result"]["value"]
-        assert found[:2] == [1, 1200], who
+        count, shown, words, label = found
+        assert count == len(images(msg)[2]) == (7 if game == "staufer" else 25), who
         whose = "every player" if who == "watcher" else who
-        assert found[2].startswith("The board of ") and f"as {whose} sees it" in found[2]
-        assert found[3].startswith(body_text(msg).splitlines()[0])
+        assert all(w > 200 and done and a.endswith(f", as {whose} sees it")
+                   for w, done, a in shown), shown
+        assert label.startswith("The board of ") and f"as {whose} sees it" in label
+        assert words.startswith(body_text(msg).splitlines()[0])
         assert browser.screenshot(shots / f"mail-{game}-{who}.png")[:4] == b"\x89PNG"
 
 
@@ -70,5 +77,5 @@ def test_a_missing_mail_picture_is_reported(browser: Browser, tmp_path: Path) ->
     (tmp_path / "g").mkdir()
     setup = start(tmp_path / "g", "staufer")
     page = unpack(setup.sent()[0], tmp_path / "broken")
-    (page.parent / "board.png").unlink()
-    assert any("board.png" in p for p in browser.load(page.as_uri()))
+    (page.parent / "region-strasbourg.png").unlink()
+    assert any("region-strasbourg.png" in p for p in browser.load(page.as_uri()))

@@ -12,7 +12,7 @@ Notification rule per player (setting ``notify``, a meta entry; default ``turn``
 * ``digest``: only the full mail when the player must decide.
 
 Everybody gets the first mail (the thread root) and the game-over mail. Watchers get
-the public view after every change.
+the public view after every change, or with a digest once a round or every N decisions.
 """
 
 from __future__ import annotations
@@ -273,7 +273,10 @@ class Judge:
         mailmod.set_text(msg, plain)
         if board and not gamefile.missing_nonces(game.gf):
             viewer = player if player in game.gf.players else None
-            html.add_board(msg, plain, game.match, viewer, gid, len(game.gf.log))
+            html.add_board(msg, plain, game.match, viewer, gid, len(game.gf.log),
+                           cache=html.cache_for(self.config.games_dir),
+                           seen=state.setdefault("tiles", {}).setdefault(thread, {}),
+                           whole=answers is not None)
         return msg
 
     def queue(self, msg: EmailMessage) -> None:
@@ -385,10 +388,7 @@ class Judge:
                              timeline=timeline)
             self.queue(self.message(game, pid, to, body, board=full))
             state["last"][pid] = len(gf.log)
-        for watcher in game.settings.watchers:
-            body = text.body(gf, match, game.seed, None, state["seen"], game.settings,
-                             timeline=timeline)
-            self.queue(self.message(game, WATCHER, watcher, body, board=True))
+        self._watchers(game, state, timeline, over)
         if start and game.settings.gm:
             self.queue(self.message(game, meta.GM, game.settings.gm, gm_welcome(game)))
         if sorted(waiting) != sorted(state["waiting"]) or start:
@@ -396,6 +396,41 @@ class Judge:
         state["waiting"], state["seen"], state["mark"] = waiting, len(gf.log), mark
         self.store.save()
         self.flush()
+
+    def _watchers(self, game: Loaded, state: dict[str, Any], timeline: text.Timeline,
+                  over: bool) -> None:
+        """The public mail to each watcher: after every change, or with a digest (the
+        game master's ``watch ADDRESS digest [N]``) once a round or every N decisions,
+        telling everything since that watcher's last mail."""
+        gf = game.gf
+        for watcher in game.settings.watchers:
+            digest = game.settings.digests.get(watcher.lower())
+            since = state["seen"]
+            if digest is not None:
+                since = self._digest_since(game, state, watcher, digest, over)
+                if since is False:
+                    continue
+            body = text.body(gf, game.match, game.seed, None, since, game.settings,
+                             timeline=timeline)
+            self.queue(self.message(game, WATCHER, watcher, body, board=True))
+
+    @staticmethod
+    def _digest_since(game: Loaded, state: dict[str, Any], watcher: str,
+                      digest: int | str, over: bool) -> int | bool | None:
+        """For a digest watcher: the log entry their mail starts from (None: their first
+        mail), or False when no mail is due (fewer than N decisions since their last
+        mail, or the same round; a game without rounds: each decision is one)."""
+        done = state.setdefault("watched", {})
+        last = done.get(watcher.lower())
+        made = plays(game.gf)
+        now = str(game.match.game.view(game.match.state, None).get("round", made))
+        if last is not None and not over:
+            if digest == "round" and last["round"] == now:
+                return False
+            if isinstance(digest, int) and made - last["plays"] < digest:
+                return False
+        done[watcher.lower()] = {"plays": made, "round": now, "log": len(game.gf.log)}
+        return None if last is None else int(last["log"])
 
     @staticmethod
     def _bots_owe(game: Loaded) -> bool:
@@ -526,6 +561,7 @@ GM_HELP = [
     "                                  level, a bot plays a missed decision",
     "  bot PLAYER LEVEL|off            hand the seat to a bot, or back",
     "  watch ADDRESS / unwatch ADDRESS  public mails to a watcher",
+    "  watch ADDRESS digest [N]        one mail a round (or per N decisions)",
     "  notify PLAYER turn|every|digest  a player's mail setting",
     "  status                          the public state",
 ]

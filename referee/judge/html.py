@@ -1,46 +1,83 @@
 """The HTML part of the judge's mails: the plain text unchanged, and beside it the same
-text as HTML with a picture of the board as the recipient sees it (their own view; the
-public view for watchers and the game master) as an inline PNG (multipart/related,
+text as HTML with pictures of the board as the recipient sees it (their own view; the
+public view for watchers and the game master) as inline PNGs (multipart/related,
 ``cid:``), since most mail clients show no SVG.
 
-The picture is drawn from ``game.view(state, viewer)`` only, like every picture
-(DESIGN §9). Without the pictures extra (jinja2, resvg-py), or for a game that has no
+The board is cut into tiles (:mod:`referee.pictures.tiles`: a region, a country, the
+Supply Board, the ships), each a PNG kept by :class:`referee.pictures.cache.PictureCache`
+in the games folder, so a move costs the render of the tiles it changed only. A mail
+shows the whole board when it is the recipient's first, an answer to their mail or the
+game-over mail; otherwise only the tiles that changed since
+the recipient's last mail (the others are as that mail showed them), which keeps a whole
+game's mails light. The pictures are drawn from ``game.view(state, viewer)`` only, like
+every picture. Without the pictures extra (jinja2, resvg-py), or for a game that has no
 pictures, the mail stays plain text: this module then changes nothing.
 """
 
 from __future__ import annotations
 
+import email.policy
+import hashlib
+import json
+from dataclasses import dataclass
 from email.message import EmailMessage
+from email.mime.image import MIMEImage
+from pathlib import Path
 from typing import Any
 
 from referee.engine import Match
 from referee.errors import UsageError
+from referee.pictures.cache import PNG_SIGNATURE, PictureCache
 from referee.pictures.templating import environment
 
-PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
-_PNGS: dict[str, bytes] = {}  # the latest pictures by SVG text: watchers share one view
-_KEEP = 8
+__all__ = ["PNG_SIGNATURE", "add_board", "board_tiles", "cache_for", "render"]
+
+CACHE_FOLDER = ".referee-pictures"  # in the games folder, beside the judge's state
+_CACHES: dict[Path | None, PictureCache] = {}
 
 
-def board_png(match: Match, viewer: str | None) -> bytes | None:
-    """The PNG of ``viewer``'s view of the board; None without the pictures extra or
-    for a game without pictures."""
+def cache_for(games_dir: Path | None) -> PictureCache:
+    """The picture cache of a games folder (one per process and folder)."""
+    if games_dir not in _CACHES:
+        _CACHES[games_dir] = PictureCache(None if games_dir is None
+                                          else games_dir / CACHE_FOLDER)
+    return _CACHES[games_dir]
+
+
+@dataclass(frozen=True)
+class Picture:
+    """A tile as a mail shows it: its PNG, size, words and the hash that stands for it."""
+
+    name: str
+    title: str
+    png: bytes
+    width: int
+    height: int
+    digest: str
+    below: bool = False  # goes right under the picture before it
+    words: tuple[tuple[str, str], ...] = ()  # no PNG: these words instead
+
+
+def pictures_available() -> bool:
     try:
         import jinja2  # noqa: F401  (the HTML part needs it as well)
         import resvg_py  # noqa: F401
     except ImportError:
+        return False
+    return True
+
+
+def board_tiles(view: dict[str, Any]) -> list[Any] | None:
+    """The tiles of the board in ``view`` (not rendered); None without the pictures
+    extra or for a game without pictures."""
+    if not pictures_available():
         return None
-    from referee.pictures import draw_svg, svg_to_png
+    from referee.pictures.tiles import tiles
 
     try:
-        svg = draw_svg(match.game.view(match.state, viewer))
+        return tiles(view)
     except UsageError:  # a game without pictures
         return None
-    if svg not in _PNGS:
-        _PNGS[svg] = svg_to_png(svg)  # resvg: about 0.2 s for a board
-        while len(_PNGS) > _KEEP:
-            del _PNGS[next(iter(_PNGS))]
-    return _PNGS[svg]
 
 
 def png_size(png: bytes) -> tuple[int, int]:
@@ -48,11 +85,14 @@ def png_size(png: bytes) -> tuple[int, int]:
     return int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
 
 
+def whose(viewer: str | None) -> str:
+    return f"as {viewer} sees it" if viewer else "as every player sees it"
+
+
 def alt_text(title: str, game_id: str, moves: int, viewer: str | None) -> str:
-    """What the picture shows, in words that name nothing hidden."""
-    whose = f"as {viewer} sees it" if viewer else "as every player sees it"
+    """What the pictures show, in words that name nothing hidden."""
     when = f"after log entry {moves}" if moves else "at the start of the game"
-    return (f"The board of {title} ({game_id}) {when}, {whose}. "
+    return (f"The board of {title} ({game_id}) {when}, {whose(viewer)}. "
             "The text of this mail describes it in full.")
 
 
@@ -77,29 +117,121 @@ def blocks(body: str) -> dict[str, Any]:
             "signature": signature.strip("\n")}
 
 
-def render(body: str, *, subject: str, cid: str, alt: str, size: tuple[int, int]) -> str:
-    """The HTML part (Jinja2, autoescaped)."""
+def render(body: str, *, subject: str, images: list[dict[str, Any]], alt: str,
+           note: str = "", colours: list[tuple[str, str]] | None = None) -> str:
+    """The HTML part (Jinja2, autoescaped). ``images``: cid, alt, width, height, below
+    (goes right under the image before it) each; one without a cid shows its ``words``
+    ((fill, text) pairs) instead, under its ``title`` when it stands alone."""
+    groups: list[list[dict[str, Any]]] = []
+    for image in images:
+        if image.get("below") and groups:
+            groups[-1].append(image)
+        else:
+            groups.append([image])
     return environment("an HTML mail").get_template("mail.html").render(
-        subject=subject, cid=cid, alt=alt, width=size[0], height=size[1], **blocks(body))
+        subject=subject, groups=groups, alt=alt, note=note, colours=colours or [],
+        **blocks(body))
+
+
+def _pictures(tiles: list[Any], cache: PictureCache, shown: set[str]) -> list[Picture]:
+    out: list[Picture] = []
+    previous = ""
+    for tile in tiles:
+        if tile.name in shown:
+            png = cache.png(tile.svg) if tile.svg else b""
+            out.append(Picture(tile.name, tile.title, png, tile.width, tile.height,
+                               _digest(tile), tile.below and bool(out)
+                               and out[-1].name == previous, tile.words))
+        previous = tile.name
+    return out
+
+
+def _digest(tile: Any) -> str:
+    """What stands for a tile in the judge's state: 8 hex digits of its SVG's SHA-256
+    (or its words'); a clash (one in 4 billion) would only leave a tile out of a mail."""
+    shown = tile.svg or json.dumps(tile.words)
+    return hashlib.sha256(shown.encode()).hexdigest()[:8]
+
+
+def _remembered(tiles: list[Any]) -> str:
+    """The tiles a mail shows, as the judge's state keeps them (small: the state file is
+    written after every mail): 8 hex digits for the list of names, ":", then 8 for each
+    tile in order."""
+    return _names(tiles) + ":" + "".join(_digest(t) for t in tiles)
+
+
+def _names(tiles: list[Any]) -> str:
+    return hashlib.sha256(" ".join(t.name for t in tiles).encode()).hexdigest()[:8]
+
+
+def _recall(kept: str, tiles: list[Any]) -> list[str] | None:
+    """The digests of the tiles of the last mail, one per tile of ``tiles``; None if
+    there was none or it was of other tiles."""
+    if len(kept) != 9 + 8 * len(tiles) or kept[:9] != _names(tiles) + ":":
+        return None
+    return [kept[9 + 8 * i:17 + 8 * i] for i in range(len(tiles))]
+
+
+def _note(shown: list[Picture], total: int, whole: bool) -> str:
+    if whole or len(shown) == total:
+        return ""
+    if not shown:
+        return ("The board's pictures have not changed since your last mail (reply "
+                "status for the whole board).")
+    names = ", ".join(p.title for p in shown)
+    return (f"Changed since your last mail: {names}; the rest of the board is as that mail "
+            "showed it (reply status for the whole board).")
 
 
 def add_board(msg: EmailMessage, body: str, match: Match, viewer: str | None,
-              game_id: str, moves: int) -> bool:
+              game_id: str, moves: int, *, cache: PictureCache | None = None,
+              seen: dict[str, Any] | None = None, whole: bool = True) -> bool:
     """Turn ``msg`` (its text part already set to ``body``) into multipart/alternative
     with an HTML part showing ``viewer``'s board; False (``msg`` unchanged) when no
-    picture can be made."""
-    png = board_png(match, viewer)
-    if png is None:
+    picture can be made. ``seen``: what the recipient's previous mail showed (under
+    "shown", see :func:`_remembered`), updated here; with it and not ``whole``, only
+    the tiles that changed since are attached."""
+    view = dict(match.game.view(match.state, viewer))
+    tiles = board_tiles(view)
+    if tiles is None:
         return False
+    current = _remembered(tiles)
+    before = _recall(str((seen or {}).get("shown", "")), tiles)
+    whole = whole or before is None or match.game.finished(match.state)
+    names = {t.name for i, t in enumerate(tiles)
+             if whole or before is None or before[i] != current[9 + 8 * i:17 + 8 * i]}
+    shown = _pictures(tiles, cache or cache_for(None), names)
+    if seen is not None:
+        seen.clear()
+        seen["shown"] = current
     msgid = str(msg["Message-ID"]).strip("<>")
-    local, _, domain = msgid.partition("@")
-    cid = f"board.{local}@{domain or 'referee.invalid'}"
-    alt = alt_text(match.game.title, game_id, moves, viewer)
-    html = render(body, subject=str(msg["Subject"]), cid=cid, alt=alt, size=png_size(png))
-    msg.add_alternative(html, subtype="html", charset="utf-8", cte="quoted-printable")
+    domain = msgid.partition("@")[2] or "referee.invalid"
+    local = hashlib.sha256(msgid.encode()).hexdigest()[:12]  # short: one header line
+    images = [{"cid": f"{p.name}.{local}@{domain}" if p.png else "",
+               "alt": f"{p.title}, {whose(viewer)}", "width": p.width, "height": p.height,
+               "below": p.below, "title": p.title, "words": p.words} for p in shown]
+    from referee.pictures.tiles import colours
+
+    page = render(body, subject=str(msg["Subject"]), images=images,
+                  alt=alt_text(match.game.title, game_id, moves, viewer),
+                  note=_note(shown, len(tiles), whole),
+                  colours=colours(view))
+    msg.add_alternative(page, subtype="html", charset="utf-8", cte="quoted-printable")
     html_part = msg.get_payload()[1]
     assert isinstance(html_part, EmailMessage)
-    html_part.add_related(png, maintype="image", subtype="png", cid=f"<{cid}>",
-                          disposition="inline", filename="board.png")
+    pngs = [(p, image) for p, image in zip(shown, images, strict=True) if p.png]
+    if pngs:
+        html_part.make_related()
+    for p, image in pngs:
+        html_part.attach(_image_part(p.png, image["cid"], f"{p.name}.png"))
     return True
 
+
+def _image_part(png: bytes, cid: str, filename: str) -> MIMEImage:
+    """An inline PNG part (base64). Built with plain string headers: the same bytes as
+    ``add_related`` writes, without parsing each header into an object."""
+    part = MIMEImage(png, "png", policy=email.policy.compat32)
+    del part["MIME-Version"]
+    part["Content-Disposition"] = f'inline; filename="{filename}"'
+    part["Content-ID"] = f"<{cid}>"
+    return part

@@ -419,6 +419,9 @@ def gm_meta(line: str, players: list[str]) -> dict[str, Any] | None:
         return {"kind": "bot", "player": args[0], **bot_level(args[1])}
     if kind in ("watch", "unwatch") and len(args) == 1:
         return {"kind": "watcher", "email": args[0].strip("<>"), "on": kind == "watch"}
+    if kind == "watch" and len(args) in (2, 3) and args[1].lower() == "digest":
+        return {"kind": "watcher", "email": args[0].strip("<>"), "on": True,
+                "digest": meta.digest(args[2].lower() if len(args) == 3 else "round")}
     if kind == "notify" and len(args) == 2:
         return {"kind": "notify", "player": args[0], "mode": args[1].lower()}
     raise UsageError(f"not a game master command: {line!r}", hints=GM_HELP[1:])

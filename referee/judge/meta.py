@@ -18,7 +18,9 @@ Kinds (fields besides ``kind``):
 * ``bot``      ``player``, ``level`` (null: back to a person), ``iterations``: the seat
   is handed to a bot (referee/seats.py; by the game master, or a player for their own
   seat).
-* ``watcher``  ``email``, ``on`` (bool): add or remove someone who gets public mails.
+* ``watcher``  ``email``, ``on`` (bool): add or remove someone who gets public mails;
+  optional ``digest``: ``"round"`` (one mail per round) or N (one mail per N decisions)
+  instead of one mail per change.
 * ``notify``   ``player``, ``mode`` (``turn``, ``every``, ``digest``).
 * ``gm``       ``email``: the game master's address.
 """
@@ -58,6 +60,7 @@ class Settings:
     generation: dict[str, int]
     notify: dict[str, str]
     watchers: list[str] = field(default_factory=list)
+    digests: dict[str, int | str] = field(default_factory=dict)  # watcher (lower) -> digest
     deadline_hours: int | None = None
     gm: str | None = None
     deadline_bot: str | None = None  # the level of the bot that plays a missed decision
@@ -147,6 +150,8 @@ def validate(meta: Mapping[str, Any], players: list[str]) -> dict[str, Any]:
         if not isinstance(on, bool):
             raise UsageError(f"watcher: on is true or false, not {on!r}")
         out["on"] = on
+        if meta.get("digest") is not None:
+            out["digest"] = digest(meta["digest"])
     elif kind == "notify":
         out["player"] = player()
         if meta.get("mode") not in MODES:
@@ -159,6 +164,19 @@ def validate(meta: Mapping[str, Any], players: list[str]) -> dict[str, Any]:
         raise UsageError(f"unknown meta kind {kind!r}",
                          hints=["kinds: replace, address, deadline, bot, watcher, notify, gm"])
     return out
+
+
+def digest(value: Any) -> int | str:
+    """A watcher's digest: ``"round"`` or a number of decisions 1-1000. Raises
+    UsageError."""
+    if value == "round":
+        return "round"
+    if isinstance(value, str) and value.isdigit():
+        value = int(value)
+    if isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= 1000:
+        return value
+    raise UsageError(f"watch: digest must be `round` or a number of decisions 1-1000, "
+                     f"not {value!r}")
 
 
 def settings(data: Mapping[str, Any], *, gm: str | None = None,
@@ -194,8 +212,11 @@ def _apply(found: Settings, meta: Mapping[str, Any]) -> None:
     elif kind == "watcher":
         email = meta["email"]
         found.watchers = [w for w in found.watchers if w.lower() != email.lower()]
+        found.digests.pop(email.lower(), None)
         if meta.get("on", True):
             found.watchers.append(email)
+            if meta.get("digest") is not None:
+                found.digests[email.lower()] = meta["digest"]
     elif kind == "notify":
         found.notify[meta["player"]] = meta["mode"]
     elif kind == "gm":

@@ -89,6 +89,14 @@ def _countries(c: Canvas, y: float, view: dict[str, Any],
 def _country(c: Canvas, parent: Any, x: float, y: float, col_w: float, country: str,
              cities: list[tuple[int, dict[str, Any]]], tab: dict[str, Any], arms: int,
              colour: dict[str, str], marks: Marks) -> None:
+    country_header(c, parent, x, y, col_w, country, tab, arms, marks)
+    for row, (i, city) in enumerate(cities):
+        _city(c, parent, x, y + 56 + row * (CITY_H + 6), col_w, i, city, colour, marks)
+
+
+def country_header(c: Canvas, parent: Any, x: float, y: float, col_w: float, country: str,
+                   tab: dict[str, Any], arms: int, marks: Marks) -> None:
+    """A country's name, majority tablet and coats of arms left (52 px high)."""
     name = country_names().get(country, country.capitalize())
     g = c.group(parent, title=f"country {name}")
     c.text(x, y + 16, fit(name, col_w, 15), g, size=15, bold=True)
@@ -97,8 +105,12 @@ def _country(c: Canvas, parent: Any, x: float, y: float, col_w: float, country: 
     c.text(x, y + 48, f"coats of arms left: {arms}", g, size=11, fill=MUTED)
     if marks.hit("tablets", country) or marks.hit("coats_of_arms_left", country):
         c.mark(x, y + 22, col_w, 30, g)
-    for row, (i, city) in enumerate(cities):
-        _city(c, parent, x, y + 56 + row * (CITY_H + 6), col_w, i, city, colour, marks)
+
+
+def city(c: Canvas, x: float, y: float, w: float, city: dict[str, Any],
+         colour: dict[str, str]) -> None:
+    """One city with its Prince's and Princess's spaces and child (a mail's tile)."""
+    _city(c, c.root, x, y, w, 0, city, colour, NO_MARKS)
 
 
 def _city(c: Canvas, parent: Any, x: float, y: float, w: float, i: int,
@@ -172,19 +184,7 @@ def _goods_row(c: Canvas, x: float, y: float, letters: str, parent: Any) -> None
 
 def _middle(c: Canvas, y: float, view: dict[str, Any], colour: dict[str, str],
             marks: Marks) -> float:
-    c.text(GAP, y + 14, "Ships", size=14, bold=True)
-    for s, ship in enumerate(view["ships"]):
-        sx = GAP + s * 230
-        g = c.group(title=f"ship {ship['ship']}")
-        c.rect(sx, y + 22, 220, 66, g, fill="#eef5fb", stroke="#6d8ba3", rx=6)
-        c.text(sx + 8, y + 40, f"Ship {ship['ship']}", g, size=13, bold=True)
-        _goods(c, sx + 70, y + 27, ship["goods"] or "", g)
-        if not ship["goods"]:
-            c.text(sx + 70, y + 40, "no goods", g, size=11, fill=MUTED)
-        spaces = f"large space: {ship['large']}   small: {ship['small']}"
-        c.text(sx + 8, y + 76, fit(spaces, 204, 11), g, size=11)
-        if marks.hit("ships", s):
-            c.mark(sx, y + 22, 220, 66, g)
+    ships(c, GAP, y, view, marks)
     py = y + 110
     c.text(GAP, py, "Personalities", size=14, bold=True)
     pw = (WIDTH - 2 * GAP) / max(1, len(view["personalities"]))
@@ -231,6 +231,23 @@ def _middle(c: Canvas, y: float, view: dict[str, Any], colour: dict[str, str],
            f"{view['free_book_city_tiles']}   ·   starting player: {view['starting_player']}",
            size=12)
     return by + 72
+
+
+def ships(c: Canvas, x: float, y: float, view: dict[str, Any], marks: Marks) -> None:
+    """The ships with their goods and taken spaces, 230 px a ship, 88 px high."""
+    c.text(x, y + 14, "Ships", size=14, bold=True)
+    for s, ship in enumerate(view["ships"]):
+        sx = x + s * 230
+        g = c.group(title=f"ship {ship['ship']}")
+        c.rect(sx, y + 22, 220, 66, g, fill="#eef5fb", stroke="#6d8ba3", rx=6)
+        c.text(sx + 8, y + 40, f"Ship {ship['ship']}", g, size=13, bold=True)
+        _goods(c, sx + 70, y + 27, ship["goods"] or "", g)
+        if not ship["goods"]:
+            c.text(sx + 70, y + 40, "no goods", g, size=11, fill=MUTED)
+        spaces = f"large space: {ship['large']}   small: {ship['small']}"
+        c.text(sx + 8, y + 76, fit(spaces, 204, 11), g, size=11)
+        if marks.hit("ships", s):
+            c.mark(sx, y + 22, 220, 66, g)
 
 
 def _players(c: Canvas, y: float, view: dict[str, Any], marks: Marks) -> float:

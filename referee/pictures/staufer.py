@@ -10,6 +10,7 @@ from referee.pictures.svg import HIGHLIGHT, MUTED, Canvas, Pieces, fit, player_f
 
 WIDTH = 1200
 PANEL_W, PANEL_H = 384, 236
+COMPACT_H = 192  # a region board without its payment space (a mail's tile)
 GAP = 14
 TOP = 78
 CHEST_FILL = {
@@ -73,13 +74,14 @@ def _header(c: Canvas, view: dict[str, Any], since: int | None, marks: Marks) ->
 
 
 def _region(c: Canvas, parent: Any, x: float, y: float, pos: int, r: dict[str, Any],
-            colour: dict[str, str], marks: Marks, target: int | None) -> None:
-    """One region board; ``target`` is the seat a Move/Deploy action is filling now."""
+            colour: dict[str, str], marks: Marks, target: int | None,
+            compact: bool = False) -> None:
+    """One region board; ``target`` is the seat a Move/Deploy action is filling now.
+    ``compact`` (a mail's tile): without the bonus text, the King's distance and the
+    payment space (the mail gives those in words)."""
     g = c.group(parent, title=f"Region {r['title']}", id=f"region-{r['region']}")
     king = r["king"]
-    c.rect(x, y, PANEL_W, PANEL_H, g, fill="#fffdf7" if not king else "#fff4cc",
-           stroke="#b08d3c" if king else "#9a9a9a", rx=8,
-           **{"stroke-width": 3 if king else 1.2})
+    panel(c, g, x, y, king, COMPACT_H if compact else PANEL_H)
     if marks.hit("regions", pos, "king") or marks.hit("king"):
         c.mark(x, y, PANEL_W, PANEL_H, g)
     c.text(x + 10, y + 22, r["title"], g, size=17, bold=True)
@@ -91,11 +93,12 @@ def _region(c: Canvas, parent: Any, x: float, y: float, pos: int, r: dict[str, A
     if king:
         _crown(c, x + PANEL_W - 70, y + 10, g)
         c.text(x + PANEL_W - 40, y + 24, "King", g, size=13, bold=True)
-    else:
+    elif not compact:
         c.text(x + PANEL_W - 10, y + 24, f"King +{r['distance_from_king']}", g, size=11,
                anchor="end", fill=MUTED)
-    c.text(x + 10, y + 42, fit(f"Bonus: {r['bonus']}", PANEL_W - 20, 11), g, size=11,
-           fill=MUTED)
+    if not compact:
+        c.text(x + 10, y + 42, fit(f"Bonus: {r['bonus']}", PANEL_W - 20, 11), g, size=11,
+               fill=MUTED)
     seat_w = (PANEL_W - 20) / max(1, len(r["seats"]))
     for i, seat in enumerate(r["seats"]):
         _seat(c, x + 10 + i * seat_w, y + 50, seat_w - 6, pos, i, seat, colour, marks, g)
@@ -105,7 +108,16 @@ def _region(c: Canvas, parent: Any, x: float, y: float, pos: int, r: dict[str, A
                **{"stroke-width": 2.5, "stroke-dasharray": "6 3"})
         c.text(tx + seat_w / 2 - 3, y + 200, "deploying here", g, size=10, bold=True,
                anchor="middle", fill="#1f5fbf")
-    _payment(c, x + 10, y + PANEL_H - 40, pos, r["payment"], colour, marks, g)
+    if not compact:
+        _payment(c, x + 10, y + PANEL_H - 40, pos, r["payment"], colour, marks, g)
+
+
+def panel(c: Canvas, parent: Any, x: float, y: float, king: bool,
+          height: float = PANEL_H) -> None:
+    """A region board's panel (gold while the King is there)."""
+    c.rect(x, y, PANEL_W, height, parent, fill="#fffdf7" if not king else "#fff4cc",
+           stroke="#b08d3c" if king else "#9a9a9a", rx=8,
+           **{"stroke-width": 3 if king else 1.2})
 
 
 def _crown(c: Canvas, x: float, y: float, parent: Any) -> None:
@@ -178,16 +190,7 @@ def _middle(c: Canvas, y: float, view: dict[str, Any], colour: dict[str, str],
             marks: Marks) -> float:
     """Supply Board, tracks, round display, privileges and stacks."""
     x = GAP
-    c.text(x, y + 14, "Supply Board", size=14, bold=True)
-    for i, space in enumerate(view["supply_board"]):
-        sx = x + i * 78
-        g = c.group(title=f"Supply Board space {space['space']}: {space['figures']}")
-        c.rect(sx, y + 22, 72, 92, g, fill="#ffffff", stroke="#8c8c8c", rx=4)
-        c.text(sx + 5, y + 37, f"{space['space']}: {space['figures']}", g, size=12, bold=True)
-        for k, chest in enumerate(space["chests"][:4]):
-            _chest(c, sx + 4, y + 44 + 17 * k, 64, chest, g)
-        if marks.hit("supply_board", i):
-            c.mark(sx, y + 22, 72, 92, g)
+    supply(c, x, y, view, marks)
     tx = x + 5 * 78 + 20
     c.text(tx, y + 14, "Tracks", size=14, bold=True)
     tracks = view["tracks"]
@@ -231,6 +234,20 @@ def _middle(c: Canvas, y: float, view: dict[str, Any], colour: dict[str, str],
     c.text(x, py + 22, f"Chest stack: {view['chest_stack']}   ·   discard pile: "
            f"{view['discard_pile']}", size=12)
     return _revealed(c, py + 44, view.get("pending") or {})
+
+
+def supply(c: Canvas, x: float, y: float, view: dict[str, Any], marks: Marks) -> None:
+    """The Supply Board: five spaces with their figures and chests, 384 x 114 px."""
+    c.text(x, y + 14, "Supply Board", size=14, bold=True)
+    for i, space in enumerate(view["supply_board"]):
+        sx = x + i * 78
+        g = c.group(title=f"Supply Board space {space['space']}: {space['figures']}")
+        c.rect(sx, y + 22, 72, 92, g, fill="#ffffff", stroke="#8c8c8c", rx=4)
+        c.text(sx + 5, y + 37, f"{space['space']}: {space['figures']}", g, size=12, bold=True)
+        for k, chest in enumerate(space["chests"][:4]):
+            _chest(c, sx + 4, y + 44 + 17 * k, 64, chest, g)
+        if marks.hit("supply_board", i):
+            c.mark(sx, y + 22, 72, 92, g)
 
 
 def _revealed(c: Canvas, y: float, pending: dict[str, Any]) -> float:
