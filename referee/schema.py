@@ -52,6 +52,7 @@ PUBLIC_MAX = 200  # a sealed move's public text
 ENTRY_MAX = 1_000_000  # entry numbers (``n``, ``undo``, ``void``)
 DEADLINE_HOURS_MAX = 8760  # a deadline: at most a year a decision
 ITERATIONS_MAX = 5_000  # an mcts bot seat's iterations per decision
+DIGEST_MAX = 1000  # a watcher's digest: one mail per at most this many decisions
 SAY_MAX = 500  # a judge ``say`` text, after joining its lines (mailed, never stored)
 NUMBER_DIGITS_MAX = 6  # digits of a number in move notation ("number too long")
 
@@ -170,6 +171,8 @@ class MetaWatcher(_MetaRecord, tag="watcher"):
 
     email: Email
     on: bool | UnsetType = UNSET
+    # one mail per round, or per N decisions (referee/judge/meta.py digest)
+    digest: Literal["round"] | Annotated[int, Meta(ge=1, le=DIGEST_MAX)] | UnsetType = UNSET
 
 
 class MetaNotify(_MetaRecord, tag="notify"):

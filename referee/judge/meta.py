@@ -39,6 +39,7 @@ from referee.errors import UsageError
 from referee.schema import (
     ADDRESSES_MAX,
     DEADLINE_HOURS_MAX,
+    DIGEST_MAX,
     EMAIL,
     EMAIL_MAX,
     NAME_MAX,
@@ -173,10 +174,10 @@ def digest(value: Any) -> int | str:
         return "round"
     if isinstance(value, str) and value.isdigit():
         value = int(value)
-    if isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= 1000:
+    if isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= DIGEST_MAX:
         return value
-    raise UsageError(f"watch: digest must be `round` or a number of decisions 1-1000, "
-                     f"not {value!r}")
+    raise UsageError(f"watch: digest must be `round` or a number of decisions "
+                     f"1-{DIGEST_MAX}, not {value!r}")
 
 
 def settings(data: Mapping[str, Any], *, gm: str | None = None,
