@@ -1,0 +1,95 @@
+"""Red team: attacks on the judge by mail, played through a Maildir as players do.
+
+Each test plays the cheater (or the curious) and shows the attempt refused, or the hole
+it found closed, while the honest path still works."""
+
+from __future__ import annotations
+
+import json
+from email.utils import make_msgid
+from pathlib import Path
+
+from referee import gamefile
+from referee.judge import html as judge_html
+from referee.judge import meta
+from referee.writecore import MAX_PLAYER_RECORDS
+from tests.test_judge import Setup
+from tests.test_judge_support import body_text, deliver, reply
+
+KIM = "kim@example.org"
+# a player whose id is the word the judge once used for its watchers' mails
+WATCHER_PLAYERS = ("ann=Ann <ann@example.org>,watcher=Wat <wat@example.org>,"
+                   "cat=Cat <cat@example.org>")
+
+
+def _parts(msg):  # type: ignore[no-untyped-def]
+    _text, related = msg.get_payload()
+    page, image = related.get_payload()
+    return str(page.get_content()), bytes(image.get_content())
+
+
+def test_a_player_called_watcher_is_not_a_watcher(tmp_path: Path) -> None:
+    """A seat named ``watcher`` must neither lend its private board to the game's
+    watchers nor lose its own token: the watchers' mails are no player's."""
+    setup = Setup(tmp_path, game="staufer", gid="staufer-1", players=WATCHER_PLAYERS)
+    meta.append(setup.path, meta.GM, {"kind": "watcher", "email": KIM})
+    setup.judge()
+    sent = setup.new_mail()
+    kim = [m for m in sent if str(m["To"]) == KIM]
+    assert len(kim) == 1
+    page, png = _parts(kim[0])
+    assert "as every player sees it" in page and "as watcher sees it" not in page
+    match = gamefile.replay(gamefile.read(setup.path), "judge-seed")
+    assert png == judge_html.board_png(match, None)  # the public board, nobody's hand
+    assert png != judge_html.board_png(match, "watcher")
+    seat = [m for m in sent if "wat@example.org" in str(m["To"])]
+    assert len(seat) == 1 and "[#" in str(seat[0]["Subject"])  # the seat's own token
+    assert "[#" not in str(kim[0]["Subject"])
+    # the watcher's reply is no move of the seat called watcher
+    answer = setup.send(reply(kim[0], "supply 2", sender=KIM))
+    assert len(answer) == 1 and "only players move" in body_text(answer[0])
+    assert gamefile.read(setup.path).log[-1]["meta"]["kind"] == "watcher"
+
+
+def _meta_count(path: Path, player: str) -> int:
+    log = json.loads(path.read_text())["log"]
+    return sum(1 for e in log if "meta" in e and e["by"] == player)
+
+
+def test_a_flood_of_notify_mails_cannot_grow_the_game_file(tmp_path: Path) -> None:
+    """A meta record changes no play number, so every mail answering the same referee
+    mail stays fresh: a player could add records without end (each a new Message-ID)
+    until the file passes the read cap and the game stops. At most a few records of a
+    player count between two plays; the rest are refused, and the game goes on."""
+    setup = Setup(tmp_path)
+    setup.judge()
+    ben = setup.latest("ben")  # ben waits: nothing he sends changes the play number
+    for i in range(MAX_PLAYER_RECORDS + 6):
+        mode = ("every", "turn")[i % 2]
+        deliver(setup.inbox, reply(ben, f"notify {mode}", msgid=make_msgid(domain="b.x")))
+    setup.judge()
+    assert _meta_count(setup.path, "ben") == MAX_PLAYER_RECORDS
+    answers = [body_text(m) for m in setup.new_mail() if m["X-Referee-Player"] == "ben"]
+    assert sum("not done" in a and "between two plays" in a for a in answers) == 6
+    # the game goes on, and after a play ben may change his setting again
+    out = setup.send(reply(setup.latest("ann"), "take 2"))
+    assert out
+    setup.send(reply(setup.latest("ben"), "notify every"))
+    assert _meta_count(setup.path, "ben") == MAX_PLAYER_RECORDS + 1
+
+
+def test_a_seat_toggled_by_hand_is_bounded_too(tmp_path: Path) -> None:
+    """The same bound for `referee seat` (a player's own seat to a bot and back, while
+    another player is to move): one message, exit 1 or 2, nothing written."""
+    from tests.test_judge import run
+
+    setup = Setup(tmp_path, game="staufer", gid="staufer-1")
+    for i in range(MAX_PLAYER_RECORDS):
+        args = ("--bot", "random") if i % 2 == 0 else ("--human",)
+        result = run("seat", setup.path, "cat", *args, "--as", "cat")
+        assert result.exit_code == 0, result.output
+    before = setup.path.read_bytes()
+    result = run("seat", setup.path, "cat", "--bot", "random", "--as", "cat")
+    assert result.exit_code in (1, 2) and "between two plays" in result.output
+    assert "Traceback" not in result.output
+    assert setup.path.read_bytes() == before
