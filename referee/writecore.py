@@ -115,9 +115,12 @@ class Transaction:
                ) -> dict[str, Any]:
         """Append a raw entry (an undo, a void, a meta record); ``n`` is filled in. The
         replay of step 5 decides whether it stands. A player's meta record is refused
-        past :data:`MAX_PLAYER_RECORDS` of theirs since the last play."""
+        past :data:`MAX_PLAYER_RECORDS` of theirs since the last play, an undo or void
+        past :data:`MAX_TAKEBACKS` since another player's entry."""
         if "meta" in entry:
             check_player_records(self.gf.log, str(entry.get("by")))
+        elif "undo" in entry or "void" in entry:
+            check_takebacks(self.gf.log, str(entry.get("by")))
         self.only_played = False
         entry = {"n": len(self.gf.log) + 1, **entry}
         return self._add(entry, extra)
@@ -222,6 +225,28 @@ def check_player_records(log: list[dict[str, Any]], by: str) -> None:
         raise UsageError(
             f"{by} has written {count} records (notify, bot seat) since the last move, "
             f"the most a player may between two plays; wait for the next move")
+
+
+# Likewise a move and its undo (or an unchecked move and its void) leave the game as it
+# was: a player on turn could repeat the pair without end. The count starts anew with any
+# entry by somebody else; the game master's voids are not counted.
+MAX_TAKEBACKS = 3
+
+
+def check_takebacks(log: list[dict[str, Any]], by: str) -> None:
+    """Refuse an undo or void by player ``by`` who took back :data:`MAX_TAKEBACKS`
+    moves since the last entry by somebody else. Raises UsageError."""
+    if by == GAME_MASTER:
+        return
+    count = 0
+    for entry in reversed(log):
+        if entry.get("by") != by:
+            break
+        count += "undo" in entry or "void" in entry
+    if count >= MAX_TAKEBACKS:
+        raise UsageError(
+            f"{by} has taken back {count} moves (undo, void) since another player's last "
+            f"entry, the most allowed in a row; play on")
 
 
 def check_size(raw: bytes, path: Path) -> None:

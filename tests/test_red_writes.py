@@ -1,0 +1,61 @@
+"""Red team: attacks on the write core through the CLI (a player who holds the file)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from click.testing import CliRunner, Result
+
+from referee.cli import main
+from referee.writecore import MAX_PLAYER_RECORDS, MAX_TAKEBACKS
+
+
+def run(*args: object) -> Result:
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+def new_game(tmp_path: Path, *extra: str) -> Path:
+    path = tmp_path / "g.json"
+    result = run("new", "staufer", path, "--players", "ann,ben", "--seed", "red", *extra)
+    assert result.exit_code == 0, result.output
+    return path
+
+
+def refused(result: Result, path: Path, before: bytes, reason: str) -> None:
+    assert result.exit_code in (1, 2), result.output
+    assert reason in result.output and "Traceback" not in result.output
+    assert path.read_bytes() == before
+
+
+def test_a_move_undo_loop_is_bounded(tmp_path: Path) -> None:
+    """Move, undo, move, undo... leaves the game as it was and grows the file by two
+    entries a round: without a bound a player on turn could fill the file to the read
+    cap (and make every replay slower) without the game going on."""
+    path = new_game(tmp_path)
+    for _ in range(MAX_TAKEBACKS):
+        assert run("move", path, "--as", "ann", "supply 2").exit_code == 0
+        assert run("undo", path, "--as", "ann").exit_code == 0
+    assert run("move", path, "--as", "ann", "supply 2").exit_code == 0
+    before = path.read_bytes()
+    refused(run("undo", path, "--as", "ann"), path, before, "taken back 3 moves")
+    # the honest path: ann's move stands, the game goes on, and the count is per run
+    # of one player's entries: ben moves and may undo his move
+    assert run("move", path, "--as", "ben", "supply 3").exit_code == 0
+    assert run("undo", path, "--as", "ben").exit_code == 0
+    assert run("move", path, "--as", "ben", "supply 3").exit_code == 0
+
+
+def test_a_notify_record_loop_by_hand_is_bounded(tmp_path: Path) -> None:
+    """`referee seat --as ann` toggled while ben is to move (an open game: no secret
+    needed): the fifth record is refused until somebody plays."""
+    path = new_game(tmp_path)
+    assert run("move", path, "--as", "ann", "supply 2").exit_code == 0
+    for i in range(MAX_PLAYER_RECORDS):
+        args = ("--bot", "random") if i % 2 == 0 else ("--human",)
+        result = run("seat", path, "ann", *args, "--as", "ann")  # ben is to move
+        assert result.exit_code == 0, result.output
+    before = path.read_bytes()
+    refused(run("seat", path, "ann", "--bot", "random", "--as", "ann"), path, before,
+            "between two plays")
+    assert run("move", path, "--as", "ben", "supply 3").exit_code == 0
+    assert run("seat", path, "ann", "--bot", "random", "--as", "ann").exit_code == 0
