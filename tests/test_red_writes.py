@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from click.testing import CliRunner, Result
@@ -59,3 +60,24 @@ def test_a_notify_record_loop_by_hand_is_bounded(tmp_path: Path) -> None:
             "between two plays")
     assert run("move", path, "--as", "ben", "supply 3").exit_code == 0
     assert run("seat", path, "ann", "--bot", "random", "--as", "ann").exit_code == 0
+
+
+def test_nobody_undoes_a_bot_seats_move(tmp_path: Path) -> None:
+    """The game master gave ben's seat to a bot. ben may not move for it, nor undo its
+    move: the bot would then play again under a new key (the entry number), so ben could
+    re-roll his bot's moves until he liked one."""
+    path = new_game(tmp_path)
+    assert run("seat", path, "ben", "--bot", "random", "--as", "gm").exit_code == 0
+    assert run("move", path, "--as", "ann", "supply 2").exit_code == 0
+    log = json.loads(path.read_text())["log"]
+    assert log[-1]["by"] == "ben" and log[-1]["bot"] is True
+    before = path.read_bytes()
+    refused(run("undo", path, "--as", "ben"), path, before, "ben's bot")
+    # a person's own helper bot (`referee bot --as ann`, ann's seat a person's) is ann's
+    # own choice: that move she may undo
+    (tmp_path / "b").mkdir()
+    other = new_game(tmp_path / "b")
+    result = run("bot", other, "--as", "ann", "--level", "random", "--seed", "1")
+    assert result.exit_code == 0 and "(bot, random)" in result.output
+    result = run("undo", other, "--as", "ann")
+    assert result.exit_code == 0, result.output
