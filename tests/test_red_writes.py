@@ -81,3 +81,28 @@ def test_nobody_undoes_a_bot_seats_move(tmp_path: Path) -> None:
     assert result.exit_code == 0 and "(bot, random)" in result.output
     result = run("undo", other, "--as", "ann")
     assert result.exit_code == 0, result.output
+
+
+def test_concurrent_writers_cannot_pass_the_bound_together(tmp_path: Path) -> None:
+    """Ten processes hand ann's seat to ten different bots at once (ben is to move): the
+    bound is counted inside the lock, so exactly MAX_PLAYER_RECORDS of them are written,
+    the others are refused with the reason, and the file stays valid."""
+    import os
+    import subprocess
+    import sys
+
+    path = new_game(tmp_path)
+    assert run("move", path, "--as", "ann", "supply 2").exit_code == 0
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    procs = [subprocess.Popen(
+        [sys.executable, "-m", "referee", "seat", str(path), "ann", "--bot", f"mcts:{k}",
+         "--as", "ann"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        env=env) for k in range(1, 11)]
+    outputs = [(p.wait(timeout=120), p.stdout.read() if p.stdout else "") for p in procs]
+    ok = [out for rc, out in outputs if rc == 0]
+    refusals = [out for rc, out in outputs if rc != 0]
+    assert len(ok) == MAX_PLAYER_RECORDS, outputs
+    assert all("between two plays" in out and "Traceback" not in out for out in refusals)
+    log = json.loads(path.read_text())["log"]
+    assert sum("meta" in e for e in log) == MAX_PLAYER_RECORDS
+    assert run("check", path).exit_code == 0
