@@ -93,3 +93,25 @@ def test_a_seat_toggled_by_hand_is_bounded_too(tmp_path: Path) -> None:
     assert result.exit_code in (1, 2) and "between two plays" in result.output
     assert "Traceback" not in result.output
     assert setup.path.read_bytes() == before
+
+
+GM_ADDRESS = "gm@example.org"
+
+
+def test_a_display_name_cannot_add_a_recipient(tmp_path: Path) -> None:
+    """The game master replaces ann with a new person whose display name (as the
+    newcomer gave it) reads ``Ann, eve@evil.example``. Written unquoted into To, the
+    name would be a second recipient of ann's private mails, token included."""
+    setup = Setup(tmp_path)
+    setup.options = ("--gm", GM_ADDRESS)
+    setup.judge()
+    gm = setup.latest("gm")
+    setup.send(reply(gm, "replace ann Ann, eve@evil.example <ann2@example.org>"))
+    assert meta.settings(gamefile.read(setup.path).data).names["ann"] == \
+        "Ann, eve@evil.example"
+    setup.judge()
+    mails = [m for m in setup.sent() if m["X-Referee-Player"] == "ann"]
+    latest = mails[-1]
+    assert [a.addr_spec for a in latest["To"].addresses] == ["ann2@example.org"]
+    assert all("eve@evil.example" not in [a.addr_spec for a in m["To"].addresses]
+               for m in setup.sent())
