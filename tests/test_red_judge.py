@@ -115,3 +115,20 @@ def test_a_display_name_cannot_add_a_recipient(tmp_path: Path) -> None:
     assert [a.addr_spec for a in latest["To"].addresses] == ["ann2@example.org"]
     assert all("eve@evil.example" not in [a.addr_spec for a in m["To"].addresses]
                for m in setup.sent())
+
+
+def test_referee_mail_quotes_the_display_name_too(tmp_path: Path) -> None:
+    """`referee mail` built the same unquoted To (and then refused to mail the game at
+    all); now each player's mail goes to the player's address only."""
+    from tests.test_judge import run
+    from tests.test_judge_support import outbox_messages
+
+    setup = Setup(tmp_path, game="staufer", gid="staufer-1")
+    meta.append(setup.path, meta.GM, {"kind": "replace", "player": "ann",
+                                      "name": "Ann <eve@evil.example>",
+                                      "email": "ann2@example.org"})
+    out = tmp_path / "mailed"
+    result = run("mail", setup.path, "--from", "Referee <ref@example.org>", "--maildir", out)
+    assert result.exit_code == 0, result.output
+    recipients = [a.addr_spec for m in outbox_messages(out) for a in m["To"].addresses]
+    assert sorted(recipients) == ["ann2@example.org", "ben@example.org", "cat@example.org"]

@@ -164,11 +164,10 @@ def build_mails(gf: gamefile.GameFile, match: Match, seed: str, sender: str,
     for pid in gf.players:
         if waiting_only and pid not in waiting:
             continue
-        address = settings.address(pid)
-        if not address:
+        to = settings.to(pid)  # the name quoted: it can add no recipient
+        if not to:
             skipped.append(pid)
             continue
-        to = f"{settings.names.get(pid, pid)} <{address}>"
         if pid in waiting:
             body = status_text(gf, match, pid, name) + (
                 "\n\nReply to this mail with your move on the first line (or lines "
