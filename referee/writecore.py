@@ -230,7 +230,7 @@ def check_player_records(log: list[dict[str, Any]], by: str) -> None:
 # Likewise a move and its undo (or an unchecked move and its void) leave the game as it
 # was: a player on turn could repeat the pair without end. The count starts anew with any
 # entry by somebody else; the game master's voids are not counted.
-MAX_TAKEBACKS = 3
+MAX_TAKEBACKS = 5
 
 
 def check_takebacks(log: list[dict[str, Any]], by: str) -> None:
