@@ -132,3 +132,33 @@ def test_referee_mail_quotes_the_display_name_too(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     recipients = [a.addr_spec for m in outbox_messages(out) for a in m["To"].addresses]
     assert sorted(recipients) == ["ann2@example.org", "ben@example.org", "cat@example.org"]
+
+
+def test_reply_out_never_writes_through_a_planted_symlink(tmp_path: Path) -> None:
+    """`move --from-email` answers a rejected mail into --reply-out. A player who can
+    put a symlink at that path (a shared checkout) must not get the answer, whose text
+    quotes their mail ("Your move was not accepted: ssh-ed25519 AAAA..."), written into
+    the file it points to (an authorized_keys): the answer replaces the link instead."""
+    from email.message import EmailMessage
+
+    from tests.test_judge import run
+
+    game = tmp_path / "g.json"
+    assert run("new", "staufer", game, "--sealed", "--players",
+               "ann=Ann <ann@example.org>,ben=Ben <ben@example.org>").exit_code == 0
+    target = tmp_path / "authorized_keys"
+    target.write_text("ssh-ed25519 AAAAgood gm@host\n")
+    answer = tmp_path / "answer.mbox"
+    answer.symlink_to(target)
+    msg = EmailMessage()
+    msg["From"] = "eve@evil.example"
+    msg["To"] = "ref@example.org"
+    msg["Subject"] = "hello"
+    msg["Message-ID"] = make_msgid(domain="evil.example")
+    msg.set_content("ssh-ed25519 AAAAevil eve@evil\n")
+    eml = tmp_path / "in.eml"
+    eml.write_bytes(bytes(msg))
+    result = run("move", game, "--from-email", eml, "--reply-out", answer)
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert target.read_text() == "ssh-ed25519 AAAAgood gm@host\n"
+    assert not answer.is_symlink() and "AAAAevil" in answer.read_text()

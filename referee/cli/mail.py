@@ -98,12 +98,19 @@ def answer_rejection(gf: gamefile.GameFile, raw: bytes, exc: RefereeError,
     message = mail.rejection(reply, exc.message, legal, sender=sender, to=to, date=mail_date())
     if str(reply_out) == "-":
         mail.write_stdout([message], sys.stdout)
-    else:
+    else:  # the one atomic write: it replaces a symlink there, never writes through it
+        import io
+
+        from referee import fileio
+        from referee.errors import GameFileError
+
+        text = io.StringIO()
+        mail.write_stdout([message], text)
         try:
-            with reply_out.open("w") as f:
-                mail.write_stdout([message], f)
-        except OSError as exc:
-            raise UsageError(f"cannot write {reply_out}: {exc.strerror}") from None
+            fileio.write_atomic(reply_out, text.getvalue().encode("utf-8", "surrogateescape"),
+                                durable=False, what="answer")
+        except GameFileError as exc:
+            raise UsageError(exc.message) from None
 
 
 # --- mail -----------------------------------------------------------------------------
