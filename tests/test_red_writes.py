@@ -106,3 +106,32 @@ def test_concurrent_writers_cannot_pass_the_bound_together(tmp_path: Path) -> No
     log = json.loads(path.read_text())["log"]
     assert sum("meta" in e for e in log) == MAX_PLAYER_RECORDS
     assert run("check", path).exit_code == 0
+
+
+def test_a_planted_journal_deletes_nothing(tmp_path: Path) -> None:
+    """A sealed creation leaves a journal (``.NAME.xxxx.referee-new``) naming four paths,
+    which the next write into the folder cleans up after a crash. A player who commits a
+    journal of their own into the shared games folder named any files (another game's
+    secret, a file outside) and had the next player's `referee move` delete them."""
+    games = tmp_path / "games"
+    games.mkdir()
+    path = new_game(games)
+    other = games / "h.json"
+    assert run("new", "staufer", other, "--players", "ann,ben", "--sealed").exit_code == 0
+    secret = games / "h.json.secret"
+    victim = tmp_path / "authorized_keys"
+    victim.write_text("keep me\n")
+    for i, plan in enumerate([
+        {"game": str(tmp_path / "none.json"), "game_tmp": str(victim),
+         "secret": str(secret), "secret_tmp": str(secret)},
+        {"game": str(games / "h.json"), "game_tmp": str(games / "h.json"),
+         "secret": str(victim), "secret_tmp": str(victim)},
+    ]):
+        journal = games / f".g.json.{i:012x}.referee-new"
+        journal.write_text(json.dumps(plan))
+        journal.chmod(0o600)
+        result = run("move", path, "--as", ("ann", "ben")[i], "supply 2" if i == 0 else
+                     "supply 3")
+        assert result.exit_code == 0, result.output
+        assert victim.read_text() == "keep me\n" and secret.exists() and other.exists()
+    assert run("status", other, "--as", "ann").exit_code == 0  # its secret is still there

@@ -109,8 +109,9 @@ def answer_rejection(gf: gamefile.GameFile, raw: bytes, exc: RefereeError,
         try:
             fileio.write_atomic(reply_out, text.getvalue().encode("utf-8", "surrogateescape"),
                                 durable=False, what="answer")
-        except GameFileError as exc:
-            raise UsageError(exc.message) from None
+        except GameFileError as exc:  # "cannot write the answer PATH: REASON; ..."
+            reason = exc.message.rsplit(": ", 1)[-1].removesuffix("; nothing was changed")
+            raise UsageError(f"cannot write {reply_out}: {reason}") from None
 
 
 # --- mail -----------------------------------------------------------------------------
