@@ -162,3 +162,32 @@ def test_reply_out_never_writes_through_a_planted_symlink(tmp_path: Path) -> Non
     assert result.exit_code == 1 and "Traceback" not in result.output
     assert target.read_text() == "ssh-ed25519 AAAAgood gm@host\n"
     assert not answer.is_symlink() and "AAAAevil" in answer.read_text()
+
+
+def test_a_replaced_player_with_a_re_registered_address_still_cannot_move(
+        tmp_path: Path) -> None:
+    """The game master replaces ben with dan and then also accepts ben's old address for
+    the seat (a shared household address). ben's last mail is still fresh (meta records
+    change no play number) and comes from a registered address: his old token is what
+    refuses it."""
+    setup = Setup(tmp_path)
+    setup.options = ("--gm", GM_ADDRESS)
+    setup.judge()
+    old_ben = setup.latest("ben")
+    setup.send(reply(setup.latest("gm"), "replace ben Dan <dan@example.org>"))
+    setup.send(reply(setup.latest("gm"), "address ben dan@example.org ben@example.org"))
+    assert meta.settings(gamefile.read(setup.path).data).accepts("ben", "ben@example.org")
+    setup.send(reply(setup.latest("ann"), "take 1"))  # now ben's seat is to move
+    before = setup.path.read_bytes()
+    stale = setup.send(reply(old_ben, "take 1", sender="ben@example.org"))
+    assert setup.path.read_bytes() == before and len(stale) == 1
+    assert "token is missing or wrong" in body_text(stale[0])
+    # even on a fresh ID of the seat (one sent to dan, quoted to ben): the old token fails
+    dan = setup.latest("ben")
+    subject = str(old_ben["Subject"])
+    out = setup.send(reply(dan, "take 1", sender="ben@example.org", subject=subject))
+    assert setup.path.read_bytes() == before
+    assert "token is missing or wrong" in body_text(out[0])
+    # dan, with his own token, plays
+    setup.send(reply(setup.latest("ben"), "take 1", sender="dan@example.org"))
+    assert json.loads(setup.path.read_text())["log"][-1]["by"] == "ben"
