@@ -21,10 +21,12 @@ import contextlib
 import fcntl
 import json
 import os
+import re
 import stat
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from referee.errors import ConcurrentWriteError, GameFileError, UsageError
 
@@ -472,6 +474,40 @@ def _link_pair(plan: dict[str, str]) -> None:
         raise UsageError(f"{game} already exists", hints=["choose another file name"]) from None
 
 
+def _own_private_file(path: Path) -> bool:
+    """A regular file (no symlink) of this user that nobody else may read or write, as
+    create_pair writes its journal."""
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return False
+    return stat.S_ISREG(st.st_mode) and st.st_uid == os.geteuid() and \
+        not st.st_mode & 0o077
+
+
+_TEMP_TAIL = re.compile(rf"^\.[0-9a-f]{{12}}{re.escape(TEMP_SUFFIX)}$")
+
+
+def _plan_ok(journal: Path, plan: dict[str, Any]) -> bool:
+    """Whether ``plan`` is what create_pair writes into ``journal``: the game beside the
+    journal (named after it), each temporary file named by :func:`_temp_name` beside its
+    target. Only then may recovery unlink anything it names."""
+    if not all(isinstance(plan.get(k), str) for k in ("game", "game_tmp", "secret",
+                                                      "secret_tmp")):
+        return False
+    game, secret = Path(plan["game"]), Path(plan["secret"])
+    if not (game.is_absolute() and secret.is_absolute()) or \
+            os.path.realpath(game.parent) != os.path.realpath(journal.parent) or \
+            not journal.name.startswith(f".{game.name}."):
+        return False
+    for target, tmp in ((game, Path(plan["game_tmp"])), (secret, Path(plan["secret_tmp"]))):
+        prefix = f".{target.name}"
+        if tmp.parent != target.parent or not tmp.name.startswith(prefix) or \
+                not _TEMP_TAIL.match(tmp.name[len(prefix):]):
+            return False
+    return True
+
+
 def _roll_back(plan: dict[str, str]) -> None:
     """Undo a creation that did not reach its commit (the game's link)."""
     if _same_file(Path(plan["game"]), Path(plan["game_tmp"])):
@@ -486,11 +522,15 @@ def recover_pair(journal: Path) -> None:
     linked, and remove its temporary files and the journal. Never raises."""
     if not _lock_is_free(journal):
         return  # its writer is still at work
+    if not _own_private_file(journal):
+        return  # not a journal create_pair wrote (e.g. one committed to a shared folder)
     try:
         plan = json.loads(journal.read_bytes())
         paths = [plan[k] for k in ("game", "game_tmp", "secret", "secret_tmp")]
     except (OSError, ValueError, TypeError, KeyError):
         paths = []  # written only partly: it died before making any temporary file
+    if paths and not _plan_ok(journal, plan):
+        return  # it names files that no create_pair in this folder would make
     if paths and all(isinstance(p, str) for p in paths):
         if os.path.lexists(plan["game_tmp"]):
             _roll_back(plan)

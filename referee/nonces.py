@@ -9,6 +9,8 @@ its commitment, and none may be revealed before all are committed.
 
 from __future__ import annotations
 
+import os
+import stat
 from pathlib import Path
 
 from referee import fileio
@@ -63,13 +65,42 @@ def check(gf: GameFile) -> None:
             raise GameFileError(f"$.rng.nonces.{player} does not match its commitment")
 
 
+NONCE_FILE_MAX = 4096  # bytes: a nonce is a few words
+
+
 def _kept(keep: Path) -> str | None:
+    """The nonce kept in ``keep``, or None if there is no such file. Only a regular,
+    owner-only file of this user counts, as :func:`_keep` writes it: in a shared folder
+    another player could put a symlink to a private file there (whose text would be
+    revealed as the nonce), a file with a nonce they chose, or a FIFO. Raises UsageError."""
     try:
-        return keep.read_text().strip() or None
+        fd = os.open(keep, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except FileNotFoundError:
         return None
     except OSError as exc:
-        raise UsageError(f"cannot read {keep}: {exc.strerror}") from None
+        raise _not_kept(keep, "a symlink" if os.path.islink(keep) else exc.strerror) \
+            from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise _not_kept(keep, "not a regular file")
+        if st.st_uid != os.geteuid() or st.st_mode & 0o077:
+            raise _not_kept(keep, "not an owner-only file of yours (mode 600)")
+        if st.st_size > NONCE_FILE_MAX:
+            raise _not_kept(keep, f"more than {NONCE_FILE_MAX} bytes")
+        data = os.read(fd, NONCE_FILE_MAX + 1)
+    finally:
+        os.close(fd)
+    try:
+        return data.decode().strip() or None
+    except UnicodeDecodeError:
+        raise _not_kept(keep, "not UTF-8 text") from None
+
+
+def _not_kept(keep: Path, why: str) -> UsageError:
+    return UsageError(f"{keep} is no nonce file kept by referee ({why}): nothing was "
+                      "done", hints=[f"if you did not put it there, someone else did: "
+                                     f"remove {keep} and run the command again"])
 
 
 def _keep(keep: Path, nonce: str) -> None:

@@ -98,12 +98,20 @@ def answer_rejection(gf: gamefile.GameFile, raw: bytes, exc: RefereeError,
     message = mail.rejection(reply, exc.message, legal, sender=sender, to=to, date=mail_date())
     if str(reply_out) == "-":
         mail.write_stdout([message], sys.stdout)
-    else:
+    else:  # the one atomic write: it replaces a symlink there, never writes through it
+        import io
+
+        from referee import fileio
+        from referee.errors import GameFileError
+
+        text = io.StringIO()
+        mail.write_stdout([message], text)
         try:
-            with reply_out.open("w") as f:
-                mail.write_stdout([message], f)
-        except OSError as exc:
-            raise UsageError(f"cannot write {reply_out}: {exc.strerror}") from None
+            fileio.write_atomic(reply_out, text.getvalue().encode("utf-8", "surrogateescape"),
+                                durable=False, what="answer")
+        except GameFileError as exc:  # "cannot write the answer PATH: REASON; ..."
+            reason = exc.message.rsplit(": ", 1)[-1].removesuffix("; nothing was changed")
+            raise UsageError(f"cannot write {reply_out}: {reason}") from None
 
 
 # --- mail -----------------------------------------------------------------------------
@@ -164,11 +172,10 @@ def build_mails(gf: gamefile.GameFile, match: Match, seed: str, sender: str,
     for pid in gf.players:
         if waiting_only and pid not in waiting:
             continue
-        address = settings.address(pid)
-        if not address:
+        to = settings.to(pid)  # the name quoted: it can add no recipient
+        if not to:
             skipped.append(pid)
             continue
-        to = f"{settings.names.get(pid, pid)} <{address}>"
         if pid in waiting:
             body = status_text(gf, match, pid, name) + (
                 "\n\nReply to this mail with your move on the first line (or lines "

@@ -39,7 +39,9 @@ from referee.mail import intake
 from referee.mail.delivery import DeliveryError, Refused
 from referee.submit import BotMove, play_bots
 
-WATCHER = "watcher"
+# The seat part of a watcher's mails: no player id starts with '_', so a player called
+# "watcher" is never taken for the watchers (their board, their token) nor they for it.
+WATCHER = "_watcher"
 GM_TOKEN = "#gm"  # what the game master's token is computed over (no player id has '#')
 
 
@@ -266,9 +268,10 @@ class Judge:
             state["roots"][thread] = msgid
         msg["Auto-Submitted"] = "auto-generated" if answers is None else "auto-replied"
         msg["X-Referee-Game"] = gid
-        msg["X-Referee-Player"] = player
+        shown = "watcher" if player == WATCHER else player
+        msg["X-Referee-Player"] = shown
         msg["X-Referee-Move"] = str(len(game.gf.log))
-        footer = ["", "-- ", f"game: {gid}", f"player: {player}"]
+        footer = ["", "-- ", f"game: {gid}", f"player: {shown}"]
         plain = body.rstrip("\n") + "\n" + "\n".join(footer) + "\n"
         mailmod.set_text(msg, plain)
         if board and not gamefile.missing_nonces(game.gf):

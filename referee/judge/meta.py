@@ -72,8 +72,18 @@ class Settings:
         return found[0] if found else None
 
     def to(self, player: str) -> str | None:
+        """The To of ``player``'s mails; the name quoted, so that no name (``Ann,
+        eve@evil.example``) adds a recipient."""
+        from email.headerregistry import Address
+
         address = self.address(player)
-        return f"{self.names.get(player, player)} <{address}>" if address else None
+        for name in (self.names.get(player, player), player):
+            try:
+                return str(Address(display_name=name, addr_spec=address)) if address \
+                    else None
+            except (ValueError, IndexError):  # a name or address mail cannot carry
+                continue
+        return None
 
     def token_name(self, player: str) -> str:
         """What the player's token is computed over: the id, and the seat's generation."""
