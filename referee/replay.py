@@ -181,6 +181,58 @@ def unvouched(gf: GameFile) -> list[int]:
     return [e["n"] for e in gf.log if e["n"] > last]
 
 
+# A player's meta records (notify, their own seat to a bot and back) and take-backs
+# (a move and its undo, an unchecked move and its void) leave the game where it was: without
+# a bound a player could append them until the file passes the read cap, and then nobody
+# could write to it again. The write core refuses them on write (referee/writecore.py);
+# every read refuses them too, so that a file appended by hand (a pull request) cannot
+# carry them either. The game master's entries are not counted.
+MAX_PLAYER_RECORDS = 4  # a player's records between two entries that are no records
+MAX_TAKEBACKS = 5  # a player's undos and voids in a row, without another's entry
+
+
+class _Pace:
+    """The running counts behind :data:`MAX_PLAYER_RECORDS` and :data:`MAX_TAKEBACKS`,
+    and the rule that nobody undoes a bot seat's move (its bot would play again under
+    another key: a re-roll)."""
+
+    def __init__(self) -> None:
+        self.records: dict[str, int] = {}
+        self.takebacks: tuple[str, int] = ("", 0)
+
+    def check(self, gf: GameFile, i: int, entry: Mapping[str, Any],
+              seats: seatsmod.Seats) -> None:
+        by = entry["by"]
+        if "meta" in entry:
+            if by != GAME_MASTER:
+                count = self.records.get(by, 0) + 1
+                if count > MAX_PLAYER_RECORDS:
+                    raise ReplayError(
+                        f"{_where(i)}: {by}'s record is one too many: at most "
+                        f"{MAX_PLAYER_RECORDS} records (notify, bot seat) by a player "
+                        "between two plays")
+                self.records[by] = count
+        else:
+            self.records.clear()
+        who, count = self.takebacks
+        count = count if who == by else 0
+        if ("undo" in entry or "void" in entry) and by != GAME_MASTER:
+            count += 1
+            if count > MAX_TAKEBACKS:
+                raise ReplayError(
+                    f"{_where(i)}: {by} has taken back {count} moves in a row (undo, "
+                    f"void), at most {MAX_TAKEBACKS} without another player's entry")
+        self.takebacks = (by, count)
+        if "undo" in entry:
+            target = entry["undo"]
+            undone = gf.log[target - 1] if 0 < target <= i else None
+            if undone is not None and undone.get("bot") is True and \
+                    undone["by"] in seats.bots:
+                raise ReplayError(f"{_where(i)}: undo of move {target} refused: it is "
+                                  f"the move of {undone['by']}'s bot seat, which nobody "
+                                  "takes back")
+
+
 def check_structure(gf: GameFile) -> None:
     """What can be verified without the seed: numbering, hash chain, authorship, undo
     and void shape, move decoding (sealed moves: their public part). Raises ReplayError
@@ -189,8 +241,10 @@ def check_structure(gf: GameFile) -> None:
     prev = header_hash(gf.data)
     seats = seatsmod.seats_at(gf.data, 0)
     voids = _Voids(gf)
+    pace = _Pace()
     for i, entry in enumerate(gf.log):
         prev = _check_chain(gf, i, entry, prev, voids)
+        pace.check(gf, i, entry, seats)
         _check_seat(gf, i, entry, seats)
         if "move" in entry and "sealed" not in entry:
             decode_move(gf.game, entry["move"], f"$.log[{i}].move")
@@ -296,9 +350,11 @@ def replay(gf: GameFile, seed: str | None = None, upto: int | None = None,
             _check_void(gf, i, entry, voids)
     seats = seatsmod.seats_at(gf.data, 0)
     kept: tuple[int, State, Rng] | None = None  # (entry, position before it)
+    pace = _Pace()
     for i, entry in enumerate(log):
         prev = _check_chain(gf, i, entry, prev, voids)
         _check_mac(gf, i, entry, seed)
+        pace.check(gf, i, entry, seats)
         _check_seat(gf, i, entry, seats)
         kind = entry_kind(entry)
         if kind == "undo":

@@ -39,6 +39,7 @@ from referee.errors import (
     SealedError,
     UsageError,
 )
+from referee.replay import MAX_PLAYER_RECORDS, MAX_TAKEBACKS
 from referee.schema import GAME_MASTER
 
 
@@ -207,8 +208,8 @@ class Transaction:
 # A player's meta records (notify, their own seat to a bot and back) change no play
 # number, so a mail answering the same referee mail stays fresh for each of them: without
 # a bound, a player could add records until the file passes the read cap and the game
-# stops. The game master's records are not counted.
-MAX_PLAYER_RECORDS = 4
+# stops. The game master's records are not counted. The bounds are the replay's
+# (referee/replay.py: every read refuses more); here they give a clear refusal up front.
 
 
 def check_player_records(log: list[dict[str, Any]], by: str) -> None:
@@ -230,7 +231,6 @@ def check_player_records(log: list[dict[str, Any]], by: str) -> None:
 # Likewise a move and its undo (or an unchecked move and its void) leave the game as it
 # was: a player on turn could repeat the pair without end. The count starts anew with any
 # entry by somebody else; the game master's voids are not counted.
-MAX_TAKEBACKS = 5
 
 
 def check_takebacks(log: list[dict[str, Any]], by: str) -> None:

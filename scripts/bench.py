@@ -244,7 +244,8 @@ def _undoable(game: Any, data: dict[str, Any]) -> tuple[str, Any]:
 
 
 def long_logs(folder: Path, count: int) -> tuple[Path, Path]:
-    """Two Staufer files of ``count`` entries: move + undo pairs; meta records."""
+    """Two Staufer files of ``count`` entries: move + undo pairs (each followed by another
+    player's record: a player takes back at most 5 moves in a row); meta records."""
     game = get_game("staufer")
     files = []
     for kind in ("pairs", "meta"):
@@ -256,10 +257,14 @@ def long_logs(folder: Path, count: int) -> tuple[Path, Path]:
             n = len(data["log"]) + 1
             if kind == "meta":
                 entry = {"n": n, "by": "gm", "meta": {"kind": "deadline", "hours": 24}}
-            elif n % 2:
+            elif n % 3 == 1:
                 entry = {"n": n, "by": player, "move": body}
-            else:
+            elif n % 3 == 2:
                 entry = {"n": n, "by": player, "undo": n - 1}
+            else:  # another player's entry: at most 5 take-backs in a row (replay.py)
+                other = next(p for p in PLAYERS if p != player)
+                entry = {"n": n, "by": other, "meta": {"kind": "notify", "player": other,
+                                                       "mode": ("every", "turn")[n // 3 % 2]}}
             gamefile.append_raw(data, entry)
         path = folder / f"{kind}.json"
         path.write_text(gamefile.dumps(data))
@@ -275,7 +280,8 @@ def bench_long(count: int) -> None:
                          "meta": ([*REFEREE, "status", str(meta)], None)}, 3)
     anchor = f"{count} meta records"
     print(ratio_line(f"{count} meta records (the anchor)", got["meta"], got["meta"], anchor))
-    print(ratio_line(f"{count // 2} move + undo pairs", got["pairs"], got["meta"], anchor))
+    print(ratio_line(f"{count // 3} move + undo pairs, each with another player's record",
+                     got["pairs"], got["meta"], anchor))
 
 
 # --- pending and check ------------------------------------------------------------------

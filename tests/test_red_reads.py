@@ -2,9 +2,9 @@
 holds the file and recomputes the hash chain) and read by `referee check`.
 
 The write side bounds a player's meta records between two plays, a player's undos and
-voids in a row, and refuses an undo of a bot seat's move (tests/test_red_writes.py). A
-reader does not check these yet, so a pull request that adds them by hand passes
-`check`: these tests are expected to fail until the replay makes the same checks."""
+voids in a row, and refuses an undo of a bot seat's move (tests/test_red_writes.py).
+Every read makes the same checks (referee/replay.py), so a pull request that adds them by
+hand fails `check` too."""
 
 from __future__ import annotations
 
@@ -12,7 +12,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-import pytest
 from click.testing import CliRunner, Result
 
 from referee import gamefile
@@ -20,7 +19,6 @@ from referee.cli import main
 from referee.writecore import MAX_PLAYER_RECORDS, MAX_TAKEBACKS
 
 SUPPLY_2 = {"type": "supply", "space": 2, "chests": 0, "envoy": False, "draw": False}
-READ_SIDE = "the replay (referee/replay.py, another engineer's) does not bound these yet"
 
 
 def run(*args: object) -> Result:
@@ -57,7 +55,6 @@ def test_the_write_side_refuses_what_is_appended_by_hand_here(tmp_path: Path) ->
     assert run("check", path).exit_code == 0
 
 
-@pytest.mark.xfail(strict=True, reason=READ_SIDE)
 def test_check_refuses_a_flood_of_notify_records(tmp_path: Path) -> None:
     path = game(tmp_path, ("move", "--as", "ann", "supply 2"))
     modes = ("every", "turn")
@@ -68,7 +65,6 @@ def test_check_refuses_a_flood_of_notify_records(tmp_path: Path) -> None:
     assert result.exit_code == 1 and "records" in result.output
 
 
-@pytest.mark.xfail(strict=True, reason=READ_SIDE)
 def test_check_refuses_a_move_undo_loop(tmp_path: Path) -> None:
     path = game(tmp_path)
     for _ in range(MAX_TAKEBACKS + 1):
@@ -78,7 +74,6 @@ def test_check_refuses_a_move_undo_loop(tmp_path: Path) -> None:
     assert result.exit_code == 1 and "taken back" in result.output
 
 
-@pytest.mark.xfail(strict=True, reason=READ_SIDE)
 def test_check_refuses_an_undo_of_a_bot_seats_move(tmp_path: Path) -> None:
     path = game(tmp_path, ("seat", "ben", "--bot", "random", "--as", "gm"),
                 ("move", "--as", "ann", "supply 2"))

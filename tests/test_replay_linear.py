@@ -260,7 +260,7 @@ def _bad_entries(data: dict[str, Any], cut: int, pick: Rng) -> list[dict[str, An
 
 def _pairs_log(name: str, pairs: int) -> dict[str, Any]:
     """Seeded random moves up to the first position where a move can be undone, then
-    that move and its undo ``pairs`` times."""
+    that move and its undo ``pairs`` times, each pair followed by another player's record."""
     game = get_game(name)
     data = gamefile.new_data(game, [{"id": p} for p in PLAYERS], {}, {"seed": "pairs"},
                              "pairs")
@@ -275,9 +275,14 @@ def _pairs_log(name: str, pairs: int) -> dict[str, Any]:
         move = pick.choice(legal, "walk")
         gamefile.append_entry(data, player, move)
         match.play(player, move)
-    for _ in range(pairs):
+    other = next(p for p in PLAYERS if p != player)
+    for k in range(pairs):
         gamefile.append_entry(data, player, undoable[0])
         _append(data, {"by": player, "undo": len(data["log"])})
+        # another player's entry between the take-backs: a player may take back at most
+        # replay.MAX_TAKEBACKS moves in a row (a record changes nothing else)
+        _append(data, {"by": other, "meta": {"kind": "notify", "player": other,
+                                             "mode": ("every", "turn")[k % 2]}})
     return data
 
 
@@ -298,7 +303,7 @@ def test_an_undo_never_replays_from_setup(monkeypatch: pytest.MonkeyPatch) -> No
         gf = gamefile.GameFile(data, game)
         match = rp.replay(gf)
         assert calls == ["copy"] * 100  # one copy per undo, no replay from setup
-        assert len(match.log) == len(data["log"]) - 200
+        assert len(match.log) == len(data["log"]) - 300
         monkeypatch.undo()
         assert _outcome(rp.replay, data) == _outcome(naive_replay, data)
 
