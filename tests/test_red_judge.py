@@ -10,22 +10,17 @@ from email.utils import make_msgid
 from pathlib import Path
 
 from referee import gamefile
-from referee.judge import html as judge_html
 from referee.judge import meta
 from referee.writecore import MAX_PLAYER_RECORDS
+from tests.leaks import assert_hidden, own_items
 from tests.test_judge import Setup
 from tests.test_judge_support import body_text, deliver, reply
+from tests.test_mail_html import fresh, images
 
 KIM = "kim@example.org"
 # a player whose id is the word the judge once used for its watchers' mails
 WATCHER_PLAYERS = ("ann=Ann <ann@example.org>,watcher=Wat <wat@example.org>,"
                    "cat=Cat <cat@example.org>")
-
-
-def _parts(msg):  # type: ignore[no-untyped-def]
-    _text, related = msg.get_payload()
-    page, image = related.get_payload()
-    return str(page.get_content()), bytes(image.get_content())
 
 
 def test_a_player_called_watcher_is_not_a_watcher(tmp_path: Path) -> None:
@@ -37,11 +32,14 @@ def test_a_player_called_watcher_is_not_a_watcher(tmp_path: Path) -> None:
     sent = setup.new_mail()
     kim = [m for m in sent if str(m["To"]) == KIM]
     assert len(kim) == 1
-    page, png = _parts(kim[0])
-    assert "as every player sees it" in page and "as watcher sees it" not in page
+    _, page, pictures = images(kim[0])
+    assert "as watcher sees it" not in page
     match = gamefile.replay(gamefile.read(setup.path), "judge-seed")
-    assert png == judge_html.board_png(match, None)  # the public board, nobody's hand
-    assert png != judge_html.board_png(match, "watcher")
+    shown = [png for _, png in pictures]  # the first mail: the whole board
+    assert shown == fresh(match.game.view(match.state, None))  # public: nobody's hand
+    # the page names none of the seat's hidden contracts (they are its own mail's)
+    assert own_items(match.game, match.state, "watcher"), "the test needs hidden items"
+    assert_hidden(match.game, match.state, {None: {"the watchers' mail": page}})
     seat = [m for m in sent if "wat@example.org" in str(m["To"])]
     assert len(seat) == 1 and "[#" in str(seat[0]["Subject"])  # the seat's own token
     assert "[#" not in str(kim[0]["Subject"])
