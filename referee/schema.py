@@ -18,6 +18,7 @@ pass both validators. :func:`strict_json` reads the JSON in one pass (see there)
 import functools
 import json
 import re
+import typing
 from typing import Annotated, Any, Literal, Union
 
 import msgspec
@@ -72,23 +73,23 @@ def full(body: str) -> str:
     return rf"^(?:{body})$(?!\n)"
 
 
-def _text(max_length: int, min_length: int = 0, pattern: str | None = None) -> Any:
-    meta = Meta(min_length=min_length, max_length=max_length,
+def _text(max_length: int, min_length: int = 0, pattern: str | None = None) -> Meta:
+    """The bounds of a string field: its length, and a pattern it must match whole."""
+    return Meta(min_length=min_length, max_length=max_length,
                 pattern=None if pattern is None else full(pattern))
-    return Annotated[str, meta]
 
 
 PlayerId = Annotated[str, Meta(pattern=PLAYER_ID)]
 NonEmpty = Annotated[str, Meta(min_length=1)]
 Sha256Hex = Annotated[str, Meta(pattern=full("[0-9a-f]{64}"))]
 Sha256Ref = Annotated[str, Meta(pattern=full("sha256:[0-9a-f]{64}"))]
-UtcTime = _text(40, pattern=TIME_UTC)
-Name = _text(NAME_MAX)
-Email = _text(EMAIL_MAX, pattern=EMAIL)
-MsgId = _text(MSG_ID_MAX, pattern=MSG_ID)
-Rules = _text(RULES_MAX, 1, RULES)
-Seed = _text(SEED_MAX, 1)
-Nonce = _text(NONCE_MAX, 1)
+UtcTime = Annotated[str, _text(40, pattern=TIME_UTC)]
+Name = Annotated[str, _text(NAME_MAX)]
+Email = Annotated[str, _text(EMAIL_MAX, pattern=EMAIL)]
+MsgId = Annotated[str, _text(MSG_ID_MAX, pattern=MSG_ID)]
+Rules = Annotated[str, _text(RULES_MAX, 1, RULES)]
+Seed = Annotated[str, _text(SEED_MAX, 1)]
+Nonce = Annotated[str, _text(NONCE_MAX, 1)]
 EntryNo = Annotated[int, Meta(ge=1, le=ENTRY_MAX)]
 Level = Literal["random", "greedy", "mcts"]
 Iterations = Annotated[int, Meta(ge=1, le=ITERATIONS_MAX)]
@@ -111,7 +112,7 @@ class FilePlayer(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     email: Email | UnsetType = UNSET
     # GitHub login: `check --since REV --by-github LOGIN` maps a pull request's author to
     # this player
-    github: _text(GITHUB_MAX, 1, GITHUB) | UnsetType = UNSET  # type: ignore[valid-type]
+    github: Annotated[str, _text(GITHUB_MAX, 1, GITHUB)] | UnsetType = UNSET
     bot: FileBot | UnsetType = UNSET
 
 
@@ -198,7 +199,7 @@ MetaRecord = Union[  # noqa: UP007 - msgspec wants a plain Union of tagged Struc
     MetaReplace, MetaAddress, MetaDeadline, MetaBot, MetaWatcher, MetaNotify, MetaGm,
     MetaUpgrade,
 ]
-META_KINDS = tuple(t.__struct_config__.tag for t in MetaRecord.__args__)
+META_KINDS = tuple(t.__struct_config__.tag for t in typing.get_args(MetaRecord))
 
 
 ENTRY_KINDS = ("move", "undo", "void", "meta")
@@ -218,12 +219,12 @@ class LogEntry(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     void: EntryNo | UnsetType = UNSET
     meta: MetaRecord | UnsetType = UNSET
     # a move's private fields, encrypted (sealed games)
-    sealed: _text(SEALED_MAX, 1, BASE64) | UnsetType = UNSET  # type: ignore[valid-type]
+    sealed: Annotated[str, _text(SEALED_MAX, 1, BASE64)] | UnsetType = UNSET
     prev: Sha256Hex
     at: UtcTime | UnsetType = UNSET
     mail: MsgId | UnsetType = UNSET  # Message-ID of the mail that made this move
     bot: bool | UnsetType = UNSET  # the move was chosen by a bot
-    public: _text(PUBLIC_MAX) | UnsetType = UNSET  # type: ignore[valid-type]  # a sealed move as others read it
+    public: Annotated[str, _text(PUBLIC_MAX)] | UnsetType = UNSET  # a sealed move, as read
     mac: Sha256Hex | UnsetType = UNSET  # the referee's MAC (sealed games; referee/vouch.py)
 
 
@@ -236,8 +237,8 @@ class GameFileDoc(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     rules: Rules
     created: UtcTime | UnsetType = UNSET
     players: Annotated[list[FilePlayer], Meta(min_length=1, max_length=PLAYERS_MAX)]
-    options: Annotated[dict[_text(OPTION_KEY_MAX, 1, OPTION_KEY),  # type: ignore[valid-type]
-                            _text(OPTION_VALUE_MAX)],  # type: ignore[valid-type]
+    options: Annotated[dict[Annotated[str, _text(OPTION_KEY_MAX, 1, OPTION_KEY)],
+                            Annotated[str, _text(OPTION_VALUE_MAX)]],
                        Meta(max_length=OPTIONS_MAX)]
     rng: FileRng
     log: list[LogEntry]
@@ -338,7 +339,8 @@ def _without_patterns(cls: Any) -> tuple[Any, dict[str, Any]]:
         for arg in args or (info.type,):
             meta = next(iter(getattr(arg, "__metadata__", ())), None)
             pattern = getattr(meta, "pattern", None)
-            if pattern and pattern.startswith("^(?:") and pattern.endswith(_FULL_END):
+            if meta is not None and pattern and pattern.startswith("^(?:") \
+                    and pattern.endswith(_FULL_END):
                 body = pattern[len("^(?:"):-len(_FULL_END)]
                 patterns[info.name] = re.compile(f"(?:{body})(?:\n(?:{body}))*")
                 arg = Annotated[str, Meta(min_length=meta.min_length,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Annotated, Any, Literal, Union
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Union
 
 import msgspec
 
@@ -41,19 +41,29 @@ TrackSpace = Annotated[int, msgspec.Meta(ge=0, le=len(TRACK_COSTS),
                                          description="0 = the long space, 1-4 = top row")]
 Goods = Annotated[str, msgspec.Meta(pattern="^[" + COLOURS + "]*$", max_length=16,
                                     description="goods letters k w g b p")]
-Face = Literal[tuple(FACES)]  # type: ignore[valid-type]
+if TYPE_CHECKING:  # the values come from the data: to a type checker they are strings
+    Face = str
+    CityKey = str
+    PersonalityKey = str
+    ScoringKey = str
+    BonusKey = str
+    CountryKey = str
+    FreeCityKey = str
+    Source = str
+else:  # (msgspec checks each value against the data's own list)
+    Face = Literal[tuple(FACES)]
+    CityKey = Literal[tuple(CITIES)]
+    PersonalityKey = Literal[tuple(PERSONALITIES)]
+    ScoringKey = Literal[tuple(SCORING)]
+    BonusKey = Literal[tuple(BONUS)]
+    CountryKey = Literal[tuple(COUNTRIES)]
+    FreeCityKey = Literal[tuple(FREE_CITIES)]
+    Source = Literal[("ship", "bag", *(str(s + 1) for s in range(SHIPS)))]
 Faces = Annotated[str, msgspec.Meta(pattern=f"^{_FACE}(?:\\+{_FACE})?$",
                                     description="1 or 2 die faces joined by +")]
 FacePair = Annotated[str, msgspec.Meta(pattern=f"^{_FACE}\\+{_FACE}$",
                                        description="2 die faces joined by +")]
-CityKey = Literal[tuple(CITIES)]  # type: ignore[valid-type]
-PersonalityKey = Literal[tuple(PERSONALITIES)]  # type: ignore[valid-type]
-ScoringKey = Literal[tuple(SCORING)]  # type: ignore[valid-type]
-BonusKey = Literal[tuple(BONUS)]  # type: ignore[valid-type]
-CountryKey = Literal[tuple(COUNTRIES)]  # type: ignore[valid-type]
-FreeCityKey = Literal[tuple(FREE_CITIES)]  # type: ignore[valid-type]
 Figure = Literal["prince", "princess"]
-Source = Literal[("ship", "bag", *(str(s + 1) for s in range(SHIPS)))]  # type: ignore[valid-type]
 
 
 class Trade(msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag="trade"):
