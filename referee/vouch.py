@@ -64,7 +64,9 @@ def _identity(seed: str) -> Any:
     import bech32
 
     key = _derive(seed, b"age-identity")
-    text = bech32.bech32_encode("age-secret-key-", bech32.convertbits(key, 8, 5)).upper()
+    words = bech32.convertbits(key, 8, 5)
+    assert words is not None  # (8-bit bytes always convert)
+    text = bech32.bech32_encode("age-secret-key-", words).upper()
     return _age().x25519.Identity.from_str(text)
 
 

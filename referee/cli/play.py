@@ -37,7 +37,7 @@ if TYPE_CHECKING:  # the commands import what they use: `status` starts faster
 @handles_errors
 def games(as_json: bool) -> None:
     """List the games, their player counts and options."""
-    rows = []
+    rows: list[dict[str, Any]] = []
     for name in game_names():
         game = get_game(name)
         rows.append({

@@ -25,7 +25,7 @@ def draw_svg(view: dict[str, Any], marks: Marks = NO_MARKS, since: int | None = 
     if name == "staufer":
         from referee.pictures import staufer as drawer
     elif name == "dynasties":
-        from referee.pictures import dynasties as drawer
+        from referee.pictures import dynasties as drawer  # type: ignore[no-redef]
     else:
         raise UsageError(f"no pictures for the game {name!r}",
                          hints=["pictures exist for staufer and dynasties"])

@@ -7,7 +7,7 @@ the picture itself could not show.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 #: parts of a view that change on every move and say nothing about the board
@@ -41,7 +41,7 @@ class Marks:
     """Which parts of the picture to highlight. ``marks.hit("regions", 2, "seats")`` is
     true when anything at or below that path changed."""
 
-    def __init__(self, paths: Iterator[tuple[Any, ...]] | list[tuple[Any, ...]] = ()) -> None:
+    def __init__(self, paths: Iterable[tuple[Any, ...]] = ()) -> None:
         self._prefixes: set[str] = set()
         self.count = 0
         for path in paths:

@@ -66,7 +66,8 @@ def _header(c: Canvas, view: dict[str, Any], since: int | None, marks: Marks) ->
     c.text(lx + 94, 26, "Princess", size=11)
     c.text(lx + 160, 26, "★ child   letter = player's initial", size=11, fill=MUTED)
     if since is not None:
-        c.rect(lx, 40, 16, 12, fill="none", stroke=HIGHLIGHT, **{"stroke-width": 3})
+        wide: dict[str, Any] = {"stroke-width": 3}
+        c.rect(lx, 40, 16, 12, fill="none", stroke=HIGHLIGHT, **wide)
         note = f"changed since move {since}" if marks else f"nothing changed since move {since}"
         c.text(lx + 24, 51, note, size=11)
 
@@ -82,7 +83,7 @@ def _countries(c: Canvas, y: float, view: dict[str, Any],
         changed = [marks.under("tablets", country), marks.under("coats_of_arms_left", country),
                    [marks.under("cities", i) for i, _ in cities]]
         key = json.dumps(["country", x, y, col_w, country, cities, tab, arms, colour, changed])
-        c.piece(key, lambda g, x=x, country=country, cities=cities, tab=tab, arms=arms:
+        c.piece(key, lambda g, x=x, country=country, cities=cities, tab=tab, arms=arms:  # type: ignore[misc]
                 _country(c, g, x, y, col_w, country, cities, tab, arms, colour, marks))
 
 

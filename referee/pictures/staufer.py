@@ -38,12 +38,12 @@ def draw(view: dict[str, Any], marks: Marks = NO_MARKS, since: int | None = None
     for pos, region in enumerate(view["regions"]):
         col, row = RING_CELL[pos]
         x = GAP + col * (PANEL_W + GAP)
-        y = TOP + row * (PANEL_H + GAP)
+        y: float = TOP + row * (PANEL_H + GAP)
         pending = view.get("pending") or {}
         target = pending.get("seat") if pending.get("region") == region["region"] else None
         key = json.dumps(["region", pos, x, y, region, colour, marks.under("regions", pos),
                           marks.hit("king"), target])
-        c.piece(key, lambda g, x=x, y=y, pos=pos, region=region, target=target:
+        c.piece(key, lambda g, x=x, y=y, pos=pos, region=region, target=target:  # type: ignore[misc]
                 _region(c, g, x, y, pos, region, colour, marks, target))
     _ring_arrows(c)
     y = TOP + 2 * (PANEL_H + GAP) + 6
@@ -68,7 +68,8 @@ def _header(c: Canvas, view: dict[str, Any], since: int | None, marks: Marks) ->
     c.text(lx + 90, 26, "Noble", size=11)
     c.text(lx + 140, 26, "letter = player's initial", size=11, fill=MUTED)
     if since is not None:
-        c.rect(lx, 40, 16, 12, fill="none", stroke=HIGHLIGHT, **{"stroke-width": 3})
+        wide: dict[str, Any] = {"stroke-width": 3}
+        c.rect(lx, 40, 16, 12, fill="none", stroke=HIGHLIGHT, **wide)
         note = f"changed since move {since}" if marks else f"nothing changed since move {since}"
         c.text(lx + 24, 51, note, size=11)
 
