@@ -482,7 +482,8 @@ def _commit_entries(repo: Repo, c: Signed, rel: str) -> list[str]:
         return [f"commit {c.commit[:12]} deletes {rel}"]
     try:
         after = json.loads(after_raw)["log"]
-        before = json.loads(before_raw)["log"] if is_game_file(before_raw) else []
+        before = (json.loads(before_raw)["log"]
+                  if before_raw is not None and is_game_file(before_raw) else [])
     except (ValueError, KeyError, TypeError, RecursionError):
         return [f"commit {c.commit[:12]}: {rel} is not a readable game file"]
     if after[:len(before)] != before:

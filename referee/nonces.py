@@ -41,12 +41,12 @@ def give(gf: GameFile, player: str, value: str | None, keep: Path) -> str:
         _keep(keep, nonce)
         commits[player] = rngmod.commitment(nonce)
         return "commit"
-    nonce = value or _kept(keep)
-    if nonce is None:
+    revealed = value or _kept(keep)
+    if revealed is None:
         raise UsageError(f"no nonce to reveal: give it as VALUE or keep it in {keep}")
-    if rngmod.commitment(nonce) != commits[player]:
+    if rngmod.commitment(revealed) != commits[player]:
         raise UsageError(f"this nonce does not match {player}'s commitment")
-    rng["nonces"][player] = nonce
+    rng["nonces"][player] = revealed
     return "reveal"
 
 
@@ -78,7 +78,8 @@ def _kept(keep: Path) -> str | None:
     except FileNotFoundError:
         return None
     except OSError as exc:
-        raise _not_kept(keep, "a symlink" if os.path.islink(keep) else exc.strerror) \
+        raise _not_kept(keep, "a symlink" if os.path.islink(keep)
+                        else exc.strerror or str(exc)) \
             from None
     try:
         st = os.fstat(fd)

@@ -75,7 +75,7 @@ class Result:
 
     def assumption_rows(self, game: Game) -> list[dict[str, Any]]:
         """Every assumed value, the games that exercised it, and a flag if (almost) none."""
-        rows = []
+        rows: list[dict[str, Any]] = []
         total = len(self.lengths)
         for a in game.assumptions():
             target = usage_prefix(game.name, a.key)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -188,7 +188,7 @@ PARALLEL_MIN_FILES = 4
 def check_all(paths: list[Path], **options: Any) -> list[dict[str, Any]]:
     """check_one for every file, in order; on several cores, in parallel worker processes
     (each file is checked on its own, so the results are the same)."""
-    one = functools.partial(check_one, **options)
+    one: Callable[[Path], dict[str, Any]] = functools.partial(check_one, **options)
     workers = min(len(os.sched_getaffinity(0)), len(paths))
     if workers < 2 or len(paths) < PARALLEL_MIN_FILES:
         return [one(p) for p in paths]

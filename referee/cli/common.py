@@ -65,7 +65,8 @@ def _quiet_stdout() -> None:
     flushing at exit does not raise again."""
     with contextlib.suppress(OSError, ValueError):
         devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.__stdout__.fileno())
+        if sys.__stdout__ is not None:
+            os.dup2(devnull, sys.__stdout__.fileno())
 
 
 def internal_error(exc: BaseException, where: str) -> RefereeError:

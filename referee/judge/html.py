@@ -217,13 +217,14 @@ def add_board(msg: EmailMessage, body: str, match: Match, viewer: str | None,
                   note=_note(shown, len(tiles), whole),
                   colours=colours(view))
     msg.add_alternative(page, subtype="html", charset="utf-8", cte="quoted-printable")
-    html_part = msg.get_payload()[1]
+    html_part = msg.get_payload()[1]  # type: ignore[index]  # (a multipart: a list)
     assert isinstance(html_part, EmailMessage)
     pngs = [(p, image) for p, image in zip(shown, images, strict=True) if p.png]
     if pngs:
         html_part.make_related()
     for p, image in pngs:
-        html_part.attach(_image_part(p.png, image["cid"], f"{p.name}.png"))
+        part = _image_part(p.png, str(image["cid"]), f"{p.name}.png")
+        html_part.attach(part)  # type: ignore[arg-type]  # (any MIME part attaches)
     return True
 
 

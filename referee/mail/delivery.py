@@ -64,7 +64,7 @@ def write_stdout(messages: Iterable[Message], stream: TextIO) -> None:
     for msg in messages:
         stream.write(f"From {ENVELOPE_SENDER} {_unixfrom_date(msg)}\n")
         buf = io.StringIO()
-        Generator(buf, mangle_from_=True, policy=policy).flatten(msg)
+        Generator(buf, mangle_from_=True, policy=policy).flatten(msg)  # type: ignore[arg-type]
         text = buf.getvalue()
         stream.write(text if text.endswith("\n") else text + "\n")
         stream.write("\n")
@@ -122,7 +122,7 @@ class Maildir(mailbox.Maildir):
     def add_durable(self, message: Message) -> str:
         """``add`` (a fresh unique name), then the file and ``new/`` fsynced."""
         key = self.add(message)
-        _fsync_file(self.root / self._lookup(key))
+        _fsync_file(self.root / self._lookup(key))  # type: ignore[attr-defined]
         fileio.fsync_dir(self.root / "new")
         return key
 
@@ -154,11 +154,11 @@ class Maildir(mailbox.Maildir):
     def pending(self) -> list[str]:
         """Keys of the messages not seen yet: ``new/`` first, then ``cur/`` without the
         S flag, each by name (a Maildir name starts with its delivery time)."""
-        self._refresh()
+        self._refresh()  # type: ignore[attr-defined]
         found: list[tuple[int, str]] = []
-        for key in list(self._toc):
+        for key in list(self._toc):  # type: ignore[attr-defined]
             try:
-                sub, _, info = self._lookup(key).partition(os.sep)
+                sub, _, info = self._lookup(key).partition(os.sep)  # type: ignore[attr-defined]
             except KeyError:
                 continue
             if sub == "new":
@@ -171,7 +171,7 @@ class Maildir(mailbox.Maildir):
         """The bytes of message ``key``, or None if it is larger than ``limit`` (not
         read). Raises KeyError if it is gone; OSError for anything but a regular file
         (a symlink, a FIFO: never waited on)."""
-        path = self.root / self._lookup(key)
+        path = self.root / self._lookup(key)  # type: ignore[attr-defined]
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
         try:
             st = os.fstat(fd)
@@ -187,29 +187,29 @@ class Maildir(mailbox.Maildir):
         return None if len(data) > limit else data
 
     def size(self, key: str) -> int:
-        return os.lstat(self.root / self._lookup(key)).st_size
+        return os.lstat(self.root / self._lookup(key)).st_size  # type: ignore[attr-defined]
 
     # ---- moving
 
     def mark_seen(self, key: str) -> None:
         """Move message ``key`` to ``cur/`` with the S flag added (one rename)."""
-        old = self._lookup(key)
+        old = self._lookup(key)  # type: ignore[attr-defined]
         info = os.path.basename(old).partition(self.colon + "2,")[2]
         flags = "".join(sorted(set(info + "S")))
         new = os.path.join("cur", f"{key}{self.colon}2,{flags}")
         self._move(old, self.root / new)
-        self._toc[key] = new
+        self._toc[key] = new  # type: ignore[attr-defined]
 
     def quarantine(self, key: str) -> Path:
         """Move message ``key`` into the quarantine folder (``.Quarantine/``, same
         subfolder and flags), out of the way of :meth:`pending`. Returns its new path."""
-        old = self._lookup(key)
+        old = self._lookup(key)  # type: ignore[attr-defined]
         folder = self.root / f".{self.QUARANTINE}"
         if not (folder / "cur").is_dir():
             self.add_folder(self.QUARANTINE)
         target = folder / old
         self._move(old, target)
-        self._toc.pop(key, None)
+        self._toc.pop(key, None)  # type: ignore[attr-defined]
         return target
 
     def _move(self, old: str, target: Path) -> None:

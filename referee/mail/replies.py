@@ -13,7 +13,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from email.errors import HeaderParseError
 from email.header import decode_header, make_header
-from email.message import EmailMessage, Message
+from email.message import EmailMessage, Message, MIMEPart
 from email.utils import getaddresses
 from html.parser import HTMLParser
 
@@ -162,7 +162,7 @@ def html_to_text(markup: str) -> str:
     return parser.text()
 
 
-def _part_text(part: EmailMessage) -> str:
+def _part_text(part: MIMEPart) -> str:
     try:
         content = part.get_content()
         if isinstance(content, str):

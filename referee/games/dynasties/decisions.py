@@ -8,7 +8,7 @@ A decision is a task in ``state.queue`` owed by one player (rules.py explains th
 from __future__ import annotations
 
 from itertools import combinations
-from typing import Any
+from typing import Any, cast
 
 from . import data as D
 from . import effects as E
@@ -63,11 +63,11 @@ def decision_moves(state: State, t: Task) -> list[Any]:
         size = min(t["count"], sum(state.bag))
         return [Take(g, "bag") for g in sub_multisets(state.bag, size) if g]
     if k == "dowry_divide":
-        out = {}
+        divisions: dict[DivideDice, None] = {}  # (in order, without repeats)
         for i, face in enumerate(t["dice"]):
             rest = t["dice"][:i] + t["dice"][i + 1:]
-            out[DivideDice(face, faces_str(rest))] = None
-        return list(out)
+            divisions[DivideDice(face, faces_str(rest))] = None
+        return list(divisions)
     if k == "dowry_choose":
         return [ChooseDice(g) for g in dict.fromkeys(t["groups"])]
     if k == "neutral_dice":
@@ -94,7 +94,7 @@ def decision_moves(state: State, t: Task) -> list[Any]:
         return ([Monastery(t["city"], True)] if pl.goods[D.P] else []) + \
             [Monastery(t["city"], False)]
     if k == "score_cards":
-        out = [Score(c) for c in dict.fromkeys(pl.scoring)]
+        out: list[Any] = [Score(c) for c in dict.fromkeys(pl.scoring)]
         if state.round < D.ROUNDS and len(pl.scoring) <= D.CARRY_MAX:
             out.append(Done())
         return out
@@ -108,7 +108,8 @@ def resolve(state: State, t: Task, move: Any) -> None:
     if k == "divide":
         ship = state.ships[t["ship"]]
         state.log(f"{pl.id} divided ship {t['ship'] + 1} into {move.first} / {move.second}")
-        push(state, task("choose", ship.large, ship=t["ship"], groups=[move.first, move.second],
+        push(state, task("choose", cast(int, ship.large), ship=t["ship"],
+                         groups=[move.first, move.second],
                          divider=p))
     elif k == "choose":
         ship = state.ships[t["ship"]]

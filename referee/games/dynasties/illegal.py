@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from . import data as D
 from . import effects as E
@@ -148,7 +148,9 @@ def _turn(state: State, p: int, move: Any) -> str:
         spec = info.special
         if spec is None:
             return "Joker Card: a joker cannot be used for a Special Action"
-        need = {Place: "city", Use: "personality", TradeTwice: "trade_twice"}[type(move)]
+        needs: dict[type, str] = {Place: "city", Use: "personality",
+                                  TradeTwice: "trade_twice"}
+        need = needs[type(move)]
         if spec["kind"] != need:
             return f"Special Action: card {card}'s special action is not that ({info.describe()})"
         if isinstance(move, Place) and spec["city"] != move.city:
@@ -164,7 +166,9 @@ def _turn(state: State, p: int, move: Any) -> str:
     if isinstance(move, (Trade, TradeTwice)) and not 1 <= move.ship <= D.SHIPS:
         return f"Trade: there are only ships 1-{D.SHIPS}"
     if isinstance(move, TradeTwice):
-        return payment_problem(pl.goods, D.G, info.special["gold"], move.pay) or "not legal now"
+        special_action = cast(dict[str, Any], info.special)  # (a Special Action: checked above)
+        return payment_problem(pl.goods, D.G, special_action["gold"], move.pay) \
+            or "not legal now"
     if isinstance(move, Place):
         return _place(state, p, move, info)
     if isinstance(move, Use):

@@ -442,9 +442,9 @@ def _parse(r: _Reader) -> tuple[type, dict[str, Any]]:
         r.end()
         return Take, {"goods": goods, "source": source}
     if verb in ("keep", "score"):
-        card = r.word("a scoring card", list(SCORING))
+        scoring = r.word("a scoring card", list(SCORING))
         r.end()
-        return (KeepScoring if verb == "keep" else Score), {"card": card}
+        return (KeepScoring if verb == "keep" else Score), {"card": scoring}
     if verb == "bonus":
         space = r.word("a bonus space", list(BONUS))
         r.end()

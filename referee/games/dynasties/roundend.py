@@ -75,9 +75,9 @@ def bonus_end(state: State, t: Task) -> None:
     if state.leonardo is not None:  # Leonardo's extra bonus action was declined
         state.players[state.leonardo].supply += 1
         state.leonardo = None
-    for key, p in state.free_cities.items():
-        if p is not None:
-            state.players[p].supply += 1
+    for key, owner in state.free_cities.items():
+        if owner is not None:
+            state.players[owner].supply += 1
             state.free_cities[key] = None
 
 

@@ -24,7 +24,7 @@ any unique prefix):
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Annotated, Literal, Union
+from typing import Annotated, Literal, Union, cast
 
 import msgspec
 
@@ -246,7 +246,8 @@ def _parse_seat(toks: list[str], text: str) -> Seat:
         if not nobles or len(nobles) > FIGURE_COUNTS["N"]:
             raise _bad(text, form)
     flags = _flags(rest, {"double", "bonus"}, text, form)
-    return Seat(toks[1], tuple(sorted(nobles)), "double" in flags, "bonus" in flags)
+    figure = cast(Figure, toks[1])  # (checked against FIGURES above)
+    return Seat(figure, tuple(sorted(nobles)), "double" in flags, "bonus" in flags)
 
 
 def _parse_keep(toks: list[str], text: str) -> Keep:
@@ -255,7 +256,8 @@ def _parse_keep(toks: list[str], text: str) -> Keep:
         return Keep()
     if len(toks) != 4 or toks[3] not in FIGURES:
         raise _bad(text, form)
-    return Keep(_region(toks[1], text), _int(toks[2], text, form, 1, MAX_SEATS), toks[3])
+    return Keep(_region(toks[1], text), _int(toks[2], text, form, 1, MAX_SEATS),
+                cast(Literal["envoy", "noble"], toks[3]))
 
 
 def parse_move(text: str, legal: Sequence[Move] = ()) -> Move:

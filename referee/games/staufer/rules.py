@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import cache, lru_cache
 from itertools import combinations
+from typing import cast
 
 from . import components as C
 from .basics import (
@@ -30,6 +31,7 @@ from .moves import (
     MAX_SEATS,
     Deploy,
     Done,
+    Figure,
     First,
     Keep,
     Move,
@@ -68,7 +70,7 @@ def _move_spaces(king: int, pos: int, p10: bool, p11: bool, p12: bool) -> tuple[
     d = (pos - king) % 6
     if d == 0:
         return ()
-    options = [[(king + j) % 6 for j in range(1, d + 1)]]
+    options: list[list[int]] = [[(king + j) % 6 for j in range(1, d + 1)]]
     if p10 and p11:
         options.append([])  # privileges 10 + 11: movement is free
     if p10:
@@ -77,7 +79,8 @@ def _move_spaces(king: int, pos: int, p10: bool, p11: bool, p12: bool) -> tuple[
         options.append([(king + j) % 6 for j in range(3, d + 1)])  # skip 2 Regions
     if p12 and d in (1, 5):
         options.append([])  # privilege 12: neighbours of the King's Region are free
-    return tuple(min(options, key=len))
+    best: list[int] = min(options, key=len)
+    return tuple(best)
 
 
 @cache
@@ -268,7 +271,9 @@ def _seat_moves(
 ) -> tuple[Seat, ...]:
     """The Seat moves with ``count`` Nobles laid in the payment spaces of ``regions``
     (frozen, so one object serves every state)."""
-    return tuple(Seat(figure, nobles, double, bonus) for nobles in _placements(regions, count))
+    seat_figure = cast(Figure, figure)
+    return tuple(Seat(seat_figure, nobles, double, bonus)
+                 for nobles in _placements(regions, count))
 
 
 def seat_options(
@@ -351,8 +356,8 @@ def legal_moves(state: State, player: str, like: Move | None = None) -> list[Mov
         assert state.deploy is not None
         if isinstance(like, Seat):
             figures = tuple(f for f in FIGURES if f == like.figure)
-            return seat_options(state, p, state.deploy, figures)
-        return seat_options(state, p, state.deploy) if like is None else []
+            return cast(list[Move], seat_options(state, p, state.deploy, figures))
+        return cast(list[Move], seat_options(state, p, state.deploy)) if like is None else []
     if phase == "take":
         return take_moves(state, p)
     if phase in ("end", "purple"):
@@ -445,9 +450,9 @@ def finish_supply(state: State, p: int) -> None:
     for cid in taken:
         gain_chest(state, p, cid)
     if ctx.draw:  # privilege 8
-        cid = draw_chest(state)
-        if cid is not None:
-            gain_chest(state, p, cid)
+        drawn = draw_chest(state)
+        if drawn is not None:
+            gain_chest(state, p, drawn)
     if has(state, p, 9):
         add_points(state, p, 2, "privilege 9")
     after_action(state)
