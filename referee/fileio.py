@@ -1,4 +1,4 @@
-"""Files on disk: reading with checks, atomic writes under a lock (DESIGN §3).
+"""Files on disk: reading with checks, atomic writes under a lock.
 
 Reading refuses anything but a regular file of at most MAX_GAME_FILE_BYTES (a FIFO is
 opened non-blocking and refused after fstat, so it never hangs). Every write is atomic

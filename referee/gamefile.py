@@ -1,4 +1,4 @@
-"""Read, validate, replay and write game files (DESIGN §3).
+"""Read, validate, replay and write game files (docs/file-format.md).
 
 A game file is a header and an append-only log; nothing derived is stored. Every read
 validates the JSON Schema, the rules pin, the hash chain and every move's legality by

@@ -1,5 +1,5 @@
-"""Replaying a game's log (DESIGN §3, §9): the four entry kinds, the hash chain, the
-referee's MACs, and the replay that checks every entry.
+"""Replaying a game's log (docs/file-format.md, docs/security.md): the four entry kinds,
+the hash chain, the referee's MACs, and the replay that checks every entry.
 
 Every read rebuilds the state by replaying the whole log: each entry must sit in the hash
 chain, be by a player who may write it (the game master for its records), carry a valid

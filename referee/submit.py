@@ -1,4 +1,6 @@
-"""One path for a move (DESIGN §9): lock, replay, resolve, append, write.
+"""The library's writes: moves, undo, nonces, reveal, void, seats and bot replies, each
+one transaction of the write core (referee/writecore.py): lock, replay, resolve, append,
+check, write.
 
 ``submit`` is what `referee move`, `move --from-email`, the mail judge and the bots call;
 the CLI only parses arguments and prints. It returns what happened, so that each caller

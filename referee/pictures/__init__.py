@@ -1,7 +1,7 @@
 """Pictures of a position (SVG, PNG) and a static site of games, drawn from views only.
 
 Everything here starts from ``game.view(state, viewer)`` — the same view that
-``referee status --json`` prints — and never from the state itself (DESIGN §9), so a
+``referee status --json`` prints — and never from the state itself, so a
 picture cannot show what the text view would not. Import cost matters: the command line
 imports this package only for ``show`` and ``site``; Jinja2 and the PNG library are
 imported only when a page or a PNG is made.
