@@ -217,7 +217,7 @@ class Game(Protocol):
     def reveals(self, before: State, after: State) -> bool:
         """Whether the move from ``before`` to ``after`` drew, showed or moved anything
         hidden (a card left a hand, a tile was drawn, the game ended and hands were
-        opened). Such a move may not be undone (README: undo); the random generator's
+        opened). Such a move may not be undone (docs/playing.md: undo); the random generator's
         counters are compared by the caller."""
         ...
 

@@ -43,7 +43,7 @@ class ConcurrentWriteError(RefereeError):
 
 
 class NotImplementedRule(RefereeError):
-    """A rule the engine does not implement was reached; see the README's list."""
+    """A rule the engine does not implement was reached; see docs/data.md."""
 
 
 class MoveError(RefereeError):

@@ -4,7 +4,7 @@ For a pull request or a push: every game file that exists at REV must still exis
 same path with its header unchanged and its old log a prefix of the new one (no deletes,
 renames, truncations or rewritten history); a new game file must be a valid new game; and
 the new entries must be by the player who may add them. Who that is comes from something
-a player cannot fake (README, "Who vouches for what"):
+a player cannot fake (README and docs/security.md, "Who vouches for what"):
 
 * ``--by P``: the caller says so (e.g. a workflow that knows the pull request's author);
 * ``--by-github LOGIN``: the pull request author's login, mapped to a player by the

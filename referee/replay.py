@@ -297,7 +297,7 @@ def entry_text(gf: GameFile, i: int, seed: str | None = None, viewer: str | None
 def undo_refusal(match: Match, before: Match) -> str | None:
     """Why the last move of ``match`` may not be undone (None if it may): a move that
     drew from a shuffled stack, rolled a die or showed a hidden card revealed something
-    (README: undo). ``before`` is the state without that move."""
+    (docs/playing.md: undo). ``before`` is the state without that move."""
     game = match.game
     if match.rng.counters != before.rng.counters:
         return "it used the random generator (a draw, shuffle or roll revealed something)"

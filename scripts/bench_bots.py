@@ -1,6 +1,6 @@
 """Benchmark the bots: random playouts per second, one full 4-player random playout's
 cost, determinization and state-copy cost, MCTS iterations per second, and (optionally)
-MCTS win rates against random and greedy bots. Figures go in the README.
+MCTS win rates against random and greedy bots. Figures go in docs/speed.md.
 
     .venv/bin/python -m scripts.bench_bots [--games staufer,dynasties] [--playouts 40]
         [--winrate 20 --think 0.1]

@@ -1,6 +1,6 @@
 """Benchmark of `referee judge`: mails processed per second end to end, IMAP in and
 SMTP out, over many games, with and without pictures in the same run; and the weight of
-the HTML mails over whole games. Figures go in the README.
+the HTML mails over whole games. Figures go in docs/speed.md.
 
     .venv/bin/python -m scripts.bench_judge [--games 50] [--rounds 3] [--game GAME|both]
     .venv/bin/python -m scripts.bench_judge --count     # mails and their weight, whole games

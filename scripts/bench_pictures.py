@@ -1,4 +1,4 @@
-"""Benchmark: pictures and the site. Figures go in the README.
+"""Benchmark: pictures and the site. Figures go in docs/speed.md and docs/pictures.md.
 
     .venv/bin/python -m scripts.bench_pictures [--games 50] [--workers N]  (from the root)
 
