@@ -288,15 +288,18 @@ def check(paths: Sequence[Path], secret_path: Path | None, since: str | None, by
 
 def game_files(targets: Sequence[Path]) -> list[Path]:
     """The files named, and every ``*.json`` under the folders named (sorted; symlinked
-    folders and ``.git`` are not entered)."""
+    folders are not entered). Under a folder, names that start with ``.`` are no game
+    files: the judge's own state, caches and quarantine, ``.git`` (as the judge serves
+    only ``[!.]*.json``; ``check --since`` still looks at every file git tracks)."""
     files: list[Path] = []
     for target in targets:
         if not target.is_dir():
             files.append(target)
             continue
         for folder, dirs, names in os.walk(target):
-            dirs[:] = sorted(d for d in dirs if d != ".git")
-            files += [Path(folder, n) for n in sorted(names) if n.endswith(".json")]
+            dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+            files += [Path(folder, n) for n in sorted(names)
+                      if n.endswith(".json") and not n.startswith(".")]
     return files
 
 
