@@ -220,8 +220,9 @@ class _Pace:
             count += 1
             if count > MAX_TAKEBACKS:
                 raise ReplayError(
-                    f"{_where(i)}: {by} has taken back {count} moves in a row (undo, "
-                    f"void), at most {MAX_TAKEBACKS} without another player's entry")
+                    f"{_where(i)}: {by} has already taken back {MAX_TAKEBACKS} moves in a "
+                    "row (undo, void), the most allowed without another player's entry; "
+                    "play on")
         self.takebacks = (by, count)
         if "undo" in entry:
             target = entry["undo"]

@@ -130,10 +130,6 @@ def undo(path: Path, player: str, *, secret_path: Path | None = None,
         if not gf.log or "move" not in gf.log[-1]:
             raise UsageError("there is no move to undo: only the last entry may be undone")
         last = gf.log[-1]
-        seat = seats.seats_at(gf.data).bots.get(player)
-        if seat is not None and last.get("bot") is True:
-            raise UsageError(f"move {last['n']} is the move of {player}'s bot "
-                             f"({seat.describe()}): a bot seat's moves are not undone")
         entry = tx.append({"by": player, "undo": last["n"]}, extra)
         try:
             tx.verify()

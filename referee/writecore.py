@@ -37,10 +37,7 @@ from referee.errors import (
     NotYourTurn,
     RefereeError,
     SealedError,
-    UsageError,
 )
-from referee.replay import MAX_PLAYER_RECORDS, MAX_TAKEBACKS
-from referee.schema import GAME_MASTER
 
 
 @dataclass
@@ -115,13 +112,9 @@ class Transaction:
     def append(self, entry: dict[str, Any], extra: Mapping[str, Any] | None = None
                ) -> dict[str, Any]:
         """Append a raw entry (an undo, a void, a meta record); ``n`` is filled in. The
-        replay of step 5 decides whether it stands. A player's meta record is refused
-        past :data:`MAX_PLAYER_RECORDS` of theirs since the last play, an undo or void
-        past :data:`MAX_TAKEBACKS` since another player's entry."""
-        if "meta" in entry:
-            check_player_records(self.gf.log, str(entry.get("by")))
-        elif "undo" in entry or "void" in entry:
-            check_takebacks(self.gf.log, str(entry.get("by")))
+        replay of step 5 decides whether it stands, with every rule a reader applies
+        (who may write it, a player's records between two plays and take-backs in a row:
+        referee/replay.py)."""
         self.only_played = False
         entry = {"n": len(self.gf.log) + 1, **entry}
         return self._add(entry, extra)
@@ -203,50 +196,6 @@ class Transaction:
             if mac:
                 assert self.seed is not None
                 entry["mac"] = vouch.entry_mac(self.seed, entry)
-
-
-# A player's meta records (notify, their own seat to a bot and back) change no play
-# number, so a mail answering the same referee mail stays fresh for each of them: without
-# a bound, a player could add records until the file passes the read cap and the game
-# stops. The game master's records are not counted. The bounds are the replay's
-# (referee/replay.py: every read refuses more); here they give a clear refusal up front.
-
-
-def check_player_records(log: list[dict[str, Any]], by: str) -> None:
-    """Refuse a meta record by player ``by`` who wrote :data:`MAX_PLAYER_RECORDS` of
-    them since the last entry that was no meta record. Raises UsageError."""
-    if by == GAME_MASTER:
-        return
-    count = 0
-    for entry in reversed(log):
-        if "meta" not in entry:
-            break
-        count += entry.get("by") == by
-    if count >= MAX_PLAYER_RECORDS:
-        raise UsageError(
-            f"{by} has written {count} records (notify, bot seat) since the last move, "
-            f"the most a player may between two plays; wait for the next move")
-
-
-# Likewise a move and its undo (or an unchecked move and its void) leave the game as it
-# was: a player on turn could repeat the pair without end. The count starts anew with any
-# entry by somebody else; the game master's voids are not counted.
-
-
-def check_takebacks(log: list[dict[str, Any]], by: str) -> None:
-    """Refuse an undo or void by player ``by`` who took back :data:`MAX_TAKEBACKS`
-    moves since the last entry by somebody else. Raises UsageError."""
-    if by == GAME_MASTER:
-        return
-    count = 0
-    for entry in reversed(log):
-        if entry.get("by") != by:
-            break
-        count += "undo" in entry or "void" in entry
-    if count >= MAX_TAKEBACKS:
-        raise UsageError(
-            f"{by} has taken back {count} moves (undo, void) since another player's last "
-            f"entry, the most allowed in a row; play on")
 
 
 def check_size(raw: bytes, path: Path) -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from referee import gamefile
 from referee.judge import meta
-from referee.writecore import MAX_PLAYER_RECORDS
+from referee.replay import MAX_PLAYER_RECORDS
 from tests.leaks import assert_hidden, own_items
 from tests.test_judge import Setup
 from tests.test_judge_support import body_text, deliver, reply

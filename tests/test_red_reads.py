@@ -16,7 +16,7 @@ from click.testing import CliRunner, Result
 
 from referee import gamefile
 from referee.cli import main
-from referee.writecore import MAX_PLAYER_RECORDS, MAX_TAKEBACKS
+from referee.replay import MAX_PLAYER_RECORDS, MAX_TAKEBACKS
 
 SUPPLY_2 = {"type": "supply", "space": 2, "chests": 0, "envoy": False, "draw": False}
 

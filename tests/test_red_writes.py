@@ -8,7 +8,7 @@ from pathlib import Path
 from click.testing import CliRunner, Result
 
 from referee.cli import main
-from referee.writecore import MAX_PLAYER_RECORDS, MAX_TAKEBACKS
+from referee.replay import MAX_PLAYER_RECORDS, MAX_TAKEBACKS
 
 
 def run(*args: object) -> Result:
