@@ -689,12 +689,12 @@ def test_two_files_with_one_game_id_get_no_views(game: tuple[Path, Path], signer
     shutil.copy(path, twin)
     result = run("views", path, twin, "--signers", signers, "--secret", secret)
     assert result.exit_code == 1
+    same = (f"{twin} is the same game as {path}: the same header (a copy of that game) "
+            "('g1'); a game's identity cannot be copied: no views are written for either")
     assert result.stderr.splitlines() == [
-        f"error: {path}: game 'g1' is also the game of {twin} (the same header, commitment "
-        "or id): no views are written for either",
+        f"error: {path}: {same}",
         "  one game, one file: remove the copy (`check --since` tells which is new)",
-        f"error: {twin}: game 'g1' is also the game of {path} (the same header, commitment "
-        "or id): no views are written for either",
+        f"error: {twin}: {same}",
         "  one game, one file: remove the copy (`check --since` tells which is new)"]
     assert not list(path.parent.glob("*.age"))
 

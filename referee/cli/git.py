@@ -114,23 +114,18 @@ def write_game_views(path: Path, out: Path, secret_path: Path | None,
 
 def duplicate_ids(paths: Sequence[Path]) -> dict[Path, str]:
     """The files among ``paths`` that are the same game as another one (the same header,
-    rng commitment or game id: referee/identity.py), each with the message saying so (a
-    copy of a game with a forged header must not be served beside the real one).
-    Unreadable files are left to the caller."""
+    rng commitment or game id: :mod:`referee.identity`, as `pending` and `site` find
+    them), each with the message saying so (a copy of a game with a forged header must
+    not be served beside the real one). Unreadable files are left to the caller."""
     games = []
     for path in paths:
         try:
             games.append((path, gamefile.read(path)))
         except RefereeError:
             continue
-    twins: dict[Path, list[Path]] = {}
-    for d in identity.duplicates(games):
-        twins.setdefault(Path(d.file), []).append(Path(d.other))
-        twins.setdefault(Path(d.other), []).append(Path(d.file))
-    ids = {path: gf.game_id for path, gf in games}
-    return {p: f"game {ids[p]!r} is also the game of " + ", ".join(str(o) for o in others)
-               + " (the same header, commitment or id): no views are written for either"
-            for p, others in twins.items()}
+    copies = identity.duplicated_files(identity.duplicates(games))
+    return {Path(f): f"{d.message}: no views are written for either"
+            for f, d in copies.items()}
 
 
 def _targets(paths: Sequence[Path], out_dir: Path | None) -> list[tuple[Path, Path]]:
