@@ -304,8 +304,8 @@ def test_a_copy_of_a_game_under_another_name_is_not_served(toy: Setup) -> None:
     put(toy.inbox, HONEST_NAME, deliver_and_run)
     result = judge(toy)
     assert result.exit_code == 0, result.output
-    assert "skipping a-copy.json: it has the game id toy-1 of toy-1.json, which is the game " \
-        "served" in result.output
+    assert "skipping a-copy.json: it has the same header (a copy of that game) of " \
+        "toy-1.json, which is the game served" in result.output
     assert result.output.count("skipping a-copy.json") == 1  # once per run
     assert moves(toy) == [2]
     assert [e for e in json.loads(copy.read_text())["log"]] == []
@@ -317,7 +317,8 @@ def test_two_new_files_with_one_game_id_serve_the_first_by_name(tmp_path: Path) 
     shutil.copy(setup.path, setup.games / "zz-twin.json")
     shutil.copy(setup.path.with_name("toy-1.json.secret"), setup.games / "zz-twin.json.secret")
     result = setup.judge()
-    assert "skipping zz-twin.json: it has the game id toy-1 of toy-1.json" in result.output
+    assert "skipping zz-twin.json: it has the same header (a copy of that game) of " \
+        "toy-1.json" in result.output
     assert len(setup.new_mail()) == 3  # one start mail per player, not two
 
 
@@ -398,3 +399,18 @@ def test_a_game_file_that_cannot_be_read_is_skipped_not_fatal(
     assert result.exit_code == 0, result.output
     assert "skipping toy-2.json: internal error: UnicodeDecodeError" in result.output
     assert moves(toy) == [2]
+
+
+def test_a_copy_under_another_id_with_the_same_commitment_is_not_served(toy: Setup) -> None:
+    """A copy of a sealed game renamed to a new id keeps the copied commitment (its seed):
+    the judge finds it by that, as `check --since` does, and serves only the original."""
+    data = json.loads(toy.path.read_text())
+    data["id"] = "toy-2"
+    (toy.games / "a-copy.json").write_text(gamefile.dumps(data))
+    put(toy.inbox, HONEST_NAME, ann_reply(toy, "take 2"))
+    result = judge(toy)
+    assert result.exit_code == 0, result.output
+    assert "skipping a-copy.json: it has the same rng commitment (a copy of that game's " \
+        "seed) of toy-1.json, which is the game served" in result.output
+    assert moves(toy) == [2]
+    assert all(m["X-Referee-Game"] == "toy-1" for m in toy.new_mail())

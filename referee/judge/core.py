@@ -28,7 +28,7 @@ from email.utils import format_datetime, getaddresses
 from pathlib import Path
 from typing import Any
 
-from referee import gamefile, seats, secret
+from referee import gamefile, identity, seats, secret
 from referee import mail as mailmod
 from referee.engine import Match
 from referee.errors import GameFileError, RefereeError
@@ -130,10 +130,10 @@ class Judge:
         self.config = config
         self.outbox = outbox
         self.store = Store(config.games_dir)
-        self._ids: dict[Path, tuple[float, int, str]] = {}
+        self._ids: dict[Path, tuple[float, int, str, dict[str, str]]] = {}
         self._notified: dict[Path, tuple[int, int]] = {}
         self._loaded: dict[Path, tuple[tuple[int, int], Loaded]] = {}
-        self._twins: set[tuple[str, str]] = set()  # (game id, skipped file) logged
+        self._twins: set[str] = set()  # the skipped files logged
 
     def reset(self) -> None:
         """Forget everything not saved (after a failure in the middle of a mail or a
@@ -146,23 +146,29 @@ class Judge:
 
     def game_paths(self) -> dict[str, Path]:
         """Game id -> file, for every game file in the directory (cached by mtime).
-        Two files with the same game id: the one this judge has served before (else
-        the first by name) is served, the other skipped with a log line."""
-        found: dict[str, Path] = {}
+        Two files of one game (the same header, commitment or id: referee/identity.py):
+        the one this judge has served before (else the first by name) is served, the
+        other skipped with a log line."""
+        games: list[tuple[Path, str, dict[str, str]]] = []
         for path in sorted(self.config.games_dir.glob("[!.]*.json")):
-            gid = self._game_id(path)
-            if gid is None:
-                continue
-            if gid in found:
-                served = self.store.data["games"].get(gid, {}).get("file")
-                if served == path.name:
-                    found[gid], path = path, found[gid]
-                self._twin(gid, found[gid], path)
-                continue
-            found[gid] = path
+            known = self._identity(path)
+            if known is not None:
+                games.append((path, *known))
+        served = {g.get("file") for g in self.store.data["games"].values()}
+        games.sort(key=lambda g: g[0].name not in served)  # (stable: then by name)
+        copies = identity.duplicates_of_keys([(str(p), keys, gid) for p, gid, keys in games])
+        skipped = {d.file: d for d in copies}
+        found: dict[str, Path] = {}
+        for path, gid, _ in games:
+            if str(path) in skipped:
+                self._twin(path, Path(skipped[str(path)].other), skipped[str(path)].kind)
+            else:
+                found[gid] = path
         return found
 
-    def _game_id(self, path: Path) -> str | None:
+    def _identity(self, path: Path) -> tuple[str, dict[str, str]] | None:
+        """The game id and identity keys of the file at ``path`` (cached by mtime and
+        size), or None (logged) if it cannot be read."""
         try:
             stat = path.stat()
         except OSError:
@@ -170,20 +176,20 @@ class Judge:
         cached = self._ids.get(path)
         if cached is None or cached[:2] != (stat.st_mtime, stat.st_size):
             try:
-                gid = gamefile.read(path).game_id
+                gf = gamefile.read(path)
             except Exception as exc:  # a damaged file (or a bug reading it): not served
                 if environment_failure(exc):
                     raise
                 self.config.log(f"skipping {path.name}: {describe(exc)}")
                 return None
-            cached = (stat.st_mtime, stat.st_size, gid)
+            cached = (stat.st_mtime, stat.st_size, gf.game_id, identity.keys(gf))
             self._ids[path] = cached
-        return cached[2]
+        return cached[2], cached[3]
 
-    def _twin(self, gid: str, served: Path, skipped: Path) -> None:
-        if (gid, skipped.name) not in self._twins:
-            self._twins.add((gid, skipped.name))
-            self.config.log(f"skipping {skipped.name}: it has the game id {gid} of "
+    def _twin(self, skipped: Path, served: Path, kind: str) -> None:
+        if skipped.name not in self._twins:
+            self._twins.add(skipped.name)
+            self.config.log(f"skipping {skipped.name}: it has {identity.REASONS[kind]} of "
                             f"{served.name}, which is the game served")
 
     def load(self, path: Path) -> Loaded | None:
@@ -470,7 +476,7 @@ class Judge:
     def deadlines(self, path: Path) -> None:
         """A reminder to whoever is awaited before the deadline; at the deadline a mail
         to the game master and the players."""
-        gid = self._ids.get(path, (0, 0, None))[2]
+        gid = self._ids.get(path, (0, 0, None, {}))[2]
         state = self.store.data["games"].get(gid) if gid else None
         if not state or not state["waiting"] or not state.get("since"):
             return
