@@ -13,7 +13,6 @@ always rebuilds the same state.
 from __future__ import annotations
 
 import importlib
-from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
@@ -118,17 +117,6 @@ class GameDefaults:
         would use if it leaked it. Decides nothing in play. Games with hidden parts
         override it; the default says there is nothing hidden."""
         return []
-
-    def hidden_tokens(self, state: State) -> dict[str, list[str]]:
-        """The older per-owner form of :meth:`hidden_items`, for callers that search
-        with ``in``: per player the first (distinctive) string of each item only that
-        player may see, under "" those of items nobody may see."""
-        out: dict[str, list[str]] = defaultdict(list)
-        out[""] = []
-        for item in self.hidden_items(state, None):
-            if item.distinct:
-                out[item.owner or ""].append(item.tokens[0])
-        return out
 
     def determinize(self, state: State, player: str, rng: Rng) -> State:
         """A copy of ``state`` with every part ``player`` cannot see re-dealt from ``rng``

@@ -115,6 +115,16 @@ def assert_hidden(game: Game, state: Any, outputs: Mapping[str | None, Mapping[s
     assert not found_leaks, "hidden state leaked:\n  " + "\n  ".join(found_leaks)
 
 
+def tokens_by_owner(game: Game, state: Any) -> dict[str, list[str]]:
+    """The first (distinctive) string of each hidden item, per the one player who may
+    see it ("" for items nobody may see): for tests that compare re-deals."""
+    out: dict[str, list[str]] = {"": []}
+    for item in game.hidden_items(state, None):
+        if item.distinct:
+            out.setdefault(item.owner or "", []).append(item.tokens[0])
+    return out
+
+
 def own_items(game: Game, state: Any, player: str) -> list[HiddenItem]:
     """The hidden items only ``player`` may see."""
     return [i for i in game.hidden_items(state, None) if i.owner == player]

@@ -18,6 +18,7 @@ from referee.engine import get_game
 from referee.errors import UsageError
 from referee.rng import Rng
 from tests.ci import UNDER_CI
+from tests.leaks import tokens_by_owner
 
 SEED = "age-views-test-seed-0123456789"
 GAME_IDS = {"staufer": "g1", "dynasties": "g2"}  # one id per game: views refuse twins
@@ -154,8 +155,8 @@ def test_the_clear_files_hold_no_hidden_token(name: str, tmp_path: Path, signers
     game = sealed_game(tmp_path, played, name)
     path, _ = game
     write_views(game, signers)
-    tokens = get_game(name).hidden_tokens(
-        gamefile.replay(gamefile.read(path), seed_of(name)).state)
+    tokens = tokens_by_owner(get_game(name),
+                             gamefile.replay(gamefile.read(path), seed_of(name)).state)
     assert tokens["ann"] and tokens["ben"]
     folder = path.parent
     clear = [(folder / name).read_text() for name in ("g.public.txt", "g.views.json")]

@@ -8,6 +8,7 @@ import pytest
 from referee.bots import choose, make_bot
 from referee.engine import Match, get_game
 from referee.rng import Rng
+from tests.leaks import tokens_by_owner
 
 GAMES = [("staufer", 4), ("dynasties", 4), ("staufer", 2), ("dynasties", 3)]
 STEPS = (0, 7, 40, 80)
@@ -49,9 +50,9 @@ def test_redeal_changes_hidden_parts_and_future_draws(name: str, n: int) -> None
     game = get_game(name)
     match = positions(name, n)[1]
     me, other = match.players[0], match.players[1]
-    truth = game.hidden_tokens(match.state)
+    truth = tokens_by_owner(game, match.state)
     samples = [game.determinize(match.state, me, Rng(f"seed{i}")) for i in range(6)]
-    tokens = [game.hidden_tokens(s) for s in samples]
+    tokens = [tokens_by_owner(game, s) for s in samples]
     assert all(t[me] == truth[me] for t in tokens)  # my own secrets are kept
     assert any(t[other] != truth[other] for t in tokens)  # another's hand is re-dealt
     assert any(t[""] != truth[""] for t in tokens)  # stacks / decks are re-dealt

@@ -21,6 +21,7 @@ from click.testing import CliRunner
 
 from referee import gamefile, identity, secret
 from referee.cli import main
+from tests.leaks import tokens_by_owner
 from tests.test_trust_git import (  # noqa: F401  (fixtures)
     REPO_SECRET,
     base,
@@ -376,7 +377,7 @@ def test_the_publish_jobs_site_shows_a_sealed_games_board(
     assert "the positions cannot be rebuilt" not in page
     gf = gamefile.read(repo / SEALED)
     match = gamefile.replay(gf, secret.repository_seed(REPO_SECRET, gf))
-    hidden = [t for ts in match.game.hidden_tokens(match.state).values() for t in ts]
+    hidden = [t for ts in tokens_by_owner(match.game, match.state).values() for t in ts]
     for path in (repo / "_site").rglob("*"):
         if path.is_file():
             text = path.read_text()

@@ -237,7 +237,8 @@ def test_whole_tokens_only() -> None:
 
 
 def _old_staufer_tokens(state: Any) -> dict[str, list[str]]:
-    """What undo compared before Game.reveals (the old hidden_tokens), for the test below."""
+    """What undo compared before Game.reveals (the old per-owner token lists), for the
+    test below."""
     out: dict[str, list[str]] = {p: ([] if state.finished else list(state.contracts[i]))
                                  for i, p in enumerate(state.players)}
     out[""] = ["stack:" + ",".join(state.stack), "box:" + ",".join(state.unused_contracts)]
