@@ -10,14 +10,14 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
+from click.testing import Result
 
 from referee import agebox, gamefile, viewsign
-from referee.cli import main
 from referee.engine import get_game
 from referee.errors import UsageError
 from referee.rng import Rng
 from tests.ci import UNDER_CI
+from tests.cli import run
 from tests.leaks import tokens_by_owner
 
 SEED = "age-views-test-seed-0123456789"
@@ -36,10 +36,6 @@ def need(tool: str) -> None:
         if UNDER_CI:
             pytest.fail(f"{tool} is required under CI=true and is not installed")
         pytest.skip(f"{tool} is not installed")
-
-
-def run(*args: object) -> Result:
-    return CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
 
 
 @pytest.fixture(scope="module")

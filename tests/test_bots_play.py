@@ -7,21 +7,16 @@ import json
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
 
 from referee.bots import choose, make_bot
 from referee.bots.mcts import MctsBot, rewards
 from referee.bots.players import GreedyBot, margin
 from referee.bots.simulate import seat_bots, simulate
 from referee.bots.usage import in_play, matches, usage_prefix
-from referee.cli import main
 from referee.engine import Match, get_game
 from referee.errors import NotYourTurn, UsageError
 from referee.rng import Rng
-
-
-def run(*args: object) -> Result:
-    return CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
+from tests.cli import run
 
 
 @pytest.mark.parametrize("name", ["staufer", "dynasties"])

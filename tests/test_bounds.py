@@ -16,28 +16,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner, Result
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from referee import gamefile, schema
-from referee.cli import main
 from referee.engine import get_game
 from referee.errors import AmbiguousMove, GameFileError, MalformedMove
+from tests.cli import ok, run
 
 ROOT = Path(__file__).resolve().parent.parent
 NOW = "2026-11-30T10:00:00Z"
 MIB = 1024 * 1024
-
-
-def run(*args: object) -> Result:
-    return CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
-
-
-def ok(*args: object) -> Result:
-    result = run(*args)
-    assert result.exit_code == 0, result.output
-    return result
 
 
 def refused(path: Path, *words: str, command: tuple[str, ...] = ("check",)) -> str:

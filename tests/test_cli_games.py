@@ -10,18 +10,15 @@ import sys
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
+from click.testing import CliRunner
 
 from referee.cli import main
 from referee.engine import get_game
 from referee.rng import Rng
+from tests.cli import run
 from tests.leaks import assert_hidden, assert_shows, own_items
 
 GAMES = [("staufer", 3), ("dynasties", 4)]
-
-
-def run(*args: object) -> Result:
-    return CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
 
 
 def status(path: Path, player: str | None = None) -> dict:

@@ -13,18 +13,13 @@ from typing import Any
 
 import msgspec
 import pytest
-from click.testing import CliRunner, Result
 
 from referee import dataversions, gamefile, secret
-from referee.cli import main
 from referee.engine import Game, Match, get_game
 from referee.rng import Rng
+from tests.cli import run
 
 PLAYERS = ["ann", "ben", "cat", "dan"]
-
-
-def run(*args: object) -> Result:
-    return CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
 
 
 def current_files(name: str) -> dict[str, Any]:

@@ -15,16 +15,11 @@ from email.message import EmailMessage
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
 
-from referee.cli import main
+from tests.cli import run
 from tests.conftest import Collector
 
 SENDER = "Referee <referee@example.org>"
-
-
-def run(*args: object) -> Result:
-    return CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
 
 
 def received(handler: Collector) -> list[EmailMessage]:

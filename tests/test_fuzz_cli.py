@@ -31,6 +31,7 @@ from hypothesis.strategies import DrawFn
 
 from referee import gamefile
 from referee.cli import main
+from tests.cli import run
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -189,10 +190,6 @@ def move_text(draw: DrawFn, name: str) -> str:
     if draw(st.booleans()):
         return " ".join(draw(st.lists(st.sampled_from(WORDS[name]), min_size=1, max_size=6)))
     return draw(st.text(min_size=1, max_size=30))
-
-
-def run(*args: object) -> Result:
-    return CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
 
 
 def assert_clean(result: Result, args: tuple[object, ...], name: str) -> None:

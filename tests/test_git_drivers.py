@@ -10,20 +10,15 @@ import sys
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
 
 from referee import gamefile, gitdrivers
-from referee.cli import main
 from referee.engine import get_game
 from referee.errors import GameFileError
 from referee.rng import commitment
+from tests.cli import run
 from tests.conftest import require_tool
 
 NOW = "2026-01-01T00:00:00Z"
-
-
-def run(*args: object) -> Result:
-    return CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
 
 
 def new_game(path: Path, *extra: str, players: str = "ann,ben,cat") -> None:

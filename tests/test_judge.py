@@ -13,6 +13,7 @@ from click.testing import CliRunner, Result
 from referee import gamefile
 from referee.cli import main
 from referee.judge import ids
+from tests.cli import run
 from tests.test_judge_support import (
     STYLES,
     Player,
@@ -25,10 +26,6 @@ from tests.test_judge_support import (
 
 SENDER = "Referee <referee@example.org>"
 PLAYERS = "ann=Ann <ann@example.org>,ben=Ben <ben@example.org>,cat=Cat <cat@example.org>"
-
-
-def run(*args: object) -> Result:
-    return CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
 
 
 class Setup:

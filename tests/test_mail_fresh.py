@@ -16,20 +16,16 @@ from email.message import EmailMessage
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
+from click.testing import Result
 
 from referee import gamefile, mail, secret
-from referee.cli import main
 from referee.judge import ids
+from tests.cli import run
 from tests.test_judge import SENDER, Setup
 from tests.test_judge_support import body_text, parse, reply
 
 STALE = "this answers an old mail; reply to the latest one"
 GM = "gm@example.org"
-
-
-def run(*args: object) -> Result:
-    return CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
 
 
 def log_of(path: Path) -> list[dict[str, object]]:

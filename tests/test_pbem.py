@@ -9,21 +9,10 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
 
 from referee import gamefile
-from referee.cli import main
+from tests.cli import ok, run
 from tests.leaks import assert_hidden
-
-
-def run(*args: object) -> Result:
-    return CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
-
-
-def ok(*args: object) -> Result:
-    result = run(*args)
-    assert result.exit_code == 0, result.output
-    return result
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
+from click.testing import CliRunner
 
 from referee import gamefile, vouch
 from referee import rng as rngmod
@@ -20,6 +20,7 @@ from referee.engine import Match, get_game
 from referee.pictures import draw_svg, svg_to_png
 from referee.pictures.changes import Marks, changed_paths, new_events
 from referee.rng import Rng
+from tests.cli import run
 from tests.leaks import assert_hidden, assert_shows, own_items
 
 NS = "{http://www.w3.org/2000/svg}"
@@ -51,10 +52,6 @@ def make_game(folder: Path, name: str, n: int, moves: int | None = None,
     if sealed:
         secretmod.write_secret(secretmod.default_secret_path(path), game_id, seed)
     return path
-
-
-def run(*args: object) -> Result:
-    return CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
 
 
 def svg_of(path: Path, viewer: str | None = None, upto: int | None = None,

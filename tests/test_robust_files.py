@@ -16,12 +16,9 @@ from click.testing import CliRunner, Result
 
 from referee import fileio
 from referee.cli import main
+from tests.cli import run
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def run(*args: object) -> Result:
-    return CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
 
 
 def assert_rejected(result: Result, code: int, *fragments: str) -> None:

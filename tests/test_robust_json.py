@@ -6,18 +6,13 @@ import json
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
 
 from referee import gamefile
-from referee.cli import main
 from referee.cli.common import escape_text
 from referee.errors import GameFileError
+from tests.cli import run
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def run(*args: object) -> Result:
-    return CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
 
 
 @pytest.fixture

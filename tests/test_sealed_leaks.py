@@ -10,19 +10,14 @@ import mailbox
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
 
 from referee import gamefile
-from referee.cli import main
 from referee.engine import get_game
 from referee.rng import Rng
+from tests.cli import run
 from tests.leaks import assert_hidden, assert_shows, own_items, words
 
 SEED = "sealed-leak-test-seed-0123456789"
-
-
-def run(*args: object) -> Result:
-    return CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
 
 
 @pytest.mark.parametrize(("name", "n"), [("staufer", 4), ("dynasties", 3)])

@@ -10,25 +10,14 @@ import json
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
 
 from referee import fileio, vouch, writecore
-from referee.cli import main
 from referee.errors import GameFileError, ReplayError
 from referee.judge import meta
+from tests.cli import ok, run
 
 SEED = "3f9a1c7e5b2d4f6a8c0e1a3b5d7f9a1c"  # 128 bits
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def run(*args: object) -> Result:
-    return CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
-
-
-def ok(*args: object) -> Result:
-    result = run(*args)
-    assert result.exit_code == 0, result.output
-    return result
 
 
 @pytest.fixture
