@@ -414,15 +414,23 @@ def _replay_move(gf: GameFile, match: Match, i: int, move: Move, void_n: int | N
 
 
 def _illegal(gf: GameFile, match: Match, i: int, move: Move) -> str | None:
-    """Why entry ``i``'s move is not legal now, or None. The text names the move as other
-    players may read it (``public_text``) and never another player's hidden state."""
-    game, by = match.game, gf.log[i]["by"]
+    """Why entry ``i``'s move is not legal now, or None (:func:`refusal`, located)."""
+    why = refusal(match, gf.log[i]["by"], move, gf.sealed)
+    return None if why is None else f"{_where(i)}: {why}"
+
+
+def refusal(match: Match, by: str, move: Move, sealed: bool) -> str | None:
+    """Why ``move`` by ``by`` is not legal in ``match`` now, or None: the one check that a
+    replay makes of every logged move and the write core of every move it appends. The
+    text names the move as other players may read it (``public_text`` in a sealed game)
+    and never another player's hidden state."""
+    game = match.game
     if game.finished(match.state):
-        return f"{_where(i)}: the game was already over"
+        return "the game was already over"
     if by not in game.to_move(match.state):
-        return f"{_where(i)}: it was not {by}'s turn ({game.prompt(match.state)})"
+        return f"it was not {by}'s turn ({game.prompt(match.state)})"
     if not game.is_legal(match.state, by, move):
-        shown = game.public_text(move) if gf.sealed else game.format_move(move)
+        shown = game.public_text(move) if sealed else game.format_move(move)
         why = game.why_illegal(match.state, by, move)
-        return f"{_where(i)}: {shown!r} by {by} is not legal: {why}"
+        return f"{shown!r} by {by} is not legal: {why}"
     return None

@@ -34,7 +34,6 @@ from referee.engine import Match, Move
 from referee.errors import (
     GameFileError,
     IllegalMove,
-    NotYourTurn,
     RefereeError,
     SealedError,
 )
@@ -91,12 +90,9 @@ class Transaction:
         """Play ``move`` for ``player`` on the replayed state and append its entry. The move
         is checked here too (whose turn, legality), whatever the caller resolved."""
         match = self.state()
-        game = match.game
-        if game.finished(match.state) or player not in game.to_move(match.state):
-            raise NotYourTurn(f"it is not {player}'s turn ({game.prompt(match.state)})")
-        if not game.is_legal(match.state, player, move):
-            raise IllegalMove(f"not a legal move for {player}: "
-                              f"{game.why_illegal(match.state, player, move)}")
+        why = replay.refusal(match, player, move, self.gf.sealed)
+        if why is not None:
+            raise IllegalMove(why)
         match.play(player, move)
         return self._append_move(player, move, extra)
 

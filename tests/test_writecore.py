@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from referee import fileio, vouch, writecore
-from referee.errors import GameFileError, ReplayError
+from referee.errors import GameFileError, IllegalMove, ReplayError
 from referee.judge import meta
 from tests.cli import ok, run
 
@@ -193,3 +193,18 @@ def test_mails_with_huge_message_ids_leave_a_readable_file(tmp_path: Path) -> No
     assert toy.path.stat().st_size < 20_000
     key = toy.path.with_name(toy.path.name + ".secret")
     ok("check", toy.path, "--secret", key, "--vouched")
+
+
+def test_the_core_checks_a_played_move_whatever_the_caller_resolved(tmp_path: Path) -> None:
+    """`Transaction.play` makes the replay's own check (referee.replay.refusal): a caller
+    that hands it a move out of turn, or an illegal one, writes nothing."""
+    from tests.toygame import Take
+
+    path = tmp_path / "g.json"
+    ok("new", "toy", path, "--players", "ann,ben", "--seed", "core")
+    before = path.read_bytes()
+    for player, move, why in (("ben", Take(1), "not ben's turn"),
+                              ("ann", Take(9), "is not legal")):
+        with pytest.raises(IllegalMove, match=why), writecore.transaction(path) as tx:
+            tx.play(player, move)
+        assert path.read_bytes() == before
