@@ -12,7 +12,7 @@ from click.testing import CliRunner, Result
 
 from referee import gamefile
 from referee.cli import main
-from referee.judge import ids
+from referee.mail import tokens
 from tests.cli import run
 from tests.test_judge_support import (
     STYLES,
@@ -62,7 +62,7 @@ class Setup:
 
     def latest(self, pid: str):  # type: ignore[no-untyped-def]
         mine = [m for m in self.sent() if m["X-Referee-Player"] == pid]
-        return max(mine, key=lambda m: ids.parse(str(m["Message-ID"])).counter)
+        return max(mine, key=lambda m: tokens.parse_id(str(m["Message-ID"])).counter)
 
     def send(self, raw: bytes) -> list:  # type: ignore[type-arg]
         deliver(self.inbox, raw)
@@ -128,13 +128,13 @@ def test_every_message_id_is_unique_and_carries_a_mac(toy: Setup) -> None:
     msgids = [str(m["Message-ID"]) for m in sent]
     assert len(msgids) == len(set(msgids)) and len(msgids) >= 6
     for msgid in msgids:
-        jid = ids.parse(msgid)
+        jid = tokens.parse_id(msgid)
         assert jid is not None and jid.game == "toy-1"
         forged = msgid.replace(jid.mac, "a" * 13)
-        assert ids.parse(forged) is not None
+        assert tokens.parse_id(forged) is not None
     key = __import__("referee.secret", fromlist=["mail_key"]).mail_key("judge-seed")
-    assert all(ids.check(key, ids.parse(m)) for m in msgids)  # type: ignore[arg-type]
-    assert not ids.check(key, ids.JudgeId("toy-1", "ann", 0, 1, "a" * 13))
+    assert all(tokens.check_id(key, tokens.parse_id(m)) for m in msgids)  # type: ignore[arg-type]
+    assert not tokens.check_id(key, tokens.MailId("toy-1", "ann", 0, 1, "a" * 13))
 
 
 def test_the_same_mail_delivered_again_is_not_played_twice(toy: Setup) -> None:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from referee import gamefile, secret
 from referee.engine import legal_strings
-from referee.judge import ids
+from referee.mail import tokens
 
 STYLES = ("top", "bottom", "html", "outlook", "mobile", "token-line", "german", "plain")
 
@@ -86,7 +86,7 @@ def reply(to_msg: EmailMessage, text: str, style: str = "top", *, sender: str | 
 
 
 def counter(msgid: str) -> int:
-    jid = ids.parse(msgid)
+    jid = tokens.parse_id(msgid)
     assert jid is not None, msgid
     return jid.counter
 

@@ -19,7 +19,7 @@ import pytest
 from click.testing import Result
 
 from referee import gamefile, mail, secret
-from referee.judge import ids
+from referee.mail import tokens
 from tests.cli import run
 from tests.test_judge import SENDER, Setup
 from tests.test_judge_support import body_text, parse, reply
@@ -40,7 +40,7 @@ def flat(msg: EmailMessage) -> str:
 def mails_to(setup: Setup, pid: str) -> list[EmailMessage]:
     """``pid``'s judge mails, oldest first (by the ID counter)."""
     mine = [m for m in setup.sent() if m["X-Referee-Player"] == pid]
-    return sorted(mine, key=lambda m: ids.parse(str(m["Message-ID"])).counter)  # type: ignore[union-attr]
+    return sorted(mine, key=lambda m: tokens.parse_id(str(m["Message-ID"])).counter)  # type: ignore[union-attr]
 
 
 @pytest.fixture
@@ -52,7 +52,7 @@ def round_played(tmp_path: Path) -> Setup:
     setup.judge()
     for pid in ("ann", "ben", "cat"):
         setup.send(reply(setup.latest(pid), "take 1"))
-    assert [ids.parse(str(m["Message-ID"])).n for m in mails_to(setup, "ann")] == [0, 1, 3]  # type: ignore[union-attr]
+    assert [tokens.parse_id(str(m["Message-ID"])).n for m in mails_to(setup, "ann")] == [0, 1, 3]  # type: ignore[union-attr]
     setup.new_mail()
     return setup
 
@@ -128,7 +128,7 @@ def test_judge_nonce_after_the_start_is_stale_first(tmp_path: Path) -> None:
 def test_judge_gm_commands_must_answer_a_fresh_gm_mail(round_played: Setup) -> None:
     setup = round_played
     welcome = setup.latest("gm")
-    assert ids.parse(str(welcome["Message-ID"])).n == 0  # type: ignore[union-attr]
+    assert tokens.parse_id(str(welcome["Message-ID"])).n == 0  # type: ignore[union-attr]
     for line in ("bot ben greedy", "deadline 1", "replace ben Eve <eve@example.org>",
                  "address ann ann@evil.example", "watch spy@evil.example", "notify ann digest"):
         before = setup.path.read_bytes()
@@ -143,17 +143,17 @@ def test_judge_gm_commands_must_answer_a_fresh_gm_mail(round_played: Setup) -> N
 def test_judge_forged_or_edited_in_reply_to_is_refused(round_played: Setup) -> None:
     setup = round_played
     latest = setup.latest("ann")
-    jid = ids.parse(str(latest["Message-ID"]))
+    jid = tokens.parse_id(str(latest["Message-ID"]))
     assert jid is not None
     key = secret.mail_key("judge-seed")
     before = setup.path.read_bytes()
     old = mails_to(setup, "ann")[0]
-    old_jid = ids.parse(str(old["Message-ID"]))
+    old_jid = tokens.parse_id(str(old["Message-ID"]))
     assert old_jid is not None
     edited = str(old["Message-ID"]).replace(".0.", f".{jid.n}.", 1)  # n edited, MAC kept
-    guessed = ids.make(b"not the key", "toy-1", "ann", jid.n, jid.counter + 5)
+    guessed = tokens.make_id(b"not the key", "toy-1", "ann", jid.n, jid.counter + 5)
     for fake in (edited, guessed, str(latest["Message-ID"]).replace(jid.mac, "a" * 13)):
-        assert not ids.check(key, ids.parse(fake))  # type: ignore[arg-type]
+        assert not tokens.check_id(key, tokens.parse_id(fake))  # type: ignore[arg-type]
         msg = parse(reply(latest, "bot random"))
         msg.replace_header("In-Reply-To", fake)
         msg.replace_header("References", fake)

@@ -1,7 +1,7 @@
 """The judge: finds the games of a directory, mails their players, and keeps its state.
 
 :class:`Judge` ties the pieces together: :mod:`referee.judge.store` (what was sent),
-:mod:`referee.judge.text` (what the mails say), :mod:`referee.judge.ids` (MAC'd
+:mod:`referee.judge.text` (what the mails say), :mod:`referee.mail.tokens` (MAC'd
 Message-IDs) and an outbox. Incoming mail is handled in :mod:`referee.judge.incoming`.
 
 Notification rule per player (setting ``notify``, a meta entry; default ``turn``):
@@ -32,10 +32,10 @@ from referee import gamefile, identity, seats, secret
 from referee import mail as mailmod
 from referee.engine import Match
 from referee.errors import GameFileError, RefereeError
-from referee.judge import html, ids, meta, text
+from referee.judge import html, meta, text
 from referee.judge.store import Store
 from referee.judge.transport import Outbox
-from referee.mail import intake
+from referee.mail import intake, tokens
 from referee.mail.delivery import DeliveryError, Refused
 from referee.submit import BotMove, play_bots
 
@@ -253,7 +253,7 @@ class Judge:
         picture of the board as ``player`` sees it (when the pictures extra is there)."""
         gid = game.gf.game_id
         state = self.store.game(gid)
-        msgid = ids.make(game.key, gid, player, plays(game.gf), self.store.next_counter(gid))
+        msgid = tokens.make_id(game.key, gid, player, plays(game.gf), self.store.next_counter(gid))
         thread = f"{player}|{to}"  # a new address (or person) starts a new thread
         root = state["roots"].get(thread)
         msg = EmailMessage(policy=email.policy.default)
