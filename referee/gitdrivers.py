@@ -6,8 +6,9 @@ only what is stored: no replay, so it needs no secret and reveals nothing a seal
 does not already show.
 
 ``merge`` resolves the one conflict two players cause when both append to the same game
-from the same base: the entries already on the target branch (ours) are kept, the other
-side's diverging new entries are dropped and reported, so that their author can redo them
+from the same base: the entries already on the target branch (ours, or theirs when a
+player merges the target branch into their own) are kept, the other side's diverging new
+entries are dropped and reported, so that their author can redo them
 on top of the merged game. Any other difference (an edited header, rewritten history)
 is left as a conflict for a person.
 
@@ -17,6 +18,8 @@ Every log entry becomes text through :func:`entry_text`, and only there.
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -207,14 +210,18 @@ def _new_entries(base_log: Sequence[Any], log: Sequence[Any], side: str) -> list
 
 
 def merge(base: gamefile.GameFile | None, ours: gamefile.GameFile,
-          theirs: gamefile.GameFile) -> MergeResult:
+          theirs: gamefile.GameFile, keep: str = "ours") -> MergeResult:
     """Merge two versions of a game that grew from ``base`` (None: added on both sides).
 
     Entries both sides appended identically are kept once; when the sides' new entries
-    diverge, ours are kept and theirs from the first difference on are dropped. Raises
+    diverge, the ``keep`` side's are kept ("ours" or "theirs": the side already on the
+    target branch, see :func:`target_side`) and the other side's from the first
+    difference on are dropped; ``MergeResult.theirs`` is then the dropped side. Raises
     MergeConflict for a changed header or rewritten history, or when the result is not
     a well-formed game (numbering, hash chain, authorship).
     """
+    if keep == "theirs":
+        return merge(base, theirs, ours)
     if ours.data["game"] != theirs.data["game"]:
         raise MergeConflict("the two versions are different games")
     base_data = base.data if base is not None else {**_header(ours.data), "log": []}
@@ -235,6 +242,50 @@ def merge(base: gamefile.GameFile | None, ours: gamefile.GameFile,
     except RefereeError as exc:
         raise MergeConflict(f"the merged game would be invalid: {exc.message}") from None
     return result
+
+
+# The branches a group plays on, in the order tried, when ``git config referee.target``
+# names none: the moves on them have been accepted (by CI) and are never the ones dropped.
+TARGET_BRANCHES = ("refs/remotes/origin/HEAD", "refs/heads/main", "refs/heads/master")
+
+
+def _git(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["git", *args], capture_output=True, text=True, check=False)
+
+
+def _contains(target: str, commit: str) -> bool:
+    """Whether ``commit`` is ``target`` or one of its ancestors."""
+    return _git("merge-base", "--is-ancestor", commit, target).returncode == 0
+
+
+def _their_commit() -> str | None:
+    """The commit being merged in, as git tells a merge driver: ``git merge`` sets
+    ``GITHEAD_<sha>=<name>`` for it (MERGE_HEAD is written only after the drivers ran);
+    None in a rebase, cherry-pick or am, where "ours" is the branch rebased onto."""
+    action = os.environ.get("GIT_REFLOG_ACTION", "")
+    if (action and not action.startswith(("merge", "pull"))) or "--rebase" in action:
+        return None
+    found = sorted(k[len("GITHEAD_"):] for k in os.environ if k.startswith("GITHEAD_"))
+    return found[0] if len(found) == 1 else None
+
+
+def target_side() -> str:
+    """Which side of the merge git is running now (in the current directory) holds the
+    moves already on the target branch: "theirs" when a player merges the target branch
+    into their own (``git merge main`` on a player's branch: the moves on main were
+    recorded first and stand), else "ours" (merging a player's branch into main, or a
+    rebase, where "ours" is the branch rebased onto)."""
+    theirs = _their_commit()
+    if theirs is None:
+        return "ours"
+    configured = _git("config", "referee.target").stdout.strip()
+    for ref in ((configured,) if configured else TARGET_BRANCHES):
+        if _git("rev-parse", "-q", "--verify", f"{ref}^{{commit}}").returncode != 0:
+            continue
+        if _contains(ref, "HEAD"):
+            return "ours"
+        return "theirs" if _contains(ref, theirs) else "ours"
+    return "ours"
 
 
 def parse_version(raw: bytes, where: str) -> gamefile.GameFile:

@@ -467,6 +467,40 @@ def test_rebase_onto_the_target_drops_the_rebased_move(repo: Path) -> None:
     assert [e["move"]["space"] for e in version(repo / "games" / "g.json").log] == [1, 3]
 
 
+def test_merging_main_into_a_players_branch_keeps_mains_move(repo: Path) -> None:
+    """ben merges main into his branch to catch up: main's move was recorded first and
+    stands; his own is dropped and he is told to move again (the result passes check)."""
+    two_branches(repo)
+    git(repo, "checkout", "-q", "ben")
+    done = git(repo, "merge", "main", check=False)
+    assert done.returncode == 1
+    assert "dropped 2. ben: supply 2" in done.stderr
+    assert "ben: your move was not recorded." in done.stderr
+    game = repo / "games" / "g.json"
+    assert [e["move"]["space"] for e in version(game).log] == [1, 3]
+    assert run("check", game).exit_code == 0
+    git(repo, "add", "games/g.json")
+    git(repo, "commit", "-q", "--no-edit")
+    assert game.read_text() == git(repo, "show", "main:games/g.json").stdout
+
+
+def test_the_target_branch_can_be_configured(repo: Path) -> None:
+    """A group whose accepted moves live on `play` says so with referee.target."""
+    git(repo, "branch", "-m", "main", "play")
+    git(repo, "config", "referee.target", "refs/heads/play")
+    game = repo / "games" / "g.json"
+    git(repo, "checkout", "-q", "-b", "ben")
+    play(game, "ben", "supply 2")
+    git(repo, "commit", "-q", "-am", "ben: supply 2")
+    git(repo, "checkout", "-q", "play")
+    play(game, "ben", "supply 3")
+    git(repo, "commit", "-q", "-am", "ben: supply 3")
+    git(repo, "checkout", "-q", "ben")
+    done = git(repo, "merge", "play", check=False)
+    assert "dropped 2. ben: supply 2" in done.stderr
+    assert [e["move"]["space"] for e in version(game).log] == [1, 3]
+
+
 def test_git_log_shows_moves_in_notation(repo: Path) -> None:
     game = repo / "games" / "g.json"
     play(game, "ben", "supply 2")

@@ -334,8 +334,9 @@ def git_merge(base: Path, ours: Path, theirs: Path, name: str | None,
               accept_drop: bool) -> None:
     """Git's merge driver for game files (%O %A %B %P).
 
-    When both sides appended moves, the target branch's (ours) are kept, the other
-    side's are dropped and their authors told to move again. Exit 0: merged, nothing
+    When both sides appended moves, the target branch's are kept (ours, or theirs when
+    the target branch is merged into a player's branch), the other side's are dropped
+    and their authors told to move again. Exit 0: merged, nothing
     dropped; exit 1: moves were dropped (the file holds the merged game: `git add` it)
     or the versions differ otherwise (the file keeps our version; resolve by hand).
     """
@@ -345,7 +346,7 @@ def git_merge(base: Path, ours: Path, theirs: Path, name: str | None,
         mine = gitdrivers.parse_version(raws[1], f"{name} (ours)")
         other = gitdrivers.parse_version(raws[2], f"{name} (theirs)")
         common = gitdrivers.parse_base(raws[0], f"{name} (common ancestor)")
-        result = gitdrivers.merge(common, mine, other)
+        result = gitdrivers.merge(common, mine, other, gitdrivers.target_side())
     except gitdrivers.MergeConflict as exc:
         click.echo(f"referee git-merge: {name}: not merged: {exc.message}", err=True)
         click.echo(f"  the file keeps this branch's version; the other side's is "
