@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from referee import gamefile, nonces, replay, seats, writecore
+from referee import gamefile, nonces, plans, replay, seats, writecore
 from referee.engine import Match, resolve_move
 from referee.errors import MoveError, RefereeError, ReplayError, SealedError, UsageError
 from referee.schema import GAME_MASTER
@@ -40,6 +40,8 @@ class Submission:
     # With keep_partial: the move that failed after the accepted ones (0-based index).
     failed: MoveError | None = None
     failed_index: int | None = None
+    # moves the referee played from the players' plans after these (referee/plans.py)
+    planned: list[plans.Planned] = field(default_factory=list)
 
 
 # Called inside the lock with the parsed file and the seed (None if unknown); returns the
@@ -112,6 +114,8 @@ def _play(tx: writecore.Transaction, player: str, texts: Sequence[str],
             break
         entry = tx.play(player, chosen, fields)
         done.accepted.append(Accepted(entry["n"], match.game.format_move(chosen)))
+        # plans answer the decisions this move raised; the mover's own wait for the end
+        done.planned += plans.play_due(tx, skip=player if i < len(texts) - 1 else None)
     return done
 
 
@@ -284,6 +288,7 @@ def _bot_step(path: Path, secret_path: Path | None, standing: dict[str, seats.Se
 
         chosen = seat_move(match.game, match.state, mover, seat.level, seat.iterations, key)
         entry = tx.play(mover, chosen, {**extra, "bot": True})
+        plans.play_due(tx)  # the people's plans answer what the bot's move raised
     text = match.game.public_text(chosen) if gf.sealed else match.game.format_move(chosen)
     return BotMove(entry["n"], mover, text, seat.level)
 
