@@ -538,3 +538,21 @@ def played_lines(book: Book, gf: GameFile, player: str, since: int) -> list[str]
             out.append(f"Entry {n} was played from your plan (entry {source}, line "
                        f"{index + 1}).")
     return out
+
+
+def mail_lines(gf: GameFile, seed: str | None, player: str, since: int,
+               everything: bool = False) -> list[str]:
+    """For a mail to ``player``: what their plan played and dropped from entry ``since``
+    on, and the lines in force (``everything``: always; else only with news). [] if they
+    never wrote a plan, or the plan cannot be read (a sealed game without the seed)."""
+    if not any(is_record(e) and e["by"] == player for e in gf.log):
+        return []
+    if gf.sealed and seed is None and "seed" not in gf.data["rng"]:
+        return []
+    _, book = replay(gf, seed)
+    news = [*played_lines(book, gf, player, since + 1),
+            *(f"Your plan line `{d.text}` was dropped at entry {d.at}: {d.why}."
+              for d in book.dropped(player, since + 1))]
+    if not news and not everything:
+        return []
+    return news + [x for x in owner_lines(book, player, len(gf.log) + 1)]

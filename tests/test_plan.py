@@ -148,7 +148,7 @@ def test_clear_withdraws_the_plan(tmp_path: Path) -> None:
 
 
 def test_bad_plans_change_nothing(tmp_path: Path) -> None:
-    path, mover, move, picker, picks = _pick_game(tmp_path)
+    path, _mover, _move, picker, _picks = _pick_game(tmp_path)
     before = path.read_bytes()
     for args in (["pick gold"], ["if dan done then done"], ["done"] * (PLAN_LINES_MAX + 1),
                  ["--clear", "done"]):
