@@ -47,14 +47,14 @@ def raised(kinds: tuple[str, ...]) -> Stop:
     return stop
 
 
-def play_until(path: Path, policy: str, stop: Stop, limit: int = 3000
-               ) -> tuple[str, Move, list[str]]:
+def play_until(path: Path, policy: str, stop: Stop, limit: int = 3000,
+               seed: str = SEED) -> tuple[str, Move, list[str]]:
     """Append policy moves to the game at ``path`` until the move after which ``stop``
     holds; that move is NOT appended: returns its player, the move and who owes a
     decision after it. Raises AssertionError if no such move comes."""
     gf = gamefile.read(path)
-    seed = SEED if gf.sealed else None
-    match = replay.replay(gf, seed)
+    key = seed if gf.sealed else None
+    match = replay.replay(gf, key)
     data: dict[str, Any] = json.loads(path.read_text())
     rng = Rng(policy.encode())
     game = match.game
@@ -69,14 +69,14 @@ def play_until(path: Path, policy: str, stop: Stop, limit: int = 3000
         if stop(probe, mover, move):
             path.write_text(gamefile.dumps(data))
             return mover, move, list(game.to_move(probe.state))
-        gamefile.append_entry(data, mover, move, seed=seed)
+        gamefile.append_entry(data, mover, move, seed=key)
         match.play(mover, move)
     raise AssertionError("no such decision within the limit")
 
 
-def state(path: Path) -> Match:
+def state(path: Path, seed: str = SEED) -> Match:
     gf = gamefile.read(path)
-    return replay.replay(gf, SEED if gf.sealed else None)
+    return replay.replay(gf, seed if gf.sealed else None)
 
 
 def text(match: Match, move: Move) -> str:

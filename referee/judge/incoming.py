@@ -344,7 +344,9 @@ class Incoming:
         note = ["Your plan is withdrawn." if clear else "Your plan is set." if lines else
                 "Your plan, as you asked."]
         told = plans.mail_lines(fresh.gf, fresh.seed, player, 0, everything=True)
-        note += told or ["You have no plan."]
+        note += told
+        if not any(line.startswith("Your plan (entry") for line in told):
+            note.append("You have no plan in force.")
         if lines and not clear:
             note.append("Note: " + (plans.SEALED_NOTE if fresh.gf.sealed else
                                      plans.OPEN_NOTE) + ".")
