@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from referee import plans, vouch
 from referee import seats as seatsmod
+from referee import vouch
 from referee.engine import Match, Move, State
 from referee.errors import GameFileError, ReplayError, SealedError, UsageError
 from referee.gamefile import (
@@ -28,6 +28,9 @@ from referee.gamefile import (
 )
 from referee.rng import Rng
 from referee.schema import ENTRY_KINDS, GAME_MASTER
+
+if TYPE_CHECKING:  # plans are imported only by a log that holds some
+    from referee.plans import Book
 
 
 def entry_kind(entry: Mapping[str, Any]) -> str:
@@ -85,6 +88,8 @@ def _check_chain(gf: GameFile, i: int, entry: Mapping[str, Any], prev: str,
     elif kind == "meta" and by != GAME_MASTER:
         _check_player_meta(i, entry)
     if "plan" in entry or (kind == "meta" and entry["meta"]["kind"] == "plan"):
+        from referee import plans
+
         plans.check_entry(gf, i, entry)
     return entry_hash(entry)
 
@@ -341,7 +346,7 @@ def _undone_next(log: Sequence[Mapping[str, Any]], i: int) -> bool:
 
 def replay(gf: GameFile, seed: str | None = None, upto: int | None = None,
            on_entry: Callable[[int, Match], None] | None = None,
-           book: plans.Book | None = None) -> Match:
+           book: Book | None = None) -> Match:
     """Rebuild the state by replaying the log, checking the hash chain, the referee's
     MACs (sealed games), and that every entry was a legal move of a player who owed a
     decision, an allowed undo, or a void of a move that was not legal.
@@ -353,7 +358,9 @@ def replay(gf: GameFile, seed: str | None = None, upto: int | None = None,
     match = start_state(gf, seed)
     prev = header_hash(gf.data)
     log = gf.log[:upto]
-    if book is None and plans.in_log(log):
+    if book is None and has_plans(log):
+        from referee import plans
+
         book = plans.Book(gf, seed)
     voids = _Voids(gf)
     for i, entry in enumerate(log):
@@ -392,6 +399,15 @@ def replay(gf: GameFile, seed: str | None = None, upto: int | None = None,
         if on_entry is not None:
             on_entry(i, match)
     return match
+
+
+def has_plans(log: Sequence[Mapping[str, Any]]) -> bool:
+    """Whether the log holds a plan record or a planned move (referee/plans.py)."""
+    for entry in log:
+        meta = entry.get("meta")
+        if "plan" in entry or (type(meta) is dict and meta["kind"] == "plan"):
+            return True
+    return False
 
 
 def _undo(gf: GameFile, i: int, entry: Mapping[str, Any], match: Match,

@@ -251,8 +251,9 @@ def status(path: Path, viewer: str | None, secret_path: Path | None, wide: bool,
     click.echo(status_text(gf, match, viewer, str(path), wide))
     if seats.seats_at(gf.data).bots:
         click.echo(f"players: {players_text(gf)}")
-    if viewer is not None:
-        from referee.cli.plan import owner_text
+    if viewer is not None and any(type(e.get("meta")) is dict and e["by"] == viewer
+                                  and e["meta"]["kind"] == "plan" for e in gf.log):
+        from referee.cli.plan import owner_text  # only for a player with a plan
 
         for line in owner_text(gf, path, viewer, secret_path):
             click.echo(line)
