@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from referee import seats as seatsmod
 from referee import vouch
@@ -28,6 +28,9 @@ from referee.gamefile import (
 )
 from referee.rng import Rng
 from referee.schema import ENTRY_KINDS, GAME_MASTER
+
+if TYPE_CHECKING:  # plans are imported only by a log that holds some
+    from referee.plans import Book
 
 
 def entry_kind(entry: Mapping[str, Any]) -> str:
@@ -84,13 +87,18 @@ def _check_chain(gf: GameFile, i: int, entry: Mapping[str, Any], prev: str,
         _check_void(gf, i, entry, voids)
     elif kind == "meta" and by != GAME_MASTER:
         _check_player_meta(i, entry)
+    if "plan" in entry or (kind == "meta" and entry["meta"]["kind"] == "plan"):
+        from referee import plans
+
+        plans.check_entry(gf, i, entry)
     return entry_hash(entry)
 
 
 # The only records a player may write about the game: how they want to be notified, and
-# their own seat handed to a bot and back (referee/seats.py). All else (addresses,
+# their own seat handed to a bot and back (referee/seats.py), and their own plan
+# (referee/plans.py). All else (addresses,
 # replacements, deadlines, watchers, data upgrades) is the game master's.
-PLAYER_META_KINDS = ("notify", "bot")
+PLAYER_META_KINDS = ("notify", "bot", "plan")
 
 
 def _check_player_meta(i: int, entry: Mapping[str, Any]) -> None:
@@ -98,7 +106,7 @@ def _check_player_meta(i: int, entry: Mapping[str, Any]) -> None:
     if meta["kind"] not in PLAYER_META_KINDS or meta.get("player") != entry["by"]:
         raise ReplayError(f"{_where(i)}: a {meta['kind']!r} record by {entry['by']}: only the "
                           "game master may write it (a player may only set their own "
-                          "notification or hand their own seat to a bot)")
+                          "notification and plan, or hand their own seat to a bot)")
 
 
 def _check_seat(gf: GameFile, i: int, entry: Mapping[str, Any],
@@ -285,6 +293,8 @@ def entry_text(gf: GameFile, i: int, seed: str | None = None, viewer: str | None
         return f"void {entry['void']} (struck: it was not legal)"
     if kind == "meta" and entry["meta"]["kind"] == "bot":
         return seatsmod.meta_text(entry["meta"])
+    if kind == "meta" and entry["meta"]["kind"] == "plan":
+        return "[plan] (secret: shown to its player, and to all after the game)"
     if kind == "meta":
         details = ", ".join(f"{k} {v}" for k, v in entry["meta"].items() if k != "kind")
         return f"[{entry['meta']['kind']}] {details}".rstrip()
@@ -335,16 +345,23 @@ def _undone_next(log: Sequence[Mapping[str, Any]], i: int) -> bool:
 
 
 def replay(gf: GameFile, seed: str | None = None, upto: int | None = None,
-           on_entry: Callable[[int, Match], None] | None = None) -> Match:
+           on_entry: Callable[[int, Match], None] | None = None,
+           book: Book | None = None) -> Match:
     """Rebuild the state by replaying the log, checking the hash chain, the referee's
     MACs (sealed games), and that every entry was a legal move of a player who owed a
     decision, an allowed undo, or a void of a move that was not legal.
     Linear in the log: the voids are gathered once, and an undo returns to a copy of the
     position kept before the move it takes back (identical to replaying from setup).
+    A log with plans is walked with a :class:`referee.plans.Book` (``book``, or one of
+    its own), which checks every planned move against its plan.
     Raises GameFileError, ReplayError, SealedError."""
     match = start_state(gf, seed)
     prev = header_hash(gf.data)
     log = gf.log[:upto]
+    if book is None and has_plans(log):
+        from referee import plans
+
+        book = plans.Book(gf, seed)
     voids = _Voids(gf)
     for i, entry in enumerate(log):
         if "void" in entry:  # who may strike what, before the struck move is replayed
@@ -358,6 +375,9 @@ def replay(gf: GameFile, seed: str | None = None, upto: int | None = None,
         pace.check(gf, i, entry, seats)
         _check_seat(gf, i, entry, seats)
         kind = entry_kind(entry)
+        count = len(match.log)
+        if book is not None:
+            book.before(i, entry, match, _undone_next(log, i))
         if kind == "undo":
             match = _undo(gf, i, entry, match, kept, seed)
         elif kind == "move":
@@ -373,9 +393,21 @@ def replay(gf: GameFile, seed: str | None = None, upto: int | None = None,
             _replay_move(gf, match, i, move, void_n)
             if position is not None and len(match.log) == played + 1:
                 kept = (i, *position)
+        if book is not None:
+            book.after(i, entry, match, kind == "move" and len(match.log) == count + 1,
+                       seats.bots)
         if on_entry is not None:
             on_entry(i, match)
     return match
+
+
+def has_plans(log: Sequence[Mapping[str, Any]]) -> bool:
+    """Whether the log holds a plan record or a planned move (referee/plans.py)."""
+    for entry in log:
+        meta = entry.get("meta")
+        if "plan" in entry or (type(meta) is dict and meta["kind"] == "plan"):
+            return True
+    return False
 
 
 def _undo(gf: GameFile, i: int, entry: Mapping[str, Any], match: Match,

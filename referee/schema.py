@@ -56,6 +56,11 @@ ITERATIONS_MAX = 5_000  # an mcts bot seat's iterations per decision
 DIGEST_MAX = 1000  # a watcher's digest: one mail per at most this many decisions
 SAY_MAX = 500  # a judge ``say`` text, after joining its lines (mailed, never stored)
 NUMBER_DIGITS_MAX = 6  # digits of a number in move notation ("number too long")
+# --- plans (referee/plans.py): a player's conditional moves and standing answers ---
+PLAN_LINES_MAX = 8  # lines of one player's plan (a new plan replaces the old one)
+PLAN_LINE_MAX = 120  # characters of one plan line
+PLAN_SEALED_MAX = SEALED_MAX  # a sealed plan's ciphertext, base64 characters
+PLAN_LINE = r"[^\x00-\x1f\x7f-\x9f]+"  # printable: no control character or line break
 
 TIME_UTC = r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,9})?Z"
 _VISIBLE = r"[^@<>\s\x00-\x1f\x7f-\x9f]"  # no space, control character, "@", "<" or ">"
@@ -195,9 +200,20 @@ class MetaUpgrade(_MetaRecord, tag="upgrade"):
     data: Rules
 
 
+class MetaPlan(_MetaRecord, tag="plan"):
+    """A player's plan (referee/plans.py): its ``lines`` in an open game, or in a sealed
+    game the same lines sealed to the referee recipient (``sealed``); exactly one. No
+    line (``lines`` empty) withdraws the plan."""
+
+    player: PlayerId
+    lines: Annotated[list[Annotated[str, _text(PLAN_LINE_MAX, 1, PLAN_LINE)]],
+                     Meta(max_length=PLAN_LINES_MAX)] | UnsetType = UNSET
+    sealed: Annotated[str, _text(PLAN_SEALED_MAX, 1, BASE64)] | UnsetType = UNSET
+
+
 MetaRecord = Union[  # noqa: UP007 - msgspec wants a plain Union of tagged Structs
     MetaReplace, MetaAddress, MetaDeadline, MetaBot, MetaWatcher, MetaNotify, MetaGm,
-    MetaUpgrade,
+    MetaUpgrade, MetaPlan,
 ]
 META_KINDS = tuple(t.__struct_config__.tag for t in typing.get_args(MetaRecord))
 
@@ -226,6 +242,8 @@ class LogEntry(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     bot: bool | UnsetType = UNSET  # the move was chosen by a bot
     public: Annotated[str, _text(PUBLIC_MAX)] | UnsetType = UNSET  # a sealed move, as read
     mac: Sha256Hex | UnsetType = UNSET  # the referee's MAC (sealed games; referee/vouch.py)
+    # a planned move: the entry number of the plan record it was played from
+    plan: EntryNo | UnsetType = UNSET
 
 
 class GameFileDoc(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
@@ -253,6 +271,7 @@ PATTERN_TEXT = {
     full(GITHUB): "a GitHub login (letters, digits and -)",
     full(OPTION_KEY): "an option name (lower-case letters, digits, _ and -)",
     full(BASE64): "base64 text",
+    full(PLAN_LINE): "a plan line (printable text, no line break)",
     full(PLAYER_ID[1:-1]): "a player id (a lower-case letter, then up to 23 more letters, "
                            "digits, _ or -)",
 }
@@ -291,6 +310,12 @@ def check_shape(data: Any) -> str | None:
             return f"$.log[{i}]: needs exactly one of `move`, `undo`, `void` and `meta`"
         if move is not UNSET and type(move.get("type")) is not str:
             return f"$.log[{i}].move: needs a string `type`"
+        if entry.plan is not UNSET and (move is UNSET or entry.bot is not UNSET):
+            return (f"$.log[{i}]: `plan` marks a planned move: only in a move, and never "
+                    "in a bot's")
+        if type(entry.meta) is MetaPlan and (entry.meta.lines is UNSET) == (
+                entry.meta.sealed is UNSET):
+            return f"$.log[{i}].meta: a plan has exactly one of `lines` and `sealed`"
         if (entry.sealed is UNSET) != (entry.public is UNSET) or (
                 entry.sealed is not UNSET and move is UNSET):
             return (f"$.log[{i}]: `sealed` and `public` come together, and only in a move "
@@ -563,6 +588,8 @@ def _file_schema(name: str, title: str, move: dict[str, Any], move_defs: dict[st
     entry.update({"if": {"required": ["sealed"]},
                   "then": {"properties": {"move": {"$ref": "#/$defs/SealedMove"}}},
                   "else": {"properties": {"move": {"$ref": "#/$defs/GameMove"}}}})
+    defs["MetaPlan"]["oneOf"] = [{"required": ["lines"]}, {"required": ["sealed"]}]
+    entry["dependentSchemas"] = {"plan": {"required": ["move"], "not": {"required": ["bot"]}}}
     defs["GameMove"] = move
     defs["SealedMove"] = sealed
     clash = set(defs) & set(move_defs)

@@ -12,12 +12,15 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from referee import gamefile, nonces, replay, seats, writecore
 from referee.engine import Match, resolve_move
 from referee.errors import MoveError, RefereeError, ReplayError, SealedError, UsageError
 from referee.schema import GAME_MASTER
+
+if TYPE_CHECKING:  # plans are imported only for a game that has some
+    from referee.plans import Planned
 
 
 @dataclass
@@ -40,6 +43,8 @@ class Submission:
     # With keep_partial: the move that failed after the accepted ones (0-based index).
     failed: MoveError | None = None
     failed_index: int | None = None
+    # moves the referee played from the players' plans after these (referee/plans.py)
+    planned: list[Planned] = field(default_factory=list)
 
 
 # Called inside the lock with the parsed file and the seed (None if unknown); returns the
@@ -112,7 +117,19 @@ def _play(tx: writecore.Transaction, player: str, texts: Sequence[str],
             break
         entry = tx.play(player, chosen, fields)
         done.accepted.append(Accepted(entry["n"], match.game.format_move(chosen)))
+        # plans answer the decisions this move raised; the mover's own wait for the end
+        done.planned += play_plans(tx, skip=player if i < len(texts) - 1 else None)
     return done
+
+
+def play_plans(tx: writecore.Transaction, skip: str | None = None) -> list[Planned]:
+    """The moves due from the players' plans after the transaction's last move, played
+    in it (:func:`referee.plans.play_due`); nothing to do in a game without plans."""
+    if not replay.has_plans(tx.gf.log):
+        return []
+    from referee import plans
+
+    return plans.play_due(tx, skip)
 
 
 def undo(path: Path, player: str, *, secret_path: Path | None = None,
@@ -284,6 +301,7 @@ def _bot_step(path: Path, secret_path: Path | None, standing: dict[str, seats.Se
 
         chosen = seat_move(match.game, match.state, mover, seat.level, seat.iterations, key)
         entry = tx.play(mover, chosen, {**extra, "bot": True})
+        play_plans(tx)  # the people's plans answer what the bot's move raised
     text = match.game.public_text(chosen) if gf.sealed else match.game.format_move(chosen)
     return BotMove(entry["n"], mover, text, seat.level)
 

@@ -251,6 +251,12 @@ def status(path: Path, viewer: str | None, secret_path: Path | None, wide: bool,
     click.echo(status_text(gf, match, viewer, str(path), wide))
     if seats.seats_at(gf.data).bots:
         click.echo(f"players: {players_text(gf)}")
+    if viewer is not None and any(type(e.get("meta")) is dict and e["by"] == viewer
+                                  and e["meta"]["kind"] == "plan" for e in gf.log):
+        from referee.cli.plan import owner_text  # only for a player with a plan
+
+        for line in owner_text(gf, path, viewer, secret_path):
+            click.echo(line)
 
 
 
@@ -316,10 +322,13 @@ def move(path: Path, player: str | None, words: Sequence[str], secret_path: Path
         out["accepted"] = done.accepted[-1].text
         out["n"] = done.accepted[-1].n
         out["bot_moves"] = [vars(b) for b in played]
+        out["planned_moves"] = [vars(p) for p in done.planned]
         emit_json(out)
         return
     for a in done.accepted:
         click.echo(f"move {a.n}: {player}: {a.text}")
+    for p in done.planned:
+        click.echo(f"move {p.n}: {p.player}: {p.text} (planned, from {p.player}'s plan)")
     for line in bot_move_lines(played):
         click.echo(line)
     click.echo(game.prompt(match.state))
@@ -350,15 +359,33 @@ def log(path: Path, viewer: str | None, secret_path: Path | None, as_json: bool)
         gamefile.check_structure(gf)
     rows = [{"n": e["n"], "by": e["by"], "move": gamefile.entry_text(gf, i, seed, viewer),
              "at": e.get("at"), "bot": e.get("bot") is True} for i, e in enumerate(gf.log)]
+    _plan_rows(gf, rows, seed, viewer, match)
     if as_json:
         emit_json(rows)
         return
     if seats.seats_at(gf.data).bots or any(r["bot"] for r in rows):
         click.echo(f"players: {players_text(gf)}")
     for r in rows:
-        click.echo(f"{r['n']:>4}. {r['by']}: {r['move']}" + ("  (bot)" if r["bot"] else ""))
+        click.echo(f"{r['n']:>4}. {r['by']}: {r['move']}" + ("  (bot)" if r["bot"] else "")
+                   + ("  (planned)" if r.get("planned") else ""))
     click.echo(prompt_line(gf, match) if match is not None else
                "(sealed game: the position needs the game's secret)")
+
+
+def _plan_rows(gf: gamefile.GameFile, rows: list[dict[str, Any]], seed: str | None,
+               viewer: str | None, match: Any) -> None:
+    """Plans in the log (referee/plans.py): a planned move is marked; a plan record shows
+    its lines to its player, and to everyone after the game."""
+    from referee import plans
+
+    finished = match is not None and match.game.finished(match.state)
+    for i, entry in enumerate(gf.log):
+        if "plan" in entry:
+            rows[i]["planned"] = entry["plan"]
+        elif plans.is_record(entry):
+            shown = plans.record_text(gf, i, seed, viewer, finished)
+            if shown is not None:
+                rows[i]["move"] = shown
 
 
 # --- sealed games: nonce, reveal ------------------------------------------------------

@@ -217,6 +217,9 @@ class Incoming:
                 "No move found in your mail: write it on the first line."], "rejected",
                 "no move")
         word = moves[0].split()[0].lower() if moves[0].split() else ""
+        planned = intake.plan_lines(self.reply) if word == intake.PLAN_WORD else None
+        if planned is not None:
+            return self._plan(game, player, planned, mid)
         if len(moves) == 1 and word in PLAYER_COMMANDS:
             return self._command(game, player, word, moves[0].split(None, 1)[1:], mid)
         return self._moves(game, player, moves, mid)
@@ -319,6 +322,36 @@ class Incoming:
             return self._answer_state(fresh, player, [f"Done: {now}."], "command", "bot")
         return Outcome("command", game.gf.game_id, word)
 
+    def _plan(self, game: Loaded, player: str, lines: list[str], mid: MailId) -> Outcome:
+        """``plan``: set the player's plan from the mail's lines (``plan --clear``
+        withdraws it; ``plan`` alone shows it), then answer with the plan now in force:
+        to the player only (docs/plans.md)."""
+        from referee import plans
+
+        clear = [w.lower() for w in lines] in (["--clear"], ["clear"])
+        if lines:
+            try:
+                plans.set_plan(game.path, player, [] if clear else lines,
+                               extra={"mail": self.msgid}, guard=self._still_fresh(mid))
+            except RefereeError as exc:
+                if environment_failure(exc):  # a full or read-only disk: try again later
+                    raise
+                return self._answer_state(game, player, [f"`plan` not done: {exc.message}"],
+                                          "rejected", exc.message)
+            self.judge.store.mark_answered(self.msgid)
+            self.judge.store.save()
+        fresh = self.judge.load(game.path) or game
+        note = ["Your plan is withdrawn." if clear else "Your plan is set." if lines else
+                "Your plan, as you asked."]
+        told = plans.mail_lines(fresh.gf, fresh.seed, player, 0, everything=True)
+        note += told
+        if not any(line.startswith("Your plan (entry") for line in told):
+            note.append("You have no plan in force.")
+        if lines and not clear:
+            note.append("Note: " + (plans.SEALED_NOTE if fresh.gf.sealed else
+                                     plans.OPEN_NOTE) + ".")
+        return self._answer_state(fresh, player, note, "command", "plan")
+
     def _say(self, game: Loaded, player: str) -> Outcome:
         try:
             said = intake.say_text(self.reply)
@@ -391,6 +424,9 @@ HELP = [
     "                    paragraph of at most 500 characters, 5 says an hour",
     "  notify turn|every|digest   how often you get mail (default turn)",
     "  bot LEVEL | bot off   a bot (random, greedy, mcts) plays your seat, or you again",
+    "  plan              then one line each: moves played for you when their",
+    "                    decision arises: MOVE, or if PLAYER MOVE then MOVE;",
+    "                    `plan --clear` withdraws it, `plan` alone shows it",
 ]
 
 

@@ -132,6 +132,8 @@ def _describe(gf: gamefile.GameFile, seed: str | None, i: int, match: Match,
         return f"{n}. {by} took back move {entry['undo']}"
     if kind == "void":
         return f"{n}. {'the game master' if by == GM else by} struck move {entry['void']}"
+    if kind == "meta" and entry["meta"].get("kind") == "plan":
+        return f"{n}. you set your plan" if viewer == by else ""  # secret: its player's
     if kind == "meta":
         meta = entry["meta"]
         who = "the game master" if by == GM else by
@@ -148,6 +150,8 @@ def _describe(gf: gamefile.GameFile, seed: str | None, i: int, match: Match,
     note = f" (struck by entry {struck[n]})" if n in struck else ""
     if entry.get("bot") is True:
         note = " (played by a bot)" + note
+    if "plan" in entry:
+        note = " (planned)" + note
     return f"{n}. {by} played: {shown}{note}"
 
 
@@ -187,6 +191,8 @@ class Timeline:
         """What happened in entries ``since``.. as ``viewer`` may see it, wrapped."""
         lines: list[str] = []
         for by, own, public, words, gains in self.items[max(0, since - self.since):]:
+            if not (own if by == viewer else public):
+                continue  # a plan record: only its player hears of it
             lines.append(wrap("  " + (own if by == viewer else public)))
             lines += [wrap("      - " + said) for said in words]
             if gains:
@@ -230,6 +236,18 @@ def final_scoring(match: Match) -> list[str]:
     return lines
 
 
+def _plan_news(gf: gamefile.GameFile, seed: str | None, viewer: str | None,
+               since: int | None, note: Sequence[str]) -> list[str]:
+    """What the viewer's plan played and dropped since their last mail (referee/plans.py),
+    for them alone; nothing in a mail that already tells their plan."""
+    if viewer is None or any(line.startswith("Your plan") for line in note):
+        return []
+    from referee import plans
+
+    told = plans.mail_lines(gf, seed, viewer, since or 0)
+    return [*(wrap(line) for line in told), ""] if told else []
+
+
 def body(gf: gamefile.GameFile, match: Match, seed: str | None, viewer: str | None,
          since: int | None, settings: Settings, *, full: bool = True,
          note: Sequence[str] = (), timeline: Timeline | None = None) -> str:
@@ -240,6 +258,7 @@ def body(gf: gamefile.GameFile, match: Match, seed: str | None, viewer: str | No
     lines = [headline(gf, match, viewer), ""]
     if note:
         lines += [wrap(line) for line in note] + [""]
+    lines += _plan_news(gf, seed, viewer, since, note)
     if since is not None and since < len(gf.log):
         if timeline is None or timeline.since > since:
             timeline = Timeline(gf, seed, since)

@@ -196,3 +196,30 @@ def say_text(reply: Reply) -> str:
     if len(text) > SAY_MAX:
         raise Refusal("say", f"say not relayed: {len(text)} characters, at most {SAY_MAX}")
     return text
+
+
+# --- plans (referee/plans.py) ------------------------------------------------------------
+
+PLAN_WORD = "plan"
+
+
+def plan_lines(reply: Reply) -> list[str] | None:
+    """The lines of a ``plan`` command: its first own line is ``plan`` (with a first line
+    after it, or ``--clear``), the plan's lines follow, one a line, up to an empty line.
+    None when the mail is no plan command."""
+    own = [line for line in reply.own if not _PLAN_SKIP.match(line)]
+    start = next((k for k, line in enumerate(own) if line), None)
+    if start is None:
+        return None
+    words = own[start].split(None, 1)
+    if words[0].lower() != PLAN_WORD:
+        return None
+    lines = [words[1].strip()] if len(words) > 1 else []
+    for line in own[start + 1:]:
+        if not line:
+            break
+        lines.append(line)
+    return lines
+
+
+_PLAN_SKIP = re.compile(r"^(?:token|game|player)\s*:", re.I)

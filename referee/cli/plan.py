@@ -1,0 +1,107 @@
+"""plan: a player's conditional moves and standing answers (docs/plans.md)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import click
+
+from referee import gamefile, plans, secret
+from referee.cli import main
+from referee.cli.common import emit_json, handles_errors, secret_option
+from referee.errors import UsageError
+
+
+@main.command()
+@click.argument("path", metavar="FILE", type=click.Path(path_type=Path))
+@click.option("--as", "player", required=True, metavar="PLAYER", help="Whose plan.")
+@click.argument("lines", nargs=-1, metavar="LINE...")
+@click.option("--clear", is_flag=True, help="Withdraw your plan.")
+@secret_option
+@click.option("--json", "as_json", is_flag=True, help="Output JSON.")
+@handles_errors
+def plan(path: Path, player: str, lines: Sequence[str], clear: bool,
+         secret_path: Path | None, as_json: bool) -> None:
+    """Set PLAYER's plan: moves the referee plays for them when their decision arises.
+
+    Each LINE is a standing answer `MOVE` (played at your next decision it fits, e.g.
+    "pick purple", "done", "choose kkp") or a conditional move `if PLAYER MOVE then
+    MOVE` (played only if that player's next move is exactly that one). A new plan
+    replaces your old one; --clear withdraws it; no LINE shows it. In a sealed game the
+    plan is sealed to the referee; in an open game anyone holding the file can read it.
+    """
+    if clear and lines:
+        raise UsageError("plan --clear takes no lines: it withdraws your whole plan")
+    if not lines and not clear:
+        _show(path, player, secret_path, as_json)
+        return
+    entry, gf = plans.set_plan(path, player, [] if clear else list(lines),
+                               secret_path=secret_path)
+    note = plans.SEALED_NOTE if gf.sealed else plans.OPEN_NOTE
+    if as_json:
+        emit_json({"player": player, "n": entry["n"], "lines": [] if clear else
+                   [" ".join(t.split()) for t in lines], "sealed": gf.sealed, "note": note})
+        return
+    if clear:
+        click.echo(f"entry {entry['n']}: {player}'s plan withdrawn.")
+        return
+    click.echo(f"entry {entry['n']}: {player}'s plan, {len(lines)} line(s):")
+    for k, text in enumerate(lines, 1):
+        click.echo(f"  {k}. {' '.join(text.split())}")
+    click.echo(f"note: {note}.")
+    click.echo("It answers decisions that arise from now on (one already waiting for you "
+               "is yours to make).")
+
+
+def _show(path: Path, player: str, secret_path: Path | None, as_json: bool) -> None:
+    gf = gamefile.read(path)
+    gf.player(player)
+    seed = secret.find_seed(gf, secret_path, path)
+    if gf.sealed and seed is None and "seed" not in gf.data["rng"]:
+        last = _last_record(gf, player)
+        message = (f"{player}'s plan is sealed to the referee: only a referee with the "
+                   "game's secret can read it" + (f" (last set in entry {last})" if last
+                                                  else " (none written)"))
+        if as_json:
+            emit_json({"player": player, "sealed": True, "record": last, "lines": None})
+        else:
+            click.echo(message)
+        return
+    _, book = plans.replay(gf, seed)
+    since = plans.last_own_entry(gf, player)
+    if as_json:
+        emit_json(_json(book, player, since))
+        return
+    told = [*plans.played_lines(book, gf, player, since),
+            *plans.owner_lines(book, player, since)]
+    click.echo("\n".join(told) if told else f"{player} has no plan.")
+
+
+def _json(book: plans.Book, player: str, since: int) -> dict[str, Any]:
+    return {"player": player, "record": book.record_of(player),
+            "lines": [{"line": x.line.text, "state": plans.describe(x)}
+                      for x in book.lines(player)],
+            "dropped": [{"line": d.text, "at": d.at, "why": d.why}
+                        for d in book.dropped(player, since)]}
+
+
+def _last_record(gf: gamefile.GameFile, player: str) -> int | None:
+    found = [e["n"] for e in gf.log if plans.is_record(e) and e["by"] == player]
+    return found[-1] if found else None
+
+
+def owner_text(gf: gamefile.GameFile, path: Path, player: str, secret_path: Path | None
+               ) -> list[str]:
+    """For `status --as PLAYER`: their plan, what it played and what was dropped since
+    their last own entry (only to them; nothing if they never wrote a plan)."""
+    if _last_record(gf, player) is None:
+        return []
+    seed = secret.find_seed(gf, secret_path, path)
+    if gf.sealed and seed is None and "seed" not in gf.data["rng"]:
+        return []
+    _, book = plans.replay(gf, seed)
+    since = plans.last_own_entry(gf, player)
+    return [*plans.played_lines(book, gf, player, since), *plans.owner_lines(book, player,
+                                                                             since)]
