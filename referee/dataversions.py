@@ -114,7 +114,7 @@ def _data(name: str) -> _DataApi:
 def rules_versions(name: str) -> tuple[str, ...]:
     """The rules versions game ``name`` can play, oldest first (the last is current)."""
     found = getattr(_package(name), "RULES_VERSIONS", None)
-    return tuple(found) if found else (split_pin(current_pin(name))[0],)
+    return tuple(found) if found else (_rules_of(current_pin(name)),)
 
 
 def versions_dir(name: str) -> Path:

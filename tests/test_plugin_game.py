@@ -196,3 +196,48 @@ def test_a_core_only_game_works_through_the_fallbacks(tmp_path: Path) -> None:
     svg = tmp_path / "core.svg"
     assert run("show", path, "--svg", svg).exit_code == 0
     assert "pile: 8" in svg.read_text()
+
+
+def test_the_builtin_games_register_through_entry_points_too() -> None:
+    """The direct lookup of referee/games/<name>/ (no metadata scan at start-up) finds
+    exactly the games pyproject.toml declares in the entry-point group."""
+    import tomllib
+
+    from referee import engine
+
+    pyproject = tomllib.loads((PLUGIN.parent.parent / "pyproject.toml").read_text())
+    declared = pyproject["project"]["entry-points"][engine.ENTRY_POINTS]
+    assert declared == {name: f"referee.games.{name}" for name in engine.packaged_games()}
+    assert {n: engine.game_module(n) for n in declared} == declared
+
+
+@pytest.mark.parametrize("name", ["staufer.explain", "../x", "Staufer", "games", "", "x" * 60])
+def test_a_strange_game_name_is_unknown(name: str) -> None:
+    from referee import engine
+    from referee.errors import UsageError
+
+    with pytest.raises(UsageError, match="unknown game"):
+        engine.get_game(name)
+
+
+def test_the_fallbacks_of_a_core_only_game() -> None:
+    from referee import engine
+    from referee.rng import Rng
+    from tests.toygame import CORE, Take
+
+    state = CORE.setup(["ann", "ben"], {"pile": "10"}, Rng("f"))
+    assert not isinstance(CORE, engine.Inspects) and isinstance(engine.get_game("toy"),
+                                                                 engine.Inspects)
+    assert engine.public_text(CORE, Take(2)) == "take 2"
+    assert engine.private_fields(CORE, Take(2)) == ()
+    assert engine.is_legal(CORE, state, "ann", Take(2))
+    assert not engine.is_legal(CORE, state, "ben", Take(2))
+    assert engine.reveals(CORE, state, state) is None
+    assert engine.hidden_items(CORE, state, None) == [] and engine.invariants(CORE, state) == []
+    copied = engine.copy_state(CORE, state)
+    assert copied is not state and engine.fingerprint(CORE, copied) == \
+        engine.fingerprint(CORE, state)
+    CORE.apply(copied, "ann", Take(1))
+    assert engine.fingerprint(CORE, copied) != engine.fingerprint(CORE, state)
+    assert engine.pictures(CORE) is None and engine.usage(CORE) is None
+    assert engine.legend(CORE) == [] and engine.data_files(CORE) == {}
