@@ -1,26 +1,30 @@
-"""Released data versions: every game replays with the component data it pinned.
+"""Rules and data versions: every game replays with the rules code and component data it
+pinned.
 
 A game file's header pins ``rules`` = ``<rules>+data.<digest>`` (e.g.
-``staufer-2+data.581a799773eb``): the rules part names the code, the digest hashes the
-play-relevant component values. Every data version ever released stays in the package as
-a snapshot of the data files, ``referee/games/<game>/data/versions/<digest>.json``, so
-that correcting an assumed value does not stop running games.
+``staufer-2+data.581a799773eb``): the rules part names a rules version of the game's code
+(one of its package's ``RULES_VERSIONS``, oldest first, the last current), the digest
+hashes the play-relevant component values. Every data version ever released stays in the
+package as a snapshot of the data files, ``<package>/data/versions/<digest>.json``, so
+that correcting an assumed value, or fixing a rule, does not stop running games.
 
 A game is played with the version in force (:func:`pinned_for`): the header's pin, or the
-``data`` of the latest ``{"kind": "upgrade"}`` meta entry of the game master. An upgrade is
-only written when every move of the log stays legal under the new data, and from then on
-the whole log replays under it (so the state after the upgrade is the one the
-``referee upgrade --dry-run`` report showed).
+``data`` (a full pin) of the latest ``{"kind": "upgrade"}`` meta entry of the game master.
+An upgrade is only written when every move of the log stays legal under the new version,
+and from then on the whole log replays under it (so the state after the upgrade is the one
+the ``referee upgrade --dry-run`` report showed).
 
-For a version other than the current one the game package is loaded a second time under
-another module name (``referee.games.staufer_data_<digest>``) with that version's files
-(:func:`game_for`); each copy is complete and consistent, nothing is swapped at run time,
-and copies are cached per version.
+Loading a pinned version is a lookup (:func:`game_for`): the game package builds a game
+object from the pinned data files and rules version, ``package.game(files, rules)``, and
+the objects are cached per (game, rules, digest). The package provides
+``current_files()``, ``data_digest(files)`` and ``play_data(files)`` (the contract in
+docs/adding-a-game.md).
 """
 
 from __future__ import annotations
 
 import copy
+import importlib
 import importlib.util
 import json
 import re
@@ -33,7 +37,7 @@ from typing import Any
 
 import msgspec
 
-from referee import gamefile
+from referee import engine, gamefile
 from referee.engine import Game, Match, get_game
 from referee.errors import GameFileError, RefereeError, UsageError
 from referee.schema import GAME_MASTER
@@ -41,12 +45,9 @@ from referee.schema import GAME_MASTER
 SEPARATOR = "+data."
 DIGEST = re.compile(r"[0-9a-f]{12}")  # the data part of a pin
 UPGRADE = "upgrade"  # the ``kind`` of the meta entry that moves a game to other data
-# The module of each game package that loads the data files; it provides ``RAW`` (the
-# files by name), ``play_data(raw)`` and ``data_digest(raw)``.
-DATA_MODULES = {"staufer": "components", "dynasties": "data"}
 
 _registered: dict[str, dict[str, dict[str, Any]]] = {}  # game -> digest -> files
-_copies: dict[tuple[str, str], Game] = {}
+_games: dict[tuple[str, str, str], Game] = {}  # (game, rules, digest) -> game object
 
 
 # --- pins -------------------------------------------------------------------------------
@@ -69,10 +70,51 @@ def _package(name: str) -> ModuleType:
     return sys.modules[type(get_game(name)).__module__]
 
 
-def _data_module(name: str) -> ModuleType:
-    if name not in DATA_MODULES:
-        raise UsageError(f"{name} keeps no released data versions")
-    return importlib.import_module(f"{_package(name).__name__}.{DATA_MODULES[name]}")
+class _DataApi:
+    """A game package's data functions: ``current_files()``, ``data_digest(files)``,
+    ``play_data(files)``."""
+
+    def __init__(self, module: Any) -> None:
+        self.module = module
+
+    def current_files(self) -> dict[str, Any]:
+        found = getattr(self.module, "current_files", None)
+        if found is not None:
+            return dict(found())
+        return dict(self.module.RAW)  # TEMPORARY until the game packages have game()
+
+    def data_digest(self, files: Mapping[str, Any]) -> str:
+        return str(self.module.data_digest(dict(files)))
+
+    def play_data(self, files: Mapping[str, Any]) -> Any:
+        return self.module.play_data(dict(files))
+
+
+# TEMPORARY until the game packages have game(): where today's packages keep their data.
+_LEGACY_DATA = {"staufer": "components", "dynasties": "data"}
+
+
+def keeps_versions(name: str) -> bool:
+    """Whether game ``name`` keeps released data versions (its package has
+    ``data_digest``)."""
+    package = _package(name)
+    return hasattr(package, "data_digest") or (
+        not hasattr(package, "game") and name in _LEGACY_DATA)  # TEMPORARY
+
+
+def _data(name: str) -> _DataApi:
+    package = _package(name)
+    if hasattr(package, "data_digest"):
+        return _DataApi(package)
+    if not hasattr(package, "game") and name in _LEGACY_DATA:  # TEMPORARY
+        return _DataApi(importlib.import_module(f"{package.__name__}.{_LEGACY_DATA[name]}"))
+    raise UsageError(f"{name} keeps no released data versions")
+
+
+def rules_versions(name: str) -> tuple[str, ...]:
+    """The rules versions game ``name`` can play, oldest first (the last is current)."""
+    found = getattr(_package(name), "RULES_VERSIONS", None)
+    return tuple(found) if found else (_rules_of(current_pin(name)),)
 
 
 def versions_dir(name: str) -> Path:
@@ -96,7 +138,7 @@ def files_of(name: str, digest: str) -> dict[str, Any]:
     """The data files (by name) of version ``digest`` of game ``name``. Raises
     GameFileError naming the versions this referee has."""
     if digest == split_pin(current_pin(name))[1]:
-        return _data_module(name).RAW  # type: ignore[no-any-return]
+        return _data(name).current_files()
     if digest in _registered.get(name, {}):
         return _registered[name][digest]
     path = versions_dir(name) / f"{digest}.json"
@@ -119,7 +161,7 @@ def files_of(name: str, digest: str) -> dict[str, Any]:
 
 def digest_of(name: str, files: Mapping[str, Any]) -> str:
     """The data digest of the data files ``files`` of game ``name``."""
-    return str(_data_module(name).data_digest(dict(files)))
+    return _data(name).data_digest(files)
 
 
 def register(name: str, files: Mapping[str, Any]) -> str:
@@ -132,23 +174,24 @@ def register(name: str, files: Mapping[str, Any]) -> str:
 
 
 def unregister(name: str, digest: str) -> None:
-    """Forget a version added with :func:`register` (and its loaded copy)."""
+    """Forget a version added with :func:`register` (and the game objects built from it)."""
     _registered.get(name, {}).pop(digest, None)
-    if _copies.pop((name, digest), None) is not None:
-        _forget_modules(f"{_package(name).__name__}_data_{digest}")
+    for key in [k for k in _games if k[0] == name and k[2] == digest]:
+        del _games[key]
+    _forget_modules(f"{_package(name).__name__}_data_{digest}")  # TEMPORARY
 
 
 def release(name: str) -> Path | None:
     """Keep the current data of game ``name`` as a released version (its snapshot in
     ``data/versions/``). Returns the file written, or None if it was already released."""
-    module = _data_module(name)
+    files = _data(name).current_files()
     pin = current_pin(name)
     digest = split_pin(pin)[1]
     path = versions_dir(name) / f"{digest}.json"
     if path.exists():
         return None
     path.parent.mkdir(parents=True, exist_ok=True)
-    body = {"rules": pin, "files": module.RAW}
+    body = {"rules": pin, "files": files}
     path.write_text(json.dumps(body, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     return path
 
@@ -161,7 +204,7 @@ def on_disk(name: str) -> list[str]:
 def listing(name: str) -> list[dict[str, Any]]:
     """The data versions game ``name`` can replay: ``{"pin", "current", "in_package"}``
     each (``in_package``: kept in ``data/versions/``). Empty for a game without them."""
-    if name not in DATA_MODULES:
+    if not keeps_versions(name):
         return []
     rules, current = split_pin(current_pin(name))
     kept = set(on_disk(name))
@@ -187,12 +230,14 @@ def listing_text(versions: list[dict[str, Any]]) -> str:
 
 
 def game_for(name: str, pin: str) -> Game:
-    """The game ``name`` playing by the data version ``pin``. Raises GameFileError if
-    the rules part is not this referee's or the data version is not in the package."""
+    """The game ``name`` playing by the rules/data version ``pin``: a lookup of the game
+    object ``package.game(files, rules)``, built once per version. Raises GameFileError
+    if the rules version is not one this referee plays or the data version is not in the
+    package."""
     current = get_game(name)
     if pin == current.data_version():
         return current
-    if name not in DATA_MODULES:
+    if not keeps_versions(name):
         raise GameFileError(
             f"this game was made with rules/data {pin}, but this referee has "
             f"{current.data_version()}",
@@ -200,9 +245,32 @@ def game_for(name: str, pin: str) -> Game:
                    "game was made with"],
         )
     rules, digest = split_pin(pin)
-    own_rules, own_digest = split_pin(current.data_version())
     if not DIGEST.fullmatch(digest):
         raise GameFileError(f"{pin!r}: {digest!r} is not a data version (12 hex digits)")
+    package = _package(name)
+    if not hasattr(package, "game"):  # TEMPORARY until the game packages have game()
+        return _legacy_game_for(name, current, rules, digest)
+    versions = rules_versions(name)
+    if rules not in versions:
+        raise GameFileError(
+            f"this game was made with rules {rules}, but this referee plays "
+            f"{', '.join(versions)}",
+            hints=["use the referee version it was made with"],
+        )
+    key = (name, rules, digest)
+    if key not in _games:
+        game: Game = package.game(files_of(name, digest), rules)
+        if game.data_version() != pin:
+            raise GameFileError(f"the released {name} data version {digest} is damaged: its "
+                                f"files hash to {game.data_version()}")
+        _games[key] = game
+    return _games[key]
+
+
+def _legacy_game_for(name: str, current: Game, rules: str, digest: str) -> Game:
+    """TEMPORARY until the game packages have game(): the package loaded once more under
+    another module name, reading the pinned files."""
+    own_rules, own_digest = split_pin(current.data_version())
     if rules != own_rules:
         raise GameFileError(
             f"this game was made with rules {rules}, but this referee plays {own_rules}",
@@ -211,13 +279,15 @@ def game_for(name: str, pin: str) -> Game:
         )
     if digest == own_digest:
         return current
-    if (name, digest) not in _copies:
-        _copies[(name, digest)] = _load_copy(name, digest, files_of(name, digest))
-    return _copies[(name, digest)]
+    key = (name, rules, digest)
+    if key not in _games:
+        _games[key] = _load_copy(name, digest, files_of(name, digest))
+    return _games[key]
 
 
 def _load_copy(name: str, digest: str, files: dict[str, Any]) -> Game:
-    """Load the game package once more, as its own modules, reading ``files``."""
+    """TEMPORARY until the game packages have game(): load the game package once more,
+    as its own modules, reading ``files``."""
     package = _package(name)
     alias = f"{package.__name__}_data_{digest}"
     spec = importlib.util.spec_from_file_location(
@@ -241,7 +311,7 @@ def _load_copy(name: str, digest: str, files: dict[str, Any]) -> Game:
     return game
 
 
-def _forget_modules(alias: str) -> None:
+def _forget_modules(alias: str) -> None:  # TEMPORARY until the game packages have game()
     for key in [k for k in sys.modules if k == alias or k.startswith(alias + ".")]:
         del sys.modules[key]
 
@@ -304,9 +374,11 @@ def flatten(node: Any, path: str = "") -> dict[str, Any]:
 def differences(name: str, old_pin: str, new_pin: str) -> list[dict[str, Any]]:
     """The play-relevant values that differ between two data versions of game ``name``:
     ``{"path", "old", "new"}`` (a value absent from one version is None there)."""
-    module = _data_module(name)
-    old = flatten(module.play_data(files_of(name, split_pin(old_pin)[1])))
-    new = flatten(module.play_data(files_of(name, split_pin(new_pin)[1])))
+    if not keeps_versions(name):
+        return []
+    data = _data(name)
+    old = flatten(data.play_data(files_of(name, split_pin(old_pin)[1])))
+    new = flatten(data.play_data(files_of(name, split_pin(new_pin)[1])))
     return [{"path": path, "old": old.get(path), "new": new.get(path)}
             for path in sorted(set(old) | set(new)) if old.get(path) != new.get(path)]
 
@@ -330,14 +402,16 @@ class MoveCheck:
 
 @dataclass
 class UpgradeReport:
-    """What moving a game from its pinned data version to ``target`` would change."""
+    """What moving a game from its pinned rules/data version to ``target`` would change."""
 
     game: str
     pinned: str
     target: str
     differences: list[dict[str, Any]]
     moves: list[MoveCheck] = field(default_factory=list)
-    problem: str | None = None  # why the game cannot move to the target data
+    problem: str | None = None  # why the game cannot move to the target version
+    scores_pinned: dict[str, int] | None = None  # now, under the pinned version
+    scores_target: dict[str, int] | None = None  # now, under the target (None: not legal)
 
     @property
     def first_illegal(self) -> MoveCheck | None:
@@ -347,18 +421,25 @@ class UpgradeReport:
     def upgradable(self) -> bool:
         return self.problem is None and self.pinned != self.target
 
+    @property
+    def rules(self) -> dict[str, str]:
+        """The rules version pinned and targeted (equal when only the data changes)."""
+        return {"pinned": _rules_of(self.pinned), "target": _rules_of(self.target)}
+
     def to_json(self) -> dict[str, Any]:
-        last = self.moves[-1] if self.moves else None
         first = self.first_illegal
         return {
             "game": self.game, "pinned": self.pinned, "target": self.target,
-            "differences": self.differences,
+            "rules": self.rules, "differences": self.differences,
             "moves": [m.__dict__ for m in self.moves],
             "first_illegal": first.__dict__ if first else None,
-            "scores": {"pinned": last.scores_pinned if last else None,
-                       "target": last.scores_target if last else None},
+            "scores": {"pinned": self.scores_pinned, "target": self.scores_target},
             "upgradable": self.upgradable, "problem": self.problem,
         }
+
+
+def _rules_of(pin: str) -> str:
+    return pin.partition(SEPARATOR)[0]
 
 
 def effective_entries(gf: Any) -> list[int]:
@@ -382,16 +463,20 @@ def upgrade_entry(data: Mapping[str, Any], target: str) -> dict[str, Any]:
 
 
 def compare(gf: Any, seed: str | None, target: str | None = None) -> UpgradeReport:
-    """Replay ``gf`` under its pinned data and under ``target`` (default: the current
-    data) move by move. Raises GameFileError, ReplayError, SealedError when the game does
-    not replay under its own pinned data."""
-    before = gamefile.replay(gf, seed)  # checks the whole file under its pinned data
+    """Replay ``gf`` under its pinned version and under ``target`` (default: the current
+    rules and data) move by move. Raises GameFileError, ReplayError, SealedError when the
+    game does not replay under its own pinned version, or for a target that is not a
+    version this referee has or an older rules version than the pinned one."""
+    before = gamefile.replay(gf, seed)  # checks the whole file under its pinned version
     name, pinned = gf.data["game"], pinned_for(gf)
     target = target or current_pin(name)
     new_game = game_for(name, target)
-    report = UpgradeReport(name, pinned, target, differences(name, pinned, target))
+    _refuse_older_rules(name, pinned, target)
+    report = UpgradeReport(name, pinned, target, differences(name, pinned, target),
+                           scores_pinned=dict(before.game.scores(before.state)))
     if pinned == target:
         report.problem = f"the game already plays by {target}"
+        report.scores_target = report.scores_pinned
         return report
     key = gamefile.rng_key(gf, seed)
     old = Match.start(before.game, gf.players, gf.data["options"], key)
@@ -408,19 +493,29 @@ def compare(gf: Any, seed: str | None, target: str | None = None) -> UpgradeRepo
             report.problem = f"entry {i + 1} is not legal under {target}: {check.problem}"
             break
     if report.problem is None:
+        report.scores_target = dict(new.game.scores(new.state))
         report.problem = _replay_upgraded(gf, seed, target)
     return report
 
 
+def _refuse_older_rules(name: str, pinned: str, target: str) -> None:
+    """A game moves to a newer rules version (or stays on its own), never back."""
+    versions = rules_versions(name)
+    old, new = _rules_of(pinned), _rules_of(target)
+    if old in versions and new in versions and versions.index(new) < versions.index(old):
+        raise UsageError(f"{target}: rules {new} are older than the pinned {old}",
+                         hints=[f"rules versions, oldest first: {', '.join(versions)}"])
+
+
 def _check_move(gf: Any, i: int, by: str, move: Any, old: Match, new: Match) -> MoveCheck:
     """Play ``move`` (already played in ``old``) in ``new`` if it is legal there."""
-    text = old.game.public_text(move) if gf.sealed else old.game.format_move(move)
+    text = engine.public_text(old.game, move) if gf.sealed else old.game.format_move(move)
     problem = _illegal_under(new, by, move)
     scores = old.game.scores(old.state)
     if problem is not None:
         return MoveCheck(i + 1, by, text, False, problem, scores, None, False)
     new.play(by, msgspec.convert(msgspec.to_builtins(move), new.game.move_type))
-    same = old.game.fingerprint(old.state) == new.game.fingerprint(new.state)
+    same = engine.fingerprint(old.game, old.state) == engine.fingerprint(new.game, new.state)
     return MoveCheck(i + 1, by, text, True, None, scores, new.game.scores(new.state), same)
 
 
@@ -436,7 +531,7 @@ def _illegal_under(match: Match, by: str, move: Any) -> str | None:
     if by not in game.to_move(match.state):
         return f"it would not be {by}'s turn ({game.prompt(match.state)})"
     if moved not in game.legal_moves(match.state, by):
-        return game.why_illegal(match.state, by, moved)
+        return engine.why_illegal(game, match.state, by, moved)
     return None
 
 

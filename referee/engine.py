@@ -1,4 +1,5 @@
-"""The Game protocol every game implements, the registry, and replay.
+"""The Game protocol: the core every game implements, the optional capabilities with
+their fallbacks, finding games (entry points), and playing moves.
 
 One definition of legality: a game generates its legal moves in one function
 (``legal_moves``); a submitted move is accepted only if it is equal to one of them, and
@@ -13,6 +14,8 @@ always rebuilds the same state.
 from __future__ import annotations
 
 import importlib
+import importlib.util
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
@@ -79,55 +82,12 @@ class HiddenItem:
     distinct: bool = True
 
 
-class GameDefaults:
-    """Defaults for the optional parts of the protocol; game classes inherit it."""
-
-    def private_fields(self, move: Move) -> tuple[str, ...]:
-        """Fields of ``move`` that only its author may see (a secretly kept card). In
-        sealed games they are stored sealed; public outputs use :meth:`public_text`."""
-        return ()
-
-    def public_text(self, move: Move) -> str:
-        """``move`` as other players may read it: the notation with every private field
-        replaced by words ("pass 2, kept a card")."""
-        return self.format_move(move)  # type: ignore[attr-defined]
-
-    def interpretations(self) -> list[Interpretation]:
-        """Every reading the engine chose where the rulebook is silent."""
-        return []
-
-    def copy_state(self, state: State) -> State:
-        """An independent copy of ``state`` that moves can be applied to (the bots copy
-        a position for every move they try). Games with a cheaper copy override it."""
-        import copy
-
-        return copy.deepcopy(state)
-
-    def is_legal(self, state: State, player: str, move: Move) -> bool:
-        """Whether ``move`` is one of ``player``'s legal moves (replay asks this of every
-        logged move). The default asks the one generator for the whole list; a game may
-        ask the same generator for only the moves that could equal ``move`` (its kind,
-        its region), as python-chess masks its generator by squares. Never a second
-        definition of legality: tests hold it equal to ``move in legal_moves(...)``."""
-        return move in self.legal_moves(state, player)  # type: ignore[attr-defined]
-
-    def hidden_items(self, state: State, viewer: str | None) -> list[HiddenItem]:
-        """Inspection for leak tests, item by item: everything ``viewer`` (None: the
-        public) must not see now, each with the exact strings a text or JSON view
-        would use if it leaked it. Decides nothing in play. Games with hidden parts
-        override it; the default says there is nothing hidden."""
-        return []
-
-    def determinize(self, state: State, player: str, rng: Rng) -> State:
-        """A copy of ``state`` with every part ``player`` cannot see re-dealt from ``rng``
-        (the bots' only way to look at hidden parts). Games with hidden parts override it."""
-        raise UsageError(f"{self.name} cannot be played by bots: it has no determinize",  # type: ignore[attr-defined]
-                         hints=["the game package must define determinize(state, player, rng)"])
-
-
 @runtime_checkable
 class Game(Protocol):
-    """What every game module provides (as a module-level object ``GAME``)."""
+    """The core every game implements (as a module-level object ``GAME`` of its package).
+
+    Everything else is an optional capability (below), found by attribute; the core of
+    the referee works for a game that has none of them."""
 
     name: str  # "staufer"
     title: str  # "The Staufer Dynasty"
@@ -135,9 +95,10 @@ class Game(Protocol):
     max_players: int
     options: tuple[Option, ...]
     move_type: Any  # the msgspec tagged union of move Structs (for schemas/)
+    rules: str  # the rules version it plays, e.g. "staufer-2"
 
     def data_version(self) -> str:
-        """Rules/data version pinned in new game files, e.g. ``staufer-1+data.3f2a9c1e``."""
+        """The pin of new game files: ``f"{rules}+data.{digest}"``."""
         ...
 
     def setup(self, players: Sequence[str], options: Mapping[str, str], rng: Rng) -> State:
@@ -161,26 +122,19 @@ class Game(Protocol):
         ...
 
     def parse_move(self, text: str, legal: Sequence[Move]) -> Move:
-        """Read notation. Raises MalformedMove (not notation) or AmbiguousMove (an
-        abbreviation that fits several of ``legal``). Does not decide legality."""
-        ...
-
-    def why_illegal(self, state: State, player: str, move: Move) -> str:
-        """For a well-formed move that is not legal: which rule forbids it (cite the
-        rulebook section). Only explains; never used to decide legality."""
-        ...
-
-    def prompt(self, state: State) -> str:
-        """One line for people: who must decide what now (or the final result)."""
+        """Read notation. Raises MalformedMove or AmbiguousMove; does not decide legality."""
         ...
 
     def view(self, state: State, viewer: str | None) -> dict[str, Any]:
         """JSON-able view: everything ``viewer`` may see (None = public only)."""
         ...
 
-    def render(self, state: State, viewer: str | None, wide: bool = False) -> str:
-        """The same view as text for a terminal or an e-mail: lines of at most 80
-        characters with a legend of its abbreviations (``wide``: one long table)."""
+    def render(self, state: State, viewer: str | None, width: int = 80) -> str:
+        """The same view as text, lines of at most ``width`` characters."""
+        ...
+
+    def prompt(self, state: State) -> str:
+        """One line for people: who must decide what now (or the final result)."""
         ...
 
     def finished(self, state: State) -> bool: ...
@@ -193,66 +147,307 @@ class Game(Protocol):
         """Places after all tie-breaks, best first; players sharing a place together."""
         ...
 
-    def fingerprint(self, state: State) -> str:
-        """A hash of the whole state, hidden parts and generator counters included:
-        equal fingerprints mean equal states (replay tests, undo, golden files)."""
+
+# --- optional capabilities ----------------------------------------------------------------
+# Each is a small protocol a game may implement, and a function here that callers use: it
+# asks the game, or gives the fallback for a game without the capability.
+
+
+@runtime_checkable
+class Explains(Protocol):
+    def why_illegal(self, state: State, player: str, move: Move) -> str:
+        """For a well-formed move that is not legal: which rule forbids it. Only
+        explains; never used to decide legality."""
         ...
 
-    def invariants(self, state: State) -> list[str]:
-        """Violated conservation invariants (empty when all hold). For tests and check."""
+
+@runtime_checkable
+class FastLegality(Protocol):
+    def is_legal(self, state: State, player: str, move: Move) -> bool:
+        """Whether ``move`` is one of ``player``'s legal moves, asking the one generator
+        for only the moves that could equal it. Never a second definition of legality:
+        tests hold it equal to ``move in legal_moves(...)``."""
         ...
 
-    def reveals(self, before: State, after: State) -> bool:
-        """Whether the move from ``before`` to ``after`` drew, showed or moved anything
-        hidden (a card left a hand, a tile was drawn, the game ended and hands were
-        opened). Such a move may not be undone (docs/playing.md: undo); the random generator's
-        counters are compared by the caller."""
+
+@runtime_checkable
+class Seals(Protocol):
+    def private_fields(self, move: Move) -> tuple[str, ...]:
+        """Fields of ``move`` only its author may see (stored sealed in sealed games)."""
         ...
 
+    def public_text(self, move: Move) -> str:
+        """``move`` as other players may read it ("pass 2, kept a card")."""
+        ...
+
+
+@runtime_checkable
+class Bots(Protocol):
+    def copy_state(self, state: State) -> State:
+        """An independent copy of ``state`` that moves can be applied to."""
+        ...
+
+    def determinize(self, state: State, player: str, rng: Rng) -> State:
+        """A copy of ``state`` with every part ``player`` cannot see re-dealt from ``rng``
+        (the bots' only way to look at hidden parts)."""
+        ...
+
+
+@runtime_checkable
+class Documents(Protocol):
     def assumptions(self) -> list[Assumption]:
         """Every assumed component value in use."""
         ...
 
-    def data(self) -> dict[str, Any]:
-        """All component data, with source and confidence per value."""
+    def interpretations(self) -> list[Interpretation]:
+        """Every reading the engine chose where the rulebook is silent."""
         ...
 
-    def private_fields(self, move: Move) -> tuple[str, ...]: ...
-
-    def public_text(self, move: Move) -> str: ...
-
-    def interpretations(self) -> list[Interpretation]: ...
-
-    def is_legal(self, state: State, player: str, move: Move) -> bool: ...
-
-    def copy_state(self, state: State) -> State: ...
-
-    def hidden_items(self, state: State, viewer: str | None) -> list[HiddenItem]: ...
-
-    def determinize(self, state: State, player: str, rng: Rng) -> State: ...
+    def data_files(self) -> dict[str, Any]:
+        """All component data, with source and confidence per value (``referee data``)."""
+        ...
 
 
-BUILTIN_GAMES = ("staufer", "dynasties")
-_GAMES = {name: f"referee.games.{name}" for name in BUILTIN_GAMES}
+@runtime_checkable
+class Inspects(Protocol):
+    def fingerprint(self, state: State) -> str:
+        """A hash of the whole state, hidden parts and generator counters included."""
+        ...
+
+    def invariants(self, state: State) -> list[str]:
+        """Violated conservation invariants (empty when all hold)."""
+        ...
+
+    def hidden_items(self, state: State, viewer: str | None) -> list[HiddenItem]:
+        """Everything ``viewer`` (None: the public) must not see now, item by item."""
+        ...
+
+
+@runtime_checkable
+class Undo(Protocol):
+    def reveals(self, before: State, after: State) -> bool:
+        """Whether the move from ``before`` to ``after`` drew, showed or moved anything
+        hidden; such a move may not be undone. The generator's counters are compared by
+        the caller (:func:`referee.replay.undo_refusal`)."""
+        ...
+
+
+def why_illegal(game: Game, state: State, player: str, move: Move) -> str:
+    """Which rule forbids ``move`` (the game's own words), else a plain statement."""
+    explain = getattr(game, "why_illegal", None)
+    return str(explain(state, player, move)) if explain else "it is not among the legal moves"
+
+
+def is_legal(game: Game, state: State, player: str, move: Move) -> bool:
+    """Whether ``move`` is one of ``player``'s legal moves (the game's fast check, else
+    the whole list from the one generator)."""
+    check = getattr(game, "is_legal", None)
+    return bool(check(state, player, move)) if check else move in game.legal_moves(state, player)
+
+
+def private_fields(game: Game, move: Move) -> tuple[str, ...]:
+    """The fields of ``move`` only its author may see; () for a game without sealing."""
+    found = getattr(game, "private_fields", None)
+    return tuple(found(move)) if found else ()
+
+
+def public_text(game: Game, move: Move) -> str:
+    """``move`` as other players may read it; its notation for a game without sealing."""
+    found = getattr(game, "public_text", None)
+    return str(found(move)) if found else game.format_move(move)
+
+
+def copy_state(game: Game, state: State) -> State:
+    """An independent copy of ``state`` (the game's own copy, else a deep copy)."""
+    found = getattr(game, "copy_state", None)
+    if found is not None:
+        return found(state)
+    import copy
+
+    return copy.deepcopy(state)
+
+
+def determinize(game: Game, state: State, player: str, rng: Rng) -> State:
+    """``state`` with what ``player`` cannot see re-dealt. A game without the capability
+    cannot be played by bots (a bot must never look at hidden parts): UsageError."""
+    found = getattr(game, "determinize", None)
+    if found is None:
+        raise UsageError(f"{game.name} cannot be played by bots: it has no determinize",
+                         hints=["the game package must define determinize(state, player, rng)"
+                                " (a copy of the state for a game without hidden parts)"])
+    return found(state, player, rng)
+
+
+def has_bots(game: Game) -> bool:
+    return callable(getattr(game, "determinize", None))
+
+
+def assumptions(game: Game) -> list[Assumption]:
+    found = getattr(game, "assumptions", None)
+    return list(found()) if found else []
+
+
+def interpretations(game: Game) -> list[Interpretation]:
+    found = getattr(game, "interpretations", None)
+    return list(found()) if found else []
+
+
+def data_files(game: Game) -> dict[str, Any]:
+    """All component data for ``referee data`` ({} for a game that documents none)."""
+    found = getattr(game, "data_files", None)
+    if found is not None:
+        return dict(found())
+    legacy = getattr(game, "data", None)  # TEMPORARY until the game packages have game()
+    return dict(legacy()) if callable(legacy) else {}
+
+
+def invariants(game: Game, state: State) -> list[str]:
+    found = getattr(game, "invariants", None)
+    return list(found(state)) if found else []
+
+
+def hidden_items(game: Game, state: State, viewer: str | None) -> list[HiddenItem]:
+    """What ``viewer`` must not see ([] for a game that declares nothing hidden)."""
+    found = getattr(game, "hidden_items", None)
+    return list(found(state, viewer)) if found else []
+
+
+def fingerprint(game: Game, state: State) -> str:
+    """The game's hash of the whole state, else a SHA-256 of the state's fields (the
+    generator by its counters, sets sorted): equal fingerprints mean equal states."""
+    found = getattr(game, "fingerprint", None)
+    if found is not None:
+        return str(found(state))
+    import hashlib
+
+    import msgspec
+
+    def plain(obj: Any) -> Any:
+        if isinstance(obj, Rng):
+            return dict(sorted(obj.counters.items()))
+        if isinstance(obj, (set, frozenset)):
+            return sorted(obj, key=repr)
+        if hasattr(obj, "__dict__"):
+            return vars(obj)
+        raise TypeError(f"cannot fingerprint a {type(obj).__name__}")
+
+    return hashlib.sha256(msgspec.json.encode(state, enc_hook=plain, order="sorted")).hexdigest()
+
+
+def reveals(game: Game, before: State, after: State) -> bool | None:
+    """Whether the move from ``before`` to ``after`` moved anything hidden (then it may
+    not be undone). None for a game without the undo capability: nothing says what is
+    hidden, so the caller refuses every undo (the safe answer)."""
+    found = getattr(game, "reveals", None)
+    return bool(found(before, after)) if found else None
+
+
+def capability(game: Game, name: str) -> Any:
+    """The game's module or object for ``name`` (``pictures``, ``usage``, ``legend``), or
+    None. The attribute may hold the object or a module's dotted name, imported now
+    (so that a game's pictures cost nothing until drawn)."""
+    found = getattr(game, name, None)
+    return importlib.import_module(found) if isinstance(found, str) else found
+
+
+def pictures(game: Game) -> Any:
+    """The game's SVG drawing (``draw(view, marks, since, pieces)``, optionally
+    ``tiles(view)``), or None: then :mod:`referee.pictures.generic` draws it."""
+    return capability(game, "pictures")
+
+
+def usage(game: Game) -> Any:
+    """The game's usage extraction for ``simulate`` (``extract``, ``prefix``,
+    ``in_play``), or None."""
+    return capability(game, "usage")
+
+
+def legend(game: Game) -> list[str]:
+    """Lines explaining the abbreviations of the game's board, for a mail whose board
+    does not carry its own; [] for a game whose render has its legend (or none)."""
+    found = capability(game, "legend")
+    if found is None:
+        return []
+    lines = getattr(found, "LINES", found)
+    return [str(line) for line in (lines() if callable(lines) else lines)]
+
+
+# --- finding games -----------------------------------------------------------------------
+# A game is found through the entry points of the group ``referee.games`` (the name is the
+# game's name, the value its package module, which defines ``GAME``); the two games of this
+# package declare theirs in pyproject.toml. Reading the installed distributions' metadata
+# costs about a tenth of a second, so a game under ``referee/games/<name>/`` is imported
+# by its name first, and the entry points are read only for another name or for a listing.
+
+ENTRY_POINTS = "referee.games"
+_NAME = re.compile(r"[a-z][a-z0-9_]{0,39}")
+_registered: dict[str, str] = {}  # register(): name -> module (tests, tools)
+_loaded: dict[str, Game] = {}
 
 
 def register(name: str, module: str) -> None:
-    """Make the game in ``module`` (which defines ``GAME``) known as ``name``."""
-    _GAMES[name] = module
+    """Make the game in ``module`` (which defines ``GAME``; ``module:attr`` names the game
+    object) known as ``name`` in this process (tests and tools)."""
+    _registered[name] = module
+    _loaded.pop(name, None)
+
+
+def _entry_points() -> dict[str, str]:
+    from importlib.metadata import entry_points
+
+    return {ep.name: ep.value for ep in entry_points(group=ENTRY_POINTS)}
+
+
+def packaged_games() -> list[str]:
+    """The games of this package, ``referee/games/<name>/`` (their schemas are published)."""
+    import pkgutil
+
+    from referee import games
+
+    return [m.name for m in pkgutil.iter_modules(games.__path__) if m.ispkg]
 
 
 def game_names() -> list[str]:
-    return list(_GAMES)
+    """Every known game: registered, this package's own and those installed packages
+    declare, each once, sorted (registered ones last)."""
+    found = sorted({*packaged_games(), *_entry_points()})
+    return found + [n for n in _registered if n not in found]
+
+
+def game_module(name: str) -> str | None:
+    """The module that defines game ``name`` (``module:attr`` for an object), or None."""
+    if name in _registered:
+        return _registered[name]
+    if not _NAME.fullmatch(name):
+        return None
+    if importlib.util.find_spec(f"referee.games.{name}") is not None:
+        return f"referee.games.{name}"
+    return _entry_points().get(name)
+
+
+def _load(name: str, where: str) -> Game:
+    module_name, _, attr = where.partition(":")
+    module = importlib.import_module(module_name)
+    game = getattr(module, attr) if attr else getattr(module, "GAME", None)
+    if game is None or getattr(game, "name", None) != name:
+        raise UsageError(f"{where} does not define the game {name!r}",
+                         hints=["a game package defines GAME, a game object named as its "
+                                "entry point"])
+    return game  # type: ignore[no-any-return]
 
 
 def get_game(name: str) -> Game:
-    """The game called ``name``. Raises UsageError for an unknown name."""
-    if name not in _GAMES:
-        raise UsageError(
-            f"unknown game {name!r}", hints=[f"known games: {', '.join(_GAMES)}"]
-        )
-    module = importlib.import_module(_GAMES[name])
-    return module.GAME
+    """The game called ``name`` (its current data and rules). Raises UsageError for an
+    unknown name."""
+    found = _loaded.get(name)
+    if found is not None:
+        return found
+    where = game_module(name)
+    if where is None:
+        raise UsageError(f"unknown game {name!r}",
+                         hints=[f"known games: {', '.join(game_names())}"])
+    _loaded[name] = _load(name, where)
+    return _loaded[name]
 
 
 def full_options(game: Game, given: Mapping[str, str]) -> dict[str, str]:
@@ -314,7 +509,7 @@ def resolve_move(game: Game, state: State, player: str, text: str) -> Move:
         return move
     canonical = game.format_move(move)
     raise IllegalMove(
-        f"{canonical!r} is not legal: {game.why_illegal(state, player, move)}",
+        f"{canonical!r} is not legal: {why_illegal(game, state, player, move)}",
         legal=closest(canonical, notation),
     )
 

@@ -20,9 +20,9 @@ from typing import Any
 
 import msgspec
 
-from referee import fileio, vouch
+from referee import engine, fileio, vouch
 from referee import rng as rngmod
-from referee.engine import BUILTIN_GAMES, Game, Match, Move, full_options, get_game
+from referee.engine import Game, Match, Move, full_options, get_game
 from referee.errors import (
     GameFileError,
     SealedError,
@@ -163,7 +163,7 @@ def validate_strict(data: Any, where: str = "game file") -> None:
     import jsonschema
 
     name = data.get("game") if isinstance(data, dict) else None
-    schema = json.loads(schema_text(name if name in BUILTIN_GAMES else "file"))
+    schema = json.loads(schema_text(name if engine.game_module(str(name)) else "file"))
     validator = jsonschema.Draft202012Validator(schema)
     errors = sorted(validator.iter_errors(data), key=lambda e: list(e.absolute_path))
     if errors:
@@ -432,11 +432,11 @@ def move_entry(data: Mapping[str, Any], player: str, move: Move) -> dict[str, An
     game = dataversions.game_of(data)
     body = msgspec.to_builtins(move)
     entry: dict[str, Any] = {"n": len(data["log"]) + 1, "by": player}
-    private = game.private_fields(move) if "commitment" in data["rng"] else ()
+    private = engine.private_fields(game, move) if "commitment" in data["rng"] else ()
     if private:
         entry["move"] = {k: v for k, v in body.items() if k not in private}
         entry["sealed"] = vouch.seal(sealed_recipient(data), {k: body[k] for k in private})
-        entry["public"] = game.public_text(move)
+        entry["public"] = engine.public_text(game, move)
     else:
         entry["move"] = body
     return entry

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from referee import vouch
+from referee import engine, vouch
 from referee.engine import Game, Match, Move
 from referee.errors import MoveError, ReplayError, UsageError
 from referee.schema import GAME_MASTER, PLAN_LINE, PLAN_LINE_MAX, PLAN_LINES_MAX
@@ -84,7 +84,7 @@ def parse_line(game: Game, players: Sequence[str], owner: str, text: str,
     if who == owner:
         raise UsageError(f"{text!r}: a condition is on another player's next move")
     move = _notation(game, cond)
-    if sealed and game.private_fields(move):
+    if sealed and engine.private_fields(game, move):
         raise UsageError(f"{text!r}: a condition may not name a hidden choice (its outcome "
                          "would tell you what was chosen)")
     _notation(game, then)
@@ -320,7 +320,7 @@ class Book:
                 if when[1] == move:
                     lines[lines.index(live)] = replace(live, armed=n)
                     continue
-                shown = game.public_text(move) if self.gf.sealed else game.format_move(move)
+                shown = engine.public_text(game, move) if self.gf.sealed else game.format_move(move)
                 self._drop(owner, live, n, f"{by} played {shown}, not "
                            f"{game.format_move(when[1])}")
 
@@ -372,7 +372,7 @@ class Book:
             if move in legal:
                 return live, move
             if live.armed is not None or type(move) in kinds:
-                why = game.why_illegal(state, player, move)
+                why = engine.why_illegal(game, state, player, move)
                 self._drop(player, live, n, f"not legal at that decision: {why}")
         return None
 
@@ -445,7 +445,7 @@ def play_due(tx: Transaction, skip: str | None = None) -> list[Planned]:
         player, move, source = due[0]
         entry = tx.play(player, move, {"plan": source})
         game = tx.state().game
-        shown = game.public_text(move) if gf.sealed else game.format_move(move)
+        shown = engine.public_text(game, move) if gf.sealed else game.format_move(move)
         played.append(Planned(entry["n"], player, shown, source))
     return played
 

@@ -13,8 +13,8 @@ import copy
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from referee import engine, vouch
 from referee import seats as seatsmod
-from referee import vouch
 from referee.engine import Match, Move, State
 from referee.errors import GameFileError, ReplayError, SealedError, UsageError
 from referee.gamefile import (
@@ -273,10 +273,10 @@ def entry_move(gf: GameFile, i: int, seed: str | None) -> Move:
     if clash:
         raise GameFileError(f"{path}: {', '.join(clash)} both sealed and in clear")
     move = decode_move(gf.game, {**entry["move"], **private}, path)
-    if sorted(private) != sorted(gf.game.private_fields(move)):
+    if sorted(private) != sorted(engine.private_fields(gf.game, move)):
         raise GameFileError(f"$.log[{i}].sealed: holds {sorted(private)}, not the move's "
                             "private fields")
-    if entry.get("public") != gf.game.public_text(move):
+    if entry.get("public") != engine.public_text(gf.game, move):
         raise GameFileError(f"$.log[{i}].public does not describe the sealed move")
     return move
 
@@ -312,7 +312,10 @@ def undo_refusal(match: Match, before: Match) -> str | None:
     game = match.game
     if match.rng.counters != before.rng.counters:
         return "it used the random generator (a draw, shuffle or roll revealed something)"
-    if game.reveals(before.state, match.state):
+    revealed = engine.reveals(game, before.state, match.state)
+    if revealed is None:
+        return f"{game.title} does not say which moves reveal hidden information"
+    if revealed:
         return "it changed hidden information (a card or tile was drawn or shown)"
     return None
 
@@ -328,7 +331,7 @@ def _copy_position(match: Match) -> tuple[State, Rng]:
     """An independent copy of the state and its generator, for an undo to return to:
     ``Game.copy_state`` where the state carries the match's generator (both games do),
     else one deep copy of the two together (which keeps them one object)."""
-    state, copier = match.state, getattr(match.game, "copy_state", None)
+    state, copier = match.state, getattr(match.game, "copy_state", None)  # engine.Bots
     if copier is not None and getattr(state, "rng", None) is match.rng:
         copied = copier(state)
         rng = getattr(copied, "rng", None)
@@ -461,8 +464,8 @@ def refusal(match: Match, by: str, move: Move, sealed: bool) -> str | None:
         return "the game was already over"
     if by not in game.to_move(match.state):
         return f"it was not {by}'s turn ({game.prompt(match.state)})"
-    if not game.is_legal(match.state, by, move):
-        shown = game.public_text(move) if sealed else game.format_move(move)
-        why = game.why_illegal(match.state, by, move)
+    if not engine.is_legal(game, match.state, by, move):
+        shown = engine.public_text(game, move) if sealed else game.format_move(move)
+        why = engine.why_illegal(game, match.state, by, move)
         return f"{shown!r} by {by} is not legal: {why}"
     return None

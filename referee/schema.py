@@ -24,7 +24,7 @@ from typing import Annotated, Any, Literal, Union
 import msgspec
 from msgspec import UNSET, Meta, UnsetType
 
-from referee.engine import BUILTIN_GAMES, Game, get_game
+from referee.engine import Game, get_game, packaged_games
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 FORMAT = "referee/1"
@@ -662,6 +662,6 @@ def schema_text(name: str) -> str:
 
 
 def schema_names() -> list[str]:
-    """The published schemas: the envelope and one per built-in game."""
-    return ["file", *BUILTIN_GAMES]
+    """The published schemas: the envelope and one per game of this package."""
+    return ["file", *packaged_games()]
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from referee import gamefile, nonces, replay, seats, writecore
+from referee import engine, gamefile, nonces, replay, seats, writecore
 from referee.engine import Match, resolve_move
 from referee.errors import MoveError, RefereeError, ReplayError, SealedError, UsageError
 from referee.schema import GAME_MASTER
@@ -277,7 +277,7 @@ def check_bots_can_play(match: Match, players: Sequence[str]) -> None:
     from referee.rng import Rng
 
     for pid in players:
-        match.game.determinize(match.state, pid, Rng(b"referee/probe"))
+        engine.determinize(match.game, match.state, pid, Rng(b"referee/probe"))
 
 
 def _bot_step(path: Path, secret_path: Path | None, standing: dict[str, seats.SeatBot],
@@ -302,7 +302,7 @@ def _bot_step(path: Path, secret_path: Path | None, standing: dict[str, seats.Se
         chosen = seat_move(match.game, match.state, mover, seat.level, seat.iterations, key)
         entry = tx.play(mover, chosen, {**extra, "bot": True})
         play_plans(tx)  # the people's plans answer what the bot's move raised
-    text = match.game.public_text(chosen) if gf.sealed else match.game.format_move(chosen)
+    text = engine.public_text(match.game, chosen) if gf.sealed else match.game.format_move(chosen)
     return BotMove(entry["n"], mover, text, seat.level)
 
 

@@ -17,6 +17,7 @@ from referee.engine import register
 from tests.ci import UNDER_CI
 
 register("toy", "tests.toygame")
+register("toycore", "tests.toygame:CORE")
 
 
 @pytest.fixture(autouse=True)

@@ -325,6 +325,15 @@ def test_upgrade_names_the_first_move_that_becomes_illegal_and_refuses(
     assert report["problem"] == (f"entry {first['n']} is not legal under "
                                  f"{dataversions.current_pin('staufer')}: {first['problem']}")
     assert {d["path"].split(".")[0] for d in report["differences"]} == {"regions"}
+    # the scores now are the whole game's under its pinned data, not those after the
+    # first illegal move (which printed "scores now: ann 0, ben 0, cat 0 -> -")
+    now = status(path)["scores"]
+    assert report["scores"] == {"pinned": now, "target": None}
+    assert any(now.values())
+    text = run("upgrade", path, "--dry-run").output
+    assert (f"scores now: {', '.join(f'{p} {v}' for p, v in now.items())} -> - (the game "
+            f"cannot go past entry {first['n']} under {dataversions.current_pin('staufer')})"
+            ) in text
     refused = run("upgrade", path)
     assert refused.exit_code == 1
     assert f"first move that becomes illegal: entry {first['n']}" in refused.output
@@ -481,3 +490,38 @@ def test_a_kept_card_stays_sealed_in_a_game_on_older_data(tmp_path: Path,
             assert not set(match.game.private_fields(move)) & set(entry["move"])
             return
     raise AssertionError("no move with a private field came up")
+
+
+# --- loading a version is a lookup; rules versions ---------------------------------------
+
+
+def test_a_pinned_version_is_built_once(variant: Any) -> None:
+    pin = variant("staufer", cheaper_seats)
+    game = dataversions.game_for("staufer", pin)
+    assert dataversions.game_for("staufer", pin) is game
+    assert game.data_version() == pin
+    assert dataversions.game_for("staufer", dataversions.current_pin("staufer")) is \
+        get_game("staufer")
+
+
+def test_rules_versions_of_a_game(tmp_path: Path) -> None:
+    assert dataversions.rules_versions("staufer")[-1] == \
+        dataversions.split_pin(dataversions.current_pin("staufer"))[0]
+    assert dataversions.rules_versions("toy") == ("toy-1",)
+    assert dataversions.listing("toy") == []
+
+
+def test_upgrade_to_names_a_version(tmp_path: Path, variant: Any) -> None:
+    pin = variant("staufer", second_place_plus_one)
+    path = new_game(tmp_path, "staufer", dataversions.current_pin("staufer"))
+    play(path, 4)
+    before = path.read_bytes()
+    report = json.loads(run("upgrade", path, "--to", pin, "--dry-run", "--json").output)
+    assert report["target"] == pin and report["upgradable"]
+    assert report["rules"] == {"pinned": "staufer-2", "target": "staufer-2"}
+    for bad, message in (("nonsense", "is not a rules/data pin"),
+                         ("staufer-9+data.000000000000", "this referee plays staufer-2")):
+        result = run("upgrade", path, "--to", bad)
+        assert result.exit_code == 1 and message in result.output, result.output
+        assert "Traceback" not in result.output
+    assert path.read_bytes() == before

@@ -119,7 +119,7 @@ def test_staufer_picture_shows_the_board(tmp_path: Path) -> None:
 
 
 def test_dynasties_picture_counts_many_goods() -> None:
-    from referee.pictures.dynasties import draw
+    from referee.games.dynasties.pictures import draw
 
     gf = gamefile.read(ROOT / "examples" / "dynasties-3p.json")
     match = gamefile.replay(gf, upto=10)

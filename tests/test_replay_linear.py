@@ -311,7 +311,7 @@ def test_an_undo_never_replays_from_setup(monkeypatch: pytest.MonkeyPatch) -> No
 @pytest.mark.parametrize("shallow", [False, True])
 def test_a_game_without_a_cheap_copy_replays_the_same(shallow: bool,
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
-    """The toy game copies with GameDefaults.copy_state (a deep copy of its state); one
+    """The toy game copies with its copy_state (a deep copy of its state); one
     whose copy_state gives back the same state (no real copy) makes the replay copy the
     state and its generator together instead. Either way: the naive replay's result."""
     game = get_game("toy")

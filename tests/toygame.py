@@ -3,10 +3,17 @@
 Take-away: a pile of counters; on your turn take 1, 2 or 3; whoever takes the last one
 wins. Each player is dealt a secret card from a shuffled deck (hidden information); a
 player may instead "peek", which is only legal once.
+
+:class:`ToyCore` is the core protocol only (``engine.Game``): the referee must work for
+it through the fallbacks in ``referee/engine.py`` (registered as ``toycore``, ``CORE``).
+:class:`ToyGame` adds the optional capabilities the core tests exercise: explanations,
+inspection (fingerprint, invariants, hidden items), undo (``reveals``), copies and
+documentation (registered as ``toy``, ``GAME``).
 """
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
@@ -15,7 +22,7 @@ from typing import Any
 
 import msgspec
 
-from referee.engine import Assumption, GameDefaults, HiddenItem, Option
+from referee.engine import Assumption, HiddenItem, Option
 from referee.errors import MalformedMove
 from referee.rng import Rng
 
@@ -47,16 +54,19 @@ class ToyState:
     rng: Rng | None = None
 
 
-class ToyGame(GameDefaults):
-    name = "toy"
-    title = "Toy Take-Away"
+class ToyCore:
+    """The core protocol and nothing else."""
+
+    name = "toycore"
+    title = "Toy Take-Away (core only)"
+    rules = "toycore-1"
     min_players = 2
     max_players = 4
     options = (Option("pile", "10", ("5", "10", "21"), "counters in the pile"),)
     move_type = ToyMove
 
     def data_version(self) -> str:
-        return "toy-1"
+        return self.rules
 
     def setup(self, players: Sequence[str], options: Mapping[str, str], rng: Rng) -> ToyState:
         deck = [f"card-{i:02d}" for i in range(20)]
@@ -105,11 +115,6 @@ class ToyGame(GameDefaults):
             return Take(int(words[1]))
         raise MalformedMove(f"cannot read {text!r}: expected 'take N', 'peek' or 'draw'")
 
-    def why_illegal(self, state: ToyState, player: str, move: Any) -> str:
-        if isinstance(move, Peek):
-            return "you may peek only once per game"
-        return f"you may take 1 to 3 counters, at most the {state.pile} in the pile"
-
     def prompt(self, state: ToyState) -> str:
         if state.winner:
             return f"game over: {state.winner} wins"
@@ -121,7 +126,8 @@ class ToyGame(GameDefaults):
             out["card"] = state.cards[viewer]
         return out
 
-    def render(self, state: ToyState, viewer: str | None, wide: bool = False) -> str:
+    def render(self, state: ToyState, viewer: str | None, width: int = 80,
+               wide: bool = False) -> str:  # (wide: as long as `status --wide` asks)
         text = f"pile: {state.pile}"
         if viewer is not None:
             text += f"\nyour card: {state.cards[viewer]}"
@@ -136,6 +142,22 @@ class ToyGame(GameDefaults):
     def ranking(self, state: ToyState) -> list[list[str]]:
         rest = [p for p in state.players if p != state.winner]
         return [[state.winner], rest] if state.winner else [state.players]
+
+
+class ToyGame(ToyCore):
+    """The toy with the optional capabilities."""
+
+    name = "toy"
+    title = "Toy Take-Away"
+    rules = "toy-1"
+
+    def why_illegal(self, state: ToyState, player: str, move: Any) -> str:
+        if isinstance(move, Peek):
+            return "you may peek only once per game"
+        return f"you may take 1 to 3 counters, at most the {state.pile} in the pile"
+
+    def copy_state(self, state: ToyState) -> ToyState:
+        return copy.deepcopy(state)
 
     def fingerprint(self, state: ToyState) -> str:
         blob = json.dumps([state.pile, state.turn, state.cards, state.deck, state.peeked,
@@ -157,8 +179,9 @@ class ToyGame(GameDefaults):
     def assumptions(self) -> list[Assumption]:
         return [Assumption("T1", "deck size", "20", "invented for tests")]
 
-    def data(self) -> dict[str, Any]:
+    def data_files(self) -> dict[str, Any]:
         return {"deck": {"value": 20, "source": "invented", "confidence": "assumed"}}
 
 
 GAME = ToyGame()
+CORE = ToyCore()

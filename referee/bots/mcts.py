@@ -10,6 +10,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from referee import engine
 from referee.bots.players import margin, observed
 from referee.engine import Game, Move, State
 from referee.rng import Rng
@@ -93,7 +94,7 @@ class MctsBot:
         return left
 
     def _iterate(self, game: Game, state: State, player: str, root: Node, rng: Rng) -> None:
-        sample = game.determinize(state, player, rng)
+        sample = engine.determinize(game, state, player, rng)
         path = [root]
         node = root
         while not game.finished(sample):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
+from referee import engine
 from referee.engine import Game, Move, State
 from referee.errors import NotYourTurn, UsageError
 from referee.rng import Rng
@@ -23,7 +24,7 @@ class Bot(Protocol):
 def observed(game: Game, state: State, player: str, rng: Rng) -> tuple[State, list[Move]]:
     """The bot's input: a determinization for ``player`` and ``player``'s legal moves in
     it (the same moves as in the true state: they depend only on what ``player`` sees)."""
-    sample = game.determinize(state, player, rng)
+    sample = engine.determinize(game, state, player, rng)
     legal = game.legal_moves(sample, player)
     if not legal:
         raise UsageError(f"{player} has no move to make now: {game.prompt(sample)}")
@@ -58,7 +59,7 @@ class GreedyBot:
         best: list[Move] = []
         best_value = 0
         for move in legal:
-            after = game.copy_state(sample)
+            after = engine.copy_state(game, sample)
             game.apply(after, player, move)
             value = margin(game, after, player)
             if not best or value > best_value:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from statistics import mean
 from typing import Any
 
+from referee import engine
 from referee.bots.players import Bot, choose, make_bot
 from referee.bots.usage import game_usage, in_play, matches, usage_prefix
 from referee.engine import Game, Match
@@ -77,13 +78,13 @@ class Result:
         """Every assumed value, the games that exercised it, and a flag if (almost) none."""
         rows: list[dict[str, Any]] = []
         total = len(self.lengths)
-        for a in game.assumptions():
-            target = usage_prefix(game.name, a.key)
+        for a in engine.assumptions(game):
+            target = usage_prefix(game, a.key)
             if target is None:
                 rows.append({"key": a.key, "usage": None, "games": None,
                              "flag": "not measured (board: in every game)"})
                 continue
-            if not in_play(game.name, a.key, self.players):
+            if not in_play(game, a.key, self.players):
                 rows.append({"key": a.key, "usage": target, "games": None,
                              "flag": f"not in play with {self.players} players"})
                 continue

@@ -64,10 +64,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
                        "what is being decided."),
     "undo": ("play", "Take back your last move, recorded as a log entry (history is never "
                      "rewritten)."),
-    "upgrade": ("upgrade", "Replay FILE under this referee's component data and report, "
-                           "move by move, what changes: the data values that differ, the "
-                           "first move that would become illegal, and the scores before "
-                           "and after."),
+    "upgrade": ("upgrade", "Replay FILE under this referee's rules and component data and "
+                           "report, move by move, what changes: the rules version and data "
+                           "values that differ, the first move that would become illegal, "
+                           "and the scores before and after."),
     "view": ("git", "Decrypt, verify and show your private view written by `referee views`."),
     "views": ("git", "For CI with the secret: write each player's private view, signed "
                      "with the game's referee key and encrypted to their SSH keys "

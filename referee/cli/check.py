@@ -12,7 +12,7 @@ from typing import Any
 
 import click
 
-from referee import fileio, gamefile, history, identity, seats, secret
+from referee import engine, fileio, gamefile, history, identity, seats, secret
 from referee.cli import cache, main
 from referee.cli.common import (
     emit_json,
@@ -126,7 +126,7 @@ def change_of(since: Since, path: Path, gf: gamefile.GameFile, seed: str | None 
 
 def full_result(gf: gamefile.GameFile, match: Match) -> dict[str, Any]:
     game = match.game
-    broken = game.invariants(match.state)
+    broken = engine.invariants(game, match.state)
     if broken:
         return {"error": "invariant broken: " + "; ".join(broken), "hints": []}
     finished = game.finished(match.state)

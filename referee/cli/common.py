@@ -247,8 +247,8 @@ def status_text(gf: gamefile.GameFile, match: Match, viewer: str | None, name: s
     if gamefile.missing_nonces(gf):
         lines.append(prompt_line(gf, match))
         return "\n".join(lines if wide else textlayout.fit_all(lines))
-    board = game.render(match.state, viewer, wide=True) if wide \
-        else game.render(match.state, viewer)
+    render: Any = game.render  # (takes wide= until status --wide goes)
+    board = render(match.state, viewer, wide=True) if wide else render(match.state, viewer)
     lines += [board, "", prompt_line(gf, match)]
     if viewer is not None and not game.finished(match.state):
         lines += legal_lines(match, viewer, wide)

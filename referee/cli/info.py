@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from referee import dataversions
+from referee import dataversions, engine
 from referee.cli import main
 from referee.cli.common import (
     emit_json,
@@ -40,8 +40,8 @@ def data(game_name: str, reference: bool, as_json: bool) -> None:
     if reference:
         click.echo(reference_note(game), nl=False)
         return
-    assumed = game.assumptions()
-    readings = game.interpretations()
+    assumed = engine.assumptions(game)
+    readings = engine.interpretations(game)
     versions = dataversions.listing(game.name)
     if as_json:
         emit_json({
@@ -50,7 +50,7 @@ def data(game_name: str, reference: bool, as_json: bool) -> None:
             "versions": versions,
             "assumptions": [a.__dict__ for a in assumed],
             "interpretations": [r.__dict__ for r in readings],
-            "data": game.data(),
+            "data": engine.data_files(game),
         })
         return
     click.echo(f"{game.title}: component data {game.data_version()}")

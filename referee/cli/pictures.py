@@ -52,7 +52,7 @@ def show(path: Path, viewer: str | None, since: int | None, svg_out: Path | None
         view, marks = view_at(gf, seed, viewer), NO_MARKS
     else:
         view, marks = since_marks(gf, seed, viewer, since)
-    svg = draw_svg(view, marks, since)
+    svg = draw_svg(view, marks, since, game=gf.game)
     if svg_out is not None and str(svg_out) == "-":
         sys.stdout.write(svg + "\n")
         return

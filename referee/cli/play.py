@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from referee import gamefile, seats, secret, vouch
+from referee import engine, gamefile, seats, secret, vouch
 from referee import rng as rngmod
 from referee.cli import main
 from referee.cli.common import (
@@ -45,7 +45,7 @@ def games(as_json: bool) -> None:
             "title": game.title,
             "players": [game.min_players, game.max_players],
             "rules": game.data_version(),
-            "assumed_values": len(game.assumptions()),
+            "assumed_values": len(engine.assumptions(game)),
             "options": [
                 {"name": o.name, "default": o.default, "choices": list(o.choices),
                  "help": o.help}
@@ -132,7 +132,7 @@ def new(game_name: str, path: Path, players: str, seed: str | None,
     played = bots_done(path, secret_path if sealed_file else None)
     if played:
         gf, match = load(path, secret_path if sealed_file else None)
-    assumed = game.assumptions()
+    assumed = engine.assumptions(game)
     if as_json:
         out = status_json(gf, match, None)
         out["file"] = str(path)

@@ -1,4 +1,4 @@
-"""`referee upgrade`: move a running game to this referee's component data."""
+"""`referee upgrade`: move a running game to this referee's rules and component data."""
 
 from __future__ import annotations
 
@@ -17,18 +17,24 @@ from referee.errors import GameFileError
 @main.command()
 @click.argument("path", metavar="FILE", type=click.Path(path_type=Path))
 @click.option("--dry-run", is_flag=True, help="Only report; change nothing.")
+@click.option("--to", "target", metavar="PIN",
+              help="The version to move to, RULES+data.DIGEST (default: this referee's "
+                   "current rules and data).")
 @secret_option
 @click.option("--json", "as_json", is_flag=True, help="Output JSON.")
 @handles_errors
-def upgrade(path: Path, dry_run: bool, secret_path: Path | None, as_json: bool) -> None:
-    """Replay FILE under this referee's component data and report, move by move, what
-    changes: the data values that differ, the first move that would become illegal, and
-    the scores before and after. Without --dry-run, and only if every move stays legal,
-    the game moves to the new data: the game master's log entry
-    {"kind": "upgrade", "data": PIN} is appended, and from then on the whole log replays
-    under the new data."""
+def upgrade(path: Path, dry_run: bool, target: str | None, secret_path: Path | None,
+            as_json: bool) -> None:
+    """Replay FILE under this referee's rules and component data and report, move by
+    move, what changes: the rules version and data values that differ, the first move
+    that would become illegal, and the scores before and after. Without --dry-run, and
+    only if every move stays legal, the game moves to the new version: the game master's
+    log entry {"kind": "upgrade", "data": PIN} is appended, and from then on the whole
+    log replays under it."""
+    if target is not None:
+        dataversions.split_pin(target)  # a clear error for what is not a pin
     with writecore.transaction(path, secret_path=secret_path, replayed=False) as tx:
-        report = dataversions.compare(tx.gf, tx.seed)
+        report = dataversions.compare(tx.gf, tx.seed, target)
         entry: int | None = None
         if not dry_run and report.upgradable:
             upgrade = dataversions.upgrade_entry(tx.data, report.target)
@@ -78,9 +84,23 @@ def _gap(m: dataversions.MoveCheck) -> dict[str, int]:
     return {p: target[p] - s for p, s in m.scores_pinned.items() if target.get(p, s) != s}
 
 
+def scores_now(report: dataversions.UpgradeReport) -> str:
+    """The scores of the whole game under the pinned version and under the target (the
+    target's only when every move stays legal there)."""
+    line = f"scores now: {_scores(report.scores_pinned)} -> {_scores(report.scores_target)}"
+    first = report.first_illegal
+    if first is not None:
+        line += f" (the game cannot go past entry {first.n} under {report.target})"
+    return line
+
+
 def report_text(report: dataversions.UpgradeReport, name: str) -> str:
     lines = [f"{name}: {report.game} data {report.pinned} (pinned) -> {report.target} "
              "(this referee's)"]
+    rules = report.rules
+    if rules["pinned"] != rules["target"]:
+        lines.append(f"rules: {rules['pinned']} (pinned) -> {rules['target']}: the rules code "
+                     "changed; the moves below are replayed under both")
     lines.append(f"data values that differ ({len(report.differences)}):")
     lines += [f"  {d['path']}: {_value(d['old'])} -> {_value(d['new'])}"
               for d in report.differences]
@@ -102,9 +122,7 @@ def report_text(report: dataversions.UpgradeReport, name: str) -> str:
     first = report.first_illegal
     lines.append(f"first move that becomes illegal: entry {first.n}" if first
                  else "every move stays legal")
-    if moves:
-        lines.append(f"scores now: {_scores(moves[-1].scores_pinned)} -> "
-                     f"{_scores(moves[-1].scores_target)}")
+    lines.append(scores_now(report))
     if report.problem and first is None and report.pinned != report.target:
         lines.append(report.problem)
     return "\n".join(lines)

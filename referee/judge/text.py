@@ -1,8 +1,8 @@
 """The text of the judge's mails: events since a player's last mail, the board wrapped
-to 78 columns with a legend, legal moves grouped by kind, and how to reply.
+to 78 columns, legal moves grouped by kind, and how to reply.
 
-The games' own render text is post-processed here (wrapped, legend added); the game
-packages are not changed.
+The board's legend is the one its render carries (one legend per game); a game whose
+render has none may give one with its ``legend`` capability (:func:`engine.legend`).
 """
 
 from __future__ import annotations
@@ -10,31 +10,12 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Sequence
 
-from referee import gamefile, seats
+from referee import engine, gamefile, seats
 from referee.engine import Match
 from referee.judge.meta import Settings
 from referee.schema import GAME_MASTER as GM
 
 WIDTH = 78
-
-LEGENDS: dict[str, list[str]] = {
-    "staufer": [
-        "E = Envoy, N = Noble; Court 4E 1N = figures not yet on the board.",
-        "[7/3] = points for the 1st/2nd majority when the region is scored.",
-        "seat 1 cost 7N! = costs 7 figures, only a Noble may sit there.",
-        "vp3 = chest worth 3 points; envoy2 = chest with 2 Envoys;",
-        "#5 = privilege number 5; pts = victory points.",
-        "Supply Board 1: E+N = space 1 gives an Envoy and a Noble.",
-    ],
-    "dynasties": [
-        "Goods: k black, w white, g gold-yellow, b light blue, p pink.",
-        "3k = costs 3 black goods; kwgbp = one good of each colour.",
-        "(large P*) = the Prince's space is the large one (W* = Princess).",
-        "Ships 1: kkggp [a/b] = goods on ship 1, [large/small] shares taken.",
-        "chronicler(2b) = personality costing 2 light blue; 1:, 2: = its space.",
-        "Passing track 1(3p) = space 1, costs 3 pink; pts = victory points.",
-    ],
-}
 
 REPLY_HELP = [
     "Reply to this mail: your move on the first line (several: one line",
@@ -146,7 +127,7 @@ def _describe(gf: gamefile.GameFile, seed: str | None, i: int, match: Match,
     elif "public" in entry:
         shown = entry["public"]
     else:
-        shown = match.game.public_text(gamefile.entry_move(gf, i, seed))
+        shown = engine.public_text(match.game, gamefile.entry_move(gf, i, seed))
     note = f" (struck by entry {struck[n]})" if n in struck else ""
     if entry.get("bot") is True:
         note = " (played by a bot)" + note
@@ -277,8 +258,9 @@ def body(gf: gamefile.GameFile, match: Match, seed: str | None, viewer: str | No
 
         lines += ["Your legal moves, by kind:", *group_legal(legal_strings(game, match.state,
                                                                             viewer)), ""]
-    if full and game.name in LEGENDS:
-        lines += ["Legend:", *(wrap("  " + line) for line in LEGENDS[game.name]), ""]
+    legend = engine.legend(game) if full else []  # the board's own legend is in its render
+    if legend:
+        lines += ["Legend:", *(wrap("  " + line) for line in legend), ""]
     if viewer is not None and not game.finished(match.state):
         lines += REPLY_HELP
     return "\n".join(lines).rstrip("\n") + "\n"

@@ -16,20 +16,29 @@ from referee.pictures.changes import NO_MARKS, Marks
 from referee.pictures.svg import Pieces
 
 
+def drawer(view: dict[str, Any], game: Any = None) -> Any:
+    """The drawing of the game ``view`` is of (``game``, else the game its ``game`` field
+    names): the game's ``pictures`` capability, else :mod:`referee.pictures.generic`."""
+    from referee import engine
+
+    if game is None and isinstance(view.get("game"), str):
+        try:
+            game = engine.get_game(view["game"])
+        except UsageError:
+            game = None
+    found = engine.pictures(game) if game is not None else None
+    if found is None:
+        from referee.pictures import generic as found
+    return found
+
+
 def draw_svg(view: dict[str, Any], marks: Marks = NO_MARKS, since: int | None = None,
-             pieces: Pieces | None = None) -> str:
+             pieces: Pieces | None = None, game: Any = None) -> str:
     """The SVG picture of ``view``; what ``marks`` hits is framed as changed since move
     ``since``. ``pieces`` (one per game) lets a series of pictures of one game reuse the
-    parts that did not change; the result is the same text."""
-    name = view.get("game")
-    if name == "staufer":
-        from referee.pictures import staufer as drawer
-    elif name == "dynasties":
-        from referee.pictures import dynasties as drawer  # type: ignore[no-redef]
-    else:
-        raise UsageError(f"no pictures for the game {name!r}",
-                         hints=["pictures exist for staufer and dynasties"])
-    return drawer.draw(view, marks, since, pieces)
+    parts that did not change; the result is the same text. ``game``: the game the view
+    is of (default: the one its ``game`` field names)."""
+    return str(drawer(view, game).draw(view, marks, since, pieces))
 
 
 def svg_to_png(svg: str) -> bytes:
@@ -42,4 +51,4 @@ def svg_to_png(svg: str) -> bytes:
     return bytes(resvg_py.svg_to_bytes(svg_string=svg))
 
 
-__all__ = ["Marks", "Pieces", "draw_svg", "svg_to_png"]
+__all__ = ["Marks", "Pieces", "draw_svg", "drawer", "svg_to_png"]

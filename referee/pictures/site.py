@@ -234,7 +234,7 @@ def render_game(gf: gamefile.GameFile, seed: str | None, folder: Path, slug: str
     pieces = Pieces()  # unchanged regions / countries are drawn once per game
     for step in steps:
         svg = draw_svg(step.view, Marks.between(previous, step.view),
-                       step.n - 1 if step.n else None, pieces)
+                       step.n - 1 if step.n else None, pieces, game)
         _write(folder / f"pos-{step.n}.svg", svg)
         _write(folder / f"pos-{step.n}.html", page.render(g=summary, p=_position(step),
                                                           last=len(steps) - 1, moves=moves))

@@ -1,6 +1,6 @@
 """The board cut into tiles for mails, each a standalone SVG drawn by the game's own
-drawing code: Staufer's regions (their seats; each region's payment space is a tile of
-words, without a picture) and Supply Board; Dynasties' country headers, cities and ships.
+drawing code (its pictures module's ``tiles(view)``, built with :func:`tile`): Staufer's
+regions and Supply Board; Dynasties' country headers, cities and ships.
 
 A mail shows the board as a row of tiles that wraps (two or three to a line in a wide
 window, one under the other on a phone, each at its own size, so its writing stays
@@ -19,11 +19,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from referee.errors import UsageError
-from referee.pictures.changes import NO_MARKS
 from referee.pictures.svg import Canvas
 
 PAD = 6  # around a tile's drawing
-_DRAWN: OrderedDict[str, Tile] = OrderedDict()  # tiles by what they show (see _tile)
+_DRAWN: OrderedDict[str, Tile] = OrderedDict()  # tiles by what they show (see tile)
 _KEEP = 512
 #: rectangles without anti-aliased edges: a fifth lighter PNG, and the figures (discs,
 #: shields, stars) and the writing stay smooth
@@ -47,16 +46,17 @@ class Tile:
     words: tuple[Words, ...] = ()  # a tile without a picture (svg ""): (fill, text) each
 
 
-def tiles(view: dict[str, Any]) -> list[Tile]:
-    """The tiles of ``view``'s board, in reading order. Raises UsageError for a game
-    without pictures."""
-    name = view.get("game")
-    if name == "staufer":
-        return _staufer(view)
-    if name == "dynasties":
-        return _dynasties(view)
-    raise UsageError(f"no pictures for the game {name!r}",
-                     hints=["pictures exist for staufer and dynasties"])
+def tiles(view: dict[str, Any], game: Any = None) -> list[Tile]:
+    """The tiles of ``view``'s board, in reading order: the ``tiles(view)`` of the game's
+    pictures capability. Raises UsageError for a game without tiles (its mails stay plain
+    text)."""
+    from referee.pictures import drawer
+
+    cut = getattr(drawer(view, game), "tiles", None)
+    if cut is None:
+        raise UsageError(f"no board tiles for the game {view.get('game')!r}",
+                         hints=["a game's pictures module may define tiles(view)"])
+    return list(cut(view))
 
 
 def colours(view: dict[str, Any]) -> list[tuple[str, str]]:
@@ -71,7 +71,7 @@ def colours(view: dict[str, Any]) -> list[tuple[str, str]]:
     return []
 
 
-def _tile(name: str, title: str, width: float, height: float,
+def tile(name: str, title: str, width: float, height: float,
           draw: Callable[[Canvas], None], shows: Any, below: bool = False) -> Tile:
     """The tile drawn by ``draw``; ``shows`` holds everything it shows (JSON), so that a
     tile already drawn in this process is not drawn again. ``below``: the tile goes
@@ -89,62 +89,3 @@ def _tile(name: str, title: str, width: float, height: float,
     return found
 
 
-def _staufer(view: dict[str, Any]) -> list[Tile]:
-    from referee.pictures import staufer as s
-
-    colour = {p: pv["colour"] for p, pv in view["players"].items()}
-    out = []
-    for pos, region in enumerate(view["regions"]):
-
-        def draw(c: Canvas, pos: int = pos, region: dict[str, Any] = region) -> None:
-            s._region(c, c.root, PAD, PAD, pos, region, colour, NO_MARKS, None, compact=True)
-
-        title = f"Region {region['title']}" + (" (the King is here)" if region["king"] else "")
-        shown = {k: v for k, v in region.items()
-                 if k not in ("distance_from_king", "bonus", "payment")}
-        out.append(_tile(f"region-{region['region']}", title, s.PANEL_W, s.COMPACT_H, draw,
-                         [pos, shown, colour]))
-        out.append(Tile(f"payment-{region['region']}", f"{region['title']}: payment space",
-                        "", 0, 0, below=True, words=_payment_words(region, view)))
-    out.append(_tile("supply", "The Supply Board", 5 * 78 - 6, 114,
-                     lambda c: s.supply(c, PAD, PAD, view, NO_MARKS), view["supply_board"]))
-    return out
-
-
-def _payment_words(region: dict[str, Any], view: dict[str, Any]) -> tuple[Words, ...]:
-    """A region's payment space in words: each player's figures there, with the fill
-    of their colour (a tile without a picture: it changes with most seats taken)."""
-    fills = dict(colours(view))
-    found = tuple((fills.get(who, "#888888"), f"{who} {n['envoys']} E, {n['nobles']} N")
-                  for who, n in region["payment"].items() if n["envoys"] or n["nobles"])
-    return found or (("", "empty"),)
-
-
-def _dynasties(view: dict[str, Any]) -> list[Tile]:
-    from referee.pictures import dynasties as d
-
-    colour = {p["id"]: p["colour"] for p in view["players"]}
-    col_w = 282.0
-    out = []
-    for country, cities in d._by_country(view["cities"]).items():
-        tab = view["tablets"].get(country, {})
-        arms = view["coats_of_arms_left"].get(country, 0)
-
-        def head(c: Canvas, country: str = country, tab: dict[str, Any] = tab,
-                 arms: int = arms) -> None:
-            d.country_header(c, c.root, PAD, PAD, col_w, country, tab, arms, NO_MARKS)
-
-        name = d.country_names().get(country, country.capitalize())
-        out.append(_tile(f"country-{country}", f"Country {name}", col_w, 46, head,
-                         [country, tab, arms]))
-        for _, place in cities:
-
-            def draw(c: Canvas, place: dict[str, Any] = place) -> None:
-                d.city(c, PAD, PAD, col_w, place, colour)
-
-            out.append(_tile(f"city-{place['city']}", f"{place['name']} ({name})", col_w,
-                             d.CITY_H - 4, draw, [place, colour], below=True))
-    ships = len(view["ships"])
-    out.append(_tile("ships", "The ships", ships * 230 - 10, 88,
-                     lambda c: d.ships(c, PAD, PAD, view, NO_MARKS), view["ships"]))
-    return out

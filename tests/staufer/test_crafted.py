@@ -13,6 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from referee import engine
 from referee.engine import Match
 from referee.games.staufer import GAME
 from referee.games.staufer import components as C
@@ -106,8 +107,8 @@ def test_crafted_moves_decode_or_are_handled_totally(obj: dict[str, Any]) -> Non
         return
     text = GAME.format_move(move)
     assert GAME.parse_move(text, []) == move, text
-    assert GAME.public_text(move) == text
-    assert GAME.private_fields(move) == ()
+    assert engine.public_text(GAME, move) == text
+    assert engine.private_fields(GAME, move) == ()
     for state, hidden in zip(STATES, HIDDEN, strict=True):
         for player in (*state.players, "stranger"):
             why = GAME.why_illegal(state, player, move)

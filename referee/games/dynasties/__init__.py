@@ -9,7 +9,7 @@ from typing import Any
 
 import msgspec
 
-from referee.engine import Assumption, GameDefaults, HiddenItem, Interpretation, Option
+from referee.engine import Assumption, HiddenItem, Interpretation, Option
 from referee.rng import Rng
 
 from . import data as D
@@ -17,7 +17,7 @@ from . import moves, rules, views
 from .state import State
 
 
-class Dynasties(GameDefaults):
+class Dynasties:
     name = "dynasties"
     title = "Dynasties: Heirate & Herrsche"
     min_players = 3
@@ -137,6 +137,10 @@ class Dynasties(GameDefaults):
         from referee.games.dynasties.determinize import determinize
 
         return determinize(state, player, rng)
+
+    # capabilities in modules of this package, imported when used (engine.capability)
+    pictures = "referee.games.dynasties.pictures"
+    usage = "referee.games.dynasties.usage"
 
 
 GAME = Dynasties()

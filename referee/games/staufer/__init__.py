@@ -8,7 +8,7 @@ from typing import Any
 
 import msgspec
 
-from referee.engine import Assumption, GameDefaults, HiddenItem, Interpretation, Option
+from referee.engine import Assumption, HiddenItem, Interpretation, Option
 from referee.rng import Rng
 
 from . import components as C
@@ -16,7 +16,7 @@ from . import gamesetup, moves, rules, views
 from .state import E, N, State, encode
 
 
-class StauferGame(GameDefaults):
+class StauferGame:
     name = "staufer"
     title = "The Staufer Dynasty"
     min_players = 2
@@ -138,6 +138,10 @@ class StauferGame(GameDefaults):
         from .determinize import determinize
 
         return determinize(state, player, rng)
+
+    # capabilities in modules of this package, imported when used (engine.capability)
+    pictures = "referee.games.staufer.pictures"
+    usage = "referee.games.staufer.usage"
 
 
 def invariants(state: State) -> list[str]:

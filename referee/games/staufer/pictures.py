@@ -7,6 +7,7 @@ from typing import Any
 
 from referee.pictures.changes import NO_MARKS, Marks
 from referee.pictures.svg import HIGHLIGHT, MUTED, Canvas, Pieces, fit, player_fill, wrap
+from referee.pictures.tiles import PAD, Tile, Words, colours, tile
 
 WIDTH = 1200
 PANEL_W, PANEL_H = 384, 236
@@ -319,3 +320,37 @@ def _final(c: Canvas, y: float, final: dict[str, dict[str, int]]) -> float:
         c.text(GAP + 10, y + 38 + 24 * i, fit(f"{who}: {items} = {sum(parts.values())}",
                                               WIDTH - 40, 12), size=12)
     return y + 44 + 24 * len(final)
+
+
+# --- the board cut into tiles for mails (referee.pictures.tiles) ----------------------------
+
+
+def tiles(view: dict[str, Any]) -> list[Tile]:
+    """The tiles of a mail's board: each region (its payment space a tile of words
+    under it) and the Supply Board."""
+    colour = {p: pv["colour"] for p, pv in view["players"].items()}
+    out = []
+    for pos, region in enumerate(view["regions"]):
+
+        def draw(c: Canvas, pos: int = pos, region: dict[str, Any] = region) -> None:
+            _region(c, c.root, PAD, PAD, pos, region, colour, NO_MARKS, None, compact=True)
+
+        title = f"Region {region['title']}" + (" (the King is here)" if region["king"] else "")
+        shown = {k: v for k, v in region.items()
+                 if k not in ("distance_from_king", "bonus", "payment")}
+        out.append(tile(f"region-{region['region']}", title, PANEL_W, COMPACT_H, draw,
+                        [pos, shown, colour]))
+        out.append(Tile(f"payment-{region['region']}", f"{region['title']}: payment space",
+                        "", 0, 0, below=True, words=_payment_words(region, view)))
+    out.append(tile("supply", "The Supply Board", 5 * 78 - 6, 114,
+                    lambda c: supply(c, PAD, PAD, view, NO_MARKS), view["supply_board"]))
+    return out
+
+
+def _payment_words(region: dict[str, Any], view: dict[str, Any]) -> tuple[Words, ...]:
+    """A region's payment space in words: each player's figures there, with the fill
+    of their colour (a tile without a picture: it changes with most seats taken)."""
+    fills = dict(colours(view))
+    found = tuple((fills.get(who, "#888888"), f"{who} {n['envoys']} E, {n['nobles']} N")
+                  for who, n in region["payment"].items() if n["envoys"] or n["nobles"])
+    return found or (("", "empty"),)

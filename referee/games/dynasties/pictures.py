@@ -7,6 +7,7 @@ from typing import Any
 
 from referee.pictures.changes import NO_MARKS, Marks
 from referee.pictures.svg import HIGHLIGHT, MUTED, Canvas, Pieces, fit, player_fill, wrap
+from referee.pictures.tiles import PAD, Tile, tile
 
 WIDTH = 1200
 GAP = 14
@@ -317,3 +318,36 @@ def _final(c: Canvas, y: float, final: dict[str, Any]) -> float:
             f"{names.get(country, country)}: majority {majority}; crown {crown}",
             WIDTH - 40, 12), size=12)
     return y + 44 + 22 * len(final)
+
+
+# --- the board cut into tiles for mails (referee.pictures.tiles) ----------------------------
+
+
+def tiles(view: dict[str, Any]) -> list[Tile]:
+    """The tiles of a mail's board: each country's header with its cities under
+    it, and the ships."""
+    colour = {p["id"]: p["colour"] for p in view["players"]}
+    col_w = 282.0
+    out = []
+    for country, cities in _by_country(view["cities"]).items():
+        tab = view["tablets"].get(country, {})
+        arms = view["coats_of_arms_left"].get(country, 0)
+
+        def head(c: Canvas, country: str = country, tab: dict[str, Any] = tab,
+                 arms: int = arms) -> None:
+            country_header(c, c.root, PAD, PAD, col_w, country, tab, arms, NO_MARKS)
+
+        name = country_names().get(country, country.capitalize())
+        out.append(tile(f"country-{country}", f"Country {name}", col_w, 46, head,
+                        [country, tab, arms]))
+        for _, place in cities:
+
+            def draw(c: Canvas, place: dict[str, Any] = place) -> None:
+                city(c, PAD, PAD, col_w, place, colour)
+
+            out.append(tile(f"city-{place['city']}", f"{place['name']} ({name})", col_w,
+                            CITY_H - 4, draw, [place, colour], below=True))
+    count = len(view["ships"])
+    out.append(tile("ships", "The ships", count * 230 - 10, 88,
+                    lambda c: ships(c, PAD, PAD, view, NO_MARKS), view["ships"]))
+    return out
