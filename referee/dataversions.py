@@ -96,7 +96,7 @@ def files_of(name: str, digest: str) -> dict[str, Any]:
     """The data files (by name) of version ``digest`` of game ``name``. Raises
     GameFileError naming the versions this referee has."""
     if digest == split_pin(current_pin(name))[1]:
-        return _data_module(name).RAW  # type: ignore[no-any-return]
+        return _current_files(name)
     if digest in _registered.get(name, {}):
         return _registered[name][digest]
     path = versions_dir(name) / f"{digest}.json"
@@ -141,14 +141,14 @@ def unregister(name: str, digest: str) -> None:
 def release(name: str) -> Path | None:
     """Keep the current data of game ``name`` as a released version (its snapshot in
     ``data/versions/``). Returns the file written, or None if it was already released."""
-    module = _data_module(name)
+    _data_module(name)  # (a game without data versions is refused)
     pin = current_pin(name)
     digest = split_pin(pin)[1]
     path = versions_dir(name) / f"{digest}.json"
     if path.exists():
         return None
     path.parent.mkdir(parents=True, exist_ok=True)
-    body = {"rules": pin, "files": module.RAW}
+    body = {"rules": pin, "files": _current_files(name)}
     path.write_text(json.dumps(body, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     return path
 
@@ -216,9 +216,23 @@ def game_for(name: str, pin: str) -> Game:
     return _copies[(name, digest)]
 
 
-def _load_copy(name: str, digest: str, files: dict[str, Any]) -> Game:
-    """Load the game package once more, as its own modules, reading ``files``."""
+def _current_files(name: str) -> dict[str, Any]:
     package = _package(name)
+    if hasattr(package, "current_files"):
+        return package.current_files()  # type: ignore[no-any-return]
+    return _data_module(name).RAW  # type: ignore[no-any-return]
+
+
+def _load_copy(name: str, digest: str, files: dict[str, Any]) -> Game:
+    """Load the game package once more, as its own modules, reading ``files`` (a
+    package with ``game(files)`` builds the game object from them instead)."""
+    package = _package(name)
+    if hasattr(package, "game"):
+        built: Game = package.game(files)
+        if split_pin(built.data_version())[1] != digest:
+            raise GameFileError(f"the released {name} data version {digest} is damaged: its "
+                                f"files hash to {built.data_version()}")
+        return built
     alias = f"{package.__name__}_data_{digest}"
     spec = importlib.util.spec_from_file_location(
         alias, package.__file__, submodule_search_locations=list(package.__path__))

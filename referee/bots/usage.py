@@ -18,10 +18,9 @@ Extractor = Callable[[Iterable[Move], State], Counter[str]]
 
 
 def _staufer(moves: Iterable[Move], state: State) -> Counter[str]:
-    from referee.games.staufer import components as C
-
+    chest_kind = state.data.chest_kind
     used: Counter[str] = Counter()
-    chest_colour = {ctype: colour for colour, ctype in C.CHEST_KIND.values()}
+    chest_colour = {ctype: colour for colour, ctype in chest_kind.values()}
     for move in moves:
         kind = type(move).__name__
         used[f"move:{kind}"] += 1
@@ -42,7 +41,7 @@ def _staufer(moves: Iterable[Move], state: State) -> Counter[str]:
             used[f"supply-space:{move.space}"] += 1
     for held in state.held:
         for cid in held:
-            colour, ctype = C.CHEST_KIND[cid]
+            colour, ctype = chest_kind[cid]
             used[f"chest:{colour}:{ctype}"] += 1
     for parts in state.final.values():
         for what, points in parts.items():
