@@ -121,7 +121,7 @@ class ToyGame(GameDefaults):
             out["card"] = state.cards[viewer]
         return out
 
-    def render(self, state: ToyState, viewer: str | None, wide: bool = False) -> str:
+    def render(self, state: ToyState, viewer: str | None, width: int = 80) -> str:
         text = f"pile: {state.pile}"
         if viewer is not None:
             text += f"\nyour card: {state.cards[viewer]}"
@@ -157,7 +157,7 @@ class ToyGame(GameDefaults):
     def assumptions(self) -> list[Assumption]:
         return [Assumption("T1", "deck size", "20", "invented for tests")]
 
-    def data(self) -> dict[str, Any]:
+    def data_files(self) -> dict[str, Any]:
         return {"deck": {"value": 20, "source": "invented", "confidence": "assumed"}}
 
 
