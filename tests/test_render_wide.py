@@ -12,8 +12,8 @@ from click.testing import CliRunner
 from referee import gamefile, textlayout
 from referee.cli import main
 from referee.engine import get_game
-from referee.judge import text as mailtext
 from referee.judge import meta
+from referee.judge import text as mailtext
 from tests.test_textlayout import played
 
 GAMES = [("staufer", 3, 36), ("dynasties", 4, 8)]
