@@ -24,8 +24,8 @@ docs/adding-a-game.md).
 from __future__ import annotations
 
 import copy
-import importlib
-import importlib.util
+
+
 import json
 import re
 import sys
@@ -78,10 +78,7 @@ class _DataApi:
         self.module = module
 
     def current_files(self) -> dict[str, Any]:
-        found = getattr(self.module, "current_files", None)
-        if found is not None:
-            return dict(found())
-        return dict(self.module.RAW)  # TEMPORARY until the game packages have game()
+        return dict(self.module.current_files())
 
     def data_digest(self, files: Mapping[str, Any]) -> str:
         return str(self.module.data_digest(dict(files)))
@@ -90,24 +87,16 @@ class _DataApi:
         return self.module.play_data(dict(files))
 
 
-# TEMPORARY until the game packages have game(): where today's packages keep their data.
-_LEGACY_DATA = {"staufer": "components", "dynasties": "data"}
-
-
 def keeps_versions(name: str) -> bool:
     """Whether game ``name`` keeps released data versions (its package has
     ``data_digest``)."""
-    package = _package(name)
-    return hasattr(package, "data_digest") or (
-        not hasattr(package, "game") and name in _LEGACY_DATA)  # TEMPORARY
+    return hasattr(_package(name), "data_digest")
 
 
 def _data(name: str) -> _DataApi:
     package = _package(name)
     if hasattr(package, "data_digest"):
         return _DataApi(package)
-    if not hasattr(package, "game") and name in _LEGACY_DATA:  # TEMPORARY
-        return _DataApi(importlib.import_module(f"{package.__name__}.{_LEGACY_DATA[name]}"))
     raise UsageError(f"{name} keeps no released data versions")
 
 
@@ -178,7 +167,6 @@ def unregister(name: str, digest: str) -> None:
     _registered.get(name, {}).pop(digest, None)
     for key in [k for k in _games if k[0] == name and k[2] == digest]:
         del _games[key]
-    _forget_modules(f"{_package(name).__name__}_data_{digest}")  # TEMPORARY
 
 
 def release(name: str) -> Path | None:
@@ -248,8 +236,6 @@ def game_for(name: str, pin: str) -> Game:
     if not DIGEST.fullmatch(digest):
         raise GameFileError(f"{pin!r}: {digest!r} is not a data version (12 hex digits)")
     package = _package(name)
-    if not hasattr(package, "game"):  # TEMPORARY until the game packages have game()
-        return _legacy_game_for(name, current, rules, digest)
     versions = rules_versions(name)
     if rules not in versions:
         raise GameFileError(
@@ -265,55 +251,6 @@ def game_for(name: str, pin: str) -> Game:
                                 f"files hash to {game.data_version()}")
         _games[key] = game
     return _games[key]
-
-
-def _legacy_game_for(name: str, current: Game, rules: str, digest: str) -> Game:
-    """TEMPORARY until the game packages have game(): the package loaded once more under
-    another module name, reading the pinned files."""
-    own_rules, own_digest = split_pin(current.data_version())
-    if rules != own_rules:
-        raise GameFileError(
-            f"this game was made with rules {rules}, but this referee plays {own_rules}",
-            hints=["the rules code changed since the game began; use the referee version "
-                   "it was made with"],
-        )
-    if digest == own_digest:
-        return current
-    key = (name, rules, digest)
-    if key not in _games:
-        _games[key] = _load_copy(name, digest, files_of(name, digest))
-    return _games[key]
-
-
-def _load_copy(name: str, digest: str, files: dict[str, Any]) -> Game:
-    """TEMPORARY until the game packages have game(): load the game package once more,
-    as its own modules, reading ``files``."""
-    package = _package(name)
-    alias = f"{package.__name__}_data_{digest}"
-    spec = importlib.util.spec_from_file_location(
-        alias, package.__file__, submodule_search_locations=list(package.__path__))
-    if spec is None or spec.loader is None:
-        raise GameFileError(f"cannot load {name} for data version {digest}")
-    _forget_modules(alias)  # a copy loaded before (of a version since unregistered)
-    module = importlib.util.module_from_spec(spec)
-    module.RELEASED_FILES = files  # type: ignore[attr-defined]  # read by the data module
-    sys.modules[alias] = module
-    try:
-        spec.loader.exec_module(module)
-    except Exception:
-        _forget_modules(alias)
-        raise
-    game: Game = module.GAME
-    if split_pin(game.data_version())[1] != digest:
-        _forget_modules(alias)
-        raise GameFileError(f"the released {name} data version {digest} is damaged: its "
-                            f"files hash to {game.data_version()}")
-    return game
-
-
-def _forget_modules(alias: str) -> None:  # TEMPORARY until the game packages have game()
-    for key in [k for k in sys.modules if k == alias or k.startswith(alias + ".")]:
-        del sys.modules[key]
 
 
 # --- the version in force ---------------------------------------------------------------

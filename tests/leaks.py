@@ -149,7 +149,7 @@ def public_texts(game: Game, state: Any, viewer: str | None, text: bool = True
     out = {"view": json.dumps(game.view(state, viewer))}
     if text:
         out.update({"render": game.render(state, viewer),
-                    "render --wide": game.render(state, viewer, wide=True),
+                    "render --wide": game.render(state, viewer, width=132),
                     "prompt": game.prompt(state)})
     return out
 

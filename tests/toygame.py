@@ -126,8 +126,7 @@ class ToyCore:
             out["card"] = state.cards[viewer]
         return out
 
-    def render(self, state: ToyState, viewer: str | None, width: int = 80,
-               wide: bool = False) -> str:  # (wide: as long as `status --wide` asks)
+    def render(self, state: ToyState, viewer: str | None, width: int = 80) -> str:
         text = f"pile: {state.pile}"
         if viewer is not None:
             text += f"\nyour card: {state.cards[viewer]}"

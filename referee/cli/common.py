@@ -164,21 +164,6 @@ def escaped_output() -> Iterator[None]:
         sys.stdout, sys.stderr = saved
 
 
-def wrap_list(items: Sequence[str], indent: str = "  ", width: int = 80) -> str:
-    """Items separated by " | ", wrapped between items (never inside one)."""
-    lines: list[str] = []
-    line = ""
-    for item in items:
-        candidate = f"{line} | {item}" if line else item
-        if line and len(indent) + len(candidate) > width:
-            lines.append(indent + line)
-            candidate = item
-        line = candidate
-    if line:
-        lines.append(indent + line)
-    return "\n".join(lines)
-
-
 def secret_option(func: F) -> F:
     return click.option(
         "--secret", "secret_path", type=click.Path(path_type=Path), metavar="FILE",
@@ -240,31 +225,28 @@ def prompt_line(gf: gamefile.GameFile, match: Match | None) -> str:
 def status_text(gf: gamefile.GameFile, match: Match, viewer: str | None, name: str,
                 wide: bool = False) -> str:
     """The text of `status` (also the body of the mails): lines of at most 80 characters,
-    or with ``wide`` the long table and the flat list of legal moves."""
+    or with ``wide`` the same laid out for WIDE columns."""
     game = match.game
+    width = textlayout.WIDE if wide else textlayout.WIDTH
     title = f"{game.title}: {name} (move {len(gf.log)})"
-    lines = [title, "=" * (len(title) if wide else min(len(title), textlayout.WIDTH))]
+    lines = [title, "=" * min(len(title), width)]
     if gamefile.missing_nonces(gf):
         lines.append(prompt_line(gf, match))
-        return "\n".join(lines if wide else textlayout.fit_all(lines))
-    render: Any = game.render  # (takes wide= until status --wide goes)
-    board = render(match.state, viewer, wide=True) if wide else render(match.state, viewer)
-    lines += [board, "", prompt_line(gf, match)]
+        return "\n".join(textlayout.fit_all(lines, width))
+    lines += [game.render(match.state, viewer, width=width), "", prompt_line(gf, match)]
     if viewer is not None and not game.finished(match.state):
-        lines += legal_lines(match, viewer, wide)
-    return "\n".join(lines if wide else textlayout.fit_all(lines))
+        lines += legal_lines(match, viewer, width)
+    return "\n".join(textlayout.fit_all(lines, width))
 
 
-def legal_lines(match: Match, player: str, wide: bool = False) -> list[str]:
-    """"legal moves for P (n):" and the moves grouped by kind (textlayout.grouped_lines;
-    with ``wide`` the flat list), or that P has nothing to decide."""
+def legal_lines(match: Match, player: str, width: int = textlayout.WIDTH) -> list[str]:
+    """"legal moves for P (n):" and the moves grouped by kind (textlayout.grouped_lines),
+    or that P has nothing to decide."""
     legal = legal_strings(match.game, match.state, player)
     if not legal:
         return [f"{player} has nothing to decide now."]
-    if wide:
-        return [f"legal moves for {player} ({len(legal)}):", wrap_list(legal, width=88)]
     return [f"legal moves for {player} ({len(legal)}; {textlayout.GROUPED_NOTE}):",
-            *textlayout.grouped_lines(legal)]
+            *textlayout.grouped_lines(legal, width)]
 
 
 

@@ -234,7 +234,7 @@ def choose_seed(seed: str | None, sealed: bool, insecure: bool, header: dict[str
               help="Show this player's private view and legal moves.")
 @secret_option
 @click.option("--wide", is_flag=True,
-              help="One long table (lines over 80 characters) and a flat list of legal moves.")
+              help="The same board and legal moves laid out for 132 columns, not 80.")
 @click.option("--json", "as_json", is_flag=True, help="Output JSON.")
 @handles_errors
 def status(path: Path, viewer: str | None, secret_path: Path | None, wide: bool,

@@ -1,5 +1,5 @@
-"""The text of the judge's mails: events since a player's last mail, the board wrapped
-to 78 columns, legal moves grouped by kind, and how to reply.
+"""The text of the judge's mails: events since a player's last mail, the board laid out
+by the game for 78 columns, legal moves grouped by kind, and how to reply.
 
 The board's legend is the one its render carries (one legend per game); a game whose
 render has none may give one with its ``legend`` capability (:func:`engine.legend`).
@@ -246,11 +246,12 @@ def body(gf: gamefile.GameFile, match: Match, seed: str | None, viewer: str | No
         lines += ["Since your last mail:", *timeline.lines(since, viewer), ""]
     if game.finished(match.state):
         lines += [*final_scoring(match), ""]
-    render = game.render(match.state, viewer) if not gamefile.missing_nonces(gf) else ""
+    missing = gamefile.missing_nonces(gf)
+    render = "" if missing else game.render(match.state, viewer, width=WIDTH)
     if full and render:
-        lines += [wrap(render), ""]
+        lines += [render, ""]
     elif render:
-        lines += [wrap(line) for line in private_block(render)]
+        lines += private_block(render)
         lines += [""] if private_block(render) else []
     waiting = gamefile.waiting(gf, match)
     if viewer is not None and viewer in waiting and not gamefile.missing_nonces(gf):

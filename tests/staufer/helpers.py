@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from referee.engine import full_options
 from referee.games.staufer import GAME, gamesetup
-from referee.games.staufer import components as C
 from referee.games.staufer.state import KIND_INDEX, State
 from referee.rng import Rng
 
@@ -21,9 +20,9 @@ def position(
 ) -> State:
     """A fresh game with the ring order and the King set; seats and supply spaces hold
     no chests when ``empty_chests`` (all chests back on the stack)."""
-    state = gamesetup.setup(NAMES[:n], full_options(GAME, options or {}), Rng(seed))
+    state = gamesetup.setup(GAME.data, NAMES[:n], full_options(GAME, options or {}), Rng(seed))
     if ring is not None:
-        rows = C.seat_rows(C.REGION_SIDE[str(n)])
+        rows = GAME.data.seat_rows[GAME.data.region_side[str(n)]]
         back = [c for row in state.seat_chests for seat in row for c in seat]
         state.stack.extend(back)
         state.ring = list(ring)
@@ -71,7 +70,7 @@ def set_court(state: State, name: str, envoys: int, nobles: int) -> None:
 
 def chest_of(state: State, ctype: str) -> str:
     """Take a chest of this type off the stack (for placing it somewhere)."""
-    cid = next(c for c in state.stack if C.CHEST_KIND[c][1] == ctype)
+    cid = next(c for c in state.stack if state.data.chest_kind[c][1] == ctype)
     state.stack.remove(cid)
     return cid
 

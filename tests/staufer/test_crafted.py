@@ -16,7 +16,6 @@ from hypothesis import strategies as st
 from referee import engine
 from referee.engine import Match
 from referee.games.staufer import GAME
-from referee.games.staufer import components as C
 from referee.games.staufer.moves import CHEST_TYPES
 from referee.rng import Rng
 from tests.leaks import assert_no_leaks
@@ -25,7 +24,7 @@ TAGS = ("supply", "deploy", "seat", "first", "privilege", "done", "take", "pick"
         "return")
 FIELDS = ("space", "chests", "envoy", "draw", "region", "seat", "free_move", "free_pay",
           "figure", "nobles", "double", "bonus", "number", "chest", "court")
-WORDS = (*C.REGION_KEYS, *CHEST_TYPES, "envoy", "noble", "", "nowhere", "Aachen")
+WORDS = (*GAME.data.region_keys, *CHEST_TYPES, "envoy", "noble", "", "nowhere", "Aachen")
 
 
 def _states() -> list[Any]:
@@ -67,7 +66,7 @@ untyped = st.builds(
 )
 near = st.one_of(st.integers(min_value=0, max_value=6), st.integers(min_value=-2, max_value=18))
 word = st.sampled_from(WORDS)
-region = st.one_of(st.sampled_from(C.REGION_KEYS), word)
+region = st.one_of(st.sampled_from(GAME.data.region_keys), word)
 figure = st.sampled_from(("envoy", "noble", "", "king"))
 flag = st.booleans()
 
@@ -80,7 +79,7 @@ typed = st.one_of(
     _typed("supply", {"space": near}, {"chests": near, "envoy": flag, "draw": flag}),
     _typed("deploy", {"region": region, "seat": near}, {"free_move": flag, "free_pay": flag}),
     _typed("seat", {"figure": figure}, {
-        "nobles": st.lists(st.sampled_from((*C.REGION_KEYS, "x")), max_size=4),
+        "nobles": st.lists(st.sampled_from((*GAME.data.region_keys, "x")), max_size=4),
         "double": flag, "bonus": flag}),
     _typed("privilege", {"number": near}, {}),
     _typed("take", {"region": region}, {}),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from referee.games.staufer import rounds, scoring
+from referee.games.staufer import GAME, rounds, scoring
 from referee.games.staufer.scoring import brown_points, chest_points
 
 from .helpers import (
@@ -21,6 +21,8 @@ from .helpers import (
 
 # King in Nijmegen; clockwise: Strasbourg, Palermo, Aachen, Milano, Augsburg
 RING = ["nijmegen", "strasbourg", "palermo", "aachen", "milano", "augsburg"]
+
+BROWN = GAME.data.brown_points  # 2/5/9/14/20 per tally of five
 
 
 def test_gabi_moves_to_aachen_paying_two_regions_and_the_target() -> None:
@@ -131,19 +133,19 @@ def test_rudi_contracts_6_14_12() -> None:
 
 def test_rudi_seven_brown_chests_25_and_28_with_three_more() -> None:
     s = position(4)
-    assert brown_points(7) == 25
+    assert brown_points(7, BROWN) == 25
     give(s, "rudi", "brown", 7)
     give(s, "rudi", "first", 1)
     give(s, "rudi", "keep", 1)
     give(s, "rudi", "purple", 1)
-    points = chest_points(s.held[pi(s, "rudi")])
+    points = chest_points(s, s.held[pi(s, "rudi")])
     assert points == {"brown": 25, "turquoise+purple": 3}
     assert sum(points.values()) == 28
 
 
 def test_brown_three_chests_9() -> None:
-    assert brown_points(3) == 9
-    assert [brown_points(k) for k in range(1, 6)] == [2, 5, 9, 14, 20]
+    assert brown_points(3, BROWN) == 9
+    assert [brown_points(k, BROWN) for k in range(1, 6)] == [2, 5, 9, 14, 20]
 
 
 def test_bettina_two_series_30() -> None:

@@ -4,7 +4,6 @@ players, the interpretations list and the data pin. Each test quotes its rule.""
 
 from __future__ import annotations
 
-import copy
 import json
 from pathlib import Path
 
@@ -13,8 +12,7 @@ from click.testing import CliRunner
 
 from referee.cli import main
 from referee.errors import MalformedMove, UsageError
-from referee.games.staufer import GAME, gamesetup, rounds
-from referee.games.staufer import components as C
+from referee.games.staufer import GAME, current_files, data_digest, gamesetup, rounds
 from referee.games.staufer.views import describe_contract
 from referee.rng import Rng
 
@@ -36,7 +34,8 @@ RING = ["nijmegen", "strasbourg", "palermo", "aachen", "milano", "augsburg"]
 def chests_on_top(state: object, *ctypes: str) -> None:
     """Put chests of these types on top of the face-down stack (the next draws)."""
     for ctype in ctypes:
-        cid = next(c for c in state.stack if C.CHEST_KIND[c][1] == ctype)  # type: ignore[attr-defined]
+        cid = next(c for c in state.stack  # type: ignore[attr-defined]
+                   if GAME.data.chest_kind[c][1] == ctype)
         state.stack.remove(cid)  # type: ignore[attr-defined]
         state.stack.append(cid)  # type: ignore[attr-defined]
 
@@ -226,12 +225,12 @@ def test_contract_texts() -> None:
     points are scored for 2nd place in a 2-player game.)"; All seats: "For each
     additional occupied seat beyond those shown, you gain 5 additional points." """
     region = "contract:region-milano"
-    assert describe_contract(region, 2) == (
+    assert describe_contract(GAME.data, region, 2) == (
         "Region Milano: majority 12 (no 2nd place with 2 players)")
-    assert describe_contract(region, 3) == "Region Milano: majority 12, 2nd place 6"
-    assert describe_contract("contract:red-all-seats", 3) == (
+    assert describe_contract(GAME.data, region, 3) == "Region Milano: majority 12, 2nd place 6"
+    assert describe_contract(GAME.data, "contract:red-all-seats", 3) == (
         "Office seats all-seats: 1/3/6/10/15 for 1-5 seats, +5 for each further seat")
-    assert describe_contract("contract:red-pairs", 3) == "Office seats pairs: 8 each"
+    assert describe_contract(GAME.data, "contract:red-pairs", 3) == "Office seats pairs: 8 each"
 
 
 def test_final_line_names_the_winner_of_the_tie_break() -> None:
@@ -288,29 +287,30 @@ def test_referee_data_lists_the_interpretations() -> None:
 def test_no_value_is_labelled_rulebook_unless_the_rulebook_states_it() -> None:
     """Audit: the Region contract list (one card per Region) is inferred, not printed;
     the partially random deck's 1 and 2 are printed."""
-    assert C.RAW["contracts"]["region"]["confidence"] == "inferred"
-    assert C.RAW["privileges"]["partially_random_fixed"]["confidence"] == "rulebook"
+    files = current_files()
+    assert files["contracts"]["region"]["confidence"] == "inferred"
+    assert files["privileges"]["partially_random_fixed"]["confidence"] == "rulebook"
 
 
 # ------------------------------------------------------------ E data pin
 
 
 def test_data_pin_covers_only_values_that_change_play() -> None:
-    raw = copy.deepcopy(C.RAW)
-    pin = C.data_hash(raw)
-    assert pin == C.data_hash()
+    raw = current_files()
+    pin = data_digest(raw)
+    assert pin == GAME.data.digest
     raw["regions"]["regions"]["aachen"]["seats"]["3-5"]["source"] = "a corrected source"
     raw["regions"]["regions"]["aachen"]["seats"]["3-5"]["confidence"] = "confirmed"
     raw["regions"]["regions"]["aachen"]["title"] = "Aix-la-Chapelle"
     raw["figures"]["colours"]["value"] = ["white", "yellow", "green", "blue", "black"]
     raw["interpretations"]["readings"][0]["reading"] = "reworded"
     raw["chests"]["about"] = "reworded"
-    assert C.data_hash(raw) == pin
+    assert data_digest(raw) == pin
     raw["regions"]["regions"]["aachen"]["seats"]["3-5"]["value"][1][0] = 6
-    assert C.data_hash(raw) != pin
-    raw = copy.deepcopy(C.RAW)
+    assert data_digest(raw) != pin
+    raw = current_files()
     raw["privileges"]["vp_values"]["value"][0] = 3
-    assert C.data_hash(raw) != pin
+    assert data_digest(raw) != pin
     assert GAME.data_version() == "staufer-2+data." + pin
 
 

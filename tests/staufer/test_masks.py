@@ -17,7 +17,6 @@ from hypothesis import strategies as st
 
 from referee.engine import Match
 from referee.games.staufer import GAME, rules
-from referee.games.staufer import components as C
 from referee.games.staufer.moves import (
     CHEST_TYPES,
     MAX_SEATS,
@@ -36,7 +35,8 @@ from referee.games.staufer.moves import (
 from referee.rng import Rng
 
 DECKS = ("1,2,3,4,5,6", "1,7,8,10,11,12", "1,2,4,10,12,16", "1,3,5,8,11,13")
-SPACES = range(1, len(C.SUPPLY_SPACES) + 1)
+SPACES = GAME.data.supply_numbers
+REGIONS = GAME.data.region_keys
 FLAGS = (False, True)
 
 
@@ -62,17 +62,17 @@ STATES = _states()
 
 SUPPLY_SPACE = [Supply(s, c, e, d) for s in SPACES for c in (0, *SPACES) for e in FLAGS
                 for d in FLAGS]
-DEPLOY_SPACE = [Deploy(r, s, fm, fp) for r in C.REGION_KEYS for s in range(1, MAX_SEATS + 1)
+DEPLOY_SPACE = [Deploy(r, s, fm, fp) for r in REGIONS for s in range(1, MAX_SEATS + 1)
                 for fm in FLAGS for fp in FLAGS]
 SEAT_SPACE = [Seat(f, nobles, double, bonus) for f in ("envoy", "noble")
-              for k in range(4) for nobles in combinations_with_replacement(C.REGION_KEYS, k)
+              for k in range(4) for nobles in combinations_with_replacement(REGIONS, k)
               for double in FLAGS for bonus in FLAGS]
 OTHER_SPACE: list[Move] = [
     First(), Done(), Return(True), Return(False), Keep(),
     *(Privilege(x) for x in range(1, 17)),
-    *(Take(r) for r in C.REGION_KEYS),
+    *(Take(r) for r in REGIONS),
     *(Pick(t) for t in CHEST_TYPES),
-    *(Keep(r, s, f) for r in C.REGION_KEYS for s in (1, 2) for f in ("envoy", "noble")),
+    *(Keep(r, s, f) for r in REGIONS for s in (1, 2) for f in ("envoy", "noble")),
 ]
 
 
@@ -119,7 +119,7 @@ def test_every_seat_move_agrees_in_seat_decisions() -> None:
 
 @settings(max_examples=300, deadline=None)
 @given(st.sampled_from(STATES), st.integers(min_value=-2, max_value=8),
-       st.sampled_from((*C.REGION_KEYS, "nowhere", 3)), st.sampled_from(("envoy", "king", 0)))
+       st.sampled_from((*REGIONS, "nowhere", 3)), st.sampled_from(("envoy", "king", 0)))
 def test_values_outside_the_data_are_never_legal(state: Any, number: int, region: Any,
                                                   figure: Any) -> None:
     """Moves built in process skip the decoder's checks: a seat, space or region out of

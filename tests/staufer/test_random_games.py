@@ -10,7 +10,6 @@ import pytest
 
 from referee.engine import Match, random_playout
 from referee.games.staufer import GAME
-from referee.games.staufer import components as C
 from referee.rng import Rng
 from tests.leaks import assert_state_hides, assert_views_hide
 
@@ -131,7 +130,7 @@ def _seat_problems(state: object, before: list[list[list[tuple[int, str]]]], vac
             if len(occ) == 2 and not {2, 3} & set(s.privileges[occ[1][0]]):
                 problems.append(f"{where}: second figure without privilege 2 or 3")
             old = before[pos][i]
-            if C.REGION_TITLES[s.ring[pos]] in vacated:
+            if s.data.region_titles[s.ring[pos]] in vacated:
                 if any(occ.count(f) > old.count(f) for f in occ):
                     problems.append(f"{where}: {old} became {occ} in the Cleanup")
             elif occ[: len(old)] != old:

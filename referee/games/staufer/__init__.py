@@ -1,22 +1,33 @@
-"""The Staufer Dynasty (Die Staufer), 2-5 players: the referee's rules package."""
+"""The Staufer Dynasty (Die Staufer), 2-5 players: the referee's rules package.
+
+A game object is built from data files and a rules version (:func:`game`); :data:`GAME`
+is the one for the current data files and the current rules. The rules read the data
+from the state (``state.data``), which the game object's ``setup`` puts there.
+"""
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import msgspec
-
 from referee.engine import Assumption, HiddenItem, Interpretation, Option
+from referee.errors import GameFileError
 from referee.rng import Rng
 
-from . import components as C
-from . import gamesetup, moves, rules, views
-from .state import E, N, State, encode
+from . import basics, components, gamesetup, moves, scoring, views
+from . import rules as turn
+from .components import StauferData, current_files, data_digest, play_data
+from .state import State
+from .state import fingerprint as fingerprint_of
+
+RULES_VERSIONS: tuple[str, ...] = ("staufer-2",)
 
 
 class StauferGame:
+    """The Staufer Dynasty played with the component data ``data`` by rules version
+    ``rules``. Its members are the rules' own functions; the few methods need the
+    object's data or import a module only when it is asked for (start-up time)."""
+
     name = "staufer"
     title = "The Staufer Dynasty"
     min_players = 2
@@ -50,70 +61,42 @@ class StauferGame:
     )
     move_type = moves.MOVE_TYPE
 
+    def __init__(self, data: StauferData, rules: str = RULES_VERSIONS[-1]) -> None:
+        self.data = data
+        self.rules = rules
+
     def data_version(self) -> str:
-        return "staufer-2+data." + C.data_hash()
+        return f"{self.rules}+data.{self.data.digest}"
 
     def setup(self, players: Sequence[str], options: Mapping[str, str], rng: Rng) -> State:
-        return gamesetup.setup(players, options, rng)
+        return gamesetup.setup(self.data, players, options, rng)
 
-    def to_move(self, state: State) -> list[str]:
-        return [] if state.finished else [state.players[state.active]]
-
-    def legal_moves(self, state: State, player: str) -> list[Any]:
-        return rules.legal_moves(state, player)
-
-    def copy_state(self, state: State) -> State:
-        return state.copy()
-
-    def is_legal(self, state: State, player: str, move: Any) -> bool:
-        return rules.is_legal(state, player, move)
-
-    def apply(self, state: State, player: str, move: Any) -> None:
-        rules.apply(state, player, move)
-
-    def format_move(self, move: Any) -> str:
-        return moves.format_move(move)
-
-    def parse_move(self, text: str, legal: Sequence[Any]) -> Any:
-        return moves.parse_move(text, legal)
+    # play
+    to_move = staticmethod(turn.to_move)
+    legal_moves = staticmethod(turn.legal_moves)
+    is_legal = staticmethod(turn.is_legal)
+    apply = staticmethod(turn.apply)
+    finished = staticmethod(turn.finished)
+    scores = staticmethod(scoring.scores)
+    ranking = staticmethod(scoring.ranking)
+    # notation (no move holds a secret: the public text is the notation)
+    format_move = staticmethod(moves.format_move)
+    parse_move = staticmethod(moves.parse_move)
+    private_fields = staticmethod(moves.private_fields)
+    public_text = staticmethod(moves.format_move)
+    # what players see
+    prompt = staticmethod(views.prompt)
+    view = staticmethod(views.view)
+    render = staticmethod(views.render)
+    # bots and inspection
+    copy_state = staticmethod(State.copy)
+    fingerprint = staticmethod(fingerprint_of)
+    invariants = staticmethod(basics.invariants)
 
     def why_illegal(self, state: State, player: str, move: Any) -> str:
         from . import explain  # only for a move that is not legal
 
         return explain.why_illegal(state, player, move)
-
-    def prompt(self, state: State) -> str:
-        return views.prompt(state)
-
-    def view(self, state: State, viewer: str | None) -> dict[str, Any]:
-        return views.view(state, viewer)
-
-    def render(self, state: State, viewer: str | None, wide: bool = False) -> str:
-        return views.render(state, viewer, wide)
-
-    def finished(self, state: State) -> bool:
-        return state.finished
-
-    def scores(self, state: State) -> dict[str, int]:
-        return dict(zip(state.players, state.score, strict=True))
-
-    def ranking(self, state: State) -> list[list[str]]:
-        """Most points; tie: most figures in the Court; then a shared place (Final
-        Scoring; the "bluest blood" is read as a shared place, interpretation S11)."""
-        key = {p: (state.score[i], sum(state.court[i])) for i, p in enumerate(state.players)}
-        places: list[list[str]] = []
-        for p in sorted(state.players, key=lambda q: key[q], reverse=True):
-            if places and key[places[-1][0]] == key[p]:
-                places[-1].append(p)
-            else:
-                places.append([p])
-        return places
-
-    def fingerprint(self, state: State) -> str:
-        return hashlib.sha256(encode(state)).hexdigest()
-
-    def invariants(self, state: State) -> list[str]:
-        return invariants(state)
 
     def hidden_items(self, state: State, viewer: str | None) -> list[HiddenItem]:
         from . import hidden  # inspection and undo only
@@ -125,52 +108,48 @@ class StauferGame:
 
         return hidden.reveals(before, after)
 
-    def assumptions(self) -> list[Assumption]:
-        return C.assumptions()
-
-    def interpretations(self) -> list[Interpretation]:
-        return [Interpretation(**item) for item in C.INTERPRETATIONS]
-
-    def data(self) -> dict[str, Any]:
-        return {"version": self.data_version(), "files": C.RAW}
-
     def determinize(self, state: State, player: str, rng: Rng) -> State:
-        from .determinize import determinize
+        from .determinize import determinize  # the bots only
 
         return determinize(state, player, rng)
+
+    # documentation
+    def assumptions(self) -> list[Assumption]:
+        return components.assumptions(self.data)
+
+    def interpretations(self) -> list[Interpretation]:
+        return [Interpretation(**item) for item in self.data.interpretations]
+
+    def data_files(self) -> dict[str, Any]:
+        """All component data, with source and confidence per value."""
+        return {"version": self.data_version(), "files": self.data.files}
 
     # capabilities in modules of this package, imported when used (engine.capability)
     pictures = "referee.games.staufer.pictures"
     usage = "referee.games.staufer.usage"
 
 
-def invariants(state: State) -> list[str]:
-    errors: list[str] = []
-    for p, who in enumerate(state.players):
-        count = [state.court[p][E] + state.province[p][E], state.court[p][N] + state.province[p][N]]
-        for figs in [*(o for row in state.seats for o in row), *state.payment]:
-            for q, kind in figs:
-                if q == p:
-                    count[E if kind == "E" else N] += 1
-        if count != [C.FIGURES["E"], C.FIGURES["N"]]:
-            errors.append(f"{who} has {count[E]} Envoys and {count[N]} Nobles, not 15 and 3")
-        if min(state.court[p] + state.province[p]) < 0:
-            errors.append(f"{who} has a negative figure count")
-        figures = state.turn_track + state.supply_track + state.deploy_track
-        in_hand = int(state.phase == "turn" and state.active == p and not state.finished)
-        if figures.count(p) + in_hand != 3:
-            errors.append(f"{who} has {figures.count(p) + in_hand} Action Figures, not 3")
-    chests = list(state.stack) + state.discard + state.revealed
-    chests += [c for row in state.seat_chests for seat in row for c in seat]
-    chests += [c for space in state.supply_chests for c in space]
-    chests += [c for held in state.held for c in held]
-    if sorted(chests) != sorted(C.ALL_CHESTS):
-        errors.append(f"chests: {len(chests)} found, {len(set(chests))} distinct, not the 72")
-    if min(state.score) < 0:
-        errors.append("a negative score")
-    return errors
+def game(files: Mapping[str, Any] | None = None, rules: str | None = None) -> StauferGame:
+    """The game played with the data files ``files`` (None: the current ones) by rules
+    version ``rules`` (None: the current one). Raises GameFileError for a rules version
+    this package does not have or files it cannot read."""
+    rules = RULES_VERSIONS[-1] if rules is None else rules
+    if rules not in RULES_VERSIONS:
+        raise GameFileError(
+            f"this referee does not have the Staufer rules {rules}",
+            hints=[f"rules versions here: {', '.join(RULES_VERSIONS)}"],
+        )
+    if files is None:
+        return StauferGame(components.current(), rules)
+    try:
+        data = components.load(files)
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise GameFileError(f"these Staufer data files cannot be read ({type(exc).__name__}: "
+                            f"{exc})") from None
+    return StauferGame(data, rules)
 
 
-GAME = StauferGame()
+GAME = game()
 
-__all__ = ["GAME", "StauferGame", "msgspec"]
+__all__ = ["GAME", "RULES_VERSIONS", "StauferData", "StauferGame", "current_files",
+           "data_digest", "game", "play_data"]

@@ -1,32 +1,26 @@
 """Small rule helpers shared by the turn and the end-of-round rules: chests, figures,
-points and the purple-chest exchange."""
+points, the purple-chest exchange and the conservation invariants."""
 
 from __future__ import annotations
 
-from . import components as C
 from .state import E, N, State
 
 
 def board_side(state: State) -> str:
-    return C.BOARD_SIDE[str(len(state.players))]
-
-
-CHEST_TYPE = {cid: ctype for cid, (_, ctype) in C.CHEST_KIND.items()}
+    return state.data.board_side[str(len(state.players))]
 
 
 def holds(state: State, p: int, ctype: str) -> str | None:
     """The first chest of type ``ctype`` in front of player ``p`` (or None)."""
+    chest_type = state.data.chest_type
     for cid in state.held[p]:
-        if CHEST_TYPE[cid] == ctype:
+        if chest_type[cid] == ctype:
             return cid
     return None
 
 
-PURPLES = frozenset(cid for cid in C.ALL_CHESTS if cid.startswith("purple"))
-
-
 def purple_count(state: State, p: int) -> int:
-    return sum(map(PURPLES.__contains__, state.held[p]))
+    return sum(map(state.data.purples.__contains__, state.held[p]))
 
 
 def has(state: State, p: int, number: int) -> bool:
@@ -63,7 +57,7 @@ def add_points(state: State, p: int, points: int, why: str) -> None:
 
 def gain_chest(state: State, p: int, cid: str) -> None:
     """Supplement, Treasure Chests: orange at once, the others in front of you."""
-    colour, ctype = C.CHEST_KIND[cid]
+    colour, ctype = state.data.chest_kind[cid]
     if colour != "orange":
         state.held[p].append(cid)
         return
@@ -104,3 +98,33 @@ def take_privilege(state: State, p: int, number: int) -> None:
     else:
         state.priv_left[number] -= 1
 
+
+
+def invariants(state: State) -> list[str]:
+    """Violated conservation invariants: every player's figures and Action Figures, the
+    72 chests, the scores (empty when all hold)."""
+    errors: list[str] = []
+    total = state.data.figures
+    for p, who in enumerate(state.players):
+        count = [state.court[p][E] + state.province[p][E], state.court[p][N] + state.province[p][N]]
+        for figs in [*(o for row in state.seats for o in row), *state.payment]:
+            for q, kind in figs:
+                if q == p:
+                    count[E if kind == "E" else N] += 1
+        if count != [total["E"], total["N"]]:
+            errors.append(f"{who} has {count[E]} Envoys and {count[N]} Nobles, not 15 and 3")
+        if min(state.court[p] + state.province[p]) < 0:
+            errors.append(f"{who} has a negative figure count")
+        figures = state.turn_track + state.supply_track + state.deploy_track
+        in_hand = int(state.phase == "turn" and state.active == p and not state.finished)
+        if figures.count(p) + in_hand != 3:
+            errors.append(f"{who} has {figures.count(p) + in_hand} Action Figures, not 3")
+    chests = list(state.stack) + state.discard + state.revealed
+    chests += [c for row in state.seat_chests for seat in row for c in seat]
+    chests += [c for space in state.supply_chests for c in space]
+    chests += [c for held in state.held for c in held]
+    if sorted(chests) != sorted(state.data.all_chests):
+        errors.append(f"chests: {len(chests)} found, {len(set(chests))} distinct, not the 72")
+    if min(state.score) < 0:
+        errors.append("a negative score")
+    return errors

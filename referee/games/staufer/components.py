@@ -1,8 +1,11 @@
-"""Component data of The Staufer Dynasty, loaded from the JSON files in ``data/``.
+"""Component data of The Staufer Dynasty: the JSON files in ``data/`` as a value.
 
-Every value in those files carries ``source`` and ``confidence``; the rules code only
-reads the ``value`` parts through the names below. ``interpretations.json`` holds text
-only (the readings the engine chose) and is not part of the data pin.
+:func:`load` turns data files (by name, without ``.json``) into a :class:`StauferData`;
+the rules read it from the state (``state.data``) or the game object (``game.data``),
+so that a game pinned to a released data version is played with that version's value,
+built from its files. Every value in the files carries ``source`` and ``confidence``;
+the rules only read the ``value`` parts. ``interpretations.json`` holds text only (the
+readings the engine chose) and is not part of the data pin.
 """
 
 from __future__ import annotations
@@ -11,41 +14,90 @@ import copy
 import functools
 import hashlib
 import json
-import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from referee.engine import Assumption
 
 DATA_DIR = Path(__file__).parent / "data"
-DATA_FILES = sorted(p for p in DATA_DIR.glob("*.json"))
+
+# Values that only label or describe (never change play); left out of the data pin.
+DISPLAY_ONLY: tuple[tuple[str, ...], ...] = (("figures", "colours"),)
+BOARD_SIDES = ("2", "3-5")  # the sides of the Region cards (seat rows)
+TILE_SIDES = ("2-3", "4-5")  # the sides of the scoring tiles
+CHEST_COLOURS = ("orange", "turquoise", "brown", "purple")
+
+Seats = dict[str, list[tuple[int, bool]]]  # Region -> seats left to right: (cost, Noble icon)
 
 
-def _load() -> dict[str, Any]:
-    """The data files by name (without ``.json``). In a copy of this package that
-    :mod:`referee.dataversions` loads for a released data version, that version's files
-    (``RELEASED_FILES`` on the package) instead."""
-    released = getattr(sys.modules.get(__package__ or ""), "RELEASED_FILES", None)
-    if released is not None:
-        return copy.deepcopy(released)
-    return {p.stem: json.loads(p.read_text(encoding="utf-8")) for p in DATA_FILES}
+@dataclass(frozen=True, eq=False, repr=False)
+class StauferData:
+    """The component values one game is played with (built by :func:`load`).
+
+    Immutable by convention (its dicts and lists are never changed); compared and hashed
+    by identity, so a rules cache may key on it. Copies (``copy.deepcopy`` of a state)
+    share it."""
+
+    files: Mapping[str, Any]  # the data files it was built from (source, confidence)
+    digest: str  # the data pin: 12 hex digits over the play-relevant values
+    region_keys: tuple[str, ...]
+    region_titles: dict[str, str]
+    bonus: dict[str, str]  # Region -> its Region Bonus
+    region_side: dict[str, str]  # players -> side of the Region cards
+    seat_rows: dict[str, Seats]  # side -> Region -> seats
+    tile_side: dict[str, str]  # players -> side of the scoring tiles
+    tiles: dict[str, list[list[int]]]  # side -> the scoring tiles
+    supply_spaces: list[list[str]]  # figure kinds of each Supply Board space
+    board_side: dict[str, str]  # players -> side of the Action Board
+    envoy_spaces: dict[str, list[int]]  # side -> Move/Deploy track spaces with an Envoy
+    track_length: dict[str, int]
+    chest_mix: dict[str, dict[str, int]]  # colour -> chest type -> count
+    brown_points: list[int]
+    region_contract: dict[str, Any]
+    blue_contracts: list[dict[str, Any]]
+    red_contracts: list[dict[str, Any]]
+    vp_values: list[int]
+    decks: dict[str, list[int]]
+    partial_fixed: list[int]
+    a_tiles: list[str]
+    b_tiles: list[str]
+    c_tiles: list[int]
+    figures: dict[str, int]  # per colour: "E", "N"
+    court_start: dict[str, int]
+    colours: list[str]
+    interpretations: list[dict[str, str]]
+    # derived from the values above
+    all_chests: list[str]  # every chest id
+    chest_kind: dict[str, tuple[str, str]]  # chest id -> (colour, type)
+    chest_type: dict[str, str]  # chest id -> type
+    purples: frozenset[str]  # the purple chests' ids
+    contract_ids: dict[str, list[str]]  # "region", "blue", "red" -> card ids
+    blue: dict[str, dict[str, Any]]  # card id -> blue contract
+    red: dict[str, dict[str, Any]]  # card id -> red contract
+    supply_numbers: tuple[int, ...]  # the Supply Board's spaces, 1 = leftmost
+    max_cost: int  # the highest printed seat cost
+    max_seats: int  # the most seats of a Region
+
+    def __repr__(self) -> str:
+        return f"StauferData({self.digest})"
+
+    def __copy__(self) -> StauferData:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> StauferData:
+        return self
 
 
-RAW: dict[str, Any] = _load()
-
-
-def _val(file: str, *path: str) -> Any:
-    node: Any = RAW[file]
+def _val(files: Mapping[str, Any], file: str, *path: str) -> Any:
+    node: Any = files[file]
     for key in path:
         node = node[key]
     return node["value"]
 
 
-# Values that only label or describe (never change play); left out of the data pin.
-DISPLAY_ONLY: tuple[tuple[str, ...], ...] = (("figures", "colours"),)
-
-
-def play_values(raw: dict[str, Any]) -> list[tuple[str, Any]]:
+def play_values(raw: Mapping[str, Any]) -> list[tuple[str, Any]]:
     """Every ``value`` that can change play, keyed by its path (file.key.key...).
 
     Left out: ``source``, ``confidence``, ``about``, titles, the interpretations text and
@@ -68,99 +120,116 @@ def play_values(raw: dict[str, Any]) -> list[tuple[str, Any]]:
     return out
 
 
-def data_hash(raw: dict[str, Any] | None = None) -> str:
-    """The data pin: a hash of :func:`play_values` only (of the loaded data: computed
-    once, every replay checks it)."""
-    return _loaded_hash() if raw is None else _hash(raw)
-
-
-def _hash(raw: dict[str, Any]) -> str:
+def data_digest(raw: Mapping[str, Any]) -> str:
+    """The data pin of the data files ``raw``: a hash of :func:`play_values` only."""
     text = json.dumps(play_values(raw), sort_keys=True)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
 
 
-@functools.cache
-def _loaded_hash() -> str:
-    return _hash(RAW)
-
-
-def play_data(raw: dict[str, Any]) -> dict[str, Any]:
+def play_data(raw: Mapping[str, Any]) -> dict[str, Any]:
     """The play-relevant values of the data files ``raw`` by path (what the pin hashes)."""
     return dict(play_values(raw))
 
 
-def data_digest(raw: dict[str, Any]) -> str:
-    """The data part of the pin of the data files ``raw`` (used by referee.dataversions)."""
-    return data_hash(raw)
+@functools.cache
+def _read_files() -> dict[str, Any]:
+    return {p.stem: json.loads(p.read_text(encoding="utf-8"))
+            for p in sorted(DATA_DIR.glob("*.json"))}
 
 
-REGION_KEYS: tuple[str, ...] = tuple(sorted(RAW["regions"]["regions"]))
-REGION_TITLES: dict[str, str] = {r: RAW["regions"]["regions"][r]["title"] for r in REGION_KEYS}
-BONUS: dict[str, str] = {r: _val("regions", "regions", r, "bonus") for r in REGION_KEYS}
-REGION_SIDE: dict[str, str] = _val("regions", "sides")
+def current_files() -> dict[str, Any]:
+    """The data files in ``data/`` by name (read once; a copy the caller may change)."""
+    return copy.deepcopy(_read_files())
 
 
-def seat_rows(side: str) -> dict[str, list[tuple[int, bool]]]:
-    """Region -> seats left to right as (payment cost, Noble icon)."""
-    return {
-        r: [(int(c), bool(n)) for c, n in _val("regions", "regions", r, "seats", side)]
-        for r in REGION_KEYS
-    }
+@functools.cache
+def current() -> StauferData:
+    """The value of the current data files (what new games are played with)."""
+    return _build(_read_files())
 
 
-TILE_SIDE: dict[str, str] = _val("scoring_tiles", "sides")
-TILES: dict[str, list[list[int]]] = {
-    side: _val("scoring_tiles", "tiles", side) for side in ("2-3", "4-5")
-}
-SUPPLY_SPACES: list[list[str]] = _val("supply_board", "spaces")
-BOARD_SIDE: dict[str, str] = _val("action_board", "sides")
-ENVOY_SPACES: dict[str, list[int]] = _val("action_board", "envoy_spaces")
-TRACK_LENGTH: dict[str, int] = _val("action_board", "track_length")
-CHEST_MIX: dict[str, dict[str, int]] = {
-    colour: _val("chests", "mix", colour) for colour in ("orange", "turquoise", "brown", "purple")
-}
-BROWN_POINTS: list[int] = _val("chests", "brown_points")
-REGION_CONTRACT: dict[str, Any] = _val("contracts", "region")
-BLUE_CONTRACTS: list[dict[str, Any]] = _val("contracts", "blue")
-RED_CONTRACTS: list[dict[str, Any]] = _val("contracts", "red")
-VP_VALUES: list[int] = _val("privileges", "vp_values")
-DECKS: dict[str, list[int]] = {
-    name: node["value"] for name, node in RAW["privileges"]["decks"].items()
-}
-PARTIAL_FIXED: list[int] = _val("privileges", "partially_random_fixed")
-A_TILES: list[str] = _val("round_tiles", "a")
-B_TILES: list[str] = _val("round_tiles", "b")
-C_TILES: list[int] = _val("round_tiles", "c")
-FIGURES: dict[str, int] = _val("figures", "per_colour")
-COURT_START: dict[str, int] = _val("figures", "court_start")
-COLOURS: list[str] = _val("figures", "colours")
-INTERPRETATIONS: list[dict[str, str]] = RAW["interpretations"]["readings"]
+def load(files: Mapping[str, Any]) -> StauferData:
+    """The value of the data files ``files`` (copied: later changes to ``files`` do
+    not reach it). Raises KeyError or TypeError for files that lack a value."""
+    return _build(copy.deepcopy(dict(files)))
 
 
-def _chest_ids() -> tuple[list[str], dict[str, tuple[str, str]]]:
-    ids: list[str] = []
+def _seat_rows(files: Mapping[str, Any], keys: tuple[str, ...], side: str) -> Seats:
+    return {r: [(int(c), bool(n)) for c, n in _val(files, "regions", "regions", r, "seats", side)]
+            for r in keys}
+
+
+def _chests(mix: dict[str, dict[str, int]]) -> dict[str, tuple[str, str]]:
+    """Chest id -> (colour, type), in the order of the mix."""
     kind: dict[str, tuple[str, str]] = {}
-    for colour, mix in CHEST_MIX.items():
-        for ctype, count in mix.items():
+    for colour, counts in mix.items():
+        for ctype, count in counts.items():
             for k in range(1, count + 1):
                 cid = f"{ctype}-{k}" if ctype in ("brown", "purple") else f"{colour}-{ctype}-{k}"
-                ids.append(cid)
                 kind[cid] = (colour, ctype)
-    return ids, kind
+    return kind
 
 
-ALL_CHESTS, CHEST_KIND = _chest_ids()
+def _build(files: Mapping[str, Any]) -> StauferData:
+    regions = files["regions"]["regions"]
+    keys = tuple(sorted(regions))
+    rows = {side: _seat_rows(files, keys, side) for side in BOARD_SIDES}
+    mix = {colour: _val(files, "chests", "mix", colour) for colour in CHEST_COLOURS}
+    kind = _chests(mix)
+    region_contract = _val(files, "contracts", "region")
+    blue = _val(files, "contracts", "blue")
+    red = _val(files, "contracts", "red")
+    supply = _val(files, "supply_board", "spaces")
+    return StauferData(
+        files=files,
+        digest=data_digest(files),
+        region_keys=keys,
+        region_titles={r: regions[r]["title"] for r in keys},
+        bonus={r: _val(files, "regions", "regions", r, "bonus") for r in keys},
+        region_side=_val(files, "regions", "sides"),
+        seat_rows=rows,
+        tile_side=_val(files, "scoring_tiles", "sides"),
+        tiles={side: _val(files, "scoring_tiles", "tiles", side) for side in TILE_SIDES},
+        supply_spaces=supply,
+        board_side=_val(files, "action_board", "sides"),
+        envoy_spaces=_val(files, "action_board", "envoy_spaces"),
+        track_length=_val(files, "action_board", "track_length"),
+        chest_mix=mix,
+        brown_points=_val(files, "chests", "brown_points"),
+        region_contract=region_contract,
+        blue_contracts=blue,
+        red_contracts=red,
+        vp_values=_val(files, "privileges", "vp_values"),
+        decks={name: node["value"] for name, node in files["privileges"]["decks"].items()},
+        partial_fixed=_val(files, "privileges", "partially_random_fixed"),
+        a_tiles=_val(files, "round_tiles", "a"),
+        b_tiles=_val(files, "round_tiles", "b"),
+        c_tiles=_val(files, "round_tiles", "c"),
+        figures=_val(files, "figures", "per_colour"),
+        court_start=_val(files, "figures", "court_start"),
+        colours=_val(files, "figures", "colours"),
+        interpretations=files["interpretations"]["readings"],
+        all_chests=list(kind),
+        chest_kind=kind,
+        chest_type={cid: ctype for cid, (_, ctype) in kind.items()},
+        purples=frozenset(cid for cid in kind if cid.startswith("purple")),
+        contract_ids={
+            "region": [f"contract:region-{r}" for r in region_contract["cards"]],
+            "blue": [f"contract:blue-{c['id']}" for c in blue],
+            "red": [f"contract:red-{c['id']}" for c in red],
+        },
+        blue={f"contract:blue-{c['id']}": c for c in blue},
+        red={f"contract:red-{c['id']}": c for c in red},
+        supply_numbers=tuple(range(1, len(supply) + 1)),
+        max_cost=max(c for side in rows.values() for row in side.values() for c, _ in row),
+        max_seats=max(len(row) for side in rows.values() for row in side.values()),
+    )
 
-CONTRACT_IDS: dict[str, list[str]] = {
-    "region": [f"contract:region-{r}" for r in REGION_CONTRACT["cards"]],
-    "blue": [f"contract:blue-{c['id']}" for c in BLUE_CONTRACTS],
-    "red": [f"contract:red-{c['id']}" for c in RED_CONTRACTS],
-}
 
-
-def assumptions() -> list[Assumption]:
-    """Every value whose confidence is 'assumed' (walks all data files)."""
+def assumptions(data: StauferData) -> list[Assumption]:
+    """Every value of ``data``'s files whose confidence is 'assumed'."""
     out: list[Assumption] = []
+    files = data.files
 
     def walk(node: Any, path: list[str], file: str) -> None:
         if isinstance(node, dict):
@@ -170,7 +239,7 @@ def assumptions() -> list[Assumption]:
                     out.append(
                         Assumption(
                             key=key,
-                            what=RAW[file].get("about", file) + f" [{'.'.join(path)}]",
+                            what=files[file].get("about", file) + f" [{'.'.join(path)}]",
                             value=json.dumps(node["value"]),
                             source=node["source"],
                         )
@@ -179,6 +248,6 @@ def assumptions() -> list[Assumption]:
             for k, v in node.items():
                 walk(v, [*path, k], file)
 
-    for file in sorted(RAW):
-        walk(RAW[file], [], file)
+    for file in sorted(files):
+        walk(files[file], [], file)
     return out

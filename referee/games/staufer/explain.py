@@ -7,7 +7,6 @@ only of the board, the Courts and the chests in front of the player (all open).
 
 from __future__ import annotations
 
-from . import components as C
 from .basics import available_privileges, has, holds, purple_count
 from .moves import Deploy, Done, First, Keep, Move, Pick, Privilege, Return, Seat, Supply, Take
 from .rules import bonus_available, can_pay, deploy_cost, move_spaces
@@ -75,7 +74,7 @@ def _privilege(state: State, p: int, move: Privilege) -> str:
 
 
 def _supply(state: State, p: int, move: Supply) -> str:
-    spaces = len(C.SUPPLY_SPACES)
+    spaces = len(state.data.supply_spaces)
     if not 1 <= move.space <= spaces:
         return f"the Supply Board has spaces 1-{spaces}"
     if move.chests:
@@ -94,7 +93,7 @@ def _supply(state: State, p: int, move: Supply) -> str:
 def _deploy(state: State, p: int, move: Deploy) -> str:
     pos = state.ring.index(move.region)
     seats = state.seats[pos]
-    title = C.REGION_TITLES[move.region]
+    title = state.data.region_titles[move.region]
     if not 1 <= move.seat <= len(seats):
         return f"{title} has office seats 1-{len(seats)}"
     i = move.seat - 1

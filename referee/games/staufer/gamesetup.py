@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from referee.errors import UsageError
 from referee.rng import Rng
 
-from . import components as C
+from .components import StauferData
 from .state import State
 
 PRIVILEGE_DECKS = (
@@ -46,10 +46,10 @@ def _custom_deck(text: str) -> list[int]:
     return nums
 
 
-def _partially_random_deck(text: str, rng: Rng) -> list[int]:
+def _partially_random_deck(data: StauferData, text: str, rng: Rng) -> list[int]:
     """Supplement: "Partially Random Deck: 1, 2, and 4 of your own choice". The players
     name the four in privilege_list; left empty, the four are drawn (interpretation S4)."""
-    fixed = list(C.PARTIAL_FIXED)
+    fixed = list(data.partial_fixed)
     if not text.strip():
         pool = [x for x in range(1, 17) if x not in fixed]
         rng.shuffle(pool, "setup")
@@ -67,7 +67,7 @@ def _partially_random_deck(text: str, rng: Rng) -> list[int]:
     return sorted(fixed + chosen)
 
 
-def privilege_numbers(options: Mapping[str, str], rng: Rng) -> list[int]:
+def privilege_numbers(data: StauferData, options: Mapping[str, str], rng: Rng) -> list[int]:
     """The six privilege numbers in play (Supplement: Privilege Cards)."""
     deck = options.get("privileges", "first-game")
     text = options.get("privilege_list", "")
@@ -75,12 +75,12 @@ def privilege_numbers(options: Mapping[str, str], rng: Rng) -> list[int]:
         raise UsageError(
             f"privilege_list is only for privileges=custom or partially-random, not {deck!r}"
         )
-    if deck in C.DECKS:
-        return sorted(C.DECKS[deck])
+    if deck in data.decks:
+        return sorted(data.decks[deck])
     if deck == "custom":
         return _custom_deck(text)
     if deck == "partially-random":
-        return _partially_random_deck(text, rng)
+        return _partially_random_deck(data, text, rng)
     pool = list(range(2, 17))  # random: 1 and five drawn
     rng.shuffle(pool, "setup")
     return sorted([1, *pool[:5]])
@@ -100,10 +100,10 @@ def start_player(players: Sequence[str], value: str, rng: Rng) -> int:
     )
 
 
-def _round_rows(rng: Rng) -> tuple[list[tuple[str, str, int]], str]:
-    a = list(C.A_TILES)
-    b = list(C.B_TILES)
-    c = list(C.C_TILES)
+def _round_rows(data: StauferData, rng: Rng) -> tuple[list[tuple[str, str, int]], str]:
+    a = list(data.a_tiles)
+    b = list(data.b_tiles)
+    c = list(data.c_tiles)
     rng.shuffle(a, "setup")
     rng.shuffle(b, "setup")
     rng.shuffle(c, "setup")
@@ -119,41 +119,44 @@ def first_turn_order(n: int, start: int = 0) -> list[int]:
     return ahead + back + back
 
 
-def setup(players: Sequence[str], options: Mapping[str, str], rng: Rng) -> State:
+def setup(data: StauferData, players: Sequence[str], options: Mapping[str, str],
+          rng: Rng) -> State:
+    """The state before the first move, played with the component data ``data``."""
     n = len(players)
     if not 2 <= n <= 5:
         raise UsageError(f"The Staufer Dynasty needs 2-5 players, not {n}")
     if len(set(players)) != n:
         raise UsageError("player ids must be different")
     start = start_player(players, options.get("start", "first"), rng)
-    ring = list(C.REGION_KEYS)
+    ring = list(data.region_keys)
     rng.shuffle(ring, "setup")
-    rows = C.seat_rows(C.REGION_SIDE[str(n)])
-    tiles = [list(t) for t in C.TILES[C.TILE_SIDE[str(n)]]]
+    rows = data.seat_rows[data.region_side[str(n)]]
+    tiles = [list(t) for t in data.tiles[data.tile_side[str(n)]]]
     rng.shuffle(tiles, "setup")
-    stack = list(C.ALL_CHESTS)
+    stack = list(data.all_chests)
     rng.shuffle(stack, "chests")
-    supply_chests = [[stack.pop()] for _ in C.SUPPLY_SPACES]
+    supply_chests = [[stack.pop()] for _ in data.supply_spaces]
     seat_chests = [[[stack.pop()] for _ in rows[r]] for r in ring]
-    numbers = privilege_numbers(options, rng)
+    numbers = privilege_numbers(data, options, rng)
     copies = 1 if n == 2 or options.get("privilege_copies") == "1" else 2
     priv_left = [0] * 17
     for x in numbers:
         if x != 1:
             priv_left[x] = copies
-    vp = sorted(C.VP_VALUES)
+    vp = sorted(data.vp_values)
     contracts: list[list[str]] = [[] for _ in players]
     unused: list[str] = []
     for cat in ("region", "blue", "red"):
-        pile = list(C.CONTRACT_IDS[cat])
+        pile = list(data.contract_ids[cat])
         rng.shuffle(pile, "contracts")
         for p in range(n):
             contracts[p].append(pile.pop())
         unused.extend(pile)
-    round_rows, unused_a = _round_rows(rng)
-    total = C.FIGURES
-    court = C.COURT_START
+    round_rows, unused_a = _round_rows(data, rng)
+    total = data.figures
+    court = data.court_start
     return State(
+        data=data,
         players=list(players),
         options=dict(options),
         rng=rng,

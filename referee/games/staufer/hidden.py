@@ -24,7 +24,8 @@ ORDER_MIN = 4  # fewer chests left: no order token (a short run appears by chanc
 
 def _contract(state: State, cid: str, kind: str, where: str, owner: str | None
               ) -> HiddenItem:
-    return HiddenItem(kind, where, (cid, describe_contract(cid, len(state.players))), owner)
+    text = describe_contract(state.data, cid, len(state.players))
+    return HiddenItem(kind, where, (cid, text), owner)
 
 
 def _stack(state: State) -> list[HiddenItem]:
@@ -32,7 +33,7 @@ def _stack(state: State) -> list[HiddenItem]:
     items = [HiddenItem("chest", f"the chest stack, no. {i + 1} from the top", (cid,))
              for i, cid in enumerate(top_first)]
     if len(top_first) >= ORDER_MIN:
-        run = [chest_label(c) for c in top_first[:ORDER_RUN]]
+        run = [chest_label(state.data, c) for c in top_first[:ORDER_RUN]]
         items.append(HiddenItem(
             "draw", f"the order of the chest stack (next {len(run)} draws)",
             (", ".join(run), ", ".join(reversed(run))), None, distinct=False))

@@ -31,28 +31,33 @@ import msgspec
 from referee.errors import AmbiguousMove, MalformedMove
 from referee.schema import NUMBER_DIGITS_MAX
 
-from .components import CHEST_MIX, REGION_KEYS, SUPPLY_SPACES, seat_rows
-from .components import FIGURES as FIGURE_COUNTS
+from .components import current
 
 # Every field is constrained to the game's data, so that a hand-crafted game file with a
 # value outside it ("region": "nowhere", "seat": 99) is rejected when the log is decoded,
-# with the JSON path of the bad value, before any rule code sees it.
-CHEST_TYPES: tuple[str, ...] = tuple(t for mix in CHEST_MIX.values() for t in mix)
+# with the JSON path of the bad value, before any rule code sees it. The move types are
+# the file format of the rules version (schemas/): their vocabulary comes from the
+# current data files, and the rules read every other value from the game's own data.
+_VOCABULARY = current()
+REGION_KEYS: tuple[str, ...] = _VOCABULARY.region_keys
+CHEST_TYPES: tuple[str, ...] = tuple(t for mix in _VOCABULARY.chest_mix.values() for t in mix)
+SPACES = len(_VOCABULARY.supply_spaces)  # Supply Board spaces
 FIGURES = ("envoy", "noble")
-MAX_SEATS = max(len(row) for side in ("2", "3-5") for row in seat_rows(side).values())
+MAX_SEATS = _VOCABULARY.max_seats
+MAX_NOBLES = _VOCABULARY.figures["N"]
 
 Region = Literal[REGION_KEYS]  # type: ignore[valid-type]
 ChestType = Literal[CHEST_TYPES]  # type: ignore[valid-type]
 Figure = Literal["envoy", "noble"]
-Space = Annotated[int, msgspec.Meta(ge=1, le=len(SUPPLY_SPACES))]
+Space = Annotated[int, msgspec.Meta(ge=1, le=SPACES)]
 SeatNumber = Annotated[int, msgspec.Meta(ge=1, le=MAX_SEATS)]
 PrivilegeNumber = Annotated[int, msgspec.Meta(ge=1, le=16)]
-NobleSpaces = Annotated[tuple[Region, ...], msgspec.Meta(max_length=FIGURE_COUNTS["N"])]
+NobleSpaces = Annotated[tuple[Region, ...], msgspec.Meta(max_length=MAX_NOBLES)]
 
 
 class Supply(msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag="supply"):
     space: Space
-    chests: Annotated[int, msgspec.Meta(ge=0, le=len(SUPPLY_SPACES))] = 0  # Supplies chest
+    chests: Annotated[int, msgspec.Meta(ge=0, le=SPACES)] = 0  # Supplies chest
     envoy: bool = False  # privilege 7
     draw: bool = False  # privilege 8
 
@@ -159,6 +164,11 @@ def format_move(move: Move) -> str:
     raise TypeError(f"not a staufer move: {move!r}")
 
 
+def private_fields(move: Move) -> tuple[str, ...]:
+    """No move of The Staufer Dynasty holds a secret: every field is public."""
+    return ()
+
+
 FORMS = (
     "supply <1-5> [chests <1-5>] [+envoy] [+draw]",
     "deploy <region> <seat> [free-move] [free-pay]",
@@ -211,13 +221,13 @@ def _parse_supply(toks: list[str], text: str) -> Supply:
     form = FORMS[0]
     if len(toks) < 2:
         raise _bad(text, form)
-    space = _int(toks[1], text, form, 1, len(SUPPLY_SPACES))
+    space = _int(toks[1], text, form, 1, SPACES)
     rest = toks[2:]
     chests = 0
     if rest[:1] == ["chests"]:
         if len(rest) < 2:
             raise _bad(text, form)
-        chests = _int(rest[1], text, form, 1, len(SUPPLY_SPACES))
+        chests = _int(rest[1], text, form, 1, SPACES)
         rest = rest[2:]
     flags = _flags(rest, {"+envoy", "+draw"}, text, form)
     return Supply(space, chests, "+envoy" in flags, "+draw" in flags)
@@ -243,7 +253,7 @@ def _parse_seat(toks: list[str], text: str) -> Seat:
         rest = rest[1:]
         while rest and rest[0] not in ("double", "bonus"):
             nobles.append(_region(rest.pop(0), text))
-        if not nobles or len(nobles) > FIGURE_COUNTS["N"]:
+        if not nobles or len(nobles) > MAX_NOBLES:
             raise _bad(text, form)
     flags = _flags(rest, {"double", "bonus"}, text, form)
     figure = cast(Figure, toks[1])  # (checked against FIGURES above)

@@ -1,7 +1,8 @@
-"""The board as text of at most 80 columns, with a legend of its abbreviations.
+"""The board as text of at most a given width (80 columns for a terminal, 78 for a
+mail, wider for `status --wide`), with a legend of its abbreviations.
 
-Made from the view (views.view), so it shows exactly what the viewer may see; the long
-one-table layout of `status --wide` is views.render_wide.
+Made from the view (views.view), so it shows exactly what the viewer may see. A wider
+layout is the same board with fewer lines broken.
 """
 
 from __future__ import annotations
@@ -44,13 +45,13 @@ def _region(r: dict[str, Any]) -> list[str]:
     return lines
 
 
-def _player(who: str, pv: dict[str, Any], name_width: int) -> list[str]:
+def _player(who: str, pv: dict[str, Any], name_width: int, width: int) -> list[str]:
     court = pv["court"]
     privileges = ", ".join(f"#{n}" for n in pv["privileges"]) or "-"
     head = (f"{who:<{name_width}} {pv['score']:>3} pts  Court {court['envoys']}E "
             f"{court['nobles']}N  privileges: {privileges}")
     chests = f"chests: {_names(pv['chests'])}"
-    if len(head) + 2 + len(chests) <= WIDTH:
+    if len(head) + 2 + len(chests) <= width:
         return [f"{head}  {chests}"]
     return [head, f"{'':<{name_width}} {chests}"]
 
@@ -65,44 +66,44 @@ def _tracks(v: dict[str, Any]) -> list[str]:
     ]
 
 
-def _displays(v: dict[str, Any]) -> list[str]:
+def _displays(v: dict[str, Any], width: int) -> list[str]:
     e = v["evaluation"]
     lines = [f"Scoring this round: {e['a']}; {e['b_condition']}: {e['b_now']}"]
     rows = [f"{row['round']}: {row['a']} / {CONDITION_SHORT.get(row['b'], row['b'])} / "
             f"{row['c']}" for row in v["round_display"]]
-    lines += wrap_items(rows, "Round display (round: A / B / King steps): ", "  ")
+    lines += wrap_items(rows, "Round display (round: A / B / King steps): ", "  ", width)
     priv = v["privilege_display"]
     vp = ", ".join(str(x) for x in reversed(priv["vp_stack_top_last"])) or "empty"
     lines.append(f"Privileges in play: {', '.join(f'#{n}' for n in priv['numbers'])}; "
                  f"VP stack (top first): {vp}")
     left = [f"#{n} x{k}" for n, k in priv["left"].items()]
-    lines += wrap_items(left or ["none"], "Privileges left: ", "  ", sep=", ")
+    lines += wrap_items(left or ["none"], "Privileges left: ", "  ", width, sep=", ")
     lines.append(f"Chest stack: {v['chest_stack']}, discards: {v['discard_pile']}")
     return lines
 
 
-def render(v: dict[str, Any]) -> str:
-    """The view ``v`` as lines of at most 80 characters, the legend second."""
+def layout(v: dict[str, Any], width: int = WIDTH) -> str:
+    """The view ``v`` as lines of at most ``width`` characters, the legend second."""
     lines = [f"The Staufer Dynasty - round {v['round']}",
-             *wrap_items(LEGEND, "Legend: ", "  ", sep="; "), ""]
+             *wrap_items(LEGEND, "Legend: ", "  ", width, sep="; "), ""]
     for r in v["regions"]:
         lines += _region(r)
     lines.append("")
     board = [f"{s['space']}: {s['figures']} [{', '.join(s['chests']) or '-'}]"
              for s in v["supply_board"]]
-    lines += wrap_items(board, "Supply Board (space: figures [chests]): ", "  ")
+    lines += wrap_items(board, "Supply Board (space: figures [chests]): ", "  ", width)
     lines += _tracks(v)
     lines.append("")
-    width = max(len(who) for who in v["players"])
+    name_width = max(len(who) for who in v["players"])
     for who, pv in v["players"].items():
-        lines += _player(who, pv, width)
+        lines += _player(who, pv, name_width, width)
     lines.append("")
-    lines += _displays(v)
+    lines += _displays(v, width)
     pending = v["pending"]
     if pending.get("revealed"):
         lines.append(f"Revealed chests: {', '.join(pending['revealed'])}")
     if v["events"]:
-        lines += wrap_items(v["events"][-8:], "Recent: ", "  ")
+        lines += wrap_items(v["events"][-8:], "Recent: ", "  ", width)
     if "your_contracts" in v:
         lines.append("")
         lines.append("Your contracts:")
@@ -112,4 +113,4 @@ def render(v: dict[str, Any]) -> str:
         for player, parts in v["final_scoring"].items():
             items = ", ".join(f"{what} {points}" for what, points in parts.items())
             lines.append(f"  {player}: {items} = {sum(parts.values())}")
-    return "\n".join(fit_all(lines))
+    return "\n".join(fit_all(lines, width))

@@ -3,7 +3,6 @@ Phase and the Final Scoring, and the start of each turn."""
 
 from __future__ import annotations
 
-from . import components as C
 from .basics import (
     add_points,
     available_privileges,
@@ -34,7 +33,7 @@ def start_turn(state: State) -> None:
 def pick_moves(state: State) -> list[Move]:
     seen: list[str] = []
     for cid in state.revealed:
-        ctype = C.CHEST_KIND[cid][1]
+        ctype = state.data.chest_kind[cid][1]
         if ctype not in seen:
             seen.append(ctype)
     return [Pick(t) for t in seen]
@@ -71,7 +70,7 @@ def begin_scoring(state: State) -> None:
     state.phase = "scoring"
     state.scored = scoring_regions(state)
     state.to_score = list(state.scored)
-    names = ", ".join(C.REGION_TITLES[state.ring[x]] for x in state.scored)
+    names = ", ".join(state.data.region_titles[state.ring[x]] for x in state.scored)
     state.events.append(f"Round {state.round} scoring: {names}")
     purple_checkpoint(state)
 
@@ -127,7 +126,7 @@ def score_region(state: State, pos: int) -> bool:
     ranking = majority(state, pos)
     tile = state.tiles[pos]
     places = 3 if n >= 4 else 2
-    title = C.REGION_TITLES[state.ring[pos]]
+    title = state.data.region_titles[state.ring[pos]]
     for place, p in enumerate(ranking[:places]):
         add_points(state, p, tile[place], f"{title} place {place + 1}")
     for place, p in enumerate(ranking):
@@ -139,7 +138,7 @@ def score_region(state: State, pos: int) -> bool:
 
 
 def region_bonus(state: State, pos: int, ranking: list[int]) -> bool:
-    bonus = C.BONUS[state.ring[pos]]
+    bonus = state.data.bonus[state.ring[pos]]
     if bonus == "envoys-2-1":  # Strasbourg (2nd place also with 2 players)
         for p, count in zip(ranking, (2, 1), strict=False):
             take_from_province(state, p, E, count)
@@ -180,7 +179,7 @@ def next_pick(state: State) -> bool:
 
 
 def do_pick(state: State, p: int, move: Pick) -> None:
-    cid = next(c for c in state.revealed if C.CHEST_KIND[c][1] == move.chest)
+    cid = next(c for c in state.revealed if state.data.chest_kind[c][1] == move.chest)
     state.revealed.remove(cid)
     gain_chest(state, p, cid)
     state.pickers.pop(0)
@@ -202,7 +201,7 @@ def begin_cleanup(state: State) -> None:
         ("keep", p)
         for p in range(n)
         for cid in state.held[p]
-        if C.CHEST_KIND[cid][1] == "keep"
+        if state.data.chest_kind[cid][1] == "keep"
     ]
     state.queue += [("return", p) for p in range(n) if has(state, p, 13)]
     state.to_court = [0] * n
@@ -283,7 +282,8 @@ def king_travels(state: State, steps: int) -> None:
         for q, kind in state.payment[state.king]:
             state.court[q][KIND_INDEX[kind]] += 1
         state.payment[state.king] = []
-        state.events.append(f"The King travels to {C.REGION_TITLES[state.ring[state.king]]}")
+        title = state.data.region_titles[state.ring[state.king]]
+        state.events.append(f"The King travels to {title}")
 
 
 # ---------------------------------------------------------------- Final Scoring

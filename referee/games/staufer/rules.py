@@ -14,7 +14,6 @@ from functools import cache, lru_cache
 from itertools import combinations
 from typing import cast
 
-from . import components as C
 from .basics import (
     add_points,
     available_privileges,
@@ -103,20 +102,17 @@ def _paid_cost(cost: int, privilege_4: bool, privilege_5: bool) -> int:
     return max(cost, 1)
 
 
-MAX_COST = max(c for side in ("2", "3-5") for row in C.seat_rows(side).values() for c, _ in row)
-# (privilege 4, privilege 5) -> figures paid, indexed by the printed cost
-PAID_COSTS: dict[tuple[bool, bool], tuple[int, ...]] = {
-    (p4, p5): tuple(_paid_cost(c, p4, p5) for c in range(MAX_COST + 1))
-    for p4 in (False, True)
-    for p5 in (False, True)
-}
+@cache
+def _paid_costs(max_cost: int, privilege_4: bool, privilege_5: bool) -> tuple[int, ...]:
+    """Figures paid in step 2 (Deploy), indexed by the printed cost 0..``max_cost``."""
+    return tuple(_paid_cost(c, privilege_4, privilege_5) for c in range(max_cost + 1))
 
 
 def paid_costs(state: State, p: int) -> tuple[int, ...]:
     """Figures ``p`` pays in step 2 (Deploy), the one on the seat included, indexed by
     the seat's printed cost."""
     privileges = state.privileges[p]
-    return PAID_COSTS[4 in privileges, 5 in privileges]
+    return _paid_costs(state.data.max_cost, 4 in privileges, 5 in privileges)
 
 
 def deploy_cost(state: State, p: int, pos: int, seat: int, free_pay: bool) -> int:
@@ -136,7 +132,7 @@ def bonus_available(state: State, p: int) -> bool:
     """A Move/Deploy track space with an Envoy icon (Action Board) for the next figure."""
     if state.first_used or not state.province[p][E]:
         return False
-    return len(state.deploy_track) + 1 in C.ENVOY_SPACES[board_side(state)]
+    return len(state.deploy_track) + 1 in state.data.envoy_spaces[board_side(state)]
 
 
 def payable(state: State, p: int, bonus: bool) -> tuple[int, int]:
@@ -158,20 +154,19 @@ def can_pay(state: State, p: int, figures: int, noble_only: bool, bonus: bool) -
 # Supply space, its Region and seat, its seat figure), as a chess move generator is
 # masked by squares: the filtered list is the full list's sub-list of those moves.
 
-SUPPLY_NUMBERS = range(1, len(C.SUPPLY_SPACES) + 1)
 POSITIONS = range(6)
 NO, BOTH = (False,), (False, True)
 FIGURES = ("envoy", "noble")
 
 
-def supply_moves(
-    state: State, p: int, spaces: tuple[int, ...] = tuple(SUPPLY_NUMBERS)
-) -> list[Move]:
-    """Supply actions on the Supply Board ``spaces`` (numbers, 1 = leftmost)."""
+def supply_moves(state: State, p: int, spaces: tuple[int, ...] | None = None) -> list[Move]:
+    """Supply actions on the Supply Board ``spaces`` (numbers, 1 = leftmost; None: all)."""
+    numbers = state.data.supply_numbers
     filled: tuple[int, ...] = ()  # spaces with chests, for a turquoise 'Supplies' chest
     if holds(state, p, "supplies") is not None:
-        filled = tuple(t for t in SUPPLY_NUMBERS if state.supply_chests[t - 1])
-    return list(_supply_moves(spaces, filled, has(state, p, 7), has(state, p, 8)))
+        filled = tuple(t for t in numbers if state.supply_chests[t - 1])
+    return list(_supply_moves(numbers if spaces is None else spaces, filled,
+                              has(state, p, 7), has(state, p, 8)))
 
 
 @lru_cache(maxsize=4096)
@@ -190,19 +185,12 @@ def _supply_moves(
     return tuple(out)
 
 
-def _deploy_table() -> dict[str, list[tuple[Deploy, ...]]]:
-    """Region -> seat index -> the Deploy moves by free_move * 2 + free_pay (frozen, so
-    the generator hands out the same objects instead of building new ones)."""
-    return {
-        region: [
-            tuple(Deploy(region, seat, fm, fp) for fm in BOTH for fp in BOTH)
-            for seat in range(1, MAX_SEATS + 1)
-        ]
-        for region in C.REGION_KEYS
-    }
-
-
-DEPLOYS = _deploy_table()
+@cache
+def _deploy(region: str) -> list[tuple[Deploy, ...]]:
+    """Seat index -> the Deploy moves onto ``region`` by free_move * 2 + free_pay (frozen,
+    so the generator hands out the same objects instead of building new ones)."""
+    return [tuple(Deploy(region, seat, fm, fp) for fm in BOTH for fp in BOTH)
+            for seat in range(1, MAX_SEATS + 1)]
 
 
 # (free move possible, free pay possible) -> (index into a seat's Deploy moves, free
@@ -237,7 +225,7 @@ def deploy_moves(
         base_move = moving[pos]
         chests = CHEST_USES[fm_chest and base_move > 0, fp_chest]
         row, costs, noble_icons = state.seats[pos], state.seat_cost[pos], state.seat_noble[pos]
-        moves = DEPLOYS[state.ring[pos]]
+        moves = _deploy(state.ring[pos])
         seats = range(len(row))
         if seat_number is not None:
             wanted = seat_number in range(1, len(row) + 1)
@@ -317,7 +305,8 @@ def turn_moves(state: State, p: int, like: Move | None = None) -> list[Move]:
         return out + supply_moves(state, p) + deploy_moves(state, p)
     if isinstance(like, Supply):
         # the generator's own numbers, so that the cached moves are built from them only
-        out += supply_moves(state, p, tuple(x for x in SUPPLY_NUMBERS if x == like.space))
+        numbers = state.data.supply_numbers
+        out += supply_moves(state, p, tuple(x for x in numbers if x == like.space))
     elif isinstance(like, Deploy):
         positions = [state.ring.index(like.region)] if like.region in state.ring else []
         out += deploy_moves(state, p, positions, like.seat)
@@ -341,6 +330,15 @@ def keep_moves(state: State, p: int) -> list[Move]:
                     kinds.append(kind)
                     out.append(Keep(state.ring[pos], i + 1, "envoy" if kind == "E" else "noble"))
     return out
+
+
+def to_move(state: State) -> list[str]:
+    """The player who owes the current decision ([] once the game is over)."""
+    return [] if state.finished else [state.players[state.active]]
+
+
+def finished(state: State) -> bool:
+    return state.finished
 
 
 def legal_moves(state: State, player: str, like: Move | None = None) -> list[Move]:
@@ -407,7 +405,7 @@ def do_supply(state: State, p: int, move: Supply) -> None:
         assert cid is not None
         spend(state, p, cid)
         chests = move.chests - 1
-    need = list(C.SUPPLY_SPACES[move.space - 1]) + (["E"] if move.envoy else [])
+    need = list(state.data.supply_spaces[move.space - 1]) + (["E"] if move.envoy else [])
     state.supply = SupplyCtx(move.space - 1, chests, move.draw, need)
     supply_figures(state, p)
 

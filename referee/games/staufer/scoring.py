@@ -1,20 +1,11 @@
-"""Majorities, Region Scoring values and the Final Scoring (contracts and chests)."""
+"""Majorities, Region Scoring values, the Final Scoring (contracts and chests), the
+scores and the ranking."""
 
 from __future__ import annotations
 
 from functools import lru_cache
 
-from .components import (
-    BLUE_CONTRACTS,
-    BROWN_POINTS,
-    CHEST_KIND,
-    RED_CONTRACTS,
-    REGION_CONTRACT,
-)
 from .state import State
-
-BLUE = {f"contract:blue-{c['id']}": c for c in BLUE_CONTRACTS}
-RED = {f"contract:red-{c['id']}": c for c in RED_CONTRACTS}
 
 
 def majority(state: State, pos: int) -> list[int]:
@@ -44,10 +35,11 @@ def seat_figures(state: State, player: int) -> list[tuple[int, int]]:
     return out
 
 
-def brown_points(count: int) -> int:
-    """Brown chests score per tally of five (2/5/9/14/20), then a new tally starts."""
+def brown_points(count: int, values: list[int]) -> int:
+    """Brown chests score per tally of five (``values``: 2/5/9/14/20), then a new tally
+    starts."""
     full, rest = divmod(count, 5)
-    return full * BROWN_POINTS[-1] + (BROWN_POINTS[rest - 1] if rest else 0)
+    return full * values[-1] + (values[rest - 1] if rest else 0)
 
 
 @lru_cache(maxsize=4096)
@@ -99,9 +91,9 @@ def region_contract_points(state: State, player: int, region: str) -> int:
     pos = state.ring.index(region)
     ranking = majority(state, pos)
     if ranking[:1] == [player]:
-        return REGION_CONTRACT["first"]
+        return int(state.data.region_contract["first"])
     if len(state.players) > 2 and ranking[1:2] == [player]:
-        return REGION_CONTRACT["second"]
+        return int(state.data.region_contract["second"])
     return 0
 
 
@@ -109,24 +101,43 @@ def contract_points(state: State, player: int, contract: str) -> int:
     if contract.startswith("contract:region-"):
         return region_contract_points(state, player, contract.removeprefix("contract:region-"))
     figs = seat_figures(state, player)
-    if contract in BLUE:
+    blue = state.data.blue
+    if contract in blue:
         counts = [0] * 6
         for pos, _ in figs:
             counts[pos] += 1
-        card = BLUE[contract]
-        return card["points"] * pattern_fulfilments(counts, card["offsets"])
-    return red_points(RED[contract], [c for _, c in figs])
+        card = blue[contract]
+        return int(card["points"]) * pattern_fulfilments(counts, card["offsets"])
+    return red_points(state.data.red[contract], [c for _, c in figs])
 
 
-def chest_points(held: list[str]) -> dict[str, int]:
-    colours = [CHEST_KIND[c][0] for c in held]
+def chest_points(state: State, held: list[str]) -> dict[str, int]:
+    colours = [state.data.chest_kind[c][0] for c in held]
     return {
-        "brown": brown_points(colours.count("brown")),
+        "brown": brown_points(colours.count("brown"), state.data.brown_points),
         "turquoise+purple": colours.count("turquoise") + colours.count("purple"),
     }
 
 
 def final_breakdown(state: State, player: int) -> dict[str, int]:
     out = {c: contract_points(state, player, c) for c in state.contracts[player]}
-    out.update(chest_points(state.held[player]))
+    out.update(chest_points(state, state.held[player]))
     return out
+
+
+def scores(state: State) -> dict[str, int]:
+    """Every player's points (the final scores once the game is over)."""
+    return dict(zip(state.players, state.score, strict=True))
+
+
+def ranking(state: State) -> list[list[str]]:
+    """Most points; tie: most figures in the Court; then a shared place (Final
+    Scoring; the "bluest blood" is read as a shared place, interpretation S11)."""
+    key = {p: (state.score[i], sum(state.court[i])) for i, p in enumerate(state.players)}
+    places: list[list[str]] = []
+    for p in sorted(state.players, key=lambda q: key[q], reverse=True):
+        if places and key[places[-1][0]] == key[p]:
+            places[-1].append(p)
+        else:
+            places.append([p])
+    return places

@@ -3,13 +3,19 @@
 Positions 0-5 are the places of the region ring, clockwise; ``ring[pos]`` is the region
 key there. Players are indices into ``players``. A figure is ``(player, kind)`` with kind
 "E" (Envoy) or "N" (Noble). Figure counts per player are ``[Envoys, Nobles]``.
+
+``data`` is the component data the game is played with (fixed at setup, shared by
+copies); :func:`encode` and the fingerprint leave it out.
 """
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
 import msgspec
+
+from .components import StauferData
 
 Fig = tuple[int, str]
 E, N = 0, 1  # indices into [Envoys, Nobles]
@@ -46,6 +52,7 @@ class SupplyCtx(msgspec.Struct):
 
 
 class State(msgspec.Struct):
+    data: StauferData  # the component data (not encoded)
     players: list[str]
     options: dict[str, str]
     rng: Any  # referee.rng.Rng; fingerprint encodes its counters
@@ -137,8 +144,8 @@ class State(msgspec.Struct):
 
 
 # Fields of State fixed at setup, shared between a state and its copy().
-SHARED = ("players", "options", "ring", "tiles", "seat_cost", "seat_noble", "rows", "unused_a",
-          "priv_numbers")
+SHARED = ("data", "players", "options", "ring", "tiles", "seat_cost", "seat_noble", "rows",
+          "unused_a", "priv_numbers")
 
 
 def _enc_hook(obj: Any) -> Any:
@@ -149,7 +156,15 @@ def _enc_hook(obj: Any) -> Any:
 
 
 _ENCODER = msgspec.json.Encoder(enc_hook=_enc_hook, order="sorted")
+ENCODED = tuple(f for f in State.__struct_fields__ if f != "data")
 
 
 def encode(state: State) -> bytes:
-    return _ENCODER.encode(state)
+    """The whole state but its data, as JSON with sorted keys (the bytes the state as a
+    Struct of these fields would encode to)."""
+    return _ENCODER.encode({f: getattr(state, f) for f in ENCODED})
+
+
+def fingerprint(state: State) -> str:
+    """A hash of the whole state, hidden parts and generator counters included."""
+    return hashlib.sha256(encode(state)).hexdigest()

@@ -8,7 +8,6 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
-from . import components as C
 
 # assumption key prefix -> usage key prefix (the longest matching assumption prefix wins)
 PREFIXES = {
@@ -25,7 +24,8 @@ PREFIXES = {
 def extract(moves: Iterable[Any], state: Any) -> Counter[str]:
     """Usage keys of one finished game."""
     used: Counter[str] = Counter()
-    chest_colour = {ctype: colour for colour, ctype in C.CHEST_KIND.values()}
+    chest_kind = state.data.chest_kind
+    chest_colour = {ctype: colour for colour, ctype in chest_kind.values()}
     for move in moves:
         kind = type(move).__name__
         used[f"move:{kind}"] += 1
@@ -46,7 +46,7 @@ def extract(moves: Iterable[Any], state: Any) -> Counter[str]:
             used[f"supply-space:{move.space}"] += 1
     for held in state.held:
         for cid in held:
-            colour, ctype = C.CHEST_KIND[cid]
+            colour, ctype = chest_kind[cid]
             used[f"chest:{colour}:{ctype}"] += 1
     for parts in state.final.values():
         for what, points in parts.items():

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import components as C
+from .components import StauferData
 from .moves import format_move
-from .render import render as narrow
+from .render import WIDTH, layout
 from .rounds import b_region
 from .rules import legal_moves
-from .scoring import BLUE, RED
 from .state import E, N, State
 
 CONDITION_TEXT = {
@@ -38,23 +37,23 @@ PHASE_TEXT = {
 }
 
 
-def chest_label(cid: str) -> str:
-    colour, ctype = C.CHEST_KIND[cid]
+def chest_label(data: StauferData, cid: str) -> str:
+    colour, ctype = data.chest_kind[cid]
     return colour if ctype == colour else f"{colour} {ctype}"
 
 
-def describe_contract(cid: str, players: int) -> str:
+def describe_contract(data: StauferData, cid: str, players: int) -> str:
     """The card as text (Supplement: Contract Cards); 2nd place scores nothing with 2."""
     if cid.startswith("contract:region-"):
-        region = C.REGION_TITLES[cid.removeprefix("contract:region-")]
-        first, second = C.REGION_CONTRACT["first"], C.REGION_CONTRACT["second"]
+        region = data.region_titles[cid.removeprefix("contract:region-")]
+        first, second = data.region_contract["first"], data.region_contract["second"]
         if players == 2:
             return f"Region {region}: majority {first} (no 2nd place with 2 players)"
         return f"Region {region}: majority {first}, 2nd place {second}"
-    if cid in BLUE:
-        card = BLUE[cid]
+    if cid in data.blue:
+        card = data.blue[cid]
         return f"Pattern {card['id']} (offsets {card['offsets']}): {card['points']} each"
-    card = RED[cid]
+    card = data.red[cid]
     if "values" not in card:
         return f"Office seats {card['id']}: {card['points']} each"
     what = "seats" if card["kind"] == "all" else f"cost-{card['cost']} seats"
@@ -109,6 +108,7 @@ def _figs(figs: list[tuple[int, str]], state: State) -> list[str]:
 
 
 def _region_view(state: State, pos: int) -> dict[str, Any]:
+    data = state.data
     key = state.ring[pos]
     payment: dict[str, list[int]] = {}
     for q, k in state.payment[pos]:
@@ -116,18 +116,18 @@ def _region_view(state: State, pos: int) -> dict[str, Any]:
         counts[0 if k == "E" else 1] += 1
     return {
         "region": key,
-        "title": C.REGION_TITLES[key],
+        "title": data.region_titles[key],
         "king": pos == state.king,
         "distance_from_king": (pos - state.king) % 6,
         "scoring_tile": state.tiles[pos],
-        "bonus": BONUS_TEXT[C.BONUS[key]],
+        "bonus": BONUS_TEXT[data.bonus[key]],
         "seats": [
             {
                 "seat": i + 1,
                 "cost": state.seat_cost[pos][i],
                 "noble_only": state.seat_noble[pos][i],
                 "figures": _figs(occ, state),
-                "chests": [chest_label(c) for c in state.seat_chests[pos][i]],
+                "chests": [chest_label(data, c) for c in state.seat_chests[pos][i]],
             }
             for i, occ in enumerate(state.seats[pos])
         ],
@@ -140,11 +140,11 @@ def _player_view(state: State, p: int) -> dict[str, Any]:
         "score": state.score[p],
         "court": {"envoys": state.court[p][E], "nobles": state.court[p][N]},
         "province": {"envoys": state.province[p][E], "nobles": state.province[p][N]},
-        "chests": [chest_label(c) for c in state.held[p]],
+        "chests": [chest_label(state.data, c) for c in state.held[p]],
         "privileges": sorted(state.privileges[p]),
         "vp_privilege": state.vp_card[p],
         "contracts": len(state.contracts[p]),
-        "colour": C.COLOURS[p],
+        "colour": state.data.colours[p],
     }
 
 
@@ -165,7 +165,7 @@ def _pending(state: State) -> dict[str, Any]:
     if state.phase == "take" and state.supply is not None:
         out["figure"] = "Noble" if state.supply.need[0] == "N" else "Envoy"
     if state.phase == "pick":
-        out["revealed"] = [chest_label(c) for c in state.revealed]
+        out["revealed"] = [chest_label(state.data, c) for c in state.revealed]
         out["pickers"] = [state.players[q] for q in state.pickers]
     if state.phase == "purple":
         out["queue"] = [state.players[q] for q in state.purple_queue]
@@ -175,6 +175,7 @@ def _pending(state: State) -> dict[str, Any]:
 
 
 def view(state: State, viewer: str | None) -> dict[str, Any]:
+    data = state.data
     a_region, condition, _ = state.rows[min(state.round, 5) - 1]
     out: dict[str, Any] = {
         "game": "staufer",
@@ -186,8 +187,8 @@ def view(state: State, viewer: str | None) -> dict[str, Any]:
         "king": state.ring[state.king],
         "regions": [_region_view(state, pos) for pos in range(6)],
         "supply_board": [
-            {"space": i + 1, "figures": "+".join(C.SUPPLY_SPACES[i]) or "-",
-             "chests": [chest_label(c) for c in chests]}
+            {"space": i + 1, "figures": "+".join(data.supply_spaces[i]) or "-",
+             "chests": [chest_label(data, c) for c in chests]}
             for i, chests in enumerate(state.supply_chests)
         ],
         "seating": seating(state),
@@ -225,76 +226,14 @@ def view(state: State, viewer: str | None) -> dict[str, Any]:
         p = state.players.index(viewer)
         out["you"] = viewer
         out["your_contracts"] = [
-            {"id": c, "text": describe_contract(c, len(state.players))} for c in state.contracts[p]
+            {"id": c, "text": describe_contract(data, c, len(state.players))}
+            for c in state.contracts[p]
         ]
         out["legal"] = [format_move(m) for m in legal_moves(state, viewer)]
     return out
 
 
-def render(state: State, viewer: str | None, wide: bool = False) -> str:
-    """The board as text: at most 80 columns with a legend (render.render), or with
-    ``wide`` the long table of one line per item (render_wide)."""
-    return render_wide(state, viewer) if wide else narrow(view(state, viewer))
-
-
-def render_wide(state: State, viewer: str | None) -> str:
-    v = view(state, viewer)
-    lines = [f"The Staufer Dynasty - round {v['round']} - {v['prompt']}", ""]
-    for r in v["regions"]:
-        king = "  <KING>" if r["king"] else ""
-        tile = "/".join(map(str, r["scoring_tile"]))
-        lines.append(f"{r['title']} [{tile}] bonus: {r['bonus']}{king}")
-        for s in r["seats"]:
-            mark = "N!" if s["noble_only"] else "  "
-            figs = ", ".join(s["figures"]) or "empty"
-            chests = ", ".join(s["chests"]) or "-"
-            lines.append(f"   seat {s['seat']} cost {s['cost']}{mark} {figs:<24} chests: {chests}")
-        pay = "; ".join(f"{w} {c['envoys']}E {c['nobles']}N" for w, c in r["payment"].items())
-        lines.append(f"   payment space: {pay or '-'}")
-    lines.append("")
-    lines.append("Supply Board: " + " | ".join(
-        f"{s['space']}: {s['figures']} [{', '.join(s['chests']) or '-'}]" for s in v["supply_board"]
-    ))
-    t = v["tracks"]
-    lines.append(f"Seating (clockwise): {', '.join(v['seating'])}; start player "
-                 f"{v['start_player']}")
-    lines.append(f"Turn order: {', '.join(t['turn_order']) or '-'}")
-    lines.append(f"Supply track (top first): {', '.join(t['supply_top_to_bottom']) or '-'}")
-    deployers = ", ".join(t["move_deploy_bottom_to_top"]) or "-"
-    lines.append(f"Move/Deploy track (bottom first): {deployers}")
-    lines.append("")
-    for who, pv in v["players"].items():
-        court = pv["court"]
-        lines.append(
-            f"{who:<10} {pv['score']:>3} pts  Court {court['envoys']}E {court['nobles']}N  "
-            f"chests: {', '.join(pv['chests']) or '-'}  privileges: "
-            f"{', '.join(f'#{n}' for n in pv['privileges']) or '-'}"
-        )
-    e = v["evaluation"]
-    lines.append("")
-    lines.append(f"Scoring this round: {e['a']} and {e['b_condition']} (now {e['b_now']})")
-    lines.append("Round display: " + "; ".join(
-        f"{row['round']}: {row['a']} / {row['b']} / {row['c']}" for row in v["round_display"]
-    ))
-    priv = v["privilege_display"]
-    left = ", ".join(f"#{n} x{k}" for n, k in priv["left"].items())
-    vp = ", ".join(str(x) for x in reversed(priv["vp_stack_top_last"]))
-    lines.append(
-        f"Privileges in play: {', '.join(f'#{n}' for n in priv['numbers'])}; "
-        f"left: {left or 'none'}; VP stack (top first): {vp or 'empty'}"
-    )
-    lines.append(f"Chest stack: {v['chest_stack']}, discards: {v['discard_pile']}")
-    pending = v["pending"]
-    if pending.get("revealed"):
-        lines.append(f"Revealed chests: {', '.join(pending['revealed'])}")
-    if v["events"]:
-        lines.append("Recent: " + "; ".join(v["events"][-8:]))
-    if "your_contracts" in v:
-        lines.append("")
-        lines.append("Your contracts: " + "; ".join(c["text"] for c in v["your_contracts"]))
-    if v["finished"]:
-        lines.append("Final scoring:")
-        for player, parts in v["final_scoring"].items():
-            items = ", ".join(f"{what} {points}" for what, points in parts.items())
-            lines.append(f"  {player}: {items} = {sum(parts.values())}")
-    return "\n".join(lines)
+def render(state: State, viewer: str | None, width: int = WIDTH) -> str:
+    """The board as text: lines of at most ``width`` characters (80 for a terminal, 78
+    for a mail, wider for `status --wide`) with a legend (render.layout)."""
+    return layout(view(state, viewer), width)
