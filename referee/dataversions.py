@@ -24,8 +24,6 @@ docs/adding-a-game.md).
 from __future__ import annotations
 
 import copy
-
-
 import json
 import re
 import sys

@@ -8,7 +8,6 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
-
 # assumption key prefix -> usage key prefix (the longest matching assumption prefix wins)
 PREFIXES = {
     "chests.mix.": "chest:",  # + colour
