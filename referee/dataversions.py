@@ -70,9 +70,19 @@ def _package(name: str) -> ModuleType:
 
 
 def _data_module(name: str) -> ModuleType:
+    """The module with ``play_data`` and ``data_digest``: the package itself for a game
+    package that builds its game from data files (``game(files, rules)``)."""
     if name not in DATA_MODULES:
         raise UsageError(f"{name} keeps no released data versions")
+    if hasattr(_package(name), "game"):
+        return _package(name)
     return importlib.import_module(f"{_package(name).__name__}.{DATA_MODULES[name]}")
+
+
+def _current_files(name: str) -> dict[str, Any]:
+    module = _data_module(name)
+    files = module.current_files() if hasattr(module, "current_files") else module.RAW
+    return files  # type: ignore[no-any-return]
 
 
 def versions_dir(name: str) -> Path:
@@ -96,7 +106,7 @@ def files_of(name: str, digest: str) -> dict[str, Any]:
     """The data files (by name) of version ``digest`` of game ``name``. Raises
     GameFileError naming the versions this referee has."""
     if digest == split_pin(current_pin(name))[1]:
-        return _data_module(name).RAW  # type: ignore[no-any-return]
+        return _current_files(name)
     if digest in _registered.get(name, {}):
         return _registered[name][digest]
     path = versions_dir(name) / f"{digest}.json"
@@ -134,21 +144,21 @@ def register(name: str, files: Mapping[str, Any]) -> str:
 def unregister(name: str, digest: str) -> None:
     """Forget a version added with :func:`register` (and its loaded copy)."""
     _registered.get(name, {}).pop(digest, None)
-    if _copies.pop((name, digest), None) is not None:
-        _forget_modules(f"{_package(name).__name__}_data_{digest}")
+    for key in [k for k in _copies if k[0] == name and k[1].endswith(digest)]:
+        del _copies[key]
+    _forget_modules(f"{_package(name).__name__}_data_{digest}")
 
 
 def release(name: str) -> Path | None:
     """Keep the current data of game ``name`` as a released version (its snapshot in
     ``data/versions/``). Returns the file written, or None if it was already released."""
-    module = _data_module(name)
     pin = current_pin(name)
     digest = split_pin(pin)[1]
     path = versions_dir(name) / f"{digest}.json"
     if path.exists():
         return None
     path.parent.mkdir(parents=True, exist_ok=True)
-    body = {"rules": pin, "files": module.RAW}
+    body = {"rules": pin, "files": _current_files(name)}
     path.write_text(json.dumps(body, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     return path
 
@@ -203,6 +213,15 @@ def game_for(name: str, pin: str) -> Game:
     own_rules, own_digest = split_pin(current.data_version())
     if not DIGEST.fullmatch(digest):
         raise GameFileError(f"{pin!r}: {digest!r} is not a data version (12 hex digits)")
+    package = _package(name)
+    if hasattr(package, "game") and rules in getattr(package, "RULES_VERSIONS", ()):
+        if (name, pin) not in _copies:  # the game object of that rules and data version
+            game = package.game(files_of(name, digest), rules)
+            if game.data_version() != pin:
+                raise GameFileError(f"the released {name} data version {digest} is damaged: "
+                                    f"its files hash to {game.data_version()}")
+            _copies[(name, pin)] = game
+        return _copies[(name, pin)]
     if rules != own_rules:
         raise GameFileError(
             f"this game was made with rules {rules}, but this referee plays {own_rules}",

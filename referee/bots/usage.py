@@ -52,8 +52,6 @@ def _staufer(moves: Iterable[Move], state: State) -> Counter[str]:
 
 
 def _dynasties(moves: Iterable[Move], state: State) -> Counter[str]:
-    from referee.games.dynasties import data as D
-
     used: Counter[str] = Counter()
     for move in moves:
         kind = type(move).__name__
@@ -79,7 +77,7 @@ def _dynasties(moves: Iterable[Move], state: State) -> Counter[str]:
             used["upgrader:" + move.country] += 1
         elif kind in ("ChooseDice", "DivideDice"):
             text = " ".join(str(v) for v in msgspec_values(move))
-            for face in D.FACES:
+            for face in state.data.faces:
                 used[f"die:{face}"] += text.count(face)
     for pl in state.players:
         for tile in pl.books + pl.books_open:
@@ -151,9 +149,9 @@ def in_play(game: str, assumption_key: str, players: int) -> bool:
         side = assumption_key.rsplit(".", 1)[-1]
         return (side == "2") == (players == 2)
     if game == "dynasties" and assumption_key.startswith("cities.cities."):
-        from referee.games.dynasties import data as D
+        from referee.games.dynasties import GAME
 
-        return assumption_key.rsplit(".", 1)[-1] in D.cities_in_play(players)
+        return assumption_key.rsplit(".", 1)[-1] in GAME.data.cities_in_play(players)
     return True
 
 

@@ -50,7 +50,7 @@ def data(game_name: str, reference: bool, as_json: bool) -> None:
             "versions": versions,
             "assumptions": [a.__dict__ for a in assumed],
             "interpretations": [r.__dict__ for r in readings],
-            "data": game.data(),
+            "data": game.data_files() if hasattr(game, "data_files") else game.data(),
         })
         return
     click.echo(f"{game.title}: component data {game.data_version()}")
