@@ -106,14 +106,13 @@ def game(files: Mapping[str, Any] | None = None, rules: str | None = None) -> Dy
                             hints=[f"rules versions here: {', '.join(RULES_VERSIONS)}"])
     files = current_files() if files is None else files
     try:
-        words, data = vocabulary(files), D.load(files)
+        if vocabulary(files) != moves.WORDS:
+            raise GameFileError("these Dynasties data files name other cards, cities or "
+                                "keys than the moves of this referee")
+        return DynastiesGame(D.load(files), rules)
     except (KeyError, IndexError, TypeError, ValueError, AttributeError) as exc:
         raise GameFileError(f"the Dynasties data files are damaged ({type(exc).__name__})"
                             ) from None
-    if words != moves.WORDS:
-        raise GameFileError("these Dynasties data files name other cards, cities or keys "
-                            "than the moves of this referee")
-    return DynastiesGame(data, rules)
 
 
 GAME = game()

@@ -73,7 +73,9 @@ def setup(data: Data, rules: str, players: Sequence[str], options: Mapping[str, 
     state.green_box = green
     state.yellow = list(d.yellow)
     rng.shuffle(state.yellow, "yellow")
-    if rules == RULES_VERSIONS[0]:
+    # Components and Setup (72 goods): the ships are loaded, "then" the starting capital
+    # is searched out; dynasties-1 did it the other way round (its reading D-SETUP).
+    if rules == "dynasties-1":
         capital_then_ships(state)
     else:
         ships_then_capital(state)
@@ -112,6 +114,12 @@ def ships_then_capital(state: State) -> None:
     is taken from the ship holding most of that colour (the first such ship), and the
     ships so robbed are topped up from the bag once the capital is handed out."""
     load_ships(state)
+    hand_out_capital(state)
+
+
+def hand_out_capital(state: State) -> None:
+    """The starting capital searched out of the bag after the ships are loaded (see
+    :func:`ships_then_capital`), a colour the bag lacks taken from a ship."""
     short: list[int] = []
     for pl in state.players:
         for colour in range(5):
