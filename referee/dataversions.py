@@ -152,13 +152,14 @@ def unregister(name: str, digest: str) -> None:
 def release(name: str) -> Path | None:
     """Keep the current data of game ``name`` as a released version (its snapshot in
     ``data/versions/``). Returns the file written, or None if it was already released."""
+    files = _current_files(name)
     pin = current_pin(name)
     digest = split_pin(pin)[1]
     path = versions_dir(name) / f"{digest}.json"
     if path.exists():
         return None
     path.parent.mkdir(parents=True, exist_ok=True)
-    body = {"rules": pin, "files": _current_files(name)}
+    body = {"rules": pin, "files": files}
     path.write_text(json.dumps(body, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     return path
 

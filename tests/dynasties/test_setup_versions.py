@@ -5,14 +5,19 @@ so (new games); dynasties-1 (games begun before) drew the capital first."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import fields
+from pathlib import Path
 
 import pytest
 
+from referee import dataversions, gamefile
+from referee.engine import Match
 from referee.games.dynasties import GAME, game
 from referee.games.dynasties import rules as R
 from referee.games.dynasties.state import COLOURS, State
 from referee.rng import Rng
+from tests.cli import ok
 
 FIVE = ["ann", "ben", "cat", "dan", "eve"]
 SETUPS = 2500
@@ -111,3 +116,28 @@ def test_hand_out_capital_robs_the_richest_ship_and_refills_it() -> None:
     assert state.ships[0].goods == [1, 0, 3, 1, 0] and sum(state.ships[1].goods) == 5
     assert state.ships[2].goods == [1, 1, 1, 1, 1]
     assert GAME.invariants(state) == []
+
+
+def test_a_game_pinned_to_dynasties_1_replays_and_plays_on_by_it(tmp_path: Path) -> None:
+    """New games pin dynasties-2; a file pinned to dynasties-1 (every game begun before)
+    is set up, replayed and continued by dynasties-1 through the CLI."""
+    old, new = tmp_path / "old.json", tmp_path / "new.json"
+    for path in (old, new):
+        ok("new", "dynasties", path, "--players", "ann,ben,cat", "--seed", "pin", "--id", "g")
+    assert json.loads(new.read_text())["rules"] == GAME.data_version()
+    data = json.loads(old.read_text())
+    data["rules"] = f"dynasties-1+data.{GAME.data.digest}"
+    old.write_text(gamefile.dumps(data), encoding="utf-8")
+    pinned = dataversions.game_for("dynasties", data["rules"])
+    assert pinned.rules == "dynasties-1" and pinned.data.digest == GAME.data.digest
+    matches = {p: gamefile.replay(gamefile.read(p)) for p in (old, new)}
+    assert matches[old].game is pinned and matches[new].game is GAME
+    ships = {p: [s.goods for s in m.state.ships] for p, m in matches.items()}
+    expected = Match.start(pinned, ["ann", "ben", "cat"], {}, gamefile.rng_key(
+        gamefile.read(old))).state
+    assert ships[old] == [s.goods for s in expected.ships]
+    assert ships[old] != ships[new]  # the same seed, the goods drawn in the other order
+    legal = json.loads(ok("status", old, "--as", "ann", "--json").output)["legal"]
+    ok("move", old, "--as", "ann", legal[0])
+    assert len(gamefile.replay(gamefile.read(old)).log) == 1
+    assert ok("check", old).exit_code == 0
