@@ -22,7 +22,6 @@ leak that no string can name (the label of the next chest, shared by many public
 from __future__ import annotations
 
 import html
-import inspect
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
@@ -146,14 +145,11 @@ def player_ids(state: Any) -> list[str]:
 def public_texts(game: Game, state: Any, viewer: str | None, text: bool = True
                  ) -> dict[str, str]:
     """What ``viewer`` reads of ``state`` from the game itself: the JSON view and, with
-    ``text``, the board as text (for a terminal and for a mail, or the old wide table of
-    a game that still has one) and the prompt."""
+    ``text``, the board as text (narrow and wide) and the prompt."""
     out = {"view": json.dumps(game.view(state, viewer))}
     if text:
-        other = game.render(state, viewer, width=78) \
-            if "width" in inspect.signature(game.render).parameters \
-            else game.render(state, viewer, wide=True)  # type: ignore[call-arg]
-        out.update({"render": game.render(state, viewer), "render (other width)": other,
+        out.update({"render": game.render(state, viewer),
+                    "render --wide": game.render(state, viewer, width=132),
                     "prompt": game.prompt(state)})
     return out
 
