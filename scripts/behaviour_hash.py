@@ -4,25 +4,45 @@ Run before and after a change that must not change play (a refactor, speed work)
 
     python -m scripts.behaviour_hash                 # 200 games of each game
     python -m scripts.behaviour_hash --games 400 --game dynasties
+    python -m scripts.behaviour_hash --games 400 --game dynasties --rules dynasties-1
 
 It prints one digest per game and player count; equal digests before and after mean
 that every position of every game reached the same legal moves (in the same order, by
 their notation) and the same state fingerprint, and that setups came out the same.
+``--rules`` plays every game by that rules version of its package (``game(None, rules)``)
+instead of the current one: an older version must keep its digests when a newer one is
+added.
 """
 
 from __future__ import annotations
 
 import argparse
 import hashlib
+import importlib
 
-from referee.engine import Match, get_game
+from referee.engine import Game, Match, get_game
+from referee.errors import RefereeError
 from referee.rng import Rng
 
 
-def game_digest(name: str, players: int, games: int) -> tuple[str, int]:
-    """The digest of ``games`` random games of ``name`` with ``players`` players, and the
+def game_of(name: str, rules: str | None) -> Game:
+    """Game ``name`` by the rules version ``rules`` (None: its current game)."""
+    current = get_game(name)
+    if rules is None:
+        return current
+    package = importlib.import_module(type(current).__module__)
+    if not hasattr(package, "game"):
+        raise SystemExit(f"{name} has no rules versions")
+    try:
+        return package.game(None, rules)  # type: ignore[no-any-return]
+    except RefereeError as exc:
+        raise SystemExit(f"{name}: {exc.message}") from None
+
+
+def game_digest(game: Game, players: int, games: int) -> tuple[str, int]:
+    """The digest of ``games`` random games of ``game`` with ``players`` players, and the
     number of positions hashed."""
-    game = get_game(name)
+    name = game.name
     ids = ["ann", "ben", "cat", "dan", "eve"][:players]
     h = hashlib.sha256()
     positions = 0
@@ -46,12 +66,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=200, help="games per player count")
     parser.add_argument("--game", action="append", help="only this game (repeatable)")
+    parser.add_argument("--rules", help="play by this rules version (e.g. dynasties-1)")
     args = parser.parse_args()
     for name in args.game or ["staufer", "dynasties"]:
-        game = get_game(name)
+        game = game_of(name, args.rules)
         for n in range(game.min_players, game.max_players + 1):
             games = max(1, args.games // (game.max_players - game.min_players + 1))
-            digest, positions = game_digest(name, n, games)
+            digest, positions = game_digest(game, n, games)
             print(f"{name} {n}p {games} games {positions} positions: {digest}")
 
 

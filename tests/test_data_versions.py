@@ -179,9 +179,8 @@ def test_old_dynasties_game_replays_and_plays_on_with_its_pinned_data(tmp_path: 
     match = gamefile.replay(gf)
     pinned_game = dataversions.game_for("dynasties", pin)
     assert match.game is pinned_game
-    copy_data = sys.modules[type(pinned_game).__module__ + ".data"]
-    main_data = sys.modules["referee.games.dynasties.data"]
-    assert copy_data.LIGHT_BLUE_COSTS[0] == main_data.LIGHT_BLUE_COSTS[0] + 1
+    current = get_game("dynasties")
+    assert pinned_game.data.light_blue_costs[0] == current.data.light_blue_costs[0] + 1
     fresh = same_moves(pinned_game, path)
     assert fresh is not None
     assert pinned_game.fingerprint(match.state) == pinned_game.fingerprint(fresh.state)

@@ -19,7 +19,6 @@ from click.testing import CliRunner
 from referee import gamefile
 from referee.cli import main
 from referee.engine import get_game
-from referee.games.dynasties import data as D
 from referee.games.dynasties import views as dyn_views
 from referee.games.staufer import views as st_views
 from tests.leaks import (
@@ -127,7 +126,7 @@ STAUFER = {
 
 
 def ben_card(state: Any) -> str:
-    return dyn_views._card(state.players[1].hand[0])  # "12 = card:a12 (...)"
+    return dyn_views._card(state, state.players[1].hand[0])  # "12 = card:a12 (...)"
 
 
 DYNASTIES = {
@@ -139,7 +138,7 @@ DYNASTIES = {
     "ben's scoring card": (
         public(lambda s: f"scoring:{s.players[1].scoring[0]}"), "card of ben's scoring cards"),
     "ben's scoring card by its text": (
-        public(lambda s: D.SCORING[s.players[1].scoring[1]]["text"]),
+        public(lambda s: s.data.scoring[s.players[1].scoring[1]]["text"]),
         "card of ben's scoring cards"),
     "a face-down book tile of a city": (
         public(lambda s: f"book:{s.cities['toledo'].books[0]}"),

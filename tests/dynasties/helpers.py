@@ -6,12 +6,13 @@ from typing import Any
 
 from referee.engine import resolve_move
 from referee.games.dynasties import GAME
-from referee.games.dynasties import data as D
 from referee.games.dynasties import effects as E
 from referee.games.dynasties.moves import Bonus, Done, Monastery
 from referee.games.dynasties.rules import advance
-from referee.games.dynasties.state import State
+from referee.games.dynasties.state import COLOURS, State
 from referee.rng import Rng
+
+D = GAME.data  # the component data of the current game
 
 NAMES = ("blue", "red", "yellow", "green", "orange")
 
@@ -40,7 +41,7 @@ def set_ship(state: State, ship: int, letters: str) -> None:
 
 def _from_bag(state: State, into: list[int], letters: str) -> None:
     for ch in letters:
-        c = D.COLOURS.index(ch)
+        c = COLOURS.index(ch)
         if state.bag[c] == 0:  # fetch it from another player's supply or a ship
             for holder in [pl.goods for pl in state.players] + [s.goods for s in state.ships]:
                 if holder is not into and holder[c]:
@@ -54,7 +55,7 @@ def _from_bag(state: State, into: list[int], letters: str) -> None:
 def grant_card(state: State, who: str, action: str | None = None,
                special: str | None = None, city: str | None = None) -> int:
     """Move a matching action card (from the deck, discard or a hand) into who's hand."""
-    for number, card in D.ACTION_CARDS.items():
+    for number, card in D.action_cards.items():
         if action and action not in card.actions:
             continue
         if special and (card.special is None or card.special["kind"] != special):

@@ -7,7 +7,6 @@ import pytest
 from referee.engine import resolve_move
 from referee.errors import AmbiguousMove, IllegalMove, MalformedMove, NotYourTurn
 from referee.games.dynasties import GAME
-from referee.games.dynasties.data import ACTION_CARDS
 from tests.dynasties.helpers import (
     grant_card,
     new_game,
@@ -65,7 +64,7 @@ def test_card_not_in_hand() -> None:
 def test_card_without_the_action() -> None:
     s = new_game()
     turn_of(s, "blue")
-    card = next(n for n, c in ACTION_CARDS.items() if "trade" not in c.actions)
+    card = next(n for n, c in GAME.data.action_cards.items() if "trade" not in c.actions)
     for pl in s.players:
         if card in pl.hand:
             pl.hand.remove(card)

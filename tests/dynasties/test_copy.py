@@ -1,7 +1,7 @@
 """``State.copy`` (what determinize and so every search iteration of a bot copies) is
 complete and independent: equal to the original, sharing no mutable object with it
-except the data files' effect lists that queued tasks name, and moves played on the copy
-never reach the original."""
+except the component data (``state.data``, never changed) and the data files' effect
+lists that queued tasks name, and moves played on the copy never reach the original."""
 
 from __future__ import annotations
 
@@ -13,9 +13,10 @@ import pytest
 
 from referee.engine import Match
 from referee.games.dynasties import GAME
-from referee.games.dynasties import data as D
 from referee.games.dynasties.state import State
 from referee.rng import Rng
+
+D = GAME.data  # the component data of the current game
 
 
 def data_ids(node: Any, out: set[int]) -> set[int]:
@@ -31,11 +32,14 @@ def data_ids(node: Any, out: set[int]) -> set[int]:
     return out
 
 
-DATA = data_ids(D.RAW, set())
+DATA = data_ids(D.files, set())
 
 
 def shared(a: Any, b: Any, path: str = "state") -> list[str]:
     """Paths of mutable objects that ``a`` and ``b`` hold in common."""
+    if path == "state.data":
+        assert a is b is D  # the one component data, shared on purpose
+        return []
     mutable = isinstance(a, (list, dict, Rng)) or is_dataclass(a)
     if mutable and a is b and id(a) not in DATA:
         return [path]

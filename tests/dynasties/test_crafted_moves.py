@@ -13,9 +13,10 @@ from hypothesis import strategies as st
 
 from referee.errors import AmbiguousMove, MalformedMove
 from referee.games.dynasties import GAME
-from referee.games.dynasties import data as D
 from referee.games.dynasties import moves as M
 from tests.dynasties.hidden import named_in, positions, redeal_secrets
+
+D = GAME.data  # the component data of the current game
 
 STRUCTS = [M.Trade, M.TradeTwice, M.SecondTrade, M.Place, M.Use, M.SitOut, M.Pass, M.Divide,
            M.Choose, M.Take, M.DivideDice, M.ChooseDice, M.KeepScoring, M.Bonus, M.Country,
@@ -25,23 +26,23 @@ TAGS = [cls.__struct_config__.tag for cls in STRUCTS]
 junk = st.one_of(st.none(), st.booleans(), st.integers(-10**6, 10**6), st.floats(),
                  st.text(max_size=8), st.lists(st.integers(0, 3), max_size=2))
 goods = st.text(alphabet="kwgbpxK ", max_size=20)
-faces = st.lists(st.sampled_from([*D.FACES, "joker"]), min_size=0, max_size=3).map("+".join)
+faces = st.lists(st.sampled_from([*D.faces, "joker"]), min_size=0, max_size=3).map("+".join)
 VALUES: dict[str, st.SearchStrategy[Any]] = {
-    "card": st.one_of(st.integers(-2, 40), st.sampled_from([*D.SCORING, "a07", "z1"])),
+    "card": st.one_of(st.integers(-2, 40), st.sampled_from([*D.scoring, "a07", "z1"])),
     "keep": st.integers(-2, 40),
     "ship": st.integers(-1, 5),
-    "space": st.one_of(st.integers(-1, 6), st.sampled_from([*D.BONUS, "arms", "nowhere"])),
+    "space": st.one_of(st.integers(-1, 6), st.sampled_from([*D.bonus, "arms", "nowhere"])),
     "pay": goods, "goods": goods, "first": goods, "second": goods,
     "figure": st.sampled_from(["prince", "princess", "king"]),
-    "city": st.sampled_from([*D.CITIES, *D.FREE_CITIES, "atlantis", ""]),
-    "personality": st.sampled_from([*D.PERSONALITIES, "nobody"]),
+    "city": st.sampled_from([*D.cities, *D.free_cities, "atlantis", ""]),
+    "personality": st.sampled_from([*D.personalities, "nobody"]),
     "special": st.one_of(st.booleans(), st.integers(0, 2)),
     "save": st.booleans(),
     "source": st.sampled_from(["ship", "bag", "0", "1", "2", "3", "4", "sea"]),
-    "single": st.sampled_from([*D.FACES, "joker", "child+arms"]),
+    "single": st.sampled_from([*D.faces, "joker", "child+arms"]),
     "pair": faces, "faces": faces,
     "purpose": st.sampled_from(["upgrade", "wild", "arms"]),
-    "country": st.sampled_from([*D.COUNTRIES, "gaul"]),
+    "country": st.sampled_from([*D.countries, "gaul"]),
 }
 FIELDS = sorted({f.name for cls in STRUCTS for f in msgspec.structs.fields(cls)})
 
@@ -52,29 +53,29 @@ def valid_value(cls: type, name: str) -> st.SearchStrategy[Any]:
     """Values that decode for this field of this move (legal or not)."""
     if name == "card":
         if cls in (M.Score, M.KeepScoring):
-            return st.sampled_from(list(D.SCORING))
-        return st.integers(0 if cls is M.Pass else 1, len(D.ACTION_CARDS))
+            return st.sampled_from(list(D.scoring))
+        return st.integers(0 if cls is M.Pass else 1, len(D.action_cards))
     if name == "space":
-        return st.integers(0, 4) if cls is M.Pass else st.sampled_from(list(D.BONUS))
+        return st.integers(0, 4) if cls is M.Pass else st.sampled_from(list(D.bonus))
     if name == "city" and cls is M.Envoy:
-        return st.sampled_from(D.FREE_CITIES)
-    one_face = st.sampled_from(D.FACES)
+        return st.sampled_from(D.free_cities)
+    one_face = st.sampled_from(D.faces)
     return {
-        "keep": st.integers(0, len(D.ACTION_CARDS)), "ship": st.integers(1, 3),
+        "keep": st.integers(0, len(D.action_cards)), "ship": st.integers(1, 3),
         "pay": st.text(alphabet="kwgbp", max_size=8),
         "goods": st.text(alphabet="kwgbp", max_size=8),
         "first": st.text(alphabet="kwgbp", max_size=6),
         "second": st.text(alphabet="kwgbp", max_size=6),
         "figure": st.sampled_from(["prince", "princess"]),
-        "city": st.sampled_from(list(D.CITIES)),
-        "personality": st.sampled_from(list(D.PERSONALITIES)),
+        "city": st.sampled_from(list(D.cities)),
+        "personality": st.sampled_from(list(D.personalities)),
         "special": st.booleans(), "save": st.booleans(),
         "source": st.sampled_from(["ship", "bag", "1", "2", "3"]),
         "single": one_face,
         "pair": st.tuples(one_face, one_face).map("+".join),
         "faces": st.lists(one_face, min_size=1, max_size=2).map("+".join),
         "purpose": st.sampled_from(["upgrade", "wild"]),
-        "country": st.sampled_from(D.COUNTRIES),
+        "country": st.sampled_from(D.countries),
     }[name]
 
 

@@ -10,11 +10,12 @@ import pytest
 from referee.engine import Match, resolve_move
 from referee.errors import AmbiguousMove, IllegalMove
 from referee.games.dynasties import GAME
-from referee.games.dynasties import data as D
 from referee.games.dynasties.moves import Done, KeepScoring, Pass, Score, Trade
 from referee.rng import Rng
 from tests.dynasties.helpers import idx, new_game, turn_of
 from tests.dynasties.hidden import named_in, positions, redeal_secrets
+
+D = GAME.data  # the component data of the current game
 
 
 @pytest.mark.parametrize(("move", "private", "public"), [
@@ -49,7 +50,7 @@ def test_public_text_never_depends_on_a_private_field() -> None:
             for field in private:
                 seen.add(type(move).__name__)
                 other = move.keep % 34 + 1 if isinstance(move, Pass) else next(
-                    k for k in D.SCORING if k != move.card)
+                    k for k in D.scoring if k != move.card)
                 changed = msgspec.structs.replace(move, **{field: other})
                 assert GAME.public_text(changed) == GAME.public_text(move)
                 assert str(getattr(move, field)) not in GAME.public_text(move).split()
@@ -85,7 +86,7 @@ def test_keeping_a_scoring_card_not_drawn_shows_no_drawn_card() -> None:
     blue = s.players[idx(s, "blue")]
     blue.looking = [s.yellow.pop(0), s.yellow.pop(0)]
     s.queue = [{"k": "keep_scoring", "p": 0}]
-    other = next(k for k in D.YELLOW if k not in blue.looking)
+    other = next(k for k in D.yellow if k not in blue.looking)
     reason = GAME.why_illegal(s, "blue", KeepScoring(other))
     assert not any(card in reason for card in blue.looking + blue.scoring)
     assert reason == "keep one of the scoring cards you drew (see your own status for the " \
@@ -97,7 +98,7 @@ def test_why_illegal_never_depends_on_hidden_cards() -> None:
     the move names) never changes an explanation: it cannot show them."""
     candidates = [Trade(c, 1) for c in range(1, 35, 3)] + [Pass(s, 0, k) for s in (0, 2)
                                                             for k in range(0, 35, 5)]
-    candidates += [KeepScoring(k) for k in D.SCORING][::3] + [Score(k) for k in D.SCORING][1::3]
+    candidates += [KeepScoring(k) for k in D.scoring][::3] + [Score(k) for k in D.scoring][1::3]
     candidates.append(Done())
     checked = 0
     for kind, state in positions(4, "why-hidden").items():

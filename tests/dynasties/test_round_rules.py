@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from referee.games.dynasties import GAME
-from referee.games.dynasties import data as D
 from referee.games.dynasties.effects import letters
 from referee.games.dynasties.moves import Bonus, Done, SecondTrade
+from referee.games.dynasties.state import G
 from referee.rng import Rng
 from tests.dynasties.helpers import (
     NAMES,
@@ -21,6 +21,8 @@ from tests.dynasties.helpers import (
     set_ship,
     turn_of,
 )
+
+D = GAME.data  # the component data of the current game
 
 
 def pending_kind(state) -> str | None:
@@ -63,9 +65,9 @@ def test_setup_that_once_put_a_thirteenth_gold_into_play() -> None:
     onto the ships, leaving 4 in the bag for 5 players."""
     s = GAME.setup(list("abcde"), {}, Rng(b"neg867"))
     assert GAME.invariants(s) == []
-    gold = s.bag[D.G] + sum(pl.goods[D.G] for pl in s.players) \
-        + sum(ship.goods[D.G] for ship in s.ships)
-    assert gold == 12 and all(pl.goods[D.G] == 1 for pl in s.players)
+    gold = s.bag[G] + sum(pl.goods[G] for pl in s.players) \
+        + sum(ship.goods[G] for ship in s.ships)
+    assert gold == 12 and all(pl.goods[G] == 1 for pl in s.players)
 
 
 # --- End of a Round -------------------------------------------------------------------
@@ -95,7 +97,7 @@ def test_new_action_cards_come_before_round_scoring() -> None:
     last_to_pass(s, "yellow")
     decline_bonus_actions(s)
     assert pending_kind(s) == "score_cards" and s.round == 1
-    assert [len(pl.hand) for pl in s.players] == [1 + D.LATER_DEAL] * 4
+    assert [len(pl.hand) for pl in s.players] == [1 + D.later_deal] * 4
     dealt = next(i for i, e in enumerate(s.events) if "new action cards" in e)
     assert not any("unmarried" in e or "scoring card" in e for e in s.events[:dealt])
 
@@ -117,14 +119,14 @@ def test_trade_twice_may_stop_after_one_trade() -> None:
     set_goods(s, "blue", "g")
     turn_of(s, "blue")
     card = grant_card(s, "blue", special="trade_twice")
-    assert card == 24 and "trade" not in D.ACTION_CARDS[24].actions
+    assert card == 24 and "trade" not in D.action_cards[24].actions
     play(s, "blue", "trade twice 1 with 24 pay g")
     assert pending_kind(s) == "second_trade"
     assert GAME.legal_moves(s, "blue") == [SecondTrade(1), SecondTrade(2), SecondTrade(3),
                                            Done()]
     play(s, "blue", "done")
     assert s.queue == [] and GAME.to_move(s) == ["red"]
-    assert s.ships[0].large == idx(s, "blue") and blue.supply == 16 and blue.goods[D.G] == 0
+    assert s.ships[0].large == idx(s, "blue") and blue.supply == 16 and blue.goods[G] == 0
 
 
 def test_bonus_action_may_be_declined_also_on_leonardo() -> None:
@@ -167,8 +169,8 @@ def test_coats_of_arms_only_from_marriages_and_book_tiles() -> None:
     def ops(entries):
         return {e["op"] for entry in entries for e in entry["effects"]}
 
-    assert ops(D.BONUS.values()) & ARMS_OPS == set()
-    assert ops(D.PERSONALITIES.values()) & ARMS_OPS == set()
-    assert ops(D.RAW["dice"]["faces"]) & ARMS_OPS == {"arms_city"}
-    assert ops(D.BOOK_TILES.values()) & ARMS_OPS == {"arms_tile", "wild_arms"}
-    assert Bonus("arms") not in [Bonus(k) for k in D.BONUS]
+    assert ops(D.bonus.values()) & ARMS_OPS == set()
+    assert ops(D.personalities.values()) & ARMS_OPS == set()
+    assert ops(D.files["dice"]["faces"]) & ARMS_OPS == {"arms_city"}
+    assert ops(D.book_tiles.values()) & ARMS_OPS == {"arms_tile", "wild_arms"}
+    assert Bonus("arms") not in [Bonus(k) for k in D.bonus]

@@ -1,23 +1,33 @@
-"""Dynasties: Heirate & Herrsche (3-5 players) for the referee."""
+"""Dynasties: Heirate & Herrsche (3-5 players) for the referee.
+
+A game object is built from a set of data files and a rules version (:func:`game`); the
+package's ``GAME`` plays the current data by the current rules. Released data versions
+stay in ``data/versions/<digest>.json``.
+"""
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping, Sequence
-from dataclasses import fields
 from typing import Any
 
-import msgspec
-
-from referee.engine import Assumption, HiddenItem, Interpretation, Option
+from referee.engine import Assumption, Interpretation, Option
+from referee.errors import GameFileError, UsageError
 from referee.rng import Rng
 
+from . import checks, determinize, hidden, moves, play, rules, views
 from . import data as D
-from . import moves, rules, views
-from .state import State
+from .files import current_files, data_digest, play_data, vocabulary
+from .rules import RULES_VERSIONS
+from .state import State, fingerprint
+
+__all__ = ["GAME", "RULES_VERSIONS", "DynastiesGame", "current_files", "data_digest", "game",
+           "play_data"]
 
 
-class Dynasties:
+class DynastiesGame:
+    """Dynasties played with the component data ``data`` by the rules version ``rules``.
+    The members that need neither are the rules' own functions."""
+
     name = "dynasties"
     title = "Dynasties: Heirate & Herrsche"
     min_players = 3
@@ -26,121 +36,87 @@ class Dynasties:
     move_type = moves.Move
     sealed_fields = moves.SEALED_FIELDS  # the fields a hidden choice may hide
 
+    def __init__(self, data: D.Data, rules: str) -> None:
+        self.data = data
+        self.rules = rules
+
+    def __repr__(self) -> str:
+        return f"<DynastiesGame {self.data_version()}>"
+
     def data_version(self) -> str:
-        return D.data_version()
+        return f"{self.rules}+data.{self.data.digest}"
 
     def setup(self, players: Sequence[str], options: Mapping[str, str], rng: Rng) -> State:
         if not self.min_players <= len(players) <= self.max_players:
-            from referee.errors import UsageError
-
             raise UsageError("Dynasties is for 3 to 5 players")
-        return rules.setup(players, options, rng)
-
-    def _index(self, state: State, player: str) -> int:
-        for i, pl in enumerate(state.players):
-            if pl.id == player:
-                return i
-        return -1
-
-    def to_move(self, state: State) -> list[str]:
-        if state.phase == "over":
-            return []
-        t = rules.pending(state)
-        return [state.name(t["p"] if t is not None else state.active)]
-
-    def legal_moves(self, state: State, player: str) -> list[Any]:
-        p = self._index(state, player)
-        return rules.legal_moves(state, p) if p >= 0 else []
-
-    def copy_state(self, state: State) -> State:
-        return state.copy()
-
-    def is_legal(self, state: State, player: str, move: Any) -> bool:
-        """Asks the one generator for only the moves that could equal ``move``."""
-        p = self._index(state, player)
-        return p >= 0 and move in rules.legal_moves(state, p, like=move)
-
-    def apply(self, state: State, player: str, move: Any) -> None:
-        rules.apply(state, self._index(state, player), move)
-
-    def format_move(self, move: Any) -> str:
-        return moves.format_move(move)
+        return rules.setup(self.data, self.rules, players, options, rng)
 
     def parse_move(self, text: str, legal: Sequence[Any]) -> Any:
-        return moves.parse_move(text, legal)
+        return moves.parse_move(text, legal, self.data)
 
-    def private_fields(self, move: Any) -> tuple[str, ...]:
-        return moves.private_fields(move)
+    def render(self, state: State, viewer: str | None, width: int = 80) -> str:
+        return views.render(state, viewer, width)
 
-    def public_text(self, move: Any) -> str:
-        return moves.public_text(move)
+    # the core protocol: the rules' functions
+    to_move = staticmethod(play.to_move)
+    legal_moves = staticmethod(play.legal_moves)
+    apply = staticmethod(play.apply)
+    format_move = staticmethod(moves.format_move)
+    view = staticmethod(views.view)
+    prompt = staticmethod(views.prompt)
+    finished = staticmethod(play.finished)
+    scores = staticmethod(play.scores)
+    ranking = staticmethod(play.ranking)
+    # capabilities: explanations, fast legality, bots, sealing, inspection, undo
+    why_illegal = staticmethod(play.why_illegal)
+    is_legal = staticmethod(play.is_legal)
+    copy_state = staticmethod(State.copy)
+    determinize = staticmethod(determinize.determinize)
+    private_fields = staticmethod(moves.private_fields)
+    public_text = staticmethod(moves.public_text)
+    fingerprint = staticmethod(fingerprint)
+    invariants = staticmethod(checks.invariants)
+    hidden_items = staticmethod(hidden.hidden_items)
+    reveals = staticmethod(hidden.reveals)
 
-    def why_illegal(self, state: State, player: str, move: Any) -> str:
-        from . import illegal  # only for a move that is not legal
-
-        return illegal.why_illegal(state, self._index(state, player), move)
-
-    def prompt(self, state: State) -> str:
-        return views.prompt(state)
-
-    def view(self, state: State, viewer: str | None) -> dict[str, Any]:
-        return views.view(state, viewer)
-
-    def render(self, state: State, viewer: str | None, wide: bool = False) -> str:
-        return views.render(state, viewer, wide)
-
-    def finished(self, state: State) -> bool:
-        return state.phase == "over"
-
-    def scores(self, state: State) -> dict[str, int]:
-        return {pl.id: pl.score for pl in state.players}
-
-    def ranking(self, state: State) -> list[list[str]]:
-        """Most points wins; a tie goes to more goods left in the supply (Final Scoring)."""
-        keyed: dict[tuple[int, int], list[str]] = {}
-        for pl in state.players:
-            keyed.setdefault((pl.score, sum(pl.goods)), []).append(pl.id)
-        return [keyed[k] for k in sorted(keyed, reverse=True)]
-
-    def fingerprint(self, state: State) -> str:
-        body = msgspec.to_builtins(
-            {f.name: getattr(state, f.name) for f in fields(state) if f.name != "rng"})
-        body["rng"] = dict(sorted(state.rng.counters.items()))
-        return hashlib.sha256(msgspec.json.encode(body, order="sorted")).hexdigest()
-
-    def invariants(self, state: State) -> list[str]:
-        from .checks import invariants
-
-        return invariants(state)
-
-    def hidden_items(self, state: State, viewer: str | None) -> list[HiddenItem]:
-        from .hidden import hidden_items
-
-        return hidden_items(state, viewer)
-
-    def reveals(self, before: State, after: State) -> bool:
-        from .hidden import reveals
-
-        return reveals(before, after)
-
+    # documentation: from the data files
     def assumptions(self) -> list[Assumption]:
-        return D.assumptions()
+        return D.assumptions(self.data.files)
 
     def interpretations(self) -> list[Interpretation]:
+        """The readings in force under this rules version (an entry naming ``rules``
+        holds only for those versions)."""
         return [Interpretation(i["key"], i["topic"], i["reading"], i["rule"])
-                for i in D.RAW["interpretations"]["interpretations"]]
+                for i in self.data.files["interpretations"]["interpretations"]
+                if self.rules in i.get("rules", RULES_VERSIONS)]
 
-    def data(self) -> dict[str, Any]:
-        return {"version": D.data_version(), **D.RAW}
-
-    def determinize(self, state: State, player: str, rng: Rng) -> State:
-        from referee.games.dynasties.determinize import determinize
-
-        return determinize(state, player, rng)
+    def data_files(self) -> dict[str, Any]:
+        """All component data with source and confidence per value (``referee data``)."""
+        return {"version": self.data_version(), **self.data.files}
 
     # capabilities in modules of this package, imported when used (engine.capability)
     pictures = "referee.games.dynasties.pictures"
     usage = "referee.games.dynasties.usage"
 
 
-GAME = Dynasties()
+def game(files: Mapping[str, Any] | None = None, rules: str | None = None) -> DynastiesGame:
+    """Dynasties with the data files ``files`` (None: the current ones) by the rules
+    version ``rules`` (None: the current one). Raises GameFileError for a rules version
+    this package does not have, or files whose cards, cities, ... the notation does not
+    name (such a change of the words needs a new rules version)."""
+    rules = RULES_VERSIONS[-1] if rules is None else rules
+    if rules not in RULES_VERSIONS:
+        raise GameFileError(f"Dynasties has no rules version {rules!r}",
+                            hints=[f"rules versions here: {', '.join(RULES_VERSIONS)}"])
+    files = current_files() if files is None else files
+    try:
+        if vocabulary(files) != moves.WORDS:
+            raise GameFileError("these Dynasties data files name other cards, cities or "
+                                "keys than the moves of this referee")
+        return DynastiesGame(D.load(files), rules)
+    except (KeyError, IndexError, TypeError, ValueError, AttributeError) as exc:
+        raise GameFileError(f"the Dynasties data files are damaged ({type(exc).__name__})"
+                            ) from None
+
+
+GAME = game()

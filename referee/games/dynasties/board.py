@@ -11,38 +11,35 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import lru_cache
 
-from . import data as D
 from . import effects as E
 from . import scoring as S
 from .moves import goods_pair
-from .state import State
+from .state import COLOURS, P, State
 
 
 def payments(goods: list[int], colour: int, n: int) -> tuple[str, ...]:
     """Distinct ways to pay n goods of a colour; 2 pink stand in for any one other good."""
-    return _payments(goods[colour], goods[D.P], colour, n)
-
-
-MAX_COST = max(max(c.prince, c.princess) for c in D.CITIES.values())
+    return _payments(goods[colour], goods[P], colour, n)
 
 
 @lru_cache(maxsize=4096)
-def pay_table(have: int, pink: int, colour: int) -> tuple[tuple[str, ...], ...]:
-    """:func:`payments` for every city cost 0..MAX_COST, by cost: one look-up per turn."""
-    return tuple(_payments(have, pink, colour, n) for n in range(MAX_COST + 1))
+def pay_table(have: int, pink: int, colour: int, most: int) -> tuple[tuple[str, ...], ...]:
+    """:func:`payments` for every city cost 0..``most`` (the dearest space), by cost: one
+    look-up per turn."""
+    return tuple(_payments(have, pink, colour, n) for n in range(most + 1))
 
 
 @lru_cache(maxsize=4096)
 def _payments(have: int, pink: int, colour: int, n: int) -> tuple[str, ...]:
     if n == 0:
         return ("",)
-    if colour == D.P:
+    if colour == P:
         return ("p" * n,) if pink >= n else ()
     out = []
     for x in range(min(have, n), -1, -1):
         if 2 * (n - x) > pink:
             break
-        out.append(D.COLOURS[colour] * x + "p" * (2 * (n - x)))
+        out.append(COLOURS[colour] * x + "p" * (2 * (n - x)))
     return tuple(out)
 
 
@@ -62,7 +59,7 @@ def _sub_multisets(goods: tuple[int, ...], size: int) -> tuple[str, ...]:
         if colour == 5:
             return
         for k in range(min(goods[colour], left), -1, -1):
-            rec(colour + 1, left - k, acc + D.COLOURS[colour] * k)
+            rec(colour + 1, left - k, acc + COLOURS[colour] * k)
 
     rec(0, size, "")
     return tuple(out)
@@ -100,14 +97,15 @@ def lone_cities(state: State, p: int) -> list[str]:
 
 def deal_personalities(state: State) -> None:
     """Shuffle the 8 personalities onto the 6 light-blue and 2 gold-yellow spaces."""
-    keys = list(D.PERSONALITIES)
+    keys = list(state.data.personalities)
     state.rng.shuffle(keys, "personalities")
     state.personalities = keys
     state.used = [False] * len(keys)
 
 
 def roll(state: State, n: int) -> list[str]:
-    dice = [D.FACES[state.rng.below(len(D.FACES), "dice")] for _ in range(n)]
+    faces = state.data.faces
+    dice = [faces[state.rng.below(len(faces), "dice")] for _ in range(n)]
     state.dice = dice
     return dice
 
@@ -115,7 +113,7 @@ def roll(state: State, n: int) -> list[str]:
 def gain(state: State, p: int, letters: str, src: list[int]) -> None:
     """Move goods (letters) from ``src`` into player p's supply."""
     for ch in letters:
-        c = D.COLOURS.index(ch)
+        c = COLOURS.index(ch)
         src[c] -= 1
         state.players[p].goods[c] += 1
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from . import data as D
 from .state import NEUTRAL_FIGURE, State
 
 
@@ -22,13 +21,14 @@ def _figures_of(state: State, p: int) -> int:
 
 
 def invariants(state: State) -> list[str]:
+    d = state.data
     bad = []
     goods = list(state.bag)
     for holder in [pl.goods for pl in state.players] + [s.goods for s in state.ships]:
         for c in range(5):
             goods[c] += holder[c]
-    if goods != D.GOODS_COUNTS or min(goods) < 0:
-        bad.append(f"goods by colour {goods} != {D.GOODS_COUNTS}")
+    if goods != d.goods_counts or min(goods) < 0:
+        bad.append(f"goods by colour {goods} != {d.goods_counts}")
     for name in ("bag",):
         if min(state.bag) < 0:
             bad.append(f"negative {name}")
@@ -38,25 +38,25 @@ def invariants(state: State) -> list[str]:
         if pl.supply < 0:
             bad.append(f"{pl.id} has a negative supply")
         n = _figures_of(state, p)
-        if n != D.PER_COLOUR:
-            bad.append(f"{pl.colour} family members: {n} != {D.PER_COLOUR}")
+        if n != d.per_colour:
+            bad.append(f"{pl.colour} family members: {n} != {d.per_colour}")
     neutral = state.neutral + sum((c.prince == NEUTRAL_FIGURE) + (c.princess == NEUTRAL_FIGURE)
                                   for c in state.cities.values())
-    if neutral != D.NEUTRAL:
+    if neutral != d.neutral:
         bad.append(f"neutral figures: {neutral}")
     cards = state.deck + state.discard + [c for pl in state.players for c in pl.hand]
-    if sorted(cards) != sorted(D.ACTION_CARDS):
+    if sorted(cards) != sorted(d.action_cards):
         bad.append(f"action cards: {len(cards)} (or duplicated)")
     scoring = (state.yellow + state.yellow_discard + state.scored + state.green_box
                + [c for pl in state.players for c in pl.scoring + pl.looking])
-    if sorted(scoring) != sorted(D.SCORING):
+    if sorted(scoring) != sorted(d.scoring):
         bad.append(f"scoring cards: {len(scoring)} (or duplicated)")
     books = (state.book_box + state.free_books + [b for c in state.cities.values() for b in c.books]
              + [b for pl in state.players for b in pl.books + pl.books_open])
-    if sorted(books) != sorted(D.BOOK_TILES):
+    if sorted(books) != sorted(d.book_tiles):
         bad.append(f"book tiles: {len(books)} (or duplicated)")
-    for i, country in enumerate(D.COUNTRIES):
+    for i, country in enumerate(d.countries):
         n = state.arms[i] + sum(pl.arms[i] for pl in state.players)
-        if n != D.ARMS_PER_COUNTRY:
+        if n != d.arms_per_country:
             bad.append(f"coats of arms of {country}: {n}")
     return bad

@@ -1,110 +1,31 @@
-"""Component data of Dynasties, loaded from the JSON files in ``data/``.
+"""The component data of Dynasties as a value: :func:`load` turns a set of data files
+(the current ones in ``data/``, or a released version's) into a :class:`Data` that the
+rules read through ``state.data`` or the game object's ``data``.
 
-Every value in those files carries a ``source`` and a ``confidence``; values marked
-``assumed`` are defaults from shared/reference/dynasties-components.md and are listed by
-:func:`assumptions`. Edit the JSON files to correct them (the data version changes).
+Besides the values themselves, a Data holds what the rules look up per turn and that
+follows from the values alone (the moves each action card allows, the city costs): made
+once per game object, never changed.
 """
 
 from __future__ import annotations
 
 import copy
-import functools
-import hashlib
 import json
-import sys
+from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from referee.engine import Assumption
+from referee.errors import GameFileError
 
-DATA_DIR = Path(__file__).parent / "data"
-FILES = sorted(p.name for p in DATA_DIR.glob("*.json"))
+from .files import Vocabulary, data_digest, vocabulary
+from .moves import Figure, Pass, SitOut, Trade
+from .state import COLOURS
 
-
-def _load(name: str) -> Any:
-    return json.loads((DATA_DIR / name).read_text(encoding="utf-8"))
-
-
-def _load_all() -> dict[str, Any]:
-    """The data files by name (without ``.json``). In a copy of this package that
-    :mod:`referee.dataversions` loads for a released data version, that version's files
-    (``RELEASED_FILES`` on the package) instead."""
-    released = getattr(sys.modules.get(__package__ or ""), "RELEASED_FILES", None)
-    if released is not None:
-        return copy.deepcopy(released)
-    return {name.removesuffix(".json"): _load(name) for name in FILES}
+FIGURES: tuple[Figure, ...] = ("prince", "princess")
 
 
-RAW: dict[str, Any] = _load_all()
-
-
-# Keys that only describe a value (where it comes from, how sure it is, how it is shown):
-# they are left out of the data version, so correcting them does not change play.
-DESCRIPTIVE_KEYS = frozenset({"source", "confidence", "note", "text", "name", "names", "use",
-                              "running_out"})
-# Files that only describe the engine (its readings of the rulebook), not data it plays by.
-DESCRIPTIVE_FILES = frozenset({"interpretations"})
-
-
-def play_values(obj: Any) -> Any:
-    """``obj`` without its descriptive keys, recursively: what can change play."""
-    if isinstance(obj, dict):
-        return {k: play_values(v) for k, v in obj.items() if k not in DESCRIPTIVE_KEYS}
-    if isinstance(obj, list):
-        return [play_values(v) for v in obj]
-    return obj
-
-
-def data_version(raw: dict[str, Any] | None = None) -> str:
-    """``dynasties-1+data.`` + the first 12 hex of sha256 over the play values of all data
-    files (descriptive keys and files left out; canonical JSON, keys sorted)."""
-    return "dynasties-1+data." + (_loaded_digest() if raw is None else data_digest(raw))
-
-
-@functools.cache
-def _loaded_digest() -> str:
-    """The digest of the loaded data (computed once: every replay checks the pin)."""
-    return data_digest(RAW)
-
-
-def play_data(raw: dict[str, Any]) -> dict[str, Any]:
-    """The play-relevant values of the data files ``raw`` by file (what the pin hashes)."""
-    return {name: play_values(v) for name, v in raw.items() if name not in DESCRIPTIVE_FILES}
-
-
-def data_digest(raw: dict[str, Any]) -> str:
-    """The data part of the pin of the data files ``raw`` (see :func:`data_version`)."""
-    body = play_data(raw)
-    blob = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:12]
-
-
-# --- goods -----------------------------------------------------------------------------
-COMPONENTS = RAW["components"]
-COLOURS: str = "".join(COMPONENTS["goods"]["colours"])  # "kwgbp"
-K, W, G, B, P = range(5)
-COLOUR_NAMES: dict[str, str] = COMPONENTS["goods"]["names"]
-GOODS_COUNTS: list[int] = COMPONENTS["goods"]["counts"]
-PER_SHIP: int = COMPONENTS["goods"]["per_ship"]
-SHIPS: int = COMPONENTS["ships"]["count"]
-FAMILY_COLOURS: list[str] = COMPONENTS["family"]["colours"]
-PER_COLOUR: int = COMPONENTS["family"]["per_colour"]
-NEUTRAL: int = COMPONENTS["family"]["neutral"]
-ARMS_PER_COUNTRY: int = COMPONENTS["coats_of_arms"]["per_country"]
-FIGURE_SCORING: dict[int, tuple[int, int]] = {
-    int(k): tuple(v) for k, v in COMPONENTS["figure_scoring"].items() if k.isdigit()
-}
-MONASTERY_ROUND: int = COMPONENTS["figure_scoring"]["monastery_after_round"]
-GREEN_EACH: int = COMPONENTS["scoring_cards"]["green_each"]
-CARRY_MAX: int = COMPONENTS["scoring_cards"]["carry_max"]
-BOOK_SETUP = COMPONENTS["book_setup"]
-FREE_CITIES: list[str] = COMPONENTS["free_cities"]["cities"]
-UPGRADE_AMOUNT: int = COMPONENTS["upgraders"]["amount"]
-ROUNDS = 3
-
-
-# --- countries and cities ---------------------------------------------------------------
 @dataclass(frozen=True)
 class City:
     key: str
@@ -124,75 +45,170 @@ class City:
         return "princess" if self.large == "prince" else "prince"
 
 
-COUNTRIES: list[str] = [c["key"] for c in RAW["cities"]["countries"]]
-COUNTRY_NAMES: dict[str, str] = {c["key"]: c["name"] for c in RAW["cities"]["countries"]}
-CITIES: dict[str, City] = {
-    c["key"]: City(
-        c["key"], c["name"], c["country"], c["symbol"], c["prince"], c["princess"],
-        c["large"], c["five_players"],
-    )
-    for c in RAW["cities"]["cities"]
-}
-
-
-def cities_in_play(players: int) -> list[str]:
-    """Board cities; the 4 extra cities only with 5 players (Components and Setup)."""
-    return [k for k, c in CITIES.items() if players == 5 or not c.five_players]
-
-
-# --- personalities, dice, bonus spaces, passing track ------------------------------------
-PERS = RAW["personalities"]
-PERSONALITIES: dict[str, dict[str, Any]] = {p["key"]: p for p in PERS["personalities"]}
-LIGHT_BLUE_COSTS: list[int] = PERS["spaces"]["light_blue_costs"]
-GOLD_SPACES: int = PERS["spaces"]["gold_spaces"]
-GOLD_PERSONALITY_COST: int = PERS["spaces"]["gold_cost"]
-
-DICE: int = RAW["dice"]["dice"]
-FACES: list[str] = [f["key"] for f in RAW["dice"]["faces"]]
-FACE_EFFECTS: dict[str, list[dict[str, Any]]] = {
-    f["key"]: f["effects"] for f in RAW["dice"]["faces"]
-}
-
-TRACK_COSTS: list[int] = RAW["bonus"]["passing_track"]["top_costs_pink"]
-BONUS: dict[str, dict[str, Any]] = {b["key"]: b for b in RAW["bonus"]["bonus_spaces"]}
-
-# --- cards, tablets, book tiles ---------------------------------------------------------
-SCORING: dict[str, dict[str, Any]] = {c["key"]: c for c in RAW["scoring_cards"]["scoring_cards"]}
-GREEN = [k for k, c in SCORING.items() if c["deck"] == "green"]
-YELLOW = [k for k, c in SCORING.items() if c["deck"] == "yellow"]
-TABLETS: dict[str, dict[str, Any]] = {t["key"]: t for t in RAW["tablets"]["tablets"]}
-
-
 @dataclass(frozen=True)
 class ActionCard:
     number: int
     key: str
     actions: tuple[str, ...]  # basic actions: trade, prince, princess, personality
     special: dict[str, Any] | None  # None for a joker
+    text: str  # "trade+prince | special: Paris for 2g"
 
     def describe(self) -> str:
-        top = "+".join(self.actions)
-        s = self.special
-        if s is None:
-            return f"{top} | joker (no special action)"
-        if s["kind"] == "city":
-            spec = f"{CITIES[s['city']].name} for {s['gold']}g"
-        elif s["kind"] == "pass":
-            spec = "pass to the frontmost free space"
-        elif s["kind"] == "trade_twice":
-            spec = f"trade twice for {s['gold']}g"
-        else:
-            spec = f"gold-yellow personality for {s['gold']}g"
-        return f"{top} | special: {spec}"
+        return self.text
 
 
-ACTION_CARDS: dict[int, ActionCard] = {
-    int(c["key"][1:]): ActionCard(int(c["key"][1:]), c["key"], tuple(c["actions"]), c["special"])
-    for c in RAW["action_cards"]["action_cards"]
-}
-DEAL: dict[int, int] = {int(k): v for k, v in RAW["action_cards"]["deal"].items() if k.isdigit()}
-LATER_DEAL: int = RAW["action_cards"]["deal"]["later_rounds"]
-BOOK_TILES: dict[str, dict[str, Any]] = {t["key"]: t for t in RAW["book_tiles"]["book_tiles"]}
+def _card_text(actions: tuple[str, ...], s: dict[str, Any] | None,
+               cities: Mapping[str, City]) -> str:
+    top = "+".join(actions)
+    if s is None:
+        return f"{top} | joker (no special action)"
+    if s["kind"] == "city":
+        spec = f"{cities[s['city']].name} for {s['gold']}g"
+    elif s["kind"] == "pass":
+        spec = "pass to the frontmost free space"
+    elif s["kind"] == "trade_twice":
+        spec = f"trade twice for {s['gold']}g"
+    else:
+        spec = f"gold-yellow personality for {s['gold']}g"
+    return f"{top} | special: {spec}"
+
+
+@dataclass(frozen=True, eq=False)
+class Data:
+    """Everything the rules read from the data files (names as in the files)."""
+
+    files: dict[str, Any]  # the files themselves (``referee data``, readings)
+    digest: str
+    words: Vocabulary
+    # goods, figures, scoring tiles (components.json)
+    colour_names: dict[str, str]
+    goods_counts: list[int]
+    per_ship: int
+    ships: int
+    family_colours: list[str]
+    per_colour: int
+    neutral: int
+    arms_per_country: int
+    figure_scoring: dict[int, tuple[int, int]]
+    monastery_round: int
+    green_each: int
+    carry_max: int
+    book_setup: dict[str, Any]
+    free_cities: list[str]
+    upgrade_amount: int
+    # countries and cities
+    countries: list[str]
+    country_names: dict[str, str]
+    cities: dict[str, City]
+    # personalities, dice, passing track and bonus spaces
+    personalities: dict[str, dict[str, Any]]
+    personality_op: dict[str, str]
+    light_blue_costs: list[int]
+    gold_spaces: int
+    gold_personality_cost: int
+    dice: int
+    faces: list[str]
+    face_order: dict[str, int]
+    face_effects: dict[str, list[dict[str, Any]]]
+    track_costs: list[int]
+    bonus: dict[str, dict[str, Any]]
+    # cards, tablets, book tiles
+    scoring: dict[str, dict[str, Any]]
+    green: list[str]
+    yellow: list[str]
+    tablets: dict[str, dict[str, Any]]
+    action_cards: dict[int, ActionCard]
+    deal: dict[int, int]
+    later_deal: int
+    book_tiles: dict[str, dict[str, Any]]
+    # looked up per turn (rules.turn_moves)
+    card_trades: dict[int, bool]
+    card_figures: dict[int, tuple[Figure, ...]]
+    card_personality: dict[int, bool]
+    trades: dict[int, tuple[Trade, ...]]
+    sit_out: dict[int, SitOut]
+    passes: list[list[Pass]]  # by space (0 = long), then the card kept
+    prince_cost: dict[str, int]
+    princess_cost: dict[str, int]
+    max_cost: int  # the dearest city space
+    # how often each card text occurs (hidden.py: a text names a card only if unique)
+    card_text_counts: Counter[str]
+    scoring_text_counts: Counter[str]
+
+    def cities_in_play(self, players: int) -> list[str]:
+        """Board cities; the 4 extra cities only with 5 players (Components and Setup)."""
+        return [k for k, c in self.cities.items() if players == 5 or not c.five_players]
+
+
+def load(files: Mapping[str, Any]) -> Data:
+    """The data files ``files`` (by name, without ``.json``) as a Data. Raises
+    GameFileError for files the notation cannot express."""
+    raw: dict[str, Any] = copy.deepcopy(dict(files))
+    words = vocabulary(raw)
+    if words.colours != COLOURS or words.cards < 1:
+        raise GameFileError("these Dynasties data files do not fit the rules: the goods "
+                            f"must be {', '.join(COLOURS)} and the action cards a01-aNN")
+    comp = raw["components"]
+    cities = {c["key"]: City(c["key"], c["name"], c["country"], c["symbol"], c["prince"],
+                             c["princess"], c["large"], c["five_players"])
+              for c in raw["cities"]["cities"]}
+    cards = {int(c["key"][1:]): ActionCard(
+        int(c["key"][1:]), c["key"], tuple(c["actions"]), c["special"],
+        _card_text(tuple(c["actions"]), c["special"], cities))
+        for c in raw["action_cards"]["action_cards"]}
+    pers = raw["personalities"]
+    personalities = {p["key"]: p for p in pers["personalities"]}
+    faces = [f["key"] for f in raw["dice"]["faces"]]
+    track = raw["bonus"]["passing_track"]["top_costs_pink"]
+    scoring = {c["key"]: c for c in raw["scoring_cards"]["scoring_cards"]}
+    deal = raw["action_cards"]["deal"]
+    return Data(
+        files=raw, digest=data_digest(raw), words=words,
+        colour_names=comp["goods"]["names"], goods_counts=list(comp["goods"]["counts"]),
+        per_ship=comp["goods"]["per_ship"], ships=comp["ships"]["count"],
+        family_colours=comp["family"]["colours"], per_colour=comp["family"]["per_colour"],
+        neutral=comp["family"]["neutral"],
+        arms_per_country=comp["coats_of_arms"]["per_country"],
+        figure_scoring={int(k): (v[0], v[1]) for k, v in comp["figure_scoring"].items()
+                        if k.isdigit()},
+        monastery_round=comp["figure_scoring"]["monastery_after_round"],
+        green_each=comp["scoring_cards"]["green_each"],
+        carry_max=comp["scoring_cards"]["carry_max"], book_setup=comp["book_setup"],
+        free_cities=comp["free_cities"]["cities"], upgrade_amount=comp["upgraders"]["amount"],
+        countries=[c["key"] for c in raw["cities"]["countries"]],
+        country_names={c["key"]: c["name"] for c in raw["cities"]["countries"]},
+        cities=cities,
+        personalities=personalities,
+        personality_op={k: p["effects"][0]["op"] for k, p in personalities.items()},
+        light_blue_costs=pers["spaces"]["light_blue_costs"],
+        gold_spaces=pers["spaces"]["gold_spaces"],
+        gold_personality_cost=pers["spaces"]["gold_cost"],
+        dice=raw["dice"]["dice"], faces=faces, face_order={f: i for i, f in enumerate(faces)},
+        face_effects={f["key"]: f["effects"] for f in raw["dice"]["faces"]},
+        track_costs=track,
+        bonus={b["key"]: b for b in raw["bonus"]["bonus_spaces"]},
+        scoring=scoring,
+        green=[k for k, c in scoring.items() if c["deck"] == "green"],
+        yellow=[k for k, c in scoring.items() if c["deck"] == "yellow"],
+        tablets={t["key"]: t for t in raw["tablets"]["tablets"]},
+        action_cards=cards,
+        deal={int(k): v for k, v in deal.items() if k.isdigit()},
+        later_deal=deal["later_rounds"],
+        book_tiles={t["key"]: t for t in raw["book_tiles"]["book_tiles"]},
+        card_trades={n: "trade" in c.actions for n, c in cards.items()},
+        card_figures={n: tuple(f for f in FIGURES if f in c.actions)
+                      for n, c in cards.items()},
+        card_personality={n: "personality" in c.actions for n, c in cards.items()},
+        trades={n: tuple(Trade(n, s + 1) for s in range(words.ships)) for n in cards},
+        sit_out={n: SitOut(n) for n in cards},
+        passes=[[Pass(space, 0, keep) for keep in range(max(cards) + 1)]
+                for space in range(len(track) + 1)],
+        prince_cost={k: c.prince for k, c in cities.items()},
+        princess_cost={k: c.princess for k, c in cities.items()},
+        max_cost=max(max(c.prince, c.princess) for c in cities.values()),
+        card_text_counts=Counter(c.text for c in cards.values()),
+        scoring_text_counts=Counter(c["text"] for c in scoring.values()),
+    )
 
 
 # --- assumptions --------------------------------------------------------------------------
@@ -225,8 +241,9 @@ def _walk(prefix: str, obj: Any, out: list[Assumption]) -> None:
             _walk(prefix, item, out)
 
 
-def assumptions() -> list[Assumption]:
+def assumptions(files: Mapping[str, Any]) -> list[Assumption]:
+    """Every value marked ``assumed`` in the data files ``files``."""
     out: list[Assumption] = []
-    for name in sorted(RAW):
-        _walk(name, RAW[name], out)
+    for name in sorted(files):
+        _walk(name, files[name], out)
     return out

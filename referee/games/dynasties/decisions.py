@@ -10,7 +10,6 @@ from __future__ import annotations
 from itertools import combinations
 from typing import Any, cast
 
-from . import data as D
 from . import effects as E
 from . import scoring as S
 from .board import (
@@ -40,7 +39,7 @@ from .moves import (
     faces_str,
 )
 from .roundend import monastery, take_bonus
-from .state import State
+from .state import COLOURS, ROUNDS, P, State
 
 Task = dict[str, Any]
 
@@ -48,6 +47,7 @@ Task = dict[str, Any]
 def decision_moves(state: State, t: Task) -> list[Any]:
     k, p = t["k"], t["p"]
     pl = state.players[p]
+    d = state.data
     if k == "divide":
         return [Divide(a, b) for a, b in splits(state.ships[t["ship"]].goods)]
     if k == "choose":
@@ -57,7 +57,7 @@ def decision_moves(state: State, t: Task) -> list[Any]:
         return [Take(g, "ship") for g in sub_multisets(goods, min(2, sum(goods)))
                 if g]
     if k == "take_ship":
-        return [Take(D.COLOURS[c], str(s + 1)) for s, ship in enumerate(state.ships)
+        return [Take(COLOURS[c], str(s + 1)) for s, ship in enumerate(state.ships)
                 for c in range(5) if ship.goods[c]]
     if k == "take_bag":
         size = min(t["count"], sum(state.bag))
@@ -66,19 +66,20 @@ def decision_moves(state: State, t: Task) -> list[Any]:
         divisions: dict[DivideDice, None] = {}  # (in order, without repeats)
         for i, face in enumerate(t["dice"]):
             rest = t["dice"][:i] + t["dice"][i + 1:]
-            divisions[DivideDice(face, faces_str(rest))] = None
+            divisions[DivideDice(face, faces_str(rest, d.face_order))] = None
         return list(divisions)
     if k == "dowry_choose":
         return [ChooseDice(g) for g in dict.fromkeys(t["groups"])]
     if k == "neutral_dice":
-        pairs = dict.fromkeys(faces_str(c) for c in combinations(t["dice"], t["keep"]))
+        pairs = dict.fromkeys(faces_str(c, d.face_order)
+                              for c in combinations(t["dice"], t["keep"]))
         return [ChooseDice(g) for g in pairs]
     if k == "keep_scoring":
         return [KeepScoring(c) for c in dict.fromkeys(pl.looking)]
     if k == "upgrade":
-        return [Country("upgrade", c) for c in D.COUNTRIES if c not in state.upgraded]
+        return [Country("upgrade", c) for c in d.countries if c not in state.upgraded]
     if k == "wild":
-        return [Country("wild", c) for c in D.COUNTRIES]
+        return [Country("wild", c) for c in d.countries]
     if k == "envoy":
         if pl.supply == 0:
             return []
@@ -86,16 +87,16 @@ def decision_moves(state: State, t: Task) -> list[Any]:
     if k == "marry":
         return [Marry(c) for c in lone_cities(state, p)] if state.neutral else []
     if k == "second_trade":  # "You may carry out the Trade action twice": optional
-        return ([SecondTrade(s + 1) for s in range(D.SHIPS)] if pl.supply else []) + [Done()]
+        return ([SecondTrade(s + 1) for s in range(d.ships)] if pl.supply else []) + [Done()]
     if k == "bonus":  # "all players may move their family member": optional
-        return [Bonus(b) for b, info in D.BONUS.items()
+        return [Bonus(b) for b, info in d.bonus.items()
                 if info["shareable"] or not state.bonus[b]] + [Done()]
     if k == "monastery":
-        return ([Monastery(t["city"], True)] if pl.goods[D.P] else []) + \
+        return ([Monastery(t["city"], True)] if pl.goods[P] else []) + \
             [Monastery(t["city"], False)]
     if k == "score_cards":
         out: list[Any] = [Score(c) for c in dict.fromkeys(pl.scoring)]
-        if state.round < D.ROUNDS and len(pl.scoring) <= D.CARRY_MAX:
+        if state.round < ROUNDS and len(pl.scoring) <= d.carry_max:
             out.append(Done())
         return out
     raise AssertionError(f"unknown decision {k}")
@@ -161,7 +162,7 @@ def resolve(state: State, t: Task, move: Any) -> None:
         state.log(f"{pl.id} kept 1 scoring card")
     elif k == "upgrade":
         state.upgraded.append(move.country)
-        state.log(f"{pl.id} put the upgrader on {D.COUNTRY_NAMES[move.country]}")
+        state.log(f"{pl.id} put the upgrader on {state.data.country_names[move.country]}")
     elif k == "wild":
         pl.wild[t["tile"]] = move.country
     elif k == "envoy":
@@ -176,10 +177,10 @@ def resolve(state: State, t: Task, move: Any) -> None:
             E.take_book(state, p, state.free_books)
     elif k == "marry":
         c = state.cities[move.city]
-        info = D.CITIES[move.city]
+        info = state.data.cities[move.city]
         setattr(c, "princess" if c.prince == p else "prince", -1)
         state.neutral -= 1
-        dice = roll(state, D.DICE)
+        dice = roll(state, state.data.dice)
         state.log(f"{pl.id} married a neutral figure in {info.name}; rolled {', '.join(dice)}")
         push(state, task("neutral_dice", p, city=move.city, dice=dice, keep=t["keep"]))
     elif k == "second_trade" and isinstance(move, SecondTrade):
@@ -195,7 +196,7 @@ def resolve(state: State, t: Task, move: Any) -> None:
     elif k == "score_cards" and isinstance(move, Score):
         pts = S.card_points(state, p, move.card)
         pl.scoring.remove(move.card)
-        (state.yellow_discard if move.card in D.YELLOW else state.scored).append(move.card)
+        (state.yellow_discard if move.card in state.data.yellow else state.scored).append(move.card)
         E.gain_points(state, p, pts, f"scoring card {move.card}")
         push(state, task("score_cards", p))
 

@@ -18,12 +18,7 @@ from __future__ import annotations
 from referee.bots.deal import Slot, fresh_rng, redeal, redeal_by_kind, slots_of
 from referee.rng import Rng
 
-from . import data as D
 from .state import State
-
-
-def scoring_back(card: str) -> str:
-    return D.SCORING[card]["deck"]
 
 
 def determinize(state: State, player: str, rng: Rng) -> State:
@@ -42,6 +37,7 @@ def determinize(state: State, player: str, rng: Rng) -> State:
         books += slots_of(city.books)
     books += slots_of(out.free_books) + slots_of(out.book_box)
     redeal(cards, rng)
-    redeal_by_kind(scoring, scoring_back, rng)
+    scoring_cards = state.data.scoring
+    redeal_by_kind(scoring, lambda card: scoring_cards[card]["deck"], rng)
     redeal(books, rng)
     return out

@@ -11,8 +11,7 @@ from typing import Any
 
 from referee.errors import NotImplementedRule
 
-from . import data as D
-from .state import State
+from .state import COLOURS, State
 
 
 def task(kind: str, player: int = -1, **kw: Any) -> dict[str, Any]:
@@ -54,7 +53,7 @@ def draw_goods(state: State, into: list[int], count: int) -> int:
 def refill_ship(state: State, ship: int) -> None:
     """The Banker tops the ship up to 5 goods from the bag (fewer if it runs out)."""
     goods = state.ships[ship].goods
-    draw_goods(state, goods, D.PER_SHIP - sum(goods))
+    draw_goods(state, goods, state.data.per_ship - sum(goods))
 
 
 def to_bag(state: State, goods: list[int]) -> None:
@@ -67,7 +66,7 @@ def pay(state: State, p: int, letters: str) -> None:
     """Pay goods (letters) from a player's supply into the bag."""
     goods = state.players[p].goods
     for ch in letters:
-        colour = D.COLOURS.index(ch)
+        colour = COLOURS.index(ch)
         goods[colour] -= 1
         state.bag[colour] += 1
 
@@ -75,12 +74,12 @@ def pay(state: State, p: int, letters: str) -> None:
 def vec(letters: str) -> list[int]:
     out = [0] * 5
     for ch in letters:
-        out[D.COLOURS.index(ch)] += 1
+        out[COLOURS.index(ch)] += 1
     return out
 
 
 def letters(goods: list[int]) -> str:
-    return "".join(D.COLOURS[c] * n for c, n in enumerate(goods))
+    return "".join(COLOURS[c] * n for c, n in enumerate(goods))
 
 
 # --- cards ----------------------------------------------------------------------------------
@@ -134,7 +133,7 @@ def run(state: State, p: int, effect: dict[str, Any], city: str | None) -> None:
         state.log(f"{pl.id} drew {got} goods from the bag")
     elif op == "take_colours":
         for ch in effect["goods"]:
-            colour = D.COLOURS.index(ch)
+            colour = COLOURS.index(ch)
             if state.bag[colour]:
                 state.bag[colour] -= 1
                 pl.goods[colour] += 1
@@ -162,7 +161,8 @@ def run(state: State, p: int, effect: dict[str, Any], city: str | None) -> None:
         _child(state, p, city, effect["fallback_points"])
     elif op == "arms_city":
         assert city is not None
-        _arms(state, p, D.COUNTRIES.index(D.CITIES[city].country), effect["fallback_points"])
+        d = state.data
+        _arms(state, p, d.countries.index(d.cities[city].country), effect["fallback_points"])
     elif op == "leonardo":
         pl.supply -= 1
         state.leonardo = p
@@ -192,7 +192,7 @@ def _child(state: State, p: int, city: str | None, fallback: int) -> None:
     if spot is not None and spot.star is None and pl.supply > 0:
         spot.star = p
         pl.supply -= 1
-        state.log(f"{pl.id} placed a child on the star of {D.CITIES[city].name}")  # type: ignore[index]
+        state.log(f"{pl.id} placed a child on the star of {state.data.cities[city].name}")  # type: ignore[index]
     else:
         gain_points(state, p, fallback, "child, but no star or figure free")
 
@@ -201,6 +201,7 @@ def _arms(state: State, p: int, country: int, fallback: int) -> None:
     if state.arms[country] > 0:
         state.arms[country] -= 1
         state.players[p].arms[country] += 1
-        state.log(f"{state.name(p)} took a coat of arms of {D.COUNTRY_NAMES[D.COUNTRIES[country]]}")
+        name = state.data.country_names[state.data.countries[country]]
+        state.log(f"{state.name(p)} took a coat of arms of {name}")
     else:
         gain_points(state, p, fallback, "coat of arms, but none left")

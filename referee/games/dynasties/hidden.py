@@ -18,43 +18,40 @@ on view, so its contents follow from the public goods (its draws are the generat
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Callable, Container
-from functools import cache
+from functools import cache, partial
 from typing import Any
 
 from referee.engine import HiddenItem
 
-from . import data as D
+from .data import Data
 from .state import State
 
-_CARD_TEXTS = Counter(card.describe() for card in D.ACTION_CARDS.values())
-_SCORING_TEXTS = Counter(card["text"] for card in D.SCORING.values())
 Tokens = Callable[[Any, Container[str]], tuple[str, ...]]
 ORDER_RUN = 3  # plain ids of the next draws that make one "deck order" token
 ORDER_MIN = 2
 
 
 @cache
-def _card_forms(n: int, seen: bool) -> tuple[str, ...]:
-    text = D.ACTION_CARDS[n].describe()
+def _card_forms(data: Data, n: int, seen: bool) -> tuple[str, ...]:
+    text = data.action_cards[n].describe()
     return ((f"card:a{n:02d}",) + (() if seen else (f"a{n:02d}",))
-            + ((text,) if _CARD_TEXTS[text] == 1 else ()))
+            + ((text,) if data.card_text_counts[text] == 1 else ()))
 
 
 @cache
-def _scoring_forms(key: str, seen: bool) -> tuple[str, ...]:
-    text = D.SCORING[key]["text"]
+def _scoring_forms(data: Data, key: str, seen: bool) -> tuple[str, ...]:
+    text = data.scoring[key]["text"]
     return ((f"scoring:{key}",) + (() if seen else (key,))
-            + ((text,) if _SCORING_TEXTS[text] == 1 else ()))
+            + ((text,) if data.scoring_text_counts[text] == 1 else ()))
 
 
-def card_tokens(n: int, named: Container[str]) -> tuple[str, ...]:
-    return _card_forms(n, f"a{n:02d}" in named)
+def card_tokens(data: Data, n: int, named: Container[str]) -> tuple[str, ...]:
+    return _card_forms(data, n, f"a{n:02d}" in named)
 
 
-def scoring_tokens(key: str, named: Container[str]) -> tuple[str, ...]:
-    return _scoring_forms(key, key in named)
+def scoring_tokens(data: Data, key: str, named: Container[str]) -> tuple[str, ...]:
+    return _scoring_forms(data, key, key in named)
 
 
 def book_tokens(tile: str, named: Container[str]) -> tuple[str, ...]:
@@ -73,16 +70,17 @@ def _pile(kind: str, where: str, ids: list[Any], tokens: Tokens, named: set[str]
 
 
 def _players(state: State, viewer: str | None, named: set[str]) -> list[HiddenItem]:
+    d = state.data
     items: list[HiddenItem] = []
     for pl in state.players:
         if pl.id == viewer:
             continue
-        items += [HiddenItem("card", f"{pl.id}'s hand", card_tokens(n, named), pl.id)
+        items += [HiddenItem("card", f"{pl.id}'s hand", card_tokens(d, n, named), pl.id)
                   for n in pl.hand]
-        items += [HiddenItem("card", f"{pl.id}'s scoring cards", scoring_tokens(c, named),
+        items += [HiddenItem("card", f"{pl.id}'s scoring cards", scoring_tokens(d, c, named),
                              pl.id) for c in pl.scoring]
         items += [HiddenItem("card", f"{pl.id}'s drawn scoring cards",
-                             scoring_tokens(c, named), pl.id) for c in pl.looking]
+                             scoring_tokens(d, c, named), pl.id) for c in pl.looking]
         items += [HiddenItem("tile", f"{pl.id}'s face-down book tiles",
                              book_tokens(b, named), pl.id) for b in pl.books]
     return items
@@ -100,16 +98,17 @@ def _order(where: str, plain: list[str]) -> list[HiddenItem]:
 
 def hidden_items(state: State, viewer: str | None) -> list[HiddenItem]:
     named = named_in_events(state)
+    cards, scoring = partial(card_tokens, state.data), partial(scoring_tokens, state.data)
     items = _players(state, viewer, named)
-    items += _pile("draw", "the action deck", state.deck, card_tokens, named, True)
+    items += _pile("draw", "the action deck", state.deck, cards, named, True)
     items += _order("the action deck", [f"a{n:02d}" for n in state.deck])
-    items += _pile("draw", "the yellow scoring deck", state.yellow, scoring_tokens, named,
+    items += _pile("draw", "the yellow scoring deck", state.yellow, scoring, named,
                    True)
     items += _order("the yellow scoring deck", list(state.yellow))
     items += _pile("card", "the green scoring cards in the box", state.green_box,
-                   scoring_tokens, named, False)
+                   scoring, named, False)
     for key, city in state.cities.items():
-        items += _pile("tile", f"the book tiles of {D.CITIES[key].name}", city.books,
+        items += _pile("tile", f"the book tiles of {state.data.cities[key].name}", city.books,
                        book_tokens, named, True)
     items += _pile("draw", "the free-city book tiles", state.free_books, book_tokens, named,
                    True)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any, cast
 
-from . import data as D
 from . import effects as E
 from .moves import (
     Bonus,
@@ -30,7 +29,7 @@ from .moves import (
     format_move,
 )
 from .rules import decision_moves, pending
-from .state import State
+from .state import COLOURS, ROUNDS, B, G, K, P, State, W
 from .views import describe
 
 TURN_TYPES = (Trade, TradeTwice, Place, Use, SitOut, Pass)
@@ -46,17 +45,19 @@ ACTION_NAME = {"trade": "Trade", "prince": "Prince", "princess": "Princess",
                "personality": "Personality"}
 
 
-def payment_problem(goods: list[int], colour: int, n: int, pay: str) -> str | None:
+def payment_problem(state: State, goods: list[int], colour: int, n: int,
+                    pay: str) -> str | None:
     """Why ``pay`` does not pay n goods of ``colour`` (2 pink = any one other good)."""
-    name = D.COLOUR_NAMES[D.COLOURS[colour]]
+    names = state.data.colour_names
+    name = names[COLOURS[colour]]
     want = E.vec(pay)
     for c, k in enumerate(want):
         if k > goods[c]:
-            return (f"you cannot pay {k} {D.COLOUR_NAMES[D.COLOURS[c]]}: you have {goods[c]} "
+            return (f"you cannot pay {k} {names[COLOURS[c]]}: you have {goods[c]} "
                     "(Pay the required goods)")
-    wrong = [D.COLOURS[c] for c, k in enumerate(want) if k and c not in (colour, D.P)]
-    pinks = want[D.P] if colour != D.P else 0
-    value = want[colour] + (pinks // 2 if colour != D.P else 0)
+    wrong = [COLOURS[c] for c, k in enumerate(want) if k and c not in (colour, P)]
+    pinks = want[P] if colour != P else 0
+    value = want[colour] + (pinks // 2 if colour != P else 0)
     if wrong or pinks % 2 or value != n:
         return (f"the cost is {n} {name}; pay exactly that, with 2 pink standing in for any "
                 f"one good (Further Uses of Pink Goods) - you offered {pay or 'nothing'}")
@@ -117,16 +118,16 @@ def _decision(state: State, t: dict[str, Any], move: Any) -> str:
     if isinstance(move, KeepScoring):
         return f"keep one of the scoring cards you drew ({options})"
     if isinstance(move, Monastery):
-        if move.save and not state.players[t["p"]].goods[D.P]:
+        if move.save and not state.players[t["p"]].goods[P]:
             return "Round Scoring: you cannot pay 1 pink: you have 0"
-        return f"Round Scoring: the decision is about {D.CITIES[t['city']].name}"
+        return f"Round Scoring: the decision is about {state.data.cities[t['city']].name}"
     if isinstance(move, Score):
         return f"Round Scoring: you do not hold scoring card {move.card}"
     if isinstance(move, Done):
-        if state.round >= D.ROUNDS:
+        if state.round >= ROUNDS:
             return "Round Scoring: after round 3 you must score all your scoring cards"
-        return f"Round Scoring: you may carry at most {D.CARRY_MAX} scoring cards into the " \
-            "next round; score more first"
+        return f"Round Scoring: you may carry at most {state.data.carry_max} scoring cards " \
+            "into the next round; score more first"
     if isinstance(move, Bonus):
         return "Bonus Action: only the 3 Points space may be used more than once per round"
     return f"not one of the options now: {options}"
@@ -134,10 +135,11 @@ def _decision(state: State, t: dict[str, Any], move: Any) -> str:
 
 def _turn(state: State, p: int, move: Any) -> str:
     pl = state.players[p]
+    d = state.data
     card = getattr(move, "card", 0)
     if card and card not in pl.hand:
         return f"you do not hold card {card} (play a card from your hand)"
-    info = D.ACTION_CARDS.get(card)
+    info = d.action_cards.get(card)
     if isinstance(move, Pass):
         return _pass(state, p, move)
     if isinstance(move, SitOut):
@@ -154,7 +156,7 @@ def _turn(state: State, p: int, move: Any) -> str:
         if spec["kind"] != need:
             return f"Special Action: card {card}'s special action is not that ({info.describe()})"
         if isinstance(move, Place) and spec["city"] != move.city:
-            return f"Special Action: card {card} places only in {D.CITIES[spec['city']].name}"
+            return f"Special Action: card {card} places only in {d.cities[spec['city']].name}"
     else:
         action = "trade" if isinstance(move, Trade) else (
             move.figure if isinstance(move, Place) else "personality")
@@ -163,11 +165,11 @@ def _turn(state: State, p: int, move: Any) -> str:
                 f"({info.describe()})"
     if isinstance(move, (Trade, TradeTwice, Place)) and pl.supply == 0:
         return "you have no family member left in your supply"
-    if isinstance(move, (Trade, TradeTwice)) and not 1 <= move.ship <= D.SHIPS:
-        return f"Trade: there are only ships 1-{D.SHIPS}"
+    if isinstance(move, (Trade, TradeTwice)) and not 1 <= move.ship <= d.ships:
+        return f"Trade: there are only ships 1-{d.ships}"
     if isinstance(move, TradeTwice):
         special_action = cast(dict[str, Any], info.special)  # (a Special Action: checked above)
-        return payment_problem(pl.goods, D.G, special_action["gold"], move.pay) \
+        return payment_problem(state, pl.goods, G, special_action["gold"], move.pay) \
             or "not legal now"
     if isinstance(move, Place):
         return _place(state, p, move, info)
@@ -178,9 +180,10 @@ def _turn(state: State, p: int, move: Any) -> str:
 
 def _place(state: State, p: int, move: Place, info: Any) -> str:
     c = state.cities.get(move.city)
+    city = state.data.cities[move.city]
     if c is None:
-        return f"{D.CITIES[move.city].name} is only on the board with 5 players"
-    name = D.CITIES[move.city].name
+        return f"{city.name} is only on the board with 5 players"
+    name = city.name
     if getattr(c, move.figure) is not None:
         return f"Placing: the {move.figure.capitalize()} space in {name} is already occupied " \
             "(only an empty space)"
@@ -188,11 +191,10 @@ def _place(state: State, p: int, move: Place, info: Any) -> str:
         return f"Placing: you already have a family member in {name} (never both in one city)"
     pl = state.players[p]
     if move.special:
-        problem = payment_problem(pl.goods, D.G, info.special["gold"], move.pay)
+        problem = payment_problem(state, pl.goods, G, info.special["gold"], move.pay)
     else:
-        colour = D.K if move.figure == "prince" else D.W
-        problem = payment_problem(pl.goods, colour, D.CITIES[move.city].cost(move.figure),
-                                  move.pay)
+        colour = K if move.figure == "prince" else W
+        problem = payment_problem(state, pl.goods, colour, city.cost(move.figure), move.pay)
     return problem or "not legal now"
 
 
@@ -200,8 +202,9 @@ def _use(state: State, p: int, move: Use, info: Any) -> str:
     if move.personality not in state.personalities:
         return "unknown personality"
     i = state.personalities.index(move.personality)
-    name = D.PERSONALITIES[move.personality]["name"]
-    light = i < len(D.LIGHT_BLUE_COSTS)
+    name = state.data.personalities[move.personality]["name"]
+    costs = state.data.light_blue_costs
+    light = i < len(costs)
     if light and move.special:
         return f"Special Action: {name} lies in the light-blue area, not the gold-yellow one"
     if not light and not move.special:
@@ -211,9 +214,9 @@ def _use(state: State, p: int, move: Use, info: Any) -> str:
         return f"Using Personalities: {name} has already been used this round"
     pl = state.players[p]
     if move.special:
-        problem = payment_problem(pl.goods, D.G, info.special["gold"], move.pay)
+        problem = payment_problem(state, pl.goods, G, info.special["gold"], move.pay)
     else:
-        problem = payment_problem(pl.goods, D.B, D.LIGHT_BLUE_COSTS[i], move.pay)
+        problem = payment_problem(state, pl.goods, B, costs[i], move.pay)
     return problem or f"{name} cannot do anything for you now"
 
 
@@ -226,18 +229,19 @@ def _pass(state: State, p: int, move: Pass) -> str:
     if not after and move.keep:
         return "Passing: you have no other action card to keep"
     if move.card:
-        spec = D.ACTION_CARDS[move.card].special
+        spec = state.data.action_cards[move.card].special
         if not spec or spec["kind"] != "pass":
             return f"card {move.card} has no Pass special action"
         return "Passing via the Special Action: you go to the frontmost free space"
     if move.space:
-        if not 1 <= move.space <= len(D.TRACK_COSTS):
+        costs = state.data.track_costs
+        if not 1 <= move.space <= len(costs):
             return "Passing: the top row has spaces 1-4"
         if state.top[move.space - 1] is not None:
             return f"Passing: space {move.space} is already taken"
-        cost = D.TRACK_COSTS[move.space - 1]
-        if pl.goods[D.P] < cost:
-            return f"Passing: you cannot pay {cost} pink: you have {pl.goods[D.P]}"
+        cost = costs[move.space - 1]
+        if pl.goods[P] < cost:
+            return f"Passing: you cannot pay {cost} pink: you have {pl.goods[P]}"
         if pl.supply == 0:
             return "Passing: you have no family member to put on a top-row space"
     return "not legal now"

@@ -15,29 +15,23 @@ import msgspec
 from referee.errors import AmbiguousMove, MalformedMove
 from referee.schema import NUMBER_DIGITS_MAX
 
-from .data import (
-    ACTION_CARDS,
-    BONUS,
-    CITIES,
-    COLOURS,
-    COUNTRIES,
-    FACES,
-    FREE_CITIES,
-    PERSONALITIES,
-    SCORING,
-    SHIPS,
-    TRACK_COSTS,
-)
+from .files import current_files, vocabulary
+from .state import COLOURS
+
+if TYPE_CHECKING:
+    from .data import Data
 
 # --- field types: every value outside the game's data is rejected when a move is decoded --
-assert sorted(ACTION_CARDS) == list(range(1, len(ACTION_CARDS) + 1))
-CARDS = len(ACTION_CARDS)
-_FACE = "(?:" + "|".join(FACES) + ")"
+# The move types name the words of the current data files (the published schema does
+# too); a game object is only built from data files with the same words (see game()).
+WORDS = vocabulary(current_files())
+CARDS = WORDS.cards
+_FACE = "(?:" + "|".join(WORDS.faces) + ")"
 
 Card = Annotated[int, msgspec.Meta(ge=1, le=CARDS, description="an action card, a01 = 1")]
 CardOrNone = Annotated[int, msgspec.Meta(ge=0, le=CARDS, description="an action card or 0")]
-ShipNo = Annotated[int, msgspec.Meta(ge=1, le=SHIPS, description="a ship, 1-3")]
-TrackSpace = Annotated[int, msgspec.Meta(ge=0, le=len(TRACK_COSTS),
+ShipNo = Annotated[int, msgspec.Meta(ge=1, le=WORDS.ships, description="a ship, 1-3")]
+TrackSpace = Annotated[int, msgspec.Meta(ge=0, le=WORDS.track,
                                          description="0 = the long space, 1-4 = top row")]
 Goods = Annotated[str, msgspec.Meta(pattern="^[" + COLOURS + "]*$", max_length=16,
                                     description="goods letters k w g b p")]
@@ -51,14 +45,14 @@ if TYPE_CHECKING:  # the values come from the data: to a type checker they are s
     FreeCityKey = str
     Source = str
 else:  # (msgspec checks each value against the data's own list)
-    Face = Literal[tuple(FACES)]
-    CityKey = Literal[tuple(CITIES)]
-    PersonalityKey = Literal[tuple(PERSONALITIES)]
-    ScoringKey = Literal[tuple(SCORING)]
-    BonusKey = Literal[tuple(BONUS)]
-    CountryKey = Literal[tuple(COUNTRIES)]
-    FreeCityKey = Literal[tuple(FREE_CITIES)]
-    Source = Literal[("ship", "bag", *(str(s + 1) for s in range(SHIPS)))]
+    Face = Literal[WORDS.faces]
+    CityKey = Literal[WORDS.cities]
+    PersonalityKey = Literal[WORDS.personalities]
+    ScoringKey = Literal[WORDS.scoring]
+    BonusKey = Literal[WORDS.bonus]
+    CountryKey = Literal[WORDS.countries]
+    FreeCityKey = Literal[WORDS.free_cities]
+    Source = Literal[("ship", "bag", *(str(s + 1) for s in range(WORDS.ships)))]
 Faces = Annotated[str, msgspec.Meta(pattern=f"^{_FACE}(?:\\+{_FACE})?$",
                                     description="1 or 2 die faces joined by +")]
 FacePair = Annotated[str, msgspec.Meta(pattern=f"^{_FACE}\\+{_FACE}$",
@@ -169,7 +163,6 @@ Move = Union[  # noqa: UP007 - msgspec wants a plain Union of tagged Structs
 ]
 
 ORDER = {c: i for i, c in enumerate(COLOURS)}
-FACE_ORDER = {f: i for i, f in enumerate(FACES)}
 
 
 def goods_str(text: str) -> str:
@@ -184,8 +177,9 @@ def goods_pair(a: str, b: str) -> tuple[str, str]:
         else (b, a)
 
 
-def faces_str(faces: Sequence[str]) -> str:
-    return "+".join(sorted(faces, key=FACE_ORDER.__getitem__))
+def faces_str(faces: Sequence[str], order: dict[str, int]) -> str:
+    """Die faces joined by + in the order of the data's faces (``Data.face_order``)."""
+    return "+".join(sorted(faces, key=order.__getitem__))
 
 
 # --- formatting ---------------------------------------------------------------------------
@@ -290,8 +284,9 @@ def _malformed(text: str, why: str) -> MalformedMove:
 
 
 class _Reader:
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, data: Data) -> None:
         self.text = text
+        self.data = data  # the names of cards, cities, ... come from the game's data
         norm = text.lower().translate(_UMLAUT).replace("sit-out", "sit out")
         self.toks = _TOKEN.findall(norm)
         self.i = 0
@@ -343,9 +338,9 @@ class _Reader:
             raise _malformed(self.text, f"unexpected {' '.join(self.toks[self.i:])!r}")
 
     def faces(self) -> list[str]:
-        out = [self.word("a die face", FACES)]
+        out = [self.word("a die face", self.data.faces)]
         while self.accept("+"):
-            out.append(self.word("a die face", FACES))
+            out.append(self.word("a die face", self.data.faces))
         return out
 
 
@@ -375,11 +370,11 @@ def _parse(r: _Reader) -> tuple[type, dict[str, Any]]:
             return TradeTwice, {"card": card, "ship": ship, "pay": pay}
         return Trade, {"card": card, "ship": ship}
     if verb in ("prince", "princess"):
-        city = r.word("a city", list(CITIES))
+        city = r.word("a city", list(r.data.cities))
         card, special, pay = _card_and_pay(r)
         return Place, {"card": card, "figure": verb, "city": city, "pay": pay, "special": special}
     if verb == "use":
-        who = r.word("a personality", list(PERSONALITIES))
+        who = r.word("a personality", list(r.data.personalities))
         card, special, pay = _card_and_pay(r)
         return Use, {"card": card, "personality": who, "pay": pay, "special": special}
     if verb in ("sit", "sitout"):
@@ -404,7 +399,7 @@ def _parse(r: _Reader) -> tuple[type, dict[str, Any]]:
         r.end()
         return Pass, fields
     if verb == "divide":
-        if r.peek() in FACES:
+        if r.peek() in r.data.faces:
             one = r.faces()
             if not r.accept("/"):
                 raise _malformed(r.text, "expected 'divide FACE / FACE+FACE'")
@@ -414,7 +409,7 @@ def _parse(r: _Reader) -> tuple[type, dict[str, Any]]:
                 one, two = two, one
             if len(one) != 1 or len(two) != 2:
                 raise _malformed(r.text, "the dowry is divided 1 die / 2 dice")
-            return DivideDice, {"single": one[0], "pair": faces_str(two)}
+            return DivideDice, {"single": one[0], "pair": faces_str(two, r.data.face_order)}
         a = r.goods()
         if not r.accept("/"):
             raise _malformed(r.text, "expected 'divide GOODS/GOODS'")
@@ -423,10 +418,10 @@ def _parse(r: _Reader) -> tuple[type, dict[str, Any]]:
         first, second = goods_pair(a, b)
         return Divide, {"first": first, "second": second}
     if verb == "choose":
-        if r.peek() in FACES:
+        if r.peek() in r.data.faces:
             faces = r.faces()
             r.end()
-            return ChooseDice, {"faces": faces_str(faces)}
+            return ChooseDice, {"faces": faces_str(faces, r.data.face_order)}
         goods = r.goods()
         r.end()
         return Choose, {"goods": goods}
@@ -442,27 +437,27 @@ def _parse(r: _Reader) -> tuple[type, dict[str, Any]]:
         r.end()
         return Take, {"goods": goods, "source": source}
     if verb in ("keep", "score"):
-        scoring = r.word("a scoring card", list(SCORING))
+        scoring = r.word("a scoring card", list(r.data.scoring))
         r.end()
         return (KeepScoring if verb == "keep" else Score), {"card": scoring}
     if verb == "bonus":
-        space = r.word("a bonus space", list(BONUS))
+        space = r.word("a bonus space", list(r.data.bonus))
         r.end()
         return Bonus, {"space": space}
     if verb in ("upgrade", "wild"):
-        country = r.word("a country", COUNTRIES)
+        country = r.word("a country", r.data.countries)
         r.end()
         return Country, {"purpose": verb, "country": country}
     if verb == "marry":
-        city = r.word("a city", list(CITIES))
+        city = r.word("a city", list(r.data.cities))
         r.end()
         return Marry, {"city": city}
     if verb == "envoy":
-        city = r.word("a free city", FREE_CITIES)
+        city = r.word("a free city", r.data.free_cities)
         r.end()
         return Envoy, {"city": city}
     if verb in ("save", "release"):
-        city = r.word("a city", list(CITIES))
+        city = r.word("a city", list(r.data.cities))
         r.end()
         return Monastery, {"city": city, "save": verb == "save"}
     if verb == "done":
@@ -474,8 +469,9 @@ def _parse(r: _Reader) -> tuple[type, dict[str, Any]]:
 DEFAULTS: dict[str, Any] = {"pay": "", "keep": 0, "space": 1}
 
 
-def parse_move(text: str, legal: Sequence[Any]) -> Any:
-    """Read notation; fields left out (pay, keep, space) are filled from ``legal``.
+def parse_move(text: str, legal: Sequence[Any], data: Data) -> Any:
+    """Read notation (the names of ``data``); fields left out (pay, keep, space) are
+    filled from ``legal``.
     ``choose 1`` / ``choose 2`` pick the groups in the order they were offered."""
     numbered = re.fullmatch(r"\s*choose\s+([12])\s*", text.lower())
     if numbered:
@@ -484,7 +480,7 @@ def parse_move(text: str, legal: Sequence[Any]) -> Any:
         if k > len(offered):
             raise _malformed(text, f"only {len(offered)} group(s) are on offer now")
         return offered[k - 1]
-    cls, fields = _parse(_Reader(text))
+    cls, fields = _parse(_Reader(text, data))
     missing = [k for k, v in fields.items() if v is None]
     if not missing:
         return cls(**fields)

@@ -22,9 +22,9 @@ SYMBOL_TEXT = {"crown": "♛ crown", "points": "★ points", "anchor": "⚓ anch
 
 def country_names() -> dict[str, str]:
     """Display names of the countries (static component data, not game state)."""
-    from referee.games.dynasties import data
+    from referee.games.dynasties import GAME
 
-    return dict(data.COUNTRY_NAMES)
+    return dict(GAME.data.country_names)
 
 
 def draw(view: dict[str, Any], marks: Marks = NO_MARKS, since: int | None = None,

@@ -1,16 +1,14 @@
-"""The board as text of at most 80 columns, with a legend of its abbreviations.
+"""The board as text of at most a given width (80 columns for a terminal, 78 for a
+mail), with a legend of its abbreviations.
 
-Made from the view (views.view), so it shows exactly what the viewer may see; the long
-one-table layout of `status --wide` is views.render_wide.
+Made from the view (views.view), so it shows exactly what the viewer may see.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from referee.textlayout import fit_all, wrap_items
-
-from . import data as D
+from referee.textlayout import WIDTH, fit_all, wrap_items
 
 LEGEND = [
     "goods k black, w white, g gold-yellow, b light blue, p pink",
@@ -42,7 +40,7 @@ def _players(v: dict[str, Any]) -> list[str]:
     return lines
 
 
-def _cities(v: dict[str, Any]) -> list[str]:
+def _cities(v: dict[str, Any], country_names: dict[str, str]) -> list[str]:
     """The cities under their countries (each country once, in the order it first
     appears), with the country's tablet values."""
     countries: dict[str, list[dict[str, Any]]] = {}
@@ -54,7 +52,7 @@ def _cities(v: dict[str, Any]) -> list[str]:
     lines = ["Cities (symbol, Prince cost/holder | Princess cost/holder | child):"]
     for country, cities in countries.items():
         tab = v["tablets"][country]
-        lines.append(f" {D.COUNTRY_NAMES[country]}  [1st {tab['first']}, 2nd "
+        lines.append(f" {country_names[country]}  [1st {tab['first']}, 2nd "
                      f"{tab['second']}, crown {tab['crown']}]")
         for c in cities:
             big = {"prince": "P*", "princess": "W*"}[c["large"]]
@@ -66,16 +64,16 @@ def _cities(v: dict[str, Any]) -> list[str]:
     return lines
 
 
-def _tables(v: dict[str, Any]) -> list[str]:
+def _tables(v: dict[str, Any], width: int) -> list[str]:
     lines = wrap_items([f"{s['ship']}: {s['goods'] or '-'} [{s['large']}/{s['small']}]"
-                        for s in v["ships"]], "Ships: ", "  ", sep="   ")
+                        for s in v["ships"]], "Ships: ", "  ", width, sep="   ")
     lines += wrap_items(
         [f"{p['space']}:{p['personality']}({p['cost'].split(' ')[0]}"
          f"{'b' if p['space'] <= 6 else 'g'}{', used' if p['used'] else ''})"
-         for p in v["personalities"]], "Personalities: ", "  ", sep=", ")
+         for p in v["personalities"]], "Personalities: ", "  ", width, sep=", ")
     track = [f"{t['space']}({t['cost_pink']}p):{t['player']}" for t in v["passing_track"][:-1]]
     long = " ".join(v["passing_track"][-1]["players"]) or "-"
-    lines += wrap_items([*track, f"long: {long}"], "Passing track: ", "  ", sep=", ")
+    lines += wrap_items([*track, f"long: {long}"], "Passing track: ", "  ", width, sep=", ")
     lines.append(f"Dice: {' '.join(v['dice']) or '-'}   bag {v['bag']}   action deck "
                  f"{v['action_deck']}   yellow deck {v['yellow_deck']}")
     lines.append(f"Leonardo: {v['leonardo']}")
@@ -94,25 +92,26 @@ def _hand(you: dict[str, Any]) -> list[str]:
     return lines
 
 
-def render(v: dict[str, Any], final: dict[str, Any]) -> str:
-    """The view ``v`` as lines of at most 80 characters, the legend second; ``final``
-    is the final scoring once the game is over."""
+def render(v: dict[str, Any], final: dict[str, Any], country_names: dict[str, str],
+           width: int = WIDTH) -> str:
+    """The view ``v`` as lines of at most ``width`` characters, the legend second;
+    ``final`` is the final scoring once the game is over, ``country_names`` the data's."""
     lines = [f"DYNASTIES - round {v['round']}",
-             *wrap_items(LEGEND, "Legend: ", "  ", sep="; "), ""]
+             *wrap_items(LEGEND, "Legend: ", "  ", width, sep="; "), ""]
     lines += _players(v)
     lines.append("")
-    lines += _cities(v)
+    lines += _cities(v, country_names)
     lines.append("")
-    lines += _tables(v)
+    lines += _tables(v, width)
     if "you" in v:
         lines.append("")
         lines += _hand(v["you"])
     if v["events"]:
         lines.append("")
-        lines += wrap_items(v["events"][-6:], "Recent: ", "  ")
+        lines += wrap_items(v["events"][-6:], "Recent: ", "  ", width)
     if final:
         lines.append("")
         lines.append("Final scoring:")
         lines += [f"  {c}: majority {d['majority']} crown {d['crown']}"
                   for c, d in final.items()]
-    return "\n".join(line.rstrip() for line in fit_all(lines))
+    return "\n".join(line.rstrip() for line in fit_all(lines, width))

@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from . import data as D
 from . import effects as E
 from . import scoring as S
 from .board import (
@@ -22,7 +21,7 @@ from .board import (
     turn_order,
 )
 from .effects import push, task
-from .state import State
+from .state import ROUNDS, State
 
 Task = dict[str, Any]
 
@@ -83,12 +82,13 @@ def bonus_end(state: State, t: Task) -> None:
 
 def deal_cards(state: State, t: Task) -> None:
     """End of a Round 5: 4 new action cards each (only if another round follows)."""
-    if state.round >= D.ROUNDS:
+    if state.round >= ROUNDS:
         return
+    deal = state.data.later_deal
     for p in turn_order(state):
-        for _ in range(D.LATER_DEAL):
+        for _ in range(deal):
             E.draw_action_card(state, p)
-    state.log(f"everybody received {D.LATER_DEAL} new action cards")
+    state.log(f"everybody received {deal} new action cards")
 
 
 def books_reveal(state: State, t: Task) -> None:
@@ -99,14 +99,15 @@ def books_reveal(state: State, t: Task) -> None:
         for tile in pl.books:
             pl.books_open.append(tile)
             state.log(f"{pl.id} revealed book tile {tile}")
-            tasks.append(task("effects", p, effects=D.BOOK_TILES[tile]["effects"], city=None))
+            tasks.append(task("effects", p, effects=state.data.book_tiles[tile]["effects"],
+                              city=None))
         pl.books = []
     push(state, *tasks)
 
 
 def figure_scoring(state: State, t: Task) -> None:
     """Round Scoring 1: unmarried Princes and Princesses (4/2, then 6/3)."""
-    if state.round not in D.FIGURE_SCORING:
+    if state.round not in state.data.figure_scoring:
         return
     for p in range(state.n):
         pts, parts = S.unmarried_points(state, p, state.round)
@@ -115,7 +116,7 @@ def figure_scoring(state: State, t: Task) -> None:
 
 
 def monastery_start(state: State, t: Task) -> None:
-    if state.round != D.MONASTERY_ROUND:
+    if state.round != state.data.monastery_round:
         return
     push(state, *(task("monastery", p, city=city) for p in turn_order(state)
                   for city in lone_cities(state, p)))
@@ -128,10 +129,11 @@ def cards_start(state: State, t: Task) -> None:
 
 def next_round(state: State, t: Task) -> None:
     """The next round begins, or after round 3 the final scoring follows."""
-    if state.round >= D.ROUNDS:
+    if state.round >= ROUNDS:
+        tiles = state.data.book_tiles
         tasks = [task("wild", p, tile=tile) for p in turn_order(state)
                  for tile in state.players[p].books_open
-                 if D.BOOK_TILES[tile]["kind"] == "sword"]
+                 if tiles[tile]["kind"] == "sword"]
         push(state, *tasks, task("final"))
         return
     state.round += 1
@@ -158,21 +160,22 @@ def take_bonus(state: State, p: int, space: str, leonardo: bool) -> None:
         state.long = [e for e in state.long if e[0] != p]
     state.bonus[space].append(p)
     state.log(f"{state.name(p)} took the bonus action {space}")
-    E.run_all(state, p, D.BONUS[space]["effects"], None)
+    E.run_all(state, p, state.data.bonus[space]["effects"], None)
 
 
 def monastery(state: State, p: int, city: str, save: bool) -> None:
     """After round 2: pay 1 pink to keep an unmarried figure, or it leaves the board."""
     c = state.cities[city]
+    name = state.data.cities[city].name
     if save:
         E.pay(state, p, "p")
-        state.log(f"{state.name(p)} paid 1 pink to keep the figure in {D.CITIES[city].name}")
+        state.log(f"{state.name(p)} paid 1 pink to keep the figure in {name}")
         return
     for figure in ("prince", "princess"):
         if getattr(c, figure) == p:
             setattr(c, figure, None)
     state.players[p].supply += 1
-    state.log(f"{state.name(p)}'s figure in {D.CITIES[city].name} went to the monastery")
+    state.log(f"{state.name(p)}'s figure in {name} went to the monastery")
 
 
 ROUND_END = ["lone_figures", "clear_ships", "redeal", "new_start", "bonus_start",

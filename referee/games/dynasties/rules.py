@@ -15,7 +15,6 @@ from typing import Any
 
 from referee.rng import Rng
 
-from . import data as D
 from . import effects as E
 from .board import (
     deal_personalities,
@@ -25,76 +24,119 @@ from .board import (
     roll,
     track_order,
 )
+from .data import Data
 from .decisions import decision_moves, on_empty, resolve
 from .effects import push, task
 from .moves import Pass, Place, SitOut, Trade, TradeTwice, Use
 from .roundend import ROUND_END, STEPS
-from .state import CityState, Player, Ship, State
+from .state import B, CityState, G, K, P, Player, Ship, State, W
 
-__all__ = ["advance", "apply", "decision_moves", "legal_moves", "pending", "setup",
-           "track_order"]
+__all__ = ["RULES_VERSIONS", "advance", "apply", "decision_moves", "legal_moves", "pending",
+           "setup", "track_order"]
 
 Task = dict[str, Any]
-LIGHT_BLUE_COSTS_VIEW = D.LIGHT_BLUE_COSTS
+# The rules versions, oldest first. dynasties-1 draws the starting capital before loading
+# the ships (reading D-SETUP of its time); dynasties-2 loads the ships first, as printed.
+RULES_VERSIONS = ("dynasties-1", "dynasties-2")
 
 
 # --- setup ------------------------------------------------------------------------------------
-def setup(players: Sequence[str], options: Mapping[str, str], rng: Rng) -> State:
-    """Components and Setup, box by box; the Banker (first player) starts.
-
-    The starting capital (1 good of each colour per player) is searched out of the bag
-    before the 15 ship goods are drawn: drawn first, the ships could hold so many
-    gold-yellow goods that 5 players cannot each get one (interpretation D-SETUP)."""
+def setup(data: Data, rules: str, players: Sequence[str], options: Mapping[str, str],
+          rng: Rng) -> State:
+    """Components and Setup, box by box, with the component data ``data`` and the rules
+    version ``rules``; the Banker (first player) starts."""
+    d = data
     n = len(players)
-    ps = [Player(pid, D.FAMILY_COLOURS[i], [0] * 5, D.PER_COLOUR - 1)
+    ps = [Player(pid, d.family_colours[i], [0] * 5, d.per_colour - 1)
           for i, pid in enumerate(players)]
-    state = State(ps, rng, {k: CityState() for k in D.cities_in_play(n)},
-                  [], list(D.GOODS_COUNTS), [])
-    tiles = list(D.BOOK_TILES)
+    state = State(ps, rng, {k: CityState() for k in d.cities_in_play(n)},
+                  [], list(d.goods_counts), [], data=d)
+    tiles = list(d.book_tiles)
     rng.shuffle(tiles, "setup")
     for key, c in state.cities.items():
-        if D.CITIES[key].symbol == "book":
-            c.books = [tiles.pop(0) for _ in range(D.BOOK_SETUP["per_book_city"])]
-    state.free_books = [tiles.pop(0) for _ in range(D.BOOK_SETUP["free_book_city"])]
+        if d.cities[key].symbol == "book":
+            c.books = [tiles.pop(0) for _ in range(d.book_setup["per_book_city"])]
+    state.free_books = [tiles.pop(0) for _ in range(d.book_setup["free_book_city"])]
     state.book_box = tiles
-    tablets = list(D.TABLETS)
+    tablets = list(d.tablets)
     rng.shuffle(tablets, "setup")
-    state.tablets = dict(zip(D.COUNTRIES, tablets, strict=True))
-    state.deck = list(D.ACTION_CARDS)
+    state.tablets = dict(zip(d.countries, tablets, strict=True))
+    state.deck = list(d.action_cards)
     rng.shuffle(state.deck, "deck")
     for pl in ps:
-        pl.hand = [state.deck.pop(0) for _ in range(D.DEAL[n])]
-    state.free_cities = dict.fromkeys(D.FREE_CITIES)
-    green = list(D.GREEN)
+        pl.hand = [state.deck.pop(0) for _ in range(d.deal[n])]
+    state.free_cities = dict.fromkeys(d.free_cities)
+    green = list(d.green)
     rng.shuffle(green, "setup")
     for pl in ps:
-        pl.scoring = [green.pop(0) for _ in range(D.GREEN_EACH)]
+        pl.scoring = [green.pop(0) for _ in range(d.green_each)]
     state.green_box = green
-    state.yellow = list(D.YELLOW)
+    state.yellow = list(d.yellow)
     rng.shuffle(state.yellow, "yellow")
-    for pl in ps:  # starting capital, searched out before the ships are loaded (D-SETUP)
-        for colour in range(5):
-            state.bag[colour] -= 1
-            pl.goods[colour] += 1
-    for _ in range(D.SHIPS):
-        ship = Ship([0] * 5)
-        E.draw_goods(state, ship.goods, D.PER_SHIP)
-        state.ships.append(ship)
+    # Components and Setup (72 goods): the ships are loaded, "then" the starting capital
+    # is searched out; dynasties-1 did it the other way round (its reading D-SETUP).
+    if rules == "dynasties-1":
+        capital_then_ships(state)
+    else:
+        ships_then_capital(state)
     deal_personalities(state)
-    state.neutral = D.NEUTRAL
-    state.arms = [D.ARMS_PER_COUNTRY] * len(D.COUNTRIES)
-    state.bonus = {k: [] for k in D.BONUS}
+    state.neutral = d.neutral
+    state.arms = [d.arms_per_country] * len(d.countries)
+    state.bonus = {k: [] for k in d.bonus}
     state.log(f"round 1 begins; {players[0]} (the Banker) starts")
     return state
 
 
+def load_ships(state: State) -> None:
+    """5 goods from the bag on each ship."""
+    for _ in range(state.data.ships):
+        ship = Ship([0] * 5)
+        E.draw_goods(state, ship.goods, state.data.per_ship)
+        state.ships.append(ship)
 
-PERSONALITY_OP = {key: info["effects"][0]["op"] for key, info in D.PERSONALITIES.items()}
+
+def capital_then_ships(state: State) -> None:
+    """dynasties-1: the starting capital (1 good of each colour per player) is searched
+    out of the bag before the ships are loaded, so that the bag always holds it."""
+    for pl in state.players:
+        for colour in range(5):
+            state.bag[colour] -= 1
+            pl.goods[colour] += 1
+    load_ships(state)
+
+
+def ships_then_capital(state: State) -> None:
+    """dynasties-2, Components and Setup (72 goods): "for each ship ... the Banker draws
+    5 goods from the bag and places them on the ship. He then searches out 1 good of each
+    color from the bag for each player as 'starting capital.'" The rulebook is silent when
+    the bag no longer holds a colour for every player (the ships took 8 or more of the 12
+    of a colour: about 1 setup in 1,900 with 5 players; reading D-SETUP): the missing good
+    is taken from the ship holding most of that colour (the first such ship), and the
+    ships so robbed are topped up from the bag once the capital is handed out."""
+    load_ships(state)
+    hand_out_capital(state)
+
+
+def hand_out_capital(state: State) -> None:
+    """The starting capital searched out of the bag after the ships are loaded (see
+    :func:`ships_then_capital`), a colour the bag lacks taken from a ship."""
+    short: list[int] = []
+    for pl in state.players:
+        for colour in range(5):
+            if state.bag[colour]:
+                state.bag[colour] -= 1
+            else:
+                s = max(range(len(state.ships)), key=lambda i: state.ships[i].goods[colour])
+                state.ships[s].goods[colour] -= 1
+                short.append(s)
+            pl.goods[colour] += 1
+    for s in dict.fromkeys(short):
+        E.refill_ship(state, s)
 
 
 def usable(state: State, p: int, key: str) -> bool:
     """Whether a personality's effect can be carried out at all."""
-    op = PERSONALITY_OP[key]
+    op = state.data.personality_op[key]
     supply = state.players[p].supply
     if op == "leonardo":
         return state.leonardo is None and supply > 0
@@ -103,7 +145,7 @@ def usable(state: State, p: int, key: str) -> bool:
     if op == "free_city":
         return supply > 0 and any(v is None for v in state.free_cities.values())
     if op == "upgrade":
-        return len(state.upgraded) < len(D.COUNTRIES)
+        return len(state.upgraded) < len(state.data.countries)
     return True
 
 
@@ -120,18 +162,9 @@ def frontmost_free(state: State) -> int:
 
 
 # --- the turn: legal moves ------------------------------------------------------------------------
-# What does not change during a game, looked up per turn: what each action card's upper
-# part allows, the moves that depend on the card alone, and the pink-paid passes.
-CARD_TRADES = {n: "trade" in c.actions for n, c in D.ACTION_CARDS.items()}
-CARD_FIGURES = {n: tuple(f for f in ("prince", "princess") if f in c.actions)
-                for n, c in D.ACTION_CARDS.items()}
-CARD_PERSONALITY = {n: "personality" in c.actions for n, c in D.ACTION_CARDS.items()}
-TRADES = {n: tuple(Trade(n, s + 1) for s in range(D.SHIPS)) for n in D.ACTION_CARDS}
-SIT_OUT = {n: SitOut(n) for n in D.ACTION_CARDS}
-PASSES = [[Pass(space, 0, keep) for keep in range(max(D.ACTION_CARDS) + 1)]
-          for space in range(len(D.TRACK_COSTS) + 1)]  # by space (0 = long), then kept card
-PRINCE_COST = {key: c.prince for key, c in D.CITIES.items()}
-PRINCESS_COST = {key: c.princess for key, c in D.CITIES.items()}
+# What does not change during a game is looked up per turn in the data (data.Data): what
+# each action card's upper part allows, the moves that depend on the card alone, the
+# pink-paid passes and the city costs.
 # The move kinds a Special Action makes, by its ``kind`` in the data.
 SPECIAL_MAKES: dict[str, type] = {"pass": Pass, "city": Place, "personality": Use,
                                   "trade_twice": TradeTwice}
@@ -144,6 +177,7 @@ def turn_moves(state: State, p: int, like: Any = None) -> list[Any]:
     Action and sitting out; then passing. With ``like``, only the moves that could equal
     it (the same kind and card, figure and city, personality): see :func:`legal_moves`."""
     pl = state.players[p]
+    d = state.data
     kind = type(like)
     if like is None:
         cards = pl.hand
@@ -157,17 +191,17 @@ def turn_moves(state: State, p: int, like: Any = None) -> list[Any]:
     trade = pl.supply > 0 and (like is None or kind is Trade)
     moves: list[Any] = []
     for card in cards:
-        if trade and CARD_TRADES[card]:
-            moves += TRADES[card]
-        for figure in CARD_FIGURES[card]:
+        if trade and d.card_trades[card]:
+            moves += d.trades[card]
+        for figure in d.card_figures[card]:
             moves += [Place(card, figure, key, pay) for key, pay in place[figure]]
-        if CARD_PERSONALITY[card]:
+        if d.card_personality[card]:
             moves += [Use(card, key, pay) for key, pay in persons]
-        spec = D.ACTION_CARDS[card].special
+        spec = d.action_cards[card].special
         if spec is not None and (like is None or SPECIAL_MAKES[spec["kind"]] is kind):
             moves += special_moves(state, p, card, spec)
         if like is None or kind is SitOut:
-            moves.append(SIT_OUT[card])
+            moves.append(d.sit_out[card])
     if like is None or (kind is Pass and not like.card):
         moves += pass_moves(state, p)
     return moves
@@ -180,24 +214,26 @@ def place_offers(state: State, p: int, only: str | None = None) -> dict[str, lis
     if pl.supply <= 0:
         return NO_PLACES
     goods = pl.goods
-    black = pay_table(goods[D.K], goods[D.P], D.K)
-    white = pay_table(goods[D.W], goods[D.P], D.W)
+    d = state.data
+    black = pay_table(goods[K], goods[P], K, d.max_cost)
+    white = pay_table(goods[W], goods[P], W, d.max_cost)
+    prince_cost, princess_cost = d.prince_cost, d.princess_cost
     cities = state.cities.items() if only is None else \
         [(only, state.cities[only])] if only in state.cities else []
     return {"prince": [(key, pay) for key, c in cities if c.prince is None and c.princess != p
-                       for pay in black[PRINCE_COST[key]]],
+                       for pay in black[prince_cost[key]]],
             "princess": [(key, pay) for key, c in cities if c.princess is None and c.prince != p
-                         for pay in white[PRINCESS_COST[key]]]}
+                         for pay in white[princess_cost[key]]]}
 
 
 def person_offers(state: State, p: int, only: str | None = None) -> list[tuple[str, str]]:
     """Personality: (personality, payment) for each unused, usable light-blue space."""
     goods = state.players[p].goods
     out: list[tuple[str, str]] = []
-    for i, cost in enumerate(D.LIGHT_BLUE_COSTS):
+    for i, cost in enumerate(state.data.light_blue_costs):
         key = state.personalities[i]
         if (only is None or key == only) and not state.used[i]:
-            pays = payments(goods, D.B, cost)
+            pays = payments(goods, B, cost)
             if pays and usable(state, p, key):
                 out += [(key, pay) for pay in pays]
     return out
@@ -209,12 +245,14 @@ def pass_moves(state: State, p: int) -> list[Any]:
     pl = state.players[p]
     keeps = pl.hand or [0]
     moves: list[Any] = []
+    passes = state.data.passes
     if pl.supply > 0:
+        costs = state.data.track_costs
         for i, who in enumerate(state.top):
-            if who is None and pl.goods[D.P] >= D.TRACK_COSTS[i]:
-                space = PASSES[i + 1]
+            if who is None and pl.goods[P] >= costs[i]:
+                space = passes[i + 1]
                 moves += [space[k] for k in keeps]
-    long = PASSES[0]
+    long = passes[0]
     moves += [long[k] for k in keeps]
     return moves
 
@@ -228,7 +266,7 @@ def special_moves(state: State, p: int, card: int, spec: dict[str, Any]) -> list
             return []
         keeps = [k for k in pl.hand if k != card] or [0]
         return [Pass(frontmost_free(state), card, k) for k in keeps]
-    pays = payments(pl.goods, D.G, spec["gold"])
+    pays = payments(pl.goods, G, spec["gold"])
     if not pays:  # every other Special Action is paid in gold-yellow
         return []
     out: list[Any] = []
@@ -240,12 +278,12 @@ def special_moves(state: State, p: int, card: int, spec: dict[str, Any]) -> list
             if getattr(c, figure) is None:
                 out += [Place(card, figure, spec["city"], pay, True) for pay in pays]
     elif kind == "personality":
-        for i in range(len(D.LIGHT_BLUE_COSTS), len(state.personalities)):
+        for i in range(len(state.data.light_blue_costs), len(state.personalities)):
             key = state.personalities[i]
             if not state.used[i] and usable(state, p, key):
                 out += [Use(card, key, pay, True) for pay in pays]
     elif kind == "trade_twice" and pl.supply > 0:
-        out += [TradeTwice(card, s + 1, pay) for pay in pays for s in range(D.SHIPS)]
+        out += [TradeTwice(card, s + 1, pay) for pay in pays for s in range(state.data.ships)]
     return out
 
 
@@ -271,10 +309,10 @@ def do_turn(state: State, p: int, move: Any) -> None:
         E.pay(state, p, move.pay)
         i = state.personalities.index(move.personality)
         state.used[i] = True
-        state.log(f"{pl.id} used {D.PERSONALITIES[move.personality]['name']}"
-                  + (f" paying {move.pay}" if move.pay else ""))
+        info = state.data.personalities[move.personality]
+        state.log(f"{pl.id} used {info['name']}" + (f" paying {move.pay}" if move.pay else ""))
         push(state, task("end_turn"))
-        E.run_all(state, p, D.PERSONALITIES[move.personality]["effects"], None)
+        E.run_all(state, p, info["effects"], None)
     elif isinstance(move, SitOut):
         play_card(state, p, move.card)
         got = E.draw_goods(state, pl.goods, 1)
@@ -291,7 +329,7 @@ def do_pass(state: State, p: int, move: Pass) -> None:
     if move.card:
         play_card(state, p, move.card)
     elif move.space:
-        E.pay(state, p, "p" * D.TRACK_COSTS[move.space - 1])
+        E.pay(state, p, "p" * state.data.track_costs[move.space - 1])
     if move.space:
         state.top[move.space - 1] = p
         pl.supply -= 1
@@ -308,7 +346,7 @@ def do_pass(state: State, p: int, move: Pass) -> None:
 def place_figure(state: State, p: int, figure: str, city: str, paid: str = "") -> None:
     """Place a Prince/Princess, use the city symbol, and marry if both spaces are full."""
     c = state.cities[city]
-    info = D.CITIES[city]
+    info = state.data.cities[city]
     setattr(c, figure, p)
     state.players[p].supply -= 1
     state.log(f"{state.name(p)} placed a {figure.capitalize()} in {info.name}"
@@ -327,9 +365,9 @@ def place_figure(state: State, p: int, figure: str, city: str, paid: str = "") -
 def marriage(state: State, city: str) -> None:
     """The Marriage: the small-space player rolls and divides 1/2; the large one chooses."""
     c = state.cities[city]
-    info = D.CITIES[city]
+    info = state.data.cities[city]
     large, small = getattr(c, info.large), getattr(c, info.small)
-    dice = roll(state, D.DICE)
+    dice = roll(state, state.data.dice)
     state.log(f"marriage in {info.name}: {state.name(small)} rolled {', '.join(dice)}")
     push(state, task("dowry_divide", small, city=city, dice=dice, chooser=large))
 
@@ -360,7 +398,8 @@ def auto_effects(state: State, t: Task) -> None:
 
 
 def auto_dice(state: State, t: Task) -> None:
-    effs = [e for f in t["faces"].split("+") for e in D.FACE_EFFECTS[f]]
+    effects = state.data.face_effects
+    effs = [e for f in t["faces"].split("+") for e in effects[f]]
     E.run_all(state, t["p"], effs, t["city"])
 
 

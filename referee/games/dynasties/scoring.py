@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import data as D
 from .state import State
 
 
@@ -39,35 +38,39 @@ def unmarried(state: State, p: int) -> list[tuple[str, str]]:
 
 def unmarried_points(state: State, p: int, rnd: int) -> tuple[int, list[str]]:
     """Round scoring 1: large/small space points from the figure-scoring tile."""
-    large, small = D.FIGURE_SCORING[rnd]
+    cities = state.data.cities
+    large, small = state.data.figure_scoring[rnd]
     total, parts = 0, []
     for city, role in unmarried(state, p):
-        pts = large if D.CITIES[city].large == role else small
+        pts = large if cities[city].large == role else small
         total += pts
-        parts.append(f"{D.CITIES[city].name} {pts}")
+        parts.append(f"{cities[city].name} {pts}")
     return total, parts
 
 
 def _per_country(state: State, p: int, pred: Any = None) -> dict[str, int]:
-    counts = dict.fromkeys(D.COUNTRIES, 0)
+    cities = state.data.cities
+    counts = dict.fromkeys(state.data.countries, 0)
     for city, role in figures(state, p):
         if pred is None or pred(city, role):
-            counts[D.CITIES[city].country] += 1
+            counts[cities[city].country] += 1
     return counts
 
 
 def measure(state: State, p: int, name: str, arg: str | None) -> int:
     """The quantity a scoring card looks at (data: scoring_cards.json ``measure``)."""
     pl = state.players[p]
+    d = state.data
+    cities = d.cities
     figs = figures(state, p)
     if name == "countries_with_figures":
         return sum(1 for v in _per_country(state, p).values() if v)
     if name == "figures_symbol":
-        return sum(1 for city, _ in figs if D.CITIES[city].symbol == arg)
+        return sum(1 for city, _ in figs if cities[city].symbol == arg)
     if name == "figures_country":
-        return sum(1 for city, _ in figs if D.CITIES[city].country == arg)
+        return sum(1 for city, _ in figs if cities[city].country == arg)
     if name == "crown_countries":
-        crown = _per_country(state, p, lambda c, r: D.CITIES[c].symbol == "crown")
+        crown = _per_country(state, p, lambda c, r: cities[c].symbol == "crown")
         return sum(1 for v in crown.values() if v)
     if name == "married_figures":
         return sum(1 for city, r in figs if r != "child" and is_married(state, city))
@@ -77,7 +80,7 @@ def measure(state: State, p: int, name: str, arg: str | None) -> int:
     if name == "children":
         return sum(1 for _, r in figs if r == "child")
     if name == "arms_total":
-        return sum(pl.arms) + sum(1 for t in pl.books_open if D.BOOK_TILES[t]["kind"] == "arms")
+        return sum(pl.arms) + sum(1 for t in pl.books_open if d.book_tiles[t]["kind"] == "arms")
     if name == "goods_pairs":
         return sum(pl.goods) // 2
     if name == "min_prince_princess":
@@ -88,7 +91,7 @@ def measure(state: State, p: int, name: str, arg: str | None) -> int:
     if name == "countries_strict_most":
         mine = _per_country(state, p)
         others = [_per_country(state, q) for q in range(state.n) if q != p]
-        return sum(1 for c in D.COUNTRIES
+        return sum(1 for c in d.countries
                    if mine[c] > 0 and all(mine[c] > o[c] for o in others))
     if name == "book_tiles":
         return len(pl.books) + len(pl.books_open)
@@ -100,7 +103,7 @@ def measure(state: State, p: int, name: str, arg: str | None) -> int:
 
 
 def card_points(state: State, p: int, key: str) -> int:
-    card = D.SCORING[key]
+    card = state.data.scoring[key]
     value = measure(state, p, card["measure"], card.get("arg"))
     if card["kind"] == "each":
         return min(value * card["per"], card["max"])
@@ -109,8 +112,8 @@ def card_points(state: State, p: int, key: str) -> int:
 
 # --- final scoring ------------------------------------------------------------------------------
 def tablet_values(state: State, country: str) -> tuple[int, int, int]:
-    t = D.TABLETS[state.tablets[country]]
-    bonus = D.UPGRADE_AMOUNT if country in state.upgraded else 0
+    t = state.data.tablets[state.tablets[country]]
+    bonus = state.data.upgrade_amount if country in state.upgraded else 0
     return t["first"] + bonus, t["second"] + bonus, t["crown"] + bonus
 
 
@@ -119,12 +122,13 @@ def country_strength(state: State, p: int, country: str,
     """Princes + Princesses + children + coats of arms (tokens, tiles, wild Sword/Rose).
     ``figs``: p's :func:`figures`, when the caller has them already."""
     pl = state.players[p]
-    ci = D.COUNTRIES.index(country)
+    d = state.data
+    ci = d.countries.index(country)
     figs = figures(state, p) if figs is None else figs
-    n = sum(1 for city, _ in figs if D.CITIES[city].country == country)
+    n = sum(1 for city, _ in figs if d.cities[city].country == country)
     n += pl.arms[ci]
-    n += sum(1 for t in pl.books_open if D.BOOK_TILES[t]["kind"] == "arms"
-             and D.BOOK_TILES[t]["effects"][0]["country"] == country)
+    n += sum(1 for t in pl.books_open if d.book_tiles[t]["kind"] == "arms"
+             and d.book_tiles[t]["effects"][0]["country"] == country)
     n += sum(1 for c in pl.wild.values() if c == country)
     return n
 
@@ -148,8 +152,9 @@ def majorities(strength: dict[int, int], first: int, second: int) -> dict[int, i
 
 def crown_winners(state: State, country: str) -> list[int]:
     """Final scoring 2: players with a Prince or Princess in every crown city of the country."""
-    crowns = [k for k in state.cities if D.CITIES[k].country == country
-              and D.CITIES[k].symbol == "crown"]
+    cities = state.data.cities
+    crowns = [k for k in state.cities if cities[k].country == country
+              and cities[k].symbol == "crown"]
     if not crowns:
         return []
     return [p for p in range(state.n)
@@ -160,7 +165,7 @@ def final_scoring(state: State) -> dict[str, Any]:
     """Score the 4 countries in turn; returns the breakdown (also kept in the state)."""
     breakdown: dict[str, Any] = {}
     figs = [figures(state, p) for p in range(state.n)]  # scoring moves no figure
-    for country in D.COUNTRIES:
+    for country in state.data.countries:
         first, second, crown = tablet_values(state, country)
         strength = {p: country_strength(state, p, country, figs[p]) for p in range(state.n)}
         places = majorities(strength, first, second)

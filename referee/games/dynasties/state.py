@@ -1,14 +1,26 @@
-"""The mutable state of a Dynasties game. Plain data only, so it encodes canonically."""
+"""The mutable state of a Dynasties game. Plain data only, so it encodes canonically;
+the component data it is played with (``state.data``) rides along, left out of the
+fingerprint."""
 
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, field
-from typing import Any, TypeVar
+import hashlib
+from dataclasses import dataclass, field, fields
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import msgspec
 
 from referee.rng import Rng
 
+if TYPE_CHECKING:
+    from .data import Data
+
 NEUTRAL_FIGURE = -1  # a pink neutral figure on a city space
+# A goods vector counts the 5 colours in this order; the letters are the notation's.
+COLOURS = "kwgbp"
+K, W, G, B, P = range(5)
+ROUNDS = 3  # "Exactly 3 rounds are played in total"
 
 T = TypeVar("T")
 
@@ -98,6 +110,7 @@ class State:
     phase: str = "play"  # play | end | over
     events: list[str] = field(default_factory=list)
     final: dict[str, Any] = field(default_factory=dict)
+    data: Data = field(kw_only=True, repr=False, compare=False)  # shared, never changed
 
     def copy(self) -> State:
         """A copy that shares nothing mutable with this state, at a fraction of the cost
@@ -143,3 +156,12 @@ class State:
         if idx == NEUTRAL_FIGURE:
             return "neutral"
         return self.players[idx].id
+
+
+def fingerprint(state: State) -> str:
+    """A hash of the whole state (hidden parts and generator counters included; the
+    component data left out): equal fingerprints mean equal states."""
+    body = msgspec.to_builtins({f.name: getattr(state, f.name) for f in fields(state)
+                                if f.name not in ("rng", "data")})
+    body["rng"] = dict(sorted(state.rng.counters.items()))
+    return hashlib.sha256(msgspec.json.encode(body, order="sorted")).hexdigest()

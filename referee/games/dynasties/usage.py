@@ -8,8 +8,6 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
-from . import data as D
-
 # assumption key prefix -> usage key prefix (the longest matching assumption prefix wins)
 PREFIXES = {
     "action_cards.action_cards.": "card:",  # + card id
@@ -58,7 +56,7 @@ def extract(moves: Iterable[Any], state: Any) -> Counter[str]:
             used["upgrader:" + move.country] += 1
         elif kind in ("ChooseDice", "DivideDice"):
             text = " ".join(str(v) for v in _values(move))
-            for face in D.FACES:
+            for face in state.data.faces:
                 used[f"die:{face}"] += text.count(face)
     for pl in state.players:
         for tile in pl.books + pl.books_open:
@@ -71,5 +69,7 @@ def extract(moves: Iterable[Any], state: Any) -> Counter[str]:
 def in_play(assumption_key: str, players: int) -> bool:
     """A city of a larger map is not on the table with fewer players."""
     if assumption_key.startswith("cities.cities."):
-        return assumption_key.rsplit(".", 1)[-1] in D.cities_in_play(players)
+        from referee.games.dynasties import GAME  # the board is the same in every version
+
+        return assumption_key.rsplit(".", 1)[-1] in GAME.data.cities_in_play(players)
     return True
