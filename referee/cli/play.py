@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from referee import gamefile, seats, secret, vouch
+from referee import gamefile, replay, seats, secret, vouch
 from referee import rng as rngmod
 from referee.cli import main
 from referee.cli.common import (
@@ -120,7 +120,7 @@ def new(game_name: str, path: Path, players: str, seed: str | None,
     data["rng"] = rng | filled
     gamefile.check_new(data)
     gf = gamefile.GameFile(data, game)
-    match = gamefile.replay(gf, seed)  # proves the setup works before anything is written
+    match = replay.replay(gf, seed)  # proves the setup works before anything is written
     check_bots_can_play(match, list(seats.header_seats(data)))
     secret_path = secret_out or secret.default_secret_path(path)
     sealed_file = sealed and not derived
@@ -345,10 +345,10 @@ def log(path: Path, viewer: str | None, secret_path: Path | None, as_json: bool)
     seed = secret.find_seed(gf, secret_path, path)
     if viewer is not None:
         gf.player(viewer)
-    match = gamefile.replay(gf, seed) if seed is not None else None
+    match = replay.replay(gf, seed) if seed is not None else None
     if match is None:
-        gamefile.check_structure(gf)
-    rows = [{"n": e["n"], "by": e["by"], "move": gamefile.entry_text(gf, i, seed, viewer),
+        replay.check_structure(gf)
+    rows = [{"n": e["n"], "by": e["by"], "move": replay.entry_text(gf, i, seed, viewer),
              "at": e.get("at"), "bot": e.get("bot") is True} for i, e in enumerate(gf.log)]
     if as_json:
         emit_json(rows)

@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from referee import dataversions, writecore
+from referee import dataversions, upgrades, writecore
 from referee.cli import main
 from referee.cli.common import emit_json, handles_errors, secret_option
 from referee.errors import GameFileError
@@ -28,7 +28,7 @@ def upgrade(path: Path, dry_run: bool, secret_path: Path | None, as_json: bool) 
     {"kind": "upgrade", "data": PIN} is appended, and from then on the whole log replays
     under the new data."""
     with writecore.transaction(path, secret_path=secret_path, replayed=False) as tx:
-        report = dataversions.compare(tx.gf, tx.seed)
+        report = upgrades.compare(tx.gf, tx.seed)
         entry: int | None = None
         if not dry_run and report.upgradable:
             upgrade = dataversions.upgrade_entry(tx.data, report.target)
@@ -43,7 +43,7 @@ def upgrade(path: Path, dry_run: bool, secret_path: Path | None, as_json: bool) 
         raise_refusal(report, as_json)
 
 
-def raise_refusal(report: dataversions.UpgradeReport, as_json: bool) -> None:
+def raise_refusal(report: upgrades.UpgradeReport, as_json: bool) -> None:
     """Exit 1: the game could not move to the new data (the report says why)."""
     if as_json:
         raise SystemExit(1)
@@ -52,7 +52,7 @@ def raise_refusal(report: dataversions.UpgradeReport, as_json: bool) -> None:
                                f"{report.pinned}"])
 
 
-def outcome(report: dataversions.UpgradeReport, dry_run: bool, entry: int | None) -> str:
+def outcome(report: upgrades.UpgradeReport, dry_run: bool, entry: int | None) -> str:
     if report.pinned == report.target:
         return f"nothing to do: the game already plays by {report.target}."
     if entry is not None:
@@ -72,13 +72,13 @@ def _scores(scores: dict[str, int] | None) -> str:
     return "-" if scores is None else ", ".join(f"{p} {s}" for p, s in scores.items())
 
 
-def _gap(m: dataversions.MoveCheck) -> dict[str, int]:
+def _gap(m: upgrades.MoveCheck) -> dict[str, int]:
     """How far each score under the new data is from the pinned one (0s left out)."""
     target = m.scores_target or {}
     return {p: target[p] - s for p, s in m.scores_pinned.items() if target.get(p, s) != s}
 
 
-def report_text(report: dataversions.UpgradeReport, name: str) -> str:
+def report_text(report: upgrades.UpgradeReport, name: str) -> str:
     lines = [f"{name}: {report.game} data {report.pinned} (pinned) -> {report.target} "
              "(this referee's)"]
     lines.append(f"data values that differ ({len(report.differences)}):")
