@@ -401,10 +401,11 @@ def _entry_points() -> dict[str, str]:
 def packaged_games() -> list[str]:
     """The games of this package, ``referee/games/<name>/`` (their schemas are published)."""
     import pkgutil
+    from pathlib import Path
 
-    from referee import games
-
-    return [m.name for m in pkgutil.iter_modules(games.__path__) if m.ispkg]
+    # the folder, not an import of referee.games: the engine stays below the games
+    folder = Path(__file__).parent / "games"
+    return [m.name for m in pkgutil.iter_modules([str(folder)]) if m.ispkg]
 
 
 def game_names() -> list[str]:

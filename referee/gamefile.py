@@ -1,10 +1,12 @@
-"""Read, validate, replay and write game files (docs/file-format.md).
+"""The game file format and its hash chain (docs/file-format.md): read, validate, write.
 
-A game file is a header and an append-only log; nothing derived is stored. Every read
-validates the JSON Schema, the rules pin, the hash chain and every move's legality by
-replaying the whole log. Every write is atomic (temporary file, fsync, rename) and done
-under an exclusive lock on the file, so a failed or concurrent command leaves the file
-byte for byte as it was.
+A game file is a header and an append-only log; nothing derived is stored. Reading checks
+the JSON Schema and decodes every logged move by the game of the data version in force;
+the replay that checks the chain, the MACs and every move's legality is
+``referee.replay``, which builds on this module (as do ``referee.nonces`` and the write
+core), never the other way round (docs/architecture.md#layers). Every write is atomic
+(temporary file, fsync, rename) and done under an exclusive lock on the file, so a failed
+or concurrent command leaves the file byte for byte as it was.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from typing import Any
 
 import msgspec
 
-from referee import engine, fileio, vouch
+from referee import dataversions, engine, fileio, seats, vouch
 from referee import rng as rngmod
 from referee.engine import Game, Match, Move, full_options, get_game
 from referee.errors import (
@@ -129,9 +131,7 @@ def validate(data: Any, where: str = "game file") -> Game:
         get_game(data["game"])
     except UsageError as exc:
         raise GameFileError(f"{where}: $.game: {exc.message}", hints=exc.hints) from None
-    from referee import dataversions  # moves decode by the data version in force
-
-    game = dataversions.game_of(data)
+    game = dataversions.game_of(data)  # moves decode by the data version in force
     log = data["log"]
     clear = [i for i, entry in enumerate(log) if "move" in entry and "sealed" not in entry]
     _decode_all(game, [log[i]["move"] for i in clear], clear, where)
@@ -294,36 +294,6 @@ def rng_key(gf: GameFile, seed: str | None = None) -> bytes:
     return rngmod.combine_key(seed, nonces)
 
 
-def start_state(gf: GameFile, seed: str | None = None) -> Match:
-    """The match before the first move (header checks included)."""
-    check_header(gf)
-    return Match.start(gf.game, gf.players, gf.data["options"], rng_key(gf, seed))
-
-
-def check_header(gf: GameFile) -> None:
-    """The rules pin, the player count and the options. Raises GameFileError.
-
-    The pin in force (the header's ``rules``, or the latest upgrade entry's ``data``) must
-    name this referee's rules and a data version released in the package; ``gf.game``
-    becomes the game playing by that data version (referee.dataversions)."""
-    from referee import dataversions  # a module of its own, which needs this one
-
-    gf.game = game = dataversions.game_of(gf)
-    n = len(gf.players)
-    if not game.min_players <= n <= game.max_players:
-        raise GameFileError(
-            f"{game.title} is for {game.min_players} to {game.max_players} players, "
-            f"this file has {n}"
-        )
-    try:
-        full_options(game, gf.data["options"])
-    except UsageError as exc:
-        raise GameFileError(f"$.options: {exc.message}", hints=exc.hints) from None
-    from referee import nonces  # a module of its own, which needs this one
-
-    nonces.check(gf)
-
-
 def nonce_prompt(gf: GameFile) -> str:
     """Who still owes a nonce (or its commitment), as the prompt before the first move."""
     missing = missing_nonces(gf)
@@ -364,22 +334,6 @@ def waiting(gf: GameFile, match: Match) -> list[str]:
     if match.game.finished(match.state):
         return []
     return missing_nonces(gf) or match.game.to_move(match.state)
-
-
-# Replaying the log (entry kinds, chain and MAC checks, replay) lives in referee/replay.py;
-# these names are still reachable here, for the callers that use ``gamefile.replay``.
-_REPLAY_NAMES = frozenset((
-    "PLAYER_META_KINDS", "check_structure", "entry_kind", "entry_move", "entry_text",
-    "replay", "undo_refusal", "unvouched", "voided",
-))
-
-
-def __getattr__(name: str) -> Any:
-    if name in _REPLAY_NAMES:
-        from referee import replay as replay_module
-
-        return getattr(replay_module, name)
-    raise AttributeError(f"module 'referee.gamefile' has no attribute {name!r}")
 
 
 # --- writing --------------------------------------------------------------------------
@@ -427,9 +381,7 @@ def move_entry(data: Mapping[str, Any], player: str, move: Move) -> dict[str, An
     ``by`` and the move; ``prev``, ``at`` and the MAC are the write core's). In a sealed
     game the move's private fields are sealed to the referee recipient and the entry
     carries the public text."""
-    from referee import dataversions  # the game of the data version in force
-
-    game = dataversions.game_of(data)
+    game = dataversions.game_of(data)  # the game of the data version in force
     body = msgspec.to_builtins(move)
     entry: dict[str, Any] = {"n": len(data["log"]) + 1, "by": player}
     private = engine.private_fields(game, move) if "commitment" in data["rng"] else ()
@@ -493,8 +445,6 @@ def parse_players(spec: str) -> list[dict[str, Any]]:
     control characters."""
     import re
     import unicodedata
-
-    from referee import seats
 
     players: list[dict[str, Any]] = []
     for part in (s.strip() for s in spec.split(",")):

@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from referee import gamefile, history
+from referee import gamefile, history, replay
 from referee.errors import GameFileError, RefereeError
 
 # --- entry -> text ---------------------------------------------------------------------
@@ -33,7 +33,7 @@ from referee.errors import GameFileError, RefereeError
 def entry_text(gf: gamefile.GameFile, i: int) -> str:
     """Log entry ``i`` as other players may read it; needs no secret (a sealed move is
     shown by its public text)."""
-    return gamefile.entry_text(gf, i)
+    return replay.entry_text(gf, i)
 
 
 def entry_line(gf: gamefile.GameFile, i: int) -> str:
@@ -238,7 +238,7 @@ def merge(base: gamefile.GameFile | None, ours: gamefile.GameFile,
         result.dropped_from = len(base_data["log"]) + common
     result.data = {**header, "log": [*base_data["log"], *a, *result.taken]}
     try:  # what `referee check` verifies without the secret, and nothing else
-        gamefile.check_structure(gamefile.GameFile(result.data, ours.game))
+        replay.check_structure(gamefile.GameFile(result.data, ours.game))
     except RefereeError as exc:
         raise MergeConflict(f"the merged game would be invalid: {exc.message}") from None
     return result

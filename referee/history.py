@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from referee import gamefile, identity, seats, secret, signers
+from referee import gamefile, identity, replay, seats, secret, signers
 from referee.engine import Match
 from referee.errors import GameFileError, ReplayError, UsageError
 from referee.rng import commitment
@@ -322,8 +322,8 @@ def check_bot_moves(gf: gamefile.GameFile, seed: str | None, first: int,
             _check_bot_move(gf, i + 1, targets[i + 1], match, key, seed)
 
     if 0 in targets:
-        _check_bot_move(gf, 0, targets[0], gamefile.start_state(gf, seed), key, seed)
-    gamefile.replay(gf, seed, on_entry=look)
+        _check_bot_move(gf, 0, targets[0], replay.start_state(gf, seed), key, seed)
+    replay.replay(gf, seed, on_entry=look)
     return {gf.log[i]["n"] for i in targets}
 
 
@@ -335,11 +335,11 @@ def _check_bot_move(gf: gamefile.GameFile, i: int, seat: seats.SeatBot, match: M
     by, game = entry["by"], match.game
     if game.finished(match.state) or by not in gamefile.waiting(gf, match):
         return  # not this seat's decision: the replay refuses the entry
-    if gf.sealed and (i + 1) in gamefile.voided(gf):
+    if gf.sealed and (i + 1) in replay.voided(gf):
         return
     chosen = seat_move(game, match.state, by, seat.level, seat.iterations,
                        seats.seat_rng_key(key, entry["n"]), limit=seats.RECORDED_MAX_ITERATIONS)
-    if chosen == gamefile.entry_move(gf, i, seed):
+    if chosen == replay.entry_move(gf, i, seed):
         return
     # In a sealed game the bot's intended move comes from hidden state (its hand, the
     # deck): name the entry only. An open game hides nothing.

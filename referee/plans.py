@@ -29,7 +29,6 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from referee import engine, vouch
@@ -39,7 +38,6 @@ from referee.schema import GAME_MASTER, PLAN_LINE, PLAN_LINE_MAX, PLAN_LINES_MAX
 
 if TYPE_CHECKING:
     from referee.gamefile import GameFile
-    from referee.writecore import Transaction
 
 _IF = re.compile(r"^if\s+(\S+)\s+(.+?)\s+then\s+(.+)$", re.I)
 _PRINTABLE = re.compile(rf"^(?:{PLAN_LINE})$")
@@ -405,154 +403,3 @@ class Book:
 
     def record_of(self, player: str) -> int | None:
         return self.pages.records.get(player)
-
-
-def replay(gf: GameFile, seed: str | None) -> tuple[Match, Book]:
-    """The replay with its book of plans (whatever the log holds)."""
-    from referee import replay as replay_module
-
-    book = Book(gf, seed)
-    return replay_module.replay(gf, seed, book=book), book
-
-
-# --- writing --------------------------------------------------------------------------
-
-
-@dataclass
-class Planned:
-    """A move the referee played from a plan."""
-
-    n: int
-    player: str
-    text: str  # as the other players may read it (a sealed game's public text)
-    plan: int
-
-
-def play_due(tx: Transaction, skip: str | None = None) -> list[Planned]:
-    """Play every move due from a plan after the transaction's last move, one after the
-    other (each may raise another's decision), through :meth:`Transaction.play`, each
-    marked with its plan record; ``skip``: a player whose plan waits (they are still
-    sending moves of their own). Does nothing without the state."""
-    played: list[Planned] = []
-    gf = tx.gf
-    if tx.match is None or not in_log(gf.log) or (gf.sealed and tx.seed is None):
-        return played
-    while len(played) < MAX_PLANNED:
-        _, book = replay(gf, tx.seed)
-        due = [d for d in book.due_now(len(gf.log)) if d[0] != skip]
-        if not due:
-            break
-        player, move, source = due[0]
-        entry = tx.play(player, move, {"plan": source})
-        game = tx.state().game
-        shown = engine.public_text(game, move) if gf.sealed else game.format_move(move)
-        played.append(Planned(entry["n"], player, shown, source))
-    return played
-
-
-def set_plan(path: Path, player: str, texts: Sequence[str], *,
-             secret_path: Path | None = None, extra: Mapping[str, Any] | None = None,
-             guard: Any = None) -> tuple[dict[str, Any], GameFile]:
-    """Write ``player``'s plan (``texts``: its lines; none withdraws it) as one plan
-    record through the write core; returns the entry and the new file. In a sealed game
-    the lines are sealed to the referee recipient, so that a player without the secret
-    can write a plan too. Raises UsageError and the errors of a write."""
-    from referee import submit, writecore
-
-    with writecore.transaction(path, secret_path=secret_path, replayed=False,
-                               guard=guard) as tx:
-        gf = tx.gf
-        gf.player(player)
-        submit.refuse_bot_seat(gf, player)
-        parse_lines(gf.game, gf.players, player, texts, gf.sealed)
-        if gf.data["rng"].get("seed") is not None and gf.sealed:
-            raise UsageError("the game is over and its seed revealed: no more plans")
-        entry = tx.append({"by": player, "meta": record(gf.data, player, texts)}, extra)
-        tx.verify()
-    return entry, tx.gf
-
-
-# --- telling the player ---------------------------------------------------------------
-
-
-def describe(live: Live) -> str:
-    """A line as its owner reads it, with what it waits for."""
-    when = live.line.when
-    if when is None:
-        return f"{live.line.text}  (standing answer)"
-    if live.armed is not None:
-        return f"{live.line.text}  (armed by entry {live.armed}: played at your next decision)"
-    return f"{live.line.text}  (waits for {when[0]}'s next move)"
-
-
-def owner_lines(book: Book, player: str, since: int) -> list[str]:
-    """What ``player`` is told about their plan: every line in force and each line
-    dropped at entry ``since`` or later, with why. Only ever shown to the player."""
-    out: list[str] = []
-    for d in book.dropped(player, since):
-        out.append(f"Your plan line `{d.text}` was dropped at entry {d.at}: {d.why}.")
-    lines = book.lines(player)
-    if lines:
-        out.append(f"Your plan (entry {book.record_of(player)}), secret from the other "
-                   "players:" if book.gf.sealed else
-                   f"Your plan (entry {book.record_of(player)}; this game is open: anyone "
-                   "holding the file can read it):")
-        out += [f"  {k}. {describe(x)}" for k, x in enumerate(lines, 1)]
-    return out
-
-
-def last_own_entry(gf: GameFile, player: str) -> int:
-    """The entry number of ``player``'s latest entry of their own making (a move, a
-    record; 0: none): what their plan did and dropped after it is news to them."""
-    return max((e["n"] for e in gf.log if e["by"] == player and "plan" not in e),
-               default=0)
-
-
-OPEN_NOTE = ("this game is open (its seed is in the file): anyone holding the file can "
-             "read your plan")
-SEALED_NOTE = "sealed to the referee: the other players cannot read your plan"
-
-
-def record_text(gf: GameFile, i: int, seed: str | None, viewer: str | None,
-                finished: bool) -> str | None:
-    """The plan record at log index ``i`` as `log` shows it to ``viewer``: its lines to
-    its player, and to everyone once the game is over (a sealed one needs the seed);
-    None to anyone else (the entry's public text stands)."""
-    entry = gf.log[i]
-    if not finished and viewer != entry["by"]:
-        return None
-    try:
-        lines = record_lines(gf, i, seed)
-    except ReplayError:
-        return None
-    if not lines:
-        return "[plan] withdrawn"
-    return "[plan] " + " | ".join(lines)
-
-
-def played_lines(book: Book, gf: GameFile, player: str, since: int) -> list[str]:
-    """``player``'s planned moves from entry ``since`` on, for their own eyes."""
-    out = []
-    for n, (source, index) in sorted(book.planned().items()):
-        if n >= since and gf.log[n - 1]["by"] == player:
-            out.append(f"Entry {n} was played from your plan (entry {source}, line "
-                       f"{index + 1}).")
-    return out
-
-
-def mail_lines(gf: GameFile, seed: str | None, player: str, since: int,
-               everything: bool = False) -> list[str]:
-    """For a mail to ``player``: what their plan played and dropped from entry ``since``
-    on, and the lines in force (``everything``: always; else only with news). [] if they
-    never wrote a plan, or the plan cannot be read (a sealed game without the seed)."""
-    if not any(is_record(e) and e["by"] == player for e in gf.log):
-        return []
-    if gf.sealed and seed is None and "seed" not in gf.data["rng"]:
-        return []
-    _, book = replay(gf, seed)
-    news = [*played_lines(book, gf, player, since + 1),
-            *(f"Your plan line `{d.text}` was dropped at entry {d.at}: {d.why}."
-              for d in book.dropped(player, since + 1))]
-    if not news and not everything:
-        return []
-    return news + [x for x in owner_lines(book, player, len(gf.log) + 1)]

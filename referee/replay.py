@@ -13,18 +13,17 @@ import copy
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from referee import engine, vouch
+from referee import dataversions, engine, nonces, vouch
 from referee import seats as seatsmod
-from referee.engine import Match, Move, State
+from referee.engine import Match, Move, State, full_options
 from referee.errors import GameFileError, ReplayError, SealedError, UsageError
 from referee.gamefile import (
     GameFile,
-    check_header,
     decode_move,
     entry_hash,
     header_hash,
     missing_nonces,
-    start_state,
+    rng_key,
 )
 from referee.rng import Rng
 from referee.schema import ENTRY_KINDS, GAME_MASTER
@@ -240,6 +239,32 @@ class _Pace:
                 raise ReplayError(f"{_where(i)}: undo of move {target} refused: it is "
                                   f"the move of {undone['by']}'s bot seat, which nobody "
                                   "takes back")
+
+
+def start_state(gf: GameFile, seed: str | None = None) -> Match:
+    """The match before the first move (header checks included)."""
+    check_header(gf)
+    return Match.start(gf.game, gf.players, gf.data["options"], rng_key(gf, seed))
+
+
+def check_header(gf: GameFile) -> None:
+    """The rules pin, the player count, the options and the nonces. Raises GameFileError.
+
+    The pin in force (the header's ``rules``, or the latest upgrade entry's ``data``) must
+    name this referee's rules and a data version released in the package; ``gf.game``
+    becomes the game playing by that data version (referee.dataversions)."""
+    gf.game = game = dataversions.game_of(gf)
+    n = len(gf.players)
+    if not game.min_players <= n <= game.max_players:
+        raise GameFileError(
+            f"{game.title} is for {game.min_players} to {game.max_players} players, "
+            f"this file has {n}"
+        )
+    try:
+        full_options(game, gf.data["options"])
+    except UsageError as exc:
+        raise GameFileError(f"$.options: {exc.message}", hints=exc.hints) from None
+    nonces.check(gf)
 
 
 def check_structure(gf: GameFile) -> None:

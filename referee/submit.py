@@ -9,7 +9,7 @@ decides what to tell whom.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -20,7 +20,7 @@ from referee.errors import MoveError, RefereeError, ReplayError, SealedError, Us
 from referee.schema import GAME_MASTER
 
 if TYPE_CHECKING:  # plans are imported only for a game that has some
-    from referee.plans import Planned
+    from referee.plan_play import Planned
 
 
 @dataclass
@@ -127,9 +127,9 @@ def play_plans(tx: writecore.Transaction, skip: str | None = None) -> list[Plann
     in it (:func:`referee.plans.play_due`); nothing to do in a game without plans."""
     if not replay.has_plans(tx.gf.log):
         return []
-    from referee import plans
+    from referee import plan_play
 
-    return plans.play_due(tx, skip)
+    return plan_play.play_due(tx, skip)
 
 
 def undo(path: Path, player: str, *, secret_path: Path | None = None,
@@ -341,3 +341,25 @@ def set_seat(path: Path, by: str, player: str, seat: seats.SeatBot | None, *,
         if seat is not None and match is not None:
             check_bots_can_play(match, [player])
     return entry
+
+
+def set_plan(path: Path, player: str, texts: Sequence[str], *,
+             secret_path: Path | None = None, extra: Mapping[str, Any] | None = None,
+             guard: Any = None) -> tuple[dict[str, Any], gamefile.GameFile]:
+    """Write ``player``'s plan (``texts``: its lines; none withdraws it) as one plan
+    record through the write core; returns the entry and the new file. In a sealed game
+    the lines are sealed to the referee recipient, so that a player without the secret
+    can write a plan too. Raises UsageError and the errors of a write."""
+    from referee import plans
+
+    with writecore.transaction(path, secret_path=secret_path, replayed=False,
+                               guard=guard) as tx:
+        gf = tx.gf
+        gf.player(player)
+        refuse_bot_seat(gf, player)
+        plans.parse_lines(gf.game, gf.players, player, texts, gf.sealed)
+        if gf.data["rng"].get("seed") is not None and gf.sealed:
+            raise UsageError("the game is over and its seed revealed: no more plans")
+        entry = tx.append({"by": player, "meta": plans.record(gf.data, player, texts)}, extra)
+        tx.verify()
+    return entry, tx.gf

@@ -48,7 +48,7 @@ if __package__ in (None, ""):  # run by path: make `scripts` and `referee` impor
 
 import msgspec
 
-from referee import gamefile
+from referee import gamefile, replay
 from referee.engine import Match, get_game, legal_strings
 from referee.replay import undo_refusal
 from scripts.make_examples import play
@@ -218,8 +218,8 @@ def bench_replay(names: list[str]) -> None:
         raw = (ROOT / "examples" / f"{name}-5p.json").read_bytes()
         gf = gamefile.parse(raw)
         gc.collect()  # (the figures below must not pay for garbage made before)
-        full = cpu_ms(lambda raw=raw: gamefile.replay(gamefile.parse(raw)), 30)
-        only = cpu_ms(lambda gf=gf: gamefile.replay(gf), 30)
+        full = cpu_ms(lambda raw=raw: replay.replay(gamefile.parse(raw)), 30)
+        only = cpu_ms(lambda gf=gf: replay.replay(gf), 30)
         per = only * 1000 / len(gf.log)
         versus = f" = {per / chess_us:.1f}x python-chess" if chess_us else ""
         parse_ms = cpu_ms(lambda raw=raw: gamefile.parse(raw), 30)

@@ -79,7 +79,7 @@ def count_mails(game: str, seed: int) -> dict[str, float]:
     everyone on `turn`), count the mails and weigh them; return the weights."""
     from collections import Counter
 
-    from referee import gamefile, secret
+    from referee import gamefile, replay, secret
     from tests.test_judge import Setup
     from tests.test_judge_support import STYLES, body_text, deliver
 
@@ -96,7 +96,7 @@ def count_mails(game: str, seed: int) -> dict[str, float]:
             deliver(setup.inbox, raw)
         setup.judge()
     gf = gamefile.read(setup.path)
-    match = gamefile.replay(gf, secret.find_seed(gf, None, setup.path))
+    match = replay.replay(gf, secret.find_seed(gf, None, setup.path))
     moves = Counter(e["by"] for e in gf.log if "move" in e)
     sent = setup.sent()
     kinds = Counter(body_text(m).split(",")[0].split(":")[0] for m in sent)

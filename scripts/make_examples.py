@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from referee import gamefile
+from referee import gamefile, replay
 from referee.engine import Match, get_game, random_playout
 from referee.rng import Rng
 
@@ -37,7 +37,7 @@ def play(game_name: str, n: int, seed: str) -> dict:
 
 def transcript(data: dict) -> str:
     gf = gamefile.GameFile(data, get_game(data["game"]))
-    match = gamefile.replay(gf)
+    match = replay.replay(gf)
     game = match.game
     lines = [f"{e['n']:>4}. {e['by']}: {game.format_move(m)}"
              for e, (_, m) in zip(gf.log, match.log, strict=True)]

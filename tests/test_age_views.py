@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from click.testing import Result
 
-from referee import agebox, gamefile, viewsign
+from referee import agebox, gamefile, replay, viewsign
 from referee.engine import get_game
 from referee.errors import UsageError
 from referee.rng import Rng
@@ -152,7 +152,7 @@ def test_the_clear_files_hold_no_hidden_token(name: str, tmp_path: Path, signers
     path, _ = game
     write_views(game, signers)
     tokens = tokens_by_owner(get_game(name),
-                             gamefile.replay(gamefile.read(path), seed_of(name)).state)
+                             replay.replay(gamefile.read(path), seed_of(name)).state)
     assert tokens["ann"] and tokens["ben"]
     folder = path.parent
     clear = [(folder / name).read_text() for name in ("g.public.txt", "g.views.json")]

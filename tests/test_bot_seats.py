@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from referee import gamefile, seats
+from referee import gamefile, replay, seats
 from referee.cli import main
 from referee.submit import play_bots
 
@@ -87,7 +87,7 @@ def test_a_bot_that_starts_moves_at_once_and_moves_are_marked(tmp_path: Path) ->
     assert [e["by"] for e in log] == ["ann"] * len(log) and len(log) >= 2
     assert all(e["bot"] is True for e in log)
     for e in log:
-        text = gamefile.entry_text(gamefile.read(path), int(e["n"]) - 1)  # type: ignore[call-overload]
+        text = replay.entry_text(gamefile.read(path), int(e["n"]) - 1)  # type: ignore[call-overload]
         assert f"move {e['n']}: ann: {text} (bot, greedy)" in out
     assert json.loads(run("status", path, "--json").output)["to_move"] == ["ben"]
     shown = run("log", path).output.splitlines()
@@ -169,7 +169,7 @@ def test_a_forged_unmarked_move_for_a_bot_seat_is_refused_on_every_read(
 def legal_after(tmp_path: Path, data: dict[str, object], player: str) -> object:
     """``player``'s first legal move (as a move object) in the game ``data``."""
     gf = gamefile.GameFile(data, gamefile.validate(data))
-    match = gamefile.replay(gf)
+    match = replay.replay(gf)
     return match.game.legal_moves(match.state, player)[0]
 
 

@@ -12,7 +12,7 @@ import msgspec
 import pytest
 from click.testing import CliRunner, Result
 
-from referee import gamefile, history, seats, secret
+from referee import gamefile, history, replay, seats, secret
 from referee.bots.players import seat_move
 from referee.cli import main
 
@@ -69,7 +69,7 @@ def test_a_move_slipped_in_as_the_bots_is_refused(repo: Path) -> None:
     gf = gamefile.read(path)
     bot_entry = gf.log[1]
     assert bot_entry["by"] == "ben" and bot_entry["bot"] is True
-    match = gamefile.replay(gf, upto=1)
+    match = replay.replay(gf, upto=1)
     legal = match.game.legal_moves(match.state, "ben")
     chosen = gamefile.decode_move(match.game, bot_entry["move"], "$")
     other = next(m for m in legal if m != chosen)
@@ -101,7 +101,7 @@ def test_a_bot_mark_on_a_persons_seat_gives_no_right_to_add_it(repo: Path) -> No
     path = repo / "g.json"
     run("move", path, "--as", "ann", "supply 2")
     gf = gamefile.read(path)
-    match = gamefile.replay(gf)
+    match = replay.replay(gf)
     assert gamefile.waiting(gf, match) == ["cat"]
     cat_move = match.game.legal_moves(match.state, "cat")[0]
     data = json.loads(path.read_text())
@@ -133,7 +133,7 @@ def test_seat_move_is_the_same_key_for_key(repo: Path) -> None:
     path = repo / "g.json"
     run("move", path, "--as", "ann", "supply 2")
     gf = gamefile.read(path)
-    match = gamefile.replay(gf, upto=1)
+    match = replay.replay(gf, upto=1)
     key = seats.seat_rng_key(gamefile.rng_key(gf), 2)
     chosen = seat_move(match.game, match.state, "ben", "greedy", None, key)
     assert gamefile.decode_move(match.game, gf.log[1]["move"], "$") == chosen
@@ -177,7 +177,7 @@ def test_signed_commit_may_carry_the_bots_moves_but_not_a_forgery(
     assert result.exit_code == 0, result.output
     # the same change with ben's bot move replaced by ann's own choice for ben
     gf = gamefile.read(path)
-    match = gamefile.replay(gf, upto=1)
+    match = replay.replay(gf, upto=1)
     chosen = gamefile.decode_move(match.game, gf.log[1]["move"], "$")
     other = next(m for m in match.game.legal_moves(match.state, "ben") if m != chosen)
     rewrite(path, [gf.log[0], {"n": 2, "by": "ben", "move": msgspec.to_builtins(other),
@@ -207,8 +207,8 @@ def test_sealed_bot_moves_are_verified_with_the_secret_given_to_check(tmp_path: 
     gf = gamefile.read(path)
     seed = secret.find_seed(gf, kept, path)
     assert seed is not None
-    match = gamefile.replay(gf, seed, upto=1)
-    chosen = gamefile.entry_move(gf, 1, seed)
+    match = replay.replay(gf, seed, upto=1)
+    chosen = replay.entry_move(gf, 1, seed)
     other = next(m for m in match.game.legal_moves(match.state, "ben") if m != chosen)
     rewrite(path, [gf.log[0], {"n": 2, "by": "ben", "move": msgspec.to_builtins(other),
                                "bot": True}])
@@ -228,7 +228,7 @@ def test_check_bots_replays_every_bot_move_of_a_whole_game(repo: Path) -> None:
     assert honest.exit_code == 0, honest.output
     assert f"{len(bot_moves)} bot-seat moves replayed: each is its bot's move" in honest.output
     i = gf.log.index(bot_moves[0])
-    match = gamefile.replay(gf, upto=i)
+    match = replay.replay(gf, upto=i)
     chosen = gamefile.decode_move(match.game, bot_moves[0]["move"], "$")
     other = next(m for m in match.game.legal_moves(match.state, "ben") if m != chosen)
     rewrite(path, [*gf.log[:i], {"n": i + 1, "by": "ben", "move": msgspec.to_builtins(other),

@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from referee import gamefile
+from referee import gamefile, replay
 from referee.cli import main
 
 SETTINGS = settings(max_examples=60, deadline=None, derandomize=True, database=None,
@@ -46,7 +46,7 @@ def test_arbitrary_bot_specs_in_players(tmp_path_factory: Any, tail: str) -> Non
     assert path.exists() == (result.exit_code == 0)
     if result.exit_code == 0:
         gf = gamefile.read(path)
-        assert gamefile.replay(gf) is not None
+        assert replay.replay(gf) is not None
 
 
 VALUES = st.one_of(st.none(), st.booleans(), st.integers(-3, 200_000),

@@ -82,9 +82,9 @@ def test_public_status_hides_private_views(tmp_path: Path, name: str, n: int) ->
     path = tmp_path / "g.json"
     players = ["ann", "ben", "cat", "dan", "eve"][:n]
     run("new", name, path, "--players", ",".join(players), "--seed", "hidden")
-    from referee import gamefile
+    from referee import gamefile, replay
 
-    match = gamefile.replay(gamefile.read(path))
+    match = replay.replay(gamefile.read(path))
     game = get_game(name)
     outputs: dict[str | None, dict[str, str]] = {
         None: {"status": run("status", path).output,

@@ -14,7 +14,7 @@ from typing import Any
 import msgspec
 import pytest
 
-from referee import dataversions, gamefile, secret
+from referee import dataversions, gamefile, replay, secret
 from referee.engine import Game, Match, get_game
 from referee.rng import Rng
 from tests.cli import run
@@ -82,7 +82,7 @@ def new_game(tmp_path: Path, name: str, pin: str, n: int = 3) -> Path:
 def play(path: Path, count: int, label: str = "dv") -> None:
     """Append ``count`` moves chosen among the legal ones of the game's data in force."""
     gf = gamefile.read(path)
-    match = gamefile.replay(gf)
+    match = replay.replay(gf)
     chooser = Rng(label)
     for _ in range(count):
         if match.game.finished(match.state):
@@ -151,7 +151,7 @@ def test_old_staufer_game_replays_and_plays_on_with_its_pinned_data(tmp_path: Pa
     path = new_game(tmp_path, "staufer", pin)
     play(path, 30)
     gf = gamefile.read(path)
-    match = gamefile.replay(gf)
+    match = replay.replay(gf)
     pinned_game = dataversions.game_for("staufer", pin)
     assert gf.game is pinned_game and match.game is pinned_game
     assert pinned_game is not get_game("staufer")
@@ -166,7 +166,7 @@ def test_old_staufer_game_replays_and_plays_on_with_its_pinned_data(tmp_path: Pa
     assert status(path)["rules"] == pin
     move_on(path)
     gf = gamefile.read(path)
-    assert len(gamefile.replay(gf).log) == 31
+    assert len(replay.replay(gf).log) == 31
     assert run("check", path).exit_code == 0
 
 
@@ -176,7 +176,7 @@ def test_old_dynasties_game_replays_and_plays_on_with_its_pinned_data(tmp_path: 
     path = new_game(tmp_path, "dynasties", pin, n=4)
     play(path, 25)
     gf = gamefile.read(path)
-    match = gamefile.replay(gf)
+    match = replay.replay(gf)
     pinned_game = dataversions.game_for("dynasties", pin)
     assert match.game is pinned_game
     current = get_game("dynasties")
@@ -188,7 +188,7 @@ def test_old_dynasties_game_replays_and_plays_on_with_its_pinned_data(tmp_path: 
     assert status(path, player)["legal"] == [
         pinned_game.format_move(m) for m in pinned_game.legal_moves(match.state, player)]
     move_on(path)
-    assert len(gamefile.replay(gamefile.read(path)).log) == 26
+    assert len(replay.replay(gamefile.read(path)).log) == 26
 
 
 def test_unknown_data_version_is_refused_naming_the_versions_here(tmp_path: Path) -> None:
@@ -291,7 +291,7 @@ def test_upgrade_reports_the_difference_then_moves_the_game_on(tmp_path: Path,
     assert status(path)["scores"] == report["scores"]["target"]
     move_on(path)
     gf = gamefile.read(path)
-    match = gamefile.replay(gf)
+    match = replay.replay(gf)
     assert match.game is get_game("staufer") and len(match.log) == 61
     assert run("check", path).exit_code == 0
     again = run("upgrade", path)
@@ -401,7 +401,7 @@ def test_sealed_game_upgrade_carries_the_referee_mac(tmp_path: Path, variant: An
     gf = gamefile.read(path)
     seed = secret.find_seed(gf, None, path)
     assert seed is not None and "seed" not in gf.data["rng"]
-    match = gamefile.replay(gf, seed)
+    match = replay.replay(gf, seed)
     chooser = Rng("sealed")
     for _ in range(20):
         by = match.game.to_move(match.state)[0]
@@ -475,7 +475,7 @@ def test_a_kept_card_stays_sealed_in_a_game_on_older_data(tmp_path: Path,
     path.write_text(gamefile.dumps(data), encoding="utf-8")
     gf = gamefile.read(path)
     seed = secret.find_seed(gf, None, path)
-    match = gamefile.replay(gf, seed)
+    match = replay.replay(gf, seed)
     chooser = Rng("keep")
     for _ in range(300):
         by = match.game.to_move(match.state)[0]

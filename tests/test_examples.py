@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from referee import gamefile
+from referee import gamefile, replay
 from scripts.make_examples import transcript
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -16,7 +16,7 @@ FILES = sorted(EXAMPLES.glob("*.json"))
 @pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
 def test_example_replays_to_golden_transcript(path: Path) -> None:
     gf = gamefile.read(path)
-    match = gamefile.replay(gf)
+    match = replay.replay(gf)
     assert match.game.finished(match.state), "examples are finished games"
     assert match.game.invariants(match.state) == []
     expected = path.with_suffix(".txt").read_text()

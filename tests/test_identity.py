@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from referee import gamefile, identity, secret
+from referee import gamefile, identity, replay, secret
 from referee.cli import main
 from tests.leaks import tokens_by_owner
 from tests.test_trust_git import (  # noqa: F401  (fixtures)
@@ -64,7 +64,7 @@ def dyn_repo(repo: Path) -> Path:
 def hands(path: Path, seed: str | None = None) -> dict[str, list[int]]:
     """Every player's hidden hand of action cards (read here with the secret)."""
     gf = gamefile.read(path)
-    match = gamefile.replay(gf, seed or secret.repository_seed(REPO_SECRET, gf))
+    match = replay.replay(gf, seed or secret.repository_seed(REPO_SECRET, gf))
     return {pl.id: list(pl.hand) for pl in match.state.players}
 
 
@@ -274,7 +274,7 @@ def test_a_forged_bot_move_in_a_sealed_game_names_the_entry_not_the_bots_move(
     honest.write_bytes((repo / SEALED).read_bytes())
     referee(repo, "bot", str(honest), env=ENV)
     gf = gamefile.read(repo / SEALED)
-    match = gamefile.replay(gf, secret.repository_seed(REPO_SECRET, gf))
+    match = replay.replay(gf, secret.repository_seed(REPO_SECRET, gf))
     game, cats = match.game, hands(repo / SEALED)["cat"]
     bots = json.loads(honest.read_text())["log"][n - 1]
     assert bots["by"] == "cat" and bots["bot"] is True
@@ -376,7 +376,7 @@ def test_the_publish_jobs_site_shows_a_sealed_games_board(
     page = (folder / "index.html").read_text()
     assert "the positions cannot be rebuilt" not in page
     gf = gamefile.read(repo / SEALED)
-    match = gamefile.replay(gf, secret.repository_seed(REPO_SECRET, gf))
+    match = replay.replay(gf, secret.repository_seed(REPO_SECRET, gf))
     hidden = [t for ts in tokens_by_owner(match.game, match.state).values() for t in ts]
     for path in (repo / "_site").rglob("*"):
         if path.is_file():

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from referee import gamefile
+from referee import gamefile, replay
 from referee.cli import main
 from referee.mail import tokens
 from tests.cli import run
@@ -297,7 +297,7 @@ def test_whole_game_by_scripted_players_and_mail_count(tmp_path: Path) -> None:
         setup.judge()
     gf = gamefile.read(setup.path)
     moves = [e for e in gf.log if "move" in e]
-    assert moves and gf.game.finished(gamefile.replay(gf, "judge-seed").state) is True
+    assert moves and gf.game.finished(replay.replay(gf, "judge-seed").state) is True
     sent = setup.sent()
     over = [m for m in sent if body_text(m).startswith("Game over")]
     assert sorted(m["X-Referee-Player"] for m in over) == ["ann", "ben", "cat"]
@@ -375,7 +375,7 @@ def test_no_mail_shows_another_players_hidden_card(tmp_path: Path) -> None:
             deliver(setup.inbox, raw)
         setup.judge()
     gf = gamefile.read(setup.path)
-    start = gamefile.start_state(gf, "judge-seed")
+    start = replay.start_state(gf, "judge-seed")
     cards = dict(start.state.cards)
     sent = setup.sent()
     assert len(sent) > 20

@@ -12,7 +12,7 @@ import sys
 import time
 from pathlib import Path
 
-from referee import gamefile
+from referee import gamefile, replay
 from tests.test_judge import SENDER, Setup
 from tests.test_judge_support import STYLES, Player, body_text, deliver, outbox_messages
 
@@ -64,7 +64,7 @@ def test_kill_9_at_random_moments_loses_and_doubles_nothing(tmp_path: Path) -> N
         judge.wait(10)
     assert kills == 4
     gf = gamefile.read(setup.path)
-    match = gamefile.replay(gf, "judge-seed")
+    match = replay.replay(gf, "judge-seed")
     assert match.game.finished(match.state), f"game stuck after {kills} kills"
     moves = [e for e in gf.log if "move" in e]
     mails = [e["mail"] for e in moves]

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from referee import gamefile
+from referee import gamefile, replay
 from referee.errors import UsageError
 from referee.judge import Config, Judge, meta, run_once
 from referee.judge.incoming import gm_meta
@@ -49,7 +49,7 @@ def test_settings_from_header_and_meta_entries(tmp_path: Path) -> None:
     assert found.notify == {"ann": "turn", "ben": "turn", "cat": "every"}
     assert [e["by"] for e in gf.log] == ["gm", "gm", "gm", "gm", "cat"]
     assert all("mac" in e for e in gf.log)  # sealed game: the referee vouches for each
-    gamefile.replay(gf, "judge-seed")  # meta entries do not touch the state
+    replay.replay(gf, "judge-seed")  # meta entries do not touch the state
 
 
 @pytest.mark.parametrize("bad, message", [

@@ -30,7 +30,7 @@ from typing import Any
 
 import pytest
 
-from referee import gamefile, secret
+from referee import gamefile, replay, secret
 from tests.conftest import free_port, missing
 from tests.test_judge_support import STYLES, Player, parse, summary
 
@@ -306,7 +306,7 @@ def test_whole_games_by_mail_through_imap_and_smtp_with_the_judge_killed_twice(
     assert kills == 2, f"no progress for {PROGRESS_TIMEOUT} s at {progress}: {errors}"
     for game, path in paths.items():
         gf = gamefile.read(path)
-        state = gamefile.replay(gf, secret.find_seed(gf, None, path))
+        state = replay.replay(gf, secret.find_seed(gf, None, path))
         assert state.game.finished(state.state), f"{game} stuck at entry {len(gf.log)} {errors}"
         mails = [e["mail"] for e in gf.log if "move" in e]
         assert len(mails) == len(set(mails))

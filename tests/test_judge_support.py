@@ -14,7 +14,7 @@ from email.message import EmailMessage
 from email.utils import make_msgid
 from pathlib import Path
 
-from referee import gamefile, secret
+from referee import gamefile, replay, secret
 from referee.engine import legal_strings
 from referee.mail import tokens
 
@@ -159,7 +159,7 @@ class Player:
         gf = gamefile.read(path)
         if gamefile.missing_nonces(gf):
             return f"nonce {self.rng.getrandbits(64):x}"
-        match = gamefile.replay(gf, secret.find_seed(gf, None, path))
+        match = replay.replay(gf, secret.find_seed(gf, None, path))
         legal = legal_strings(match.game, match.state, self.pid)
         return self.rng.choice(legal)
 

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from referee import gamefile
+from referee import gamefile, replay
 from referee.cli import main
 from referee.engine import get_game
 from referee.games.dynasties import views as dyn_views
@@ -44,7 +44,7 @@ def run(*args: object) -> str:
 def new_game(tmp_path: Path, name: str) -> tuple[Path, Any]:
     path = tmp_path / f"{name}.json"
     run("new", name, path, "--players", ",".join(PLAYERS), "--seed", "planted-leaks")
-    return path, gamefile.replay(gamefile.read(path)).state
+    return path, replay.replay(gamefile.read(path)).state
 
 
 def cli_outputs(path: Path) -> dict[str | None, dict[str, str]]:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from referee import gamefile
+from referee import gamefile, replay
 from referee.engine import get_game
 from referee.judge import html as mailhtml
 from referee.judge import meta
@@ -93,7 +93,7 @@ def test_every_start_mail_has_text_html_and_the_recipients_board(staufer: Setup)
     exactly the PNG of that tile rendered afresh, each referenced once by its cid."""
     sent = staufer.sent()
     assert sorted(str(m["X-Referee-Player"]) for m in sent) == [*PLAYERS, "watcher"]
-    match = gamefile.replay(gamefile.read(staufer.path), "judge-seed")
+    match = replay.replay(gamefile.read(staufer.path), "judge-seed")
     for msg in sent:
         _, page, pictures = images(msg)
         view = match.game.view(match.state, recipient(msg))
@@ -186,7 +186,7 @@ def test_no_html_part_shows_another_players_hidden_tokens(tmp_path: Path) -> Non
             continue  # a short mail: no board, no picture
         _, page, pictures = images(msg)
         reader = recipient(msg)
-        match = gamefile.replay(gf, "judge-seed", upto=int(str(msg["X-Referee-Move"])))
+        match = replay.replay(gf, "judge-seed", upto=int(str(msg["X-Referee-Move"])))
         view = match.game.view(match.state, reader)
         seen = board.setdefault(str(msg["To"]), {})
         seen.update({cid.split(".")[0]: png for cid, png in pictures})

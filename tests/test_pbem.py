@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from referee import gamefile
+from referee import gamefile, replay
 from tests.cli import ok, run
 from tests.leaks import assert_hidden
 
@@ -79,7 +79,7 @@ def test_views_of_a_sealed_game_leak_nothing(sealed: tuple[Path, Path]) -> None:
     public = ok("status", path, "--json", "--secret", secret).output
     assert ann["view"]["card"] not in public and ben["view"]["card"] not in public
     assert ann["view"]["card"] not in json.dumps(ben)
-    match = gamefile.replay(gamefile.read(path), "the-secret-seed")
+    match = replay.replay(gamefile.read(path), "the-secret-seed")
     assert_hidden(match.game, match.state, {None: {"status": public, "file": path.read_text()},
                                             "ben": {"status --as ben": json.dumps(ben)}})
     for output in (public, json.dumps(ann), path.read_text()):
@@ -129,9 +129,9 @@ def test_nonces_before_the_first_move(tmp_path: Path) -> None:
         ok("nonce", other, "--as", "ann", "n-ann", "--keep", tmp_path / f"a{step}")
         ok("nonce", other, "--as", "ben", "something else", "--keep", tmp_path / f"b{step}")
     # same seed, other nonces: another deal (the whole deck order is compared)
-    decks = [gamefile.replay(gamefile.read(p), upto=0).state.deck for p in (path, other)]
+    decks = [replay.replay(gamefile.read(p), upto=0).state.deck for p in (path, other)]
     assert decks[0] != decks[1]
-    assert card in {*decks[0], *gamefile.replay(gamefile.read(path)).state.cards.values()}
+    assert card in {*decks[0], *replay.replay(gamefile.read(path)).state.cards.values()}
 
 
 # --- undo -----------------------------------------------------------------------------

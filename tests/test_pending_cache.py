@@ -11,7 +11,7 @@ import msgspec
 import pytest
 from click.testing import CliRunner, Result
 
-from referee import fileio, gamefile
+from referee import fileio, replay
 from referee.cli import cache
 from referee.cli import main as cli_main
 
@@ -73,7 +73,7 @@ def test_a_cold_run_writes_one_index_and_never_fsyncs(games: Path,
     def no_replay(*args: object, **kwargs: object) -> None:
         raise AssertionError("replayed although cached")
 
-    monkeypatch.setattr(gamefile, "replay", no_replay)
+    monkeypatch.setattr(replay, "replay", no_replay)
     assert run("pending", games).output == cold.output  # from the cache
     assert len(writes) == 1  # nothing new: the index is not written again
 
@@ -93,7 +93,7 @@ def test_another_referee_version_uses_another_index(games: Path,
     monkeypatch.setattr(cache, "code_fingerprint", lambda: b"\x01" * 32)
 
     replayed = []
-    real = gamefile.replay
-    monkeypatch.setattr(gamefile, "replay", lambda *a, **k: replayed.append(1) or real(*a, **k))
+    real = replay.replay
+    monkeypatch.setattr(replay, "replay", lambda *a, **k: replayed.append(1) or real(*a, **k))
     assert run("pending", games).output.count("waiting for ben") == 3
     assert len(replayed) == 3 and len(index_files()) == 2

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from referee import gamefile, vouch
+from referee import gamefile, replay, vouch
 from referee import rng as rngmod
 from referee import secret as secretmod
 from referee.cli import main
@@ -57,7 +57,7 @@ def make_game(folder: Path, name: str, n: int, moves: int | None = None,
 def svg_of(path: Path, viewer: str | None = None, upto: int | None = None,
            seed: str | None = None) -> tuple[str, dict]:
     gf = gamefile.read(path)
-    match = gamefile.replay(gf, seed, upto=upto)
+    match = replay.replay(gf, seed, upto=upto)
     view = match.game.view(match.state, viewer)
     return draw_svg(view), view
 
@@ -122,7 +122,7 @@ def test_dynasties_picture_counts_many_goods() -> None:
     from referee.games.dynasties.pictures import draw
 
     gf = gamefile.read(ROOT / "examples" / "dynasties-3p.json")
-    match = gamefile.replay(gf, upto=10)
+    match = replay.replay(gf, upto=10)
     view = match.game.view(match.state, None)
     view["players"][0]["goods"] = "kkkwwgbbbbbppp"  # 14 goods: too many for one square each
     row = ET.fromstring(draw(view)).find(f".//{NS}g[@id='player-{view['players'][0]['id']}']")
@@ -169,7 +169,7 @@ def test_pictures_show_only_what_the_view_allows(tmp_path: Path, name: str, n: i
                                                  moves: int) -> None:
     path = make_game(tmp_path, name, n, moves=moves)
     gf = gamefile.read(path)
-    match = gamefile.replay(gf)
+    match = replay.replay(gf)
     game, state = match.game, match.state
     pictures: dict[str | None, dict[str, str]] = {
         v: {"svg": draw_svg(game.view(state, v))} for v in [None, *PLAYERS[:n]]}
@@ -217,8 +217,8 @@ def test_show_since_marks_the_seat_that_was_taken(tmp_path: Path) -> None:
     for n in range(len(gf.log), 0, -1):  # the latest deploy in the log
         if gf.log[n - 1]["move"]["type"] == "seat":
             break
-    before = gamefile.replay(gf, upto=n - 1)
-    after = gamefile.replay(gf, upto=n)
+    before = replay.replay(gf, upto=n - 1)
+    after = replay.replay(gf, upto=n)
     game = before.game
     v0, v1 = game.view(before.state, None), game.view(after.state, None)
     taken = [(p, i) for p, r in enumerate(v1["regions"]) for i, s in enumerate(r["seats"])
@@ -290,7 +290,7 @@ def test_show_sealed_game_needs_the_secret(tmp_path: Path) -> None:
 
 def test_status_and_move_do_not_import_the_picture_libraries(tmp_path: Path) -> None:
     path = make_game(tmp_path, "staufer", 3, moves=5)
-    match = gamefile.replay(gamefile.read(path))
+    match = replay.replay(gamefile.read(path))
     player = match.game.to_move(match.state)[0]
     legal = match.game.format_move(match.game.legal_moves(match.state, player)[0])
     moving = ["move", str(path), "--as", player, legal]

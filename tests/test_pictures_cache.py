@@ -156,9 +156,9 @@ def test_the_judge_keeps_its_pictures_beside_the_games(tmp_path: Path) -> None:
     probe = ("import resvg_py, sys; calls = []; real = resvg_py.svg_to_bytes\n"
              "resvg_py.svg_to_bytes = lambda **k: calls.append(1) or real(**k)\n"
              "from referee.judge import html; from referee.pictures.tiles import tiles\n"
-             "from referee import gamefile\n"
+             "from referee import gamefile, replay\n"
              f"gf = gamefile.read({str(setup.path)!r})\n"
-             "m = gamefile.replay(gf, 'judge-seed')\n"
+             "m = replay.replay(gf, 'judge-seed')\n"
              f"c = html.cache_for(__import__('pathlib').Path({str(setup.games)!r}))\n"
              "[c.png(t.svg) for t in tiles(m.game.view(m.state, None)) if t.svg]\n"
              "print(len(calls), c.hits)")

@@ -9,7 +9,7 @@ import json
 from email.utils import make_msgid
 from pathlib import Path
 
-from referee import gamefile
+from referee import gamefile, replay
 from referee.judge import meta
 from referee.replay import MAX_PLAYER_RECORDS
 from tests.leaks import assert_hidden, own_items
@@ -34,7 +34,7 @@ def test_a_player_called_watcher_is_not_a_watcher(tmp_path: Path) -> None:
     assert len(kim) == 1
     _, page, pictures = images(kim[0])
     assert "as watcher sees it" not in page
-    match = gamefile.replay(gamefile.read(setup.path), "judge-seed")
+    match = replay.replay(gamefile.read(setup.path), "judge-seed")
     shown = [png for _, png in pictures]  # the first mail: the whole board
     assert shown == fresh(match.game.view(match.state, None))  # public: nobody's hand
     # the page names none of the seat's hidden contracts (they are its own mail's)

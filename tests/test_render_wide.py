@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from referee import gamefile, textlayout
+from referee import gamefile, replay, textlayout
 from referee.cli import main
 from referee.engine import get_game
 from referee.judge import meta
@@ -49,7 +49,7 @@ def test_wide_status_is_the_same_text_laid_out_for_132_columns(
 def test_a_board_fits_its_width_and_80_is_the_default(
         tmp_path: Path, game: str, players: int, moves: int) -> None:
     played(game, players, moves, tmp_path / "g.json")
-    match = gamefile.replay(gamefile.read(tmp_path / "g.json"))
+    match = replay.replay(gamefile.read(tmp_path / "g.json"))
     rules = get_game(game)
     for viewer in (None, *match.players):
         board = rules.render(match.state, viewer)
@@ -69,7 +69,7 @@ def test_a_mail_shows_the_board_laid_out_for_78_columns(
         tmp_path: Path, game: str, players: int, moves: int) -> None:
     who = played(game, players, moves, tmp_path / "g.json")
     gf = gamefile.read(tmp_path / "g.json")
-    match = gamefile.replay(gf)
+    match = replay.replay(gf)
     body = mailtext.body(gf, match, None, who, None, meta.settings(gf.data))
     board = match.game.render(match.state, who, width=mailtext.WIDTH)
     assert f"\n{board}\n" in body

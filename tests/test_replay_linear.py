@@ -81,7 +81,7 @@ def _naive_check_chain(gf: gamefile.GameFile, i: int, entry: Mapping[str, Any],
 
 def naive_replay(gf: gamefile.GameFile, seed: str | None = None, upto: int | None = None,
                  on_entry: Callable[[int, Match], None] | None = None) -> Match:
-    match = gamefile.start_state(gf, seed)
+    match = rp.start_state(gf, seed)
     prev = gamefile.header_hash(gf.data)
     struck = rp.voided(gf)
     for i, entry in enumerate(gf.log[:upto]):

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from referee import gamefile
+from referee import gamefile, replay
 from referee.cli import cache, check
 from referee.cli import main as cli_main
 
@@ -68,19 +68,19 @@ def test_parallel_check_gives_the_sequential_results(folder: Path) -> None:
 
 def test_an_internal_error_in_one_file_does_not_hide_the_others(
         folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    real = gamefile.replay
+    real = replay.replay
 
-    def replay(gf: gamefile.GameFile, *args: object, **kwargs: object) -> object:
+    def broken(gf: gamefile.GameFile, *args: object, **kwargs: object) -> object:
         if gf.log:
             raise ValueError("'nowhere' is not in list")
         return real(gf, *args, **kwargs)
 
-    monkeypatch.setattr(gamefile, "replay", replay)
+    monkeypatch.setattr(replay, "replay", broken)
     monkeypatch.setattr(check, "PARALLEL_MIN_FILES", 10**6)  # the patch lives here only
     result = run("check", *sorted(folder.glob("g*.json")))
     assert result.exit_code == 1
     lines = result.output.splitlines()
-    where = f"(at tests/test_robust_many.py:{replay.__code__.co_firstlineno + 2})"
+    where = f"(at tests/test_robust_many.py:{broken.__code__.co_firstlineno + 2})"
     assert lines[0] == (f"FAIL {folder}/g0.json: internal error while replaying "
                         f"{folder}/g0.json: ValueError: 'nowhere' is not in list {where}")
     assert lines[1].strip().startswith("this is a bug in referee")
@@ -107,7 +107,7 @@ def test_pending_uses_its_cache_for_unchanged_bytes_only(
     def no_replay(*args: object, **kwargs: object) -> None:
         raise AssertionError("replayed although cached")
 
-    monkeypatch.setattr(gamefile, "replay", no_replay)
+    monkeypatch.setattr(replay, "replay", no_replay)
     assert run("pending", game).output == first  # from the cache
     data = json.loads(game.read_text())
     data["log"][0]["at"] = "2026-02-02T00:00:00Z"

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from referee import gamefile
+from referee import gamefile, replay
 from referee.engine import get_game
 from referee.rng import Rng
 from tests.cli import run
@@ -37,7 +37,7 @@ def test_sealed_game_outputs_hold_no_secret(tmp_path: Path, name: str, n: int) -
                                secret).output)["legal"]
         assert run("move", path, "--as", player, chooser.choice(legal, "m"), "--secret",
                    secret).exit_code == 0
-    match = gamefile.replay(gamefile.read(path), SEED)
+    match = replay.replay(gamefile.read(path), SEED)
     game = get_game(name)
     assert game.hidden_items(match.state, None), "the test needs hidden state to look for"
     seen_by_all = {
@@ -79,7 +79,7 @@ def test_the_tokens_searched_for_do_appear_where_allowed(tmp_path: Path, name: s
     path = tmp_path / "g.json"
     players = ["ann", "ben", "cat", "dan"][:n]
     run("new", name, path, "--players", ",".join(players), "--seed", SEED)
-    match = gamefile.replay(gamefile.read(path))
+    match = replay.replay(gamefile.read(path))
     game = get_game(name)
     for p in players:
         own = own_items(game, match.state, p)
@@ -114,7 +114,7 @@ def test_hidden_choices_are_sealed_in_the_file_and_every_public_output(tmp_path:
     game = get_game("dynasties")
     choices = {}  # the full notation of each hidden choice, and its private field values
     for i in sealed:
-        move = gamefile.entry_move(gf, i, SEED)
+        move = replay.entry_move(gf, i, SEED)
         private = {f: getattr(move, f) for f in game.private_fields(move)}
         choices[i] = (gf.log[i]["by"], game.format_move(move), private)
     raw = path.read_text()
@@ -146,7 +146,7 @@ def test_check_of_a_forged_move_names_no_hidden_card(tmp_path: Path) -> None:
     path, secret = tmp_path / "g.json", tmp_path / "keep.secret"
     assert run("new", "dynasties", path, "--players", "ann,ben,cat", "--sealed",
                "--insecure-seed", "--seed", SEED, "--secret-out", secret).exit_code == 0
-    match = gamefile.replay(gamefile.read(path), SEED)
+    match = replay.replay(gamefile.read(path), SEED)
     game = get_game("dynasties")
     held = set(match.state.players[0].hand)
     legal = json.loads(run("status", path, "--as", "ann", "--json", "--secret",

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from referee import gamefile
+from referee import gamefile, replay
 from referee.cli import main
 from referee.pictures import draw_svg
 from referee.pictures.changes import Marks
@@ -46,12 +46,12 @@ def test_site_index_and_game_pages(games: Path, tmp_path: Path) -> None:
     index = (out / "index.html").read_text()
     assert '<a href="staufer-2p-done/index.html">a-staufer.json</a>' in index
     assert '<a href="dynasties-3p-open/index.html">b-dynasties.json</a>' in index
-    finished = gamefile.replay(gamefile.read(games / "a-staufer.json"))
+    finished = replay.replay(gamefile.read(games / "a-staufer.json"))
     game = finished.game
     scores = game.scores(finished.state)
     assert ", ".join(f"{p} {s}" for p, s in scores.items()) in index
     assert "finished: 1." in index
-    running = gamefile.replay(gamefile.read(games / "b-dynasties.json"))
+    running = replay.replay(gamefile.read(games / "b-dynasties.json"))
     owing = running.game.to_move(running.state)
     assert re.search(rf'<span class="turn">.*{owing[0]}</span> to move', index)
     page = (out / "staufer-2p-done" / "index.html").read_text()  # by game id
@@ -83,11 +83,11 @@ def test_site_has_every_position_with_steps(games: Path, tmp_path: Path) -> None
     assert not (folder / "pos-18.html").exists()
     first = (folder / "pos-1.html").read_text()
     gf = gamefile.read(games / "b-dynasties.json")
-    match = gamefile.replay(gf, upto=1)
+    match = replay.replay(gf, upto=1)
     text = match.game.format_move(match.log[0][1])
     assert f"<strong>Move 1</strong>: ann: <code>{text}</code>" in first
     events = match.game.view(match.state, None)["events"]
-    start = gamefile.replay(gf, upto=0)
+    start = replay.replay(gf, upto=0)
     setup = start.game.view(start.state, None)["events"]
     assert len(events) > len(setup) and events[: len(setup)] == setup
     assert all(f"<li>{e}</li>" in first for e in events[len(setup):])
@@ -134,7 +134,7 @@ def test_sealed_site_with_secret_holds_no_hidden_token(tmp_path: Path,
     monkeypatch.setenv("REFEREE_SECRET", "S3cret-0af9")
     out = tmp_path / "site"
     assert run("site", games, "-o", out).exit_code == 0
-    match = gamefile.replay(gamefile.read(path), "S3cret-0af9")
+    match = replay.replay(gamefile.read(path), "S3cret-0af9")
     hidden = match.game.hidden_items(match.state, None)
     assert hidden
     site = all_text(out)
@@ -215,7 +215,7 @@ def test_site_pictures_equal_pictures_drawn_alone(tmp_path: Path, name: str, n: 
     previous = None
     framed = 0
     for k in range(61):
-        match = gamefile.replay(gf, upto=k)
+        match = replay.replay(gf, upto=k)
         view = match.game.view(match.state, None)
         alone = draw_svg(view, Marks.between(previous, view), k - 1 if k else None)
         assert (out / f"{name}-{n}p-pictures" / f"pos-{k}.svg").read_text() == alone, k
@@ -239,8 +239,8 @@ def test_site_steps_through_an_undo(tmp_path: Path) -> None:
     assert '<a href="pos-2.html">ann: undo 1</a>' in page
     assert '<a href="pos-3.html">ann: deploy aachen 4</a>' in page
     gf = gamefile.read(path)
-    start = gamefile.replay(gf, upto=0)
-    first = gamefile.replay(gf, upto=1)
+    start = replay.replay(gf, upto=0)
+    first = replay.replay(gf, upto=1)
     v0 = start.game.view(start.state, None)
     v1 = first.game.view(first.state, None)
     undone = draw_svg(v0, Marks.between(v1, v0), 1)  # after the undo: the start again

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from referee import engine
-from referee.bots.players import margin, observed
+from referee.bots.base import margin, observed
 from referee.engine import Game, Move, State
 from referee.rng import Rng
 

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from referee import engine
+from referee.bots.base import margin, observed
 from referee.engine import Game, Move, State
 from referee.errors import NotYourTurn, UsageError
 from referee.rng import Rng
@@ -19,23 +20,6 @@ class Bot(Protocol):
     def choose(self, game: Game, state: State, player: str, rng: Rng) -> Move:
         """A legal move for ``player``; reads ``state`` only through determinize."""
         ...
-
-
-def observed(game: Game, state: State, player: str, rng: Rng) -> tuple[State, list[Move]]:
-    """The bot's input: a determinization for ``player`` and ``player``'s legal moves in
-    it (the same moves as in the true state: they depend only on what ``player`` sees)."""
-    sample = engine.determinize(game, state, player, rng)
-    legal = game.legal_moves(sample, player)
-    if not legal:
-        raise UsageError(f"{player} has no move to make now: {game.prompt(sample)}")
-    return sample, legal
-
-
-def margin(game: Game, state: State, player: str) -> int:
-    """``player``'s score minus the best score of the others."""
-    scores = game.scores(state)
-    others = [v for p, v in scores.items() if p != player]
-    return scores[player] - max(others, default=0)
 
 
 @dataclass

@@ -12,7 +12,7 @@ from typing import Any
 
 import click
 
-from referee import engine, fileio, gamefile, history, identity, seats, secret
+from referee import engine, fileio, gamefile, history, identity, replay, seats, secret
 from referee.cli import cache, main
 from referee.cli.common import (
     emit_json,
@@ -67,19 +67,19 @@ def check_one(path: Path, secret_path: Path | None, since: Since | None = None,
                     "sealed game without its secret: in CI the secret is required, or "
                     "illegal moves would pass unseen",
                     hints=["set the repository secret REFEREE_SECRET for this workflow"])
-            gamefile.check_structure(gf)
+            replay.check_structure(gf)
             out.update(ok=True, verified="structure", players=len(gf.players),
                        moves=len(gf.log), unverified=[
                            "sealed game without its secret: the legality of each move, the "
                            "state and the scores were not checked (give --secret, or "
                            "`referee reveal` after the game)"])
             return out
-        match = gamefile.replay(gf, seed)
+        match = replay.replay(gf, seed)
         if bots:  # every bot-seat move of the game is its bot's (--since: the new ones)
             replayed = history.replay_bot_moves(gf, seed, 0, seats.RECORDED_MAX_ITERATIONS)
             out["bot_moves_verified"] = len(replayed.verified)
             out["bot_seconds"] = round(replayed.seconds, 2)
-        unvouched = gamefile.unvouched(gf)
+        unvouched = replay.unvouched(gf)
         if vouched and unvouched and "seed" not in gf.data["rng"]:
             raise ReplayError(
                 f"entries {unvouched[0]}-{unvouched[-1]} carry no MAC of the referee: they "
@@ -133,7 +133,7 @@ def full_result(gf: gamefile.GameFile, match: Match) -> dict[str, Any]:
     return {
         "ok": True, "verified": "full", "players": len(gf.players), "moves": len(gf.log),
         "finished": finished, "scores": game.scores(match.state),
-        "to_move": gamefile.waiting(gf, match), "unvouched": len(gamefile.unvouched(gf)),
+        "to_move": gamefile.waiting(gf, match), "unvouched": len(replay.unvouched(gf)),
     }
 
 
@@ -329,7 +329,7 @@ def _identity_of(raw: bytes | None) -> dict[str, Any]:
 
 def _pending_state(raw: bytes, path: Path) -> dict[str, Any]:
     gf = gamefile.parse(raw, str(path))
-    match = gamefile.replay(gf, secret.find_seed(gf, None, path))
+    match = replay.replay(gf, secret.find_seed(gf, None, path))
     game = match.game
     waiting = gamefile.waiting(gf, match)
     bots = seats.seats_at(gf.data).bots

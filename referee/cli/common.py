@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 import click
 
 import referee
-from referee import fileio, gamefile, secret, textlayout
+from referee import fileio, gamefile, replay, secret, textlayout
 from referee.engine import Match, legal_strings
 from referee.errors import GameFileError, RefereeError, UsageError
 
@@ -211,7 +211,7 @@ def status_json(gf: gamefile.GameFile, match: Match, viewer: str | None) -> dict
 
 def load(path: Path, secret_path: Path | None = None) -> tuple[gamefile.GameFile, Match]:
     gf = gamefile.read(path)
-    return gf, gamefile.replay(gf, secret.find_seed(gf, secret_path, path))
+    return gf, replay.replay(gf, secret.find_seed(gf, secret_path, path))
 
 
 def prompt_line(gf: gamefile.GameFile, match: Match | None) -> str:

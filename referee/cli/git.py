@@ -11,7 +11,7 @@ from typing import Any
 
 import click
 
-from referee import agebox, gamefile, gitdrivers, history, identity, secret, viewsign
+from referee import agebox, gamefile, gitdrivers, history, identity, replay, secret, viewsign
 from referee.cli import main
 from referee.cli.common import (
     emit_json,
@@ -296,7 +296,7 @@ def check_replayed(doc: dict[str, Any], gf: gamefile.GameFile, path: Path, game:
     """An open game's view (anyone could sign it: the seed is public) is the game
     replayed to the view's move. Raises ViewError."""
     part = gamefile.GameFile({**gf.data, "log": gf.log[:int(doc["moves"])]}, gf.game)
-    match = gamefile.replay(part, secret.find_seed(part, None, game))
+    match = replay.replay(part, secret.find_seed(part, None, game))
     name = Path(str(doc["file"])).name
     status = json.loads(json.dumps(status_json(part, match, player)))
     if doc["text"] != status_text(part, match, player, name) or doc["status"] != status:

@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from referee import gamefile, secret
+from referee import gamefile, replay, secret
 from referee.cli import main
 from referee.cli.common import (
     emit_json,
@@ -143,7 +143,7 @@ def mail_command(path: Path, secret_path: Path | None, sender: str, waiting_only
     seed = secret.find_seed(gf, secret_path, path)
     if seed is None:
         raise SealedError("mailing needs the game's secret", hints=["give --secret"])
-    match = gamefile.replay(gf, seed)
+    match = replay.replay(gf, seed)
     messages, skipped = build_mails(gf, match, seed, sender, waiting_only, path.name)
     delivered = deliver(messages, maildir, smtp, starttls, user, password_env, as_json)
     if as_json:

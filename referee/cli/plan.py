@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from referee import gamefile, plans, secret
+from referee import gamefile, plan_play, plans, secret, submit
 from referee.cli import main
 from referee.cli.common import emit_json, handles_errors, secret_option
 from referee.errors import UsageError
@@ -37,9 +37,9 @@ def plan(path: Path, player: str, lines: Sequence[str], clear: bool,
     if not lines and not clear:
         _show(path, player, secret_path, as_json)
         return
-    entry, gf = plans.set_plan(path, player, [] if clear else list(lines),
+    entry, gf = submit.set_plan(path, player, [] if clear else list(lines),
                                secret_path=secret_path)
-    note = plans.SEALED_NOTE if gf.sealed else plans.OPEN_NOTE
+    note = plan_play.SEALED_NOTE if gf.sealed else plan_play.OPEN_NOTE
     if as_json:
         emit_json({"player": player, "n": entry["n"], "lines": [] if clear else
                    [" ".join(t.split()) for t in lines], "sealed": gf.sealed, "note": note})
@@ -69,19 +69,19 @@ def _show(path: Path, player: str, secret_path: Path | None, as_json: bool) -> N
         else:
             click.echo(message)
         return
-    _, book = plans.replay(gf, seed)
-    since = plans.last_own_entry(gf, player)
+    _, book = plan_play.replay(gf, seed)
+    since = plan_play.last_own_entry(gf, player)
     if as_json:
         emit_json(_json(book, player, since))
         return
-    told = [*plans.played_lines(book, gf, player, since),
-            *plans.owner_lines(book, player, since)]
+    told = [*plan_play.played_lines(book, gf, player, since),
+            *plan_play.owner_lines(book, player, since)]
     click.echo("\n".join(told) if told else f"{player} has no plan.")
 
 
 def _json(book: plans.Book, player: str, since: int) -> dict[str, Any]:
     return {"player": player, "record": book.record_of(player),
-            "lines": [{"line": x.line.text, "state": plans.describe(x)}
+            "lines": [{"line": x.line.text, "state": plan_play.describe(x)}
                       for x in book.lines(player)],
             "dropped": [{"line": d.text, "at": d.at, "why": d.why}
                         for d in book.dropped(player, since)]}
@@ -101,7 +101,7 @@ def owner_text(gf: gamefile.GameFile, path: Path, player: str, secret_path: Path
     seed = secret.find_seed(gf, secret_path, path)
     if gf.sealed and seed is None and "seed" not in gf.data["rng"]:
         return []
-    _, book = plans.replay(gf, seed)
-    since = plans.last_own_entry(gf, player)
-    return [*plans.played_lines(book, gf, player, since), *plans.owner_lines(book, player,
+    _, book = plan_play.replay(gf, seed)
+    since = plan_play.last_own_entry(gf, player)
+    return [*plan_play.played_lines(book, gf, player, since), *plan_play.owner_lines(book, player,
                                                                              since)]

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from referee import engine, gamefile, seats, secret, vouch
+from referee import engine, gamefile, replay, seats, secret, vouch
 from referee import rng as rngmod
 from referee.cli import main
 from referee.cli.common import (
@@ -120,7 +120,7 @@ def new(game_name: str, path: Path, players: str, seed: str | None,
     data["rng"] = rng | filled
     gamefile.check_new(data)
     gf = gamefile.GameFile(data, game)
-    match = gamefile.replay(gf, seed)  # proves the setup works before anything is written
+    match = replay.replay(gf, seed)  # proves the setup works before anything is written
     check_bots_can_play(match, list(seats.header_seats(data)))
     secret_path = secret_out or secret.default_secret_path(path)
     sealed_file = sealed and not derived
@@ -354,10 +354,10 @@ def log(path: Path, viewer: str | None, secret_path: Path | None, as_json: bool)
     seed = secret.find_seed(gf, secret_path, path)
     if viewer is not None:
         gf.player(viewer)
-    match = gamefile.replay(gf, seed) if seed is not None else None
+    match = replay.replay(gf, seed) if seed is not None else None
     if match is None:
-        gamefile.check_structure(gf)
-    rows = [{"n": e["n"], "by": e["by"], "move": gamefile.entry_text(gf, i, seed, viewer),
+        replay.check_structure(gf)
+    rows = [{"n": e["n"], "by": e["by"], "move": replay.entry_text(gf, i, seed, viewer),
              "at": e.get("at"), "bot": e.get("bot") is True} for i, e in enumerate(gf.log)]
     _plan_rows(gf, rows, seed, viewer, match)
     if as_json:
@@ -376,14 +376,14 @@ def _plan_rows(gf: gamefile.GameFile, rows: list[dict[str, Any]], seed: str | No
                viewer: str | None, match: Any) -> None:
     """Plans in the log (referee/plans.py): a planned move is marked; a plan record shows
     its lines to its player, and to everyone after the game."""
-    from referee import plans
+    from referee import plan_play, plans
 
     finished = match is not None and match.game.finished(match.state)
     for i, entry in enumerate(gf.log):
         if "plan" in entry:
             rows[i]["planned"] = entry["plan"]
         elif plans.is_record(entry):
-            shown = plans.record_text(gf, i, seed, viewer, finished)
+            shown = plan_play.record_text(gf, i, seed, viewer, finished)
             if shown is not None:
                 rows[i]["move"] = shown
 

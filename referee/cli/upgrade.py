@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from referee import dataversions, writecore
+from referee import dataversions, upgrades, writecore
 from referee.cli import main
 from referee.cli.common import emit_json, handles_errors, secret_option
 from referee.errors import GameFileError
@@ -34,7 +34,7 @@ def upgrade(path: Path, dry_run: bool, target: str | None, secret_path: Path | N
     if target is not None:
         dataversions.split_pin(target)  # a clear error for what is not a pin
     with writecore.transaction(path, secret_path=secret_path, replayed=False) as tx:
-        report = dataversions.compare(tx.gf, tx.seed, target)
+        report = upgrades.compare(tx.gf, tx.seed, target)
         entry: int | None = None
         if not dry_run and report.upgradable:
             upgrade = dataversions.upgrade_entry(tx.data, report.target)
@@ -49,7 +49,7 @@ def upgrade(path: Path, dry_run: bool, target: str | None, secret_path: Path | N
         raise_refusal(report, as_json)
 
 
-def raise_refusal(report: dataversions.UpgradeReport, as_json: bool) -> None:
+def raise_refusal(report: upgrades.UpgradeReport, as_json: bool) -> None:
     """Exit 1: the game could not move to the new data (the report says why)."""
     if as_json:
         raise SystemExit(1)
@@ -58,7 +58,7 @@ def raise_refusal(report: dataversions.UpgradeReport, as_json: bool) -> None:
                                f"{report.pinned}"])
 
 
-def outcome(report: dataversions.UpgradeReport, dry_run: bool, entry: int | None) -> str:
+def outcome(report: upgrades.UpgradeReport, dry_run: bool, entry: int | None) -> str:
     if report.pinned == report.target:
         return f"nothing to do: the game already plays by {report.target}."
     if entry is not None:
@@ -78,13 +78,13 @@ def _scores(scores: dict[str, int] | None) -> str:
     return "-" if scores is None else ", ".join(f"{p} {s}" for p, s in scores.items())
 
 
-def _gap(m: dataversions.MoveCheck) -> dict[str, int]:
+def _gap(m: upgrades.MoveCheck) -> dict[str, int]:
     """How far each score under the new data is from the pinned one (0s left out)."""
     target = m.scores_target or {}
     return {p: target[p] - s for p, s in m.scores_pinned.items() if target.get(p, s) != s}
 
 
-def scores_now(report: dataversions.UpgradeReport) -> str:
+def scores_now(report: upgrades.UpgradeReport) -> str:
     """The scores of the whole game under the pinned version and under the target (the
     target's only when every move stays legal there)."""
     line = f"scores now: {_scores(report.scores_pinned)} -> {_scores(report.scores_target)}"
@@ -94,7 +94,7 @@ def scores_now(report: dataversions.UpgradeReport) -> str:
     return line
 
 
-def report_text(report: dataversions.UpgradeReport, name: str) -> str:
+def report_text(report: upgrades.UpgradeReport, name: str) -> str:
     lines = [f"{name}: {report.game} data {report.pinned} (pinned) -> {report.target} "
              "(this referee's)"]
     rules = report.rules

@@ -28,7 +28,7 @@ from email.utils import format_datetime, getaddresses
 from pathlib import Path
 from typing import Any
 
-from referee import gamefile, identity, seats, secret
+from referee import gamefile, identity, replay, seats, secret
 from referee import mail as mailmod
 from referee.engine import Match
 from referee.errors import GameFileError, RefereeError
@@ -219,7 +219,7 @@ class Judge:
             if seed is None:
                 self.config.log(f"skipping {path.name}: no secret beside it")
                 return None
-            match = gamefile.replay(gf, seed)
+            match = replay.replay(gf, seed)
         except RefereeError as exc:
             self.config.log(f"skipping {path.name}: {exc.message}")
             return None

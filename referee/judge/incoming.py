@@ -326,12 +326,12 @@ class Incoming:
         """``plan``: set the player's plan from the mail's lines (``plan --clear``
         withdraws it; ``plan`` alone shows it), then answer with the plan now in force:
         to the player only (docs/plans.md)."""
-        from referee import plans
+        from referee import plan_play, submit
 
         clear = [w.lower() for w in lines] in (["--clear"], ["clear"])
         if lines:
             try:
-                plans.set_plan(game.path, player, [] if clear else lines,
+                submit.set_plan(game.path, player, [] if clear else lines,
                                extra={"mail": self.msgid}, guard=self._still_fresh(mid))
             except RefereeError as exc:
                 if environment_failure(exc):  # a full or read-only disk: try again later
@@ -343,13 +343,13 @@ class Incoming:
         fresh = self.judge.load(game.path) or game
         note = ["Your plan is withdrawn." if clear else "Your plan is set." if lines else
                 "Your plan, as you asked."]
-        told = plans.mail_lines(fresh.gf, fresh.seed, player, 0, everything=True)
+        told = plan_play.mail_lines(fresh.gf, fresh.seed, player, 0, everything=True)
         note += told
         if not any(line.startswith("Your plan (entry") for line in told):
             note.append("You have no plan in force.")
         if lines and not clear:
-            note.append("Note: " + (plans.SEALED_NOTE if fresh.gf.sealed else
-                                     plans.OPEN_NOTE) + ".")
+            note.append("Note: " + (plan_play.SEALED_NOTE if fresh.gf.sealed else
+                                     plan_play.OPEN_NOTE) + ".")
         return self._answer_state(fresh, player, note, "command", "plan")
 
     def _say(self, game: Loaded, player: str) -> Outcome:

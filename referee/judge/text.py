@@ -10,7 +10,7 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Sequence
 
-from referee import engine, gamefile, seats
+from referee import engine, gamefile, replay, seats
 from referee.engine import Match
 from referee.judge.meta import Settings
 from referee.schema import GAME_MASTER as GM
@@ -96,11 +96,11 @@ def private_block(render: str) -> list[str]:
 def _step(gf: gamefile.GameFile, seed: str | None, match: Match, i: int,
           struck: dict[int, int]) -> Match:
     """``match`` after log entry ``i`` (a struck move, a void or a meta entry: unchanged)."""
-    kind = gamefile.entry_kind(gf.log[i])
+    kind = replay.entry_kind(gf.log[i])
     if kind == "move" and (i + 1) not in struck:
-        match.play(gf.log[i]["by"], gamefile.entry_move(gf, i, seed))
+        match.play(gf.log[i]["by"], replay.entry_move(gf, i, seed))
     elif kind == "undo":
-        return gamefile.replay(gf, seed, upto=i + 1)
+        return replay.replay(gf, seed, upto=i + 1)
     return match
 
 
@@ -108,7 +108,7 @@ def _describe(gf: gamefile.GameFile, seed: str | None, i: int, match: Match,
               viewer: str | None, struck: dict[int, int]) -> str:
     entry = gf.log[i]
     n, by = entry["n"], entry["by"]
-    kind = gamefile.entry_kind(entry)
+    kind = replay.entry_kind(entry)
     if kind == "undo":
         return f"{n}. {by} took back move {entry['undo']}"
     if kind == "void":
@@ -123,11 +123,11 @@ def _describe(gf: gamefile.GameFile, seed: str | None, i: int, match: Match,
         detail = ", ".join(f"{k} {v}" for k, v in meta.items() if k != "kind")
         return f"{n}. {who} changed a setting: {meta.get('kind')} {detail}".rstrip()
     if by == viewer:
-        shown = match.game.format_move(gamefile.entry_move(gf, i, seed))
+        shown = match.game.format_move(replay.entry_move(gf, i, seed))
     elif "public" in entry:
         shown = entry["public"]
     else:
-        shown = engine.public_text(match.game, gamefile.entry_move(gf, i, seed))
+        shown = engine.public_text(match.game, replay.entry_move(gf, i, seed))
     note = f" (struck by entry {struck[n]})" if n in struck else ""
     if entry.get("bot") is True:
         note = " (played by a bot)" + note
@@ -153,8 +153,8 @@ class Timeline:
         self.items: list[tuple[str, str, str, list[str], list[str]]] = []
         if since >= len(gf.log):
             return
-        match = gamefile.replay(gf, seed, upto=since)
-        struck = gamefile.voided(gf)
+        match = replay.replay(gf, seed, upto=since)
+        struck = replay.voided(gf)
         for i in range(since, len(gf.log)):
             before = match.game.scores(match.state)
             by = gf.log[i]["by"]
@@ -223,9 +223,9 @@ def _plan_news(gf: gamefile.GameFile, seed: str | None, viewer: str | None,
     for them alone; nothing in a mail that already tells their plan."""
     if viewer is None or any(line.startswith("Your plan") for line in note):
         return []
-    from referee import plans
+    from referee import plan_play
 
-    told = plans.mail_lines(gf, seed, viewer, since or 0)
+    told = plan_play.mail_lines(gf, seed, viewer, since or 0)
     return [*(wrap(line) for line in told), ""] if told else []
 
 

@@ -1,6 +1,6 @@
 """Views of a game at every position of its log, for pictures and the site.
 
-The whole log is first replayed by :func:`referee.gamefile.replay` (every check it
+The whole log is first replayed by :func:`referee.replay.replay` (every check it
 makes); then the positions are rebuilt once more, move by move, to take a view after
 each log entry. Views only: nothing here hands the state to a drawing.
 """
@@ -12,7 +12,7 @@ from typing import Any
 
 import msgspec
 
-from referee import gamefile
+from referee import gamefile, replay
 from referee.engine import Match
 from referee.errors import UsageError
 from referee.pictures.changes import Marks, new_events
@@ -33,7 +33,7 @@ class Position:
 def view_at(gf: gamefile.GameFile, seed: str | None, viewer: str | None,
             upto: int | None = None) -> dict[str, Any]:
     """The view of ``viewer`` after ``upto`` log entries (None = all)."""
-    match = gamefile.replay(gf, seed, upto=upto)
+    match = replay.replay(gf, seed, upto=upto)
     return dict(match.game.view(match.state, viewer))
 
 
@@ -59,16 +59,16 @@ def replay_positions(gf: gamefile.GameFile, seed: str | None,
                      viewer: str | None = None) -> tuple[Match, list[Position]]:
     """The match at the end and the view after every log entry (n = 0: the start)."""
     game = gf.game
-    out = [Position(0, _frozen(game.view(gamefile.start_state(gf, seed).state, viewer)))]
+    out = [Position(0, _frozen(game.view(replay.start_state(gf, seed).state, viewer)))]
 
     def record(i: int, match: Match) -> None:
         entry = gf.log[i]
         view = _frozen(game.view(match.state, viewer))
         words = new_events(out[-1].view.get("events", []), view.get("events", []))
-        text = gamefile.entry_text(gf, i)  # public: hidden choices as "kept a card"
+        text = replay.entry_text(gf, i)  # public: hidden choices as "kept a card"
         out.append(Position(entry["n"], view, entry["by"], text, words, entry.get("at")))
 
-    match = gamefile.replay(gf, seed, on_entry=record)  # every check, and every position
+    match = replay.replay(gf, seed, on_entry=record)  # every check, and every position
     return match, out
 
 

@@ -17,7 +17,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from referee import gamefile, secret
+from referee import gamefile, replay, secret
 from referee.errors import GameFileError, RefereeError, UsageError
 from referee.pictures import Pieces, draw_svg
 from referee.pictures.changes import Marks
@@ -213,7 +213,7 @@ def render_game(gf: gamefile.GameFile, seed: str | None, folder: Path, slug: str
                           since=last or gf.data.get("created", ""))
     env = environment("the site")
     if gf.sealed and seed is None:
-        gamefile.check_structure(gf)
+        replay.check_structure(gf)
         summary.needs_secret = True
         summary.log = [_sealed_row(gf, i, e) for i, e in enumerate(gf.log)]
         _write(folder / "index.html", env.get_template("game.html").render(g=summary))
@@ -255,7 +255,7 @@ def _position(step: Position) -> dict[str, Any]:
 
 
 def _sealed_row(gf: gamefile.GameFile, i: int, entry: dict[str, Any]) -> MoveRow:
-    text = gamefile.entry_text(gf, i)
+    text = replay.entry_text(gf, i)
     return MoveRow(entry["n"], entry["by"], text, [], entry.get("at"))
 
 

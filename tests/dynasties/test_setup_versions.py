@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from referee import dataversions, gamefile
+from referee import dataversions, gamefile, replay
 from referee.engine import Match
 from referee.games.dynasties import GAME, game
 from referee.games.dynasties import rules as R
@@ -130,7 +130,7 @@ def test_a_game_pinned_to_dynasties_1_replays_and_plays_on_by_it(tmp_path: Path)
     old.write_text(gamefile.dumps(data), encoding="utf-8")
     pinned = dataversions.game_for("dynasties", data["rules"])
     assert pinned.rules == "dynasties-1" and pinned.data.digest == GAME.data.digest
-    matches = {p: gamefile.replay(gamefile.read(p)) for p in (old, new)}
+    matches = {p: replay.replay(gamefile.read(p)) for p in (old, new)}
     assert matches[old].game is pinned and matches[new].game is GAME
     ships = {p: [s.goods for s in m.state.ships] for p, m in matches.items()}
     expected = Match.start(pinned, ["ann", "ben", "cat"], {}, gamefile.rng_key(
@@ -139,5 +139,5 @@ def test_a_game_pinned_to_dynasties_1_replays_and_plays_on_by_it(tmp_path: Path)
     assert ships[old] != ships[new]  # the same seed, the goods drawn in the other order
     legal = json.loads(ok("status", old, "--as", "ann", "--json").output)["legal"]
     ok("move", old, "--as", "ann", legal[0])
-    assert len(gamefile.replay(gamefile.read(old)).log) == 1
+    assert len(replay.replay(gamefile.read(old)).log) == 1
     assert ok("check", old).exit_code == 0

@@ -15,7 +15,7 @@ deck) is not used: those places are re-dealt like any other hidden place.
 
 from __future__ import annotations
 
-from referee.bots.deal import Slot, fresh_rng, redeal, redeal_by_kind, slots_of
+from referee.deal import Slot, fresh_rng, redeal, redeal_by_kind, slots_of
 from referee.rng import Rng
 
 from .state import State
