@@ -294,11 +294,10 @@ class Judge:
         self.store.enqueue(str(msg["Message-ID"]), recipients, msg.as_bytes(policy=policy))
 
     def flush(self) -> int:
-        """Deliver every queued mail, removing each from the queue once delivered (an
-        outbox that writes each Message-ID once is saved after the whole batch)."""
+        """Deliver every queued mail, each taken off the queue once delivered and named
+        in the store's journal (the next save writes the queue without it)."""
         sent = 0
         queue = self.store.data["queue"]
-        idempotent = getattr(self.outbox, "idempotent", False)
         while queue:
             item = queue[0]
             try:
@@ -308,15 +307,17 @@ class Judge:
                 if not exc.permanent:
                     raise DeliveryError(exc.message) from exc
                 notes = [f"{exc.message} (dropped)"]
-            queue.pop(0)
+            self.store.sent()
             for note in notes or ():
                 self.config.log(f"mail not delivered: {note}")
-            if not idempotent:  # an SMTP server: never send one mail twice after a crash
-                self.store.save()
             sent += 1
-        if sent and idempotent:
-            self.store.save()
         return sent
+
+    def settle(self) -> None:
+        """Save the state if mails were sent since the last save (once a round: until
+        then the journal keeps them; see referee/judge/store.py)."""
+        if self.store.unsaved:
+            self.store.save()
 
     # ------------------------------------------------------------------ notify
 
@@ -331,6 +332,10 @@ class Judge:
             except Exception as exc:
                 self.failed(exc)
                 self.config.log(f"skipping {path.name} this round: {describe(exc)}")
+        try:
+            self.settle()
+        except Exception as exc:
+            self.failed(exc)  # the disk: RetryLater (the journal keeps what was sent)
 
     def failed(self, exc: Exception) -> None:
         """After ``exc`` in the middle of a mail or a game: forget what was not saved;
