@@ -134,6 +134,7 @@ class Judge:
         self._notified: dict[Path, tuple[int, int]] = {}
         self._loaded: dict[Path, tuple[tuple[int, int], Loaded]] = {}
         self._twins: set[str] = set()  # the skipped files logged
+        self._deadline_cache: dict[Path, tuple[tuple[int, int], meta.Settings]] = {}
 
     def reset(self) -> None:
         """Forget everything not saved (after a failure in the middle of a mail or a
@@ -485,12 +486,9 @@ class Judge:
         state = self.store.data["games"].get(gid) if gid else None
         if not state or not state["waiting"] or not state.get("since"):
             return
-        try:
-            data = gamefile.read(path).data
-        except RefereeError:
+        found = self._deadline_settings(path)
+        if found is None:
             return
-        found = meta.settings(data, deadline_hours=self.config.deadline_hours,
-                              deadline_bot=self.config.deadline_bot)
         hours = found.deadline_hours
         if hours is None:
             return
@@ -537,6 +535,23 @@ class Judge:
         self.store.save()
         self.flush()
 
+
+    def _deadline_settings(self, path: Path) -> meta.Settings | None:
+        """The settings of the file at ``path`` over the judge's deadline defaults (no
+        game master: as ``deadlines`` has always read them), kept while the file is
+        unchanged: every round asks for every game's."""
+        try:
+            stat = path.stat()
+            mark = (stat.st_mtime_ns, stat.st_size)
+            cached = self._deadline_cache.get(path)
+            if cached is None or cached[0] != mark:
+                cached = (mark, meta.settings(gamefile.read(path).data,
+                                              deadline_hours=self.config.deadline_hours,
+                                              deadline_bot=self.config.deadline_bot))
+                self._deadline_cache[path] = cached
+        except (OSError, RefereeError):
+            return None
+        return cached[1]
 
     def _stand_in(self, game: Loaded, waiting: list[str], level: str, hours: int) -> bool:
         """At a missed deadline: a bot of ``level`` plays the decisions the awaited
