@@ -3,19 +3,24 @@ SMTP out, over many games, with and without pictures in the same run; and the we
 the HTML mails over whole games. Figures go in docs/speed.md.
 
     .venv/bin/python -m scripts.bench_judge [--games 50] [--rounds 3] [--game GAME|both]
+        [--mode poll|idle|once] [--profile DIR]
     .venv/bin/python -m scripts.bench_judge --count     # mails and their weight, whole games
 
 Starts a throwaway Dovecot and an SMTP server that delivers into it (the classes of
 tests/test_judge_servers.py; needs dovecot-imapd, see .ci/install-mail.sh), makes GAMES
-sealed 3-player games, lets `referee judge --once` send the start mails, then ROUNDS
-times puts one reply per game (the player to move, a legal move) into the judge's IMAP
-inbox and times one `referee judge --imap ... --smtp ... --once` run that processes
-them: a whole process (start, imports, IMAP, every game replayed, SMTP) per round, timed
-by the clock and by the judge process's own CPU time (user + system, which other work
-on a busy machine does not inflate). This
-is done twice from the same games: with the pictures extra (HTML mails with PNG tiles of
-the board) and without it (the judge run with resvg-py hidden, so every mail is plain
-text), and the ratio is printed with the date and the commit.
+sealed 3-player games, lets `referee judge --once` send the start mails, then starts one
+long-running judge (``--mode poll``: ``--poll 0.05``; ``idle``: ``--idle``, which relies
+on Dovecot noticing new mail at once) and ROUNDS times puts one reply per game (the
+player to move, a legal move) into its IMAP inbox at once and times until the judge has
+logged them processed (every answer already sent over SMTP), by the clock and by the
+judge's own CPU time from /proc (user + system, which other work on a busy machine does
+not inflate). ``--mode once`` times a whole `referee judge --once` process per round
+instead (start, imports, IMAP, every game replayed, SMTP). Bytecode is written first
+(PYTHONDONTWRITEBYTECODE is dropped), as an installed package has it. This is done twice
+from the same games: with the pictures extra (HTML mails with PNG tiles of the board) and
+without it (the judge run with resvg-py hidden, so every mail is plain text), and the
+ratio is printed with the date and the commit. ``--profile DIR`` runs every judge under
+cProfile and writes its statistics into DIR.
 
 ``--count`` plays one whole game of each game by mail (Maildir in and out, scripted
 players, everyone on `turn`), then counts the mails and weighs them: the mean size of a
