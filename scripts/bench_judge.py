@@ -3,19 +3,24 @@ SMTP out, over many games, with and without pictures in the same run; and the we
 the HTML mails over whole games. Figures go in docs/speed.md.
 
     .venv/bin/python -m scripts.bench_judge [--games 50] [--rounds 3] [--game GAME|both]
+        [--mode poll|idle|once] [--profile DIR]
     .venv/bin/python -m scripts.bench_judge --count     # mails and their weight, whole games
 
 Starts a throwaway Dovecot and an SMTP server that delivers into it (the classes of
 tests/test_judge_servers.py; needs dovecot-imapd, see .ci/install-mail.sh), makes GAMES
-sealed 3-player games, lets `referee judge --once` send the start mails, then ROUNDS
-times puts one reply per game (the player to move, a legal move) into the judge's IMAP
-inbox and times one `referee judge --imap ... --smtp ... --once` run that processes
-them: a whole process (start, imports, IMAP, every game replayed, SMTP) per round, timed
-by the clock and by the judge process's own CPU time (user + system, which other work
-on a busy machine does not inflate). This
-is done twice from the same games: with the pictures extra (HTML mails with PNG tiles of
-the board) and without it (the judge run with resvg-py hidden, so every mail is plain
-text), and the ratio is printed with the date and the commit.
+sealed 3-player games, lets `referee judge --once` send the start mails, then starts one
+long-running judge (``--mode poll``: ``--poll 0.05``; ``idle``: ``--idle``, which relies
+on Dovecot noticing new mail at once) and ROUNDS times puts one reply per game (the
+player to move, a legal move) into its IMAP inbox at once and times until the judge has
+logged them processed (every answer already sent over SMTP), by the clock and by the
+judge's own CPU time from /proc (user + system, which other work on a busy machine does
+not inflate). ``--mode once`` times a whole `referee judge --once` process per round
+instead (start, imports, IMAP, every game replayed, SMTP). Bytecode is written first
+(PYTHONDONTWRITEBYTECODE is dropped), as an installed package has it. This is done twice
+from the same games: with the pictures extra (HTML mails with PNG tiles of the board) and
+without it (the judge run with resvg-py hidden, so every mail is plain text), and the
+ratio is printed with the date and the commit. ``--profile DIR`` runs every judge under
+cProfile and writes its statistics into DIR.
 
 ``--count`` plays one whole game of each game by mail (Maildir in and out, scripted
 players, everyone on `turn`), then counts the mails and weighs them: the mean size of a
@@ -25,10 +30,15 @@ mail with an HTML part, of a plain one, and the total per seat.
 from __future__ import annotations
 
 import argparse
+import hashlib
+import os
 import random
+import re
+import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -44,16 +54,101 @@ PLAIN = ("import sys; sys.modules['resvg_py'] = None; from referee.cli import ma
          "sys.argv[0] = 'referee'; main()")
 
 
+#: the environment of the judge processes: bytecode written, as an installed package has it
+ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+#: where --profile writes each judge process's cProfile statistics (None: no profile)
+PROFILE: list[Path] = []
+PROFILE_RUN = {
+    True: "import sys; from referee.cli import main; sys.argv[0] = 'referee'; main()",
+    False: PLAIN,
+}
+
+
+def judge_args(dovecot: Dovecot, games: Path, smtp_port: int, pictures: bool,
+               *mode: str) -> list[str]:
+    """The command line of a judge (under cProfile with --profile)."""
+    start = ["-m", "referee"] if pictures else ["-c", PLAIN]
+    if PROFILE:
+        out = PROFILE[0] / f"judge-{'x' if pictures else 'n'}-{time.monotonic_ns()}.prof"
+        start = ["-c", f"import cProfile; cProfile.run({PROFILE_RUN[pictures]!r}, "
+                       f"{str(out)!r})"]
+    return [sys.executable, *start, "judge", str(games), "--imap", dovecot.url("referee"),
+            "--smtp", f"127.0.0.1:{smtp_port}", "--from", SENDER, *mode]
+
+
 def judge_once(dovecot: Dovecot, games: Path, smtp_port: int, pictures: bool = True
                ) -> tuple[float, float]:
     """One whole judge process: (wall seconds, its CPU seconds, user and system)."""
-    start = ["-m", "referee"] if pictures else ["-c", PLAIN]
     cpu0 = _children_cpu()
     t0 = time.perf_counter()
-    subprocess.run([sys.executable, *start, "judge", str(games), "--imap",
-                    dovecot.url("referee"), "--smtp", f"127.0.0.1:{smtp_port}", "--from",
-                    SENDER, "--once", "--quiet"], cwd=ROOT, check=True)
+    subprocess.run(judge_args(dovecot, games, smtp_port, pictures, "--once", "--quiet"),
+                   cwd=ROOT, check=True, env=ENV)
     return time.perf_counter() - t0, _children_cpu() - cpu0
+
+
+#: the judge's log lines of one mail
+OUTCOMES = ("played:", "rejected:", "answered:", "command:", "ignored:")
+
+
+#: how a long-running judge waits for mail: IMAP IDLE, or a look every 50 ms (Dovecot
+#: wakes an IDLE session at once only where it can watch the Maildir with inotify; on a
+#: machine out of inotify instances it looks every 30 s)
+WAIT = {"idle": ("--idle",), "poll": ("--poll", "0.05")}
+
+
+class Resident:
+    """A long-running judge (``--poll`` or ``--idle``), as a deployment runs it: its log
+    read line by line, its CPU time read from /proc."""
+
+    def __init__(self, dovecot: Dovecot, games: Path, smtp_port: int, pictures: bool,
+                 mode: str) -> None:
+        # an automatic mail (dropped unanswered): logged as processed once the judge is up and has
+        # looked at every game, which tells when it is ready
+        dovecot.deliver("referee", b"From: probe@example.org\r\nSubject: probe\r\n"
+                        b"Auto-Submitted: auto-replied\r\n\r\nhi\r\n")
+        self.proc = subprocess.Popen(judge_args(dovecot, games, smtp_port, pictures,
+                                                *WAIT[mode]),
+                                     cwd=ROOT, env=ENV, stderr=subprocess.PIPE, text=True)
+        self.processed = 0
+        self.stopping = False
+        self._done = threading.Condition()
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+        t0 = time.perf_counter()
+        self.wait(1)  # the probe: handled after the judge's first look at every game
+        self.start = (time.perf_counter() - t0, self.cpu())
+        self.processed = 0
+
+    def _read(self) -> None:
+        assert self.proc.stderr is not None
+        for line in self.proc.stderr:
+            found = re.match(r"processed (\d+) mails", line)
+            if found:
+                with self._done:
+                    self.processed += int(found.group(1))
+                    self._done.notify_all()
+            elif not self.stopping and not line.startswith(OUTCOMES):
+                print(f"  judge: {line.rstrip()}")
+
+    def cpu(self) -> float:
+        """The judge's CPU seconds so far (user and system)."""
+        fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def wait(self, processed: int, timeout: float = 600) -> None:
+        """Until the judge has logged ``processed`` mails in all."""
+        with self._done:
+            if not self._done.wait_for(lambda: self.processed >= processed, timeout):
+                raise RuntimeError(f"the judge processed {self.processed} of {processed}")
+
+    def stop(self) -> None:
+        self.stopping = True
+        self.proc.send_signal(signal.SIGINT)  # (under cProfile: the statistics written)
+        try:
+            self.proc.wait(30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
 
 
 def _children_cpu() -> float:
@@ -139,7 +234,16 @@ def main() -> None:
                         help="only count and weigh the mails of whole games of both games")
     parser.add_argument("--no-count", action="store_true",
                         help="skip the whole games that weigh the mails")
+    parser.add_argument("--mode", default="poll", choices=["poll", "idle", "once"],
+                        help="poll, idle: one long-running judge (--poll 0.05, --idle) for "
+                        "all rounds, as a deployment runs it; once: a whole `judge --once` "
+                        "process per round")
+    parser.add_argument("--profile", type=Path, metavar="DIR",
+                        help="run each judge process under cProfile, statistics into DIR")
     args = parser.parse_args()
+    if args.profile:
+        args.profile.mkdir(parents=True, exist_ok=True)
+        PROFILE.append(args.profile.resolve())
     print(f"bench_judge: {stamp()}")
     if not args.count:
         servers(args)
@@ -177,7 +281,7 @@ def servers(args: argparse.Namespace) -> None:
 def run(args: argparse.Namespace, dovecot: Dovecot, port: int, handler: Delivering,
         game: str, pictures: bool) -> tuple[float, float]:
     """One judge's rounds over new games: the mails processed a second by the clock, and
-    per second of the judge processes' CPU (what a busy shared machine cannot slow)."""
+    per second of the judge's CPU (what a busy shared machine cannot slow)."""
     games = Path(tempfile.mkdtemp(prefix="bench-judge"))
     label = "pictures" if pictures else "plain"
     prefix = f"{game[0]}{'x' if pictures else 'n'}"
@@ -186,38 +290,72 @@ def run(args: argparse.Namespace, dovecot: Dovecot, port: int, handler: Deliveri
         subprocess.run([sys.executable, "-m", "referee", "new", game,
                         str(games / f"{prefix}{i:03d}.json"), "--sealed", "--id",
                         f"{prefix}{i:03d}", "--players", spec], cwd=ROOT, check=True,
-                       capture_output=True)
+                       capture_output=True, env=ENV)
     before = handler.count
     start, start_cpu = judge_once(dovecot, games, port, pictures)
     print(f"{game}, {label}: {args.games} new games, start mails: {handler.count - before} "
           f"mails sent in {start:.2f} s ({start_cpu:.2f} s CPU)")
+    resident = Resident(dovecot, games, port, pictures, args.mode) \
+        if args.mode != "once" else None
+    if resident is not None:
+        print(f"  the judge started ({' '.join(WAIT[args.mode])}) and read the {args.games} "
+              f"games in {resident.start[0]:.2f} s ({resident.start[1]:.2f} s CPU)")
     rng = random.Random(1)
     players = {(f"{prefix}{i:03d}", p): Player(p, f"{p}@example.org", "top", rng,
                                                game=f"{prefix}{i:03d}")
                for i in range(args.games) for p in ("ann", "ben", "cat")}
     total_in, total_s, total_cpu = 0, 0.0, 0.0
-    for rnd in range(1, args.rounds + 1):
-        sent_before = handler.count
-        mails = {p: outbox_messages(dovecot.mail / p) for p in ("ann", "ben", "cat")}
-        count = 0
-        for (gid, pid), player in players.items():
-            mail = player.turn_mail(mails[pid])
-            if mail is not None:
-                player.answered.add(str(mail["Message-ID"]))
-                path = games / f"{gid}.json"
-                dovecot.deliver("referee", reply(mail, player.choose(path)))
-                count += 1
-        seconds, cpu = judge_once(dovecot, games, port, pictures)
-        total_in, total_s, total_cpu = total_in + count, total_s + seconds, total_cpu + cpu
-        print(f"  round {rnd}: {count} mails in, {handler.count - sent_before} out, "
-              f"{seconds:.2f} s: {count / seconds:.1f} mails/s; judge CPU {cpu:.2f} s: "
-              f"{count / cpu:.1f} mails per CPU-second")
+    try:
+        for rnd in range(1, args.rounds + 1):
+            sent_before = handler.count
+            mails = {p: outbox_messages(dovecot.mail / p) for p in ("ann", "ben", "cat")}
+            replies = []
+            for (gid, pid), player in players.items():
+                mail = player.turn_mail(mails[pid])
+                if mail is not None:
+                    player.answered.add(str(mail["Message-ID"]))
+                    replies.append(reply(mail, player.choose(games / f"{gid}.json")))
+            if resident is None:
+                for raw in replies:
+                    dovecot.deliver("referee", raw)
+                seconds, cpu = judge_once(dovecot, games, port, pictures)
+            else:
+                seconds, cpu = _round(dovecot, resident, replies, total_in)
+            count = len(replies)
+            total_in, total_s, total_cpu = total_in + count, total_s + seconds, total_cpu + cpu
+            print(f"  round {rnd}: {count} mails in, {handler.count - sent_before} out, "
+                  f"{seconds:.2f} s: {count / seconds:.1f} mails/s; judge CPU {cpu:.2f} s: "
+                  f"{count / cpu:.1f} mails per CPU-second")
+    finally:
+        if resident is not None:
+            resident.stop()
+    how = f"one judge ({' '.join(WAIT[args.mode])}) for all rounds" if resident else \
+        "a whole process per round"
     rate, per_cpu = total_in / total_s, total_in / total_cpu
     print(f"  {game}, {label}: {total_in} mails processed in {total_s:.2f} s = "
           f"{rate:.1f} mails/s ({total_s / total_in * 1000:.0f} ms a mail, IMAP in, SMTP out, "
-          f"whole process per round); judge CPU {total_cpu:.2f} s = {per_cpu:.1f} mails per "
-          "CPU-second")
+          f"{how}); judge CPU {total_cpu:.2f} s = {per_cpu:.1f} mails per CPU-second")
     return rate, per_cpu
+
+
+def _round(dovecot: Dovecot, resident: Resident, replies: list[bytes], before: int
+           ) -> tuple[float, float]:
+    """Put a round's replies into the judge's inbox at once (written into ``tmp/``, then
+    moved into ``new/``) and wait until the running judge has processed them: (wall
+    seconds, the judge's CPU seconds)."""
+    box = dovecot.mail / "referee"
+    names = []
+    for raw in replies:
+        name = f"{time.time_ns()}.{hashlib.sha256(raw).hexdigest()[:16]}.smtp"
+        (box / "tmp" / name).write_bytes(raw)
+        if os.geteuid() == 0:
+            os.chown(box / "tmp" / name, dovecot.uid, dovecot.gid)
+        names.append(name)
+    t0, cpu0 = time.perf_counter(), resident.cpu()
+    for name in names:
+        os.replace(box / "tmp" / name, box / "new" / name)
+    resident.wait(before + len(replies))
+    return time.perf_counter() - t0, resident.cpu() - cpu0
 
 
 if __name__ == "__main__":

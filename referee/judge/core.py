@@ -134,6 +134,7 @@ class Judge:
         self._notified: dict[Path, tuple[int, int]] = {}
         self._loaded: dict[Path, tuple[tuple[int, int], Loaded]] = {}
         self._twins: set[str] = set()  # the skipped files logged
+        self._deadline_cache: dict[Path, tuple[tuple[int, int], meta.Settings]] = {}
 
     def reset(self) -> None:
         """Forget everything not saved (after a failure in the middle of a mail or a
@@ -294,11 +295,10 @@ class Judge:
         self.store.enqueue(str(msg["Message-ID"]), recipients, msg.as_bytes(policy=policy))
 
     def flush(self) -> int:
-        """Deliver every queued mail, removing each from the queue once delivered (an
-        outbox that writes each Message-ID once is saved after the whole batch)."""
+        """Deliver every queued mail, each taken off the queue once delivered and named
+        in the store's journal (the next save writes the queue without it)."""
         sent = 0
         queue = self.store.data["queue"]
-        idempotent = getattr(self.outbox, "idempotent", False)
         while queue:
             item = queue[0]
             try:
@@ -308,15 +308,17 @@ class Judge:
                 if not exc.permanent:
                     raise DeliveryError(exc.message) from exc
                 notes = [f"{exc.message} (dropped)"]
-            queue.pop(0)
+            self.store.sent()
             for note in notes or ():
                 self.config.log(f"mail not delivered: {note}")
-            if not idempotent:  # an SMTP server: never send one mail twice after a crash
-                self.store.save()
             sent += 1
-        if sent and idempotent:
-            self.store.save()
         return sent
+
+    def settle(self) -> None:
+        """Save the state if mails were sent since the last save (once a round: until
+        then the journal keeps them; see referee/judge/store.py)."""
+        if self.store.unsaved:
+            self.store.save()
 
     # ------------------------------------------------------------------ notify
 
@@ -331,6 +333,10 @@ class Judge:
             except Exception as exc:
                 self.failed(exc)
                 self.config.log(f"skipping {path.name} this round: {describe(exc)}")
+        try:
+            self.settle()
+        except Exception as exc:
+            self.failed(exc)  # the disk: RetryLater (the journal keeps what was sent)
 
     def failed(self, exc: Exception) -> None:
         """After ``exc`` in the middle of a mail or a game: forget what was not saved;
@@ -480,12 +486,9 @@ class Judge:
         state = self.store.data["games"].get(gid) if gid else None
         if not state or not state["waiting"] or not state.get("since"):
             return
-        try:
-            data = gamefile.read(path).data
-        except RefereeError:
+        found = self._deadline_settings(path)
+        if found is None:
             return
-        found = meta.settings(data, deadline_hours=self.config.deadline_hours,
-                              deadline_bot=self.config.deadline_bot)
         hours = found.deadline_hours
         if hours is None:
             return
@@ -532,6 +535,23 @@ class Judge:
         self.store.save()
         self.flush()
 
+
+    def _deadline_settings(self, path: Path) -> meta.Settings | None:
+        """The settings of the file at ``path`` over the judge's deadline defaults (no
+        game master: as ``deadlines`` has always read them), kept while the file is
+        unchanged: every round asks for every game's."""
+        try:
+            stat = path.stat()
+            mark = (stat.st_mtime_ns, stat.st_size)
+            cached = self._deadline_cache.get(path)
+            if cached is None or cached[0] != mark:
+                cached = (mark, meta.settings(gamefile.read(path).data,
+                                              deadline_hours=self.config.deadline_hours,
+                                              deadline_bot=self.config.deadline_bot))
+                self._deadline_cache[path] = cached
+        except (OSError, RefereeError):
+            return None
+        return cached[1]
 
     def _stand_in(self, game: Loaded, waiting: list[str], level: str, hours: int) -> bool:
         """At a missed deadline: a bot of ``level`` plays the decisions the awaited

@@ -16,12 +16,14 @@ pictures, the mail stays plain text: this module then changes nothing.
 
 from __future__ import annotations
 
+import base64
 import email.policy
 import hashlib
 import json
+from collections import OrderedDict
 from dataclasses import dataclass
 from email.message import EmailMessage
-from email.mime.image import MIMEImage
+from email.mime.nonmultipart import MIMENonMultipart
 from pathlib import Path
 from typing import Any
 
@@ -228,10 +230,29 @@ def add_board(msg: EmailMessage, body: str, match: Match, viewer: str | None,
     return True
 
 
-def _image_part(png: bytes, cid: str, filename: str) -> MIMEImage:
+_BASE64: OrderedDict[bytes, str] = OrderedDict()  # a PNG's SHA-256 -> its base64 text
+_BASE64_KEPT = 1024
+
+
+def _base64(png: bytes) -> str:
+    """``png`` in base64 lines as ``MIMEImage`` encodes it, each picture encoded once per
+    process (most pictures of a game stay the same from one mail to the next)."""
+    key = hashlib.sha256(png).digest()
+    found = _BASE64.get(key)
+    if found is None:
+        found = _BASE64[key] = base64.encodebytes(png).decode("ascii")
+        while len(_BASE64) > _BASE64_KEPT:
+            _BASE64.popitem(last=False)
+    return found
+
+
+def _image_part(png: bytes, cid: str, filename: str) -> MIMENonMultipart:
     """An inline PNG part (base64). Built with plain string headers: the same bytes as
-    ``add_related`` writes, without parsing each header into an object."""
-    part = MIMEImage(png, "png", policy=email.policy.compat32)
+    ``MIMEImage`` and ``add_related`` write, without parsing each header into an object
+    or encoding a picture again."""
+    part = MIMENonMultipart("image", "png", policy=email.policy.compat32)
+    part.set_payload(_base64(png))
+    part["Content-Transfer-Encoding"] = "base64"
     del part["MIME-Version"]
     part["Content-Disposition"] = f'inline; filename="{filename}"'
     part["Content-ID"] = f"<{cid}>"

@@ -2,10 +2,20 @@
 
 What was sent (per game: the log length last notified, each player's last mail and
 thread root, the ID counter), the mails not yet delivered (the outbox queue) and the
-incoming Message-IDs already answered. Every change is written atomically
+incoming Message-IDs already answered. The state is saved once per incoming mail, after
+its answers are queued and before they are sent, atomically and durably
 (``fileio.write_atomic``: temporary file, fsync, rename, fsync of the directory), so a
 judge killed at any moment restarts from the last complete state. An exclusive lock
 keeps a second judge off the directory.
+
+A mail sent is not a save of its own: its Message-ID is appended to a small journal
+beside the state (``.referee-judge.sent``, one line each, not fsynced), the next save
+writes the queue without it and removes the journal, and a judge that starts after a
+crash drops from the queue every mail the journal names. A process that is killed loses
+nothing (the journal's lines are written before it dies); a power failure may lose the
+last lines of the journal, and the mails they name are then sent once more, under the
+same Message-ID. The journal never names a mail that was not sent, and a line cut short
+by a crash is ignored, so the queue is never wrong.
 """
 
 from __future__ import annotations
@@ -22,6 +32,7 @@ from referee import fileio
 from referee.errors import GameFileError, UsageError
 
 STATE_NAME = ".referee-judge.json"
+SENT_NAME = ".referee-judge.sent"  # the Message-IDs sent since the last save
 LOCK_NAME = ".referee-judge.lock"
 ANSWERED_KEPT = 5000
 
@@ -45,6 +56,24 @@ class Store:
                                     "(every game then gets a fresh mail)"]) from None
         if self.data.get("format") != "referee-judge/1":
             raise UsageError(f"{self.path} is not a judge state file")
+        self.sent_path = games_dir / SENT_NAME
+        self.unsaved = False  # mails sent since the last save (named in the journal)
+        self._drop_sent()
+
+    def _drop_sent(self) -> None:
+        """Drop from the queue the mails the journal says were sent (a judge stopped
+        between sending them and its next save); only whole lines count."""
+        try:
+            journal = self.sent_path.read_bytes()
+        except FileNotFoundError:
+            return
+        except OSError as exc:
+            raise UsageError(f"cannot read the judge's journal {self.sent_path}: "
+                             f"{exc.strerror or exc}") from None
+        sent = set(journal.decode("ascii", "replace").split("\n")[:-1])
+        queue = self.data["queue"]
+        self.data["queue"] = [item for item in queue if item["id"] not in sent]
+        self.unsaved = True
 
     def game(self, game_id: str) -> dict[str, Any]:
         """The state of one game (created empty on first use; saved with :meth:`save`)."""
@@ -70,12 +99,29 @@ class Store:
         self.data["queue"].append({"id": msgid, "to": recipients,
                                    "raw": raw.decode("utf-8", "surrogateescape")})
 
+    def sent(self) -> None:
+        """The first queued mail was sent: take it off the queue and name it in the
+        journal (appended, not fsynced: see the module's docstring). Raises OSError."""
+        item = self.data["queue"].pop(0)
+        fd = os.open(self.sent_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC,
+                     0o600)
+        try:
+            os.write(fd, f"{item['id']}\n".encode("ascii", "replace"))
+        finally:
+            os.close(fd)
+        self.unsaved = True
+
     def save(self) -> None:
         """Write the state atomically and durably (mode 0600: it holds queued mails
-        with the players' tokens). Raises GameFileError (a full or read-only disk),
-        the file on disk then unchanged."""
+        with the players' tokens), then remove the journal of mails sent, which the
+        state now holds. Raises GameFileError (a full or read-only disk), the file on
+        disk then unchanged."""
         text = json.dumps(self.data, ensure_ascii=True, sort_keys=True)  # \udcxx survive
         fileio.write_atomic(self.path, text.encode("ascii"), mode=0o600, what="judge state")
+        if self.unsaved:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(self.sent_path)
+            self.unsaved = False
 
 
 @contextlib.contextmanager

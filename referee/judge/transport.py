@@ -99,8 +99,6 @@ class MaildirOutbox:
     """Writes each outgoing mail into a Maildir's ``new/``, named after its Message-ID,
     so that delivering the same mail twice (after a crash) writes it once."""
 
-    idempotent = True
-
     def __init__(self, path: Path) -> None:
         self.path = path
         self.box = Maildir(path, create=True)

@@ -19,7 +19,7 @@ from referee.errors import RefereeError
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 PNG_END = b"IEND\xaeB`\x82"
-MEMORY = 256  # pictures kept in memory (a board's tiles are 4-20 KB each)
+MEMORY = 1024  # pictures kept in memory (a board's tiles are 4-20 KB each)
 
 
 def renderer() -> str:

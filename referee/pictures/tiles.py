@@ -12,6 +12,7 @@ changed. Like every picture, tiles are drawn from ``game.view(state, viewer)`` o
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections import OrderedDict
 from collections.abc import Callable
@@ -23,7 +24,7 @@ from referee.pictures.svg import Canvas
 
 PAD = 6  # around a tile's drawing
 _DRAWN: OrderedDict[str, Tile] = OrderedDict()  # tiles by what they show (see tile)
-_KEEP = 512
+_KEEP = 4096  # a long-running judge of 50 games keeps every game's current tiles
 #: rectangles without anti-aliased edges: a fifth lighter PNG, and the figures (discs,
 #: shields, stars) and the writing stay smooth
 CRISP = "rect{shape-rendering:crispEdges}.chip{shape-rendering:geometricPrecision}"
@@ -76,7 +77,8 @@ def tile(name: str, title: str, width: float, height: float,
     """The tile drawn by ``draw``; ``shows`` holds everything it shows (JSON), so that a
     tile already drawn in this process is not drawn again. ``below``: the tile goes
     right under the one before it (no gap: together they are one board)."""
-    key = json.dumps([name, title, width, height, shows, below], sort_keys=True)
+    key = hashlib.sha256(json.dumps([name, title, width, height, shows, below],
+                                    sort_keys=True).encode()).hexdigest()
     found = _DRAWN.get(key)
     if found is None:
         w, h = int(width + 2 * PAD + 0.5), int(height + 2 * PAD + 0.5)
