@@ -70,7 +70,7 @@ def test_status_fits_80_columns_and_groups_the_legal_moves(tmp_path: Path) -> No
     text = status_text(gf, match, who, "g.json")
     assert max(len(line) for line in text.split("\n")) <= 80
     assert text.split("\n")[-5:] == [
-        "Round 3: ann to choose an action (supply/deploy), or first / privilege",
+        "Round 3: ann to choose an action (supply/deploy)",
         "legal moves for ann (23; a,b = one of the values):",
         "  supply: 1,2,3,4,5 | 1,2,3,4,5 +envoy",
         "  deploy: aachen 3 | aachen 3 free-pay | palermo 2,3,4 free-pay",

@@ -11,7 +11,7 @@ from .basics import available_privileges, has, holds, purple_count
 from .moves import Deploy, Done, First, Keep, Move, Pick, Privilege, Return, Seat, Supply, Take
 from .rules import bonus_available, can_pay, deploy_cost, move_spaces
 from .state import State
-from .views import PHASE_TEXT
+from .views import phase_text
 
 PHASE_OF = {
     Supply: "turn", Deploy: "turn", First: "turn", Seat: "seat", Take: "take",
@@ -33,9 +33,9 @@ def why_illegal(state: State, player: str, move: Move) -> str:
     if isinstance(move, Done):
         if state.phase in ("end", "purple"):
             return "it is legal"
-        return f"now you must {PHASE_TEXT.get(state.phase, state.phase)}"
+        return f"now you must {phase_text(state)}"
     if want != state.phase:
-        return f"now you must {PHASE_TEXT.get(state.phase, state.phase)}"
+        return f"now you must {phase_text(state)}"
     if isinstance(move, Supply):
         return _supply(state, p, move)
     if isinstance(move, Deploy):
@@ -60,7 +60,7 @@ def _privilege(state: State, p: int, move: Privilege) -> str:
     if state.phase not in ("turn", "end", "purple"):
         return (
             "Supplement, purple chests: not while this decision is open; now you must "
-            f"{PHASE_TEXT.get(state.phase, state.phase)}"
+            f"{phase_text(state)}"
         )
     if x not in state.priv_numbers:
         return f"privilege {x} is not in this game (in play: {state.priv_numbers})"

@@ -25,7 +25,7 @@ BONUS_TEXT = {
     "vp-all-2": "+2 points to everyone present",
 }
 PHASE_TEXT = {
-    "turn": "choose an action (supply/deploy), or first / privilege",
+    "turn": "choose an action (supply/deploy)",  # + what else is legal: phase_text
     "seat": "choose the figures for the Move/Deploy action (seat ...)",
     "take": "take a figure from a payment space (take <region>)",
     "end": "take a privilege or end the turn (privilege N / done)",
@@ -84,11 +84,26 @@ def result_line(state: State) -> str:
         f"shared win {', '.join(winners)} (still tied after the {tie})"
 
 
+def phase_text(state: State) -> str:
+    """What the active player must decide now, in words. At the start of a turn it names
+    a first-position chest and a privilege only when one is legal now (the player holds
+    such a chest; a privilege card is left that they can pay for)."""
+    text = PHASE_TEXT.get(state.phase, state.phase)
+    if state.phase != "turn" or state.finished:
+        return text
+    from . import rules  # the one generator says what else is legal
+
+    kinds = {type(m).__name__ for m in rules.legal_moves(state, state.players[state.active])}
+    extra = [word for word, kind in (("first", "First"), ("privilege N", "Privilege"))
+             if kind in kinds]
+    return text + (f", or {' / '.join(extra)}" if extra else "")
+
+
 def prompt(state: State) -> str:
     if state.finished:
         return result_line(state)
     who = state.players[state.active]
-    return f"Round {state.round}: {who} to {PHASE_TEXT.get(state.phase, state.phase)}"
+    return f"Round {state.round}: {who} to {phase_text(state)}"
 
 
 def seating(state: State) -> list[str]:
