@@ -13,10 +13,10 @@ from typing import Any
 import click
 
 from referee import fileio, gamefile, history, identity, seats, secret
-from referee.cli import cache, main
+from referee.cli import cache
 from referee.cli.common import (
+    command,
     emit_json,
-    handles_errors,
     internal_error,
     prompt_line,
     secret_option,
@@ -204,7 +204,7 @@ def check_all(paths: list[Path], **options: Any) -> list[dict[str, Any]]:
         return [one(p) for p in paths]
 
 
-@main.command()
+@command()
 @click.argument("paths", nargs=-1, metavar="[FILE]...", type=click.Path(path_type=Path))
 @secret_option
 @click.option("--since", metavar="REV",
@@ -234,8 +234,6 @@ def check_all(paths: list[Path], **options: Any) -> list[dict[str, Any]]:
 @click.option("--bots", is_flag=True,
               help="Replay every move of a bot seat in the whole game and require it to be "
                    "exactly its bot's move (--since does this for the new moves).")
-@click.option("--json", "as_json", is_flag=True, help="Output JSON.")
-@handles_errors
 def check(paths: Sequence[Path], secret_path: Path | None, since: str | None, by: str | None,
           github: str | None, signed: bool, signers: str, require_secret: bool,
           vouched: bool, strict: bool, bots: bool, as_json: bool) -> None:
@@ -356,11 +354,9 @@ def mark_copies(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-@main.command()
+@command()
 @click.argument("targets", nargs=-1, required=True, metavar="FILE_OR_DIR...",
                 type=click.Path(path_type=Path))
-@click.option("--json", "as_json", is_flag=True, help="Output JSON.")
-@handles_errors
 def pending(targets: Sequence[Path], as_json: bool) -> None:
     """For a game master: which games wait on whom, and since when.
 

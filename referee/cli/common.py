@@ -1,4 +1,5 @@
-"""Helpers shared by the commands: error handling, JSON output, loading, status text."""
+"""Helpers shared by the commands: the ``command`` decorator (error handling and
+``--json``), JSON output, loading, status text."""
 
 from __future__ import annotations
 
@@ -21,6 +22,29 @@ from referee.engine import Match, legal_strings
 from referee.errors import GameFileError, RefereeError, UsageError
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+
+JSON_HELP = "Output JSON."
+
+
+def command(name: str | None = None, *, json_help: str | None = JSON_HELP
+            ) -> Callable[[Callable[..., Any]], click.Command]:
+    """The one way to declare a command: registers it on ``main`` with the error
+    handling of :func:`handles_errors` and, unless ``json_help`` is None, the option
+    ``--json`` (passed as ``as_json``, listed after the command's own options).
+
+    ``json_help=None`` is for the commands whose output has one fixed form: `schema`
+    (JSON already), the git drivers (what git reads) and the judge (a mail robot)."""
+    from referee.cli import main
+
+    def register(func: Callable[..., Any]) -> click.Command:
+        cmd = main.command(name)(handles_errors(func))
+        if json_help is not None:
+            cmd.params.append(click.Option(["--json", "as_json"], is_flag=True,
+                                           help=json_help))
+        return cmd
+
+    return register
 
 
 def emit_json(obj: Any) -> None:

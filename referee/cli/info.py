@@ -5,10 +5,9 @@ from __future__ import annotations
 import click
 
 from referee import dataversions
-from referee.cli import main
 from referee.cli.common import (
+    command,
     emit_json,
-    handles_errors,
 )
 from referee.engine import Game, get_game
 from referee.errors import UsageError
@@ -17,9 +16,8 @@ from referee.schema import schema_names, schema_text
 # --- schema and data ------------------------------------------------------------------
 
 
-@main.command()
+@command(json_help=None)
 @click.argument("name", required=False, default="file")
-@handles_errors
 def schema(name: str) -> None:
     """Print a JSON Schema: `file` (any game, the default) or a game's full file schema."""
     if name not in schema_names():
@@ -27,12 +25,10 @@ def schema(name: str) -> None:
     click.echo(schema_text(name), nl=False)
 
 
-@main.command()
+@command(json_help="Output JSON (all component data).")
 @click.argument("game_name", metavar="GAME")
 @click.option("--reference", is_flag=True,
               help="Print the research note the component data and its sources come from.")
-@click.option("--json", "as_json", is_flag=True, help="Output JSON (all component data).")
-@handles_errors
 def data(game_name: str, reference: bool, as_json: bool) -> None:
     """Show GAME's component data, its released data versions and every value assumed
     rather than printed."""

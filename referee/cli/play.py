@@ -11,10 +11,9 @@ import click
 
 from referee import gamefile, seats, secret, vouch
 from referee import rng as rngmod
-from referee.cli import main
 from referee.cli.common import (
+    command,
     emit_json,
-    handles_errors,
     legal_lines,
     load,
     parse_option_pairs,
@@ -32,9 +31,7 @@ if TYPE_CHECKING:  # the commands import what they use: `status` starts faster
 # --- games ----------------------------------------------------------------------------
 
 
-@main.command()
-@click.option("--json", "as_json", is_flag=True, help="Output JSON.")
-@handles_errors
+@command()
 def games(as_json: bool) -> None:
     """List the games, their player counts and options."""
     rows: list[dict[str, Any]] = []
@@ -68,7 +65,7 @@ def games(as_json: bool) -> None:
 # --- new ------------------------------------------------------------------------------
 
 
-@main.command()
+@command()
 @click.argument("game_name", metavar="GAME")
 @click.argument("path", metavar="FILE", type=click.Path(path_type=Path))
 @click.option("--players", required=True,
@@ -91,8 +88,6 @@ def games(as_json: bool) -> None:
               help="Players' GitHub logins, for `check --by-github` in a repository's CI.")
 @click.option("--insecure-seed", is_flag=True,
               help="Accept a --seed of a sealed game that carries fewer than 128 bits.")
-@click.option("--json", "as_json", is_flag=True, help="Output JSON.")
-@handles_errors
 def new(game_name: str, path: Path, players: str, seed: str | None,
         options: Sequence[str], game_id: str | None, sealed: bool, secret_out: Path | None,
         nonces: bool, logins: str | None, insecure_seed: bool, as_json: bool) -> None:
@@ -228,15 +223,13 @@ def choose_seed(seed: str | None, sealed: bool, insecure: bool, header: dict[str
 # --- status ---------------------------------------------------------------------------
 
 
-@main.command()
+@command()
 @click.argument("path", metavar="FILE", type=click.Path(path_type=Path))
 @click.option("--as", "viewer", metavar="PLAYER",
               help="Show this player's private view and legal moves.")
 @secret_option
 @click.option("--wide", is_flag=True,
               help="One long table (lines over 80 characters) and a flat list of legal moves.")
-@click.option("--json", "as_json", is_flag=True, help="Output JSON.")
-@handles_errors
 def status(path: Path, viewer: str | None, secret_path: Path | None, wide: bool,
            as_json: bool) -> None:
     """Show the board (80 columns, with a legend), whose turn it is and what is being
@@ -257,7 +250,7 @@ def status(path: Path, viewer: str | None, secret_path: Path | None, wide: bool,
 # --- move -----------------------------------------------------------------------------
 
 
-@main.command()
+@command()
 @click.argument("path", metavar="FILE", type=click.Path(path_type=Path))
 @click.option("--as", "player", metavar="PLAYER", help="Who is moving.")
 @click.argument("words", nargs=-1, metavar="MOVE...")
@@ -272,8 +265,6 @@ def status(path: Path, viewer: str | None, secret_path: Path | None, wide: bool,
               help="With --from-email: write the answer to a rejected mail here (- = stdout).")
 @click.option("--from", "sender", default="referee@localhost", show_default=True,
               help="With --from-email: the From address of a rejection.")
-@click.option("--json", "as_json", is_flag=True, help="Output JSON.")
-@handles_errors
 def move(path: Path, player: str | None, words: Sequence[str], secret_path: Path | None,
          unchecked: bool, email_path: Path | None, reply_out: Path | None, sender: str,
          as_json: bool) -> None:
@@ -331,13 +322,11 @@ def move(path: Path, player: str | None, words: Sequence[str], secret_path: Path
 # --- log ------------------------------------------------------------------------------
 
 
-@main.command()
+@command()
 @click.argument("path", metavar="FILE", type=click.Path(path_type=Path))
 @click.option("--as", "viewer", metavar="PLAYER",
               help="Show PLAYER's own hidden choices (needs the secret).")
 @secret_option
-@click.option("--json", "as_json", is_flag=True, help="Output JSON.")
-@handles_errors
 def log(path: Path, viewer: str | None, secret_path: Path | None, as_json: bool) -> None:
     """List the moves in notation (hidden choices of sealed games only to their author,
     with --as and the secret)."""
@@ -364,15 +353,13 @@ def log(path: Path, viewer: str | None, secret_path: Path | None, as_json: bool)
 # --- sealed games: nonce, reveal ------------------------------------------------------
 
 
-@main.command()
+@command()
 @click.argument("path", metavar="FILE", type=click.Path(path_type=Path))
 @click.option("--as", "player", required=True, metavar="PLAYER", help="Whose nonce.")
 @click.argument("value", required=False)
 @click.option("--keep", type=click.Path(path_type=Path), metavar="NONCEFILE",
               help="Where your nonce is kept between commit and reveal (default "
                    "FILE.PLAYER.nonce, owner-only).")
-@click.option("--json", "as_json", is_flag=True, help="Output JSON.")
-@handles_errors
 def nonce(path: Path, player: str, value: str | None, keep: Path | None,
           as_json: bool) -> None:
     """Commit to PLAYER's nonce, and later reveal it, in a game made with --nonces.
@@ -401,11 +388,9 @@ def nonce(path: Path, player: str, value: str | None, keep: Path | None,
         click.echo(line)
 
 
-@main.command()
+@command()
 @click.argument("path", metavar="FILE", type=click.Path(path_type=Path))
 @secret_option
-@click.option("--json", "as_json", is_flag=True, help="Output JSON.")
-@handles_errors
 def reveal(path: Path, secret_path: Path | None, as_json: bool) -> None:
     """Write the secret seed into a finished sealed game so that anyone can verify it."""
     from referee.submit import reveal_seed
@@ -420,12 +405,10 @@ def reveal(path: Path, secret_path: Path | None, as_json: bool) -> None:
 # --- undo -----------------------------------------------------------------------------
 
 
-@main.command()
+@command()
 @click.argument("path", metavar="FILE", type=click.Path(path_type=Path))
 @click.option("--as", "player", required=True, metavar="PLAYER", help="Who takes back.")
 @secret_option
-@click.option("--json", "as_json", is_flag=True, help="Output JSON.")
-@handles_errors
 def undo(path: Path, player: str, secret_path: Path | None, as_json: bool) -> None:
     """Take back your last move, recorded as a log entry (history is never rewritten).
 
@@ -447,14 +430,12 @@ def undo(path: Path, player: str, secret_path: Path | None, as_json: bool) -> No
 # --- void -----------------------------------------------------------------------------
 
 
-@main.command()
+@command()
 @click.argument("path", metavar="FILE", type=click.Path(path_type=Path))
 @click.argument("number", type=int, metavar="N")
 @click.option("--as", "player", required=True, metavar="PLAYER",
               help="The move's author, or gm (the game master, who needs the secret).")
 @secret_option
-@click.option("--json", "as_json", is_flag=True, help="Output JSON.")
-@handles_errors
 def void(path: Path, number: int, player: str, secret_path: Path | None,
          as_json: bool) -> None:
     """Strike move N, appended unchecked and found illegal, so the game goes on.

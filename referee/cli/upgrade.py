@@ -9,17 +9,14 @@ from typing import Any
 import click
 
 from referee import dataversions, writecore
-from referee.cli import main
-from referee.cli.common import emit_json, handles_errors, secret_option
+from referee.cli.common import command, emit_json, secret_option
 from referee.errors import GameFileError
 
 
-@main.command()
+@command()
 @click.argument("path", metavar="FILE", type=click.Path(path_type=Path))
 @click.option("--dry-run", is_flag=True, help="Only report; change nothing.")
 @secret_option
-@click.option("--json", "as_json", is_flag=True, help="Output JSON.")
-@handles_errors
 def upgrade(path: Path, dry_run: bool, secret_path: Path | None, as_json: bool) -> None:
     """Replay FILE under this referee's component data and report, move by move, what
     changes: the data values that differ, the first move that would become illegal, and
