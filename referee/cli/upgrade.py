@@ -8,8 +8,9 @@ from typing import Any
 
 import click
 
-from referee import dataversions, writecore
+from referee import dataversions
 from referee.cli.common import command, emit_json, secret_option
+from referee.commands import upgrade_game
 from referee.errors import GameFileError
 
 
@@ -24,12 +25,7 @@ def upgrade(path: Path, dry_run: bool, secret_path: Path | None, as_json: bool) 
     the game moves to the new data: the game master's log entry
     {"kind": "upgrade", "data": PIN} is appended, and from then on the whole log replays
     under the new data."""
-    with writecore.transaction(path, secret_path=secret_path, replayed=False) as tx:
-        report = dataversions.compare(tx.gf, tx.seed)
-        entry: int | None = None
-        if not dry_run and report.upgradable:
-            upgrade = dataversions.upgrade_entry(tx.data, report.target)
-            entry = tx.append({k: v for k, v in upgrade.items() if k != "n"})["n"]
+    report, entry = upgrade_game(path, dry_run=dry_run, secret_path=secret_path)
     if as_json:
         emit_json({**report.to_json(), "file": str(path), "dry_run": dry_run,
                    "upgraded": entry is not None, "entry": entry})
