@@ -43,6 +43,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "nonce": ("play", "Commit to PLAYER's nonce, and later reveal it, in a game made with "
                       "--nonces."),
     "pending": ("check", "For a game master: which games wait on whom, and since when."),
+    "release-data": ("info", "For maintainers: keep the current component data of each GAME "
+                             "as a released data version."),
     "reveal": ("play", "Write the secret seed into a finished sealed game so that anyone "
                        "can verify it."),
     "schema": ("info", "Print a JSON Schema: `file` (any game, the default) or a game's "

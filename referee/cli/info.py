@@ -1,4 +1,4 @@
-"""Reference: schema and data."""
+"""Reference: schema and data; for maintainers, the release of a game's data."""
 
 from __future__ import annotations
 
@@ -78,3 +78,23 @@ def reference_note(game: Game) -> str:
         raise UsageError(f"{game.name} ships no reference note") from None
 
 
+@command("release-data")
+@click.argument("game_names", nargs=-1, required=True, metavar="GAME...")
+def release_data(game_names: tuple[str, ...], as_json: bool) -> None:
+    """For maintainers: keep the current component data of each GAME as a released data
+    version.
+
+    Run it after editing a game's data file, and commit the file it writes under the
+    game's data/versions/ (docs/data.md). A version already released is left as it is.
+    """
+    done = []
+    for name in game_names:
+        path = dataversions.release(name)
+        done.append({"game": name, "pin": dataversions.current_pin(name),
+                     "file": None if path is None else str(path), "released": path is not None})
+        if not as_json:
+            row = done[-1]
+            click.echo(f"{name}: released {row['pin']} in {path}" if path
+                       else f"{name}: {row['pin']} was released")
+    if as_json:
+        emit_json(done)
