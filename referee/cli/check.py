@@ -12,7 +12,7 @@ from typing import Any
 
 import click
 
-from referee import fileio, gamefile, history, identity, seats, secret
+from referee import commits, fileio, gamefile, history, identity, seats, secret
 from referee.cli import cache
 from referee.cli.common import (
     command,
@@ -263,12 +263,12 @@ def check(paths: Sequence[Path], secret_path: Path | None, since: str | None, by
                              secret_path=secret_path, since=ctx, strict=strict,
                              need_secret=need_secret, vouched=vouched, bots=bots)
         results += [{"file": signers, "ok": False, "verified": "nothing", "error": problem,
-                     "hints": []} for problem in history.check_signers_file(
+                     "hints": []} for problem in commits.check_signers_file(
                          repo, signers, may_create=by is None and github is None)]
         if signed:
             results += [{"file": "(commits)", "ok": False, "verified": "nothing",
                          "error": problem, "hints": []}
-                        for problem in history.check_signed(repo, signers, rels)]
+                        for problem in commits.check_signed(repo, signers, rels)]
     if as_json:
         emit_json(results)
     else:
