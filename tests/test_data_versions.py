@@ -17,7 +17,7 @@ import pytest
 from referee import dataversions, gamefile, secret
 from referee.engine import Game, Match, get_game
 from referee.rng import Rng
-from tests.cli import ok, run
+from tests.conftest import ok, run
 
 PLAYERS = ["ann", "ben", "cat", "dan"]
 

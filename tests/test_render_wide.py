@@ -7,9 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from referee.cli import main
+from tests.conftest import run
 from tests.test_textlayout import played
 
 HERE = Path(__file__).parent
@@ -22,10 +21,10 @@ def test_wide_status_is_the_old_table(tmp_path: Path, monkeypatch: pytest.Monkey
     golden = HERE / game / "test_render_wide.golden.txt"
     monkeypatch.chdir(tmp_path)
     who = played(game, players, moves, Path("g.json"))
-    wide = CliRunner().invoke(main, ["status", "g.json", "--as", who, "--wide"])
+    wide = run("status", "g.json", "--as", who, "--wide")
     assert wide.exit_code == 0
     assert wide.output == golden.read_text()
     assert max(len(line) for line in wide.output.split("\n")) > 80
-    narrow = CliRunner().invoke(main, ["status", "g.json", "--as", who]).output
+    narrow = run("status", "g.json", "--as", who).output
     assert narrow != wide.output
     assert max(len(line) for line in narrow.split("\n")) <= 80
