@@ -16,10 +16,9 @@ from typing import Any, TypeVar
 
 import click
 
-import referee
 from referee import fileio, gamefile, secret, textlayout
 from referee.engine import Match, legal_strings
-from referee.errors import GameFileError, RefereeError, UsageError
+from referee.errors import GameFileError, RefereeError, UsageError, internal_error
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -91,26 +90,6 @@ def _quiet_stdout() -> None:
         devnull = os.open(os.devnull, os.O_WRONLY)
         if sys.__stdout__ is not None:
             os.dup2(devnull, sys.__stdout__.fileno())
-
-
-def internal_error(exc: BaseException, where: str) -> RefereeError:
-    """The message for an unexpected exception while handling ``where``."""
-    import traceback  # only for a bug
-
-    frames = traceback.extract_tb(exc.__traceback__)
-    at = f" (at {_short(frames[-1].filename)}:{frames[-1].lineno})" if frames else ""
-    return RefereeError(
-        f"internal error while replaying {where}: {type(exc).__name__}: {str(exc)[:200]}{at}",
-        hints=["this is a bug in referee, not in your command: please report it with "
-               "the game file"],
-    )
-
-
-def _short(filename: str) -> str:
-    """A source file's path from the package's folder (``referee/games/...``)."""
-    root = Path(referee.__file__).resolve().parent.parent
-    path = Path(filename).resolve()
-    return str(path.relative_to(root)) if path.is_relative_to(root) else filename
 
 
 def _files(kwargs: dict[str, Any]) -> str:
