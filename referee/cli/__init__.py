@@ -19,7 +19,7 @@ from referee import __version__
 
 # name -> (module under referee.cli that defines it, its short help: the first sentence
 # of its docstring, as click would cut it). The modules register their commands on
-# ``main`` with ``@main.command()`` when imported.
+# ``main`` when imported, each with ``@command()`` from referee.cli.common.
 COMMANDS: dict[str, tuple[str, str]] = {
     "bot": ("bot", "Let a bot choose PLAYER's move in FILE and play it like `move` "
                    "(marked bot: true)."),
