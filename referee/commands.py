@@ -11,13 +11,15 @@ import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from referee import dataversions, gamefile, seats, secret, vouch, writecore
+from referee import dataversions, gamefile, seats, secret, vouch
 from referee import rng as rngmod
 from referee.engine import Match, game_names, get_game
 from referee.errors import UsageError
-from referee.submit import BotMove, bots_after, check_bots_can_play
+
+if TYPE_CHECKING:  # the writes import what they use: `log` and `games` start faster
+    from referee.submit import BotMove
 
 # --- games ----------------------------------------------------------------------------
 
@@ -81,6 +83,9 @@ def new_game(path: Path, request: NewGameRequest) -> NewGame:
     anything is written, the file (and a sealed game's secret file: both or neither)
     created, then the bot seats' first decisions played. Raises UsageError,
     GameFileError and the errors of a replay."""
+    from referee import writecore
+    from referee.submit import bots_after, check_bots_can_play
+
     game = get_game(request.game_name)
     player_list = gamefile.parse_players(request.players)
     add_logins(player_list, request.logins)
@@ -185,6 +190,8 @@ def upgrade_game(path: Path, *, dry_run: bool, secret_path: Path | None = None
     """Replay the game under this referee's data and compare; unless ``dry_run``, and
     only if every move stays legal, append the game master's upgrade entry. Returns the
     report and the number of the entry written (None: nothing written)."""
+    from referee import writecore
+
     with writecore.transaction(path, secret_path=secret_path, replayed=False) as tx:
         report = dataversions.compare(tx.gf, tx.seed)
         entry: int | None = None
