@@ -34,7 +34,7 @@ from types import ModuleType
 from typing import Any
 
 from referee.engine import Game, get_game
-from referee.errors import GameFileError, RefereeError, UsageError
+from referee.errors import GameFileError, UsageError
 from referee.schema import GAME_MASTER
 
 SEPARATOR = "+data."
@@ -325,23 +325,3 @@ def upgrade_entry(data: Mapping[str, Any], target: str) -> dict[str, Any]:
             "meta": {"kind": UPGRADE, "data": target}}
 
 
-def main(argv: list[str] | None = None) -> int:
-    """``python -m referee.dataversions release GAME...``: keep the current data of each
-    GAME as a released version (run it after editing a data file, and commit the file)."""
-    args = sys.argv[1:] if argv is None else argv
-    if len(args) < 2 or args[0] != "release":
-        print("usage: python -m referee.dataversions release GAME...", file=sys.stderr)
-        return 2
-    for name in args[1:]:
-        try:
-            path = release(name)
-        except RefereeError as exc:
-            print(f"error: {exc.message}", file=sys.stderr)
-            return 2
-        pin = current_pin(name)
-        print(f"{name}: released {pin} in {path}" if path else f"{name}: {pin} was released")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

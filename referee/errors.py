@@ -1,5 +1,6 @@
 """Errors the library raises for bad input. The CLI turns each into a message and an
-exit code; none of them is a bug, so none of them prints a traceback."""
+exit code; none of them is a bug, so none of them prints a traceback. A bug (any other
+exception) becomes one message too: :func:`internal_error`."""
 
 from __future__ import annotations
 
@@ -78,3 +79,28 @@ class AmbiguousMove(MoveError):
 
 class NotYourTurn(MoveError):
     """The player owes no decision now."""
+
+
+def internal_error(exc: BaseException, where: str) -> RefereeError:
+    """The error that reports an unexpected exception (a bug) while handling ``where``:
+    one message naming the exception and the line it came from, never a traceback."""
+    import traceback  # only for a bug
+
+    frames = traceback.extract_tb(exc.__traceback__)
+    at = f" (at {_short(frames[-1].filename)}:{frames[-1].lineno})" if frames else ""
+    return RefereeError(
+        f"internal error while replaying {where}: {type(exc).__name__}: {str(exc)[:200]}{at}",
+        hints=["this is a bug in referee, not in your command: please report it with "
+               "the game file"],
+    )
+
+
+def _short(filename: str) -> str:
+    """A source file's path from the package's folder (``referee/games/...``)."""
+    from pathlib import Path
+
+    import referee
+
+    root = Path(referee.__file__).resolve().parent.parent
+    path = Path(filename).resolve()
+    return str(path.relative_to(root)) if path.is_relative_to(root) else filename

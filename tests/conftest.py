@@ -1,6 +1,9 @@
-"""Shared fixtures: the toy game for core tests, a real SMTP server on localhost, and
+"""Shared helpers and fixtures: ``run``/``ok``, the one way the tests run a command in
+process; the toy game for core tests; a real SMTP server on localhost; and
 ``missing``/``require_tool``/``require_module`` for tests that need a tool: a visible
-skip on a laptop without it, a failure under ``CI=true`` (.ci/run installs them all)."""
+skip on a laptop without it, a failure under ``CI=true`` (.ci/run installs them all).
+
+Tests import the helpers from here: ``from tests.conftest import ok, run``."""
 
 from __future__ import annotations
 
@@ -12,12 +15,30 @@ from types import ModuleType
 from typing import Any, NoReturn
 
 import pytest
+from click.testing import CliRunner, Result
 
+from referee.cli import main
 from referee.engine import register
 from tests.ci import UNDER_CI
 
 register("toy", "tests.toygame")
 register("toycore", "tests.toygame:CORE")
+
+
+def run(*args: object, env: dict[str, str] | None = None,
+        input: bytes | str | None = None) -> Result:
+    """Run ``referee ARGS...`` in process (with ``env`` added to the environment and
+    ``input`` on stdin): click's Result (exit code, output with stderr). An exception
+    that escapes the command (a bug) is raised, so a traceback fails the test."""
+    return CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False, env=env,
+                              input=input)
+
+
+def ok(*args: object, env: dict[str, str] | None = None) -> Result:
+    """:func:`run`, which must exit 0."""
+    result = run(*args, env=env)
+    assert result.exit_code == 0, result.output
+    return result
 
 
 @pytest.fixture(autouse=True)

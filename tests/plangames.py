@@ -12,7 +12,7 @@ from typing import Any
 from referee import gamefile, replay
 from referee.engine import Match, Move
 from referee.rng import Rng
-from tests.cli import ok
+from tests.conftest import ok
 
 PLAYERS = "ann,ben,cat"
 SEED = "plan-tests-0123456789abcdef0123456789abcdef"

@@ -17,7 +17,7 @@ from referee.engine import get_game
 from referee.errors import UsageError
 from referee.rng import Rng
 from tests.ci import UNDER_CI
-from tests.cli import run
+from tests.conftest import run
 from tests.leaks import tokens_by_owner
 
 SEED = "age-views-test-seed-0123456789"

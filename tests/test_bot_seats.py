@@ -7,15 +7,11 @@ import json
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
+from click.testing import Result
 
 from referee import gamefile, replay, seats
-from referee.cli import main
 from referee.submit import play_bots
-
-
-def run(*args: object) -> Result:
-    return CliRunner().invoke(main, [str(a) for a in args])
+from tests.conftest import run
 
 
 def new(path: Path, players: str, *extra: object, game: str = "staufer",
@@ -328,8 +324,8 @@ def test_a_move_stands_when_the_bots_cannot_go_on(tmp_path: Path) -> None:
     data = json.loads(path.read_text())
     data["players"][1]["bot"] = {"level": "random"}
     path.write_text(gamefile.dumps(data))
-    result = CliRunner().invoke(main, ["move", str(path), "--as", "ann",
-                                                       "take 1"])
+    result = run("move", str(path), "--as", "ann",
+                                 "take 1")
     assert result.exit_code == 0, result.output
     assert result.stdout.splitlines()[0] == "move 1: ann: take 1"
     assert result.stderr == ("warning: the bots could not move: toy cannot be played by "
@@ -397,34 +393,34 @@ def test_pending_names_a_bot_seat_that_owes_a_decision(tmp_path: Path) -> None:
     """A sealed game moved on without the secret (`--unchecked`): the bot seat waits
     for whoever holds the secret, and `pending` says so."""
     path = tmp_path / "g.json"
-    assert CliRunner().invoke(main, ["new", "staufer", str(path), "--players",
-                                     "ann,bot:ben=greedy,cat", "--sealed"]).exit_code == 0
+    assert run("new", "staufer", str(path), "--players",
+               "ann,bot:ben=greedy,cat", "--sealed").exit_code == 0
     kept = tmp_path / "kept.secret"
     (tmp_path / "g.json.secret").rename(kept)
-    moved = CliRunner().invoke(main, ["move", str(path), "--as", "ann", "supply 2",
-                                      "--unchecked"])
+    moved = run("move", str(path), "--as", "ann", "supply 2",
+                "--unchecked")
     assert moved.exit_code == 0, moved.output
     kept.rename(tmp_path / "g.json.secret")
-    result = CliRunner().invoke(main, ["pending", str(path)])
+    result = run("pending", str(path))
     assert result.exit_code == 0, result.output
     assert "waiting for ben (bot) since" in result.output
     assert f"`referee bot {path}` (with the game's secret) plays it" in result.output
-    rows = json.loads(CliRunner().invoke(main, ["pending", str(path), "--json"]).output)
+    rows = json.loads(run("pending", str(path), "--json").output)
     assert rows[0]["waiting"] == ["ben"] and rows[0]["bots"] == ["ben"]
-    played = CliRunner().invoke(main, ["bot", str(path)])
+    played = run("bot", str(path))
     assert played.exit_code == 0, played.output
-    after = CliRunner().invoke(main, ["pending", str(path)]).output
+    after = run("pending", str(path)).output
     assert "(bot)" not in after and "waiting for cat since" in after
 
 
 def test_git_textconv_shows_bot_seats_and_bot_moves(tmp_path: Path) -> None:
     path = tmp_path / "g.json"
-    assert CliRunner().invoke(main, ["new", "staufer", str(path), "--players",
-                                     "ann,bot:ben=greedy,bot:cat", "--seed",
-                                     "textconv-bots"]).exit_code == 0
-    assert CliRunner().invoke(main, ["move", str(path), "--as", "ann",
-                                     "supply 2"]).exit_code == 0
-    text = CliRunner().invoke(main, ["git-textconv", str(path)]).output
+    assert run("new", "staufer", str(path), "--players",
+               "ann,bot:ben=greedy,bot:cat", "--seed",
+               "textconv-bots").exit_code == 0
+    assert run("move", str(path), "--as", "ann",
+               "supply 2").exit_code == 0
+    text = run("git-textconv", str(path)).output
     assert "ben (bot: greedy)" in text and "cat (bot: mcts, 100 it.)" in text
     lines = [line for line in text.splitlines() if line[:5].strip().rstrip(".").isdigit()]
     assert lines[0].startswith("   1. ann: supply 2")

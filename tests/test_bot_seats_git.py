@@ -10,15 +10,11 @@ from pathlib import Path
 
 import msgspec
 import pytest
-from click.testing import CliRunner, Result
+from click.testing import Result
 
 from referee import gamefile, history, replay, seats, secret
 from referee.bots.players import seat_move
-from referee.cli import main
-
-
-def run(*args: object) -> Result:
-    return CliRunner().invoke(main, [str(a) for a in args])
+from tests.conftest import run
 
 
 def git(repo: Path, *args: str) -> str:

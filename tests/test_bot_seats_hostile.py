@@ -9,12 +9,11 @@ import json
 from pathlib import Path
 from typing import Any
 
-from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from referee import gamefile, replay
-from referee.cli import main
+from tests.conftest import run
 
 SETTINGS = settings(max_examples=60, deadline=None, derandomize=True, database=None,
                     suppress_health_check=[HealthCheck.too_slow,
@@ -23,10 +22,6 @@ SETTINGS = settings(max_examples=60, deadline=None, derandomize=True, database=N
 WORDS = st.sampled_from(["bot:", "bot:cat", "=", ":", "mcts", "greedy", "random", "wizard",
                          "0", "7", "100001", "-1", "cat", "Cat", "gm", ",", " ", "é",
                          "\u202e", "\n", "=mcts:", "bot:bot:", "ann"])
-
-
-def invoke(*args: object) -> Any:
-    return CliRunner().invoke(main, [str(a) for a in args])
 
 
 def one_message(result: Any) -> None:
@@ -41,7 +36,7 @@ def one_message(result: Any) -> None:
 def test_arbitrary_bot_specs_in_players(tmp_path_factory: Any, tail: str) -> None:
     folder = tmp_path_factory.mktemp("spec")
     path = folder / "g.json"
-    result = invoke("new", "staufer", path, "--players", f"ann,ben,{tail}", "--seed", "h")
+    result = run("new", "staufer", path, "--players", f"ann,ben,{tail}", "--seed", "h")
     one_message(result)
     assert path.exists() == (result.exit_code == 0)
     if result.exit_code == 0:
@@ -59,7 +54,7 @@ VALUES = st.one_of(st.none(), st.booleans(), st.integers(-3, 200_000),
 
 def base_game(folder: Path) -> Path:
     path = folder / "g.json"
-    result = invoke("new", "staufer", path, "--players", "ann,ben,cat", "--seed", "hostile")
+    result = run("new", "staufer", path, "--players", "ann,ben,cat", "--seed", "hostile")
     assert result.exit_code == 0, result.output
     return path
 
@@ -83,7 +78,7 @@ def test_arbitrary_bot_records_and_header_fields(tmp_path_factory: Any, by: str,
     before = path.read_bytes()
     for args in (("status", path), ("log", path), ("move", path, "--as", "ann", "supply 2"),
                  ("bot", path), ("seat", path, "cat", "--bot", "random", "--as", "gm")):
-        result = invoke(*args)
+        result = run(*args)
         one_message(result)
         if result.exit_code:
             assert path.read_bytes() == before

@@ -9,7 +9,7 @@ from pathlib import Path
 from referee import gamefile
 from referee.judge import Config, Judge, meta, run_once
 from referee.judge.transport import MaildirInbox, MaildirOutbox
-from tests.cli import run
+from tests.conftest import run
 from tests.test_judge import SENDER, Setup
 from tests.test_judge_support import body_text, deliver, reply
 

@@ -16,7 +16,7 @@ from referee.bots.usage import in_play, matches, usage_prefix
 from referee.engine import Match, get_game
 from referee.errors import NotYourTurn, UsageError
 from referee.rng import Rng
-from tests.cli import run
+from tests.conftest import run
 
 
 @pytest.mark.parametrize("name", ["staufer", "dynasties"])

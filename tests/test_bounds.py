@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from referee import gamefile, schema
 from referee.engine import get_game
 from referee.errors import AmbiguousMove, GameFileError, MalformedMove
-from tests.cli import ok, run
+from tests.conftest import ok, run
 
 ROOT = Path(__file__).resolve().parent.parent
 NOW = "2026-11-30T10:00:00Z"

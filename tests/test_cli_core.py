@@ -11,14 +11,10 @@ import json
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
+from click.testing import Result
 
 from referee import fileio, gamefile
-from referee.cli import main
-
-
-def run(*args: str) -> Result:
-    return CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
+from tests.conftest import run
 
 
 @pytest.fixture

@@ -10,12 +10,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from referee.cli import main
 from referee.engine import get_game
 from referee.rng import Rng
-from tests.cli import run
+from tests.conftest import run
 from tests.leaks import assert_hidden, assert_shows, own_items
 
 GAMES = [("staufer", 3), ("dynasties", 4)]
@@ -136,7 +134,7 @@ def test_a_closed_pipe_is_no_error() -> None:
 
 @pytest.mark.parametrize("name", ["staufer", "dynasties"])
 def test_the_research_note_ships_with_the_data(name: str) -> None:
-    result = CliRunner().invoke(main, ["data", name, "--reference"])
+    result = run("data", name, "--reference")
     assert result.exit_code == 0
     assert "component data" in result.output.splitlines()[0]
     assert "ASSUMPTION" in result.output

@@ -17,7 +17,7 @@ import pytest
 from referee import dataversions, gamefile, replay, secret
 from referee.engine import Game, Match, get_game
 from referee.rng import Rng
-from tests.cli import run
+from tests.conftest import ok, run
 
 PLAYERS = ["ann", "ben", "cat", "dan"]
 
@@ -129,8 +129,8 @@ def move_on(path: Path) -> None:
 def test_current_data_is_released(name: str) -> None:
     digest = dataversions.split_pin(dataversions.current_pin(name))[1]
     assert digest in dataversions.on_disk(name), (
-        f"the {name} data changed: release it with `python -m referee.dataversions release "
-        f"{name}` and commit data/versions/{digest}.json")
+        f"the {name} data changed: release it with `referee release-data {name}` and"
+        f" commit data/versions/{digest}.json")
 
 
 @pytest.mark.parametrize("name", ["staufer", "dynasties"])
@@ -423,22 +423,22 @@ def test_sealed_game_upgrade_carries_the_referee_mac(tmp_path: Path, variant: An
     assert run("status", path).exit_code == 1
 
 
-def test_release_keeps_the_current_data_once(tmp_path: Path, monkeypatch: Any,
-                                             capsys: Any) -> None:
+def test_release_keeps_the_current_data_once(tmp_path: Path, monkeypatch: Any) -> None:
     monkeypatch.setattr(dataversions, "versions_dir", lambda name: tmp_path / name)
     pin = dataversions.current_pin("dynasties")
     digest = dataversions.split_pin(pin)[1]
-    assert dataversions.main(["release", "dynasties"]) == 0
     written = tmp_path / "dynasties" / f"{digest}.json"
-    assert capsys.readouterr().out == f"dynasties: released {pin} in {written}\n"
+    assert ok("release-data", "dynasties").output == f"dynasties: released {pin} in {written}\n"
     body = json.loads(written.read_text(encoding="utf-8"))
     assert body["rules"] == pin
     assert dataversions.digest_of("dynasties", body["files"]) == digest
-    assert dataversions.main(["release", "dynasties"]) == 0
-    assert capsys.readouterr().out == f"dynasties: {pin} was released\n"
-    assert dataversions.main(["release"]) == 2
-    assert dataversions.main(["release", "toy"]) == 2
-    assert "toy keeps no released data versions" in capsys.readouterr().err
+    assert ok("release-data", "dynasties").output == f"dynasties: {pin} was released\n"
+    assert json.loads(ok("release-data", "dynasties", "--json").output) == [
+        {"game": "dynasties", "pin": pin, "file": None, "released": False}]
+    assert run("release-data").exit_code == 2
+    refused = run("release-data", "toy")
+    assert refused.exit_code == 2
+    assert "toy keeps no released data versions" in refused.output
 
 
 def test_upgrade_skips_undone_moves_and_numbers_moves_by_log_entry(tmp_path: Path,

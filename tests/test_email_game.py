@@ -16,8 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli import run
-from tests.conftest import Collector
+from tests.conftest import Collector, run
 
 SENDER = "Referee <referee@example.org>"
 

@@ -31,7 +31,7 @@ from hypothesis.strategies import DrawFn
 
 from referee import gamefile
 from referee.cli import main
-from tests.cli import run
+from tests.conftest import run
 
 ROOT = Path(__file__).resolve().parent.parent
 

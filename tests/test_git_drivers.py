@@ -15,8 +15,7 @@ from referee import gamefile, gitdrivers
 from referee.engine import get_game
 from referee.errors import GameFileError
 from referee.rng import commitment
-from tests.cli import run
-from tests.conftest import require_tool
+from tests.conftest import require_tool, run
 
 NOW = "2026-01-01T00:00:00Z"
 

@@ -17,10 +17,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner
 
 from referee import gamefile, identity, replay, secret
-from referee.cli import main
+from tests.conftest import run
 from tests.leaks import tokens_by_owner
 from tests.test_trust_git import (  # noqa: F401  (fixtures)
     REPO_SECRET,
@@ -413,12 +412,11 @@ def test_duplicates_finds_copies_by_header_commitment_and_id() -> None:
 
 def test_check_since_says_what_the_bot_replays_cost(tmp_path: Path) -> None:
     git(tmp_path, "init", "-q", "-b", "main")
-    run = CliRunner().invoke
     path = tmp_path / "g.json"
-    assert run(main, ["new", "staufer", str(path), "--players", "ann,bot:ben=greedy",
-                      "--seed", "cost"]).exit_code == 0
+    assert run("new", "staufer", str(path), "--players", "ann,bot:ben=greedy",
+               "--seed", "cost").exit_code == 0
     commit(tmp_path, "new game")
-    assert run(main, ["move", str(path), "--as", "ann", "supply 2"]).exit_code == 0
+    assert run("move", str(path), "--as", "ann", "supply 2").exit_code == 0
     done = sh(tmp_path, "referee", "check", "--since", "HEAD")
     assert re.search(r"replayed [1-9]\d* bot moves in \d+\.\d s \(\d+\.\d s of CPU\)",
                      done.stdout), done.stdout
@@ -433,33 +431,32 @@ def test_a_seat_above_the_cap_stays_readable_but_neither_plays_nor_is_replayed(
     from referee import seats
 
     git(tmp_path, "init", "-q", "-b", "main")
-    run = CliRunner().invoke
     path = tmp_path / "g.json"
-    assert run(main, ["new", "staufer", str(path), "--players", "ann,bot:ben=mcts:2",
-                      "--seed", "cap"]).exit_code == 0
+    assert run("new", "staufer", str(path), "--players", "ann,bot:ben=mcts:2",
+               "--seed", "cap").exit_code == 0
     commit(tmp_path, "new game")
-    assert run(main, ["move", str(path), "--as", "ann", "supply 2"]).exit_code == 0
+    assert run("move", str(path), "--as", "ann", "supply 2").exit_code == 0
     assert gamefile.read(path).log[1]["by"] == "ben"  # the bot moved, within the cap
     monkeypatch.setattr(seats, "MAX_ITERATIONS", 1)
     monkeypatch.chdir(tmp_path)
-    since = run(main, ["check", "--since", "HEAD"])
+    since = run("check", "--since", "HEAD")
     assert since.exit_code == 1
     assert "is a move of ben's bot (mcts, 2 it.), above this referee's cap of 1" in since.output
     assert "referee seat FILE ben --bot mcts:1 --as gm" in since.output
-    assert run(main, ["status", str(path)]).exit_code == 0
-    whole = run(main, ["check", str(path), "--bots"])
+    assert run("status", str(path)).exit_code == 0
+    whole = run("check", str(path), "--bots")
     assert whole.exit_code == 0, whole.output
     assert "bot-seat moves replayed: each is its bot's move" in whole.output
-    owing = json.loads(run(main, ["status", str(path), "--json"]).output)["to_move"]
+    owing = json.loads(run("status", str(path), "--json").output)["to_move"]
     if owing == ["ann"]:
-        legal_now = json.loads(run(main, ["status", str(path), "--as", "ann", "--json"])
+        legal_now = json.loads(run("status", str(path), "--as", "ann", "--json")
                                .output)["legal"]
-        moved = run(main, ["move", str(path), "--as", "ann", legal_now[0]])
+        moved = run("move", str(path), "--as", "ann", legal_now[0])
         assert moved.exit_code == 0
-        owing = json.loads(run(main, ["status", str(path), "--json"]).output)["to_move"]
+        owing = json.loads(run("status", str(path), "--json").output)["to_move"]
     assert owing == ["ben"]
     before = path.read_bytes()
-    played = run(main, ["bot", str(path)])
+    played = run("bot", str(path))
     assert played.exit_code != 0 and "above this referee's cap of 1" in played.output, \
         played.output
     assert path.read_bytes() == before

@@ -8,12 +8,11 @@ import shutil
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
+from click.testing import Result
 
 from referee import gamefile, replay
-from referee.cli import main
 from referee.mail import tokens
-from tests.cli import run
+from tests.conftest import run
 from tests.test_judge_support import (
     STYLES,
     Player,
@@ -307,11 +306,11 @@ def test_whole_game_by_scripted_players_and_mail_count(tmp_path: Path) -> None:
 
 
 def test_judge_refuses_bad_options(tmp_path: Path) -> None:
-    result = CliRunner().invoke(main, ["judge", str(tmp_path), "--from", SENDER, "--once",
-                                       "--outbox", str(tmp_path / "o")])
+    result = run("judge", str(tmp_path), "--from", SENDER, "--once",
+                 "--outbox", str(tmp_path / "o"))
     assert result.exit_code == 2 and "exactly one of --imap" in result.output
-    result = CliRunner().invoke(main, ["judge", str(tmp_path), "--from", SENDER, "--maildir",
-                                       str(tmp_path / "nope"), "--outbox", str(tmp_path / "o")])
+    result = run("judge", str(tmp_path), "--from", SENDER, "--maildir",
+                 str(tmp_path / "nope"), "--outbox", str(tmp_path / "o"))
     assert result.exit_code == 2 and "is not a Maildir" in result.output
 
 
@@ -328,8 +327,8 @@ def test_a_game_added_later_gets_its_start_mails(toy: Setup, tmp_path: Path) -> 
 
 def test_one_message_on_stdin_for_an_mta_pipe(toy: Setup) -> None:
     raw = reply(toy.latest("ann"), "take 3")
-    result = CliRunner().invoke(main, ["judge", str(toy.games), "--stdin", "--outbox",
-                                       str(toy.outbox), "--from", SENDER], input=raw)
+    result = run("judge", str(toy.games), "--stdin", "--outbox",
+                 str(toy.outbox), "--from", SENDER, input=raw)
     assert result.exit_code == 0, result.output
     assert [e["move"]["n"] for e in json.loads(toy.path.read_text())["log"]] == [3]
     assert sorted(m["X-Referee-Player"] for m in toy.new_mail()) == ["ann", "ben"]
@@ -390,17 +389,17 @@ def test_a_second_judge_on_the_same_directory_is_refused(toy: Setup) -> None:
     from referee.judge import store
 
     with store.exclusive(toy.games):
-        result = CliRunner().invoke(main, ["judge", str(toy.games), "--maildir",
-                                           str(toy.inbox), "--outbox", str(toy.outbox),
-                                           "--from", SENDER])
+        result = run("judge", str(toy.games), "--maildir",
+                     str(toy.inbox), "--outbox", str(toy.outbox),
+                     "--from", SENDER)
     assert result.exit_code == 2 and "another judge is running" in result.output
 
 
 def test_a_broken_state_file_is_a_clear_error(toy: Setup) -> None:
     (toy.games / ".referee-judge.json").write_text("{not json")
     before = toy.path.read_bytes()
-    result = CliRunner().invoke(main, ["judge", str(toy.games), "--maildir", str(toy.inbox),
-                                       "--outbox", str(toy.outbox), "--from", SENDER])
+    result = run("judge", str(toy.games), "--maildir", str(toy.inbox),
+                 "--outbox", str(toy.outbox), "--from", SENDER)
     assert result.exit_code == 2 and "cannot read the judge state" in result.output
     assert "Traceback" not in result.output and toy.path.read_bytes() == before
 
@@ -419,9 +418,9 @@ def test_smtp_down_keeps_the_mails_queued_until_a_later_run(tmp_path: Path) -> N
     from tests.conftest import free_port
 
     setup = Setup(tmp_path)
-    result = CliRunner().invoke(main, ["judge", str(setup.games), "--maildir",
-                                       str(setup.inbox), "--smtp", f"127.0.0.1:{free_port()}",
-                                       "--from", SENDER, "--once"])
+    result = run("judge", str(setup.games), "--maildir",
+                 str(setup.inbox), "--smtp", f"127.0.0.1:{free_port()}",
+                 "--from", SENDER, "--once")
     assert result.exit_code == 1 and "cannot connect to the SMTP server" in result.output
     state = json.loads((setup.games / ".referee-judge.json").read_text())
     assert len(state["queue"]) == 3

@@ -15,11 +15,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner, Result
+from click.testing import Result
 
 from referee import gamefile
-from referee.cli import main
 from referee.judge import incoming
+from tests.conftest import run
 from tests.test_judge import PLAYERS, SENDER, Setup
 from tests.test_judge_support import body_text, parse, reply
 
@@ -36,7 +36,7 @@ def put(maildir: Path, name: str, raw: bytes) -> None:
 def judge(setup: Setup, *extra: str, stdin: bytes | None = None) -> Result:
     args = ["judge", str(setup.games), "--outbox", str(setup.outbox), "--from", SENDER]
     source = ["--stdin"] if stdin is not None else ["--maildir", str(setup.inbox), "--once"]
-    return CliRunner().invoke(main, [*args, *source, *extra], input=stdin)
+    return run(*args, *source, *extra, input=stdin)
 
 
 @pytest.fixture
@@ -198,8 +198,8 @@ def test_a_failing_game_does_not_stop_the_others(toy: Setup,
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     from referee.judge import core
 
-    result = CliRunner().invoke(main, ["new", "toy", str(toy.games / "toy-2.json"), "--sealed",
-                                       "--id", "toy-2", "--players", PLAYERS])
+    result = run("new", "toy", str(toy.games / "toy-2.json"), "--sealed",
+                 "--id", "toy-2", "--players", PLAYERS)
     assert result.exit_code == 0, result.output
     real = core.text.body
 
@@ -332,7 +332,7 @@ def test_a_recipient_refused_for_good_is_dropped_not_retried_forever(
     setup = Setup(tmp_path, players=players)
     args = ["judge", str(setup.games), "--maildir", str(setup.inbox), "--smtp",
             f"127.0.0.1:{port}", "--from", SENDER, "--once"]
-    result = CliRunner().invoke(main, args)
+    result = run(*args)
     assert result.exit_code == 0, result.output
     assert "mail not delivered: nobody@example.org" in result.output
     assert "recipient refused: nobody@example.org (550" in result.output
@@ -341,7 +341,7 @@ def test_a_recipient_refused_for_good_is_dropped_not_retried_forever(
         "ann@example.org", "cat@example.org"]
     state = json.loads((setup.games / ".referee-judge.json").read_text())
     assert state["queue"] == []
-    result = CliRunner().invoke(main, args)  # nothing left to send, nothing logged again
+    result = run(*args)  # nothing left to send, nothing logged again
     assert result.exit_code == 0 and "not delivered" not in result.output
     assert len(handler.envelopes) == 2
 
@@ -352,13 +352,13 @@ def test_smtp_down_under_an_mta_pipe_exits_tempfail_and_the_mail_is_known_later(
 
     raw = ann_reply(toy, "take 3")
     args = ["judge", str(toy.games), "--stdin", "--from", SENDER]
-    result = CliRunner().invoke(main, [*args, "--smtp", f"127.0.0.1:{free_port()}"], input=raw)
+    result = run(*args, "--smtp", f"127.0.0.1:{free_port()}", input=raw)
     assert result.exit_code == 75, result.output  # the MTA keeps the mail, pipes it again
     assert "cannot connect to the SMTP server" in result.output
     assert moves(toy) == [3]  # played before the answers could go out; they stay queued
     state = json.loads((toy.games / ".referee-judge.json").read_text())
     assert sorted(m["to"][0] for m in state["queue"]) == ["ann@example.org", "ben@example.org"]
-    result = CliRunner().invoke(main, [*args, "--outbox", str(toy.outbox)], input=raw)
+    result = run(*args, "--outbox", str(toy.outbox), input=raw)
     assert result.exit_code == 0, result.output
     assert "duplicate" in result.output and moves(toy) == [3]  # not played twice
     assert sorted(m["X-Referee-Player"] for m in toy.new_mail()) == ["ann", "ben"]
@@ -383,8 +383,8 @@ def test_a_game_file_that_cannot_be_read_is_skipped_not_fatal(
         toy: Setup, monkeypatch: pytest.MonkeyPatch) -> None:
     from referee.judge import core
 
-    result = CliRunner().invoke(main, ["new", "toy", str(toy.games / "toy-2.json"), "--sealed",
-                                       "--id", "toy-2", "--players", PLAYERS])
+    result = run("new", "toy", str(toy.games / "toy-2.json"), "--sealed",
+                 "--id", "toy-2", "--players", PLAYERS)
     assert result.exit_code == 0, result.output
     real = core.gamefile.read
 

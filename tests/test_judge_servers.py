@@ -31,7 +31,7 @@ from typing import Any
 import pytest
 
 from referee import gamefile, replay, secret
-from tests.conftest import free_port, missing
+from tests.conftest import free_port, missing, run
 from tests.test_judge_support import STYLES, Player, parse, summary
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -318,9 +318,7 @@ def test_whole_games_by_mail_through_imap_and_smtp_with_the_judge_killed_twice(
 def test_hostile_mails_over_imap_are_flagged_and_the_next_one_is_played(
         servers: tuple[Dovecot, int, Delivering], tmp_path: Path) -> None:
     import imapclient
-    from click.testing import CliRunner
 
-    from referee.cli import main
     from tests.test_judge import Setup
     from tests.test_judge_robust import huge, nested
     from tests.test_judge_support import reply
@@ -329,7 +327,7 @@ def test_hostile_mails_over_imap_are_flagged_and_the_next_one_is_played(
     setup = Setup(tmp_path)
     args = ["judge", str(setup.games), "--imap", dovecot.url("referee"), "--smtp",
             f"127.0.0.1:{smtp_port}", "--from", SENDER, "--once"]
-    result = CliRunner().invoke(main, args)
+    result = run(*args)
     assert result.exit_code == 0, result.output
     ann = Client(dovecot, "ann", smtp_port)
     first = ann.read()[-1]
@@ -343,7 +341,7 @@ def test_hostile_mails_over_imap_are_flagged_and_the_next_one_is_played(
         dovecot.deliver("referee", raw)
         box.noop()  # Dovecot numbers it now: the mails keep this order
     try:
-        result = CliRunner().invoke(main, args)
+        result = run(*args)
         assert result.exit_code == 0, result.output
         assert "quarantined: mail 1: cannot read this mail: its MIME parts nest more than 10" \
             in result.output

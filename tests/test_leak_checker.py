@@ -14,13 +14,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner
 
 from referee import gamefile, replay
-from referee.cli import main
 from referee.engine import get_game
 from referee.games.dynasties import views as dyn_views
 from referee.games.staufer import views as st_views
+from tests.conftest import ok
 from tests.leaks import (
     assert_hidden,
     assert_shows,
@@ -35,26 +34,22 @@ PLAYERS = ["ann", "ben", "cat"]
 Leak = Callable[[Any, str | None], str | list[str] | dict[str, Any] | None]
 
 
-def run(*args: object) -> str:
-    result = CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
-    assert result.exit_code == 0, result.output
-    return result.output
-
-
 def new_game(tmp_path: Path, name: str) -> tuple[Path, Any]:
     path = tmp_path / f"{name}.json"
-    run("new", name, path, "--players", ",".join(PLAYERS), "--seed", "planted-leaks")
+    ok("new", name, path, "--players", ",".join(PLAYERS), "--seed", "planted-leaks")
     return path, replay.replay(gamefile.read(path)).state
 
 
 def cli_outputs(path: Path) -> dict[str | None, dict[str, str]]:
     """What the leak tests search: the public outputs and each player's own."""
     out: dict[str | None, dict[str, str]] = {None: {
-        "status": run("status", path), "status --json": run("status", path, "--json"),
-        "status --wide": run("status", path, "--wide"), "log": run("log", path)}}
+        "status": ok("status", path).output,
+        "status --json": ok("status", path, "--json").output,
+        "status --wide": ok("status", path, "--wide").output,
+        "log": ok("log", path).output}}
     for p in PLAYERS:
-        out[p] = {"status --as": run("status", path, "--as", p),
-                  "status --as --json": run("status", path, "--as", p, "--json")}
+        out[p] = {"status --as": ok("status", path, "--as", p).output,
+                  "status --as --json": ok("status", path, "--as", p, "--json").output}
     return out
 
 

@@ -20,7 +20,7 @@ from click.testing import Result
 
 from referee import gamefile, mail, secret
 from referee.mail import tokens
-from tests.cli import run
+from tests.conftest import run
 from tests.test_judge import SENDER, Setup
 from tests.test_judge_support import body_text, parse, reply
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from referee import gamefile, replay
-from tests.cli import ok, run
+from tests.conftest import ok, run
 from tests.leaks import assert_hidden
 
 

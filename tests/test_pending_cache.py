@@ -9,15 +9,10 @@ from pathlib import Path
 
 import msgspec
 import pytest
-from click.testing import CliRunner, Result
 
 from referee import fileio, replay
 from referee.cli import cache
-from referee.cli import main as cli_main
-
-
-def run(*args: object) -> Result:
-    return CliRunner().invoke(cli_main, [str(a) for a in args], catch_exceptions=False)
+from tests.conftest import run
 
 
 @pytest.fixture

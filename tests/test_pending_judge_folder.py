@@ -5,9 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from click.testing import CliRunner
-
-from referee.cli import main
+from tests.conftest import run
 from tests.test_judge import Setup
 
 
@@ -18,7 +16,7 @@ def test_pending_of_a_judges_folder_skips_its_own_files(tmp_path: Path) -> None:
     assert ".referee-judge.json" in own  # the judge's state, JSON but no game
     (toy.games / ".cache").mkdir()
     (toy.games / ".cache" / "x.json").write_text("{}")
-    result = CliRunner().invoke(main, ["pending", str(toy.games)])
+    result = run("pending", str(toy.games))
     assert result.exit_code == 0, result.output
     assert ".referee-judge" not in result.output and "x.json" not in result.output
     assert "toy-1.json" in result.output

@@ -10,17 +10,15 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 from referee import gamefile, replay, vouch
 from referee import rng as rngmod
 from referee import secret as secretmod
-from referee.cli import main
 from referee.engine import Match, get_game
 from referee.pictures import draw_svg, svg_to_png
 from referee.pictures.changes import Marks, changed_paths, new_events
 from referee.rng import Rng
-from tests.cli import run
+from tests.conftest import run
 from tests.leaks import assert_hidden, assert_shows, own_items
 
 NS = "{http://www.w3.org/2000/svg}"
@@ -267,7 +265,7 @@ def test_show_refuses_bad_input(tmp_path: Path, args: list[str], code: int,
     path = make_game(tmp_path, "staufer", 3, moves=12)
     args = [a.replace("OUT", str(tmp_path / "out.svg")).replace("NODIR", str(tmp_path / "no"))
             for a in args]
-    result = CliRunner().invoke(main, ["show", str(path), *args])
+    result = run("show", str(path), *args)
     assert result.exit_code == code
     assert message in result.output
     assert "Traceback" not in result.output
@@ -281,7 +279,7 @@ def test_show_sealed_game_needs_the_secret(tmp_path: Path) -> None:
     hidden = tmp_path / "elsewhere.secret"
     secret.rename(hidden)
     out = tmp_path / "b.svg"
-    result = CliRunner().invoke(main, ["show", str(path), "--svg", str(out)])
+    result = run("show", str(path), "--svg", str(out))
     assert result.exit_code == 1
     assert "sealed" in result.output and not out.exists()
     assert run("show", path, "--svg", out, "--secret", hidden).exit_code == 0
@@ -321,7 +319,7 @@ def test_show_refuses_a_missing_or_broken_game(tmp_path: Path, content: str | No
     path = tmp_path / "g.json"
     if content is not None:
         path.write_text(content)
-    result = CliRunner().invoke(main, ["show", str(path), "--svg", str(tmp_path / "b.svg")])
+    result = run("show", str(path), "--svg", str(tmp_path / "b.svg"))
     assert result.exit_code == 1
     assert message in result.output and "Traceback" not in result.output
     assert not (tmp_path / "b.svg").exists()

@@ -13,7 +13,7 @@ from referee.engine import get_game
 from referee.errors import UsageError
 from referee.schema import PLAN_LINE_MAX, PLAN_LINES_MAX
 from tests import plangames as pg
-from tests.cli import ok, run
+from tests.conftest import ok, run
 
 PLAYERS = ["ann", "ben", "cat"]
 

@@ -15,8 +15,7 @@ import pytest
 from referee import gamefile
 from tests import leaks
 from tests import plangames as pg
-from tests.cli import ok, run
-from tests.conftest import require_tool
+from tests.conftest import ok, require_tool, run
 
 
 def _pick_position(tmp_path: Path, sealed: bool = False

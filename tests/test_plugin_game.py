@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli import run
+from tests.conftest import run
 from tests.test_judge_support import body_text, deliver, outbox_messages, reply
 
 PLUGIN = Path(__file__).resolve().parent / "plugin"

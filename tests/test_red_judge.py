@@ -79,7 +79,7 @@ def test_a_flood_of_notify_mails_cannot_grow_the_game_file(tmp_path: Path) -> No
 def test_a_seat_toggled_by_hand_is_bounded_too(tmp_path: Path) -> None:
     """The same bound for `referee seat` (a player's own seat to a bot and back, while
     another player is to move): one message, exit 1 or 2, nothing written."""
-    from tests.cli import run
+    from tests.conftest import run
 
     setup = Setup(tmp_path, game="staufer", gid="staufer-1")
     for i in range(MAX_PLAYER_RECORDS):
@@ -118,7 +118,7 @@ def test_a_display_name_cannot_add_a_recipient(tmp_path: Path) -> None:
 def test_referee_mail_quotes_the_display_name_too(tmp_path: Path) -> None:
     """`referee mail` built the same unquoted To (and then refused to mail the game at
     all); now each player's mail goes to the player's address only."""
-    from tests.cli import run
+    from tests.conftest import run
     from tests.test_judge_support import outbox_messages
 
     setup = Setup(tmp_path, game="staufer", gid="staufer-1")
@@ -139,7 +139,7 @@ def test_reply_out_never_writes_through_a_planted_symlink(tmp_path: Path) -> Non
     the file it points to (an authorized_keys): the answer replaces the link instead."""
     from email.message import EmailMessage
 
-    from tests.cli import run
+    from tests.conftest import run
 
     game = tmp_path / "g.json"
     assert run("new", "staufer", game, "--sealed", "--players",

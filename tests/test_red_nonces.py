@@ -14,16 +14,12 @@ import time
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
+from click.testing import Result
 
-from referee.cli import main
+from tests.conftest import run
 
 KEY = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmU\n" \
       "-----END OPENSSH PRIVATE KEY-----\n"
-
-
-def run(*args: object) -> Result:
-    return CliRunner().invoke(main, [str(a) for a in args])
 
 
 @pytest.fixture

@@ -12,17 +12,11 @@ import json
 from pathlib import Path
 from typing import Any
 
-from click.testing import CliRunner, Result
-
 from referee import gamefile
-from referee.cli import main
 from referee.replay import MAX_PLAYER_RECORDS, MAX_TAKEBACKS
+from tests.conftest import run
 
 SUPPLY_2 = {"type": "supply", "space": 2, "chests": 0, "envoy": False, "draw": False}
-
-
-def run(*args: object) -> Result:
-    return CliRunner().invoke(main, [str(a) for a in args])
 
 
 def game(tmp_path: Path, *setup: tuple[str, ...]) -> Path:

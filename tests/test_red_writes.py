@@ -5,14 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from click.testing import CliRunner, Result
+from click.testing import Result
 
-from referee.cli import main
 from referee.replay import MAX_PLAYER_RECORDS, MAX_TAKEBACKS
-
-
-def run(*args: object) -> Result:
-    return CliRunner().invoke(main, [str(a) for a in args])
+from tests.conftest import run
 
 
 def new_game(tmp_path: Path, *extra: str) -> Path:

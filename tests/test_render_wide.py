@@ -7,13 +7,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 from referee import gamefile, replay, textlayout
-from referee.cli import main
 from referee.engine import get_game
 from referee.judge import meta
 from referee.judge import text as mailtext
+from tests.conftest import run
 from tests.test_textlayout import played
 
 GAMES = [("staufer", 3, 36), ("dynasties", 4, 8)]
@@ -35,8 +34,8 @@ def test_wide_status_is_the_same_text_laid_out_for_132_columns(
         moves: int) -> None:
     monkeypatch.chdir(tmp_path)
     who = played(game, players, moves, Path("g.json"))
-    wide = CliRunner().invoke(main, ["status", "g.json", "--as", who, "--wide"])
-    narrow = CliRunner().invoke(main, ["status", "g.json", "--as", who])
+    wide = run("status", "g.json", "--as", who, "--wide")
+    narrow = run("status", "g.json", "--as", who)
     assert wide.exit_code == 0 and narrow.exit_code == 0
     assert textlayout.WIDTH < widest(wide.output) <= textlayout.WIDE
     assert widest(narrow.output) <= textlayout.WIDTH

@@ -12,11 +12,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
+from click.testing import Result
 
 from referee import fileio
-from referee.cli import main
-from tests.cli import run
+from tests.conftest import run
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -212,8 +211,8 @@ def test_an_unwritable_folder_is_a_message(game: Path, monkeypatch: pytest.Monke
 def test_mail_from_stdin_over_the_cap_is_refused(tmp_path: Path) -> None:
     game = tmp_path / "s.json"
     assert run("new", "toy", game, "--players", "ann,ben", "--sealed").exit_code == 0
-    result = CliRunner().invoke(main, ["move", str(game), "--from-email", "-"],
-                                input=b"x" * (fileio.MAX_GAME_FILE_BYTES + 1))
+    result = run("move", str(game), "--from-email", "-",
+          input=b"x" * (fileio.MAX_GAME_FILE_BYTES + 1))
     assert_rejected(result, 2, "standard input is larger than 16 MiB")
 
 

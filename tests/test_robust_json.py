@@ -10,7 +10,7 @@ import pytest
 from referee import gamefile
 from referee.cli.common import escape_text
 from referee.errors import GameFileError
-from tests.cli import run
+from tests.conftest import run
 
 ROOT = Path(__file__).resolve().parent.parent
 

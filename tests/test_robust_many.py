@@ -9,15 +9,10 @@ import os
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
 
-from referee import gamefile, replay
-from referee.cli import cache, check
-from referee.cli import main as cli_main
-
-
-def run(*args: object) -> Result:
-    return CliRunner().invoke(cli_main, [str(a) for a in args], catch_exceptions=False)
+from referee import checking, gamefile, replay
+from referee.cli import cache
+from tests.conftest import run
 
 
 @pytest.fixture
@@ -60,8 +55,8 @@ def test_check_reports_each_bad_file_in_order(folder: Path) -> None:
 
 def test_parallel_check_gives_the_sequential_results(folder: Path) -> None:
     files = sorted(folder.iterdir())
-    parallel = check.check_all(files, secret_path=None)
-    sequential = [check.check_one(p, None) for p in files]
+    parallel = checking.check_all(files, secret_path=None)
+    sequential = [checking.check_one(p, None) for p in files]
     assert parallel == sequential
     assert [r["ok"] for r in parallel] == [True] * 5 + [False] * 3
 
@@ -76,7 +71,7 @@ def test_an_internal_error_in_one_file_does_not_hide_the_others(
         return real(gf, *args, **kwargs)
 
     monkeypatch.setattr(replay, "replay", broken)
-    monkeypatch.setattr(check, "PARALLEL_MIN_FILES", 10**6)  # the patch lives here only
+    monkeypatch.setattr(checking, "PARALLEL_MIN_FILES", 10**6)  # the patch lives here only
     result = run("check", *sorted(folder.glob("g*.json")))
     assert result.exit_code == 1
     lines = result.output.splitlines()
@@ -123,7 +118,7 @@ def test_check_never_reads_the_cache(folder: Path, monkeypatch: pytest.MonkeyPat
         raise AssertionError("check must not trust the cache")
 
     monkeypatch.setattr(cache, "lookup", no_lookup)
-    monkeypatch.setattr(check, "PARALLEL_MIN_FILES", 10**6)
+    monkeypatch.setattr(checking, "PARALLEL_MIN_FILES", 10**6)
     assert run("check", folder / "g0.json").exit_code == 0
 
 

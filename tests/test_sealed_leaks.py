@@ -14,7 +14,7 @@ import pytest
 from referee import gamefile, replay
 from referee.engine import get_game
 from referee.rng import Rng
-from tests.cli import run
+from tests.conftest import run
 from tests.leaks import assert_hidden, assert_shows, own_items, words
 
 SEED = "sealed-leak-test-seed-0123456789"

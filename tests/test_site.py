@@ -10,18 +10,13 @@ import sys
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
 
 from referee import gamefile, replay
-from referee.cli import main
 from referee.pictures import draw_svg
 from referee.pictures.changes import Marks
+from tests.conftest import run
 from tests.leaks import assert_no_leaks
 from tests.test_pictures import make_game
-
-
-def run(*args: object) -> Result:
-    return CliRunner().invoke(main, [str(a) for a in args])
 
 
 def all_text(folder: Path) -> dict[str, str]:

@@ -26,6 +26,7 @@ FORBIDDEN = (
     "jsonschema", "pyrage", "bech32", "imapclient", "jinja2", "resvg_py", "chess",
     "referee.bots", "referee.judge", "referee.pictures", "referee.mail", "referee.history",
     "referee.gitdrivers", "referee.agebox", "referee.upgrade", "referee.upgrades",
+    "referee.checking", "referee.commits", "referee.commands",
     "referee.cli.bot", "referee.cli.check", "referee.cli.git", "referee.cli.info",
     "referee.cli.judge", "referee.cli.mail", "referee.cli.pictures", "referee.cli.upgrade",
     "referee.cli.cache", "referee.games.dynasties", "referee.games.staufer.explain",

@@ -8,22 +8,12 @@ import json
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
+from click.testing import Result
 
 from referee import gamefile, rng, secret
-from referee.cli import main
+from tests.conftest import ok, run
 
 SEED = "3f9a1c7e5b2d4f6a8c0e1a3b5d7f9a1c"  # 128 bits
-
-
-def run(*args: object, env: dict[str, str] | None = None) -> Result:
-    return CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False, env=env)
-
-
-def ok(*args: object, env: dict[str, str] | None = None) -> Result:
-    result = run(*args, env=env)
-    assert result.exit_code == 0, result.output
-    return result
 
 
 def refused(result: Result, code: int, *words: str) -> None:

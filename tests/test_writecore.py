@@ -14,7 +14,7 @@ import pytest
 from referee import fileio, vouch, writecore
 from referee.errors import GameFileError, IllegalMove, ReplayError
 from referee.judge import meta
-from tests.cli import ok, run
+from tests.conftest import ok, run
 
 SEED = "3f9a1c7e5b2d4f6a8c0e1a3b5d7f9a1c"  # 128 bits
 ROOT = Path(__file__).resolve().parent.parent

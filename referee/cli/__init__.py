@@ -19,7 +19,7 @@ from referee import __version__
 
 # name -> (module under referee.cli that defines it, its short help: the first sentence
 # of its docstring, as click would cut it). The modules register their commands on
-# ``main`` with ``@main.command()`` when imported.
+# ``main`` when imported, each with ``@command()`` from referee.cli.common.
 COMMANDS: dict[str, tuple[str, str]] = {
     "bot": ("bot", "Let a bot choose PLAYER's move in FILE and play it like `move` "
                    "(marked bot: true)."),
@@ -45,6 +45,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "pending": ("check", "For a game master: which games wait on whom, and since when."),
     "plan": ("plan", "Set PLAYER's plan: moves the referee plays for them when their "
                      "decision arises."),
+    "release-data": ("info", "For maintainers: keep the current component data of each GAME "
+                             "as a released data version."),
     "reveal": ("play", "Write the secret seed into a finished sealed game so that anyone "
                        "can verify it."),
     "schema": ("info", "Print a JSON Schema: `file` (any game, the default) or a game's "

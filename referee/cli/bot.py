@@ -11,8 +11,7 @@ import click
 from referee import seats
 from referee.bots import LEVELS, choose, make_bot
 from referee.bots.simulate import Result, simulate
-from referee.cli import main
-from referee.cli.common import emit_json, handles_errors, load, secret_option
+from referee.cli.common import command, emit_json, load, secret_option
 from referee.cli.play import bots_done
 from referee.engine import get_game
 from referee.errors import UsageError
@@ -23,7 +22,7 @@ from referee.submit import play_bots, set_seat, submit
 LEVEL = click.Choice(LEVELS)
 
 
-@main.command()
+@command()
 @click.argument("path", metavar="FILE", type=click.Path(path_type=Path))
 @click.option("--as", "player", metavar="PLAYER",
               help="Who the bot plays (default: every bot seat that owes a decision).")
@@ -35,8 +34,6 @@ LEVEL = click.Choice(LEVELS)
               help="mcts: stop after N iterations (reproducible with --seed).")
 @click.option("--seed", help="The bot's own seed (default: a fresh random one).")
 @secret_option
-@click.option("--json", "as_json", is_flag=True, help="Output JSON.")
-@handles_errors
 def bot(path: Path, player: str | None, level: str | None, think: float | None,
         iterations: int | None, seed: str | None, secret_path: Path | None,
         as_json: bool) -> None:
@@ -96,7 +93,7 @@ def _play_seats(path: Path, secret_path: Path | None, as_json: bool) -> None:
     click.echo(match.game.prompt(match.state))
 
 
-@main.command()
+@command()
 @click.argument("path", metavar="FILE", type=click.Path(path_type=Path))
 @click.argument("player", metavar="PLAYER")
 @click.option("--bot", "level", metavar="LEVEL",
@@ -107,8 +104,6 @@ def _play_seats(path: Path, secret_path: Path | None, as_json: bool) -> None:
               help="gm (the game master, any seat; needs the secret of a sealed game) or "
                    "PLAYER (their own seat only).")
 @secret_option
-@click.option("--json", "as_json", is_flag=True, help="Output JSON.")
-@handles_errors
 def seat(path: Path, player: str, level: str | None, human: bool, by: str,
          secret_path: Path | None, as_json: bool) -> None:
     """Hand PLAYER's seat to a bot (--bot LEVEL) or back to a person (--human).
@@ -132,7 +127,7 @@ def seat(path: Path, player: str, level: str | None, human: bool, by: str,
         click.echo(f"move {b.n}: {b.player}: {b.text} (bot, {b.level})")
 
 
-@main.command(name="simulate")
+@command("simulate")
 @click.argument("game_name", metavar="GAME")
 @click.option("--players", type=click.IntRange(min=1), required=True, help="Seats.")
 @click.option("--games", type=click.IntRange(min=1), default=10, show_default=True,
@@ -145,8 +140,6 @@ def seat(path: Path, player: str, level: str | None, human: bool, by: str,
 @click.option("--iterations", type=click.IntRange(min=1), metavar="N",
               help="mcts: N iterations per move instead of a time budget (reproducible).")
 @click.option("--seed", default="0", show_default=True, help="Seed of the games and bots.")
-@click.option("--json", "as_json", is_flag=True, help="Output JSON.")
-@handles_errors
 def simulate_command(game_name: str, players: int, games: int, bot_list: str,
                      think: float, iterations: int | None, seed: str, as_json: bool) -> None:
     """Play GAMES games of GAME between bots; print wins and mean score by seat and by

@@ -1,4 +1,5 @@
-"""Helpers shared by the commands: error handling, JSON output, loading, status text."""
+"""Helpers shared by the commands: the ``command`` decorator (error handling and
+``--json``), JSON output, loading, status text."""
 
 from __future__ import annotations
 
@@ -15,12 +16,34 @@ from typing import Any, TypeVar
 
 import click
 
-import referee
 from referee import fileio, gamefile, replay, secret, textlayout
 from referee.engine import Match, legal_strings
-from referee.errors import GameFileError, RefereeError, UsageError
+from referee.errors import GameFileError, RefereeError, UsageError, internal_error
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+
+JSON_HELP = "Output JSON."
+
+
+def command(name: str | None = None, *, json_help: str | None = JSON_HELP
+            ) -> Callable[[Callable[..., Any]], click.Command]:
+    """The one way to declare a command: registers it on ``main`` with the error
+    handling of :func:`handles_errors` and, unless ``json_help`` is None, the option
+    ``--json`` (passed as ``as_json``, listed after the command's own options).
+
+    ``json_help=None`` is for the commands whose output has one fixed form: `schema`
+    (JSON already), the git drivers (what git reads) and the judge (a mail robot)."""
+    from referee.cli import main
+
+    def register(func: Callable[..., Any]) -> click.Command:
+        cmd = main.command(name)(handles_errors(func))
+        if json_help is not None:
+            cmd.params.append(click.Option(["--json", "as_json"], is_flag=True,
+                                           help=json_help))
+        return cmd
+
+    return register
 
 
 def emit_json(obj: Any) -> None:
@@ -67,26 +90,6 @@ def _quiet_stdout() -> None:
         devnull = os.open(os.devnull, os.O_WRONLY)
         if sys.__stdout__ is not None:
             os.dup2(devnull, sys.__stdout__.fileno())
-
-
-def internal_error(exc: BaseException, where: str) -> RefereeError:
-    """The message for an unexpected exception while handling ``where``."""
-    import traceback  # only for a bug
-
-    frames = traceback.extract_tb(exc.__traceback__)
-    at = f" (at {_short(frames[-1].filename)}:{frames[-1].lineno})" if frames else ""
-    return RefereeError(
-        f"internal error while replaying {where}: {type(exc).__name__}: {str(exc)[:200]}{at}",
-        hints=["this is a bug in referee, not in your command: please report it with "
-               "the game file"],
-    )
-
-
-def _short(filename: str) -> str:
-    """A source file's path from the package's folder (``referee/games/...``)."""
-    root = Path(referee.__file__).resolve().parent.parent
-    path = Path(filename).resolve()
-    return str(path.relative_to(root)) if path.is_relative_to(root) else filename
 
 
 def _files(kwargs: dict[str, Any]) -> str:

@@ -12,10 +12,9 @@ from typing import Any
 import click
 
 from referee import agebox, gamefile, gitdrivers, history, identity, replay, secret, viewsign
-from referee.cli import main
 from referee.cli.common import (
+    command,
     emit_json,
-    handles_errors,
     load,
     read_bytes,
     secret_option,
@@ -143,7 +142,7 @@ def _targets(paths: Sequence[Path], out_dir: Path | None) -> list[tuple[Path, Pa
     return targets
 
 
-@main.command()
+@command()
 @click.argument("paths", nargs=-1, required=True, metavar="FILE...",
                 type=click.Path(path_type=Path))
 @click.option("--signers", "signers_path", type=click.Path(path_type=Path), metavar="PATH",
@@ -154,8 +153,6 @@ def _targets(paths: Sequence[Path], out_dir: Path | None) -> list[tuple[Path, Pa
 @secret_option
 @click.option("--require-all", is_flag=True,
               help="Exit 1 when a player has no key (the others' views are still written).")
-@click.option("--json", "as_json", is_flag=True, help="Output JSON.")
-@handles_errors
 def views(paths: Sequence[Path], signers_path: Path | None, out_dir: Path | None,
           secret_path: Path | None, require_all: bool, as_json: bool) -> None:
     """For CI with the secret: write each player's private view, signed with the game's
@@ -204,7 +201,7 @@ def views(paths: Sequence[Path], signers_path: Path | None, out_dir: Path | None
         sys.exit(code)
 
 
-@main.command()
+@command(json_help="Output the view as `referee status --as YOU --json` would.")
 @click.argument("path", metavar="FILE.age", type=click.Path(path_type=Path))
 @click.option("--identity", "-i", type=click.Path(path_type=Path), metavar="KEY",
               help="Your SSH private key (default: ~/.ssh/id_ed25519, then ~/.ssh/id_rsa).")
@@ -214,9 +211,6 @@ def views(paths: Sequence[Path], signers_path: Path | None, out_dir: Path | None
                    "in the repository).")
 @click.option("--as", "player", metavar="PLAYER",
               help="Whose view it must be (default: PLAYER in the name STEM.PLAYER.age).")
-@click.option("--json", "as_json", is_flag=True,
-              help="Output the view as `referee status --as YOU --json` would.")
-@handles_errors
 def view(path: Path, identity: Path | None, game_path: Path | None, player: str | None,
          as_json: bool) -> None:
     """Decrypt, verify and show your private view written by `referee views`.
@@ -309,9 +303,8 @@ def check_replayed(doc: dict[str, Any], gf: gamefile.GameFile, path: Path, game:
 # --- git drivers ------------------------------------------------------------------------
 
 
-@main.command("git-textconv")
+@command("git-textconv", json_help=None)
 @click.argument("path", metavar="FILE", type=click.Path(path_type=Path))
-@handles_errors
 def git_textconv(path: Path) -> None:
     """Git's diff driver: FILE as text, one line per move in notation.
 
@@ -321,7 +314,7 @@ def git_textconv(path: Path) -> None:
     click.echo(gitdrivers.textconv(read_bytes(path), str(path)), nl=False)
 
 
-@main.command("git-merge")
+@command("git-merge", json_help=None)
 @click.argument("base", metavar="BASE", type=click.Path(path_type=Path))
 @click.argument("ours", metavar="OURS", type=click.Path(path_type=Path))
 @click.argument("theirs", metavar="THEIRS", type=click.Path(path_type=Path))
@@ -329,7 +322,6 @@ def git_textconv(path: Path) -> None:
 @click.option("--accept-drop", is_flag=True,
               help="Exit 0 even when the other side's moves were dropped (unattended "
                    "merges); by default git then stops so that somebody looks.")
-@handles_errors
 def git_merge(base: Path, ours: Path, theirs: Path, name: str | None,
               accept_drop: bool) -> None:
     """Git's merge driver for game files (%O %A %B %P).

@@ -1,14 +1,13 @@
-"""Reference: schema and data."""
+"""Reference: schema and data; for maintainers, the release of a game's data."""
 
 from __future__ import annotations
 
 import click
 
 from referee import dataversions, engine
-from referee.cli import main
 from referee.cli.common import (
+    command,
     emit_json,
-    handles_errors,
 )
 from referee.engine import Game, get_game
 from referee.errors import UsageError
@@ -17,9 +16,8 @@ from referee.schema import schema_names, schema_text
 # --- schema and data ------------------------------------------------------------------
 
 
-@main.command()
+@command(json_help=None)
 @click.argument("name", required=False, default="file")
-@handles_errors
 def schema(name: str) -> None:
     """Print a JSON Schema: `file` (any game, the default) or a game's full file schema."""
     if name not in schema_names():
@@ -27,12 +25,10 @@ def schema(name: str) -> None:
     click.echo(schema_text(name), nl=False)
 
 
-@main.command()
+@command(json_help="Output JSON (all component data).")
 @click.argument("game_name", metavar="GAME")
 @click.option("--reference", is_flag=True,
               help="Print the research note the component data and its sources come from.")
-@click.option("--json", "as_json", is_flag=True, help="Output JSON (all component data).")
-@handles_errors
 def data(game_name: str, reference: bool, as_json: bool) -> None:
     """Show GAME's component data, its released data versions and every value assumed
     rather than printed."""
@@ -82,3 +78,23 @@ def reference_note(game: Game) -> str:
         raise UsageError(f"{game.name} ships no reference note") from None
 
 
+@command("release-data")
+@click.argument("game_names", nargs=-1, required=True, metavar="GAME...")
+def release_data(game_names: tuple[str, ...], as_json: bool) -> None:
+    """For maintainers: keep the current component data of each GAME as a released data
+    version.
+
+    Run it after editing a game's data file, and commit the file it writes under the
+    game's data/versions/ (docs/data.md). A version already released is left as it is.
+    """
+    done = []
+    for name in game_names:
+        path = dataversions.release(name)
+        done.append({"game": name, "pin": dataversions.current_pin(name),
+                     "file": None if path is None else str(path), "released": path is not None})
+        if not as_json:
+            row = done[-1]
+            click.echo(f"{name}: released {row['pin']} in {path}" if path
+                       else f"{name}: {row['pin']} was released")
+    if as_json:
+        emit_json(done)

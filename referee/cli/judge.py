@@ -7,8 +7,7 @@ from pathlib import Path
 
 import click
 
-from referee.cli import main
-from referee.cli.common import handles_errors
+from referee.cli.common import command
 from referee.errors import UsageError
 
 EX_TEMPFAIL = 75  # sysexits.h: an MTA keeps a piped mail and delivers it again later
@@ -59,7 +58,7 @@ def _stdin_mail(judge, log) -> None:  # type: ignore[no-untyped-def]
         sys.exit(EX_TEMPFAIL)
 
 
-@main.command(name="judge")
+@command("judge", json_help=None)
 @click.argument("games_dir", metavar="GAMES_DIR",
                 type=click.Path(path_type=Path, file_okay=False))
 @click.option("--imap", metavar="URL", help="Read mail from imap[s]://USER[:PW]@HOST[:PORT]/FOLDER.")
@@ -85,7 +84,6 @@ def _stdin_mail(judge, log) -> None:  # type: ignore[no-untyped-def]
               help="Run until stopped, looking for mail every SECONDS.")
 @click.option("--idle", is_flag=True, help="With --imap: run until stopped, woken by IMAP IDLE.")
 @click.option("--quiet", "-q", is_flag=True, help="Do not log each message.")
-@handles_errors
 def judge_command(games_dir: Path, imap: str | None, maildir_in: Path | None,
                   from_stdin: bool, smtp: str | None, starttls: bool, user: str | None,
                   outbox: Path | None, sender: str, gm: str | None,

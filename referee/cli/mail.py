@@ -10,10 +10,9 @@ from typing import Any
 import click
 
 from referee import gamefile, replay, secret
-from referee.cli import main
 from referee.cli.common import (
+    command,
     emit_json,
-    handles_errors,
     mail_date,
     read_bytes,
     read_stdin,
@@ -117,7 +116,7 @@ def answer_rejection(gf: gamefile.GameFile, raw: bytes, exc: RefereeError,
 # --- mail -----------------------------------------------------------------------------
 
 
-@main.command(name="mail")
+@command("mail", json_help="Output JSON (a summary).")
 @click.argument("path", metavar="FILE", type=click.Path(path_type=Path))
 @secret_option
 @click.option("--from", "sender", required=True, help="The referee's From address.")
@@ -128,8 +127,6 @@ def answer_rejection(gf: gamefile.GameFile, raw: bytes, exc: RefereeError,
 @click.option("--user", help="With --smtp: log in as USER.")
 @click.option("--password-env", metavar="VAR", default="REFEREE_SMTP_PASSWORD",
               show_default=True, help="With --user: the environment variable with the password.")
-@click.option("--json", "as_json", is_flag=True, help="Output JSON (a summary).")
-@handles_errors
 def mail_command(path: Path, secret_path: Path | None, sender: str, waiting_only: bool,
                  maildir: Path | None, smtp: str | None, starttls: bool, user: str | None,
                  password_env: str, as_json: bool) -> None:

@@ -12,12 +12,11 @@ from pathlib import Path
 import click
 
 from referee import fileio, gamefile, secret
-from referee.cli import main
-from referee.cli.common import emit_json, handles_errors, secret_option
+from referee.cli.common import command, emit_json, secret_option
 from referee.errors import GameFileError, SealedError, UsageError
 
 
-@main.command()
+@command()
 @click.argument("path", metavar="FILE", type=click.Path(path_type=Path))
 @click.option("--as", "viewer", metavar="PLAYER",
               help="Draw this player's view (their hand, contracts); default: public only.")
@@ -28,8 +27,6 @@ from referee.errors import GameFileError, SealedError, UsageError
 @click.option("--png", "png_out", type=click.Path(path_type=Path), metavar="OUT",
               help="Write a PNG picture here.")
 @secret_option
-@click.option("--json", "as_json", is_flag=True, help="Output JSON.")
-@handles_errors
 def show(path: Path, viewer: str | None, since: int | None, svg_out: Path | None,
          png_out: Path | None, secret_path: Path | None, as_json: bool) -> None:
     """Draw the board of FILE as SVG or PNG, from the same view as `status --json`."""
@@ -79,7 +76,7 @@ def _write_bytes(out: Path, data: bytes) -> None:
         raise UsageError(exc.message) from None
 
 
-@main.command()
+@command()
 @click.argument("games_dir", metavar="GAMES_DIR", type=click.Path(path_type=Path))
 @click.option("-o", "--out", "out", required=True, type=click.Path(path_type=Path),
               metavar="OUT", help="Folder to write the site to (replaced if it is a site).")
@@ -89,8 +86,6 @@ def _write_bytes(out: Path, data: bytes) -> None:
                    "seed; REFEREE_SECRET_FILE; FILE.secret beside each game).")
 @click.option("--workers", type=click.IntRange(1, 64), default=None,
               help="Processes to draw with (default: one per CPU).")
-@click.option("--json", "as_json", is_flag=True, help="Output JSON.")
-@handles_errors
 def site(games_dir: Path, out: Path, secret_path: Path | None, workers: int | None,
          as_json: bool) -> None:
     """Write a static site of the games in GAMES_DIR: an index, and per game (at

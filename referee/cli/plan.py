@@ -9,19 +9,16 @@ from typing import Any
 import click
 
 from referee import gamefile, plan_play, plans, secret, submit
-from referee.cli import main
-from referee.cli.common import emit_json, handles_errors, secret_option
+from referee.cli.common import command, emit_json, secret_option
 from referee.errors import UsageError
 
 
-@main.command()
+@command()
 @click.argument("path", metavar="FILE", type=click.Path(path_type=Path))
 @click.option("--as", "player", required=True, metavar="PLAYER", help="Whose plan.")
 @click.argument("lines", nargs=-1, metavar="LINE...")
 @click.option("--clear", is_flag=True, help="Withdraw your plan.")
 @secret_option
-@click.option("--json", "as_json", is_flag=True, help="Output JSON.")
-@handles_errors
 def plan(path: Path, player: str, lines: Sequence[str], clear: bool,
          secret_path: Path | None, as_json: bool) -> None:
     """Set PLAYER's plan: moves the referee plays for them when their decision arises.

@@ -2,19 +2,16 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 
-from referee import engine, gamefile, replay, seats, secret, vouch
-from referee import rng as rngmod
-from referee.cli import main
+from referee import engine, gamefile, seats
 from referee.cli.common import (
+    command,
     emit_json,
-    handles_errors,
     legal_lines,
     load,
     parse_option_pairs,
@@ -23,7 +20,6 @@ from referee.cli.common import (
     status_json,
     status_text,
 )
-from referee.engine import game_names, get_game
 from referee.errors import MoveError, UsageError
 
 if TYPE_CHECKING:  # the commands import what they use: `status` starts faster
@@ -32,26 +28,12 @@ if TYPE_CHECKING:  # the commands import what they use: `status` starts faster
 # --- games ----------------------------------------------------------------------------
 
 
-@main.command()
-@click.option("--json", "as_json", is_flag=True, help="Output JSON.")
-@handles_errors
+@command()
 def games(as_json: bool) -> None:
     """List the games, their player counts and options."""
-    rows: list[dict[str, Any]] = []
-    for name in game_names():
-        game = get_game(name)
-        rows.append({
-            "name": game.name,
-            "title": game.title,
-            "players": [game.min_players, game.max_players],
-            "rules": game.data_version(),
-            "assumed_values": len(engine.assumptions(game)),
-            "options": [
-                {"name": o.name, "default": o.default, "choices": list(o.choices),
-                 "help": o.help}
-                for o in game.options
-            ],
-        })
+    from referee.commands import game_rows
+
+    rows = game_rows()
     if as_json:
         emit_json(rows)
         return
@@ -68,7 +50,7 @@ def games(as_json: bool) -> None:
 # --- new ------------------------------------------------------------------------------
 
 
-@main.command()
+@command()
 @click.argument("game_name", metavar="GAME")
 @click.argument("path", metavar="FILE", type=click.Path(path_type=Path))
 @click.option("--players", required=True,
@@ -91,8 +73,6 @@ def games(as_json: bool) -> None:
               help="Players' GitHub logins, for `check --by-github` in a repository's CI.")
 @click.option("--insecure-seed", is_flag=True,
               help="Accept a --seed of a sealed game that carries fewer than 128 bits.")
-@click.option("--json", "as_json", is_flag=True, help="Output JSON.")
-@handles_errors
 def new(game_name: str, path: Path, players: str, seed: str | None,
         options: Sequence[str], game_id: str | None, sealed: bool, secret_out: Path | None,
         nonces: bool, logins: str | None, insecure_seed: bool, as_json: bool) -> None:
@@ -102,36 +82,14 @@ def new(game_name: str, path: Path, players: str, seed: str | None,
     REFEREE_SECRET (derived from the game's header: no secret file is written), else a strong
     random seed written to the secret file.
     """
-    import secrets
+    from referee.commands import NewGameRequest, new_game
 
-    from referee import writecore
-    from referee.submit import check_bots_can_play
-
-    game = get_game(game_name)
-    player_list = gamefile.parse_players(players)
-    add_logins(player_list, logins)
-    game_id = game_id or f"{game.name}-{secrets.token_hex(3)}"
-    filled: dict[str, Any] = {"nonce_commitments": {}, "nonces": {}} if nonces else {}
-    data = gamefile.new_data(game, player_list, parse_option_pairs(options), filled, game_id)
-    seed, derived = choose_seed(seed, sealed, insecure_seed, data)  # bound to the header
-    rng: dict[str, Any] = {"seed": seed}
-    if sealed:
-        rng = {"commitment": rngmod.commitment(seed), "recipient": vouch.recipient(seed)}
-    data["rng"] = rng | filled
-    gamefile.check_new(data)
-    gf = gamefile.GameFile(data, game)
-    match = replay.replay(gf, seed)  # proves the setup works before anything is written
-    check_bots_can_play(match, list(seats.header_seats(data)))
-    secret_path = secret_out or secret.default_secret_path(path)
-    sealed_file = sealed and not derived
-    if sealed_file:  # both files or neither, even if killed (fileio.create_pair)
-        writecore.create(path, data, secret_path=secret_path,
-                         secret_text=secret.secret_text(game_id, seed))
-    else:
-        writecore.create(path, data)
-    played = bots_done(path, secret_path if sealed_file else None)
-    if played:
-        gf, match = load(path, secret_path if sealed_file else None)
+    made = new_game(path, NewGameRequest(
+        game_name, players, seed, parse_option_pairs(options), game_id, sealed, secret_out,
+        nonces, logins, insecure_seed))
+    if made.bot_problem:
+        click.echo(f"warning: the bots could not move: {made.bot_problem}", err=True)
+    gf, match, game = made.gf, made.match, made.match.game
     assumed = engine.assumptions(game)
     if as_json:
         out = status_json(gf, match, None)
@@ -139,24 +97,24 @@ def new(game_name: str, path: Path, players: str, seed: str | None,
         out["assumed_values"] = len(assumed)
         if bots_json(gf):
             out["bots"] = bots_json(gf)
-            out["bot_moves"] = [vars(b) for b in played]
-        if sealed_file:
-            out["secret"] = str(secret_path)
+            out["bot_moves"] = [vars(b) for b in made.played]
+        if made.secret_path is not None:
+            out["secret"] = str(made.secret_path)
         emit_json(out)
         return
     click.echo(f"created {path}: {game.title}, players {players_text(gf)}")
-    if derived:
+    if made.derived:
         click.echo("sealed: the seed is derived from the repository secret in REFEREE_SECRET "
                    "and this game's header; no secret file was written.")
     elif sealed:
-        click.echo(f"sealed: the seed is in {secret_path} (owner-only). Keep it secret and out "
-                   "of git; reveal it after the game with `referee reveal`.")
+        click.echo(f"sealed: the seed is in {made.secret_path} (owner-only). Keep it secret "
+                   "and out of git; reveal it after the game with `referee reveal`.")
     if assumed:
         click.echo(
             f"note: this game uses {len(assumed)} assumed component values that the rulebook "
             f"does not give; see `referee data {game.name}`"
         )
-    for line in bot_move_lines(played):
+    for line in bot_move_lines(made.played):
         click.echo(line)
     click.echo(prompt_line(gf, match))
 
@@ -189,54 +147,16 @@ def bot_move_lines(played: Sequence[BotMove]) -> list[str]:
 
 
 
-def add_logins(players: list[dict[str, str]], logins: str | None) -> None:
-    """``--github ann=octocat,ben=bencat`` into the players. Raises UsageError."""
-    by_id = {p["id"]: p for p in players}
-    for pair in (logins or "").split(","):
-        if not pair.strip():
-            continue
-        pid, sep, login = (x.strip() for x in pair.partition("="))
-        if not sep or pid not in by_id or not login:
-            raise UsageError(f"--github takes PLAYER=LOGIN for players of this game, got "
-                             f"{pair.strip()!r}")
-        by_id[pid]["github"] = login
-
-
-def choose_seed(seed: str | None, sealed: bool, insecure: bool, header: dict[str, Any]
-                ) -> tuple[str, bool]:
-    """The game's seed, and whether it is derived from the repository secret. A sealed
-    game's seed must carry at least 128 bits: a short one would fall out of the
-    commitment by trying them all. Raises UsageError."""
-    if seed is not None:
-        bits = rngmod.seed_bits(seed)
-        if sealed and bits < rngmod.MIN_SEED_BITS and not insecure:
-            raise UsageError(
-                f"this --seed carries about {bits:.0f} bits; a sealed game's seed needs at "
-                f"least {rngmod.MIN_SEED_BITS}, or anyone can find it from the commitment",
-                hints=["leave out --seed (a strong one is made), or add --insecure-seed"],
-            )
-        return seed, False
-    repository = os.environ.get("REFEREE_SECRET")
-    if sealed and repository:
-        if rngmod.seed_bits(repository) < rngmod.MIN_SEED_BITS:
-            raise UsageError("REFEREE_SECRET carries fewer than 128 bits; make it with "
-                             "`python3 -c 'import secrets; print(secrets.token_hex(32))'`")
-        return secret.game_seed(repository, header), True
-    return rngmod.new_seed(), False
-
-
 # --- status ---------------------------------------------------------------------------
 
 
-@main.command()
+@command()
 @click.argument("path", metavar="FILE", type=click.Path(path_type=Path))
 @click.option("--as", "viewer", metavar="PLAYER",
               help="Show this player's private view and legal moves.")
 @secret_option
 @click.option("--wide", is_flag=True,
               help="The same board and legal moves laid out for 132 columns, not 80.")
-@click.option("--json", "as_json", is_flag=True, help="Output JSON.")
-@handles_errors
 def status(path: Path, viewer: str | None, secret_path: Path | None, wide: bool,
            as_json: bool) -> None:
     """Show the board (80 columns, with a legend), whose turn it is and what is being
@@ -263,7 +183,7 @@ def status(path: Path, viewer: str | None, secret_path: Path | None, wide: bool,
 # --- move -----------------------------------------------------------------------------
 
 
-@main.command()
+@command()
 @click.argument("path", metavar="FILE", type=click.Path(path_type=Path))
 @click.option("--as", "player", metavar="PLAYER", help="Who is moving.")
 @click.argument("words", nargs=-1, metavar="MOVE...")
@@ -278,8 +198,6 @@ def status(path: Path, viewer: str | None, secret_path: Path | None, wide: bool,
               help="With --from-email: write the answer to a rejected mail here (- = stdout).")
 @click.option("--from", "sender", default="referee@localhost", show_default=True,
               help="With --from-email: the From address of a rejection.")
-@click.option("--json", "as_json", is_flag=True, help="Output JSON.")
-@handles_errors
 def move(path: Path, player: str | None, words: Sequence[str], secret_path: Path | None,
          unchecked: bool, email_path: Path | None, reply_out: Path | None, sender: str,
          as_json: bool) -> None:
@@ -340,26 +258,18 @@ def move(path: Path, player: str | None, words: Sequence[str], secret_path: Path
 # --- log ------------------------------------------------------------------------------
 
 
-@main.command()
+@command()
 @click.argument("path", metavar="FILE", type=click.Path(path_type=Path))
 @click.option("--as", "viewer", metavar="PLAYER",
               help="Show PLAYER's own hidden choices (needs the secret).")
 @secret_option
-@click.option("--json", "as_json", is_flag=True, help="Output JSON.")
-@handles_errors
 def log(path: Path, viewer: str | None, secret_path: Path | None, as_json: bool) -> None:
     """List the moves in notation (hidden choices of sealed games only to their author,
     with --as and the secret)."""
-    gf = gamefile.read(path)
-    seed = secret.find_seed(gf, secret_path, path)
-    if viewer is not None:
-        gf.player(viewer)
-    match = replay.replay(gf, seed) if seed is not None else None
-    if match is None:
-        replay.check_structure(gf)
-    rows = [{"n": e["n"], "by": e["by"], "move": replay.entry_text(gf, i, seed, viewer),
-             "at": e.get("at"), "bot": e.get("bot") is True} for i, e in enumerate(gf.log)]
-    _plan_rows(gf, rows, seed, viewer, match)
+    from referee.commands import game_log
+
+    done = game_log(path, viewer, secret_path)
+    gf, match, rows = done.gf, done.match, done.rows
     if as_json:
         emit_json(rows)
         return
@@ -372,34 +282,16 @@ def log(path: Path, viewer: str | None, secret_path: Path | None, as_json: bool)
                "(sealed game: the position needs the game's secret)")
 
 
-def _plan_rows(gf: gamefile.GameFile, rows: list[dict[str, Any]], seed: str | None,
-               viewer: str | None, match: Any) -> None:
-    """Plans in the log (referee/plans.py): a planned move is marked; a plan record shows
-    its lines to its player, and to everyone after the game."""
-    from referee import plan_play, plans
-
-    finished = match is not None and match.game.finished(match.state)
-    for i, entry in enumerate(gf.log):
-        if "plan" in entry:
-            rows[i]["planned"] = entry["plan"]
-        elif plans.is_record(entry):
-            shown = plan_play.record_text(gf, i, seed, viewer, finished)
-            if shown is not None:
-                rows[i]["move"] = shown
-
-
 # --- sealed games: nonce, reveal ------------------------------------------------------
 
 
-@main.command()
+@command()
 @click.argument("path", metavar="FILE", type=click.Path(path_type=Path))
 @click.option("--as", "player", required=True, metavar="PLAYER", help="Whose nonce.")
 @click.argument("value", required=False)
 @click.option("--keep", type=click.Path(path_type=Path), metavar="NONCEFILE",
               help="Where your nonce is kept between commit and reveal (default "
                    "FILE.PLAYER.nonce, owner-only).")
-@click.option("--json", "as_json", is_flag=True, help="Output JSON.")
-@handles_errors
 def nonce(path: Path, player: str, value: str | None, keep: Path | None,
           as_json: bool) -> None:
     """Commit to PLAYER's nonce, and later reveal it, in a game made with --nonces.
@@ -428,11 +320,9 @@ def nonce(path: Path, player: str, value: str | None, keep: Path | None,
         click.echo(line)
 
 
-@main.command()
+@command()
 @click.argument("path", metavar="FILE", type=click.Path(path_type=Path))
 @secret_option
-@click.option("--json", "as_json", is_flag=True, help="Output JSON.")
-@handles_errors
 def reveal(path: Path, secret_path: Path | None, as_json: bool) -> None:
     """Write the secret seed into a finished sealed game so that anyone can verify it."""
     from referee.submit import reveal_seed
@@ -447,12 +337,10 @@ def reveal(path: Path, secret_path: Path | None, as_json: bool) -> None:
 # --- undo -----------------------------------------------------------------------------
 
 
-@main.command()
+@command()
 @click.argument("path", metavar="FILE", type=click.Path(path_type=Path))
 @click.option("--as", "player", required=True, metavar="PLAYER", help="Who takes back.")
 @secret_option
-@click.option("--json", "as_json", is_flag=True, help="Output JSON.")
-@handles_errors
 def undo(path: Path, player: str, secret_path: Path | None, as_json: bool) -> None:
     """Take back your last move, recorded as a log entry (history is never rewritten).
 
@@ -474,14 +362,12 @@ def undo(path: Path, player: str, secret_path: Path | None, as_json: bool) -> No
 # --- void -----------------------------------------------------------------------------
 
 
-@main.command()
+@command()
 @click.argument("path", metavar="FILE", type=click.Path(path_type=Path))
 @click.argument("number", type=int, metavar="N")
 @click.option("--as", "player", required=True, metavar="PLAYER",
               help="The move's author, or gm (the game master, who needs the secret).")
 @secret_option
-@click.option("--json", "as_json", is_flag=True, help="Output JSON.")
-@handles_errors
 def void(path: Path, number: int, player: str, secret_path: Path | None,
          as_json: bool) -> None:
     """Strike move N, appended unchecked and found illegal, so the game goes on.

@@ -8,21 +8,19 @@ from typing import Any
 
 import click
 
-from referee import dataversions, upgrades, writecore
-from referee.cli import main
-from referee.cli.common import emit_json, handles_errors, secret_option
+from referee import upgrades
+from referee.cli.common import command, emit_json, secret_option
+from referee.commands import upgrade_game
 from referee.errors import GameFileError
 
 
-@main.command()
+@command()
 @click.argument("path", metavar="FILE", type=click.Path(path_type=Path))
 @click.option("--dry-run", is_flag=True, help="Only report; change nothing.")
 @click.option("--to", "target", metavar="PIN",
               help="The version to move to, RULES+data.DIGEST (default: this referee's "
                    "current rules and data).")
 @secret_option
-@click.option("--json", "as_json", is_flag=True, help="Output JSON.")
-@handles_errors
 def upgrade(path: Path, dry_run: bool, target: str | None, secret_path: Path | None,
             as_json: bool) -> None:
     """Replay FILE under this referee's rules and component data and report, move by
@@ -31,14 +29,8 @@ def upgrade(path: Path, dry_run: bool, target: str | None, secret_path: Path | N
     only if every move stays legal, the game moves to the new version: the game master's
     log entry {"kind": "upgrade", "data": PIN} is appended, and from then on the whole
     log replays under it."""
-    if target is not None:
-        dataversions.split_pin(target)  # a clear error for what is not a pin
-    with writecore.transaction(path, secret_path=secret_path, replayed=False) as tx:
-        report = upgrades.compare(tx.gf, tx.seed, target)
-        entry: int | None = None
-        if not dry_run and report.upgradable:
-            upgrade = dataversions.upgrade_entry(tx.data, report.target)
-            entry = tx.append({k: v for k, v in upgrade.items() if k != "n"})["n"]
+    report, entry = upgrade_game(path, dry_run=dry_run, secret_path=secret_path,
+                                 target=target)
     if as_json:
         emit_json({**report.to_json(), "file": str(path), "dry_run": dry_run,
                    "upgraded": entry is not None, "entry": entry})

@@ -17,7 +17,7 @@ from referee.games.dynasties import GAME, game
 from referee.games.dynasties import rules as R
 from referee.games.dynasties.state import COLOURS, State
 from referee.rng import Rng
-from tests.cli import ok
+from tests.conftest import ok
 
 FIVE = ["ann", "ben", "cat", "dan", "eve"]
 SETUPS = 2500

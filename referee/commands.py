@@ -1,0 +1,222 @@
+"""The library side of the commands that are more than one call: start a game (`new`),
+list the games (`games`), a game's log in notation (`log`) and move a game to this
+referee's data (`upgrade`). Each returns what happened; the command line (referee/cli/)
+only parses its arguments, calls these and prints. Writes go through the write core.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from referee import dataversions, engine, gamefile, replay, seats, secret, upgrades, vouch
+from referee import rng as rngmod
+from referee.engine import Match, game_names, get_game
+from referee.errors import UsageError
+
+if TYPE_CHECKING:  # the writes import what they use: `log` and `games` start faster
+    from referee.submit import BotMove
+
+# --- games ----------------------------------------------------------------------------
+
+
+def game_rows() -> list[dict[str, Any]]:
+    """Every game known: name, title, player counts, data version, how many values are
+    assumed, and its options (what `referee games` lists)."""
+    rows: list[dict[str, Any]] = []
+    for name in game_names():
+        game = get_game(name)
+        rows.append({
+            "name": game.name,
+            "title": game.title,
+            "players": [game.min_players, game.max_players],
+            "rules": game.data_version(),
+            "assumed_values": len(engine.assumptions(game)),
+            "options": [
+                {"name": o.name, "default": o.default, "choices": list(o.choices),
+                 "help": o.help}
+                for o in game.options
+            ],
+        })
+    return rows
+
+
+# --- new ------------------------------------------------------------------------------
+
+
+@dataclass
+class NewGame:
+    """The outcome of :func:`new_game`: the game as written (and after the bot seats
+    played what they owed), and where its secret went."""
+
+    path: Path
+    gf: gamefile.GameFile
+    match: Match
+    secret_path: Path | None  # the secret file written (a sealed game with its own seed)
+    derived: bool  # sealed with a seed derived from the repository secret
+    played: list[BotMove] = field(default_factory=list)
+    bot_problem: str | None = None  # why the bot seats could not play all they owed
+
+
+@dataclass
+class NewGameRequest:
+    """What `referee new` is asked for (its options, parsed)."""
+
+    game_name: str
+    players: str  # "ann,ben,cat" (see gamefile.parse_players)
+    seed: str | None = None
+    options: Mapping[str, str] = field(default_factory=dict)
+    game_id: str | None = None
+    sealed: bool = False
+    secret_out: Path | None = None
+    nonces: bool = False
+    logins: str | None = None  # "ann=octocat,ben=bencat"
+    insecure_seed: bool = False
+
+
+def new_game(path: Path, request: NewGameRequest) -> NewGame:
+    """Start a new game in ``path``: the header checked, its setup replayed before
+    anything is written, the file (and a sealed game's secret file: both or neither)
+    created, then the bot seats' first decisions played. Raises UsageError,
+    GameFileError and the errors of a replay."""
+    from referee import writecore
+    from referee.submit import bots_after, check_bots_can_play
+
+    game = get_game(request.game_name)
+    player_list = gamefile.parse_players(request.players)
+    add_logins(player_list, request.logins)
+    game_id = request.game_id or f"{game.name}-{secrets.token_hex(3)}"
+    filled: dict[str, Any] = {"nonce_commitments": {}, "nonces": {}} if request.nonces else {}
+    data = gamefile.new_data(game, player_list, dict(request.options), filled, game_id)
+    seed, derived = choose_seed(request.seed, request.sealed, request.insecure_seed,
+                                data)  # bound to the header
+    rng: dict[str, Any] = {"seed": seed}
+    if request.sealed:
+        rng = {"commitment": rngmod.commitment(seed), "recipient": vouch.recipient(seed)}
+    data["rng"] = rng | filled
+    gamefile.check_new(data)
+    gf = gamefile.GameFile(data, game)
+    match = replay.replay(gf, seed)  # proves the setup works before anything is written
+    check_bots_can_play(match, list(seats.header_seats(data)))
+    secret_path = request.secret_out or secret.default_secret_path(path)
+    sealed_file = request.sealed and not derived
+    if sealed_file:  # both files or neither, even if killed (fileio.create_pair)
+        writecore.create(path, data, secret_path=secret_path,
+                         secret_text=secret.secret_text(game_id, seed))
+    else:
+        writecore.create(path, data)
+    kept = secret_path if sealed_file else None
+    played, problem = bots_after(path, kept)
+    if played:
+        gf = gamefile.read(path)
+        match = replay.replay(gf, secret.find_seed(gf, kept, path))
+    return NewGame(path, gf, match, kept, derived, played, problem)
+
+
+def add_logins(players: list[dict[str, str]], logins: str | None) -> None:
+    """``--github ann=octocat,ben=bencat`` into the players. Raises UsageError."""
+    by_id = {p["id"]: p for p in players}
+    for pair in (logins or "").split(","):
+        if not pair.strip():
+            continue
+        pid, sep, login = (x.strip() for x in pair.partition("="))
+        if not sep or pid not in by_id or not login:
+            raise UsageError(f"--github takes PLAYER=LOGIN for players of this game, got "
+                             f"{pair.strip()!r}")
+        by_id[pid]["github"] = login
+
+
+def choose_seed(seed: str | None, sealed: bool, insecure: bool, header: dict[str, Any]
+                ) -> tuple[str, bool]:
+    """The game's seed, and whether it is derived from the repository secret. A sealed
+    game's seed must carry at least 128 bits: a short one would fall out of the
+    commitment by trying them all. Raises UsageError."""
+    if seed is not None:
+        bits = rngmod.seed_bits(seed)
+        if sealed and bits < rngmod.MIN_SEED_BITS and not insecure:
+            raise UsageError(
+                f"this --seed carries about {bits:.0f} bits; a sealed game's seed needs at "
+                f"least {rngmod.MIN_SEED_BITS}, or anyone can find it from the commitment",
+                hints=["leave out --seed (a strong one is made), or add --insecure-seed"],
+            )
+        return seed, False
+    repository = os.environ.get("REFEREE_SECRET")
+    if sealed and repository:
+        if rngmod.seed_bits(repository) < rngmod.MIN_SEED_BITS:
+            raise UsageError("REFEREE_SECRET carries fewer than 128 bits; make it with "
+                             "`python3 -c 'import secrets; print(secrets.token_hex(32))'`")
+        return secret.game_seed(repository, header), True
+    return rngmod.new_seed(), False
+
+
+# --- log ------------------------------------------------------------------------------
+
+
+@dataclass
+class GameLog:
+    """A game's log in notation, as ``viewer`` may read it; ``match`` is None for a
+    sealed game without its secret (only its structure was checked)."""
+
+    gf: gamefile.GameFile
+    match: Match | None
+    rows: list[dict[str, Any]]
+
+
+def game_log(path: Path, viewer: str | None, secret_path: Path | None = None) -> GameLog:
+    """Every entry: number, author, the move in notation (a sealed hidden choice only to
+    its author with the secret), time and whether a bot played it. Raises the errors of
+    reading and replaying the file, UsageError for an unknown viewer."""
+    gf = gamefile.read(path)
+    seed = secret.find_seed(gf, secret_path, path)
+    if viewer is not None:
+        gf.player(viewer)
+    match = replay.replay(gf, seed) if seed is not None else None
+    if match is None:
+        replay.check_structure(gf)
+    rows = [{"n": e["n"], "by": e["by"], "move": replay.entry_text(gf, i, seed, viewer),
+             "at": e.get("at"), "bot": e.get("bot") is True} for i, e in enumerate(gf.log)]
+    if replay.has_plans(gf.log):
+        _plan_rows(gf, rows, seed, viewer, match)
+    return GameLog(gf, match, rows)
+
+
+def _plan_rows(gf: gamefile.GameFile, rows: list[dict[str, Any]], seed: str | None,
+               viewer: str | None, match: Match | None) -> None:
+    """Plans in the log (docs/plans.md): a planned move is marked; a plan record shows
+    its lines to its player, and to everyone after the game."""
+    from referee import plan_play, plans
+
+    finished = match is not None and match.game.finished(match.state)
+    for i, entry in enumerate(gf.log):
+        if "plan" in entry:
+            rows[i]["planned"] = entry["plan"]
+        elif plans.is_record(entry):
+            shown = plan_play.record_text(gf, i, seed, viewer, finished)
+            if shown is not None:
+                rows[i]["move"] = shown
+
+
+# --- upgrade --------------------------------------------------------------------------
+
+
+def upgrade_game(path: Path, *, dry_run: bool, secret_path: Path | None = None,
+                 target: str | None = None) -> tuple[upgrades.UpgradeReport, int | None]:
+    """Replay the game under this referee's rules and data (or the pin ``target``) and
+    compare; unless ``dry_run``, and only if every move stays legal, append the game
+    master's upgrade entry. Returns the report and the number of the entry written
+    (None: nothing written)."""
+    from referee import writecore
+
+    if target is not None:
+        dataversions.split_pin(target)  # a clear error for what is not a pin
+    with writecore.transaction(path, secret_path=secret_path, replayed=False) as tx:
+        report = upgrades.compare(tx.gf, tx.seed, target)
+        entry: int | None = None
+        if not dry_run and report.upgradable:
+            upgrade = dataversions.upgrade_entry(tx.data, report.target)
+            entry = tx.append({k: v for k, v in upgrade.items() if k != "n"})["n"]
+    return report, entry
