@@ -90,7 +90,7 @@ def _check_chain(gf: GameFile, i: int, entry: Mapping[str, Any], prev: str,
 # The only records a player may write about the game: how they want to be notified, and
 # their own seat handed to a bot and back (referee/seats.py). All else (addresses,
 # replacements, deadlines, watchers, data upgrades) is the game master's.
-PLAYER_META_KINDS = ("notify", "bot")
+PLAYER_META_KINDS = ("notify", "bot", "vacation")
 
 
 def _check_player_meta(i: int, entry: Mapping[str, Any]) -> None:

@@ -56,6 +56,10 @@ ITERATIONS_MAX = 5_000  # an mcts bot seat's iterations per decision
 DIGEST_MAX = 1000  # a watcher's digest: one mail per at most this many decisions
 SAY_MAX = 500  # a judge ``say`` text, after joining its lines (mailed, never stored)
 NUMBER_DIGITS_MAX = 6  # digits of a number in move notation ("number too long")
+# --- time control bounds (referee/clock.py) ---
+CLOCK_SECONDS_MIN = 60  # a bank or cap: at least a minute
+CLOCK_SECONDS_MAX = 365 * 86400  # a bank, increment or cap: at most a year
+VACATION_DAYS_MAX = 365  # vacation days a player has for a game
 
 TIME_UTC = r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,9})?Z"
 _VISIBLE = r"[^@<>\s\x00-\x1f\x7f-\x9f]"  # no space, control character, "@", "<" or ">"
@@ -114,6 +118,24 @@ class FilePlayer(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     # this player
     github: Annotated[str, _text(GITHUB_MAX, 1, GITHUB)] | UnsetType = UNSET
     bot: FileBot | UnsetType = UNSET
+
+
+# --- time control (referee/clock.py, docs/clocks.md) -------------------------------------
+
+
+class FileClock(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    """A game's time control: each seat's bank at the start, the time added each time it
+    finishes its turn, the most a bank may hold (seconds), vacation days per player, an
+    optional weekend pause, and what happens when a bank is empty (``bot`` or ``forfeit``:
+    a bot of ``level`` plays; ``gm``: the game master is asked)."""
+
+    bank: Annotated[int, Meta(ge=CLOCK_SECONDS_MIN, le=CLOCK_SECONDS_MAX)]
+    increment: Annotated[int, Meta(ge=0, le=CLOCK_SECONDS_MAX)]
+    cap: Annotated[int, Meta(ge=CLOCK_SECONDS_MIN, le=CLOCK_SECONDS_MAX)]
+    vacation: Annotated[int, Meta(ge=0, le=VACATION_DAYS_MAX)]
+    pause: Literal["weekends"] | UnsetType = UNSET
+    timeout: Literal["bot", "gm", "forfeit"]
+    level: Level | UnsetType = UNSET
 
 
 class FileRng(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
@@ -195,9 +217,38 @@ class MetaUpgrade(_MetaRecord, tag="upgrade"):
     data: Rules
 
 
+# --- clock records (referee/clock.py): a new time control (the game master's), a stamp
+# (the referee saw the log up to here at its MAC'd ``at``), a player's vacation, and a
+# timeout (the referee's, when a bank ran out)
+
+
+class MetaClock(_MetaRecord, tag="clock"):
+    """The game master's new time control (null: no clock from here on)."""
+
+    control: FileClock | None
+
+
+class MetaStamp(_MetaRecord, tag="stamp"):
+    """The referee saw every entry before this one at this entry's (MAC'd) ``at``."""
+
+
+class MetaVacation(_MetaRecord, tag="vacation"):
+    """A player takes vacation days: their clock stops for that long."""
+
+    player: PlayerId
+    days: Annotated[int, Meta(ge=1, le=VACATION_DAYS_MAX)]
+
+
+class MetaTimeout(_MetaRecord, tag="timeout"):
+    """The referee found the player's bank (and vacation) empty while they were awaited."""
+
+    player: PlayerId
+
+
 MetaRecord = Union[  # noqa: UP007 - msgspec wants a plain Union of tagged Structs
     MetaReplace, MetaAddress, MetaDeadline, MetaBot, MetaWatcher, MetaNotify, MetaGm,
     MetaUpgrade,
+    MetaClock, MetaStamp, MetaVacation, MetaTimeout,
 ]
 META_KINDS = tuple(t.__struct_config__.tag for t in typing.get_args(MetaRecord))
 
@@ -241,6 +292,7 @@ class GameFileDoc(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
                             Annotated[str, _text(OPTION_VALUE_MAX)]],
                        Meta(max_length=OPTIONS_MAX)]
     rng: FileRng
+    clock: FileClock | UnsetType = UNSET  # the time control (referee/clock.py)
     log: list[LogEntry]
 
 

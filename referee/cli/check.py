@@ -75,6 +75,9 @@ def check_one(path: Path, secret_path: Path | None, since: Since | None = None,
                            "`referee reveal` after the game)"])
             return out
         match = gamefile.replay(gf, seed)
+        clocks = check_clocks(gf, seed)
+        if clocks is not None:
+            out["clocks"] = clocks
         if bots:  # every bot-seat move of the game is its bot's (--since: the new ones)
             replayed = history.replay_bot_moves(gf, seed, 0, seats.RECORDED_MAX_ITERATIONS)
             out["bot_moves_verified"] = len(replayed.verified)
@@ -99,6 +102,20 @@ def check_one(path: Path, secret_path: Path | None, since: Since | None = None,
         err = internal_error(exc, str(path))
         out.update(ok=False, error=err.message, hints=err.hints)
         return out
+
+
+def check_clocks(gf: gamefile.GameFile, seed: str) -> dict[str, int] | None:
+    """Every seat's bank recomputed from the log's vouched times (referee/clock.py), or
+    None for a game without a clock. Raises ClockError for a timeout, vacation or clock
+    record those times do not support."""
+    from referee import clock
+
+    if "clock" not in gf.data and not any(e.get("meta", {}).get("kind") in clock.CLOCK_KINDS
+                                          for e in gf.log):
+        return None
+    tl = clock.timeline(gf, seed)
+    found = clock.verify(gf, tl)
+    return {pid: max(seat.bank, 0) for pid, seat in found.seats.items()}
 
 
 COPY_HINT = ("a new game is made with `referee new` (with an id of its own), never by "

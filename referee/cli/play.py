@@ -91,11 +91,23 @@ def games(as_json: bool) -> None:
               help="Players' GitHub logins, for `check --by-github` in a repository's CI.")
 @click.option("--insecure-seed", is_flag=True,
               help="Accept a --seed of a sealed game that carries fewer than 128 bits.")
+@click.option("--clock", "pace", metavar="BANK[+INCREMENT][/CAP]",
+              help="A time bank per seat (sealed games; docs/clocks.md), e.g. 2d+1d/5d: "
+                   "2 days at the start, 1 day more each turn, at most 5 (units m, h, d).")
+@click.option("--vacation", "vacation_days", type=int, default=0, metavar="DAYS",
+              help="With --clock: vacation days each player has for the game.")
+@click.option("--pause", type=click.Choice(("weekends",)),
+              help="With --clock: no time runs on Saturdays and Sundays (UTC).")
+@click.option("--timeout", "on_timeout", default="gm", metavar="bot:LEVEL|gm|forfeit",
+              help="With --clock: when a bank is empty a bot plays the owed decisions, the "
+                   "game master is asked (default), or the seat forfeits (a bot plays on; "
+                   "it ranks last).")
 @click.option("--json", "as_json", is_flag=True, help="Output JSON.")
 @handles_errors
 def new(game_name: str, path: Path, players: str, seed: str | None,
         options: Sequence[str], game_id: str | None, sealed: bool, secret_out: Path | None,
-        nonces: bool, logins: str | None, insecure_seed: bool, as_json: bool) -> None:
+        nonces: bool, logins: str | None, insecure_seed: bool, pace: str | None,
+        vacation_days: int, pause: str | None, on_timeout: str, as_json: bool) -> None:
     """Start a new game of GAME in FILE.
 
     A sealed game's seed comes from --seed, else from the repository secret in
@@ -113,6 +125,7 @@ def new(game_name: str, path: Path, players: str, seed: str | None,
     game_id = game_id or f"{game.name}-{secrets.token_hex(3)}"
     filled: dict[str, Any] = {"nonce_commitments": {}, "nonces": {}} if nonces else {}
     data = gamefile.new_data(game, player_list, parse_option_pairs(options), filled, game_id)
+    add_clock(data, sealed, pace, vacation_days, pause, on_timeout)
     seed, derived = choose_seed(seed, sealed, insecure_seed, data)  # bound to the header
     rng: dict[str, Any] = {"seed": seed}
     if sealed:
@@ -189,6 +202,22 @@ def bot_move_lines(played: Sequence[BotMove]) -> list[str]:
 
 
 
+def add_clock(data: dict[str, Any], sealed: bool, pace: str | None, vacation_days: int,
+              pause: str | None, on_timeout: str) -> None:
+    """``--clock`` and its options into the new header (referee/clock.py). Raises
+    UsageError."""
+    if pace is None:
+        if vacation_days or pause or on_timeout != "gm":
+            raise UsageError("--vacation, --pause and --timeout go with --clock")
+        return
+    if not sealed:
+        raise UsageError("--clock needs --sealed: only the referee's MACs vouch for time, "
+                         "and an open game has no secret to make them")
+    from referee import clock
+
+    data["clock"] = clock.control(pace, vacation_days, pause, on_timeout)
+
+
 def add_logins(players: list[dict[str, str]], logins: str | None) -> None:
     """``--github ann=octocat,ben=bencat`` into the players. Raises UsageError."""
     by_id = {p["id"]: p for p in players}
@@ -244,13 +273,30 @@ def status(path: Path, viewer: str | None, secret_path: Path | None, wide: bool,
     gf, match = load(path, secret_path)
     if viewer is not None:
         gf.player(viewer)
+    clocks = status_clock(gf, path, secret_path)
     if as_json:
         bots = bots_json(gf)
-        emit_json(status_json(gf, match, viewer) | ({"bots": bots} if bots else {}))
+        emit_json(status_json(gf, match, viewer) | ({"bots": bots} if bots else {})
+                  | ({"clock": clocks} if clocks else {}))
         return
     click.echo(status_text(gf, match, viewer, str(path), wide))
     if seats.seats_at(gf.data).bots:
         click.echo(f"players: {players_text(gf)}")
+    if clocks:
+        from referee import clock
+
+        click.echo(clock.line(clocks))
+
+
+def status_clock(gf: gamefile.GameFile, path: Path, secret_path: Path | None
+                 ) -> dict[str, Any] | None:
+    """The clocks of a game with a time control (referee/clock.py), else None."""
+    if "clock" not in gf.data and not any(e.get("meta", {}).get("kind") == "clock"
+                                          for e in gf.log):
+        return None
+    from referee.cli.clock import clock_report
+
+    return clock_report(path, secret_path)
 
 
 
