@@ -328,6 +328,7 @@ class Judge:
             try:
                 self.notify(path)
                 self.deadlines(path)
+                self.clocks(path)
             except Exception as exc:
                 self.failed(exc)
                 self.config.log(f"skipping {path.name} this round: {describe(exc)}")
@@ -470,6 +471,15 @@ class Judge:
         if decide or mode == "every":
             return True, False
         return False, mode == "turn" and pid in authors
+
+    # ------------------------------------------------------------------ clocks
+
+    def clocks(self, path: Path) -> None:
+        """Time banks: reminders at 24 h and 4 h, and the timeouts the judge writes
+        itself (referee/judge/clocks.py)."""
+        from referee.judge import clocks
+
+        clocks.tend(self, path)
 
     # ------------------------------------------------------------------ deadlines
 

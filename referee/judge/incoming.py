@@ -39,7 +39,7 @@ from referee.mail.tokens import MailId
 from referee.submit import submit
 from referee.writecore import Guard
 
-PLAYER_COMMANDS = ("status", "help", "undo", "nonce", "say", "notify", "bot")
+PLAYER_COMMANDS = ("status", "help", "undo", "nonce", "say", "notify", "bot", "vacation")
 GM_KINDS = ("replace", "address", "deadline", "bot", "watch", "unwatch", "notify", "status",
             "help")
 SAY_RATE = 5  # says per player per hour of the judge's clock
@@ -296,6 +296,8 @@ class Incoming:
                 meta.append(game.path, player, {"kind": "bot", "player": player,
                                                 **bot_level(arg)},
                             extra={"mail": self.msgid}, guard=guard)
+            elif word == "vacation":
+                return self._vacation(game, player, arg, guard)
             else:
                 meta.append(game.path, player,
                             {"kind": "notify", "player": player, "mode": arg.lower()},
@@ -318,6 +320,17 @@ class Incoming:
                 "you play your seat again"
             return self._answer_state(fresh, player, [f"Done: {now}."], "command", "bot")
         return Outcome("command", game.gf.game_id, word)
+
+    def _vacation(self, game: Loaded, player: str, arg: str, guard: Guard) -> Outcome:
+        """``vacation DAYS``: the player's clock stops (referee/judge/clocks.py); the
+        others are told. Raises RefereeError (answered by the caller)."""
+        from referee.judge import clocks
+
+        note = clocks.vacation(game.path, player, arg, self.msgid, guard)
+        self.judge.store.mark_answered(self.msgid)
+        fresh = self.judge.load(game.path) or game
+        clocks.tell_vacation(self.judge, fresh, player, int(arg))
+        return self._answer_state(fresh, player, [note], "command", "vacation")
 
     def _say(self, game: Loaded, player: str) -> Outcome:
         try:
@@ -391,6 +404,7 @@ HELP = [
     "                    paragraph of at most 500 characters, 5 says an hour",
     "  notify turn|every|digest   how often you get mail (default turn)",
     "  bot LEVEL | bot off   a bot (random, greedy, mcts) plays your seat, or you again",
+    "  vacation DAYS     stop your clock for DAYS days (games with a clock)",
 ]
 
 

@@ -240,6 +240,9 @@ def body(gf: gamefile.GameFile, match: Match, seed: str | None, viewer: str | No
     lines = [headline(gf, match, viewer), ""]
     if note:
         lines += [wrap(line) for line in note] + [""]
+    from referee.judge.clocks import mail_lines  # time banks (referee/judge/clocks.py)
+
+    lines += mail_lines(gf, seed)
     if since is not None and since < len(gf.log):
         if timeline is None or timeline.since > since:
             timeline = Timeline(gf, seed, since)
