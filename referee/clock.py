@@ -249,6 +249,7 @@ class SeatClock:
     timeouts: int = 0
     late: int = 0  # turns finished after running out, before a timeout was written
     used: int = 0  # vacation days used (taken or automatic)
+    taken: int = 0  # vacation days asked for by record
 
     def on_vacation(self, t: int) -> Interval | None:
         return next(((a, b) for a, b in self.vacations if a <= t < b), None)
@@ -399,19 +400,27 @@ def _new_control(clocks: Clocks, ctl: Mapping[str, Any] | None) -> None:
 
 
 def _vacation(clocks: Clocks, where: str, player: str, days: int, t: int) -> None:
+    """A ``vacation`` record: the days a player takes by record are within the
+    allowance (what the player controls: refused otherwise). Days used automatically
+    before the referee saw the record are gone, so it grants what is left, and nothing
+    once the player is out of time (a record is never refused for the time it took the
+    referee to see it: that would strand the game)."""
     seat = clocks.seats[player]
     if clocks.control is None:
         raise ClockError(f"{where}: {player}'s vacation: this game has no clock")
-    if days > seat.vacation_left:
+    allowance = int(clocks.control["vacation"])
+    if seat.taken + days > allowance:
+        left = max(0, allowance - seat.taken)
         raise ClockError(f"{where}: {player} asks for {days} vacation day(s) and has "
-                         f"{seat.vacation_left} left: a vacation is within the allowance")
-    if seat.out is not None:
-        raise ClockError(f"{where}: {player}'s vacation comes after their time ran out "
-                         f"({utc(seat.out)})")
-    begin = max([t, *(b for _, b in seat.vacations)])
-    seat.vacations.append((begin, begin + days * DAY))
-    seat.vacation_left -= days
-    seat.used += days
+                         f"{min(left, seat.vacation_left)} left: a vacation is within the "
+                         "allowance")
+    seat.taken += days
+    granted = 0 if seat.out is not None else min(days, seat.vacation_left)
+    if granted:
+        begin = max([t, *(b for _, b in seat.vacations)])
+        seat.vacations.append((begin, begin + granted * DAY))
+        seat.vacation_left -= granted
+        seat.used += granted
 
 
 def _timeout(clocks: Clocks, where: str, player: str, t: int) -> None:
