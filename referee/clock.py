@@ -430,8 +430,8 @@ def _timeout(clocks: Clocks, where: str, player: str, t: int) -> None:
                          "running clock) at that point")
     if seat.timed_out:
         raise ClockError(f"{where}: {player} was already timed out in this turn")
-    if seat.out is None or seat.out > t:
-        due = clocks.due(player)
+    due = clocks.due(player)  # (an empty bank at the start of a turn: due at once)
+    if due is None or due > t:
         raise ClockError(f"{where}: a timeout of {player} at {utc(t)}, but by the vouched "
                          f"times their time runs out only at "
                          f"{utc(due) if due is not None else 'never'}")
