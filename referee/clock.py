@@ -586,25 +586,29 @@ def report(tl: Timeline, at: int) -> dict[str, Any]:
             "pace": describe(clocks.control) if clocks.control else None, "seats": seats}
 
 
-def lines(rep: Mapping[str, Any]) -> list[str]:
-    """The report as text lines (``clock``, the judge's mails)."""
+def lines(rep: Mapping[str, Any], width: int = 78) -> list[str]:
+    """The report as text lines of at most ``width`` characters (``clock``, the judge's
+    mails): the time control, then one seat a line (continued, indented, if long)."""
+    import textwrap
+
     if rep["control"] is None:
         return ["clock: none"]
-    out = [f"clock: {rep['pace']}"]
+    out = textwrap.wrap(f"clock: {rep['pace']}", width, subsequent_indent="  ")
     for pid, row in rep["seats"].items():
-        text = f"  {pid:<12} bank {row['bank_text']:<8} vacation {row['vacation_left']}d"
+        parts = [f"bank {row['bank_text']}", f"vacation {row['vacation_left']}d"]
         if row["bot"]:
-            text += "  (bot seat)"
+            parts.append("bot seat")
         if "on_vacation_until" in row:
-            text += f"  on vacation until {_short(row['on_vacation_until'])}"
+            parts.append(f"on vacation until {_short(row['on_vacation_until'])}")
         if row.get("out_of_time"):
-            text += f"  OUT OF TIME since {_short(row['times_out'])}"
+            parts.append(f"OUT OF TIME since {_short(row['times_out'])}")
         elif "times_out" in row:
-            text += f"  awaited: times out {_short(row['times_out'])} " \
-                    f"(in {format_duration(row['left'])})"
+            parts.append(f"awaited: times out {_short(row['times_out'])} "
+                         f"(in {format_duration(row['left'])})")
         if row["forfeited"]:
-            text += "  forfeited (ranks last)"
-        out.append(text.rstrip())
+            parts.append("forfeited (ranks last)")
+        out += textwrap.wrap(f"  {pid:<12} " + ", ".join(parts), width,
+                             subsequent_indent=" " * 16)
     return out
 
 

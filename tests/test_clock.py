@@ -177,7 +177,7 @@ def test_clock_status_and_vacation_show_what_everyone_sees(
     path = new_game(tmp_path, monkeypatch, "--clock", "1d+12h/2d", "--vacation", "3")
     out = ok("clock", path).output
     assert "1d +12h a turn, at most 2d; 3 vacation days" in out
-    assert "ann          bank 1d       vacation 3d  awaited: times out 2026-12-05 09:00 UTC" \
+    assert "ann          bank 1d, vacation 3d, awaited: times out 2026-12-05 09:00 UTC" \
         in out
     assert "clock: ann 4d left (times out 2026-12-05 09:00 UTC); banks ann 1d, ben 1d" \
         in ok("status", path).output
@@ -245,7 +245,7 @@ def test_tick_times_out_an_empty_bank_and_a_bot_plays_the_owed_decisions(
     assert log[0]["meta"] == {"kind": "timeout", "player": "ann"} and "mac" in log[0]
     assert all(e.get("bot") is True for e in log[1:] if e["by"] == "ann")
     view = (tmp_path / "views" / "g.clock.txt").read_text()
-    assert "ann          bank 12h      vacation 0d" in view
+    assert "ann          bank 12h, vacation 0d" in view
     assert json.loads((tmp_path / "views" / "g.clock.json").read_text())["seats"]["ann"][
         "timeouts"] == 1
     assert "nothing due" in ok("tick", tmp_path).output  # once a turn

@@ -135,6 +135,8 @@ def new(game_name: str, path: Path, players: str, seed: str | None,
     gf = gamefile.GameFile(data, game)
     match = gamefile.replay(gf, seed)  # proves the setup works before anything is written
     check_bots_can_play(match, list(seats.header_seats(data)))
+    if data.get("clock", {}).get("timeout") in ("bot", "forfeit"):  # a bot plays on time
+        check_bots_can_play(match, gf.players[:1])
     secret_path = secret_out or secret.default_secret_path(path)
     sealed_file = sealed and not derived
     if sealed_file:  # both files or neither, even if killed (fileio.create_pair)
