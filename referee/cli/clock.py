@@ -14,9 +14,12 @@ from referee.errors import RefereeError, SealedError, UsageError
 from referee.schema import GAME_MASTER
 
 
-def clock_report(path: Path, secret_path: Path | None) -> dict[str, Any]:
-    """The clocks of the game at ``path`` now (:func:`referee.clock.report`). Raises
-    SealedError without the secret, and the errors of a replay."""
+def clock_report(path: Path, secret_path: Path | None, settled: bool = False
+                 ) -> dict[str, Any]:
+    """The clocks of the game at ``path`` now (:func:`referee.clock.report`), or with
+    ``settled`` as of the last time the referee vouched for (what a published view
+    shows: it changes only with the file). Raises SealedError without the secret, and
+    the errors of a replay."""
     gf = gamefile.read(path)
     seed = secret.find_seed(gf, secret_path, path)
     if seed is None:
@@ -24,8 +27,8 @@ def clock_report(path: Path, secret_path: Path | None) -> dict[str, Any]:
                           "the state)", hints=["give --secret FILE; in a git game the "
                                                "publish job writes views/GAME.clock.txt"])
     tl = clock.timeline(gf, seed)
-    clock.verify(gf, tl)
-    return clock.report(tl, clock.now())
+    last = clock.verify(gf, tl).at
+    return clock.report(tl, last if settled else clock.now())
 
 
 @main.command("clock")
@@ -141,10 +144,9 @@ def tick_one(path: Path, out_dir: Path | None) -> dict[str, Any] | None:
         stamped = submit.stamp(path)
         out.update(timeouts=[vars(t) for t in done], bot_moves=[vars(b) for b in played],
                    stamp=stamped["n"] if stamped else None)
-        rep = clock_report(path, None)
-        out["clock"] = rep
+        out["clock"] = clock_report(path, None)
         if out_dir is not None:
-            write_clock_files(out_dir, path, rep)
+            write_clock_files(out_dir, path, clock_report(path, None, settled=True))
     except RefereeError as exc:
         out["error"] = exc.message
     return out
@@ -154,7 +156,8 @@ def write_clock_files(out_dir: Path, path: Path, rep: dict[str, Any]) -> None:
     import json
 
     out_dir.mkdir(parents=True, exist_ok=True)
-    text = "\n".join([f"{path.stem}: clocks at {rep['now']}", *clock.lines(rep)]) + "\n"
+    text = "\n".join([f"{path.stem}: clocks as the referee last saw the game "
+                      f"({rep['now']})", *clock.lines(rep)]) + "\n"
     fileio.write_atomic(out_dir / f"{path.stem}.clock.txt", text.encode(), what="clock view")
     fileio.write_atomic(out_dir / f"{path.stem}.clock.json",
                         (json.dumps(rep, indent=2, sort_keys=True) + "\n").encode(),
