@@ -84,3 +84,28 @@ def test_a_judge_game_with_a_time_bank_a_vacation_reminders_and_a_timeout(
     assert all(len(line) <= 78 for m in after for line in body_text(m).splitlines())
     assert ok("check", game.path).exit_code == 0
 
+
+
+def test_a_timeout_for_the_game_master_mails_them_and_plays_nothing(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    at(monkeypatch, "2026-01-01T00:00:00Z")
+    game = Setup(tmp_path, game="staufer", gid="st-2", extra=("--clock", "6h"))
+    game.options = ("--gm", "Gm <gm@example.org>")
+    game.judge()
+    game.new_mail()  # the start: 6 h left, no reminder (the mail says when)
+    at(monkeypatch, "2026-01-01T03:00:00Z")
+    game.judge()
+    reminded = game.new_mail()
+    assert [m["X-Referee-Player"] for m in reminded] == ["ann"]
+    assert "in 3h" in body_text(reminded[0])
+    at(monkeypatch, "2026-01-01T06:00:00Z")
+    game.judge()
+    out = game.new_mail()
+    gm = [body_text(m) for m in out if m["X-Referee-Player"] == "gm"]
+    assert gm and gm[-1].startswith("ann ran out of time (the game master is asked")
+    assert "replace PLAYER NAME <ADDRESS>" in gm[-1]
+    log = gamefile.read(game.path).log
+    assert [e["meta"]["kind"] for e in log] == ["timeout"]
+    game.judge()
+    assert game.new_mail() == []  # once a turn
+    assert "OUT OF TIME" in ok("clock", game.path).output

@@ -297,8 +297,13 @@ def status_clock(gf: gamefile.GameFile, path: Path, secret_path: Path | None
                                           for e in gf.log):
         return None
     from referee.cli.clock import clock_report
+    from referee.clock import ClockError
 
-    return clock_report(path, secret_path)
+    try:
+        return clock_report(path, secret_path)
+    except ClockError as exc:  # the game stands; its clock record does not (see `check`)
+        click.echo(f"warning: the clocks cannot be computed: {exc.message}", err=True)
+        return None
 
 
 

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
 # game id -> (log length, hash of the last entry, timeline): one replay per file version
 _TIMELINES: dict[str, tuple[int, str, clock.Timeline]] = {}
+_KEPT = 256  # games whose timelines are kept (a judge serves fewer)
 
 
 def clocked(gf: gamefile.GameFile) -> bool:
@@ -35,7 +36,8 @@ def timeline(gf: gamefile.GameFile, seed: str) -> clock.Timeline:
     if cached is not None and cached[:2] == mark:
         return cached[2]
     found = clock.timeline(gf, seed)
-    _TIMELINES.clear()  # (one game at a time is enough: the judge goes game by game)
+    if len(_TIMELINES) >= _KEPT:
+        _TIMELINES.pop(next(iter(_TIMELINES)))
     _TIMELINES[gf.game_id] = (*mark, found)
     return found
 
@@ -81,7 +83,10 @@ def _remind(judge: Judge, game: Loaded, pid: str, due: int, now: int,
     left = due - now
     key = str(since)
     done = reminded.get(pid, [None, None])
-    threshold = next((h for h in sorted(clock.REMINDERS) if left <= h), None)
+    # a reminder only for a turn that began with more time than it: the turn's first
+    # mail already says when the time runs out
+    whole = due - (since if since is not None else now)
+    threshold = next((h for h in sorted(clock.REMINDERS) if left <= h < whole), None)
     if threshold is None or (done[0] == key and done[1] is not None
                              and done[1] <= threshold):
         return
