@@ -472,6 +472,7 @@ class Timeline:
     bots0: set[str]
     events: list[Event]
     sealed: bool
+    ranking: list[list[str]] | None = None  # the game's own, once it is over
 
     @property
     def clocked(self) -> bool:
@@ -506,7 +507,8 @@ def timeline(gf: Any, seed: str | None, match: Any = None) -> Timeline:
     def seen(i: int, m: Any) -> None:
         awaited.append(_awaited(gf, m))
 
-    replay.replay(gf, seed, on_entry=seen)
+    final = replay.replay(gf, seed, on_entry=seen)
+    over = final.game.finished(final.state)
     first = gamefile.start_state(gf, seed)
     log = gf.log
     vouched: list[int | None] = [None] * len(log)
@@ -525,7 +527,8 @@ def timeline(gf: Any, seed: str | None, match: Any = None) -> Timeline:
     nonce_game = "nonces" in gf.data["rng"]
     return Timeline(gf.data.get("clock"), list(gf.players), t0,
                     () if nonce_game else _awaited(gf, first),
-                    set(seats.header_seats(gf.data)), events, gf.sealed)
+                    set(seats.header_seats(gf.data)), events, gf.sealed,
+                    final.game.ranking(final.state) if over else None)
 
 
 def _clock_meta(entry: Mapping[str, Any]) -> Mapping[str, Any] | None:
@@ -582,8 +585,21 @@ def report(tl: Timeline, at: int) -> dict[str, Any]:
             row["left"] = max(0, due - at)
             row["out_of_time"] = due <= at
         seats[pid] = row
-    return {"now": utc_json(at), "control": clocks.control,
-            "pace": describe(clocks.control) if clocks.control else None, "seats": seats}
+    out = {"now": utc_json(at), "control": clocks.control,
+           "pace": describe(clocks.control) if clocks.control else None, "seats": seats}
+    if tl.ranking is not None:
+        out["ranking"] = ranked(tl.ranking, [p for p, s in clocks.seats.items()
+                                             if s.forfeited])
+    return out
+
+
+def ranked(ranking: Sequence[Sequence[str]], forfeits: Sequence[str]
+           ) -> list[list[str]]:
+    """The game's ranking with the seats that forfeited on time moved to a last place
+    of their own (together, if several)."""
+    out = [[p for p in place if p not in forfeits] for place in ranking]
+    out = [place for place in out if place]
+    return out + ([sorted(forfeits)] if forfeits else [])
 
 
 def lines(rep: Mapping[str, Any], width: int = 78) -> list[str]:
@@ -609,6 +625,11 @@ def lines(rep: Mapping[str, Any], width: int = 78) -> list[str]:
             parts.append("forfeited (ranks last)")
         out += textwrap.wrap(f"  {pid:<12} " + ", ".join(parts), width,
                              subsequent_indent=" " * 16)
+    if "ranking" in rep:
+        places = ", ".join(f"{i}. {' and '.join(place)}"
+                           for i, place in enumerate(rep["ranking"], start=1))
+        out += textwrap.wrap(f"ranking (a forfeit ranks last): {places}", width,
+                             subsequent_indent="  ")
     return out
 
 

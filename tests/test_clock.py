@@ -270,3 +270,40 @@ def test_forfeit_hands_the_seat_to_a_bot_for_good_and_gm_is_only_recorded(
     assert "timeout ann (gm)" in ok("tick", gm_path.parent).output
     assert len(gamefile.read(gm_path).log) == 1  # the game master decides what follows
     assert "OUT OF TIME" in ok("clock", gm_path).output
+
+
+def test_pending_says_when_the_awaited_seat_times_out(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = new_game(tmp_path, monkeypatch, "--clock", "1d", "--vacation", "1")
+    out = ok("pending", tmp_path).output
+    assert "clock: ann times out 2026-12-03T09:00:00Z" in out
+    rows = json.loads(ok("pending", path, "--json").output)
+    assert rows[0]["times_out"] == {"ann": "2026-12-03T09:00:00Z"}
+
+
+def test_a_seat_that_forfeits_ranks_last_once_the_game_is_over(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert clock.ranked([["ann"], ["ben", "cat"], ["dan"]], ["ann", "cat"]) == [
+        ["ben"], ["dan"], ["ann", "cat"]]
+    path = new_game(tmp_path, monkeypatch, "--clock", "1h", "--timeout", "forfeit:random")
+    monkeypatch.setenv("REFEREE_NOW", "2026-12-01T10:00:00Z")
+    ok("tick", tmp_path)  # ann forfeits: a bot plays her seat from now on
+    gf = gamefile.read(path)
+    seed = secret.find_seed(gf, None, path)
+    assert seed is not None
+    match = gamefile.replay(gf, seed)
+    rnd = random.Random(3)
+    game = match.game
+    while not game.finished(match.state):
+        mover = game.to_move(match.state)[0]
+        assert mover == "ben"  # ann's seat is the bot's: it moved on its own
+        move = rnd.choice(game.legal_moves(match.state, mover))
+        done = submit.submit(path, mover, [game.format_move(move)])
+        submit.play_bots(path)
+        match = gamefile.replay(gamefile.read(path), seed)
+    own = game.ranking(match.state)
+    status = json.loads(ok("status", path, "--json").output)
+    assert status["ranking"] == clock.ranked(own, ["ann"])
+    assert status["ranking"][-1] == ["ann"]
+    assert "ranking (a forfeit ranks last):" in ok("clock", path).output
+    assert done.match is not None

@@ -278,8 +278,10 @@ def status(path: Path, viewer: str | None, secret_path: Path | None, wide: bool,
     clocks = status_clock(gf, path, secret_path)
     if as_json:
         bots = bots_json(gf)
-        emit_json(status_json(gf, match, viewer) | ({"bots": bots} if bots else {})
-                  | ({"clock": clocks} if clocks else {}))
+        out = status_json(gf, match, viewer) | ({"bots": bots} if bots else {})
+        if clocks:  # a seat that forfeited on time ranks last
+            out |= {"clock": clocks, "ranking": clocks.get("ranking", out["ranking"])}
+        emit_json(out)
         return
     click.echo(status_text(gf, match, viewer, str(path), wide))
     if seats.seats_at(gf.data).bots:
