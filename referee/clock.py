@@ -585,8 +585,9 @@ def report(tl: Timeline, at: int) -> dict[str, Any]:
             row["left"] = max(0, due - at)
             row["out_of_time"] = due <= at
         seats[pid] = row
-    out = {"now": utc_json(at), "control": clocks.control,
-           "pace": describe(clocks.control) if clocks.control else None, "seats": seats}
+    out: dict[str, Any] = {"now": utc_json(at), "control": clocks.control,
+                           "pace": describe(clocks.control) if clocks.control else None,
+                           "seats": seats}
     if tl.ranking is not None:
         out["ranking"] = ranked(tl.ranking, [p for p, s in clocks.seats.items()
                                              if s.forfeited])
