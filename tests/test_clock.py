@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from referee import clock, gamefile, secret, submit
+from referee import clock, clockview, gamefile, secret, submit
 from referee.engine import get_game
 from tests.cli import ok, run
 
@@ -283,7 +283,7 @@ def test_pending_says_when_the_awaited_seat_times_out(
 
 def test_a_seat_that_forfeits_ranks_last_once_the_game_is_over(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    assert clock.ranked([["ann"], ["ben", "cat"], ["dan"]], ["ann", "cat"]) == [
+    assert clockview.ranked([["ann"], ["ben", "cat"], ["dan"]], ["ann", "cat"]) == [
         ["ben"], ["dan"], ["ann", "cat"]]
     path = new_game(tmp_path, monkeypatch, "--clock", "1h", "--timeout", "forfeit:random")
     monkeypatch.setenv("REFEREE_NOW", "2026-12-01T10:00:00Z")
@@ -303,7 +303,7 @@ def test_a_seat_that_forfeits_ranks_last_once_the_game_is_over(
         match = gamefile.replay(gamefile.read(path), seed)
     own = game.ranking(match.state)
     status = json.loads(ok("status", path, "--json").output)
-    assert status["ranking"] == clock.ranked(own, ["ann"])
+    assert status["ranking"] == clockview.ranked(own, ["ann"])
     assert status["ranking"][-1] == ["ann"]
     assert "ranking (a forfeit ranks last):" in ok("clock", path).output
     assert done.match is not None

@@ -372,11 +372,11 @@ def times_out(gf: gamefile.GameFile, seed: str | None) -> dict[str, str]:
     the game (it depends only on the file, so `pending`'s cache may keep it)."""
     if seed is None or not check_clocks_needed(gf):
         return {}
-    from referee import clock
+    from referee import clock, clockview
 
     try:
         tl = clock.timeline(gf, seed)
-        rep = clock.report(tl, clock.verify(gf, tl).at)
+        rep = clockview.report(tl, clock.verify(gf, tl).at)
     except RefereeError:
         return {}
     return {p: row["times_out"] for p, row in rep["seats"].items() if "times_out" in row}

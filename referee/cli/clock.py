@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from referee import clock, fileio, gamefile, secret
+from referee import clock, clockview, fileio, gamefile, secret
 from referee.cli import main
 from referee.cli.common import emit_json, handles_errors, secret_option
 from referee.errors import RefereeError, SealedError, UsageError
@@ -16,7 +16,7 @@ from referee.schema import GAME_MASTER
 
 def clock_report(path: Path, secret_path: Path | None, settled: bool = False
                  ) -> dict[str, Any]:
-    """The clocks of the game at ``path`` now (:func:`referee.clock.report`), or with
+    """The clocks of the game at ``path`` now (:func:`referee.clockview.report`), or with
     ``settled`` as of the last time the referee vouched for (what a published view
     shows: it changes only with the file). Raises SealedError without the secret, and
     the errors of a replay."""
@@ -28,7 +28,7 @@ def clock_report(path: Path, secret_path: Path | None, settled: bool = False
                                                "publish job writes views/GAME.clock.txt"])
     tl = clock.timeline(gf, seed)
     last = clock.verify(gf, tl).at
-    return clock.report(tl, last if settled else clock.now())
+    return clockview.report(tl, last if settled else clock.now())
 
 
 @main.command("clock")
@@ -67,7 +67,7 @@ def clock_command(path: Path, secret_path: Path | None, pace: str | None, off: b
     if as_json:
         emit_json(rep)
         return
-    for text in clock.lines(rep):
+    for text in clockview.lines(rep):
         click.echo(text)
 
 
@@ -98,7 +98,7 @@ def vacation(path: Path, days: int, player: str, secret_path: Path | None,
                + ("" if seed is not None else "; appended UNCHECKED: the referee counts "
                   "the days from when it sees the record"))
     if seed is not None:
-        for text in clock.lines(clock_report(path, secret_path)):
+        for text in clockview.lines(clock_report(path, secret_path)):
             click.echo(text)
 
 
@@ -157,7 +157,7 @@ def write_clock_files(out_dir: Path, path: Path, rep: dict[str, Any]) -> None:
 
     out_dir.mkdir(parents=True, exist_ok=True)
     text = "\n".join([f"{path.stem}: clocks as the referee last saw the game "
-                      f"({rep['now']})", *clock.lines(rep)]) + "\n"
+                      f"({rep['now']})", *clockview.lines(rep)]) + "\n"
     fileio.write_atomic(out_dir / f"{path.stem}.clock.txt", text.encode(), what="clock view")
     fileio.write_atomic(out_dir / f"{path.stem}.clock.json",
                         (json.dumps(rep, indent=2, sort_keys=True) + "\n").encode(),

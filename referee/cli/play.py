@@ -287,9 +287,9 @@ def status(path: Path, viewer: str | None, secret_path: Path | None, wide: bool,
     if seats.seats_at(gf.data).bots:
         click.echo(f"players: {players_text(gf)}")
     if clocks:
-        from referee import clock
+        from referee import clockview
 
-        click.echo(clock.line(clocks))
+        click.echo(clockview.line(clocks))
 
 
 def status_clock(gf: gamefile.GameFile, path: Path, secret_path: Path | None

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from referee import clock, gamefile
+from referee import clock, clockview, gamefile
 from referee.errors import RefereeError
 
 if TYPE_CHECKING:
@@ -47,10 +47,10 @@ def mail_lines(gf: gamefile.GameFile, seed: str | None) -> list[str]:
     if seed is None or not clocked(gf):
         return []
     try:
-        rep = clock.report(timeline(gf, seed), clock.now())
+        rep = clockview.report(timeline(gf, seed), clock.now())
     except RefereeError:
         return []
-    return [*clock.lines(rep), ""]
+    return [*clockview.lines(rep), ""]
 
 
 def tend(judge: Judge, path: Path) -> None:
