@@ -522,13 +522,23 @@ def timeline(gf: Any, seed: str | None, match: Any = None) -> Timeline:
     t0 = seconds(created) if created else (first_vouched or now())
     if first_vouched is not None:
         t0 = min(t0, first_vouched)
+    awaited0 = () if "nonces" in gf.data["rng"] else _awaited(gf, first)
+    _keep_through_undos(log, awaited, awaited0)
     events = [Event(e["n"], vouched[i], e["by"], _clock_meta(e), awaited[i], "mac" in e)
               for i, e in enumerate(log)]
-    nonce_game = "nonces" in gf.data["rng"]
-    return Timeline(gf.data.get("clock"), list(gf.players), t0,
-                    () if nonce_game else _awaited(gf, first),
+    return Timeline(gf.data.get("clock"), list(gf.players), t0, awaited0,
                     set(seats.header_seats(gf.data)), events, gf.sealed,
                     final.game.ranking(final.state) if over else None)
+
+
+def _keep_through_undos(log: Sequence[Mapping[str, Any]], awaited: list[tuple[str, ...]],
+                        awaited0: tuple[str, ...]) -> None:
+    """A move taken back by the next entry never ended its author's turn: who is awaited
+    stays as before it (else a move and its undo would earn the increment again and
+    again)."""
+    for i in range(len(log) - 1):
+        if log[i + 1].get("undo") == i + 1 and "move" in log[i]:
+            awaited[i] = awaited[i - 1] if i else awaited0
 
 
 def _clock_meta(entry: Mapping[str, Any]) -> Mapping[str, Any] | None:

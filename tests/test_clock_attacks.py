@@ -193,3 +193,19 @@ def test_an_open_game_cannot_carry_a_clock(tmp_path: Path,
     data["log"] = []
     path.write_text(gamefile.dumps(data))
     refused(run("check", path), "a time control needs a sealed game")
+
+
+def test_a_move_and_its_undo_earn_no_increment(tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """A player who moves and takes it back, again and again, to refill her bank with
+    the increment gains nothing: her turn never ended."""
+    monkeypatch.setenv("REFEREE_NOW", T0)
+    path = tmp_path / "u.json"
+    ok("new", "staufer", path, "--players", "ann,ben", "--sealed", "--clock", "1d+12h/2d")
+    for hour in range(1, 4):
+        monkeypatch.setenv("REFEREE_NOW", f"2026-12-01T{9 + hour:02d}:00:00Z")
+        ok("move", path, "--as", "ann", "supply", "2")
+        ok("undo", path, "--as", "ann")
+    rep = json.loads(ok("clock", path, "--json").output)
+    assert rep["seats"]["ann"]["bank"] == DAY - 3 * HOUR and rep["seats"]["ann"]["awaited"]
+    assert ok("check", path).exit_code == 0
