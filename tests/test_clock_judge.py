@@ -109,3 +109,28 @@ def test_a_timeout_for_the_game_master_mails_them_and_plays_nothing(
     game.judge()
     assert game.new_mail() == []  # once a turn
     assert "OUT OF TIME" in ok("clock", game.path).output
+
+
+def test_the_game_master_sets_and_removes_a_time_bank_by_mail(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    at(monkeypatch, "2026-01-01T00:00:00Z")
+    game = Setup(tmp_path, game="staufer", gid="st-3")
+    game.options = ("--gm", "gm@example.org")
+    game.judge()
+    game.new_mail()
+    out = game.send(reply(game.latest("gm"), "clock 2d+1d/5d vacation 3 timeout bot:greedy"))
+    assert "Done." in gm_text(out)
+    record = gamefile.read(game.path).log[-1]
+    assert record["by"] == "gm" and "mac" in record
+    assert record["meta"]["control"]["vacation"] == 3
+    assert record["meta"]["control"]["timeout"] == "bot"
+    assert "vacation 3d" in ok("clock", game.path).output
+    out = game.send(reply(game.latest("gm"), "clock 2d vacation lots"))
+    assert "Not done: clock: vacation takes a number of days" in gm_text(out)
+    out = game.send(reply(game.latest("gm"), "clock off"))
+    assert gamefile.read(game.path).log[-1]["meta"] == {"kind": "clock", "control": None}
+    assert ok("clock", game.path).output.strip() == "clock: none"
+
+
+def gm_text(out: list) -> str:  # type: ignore[type-arg]
+    return "\n".join(body_text(m) for m in out if m["X-Referee-Player"] == "gm")

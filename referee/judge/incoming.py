@@ -41,7 +41,7 @@ from referee.writecore import Guard
 
 PLAYER_COMMANDS = ("status", "help", "undo", "nonce", "say", "notify", "bot", "vacation")
 GM_KINDS = ("replace", "address", "deadline", "bot", "watch", "unwatch", "notify", "status",
-            "help")
+            "help", "clock")
 SAY_RATE = 5  # says per player per hour of the judge's clock
 SAY_WINDOW = dt.timedelta(hours=1)
 
@@ -431,6 +431,10 @@ def gm_meta(line: str, players: list[str]) -> dict[str, Any] | None:
         return out
     if kind == "bot" and len(args) == 2:
         return {"kind": "bot", "player": args[0], **bot_level(args[1])}
+    if kind == "clock":  # a time bank (referee/judge/clocks.py)
+        from referee.judge.clocks import gm_record
+
+        return gm_record(args)
     if kind in ("watch", "unwatch") and len(args) == 1:
         return {"kind": "watcher", "email": args[0].strip("<>"), "on": kind == "watch"}
     if kind == "watch" and len(args) in (2, 3) and args[1].lower() == "digest":
