@@ -336,6 +336,9 @@ def check_shape(data: Any) -> str | None:
                     "mcts seat takes them")
     if doc.rng.seed is UNSET and doc.rng.commitment is UNSET:
         return "$.rng: needs `seed` or `commitment`"
+    clock_problem = _clock_shape(doc)
+    if clock_problem:
+        return clock_problem
     for i, entry in enumerate(doc.log):  # (plain tests: this runs for every entry)
         move = entry.move
         if ((move is not UNSET) + (entry.undo is not UNSET) + (entry.void is not UNSET)
@@ -347,6 +350,18 @@ def check_shape(data: Any) -> str | None:
                 entry.sealed is not UNSET and move is UNSET):
             return (f"$.log[{i}]: `sealed` and `public` come together, and only in a move "
                     "(a sealed move's hidden part and the text others read)")
+    return None
+
+
+def _clock_shape(doc: GameFileDoc) -> str | None:
+    """A time control's cap is at least its bank (the header's, and each ``clock``
+    record's; referee/clock.py)."""
+    controls = [("$.clock", doc.clock)] + [
+        (f"$.log[{i}].meta.control", e.meta.control) for i, e in enumerate(doc.log)
+        if isinstance(e.meta, MetaClock)]
+    for path, control in controls:
+        if isinstance(control, FileClock) and control.cap < control.bank:
+            return f"{path}: the cap ({control.cap} s) is less than the bank ({control.bank} s)"
     return None
 
 

@@ -209,3 +209,20 @@ def test_a_move_and_its_undo_earn_no_increment(tmp_path: Path,
     rep = json.loads(ok("clock", path, "--json").output)
     assert rep["seats"]["ann"]["bank"] == DAY - 3 * HOUR and rep["seats"]["ann"]["awaited"]
     assert ok("check", path).exit_code == 0
+
+
+def test_a_hand_made_time_control_out_of_bounds_is_refused(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "g.json"
+    monkeypatch.setenv("REFEREE_NOW", T0)
+    ok("new", "staufer", path, "--players", "ann,ben", "--sealed", "--clock", "1d")
+    clean = json.loads(path.read_text())
+    for change, why in (({"cap": 60}, "the cap (60 s) is less than the bank"),
+                        ({"bank": 10}, "$.clock.bank"),
+                        ({"vacation": 9999}, "$.clock.vacation"),
+                        ({"timeout": "ignore"}, "$.clock.timeout"),
+                        ({"extra": 1}, "$.clock")):
+        data = json.loads(json.dumps(clean))
+        data["clock"].update(change)
+        path.write_text(gamefile.dumps(data))
+        refused(run("check", path), why)
