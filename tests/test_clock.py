@@ -12,6 +12,7 @@ import pytest
 from referee import clock, clockview, gamefile, secret, submit
 from referee.engine import get_game
 from tests.cli import ok, run
+from tests.conftest import require_module
 
 DAY, HOUR = clock.DAY, clock.HOUR
 T0 = "2026-12-01T09:00:00Z"  # a Tuesday
@@ -307,3 +308,12 @@ def test_a_seat_that_forfeits_ranks_last_once_the_game_is_over(
     assert status["ranking"][-1] == ["ann"]
     assert "ranking (a forfeit ranks last):" in ok("clock", path).output
     assert done.match is not None
+
+
+def test_the_site_shows_the_clocks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    require_module("jinja2")
+    path = new_game(tmp_path, monkeypatch, "--clock", "1d", "--vacation", "1")
+    ok("site", path.parent, "-o", tmp_path / "site")
+    page = next((tmp_path / "site").glob("*/index.html")).read_text()
+    assert "<h2>Clocks</h2>" in page
+    assert "ann          bank 1d, vacation 1d, awaited: times out 2026-12-03 09:00 UTC" in page
