@@ -25,7 +25,8 @@ def clock_report(path: Path, secret_path: Path | None, settled: bool = False
     if seed is None:
         raise SealedError("the clocks need the game's secret (who is awaited is part of "
                           "the state)", hints=["give --secret FILE; in a git game the "
-                                               "publish job writes views/GAME.clock.txt"])
+                                               "workflow's clock job writes "
+                                               "views/GAME.clock.txt"])
     tl = clock.timeline(gf, seed)
     last = clock.verify(gf, tl).at
     return clockview.report(tl, last if settled else clock.now())
@@ -138,7 +139,8 @@ def tick_one(path: Path, out_dir: Path | None) -> dict[str, Any] | None:
                 e.get("meta", {}).get("kind") == "clock" for e in gf.log):
             return None
         if secret.find_seed(gf, None, path) is None:
-            raise SealedError("no secret for this game (set REFEREE_SECRET)")
+            raise SealedError("no secret for this game (set REFEREE_SECRET or "
+                              "REFEREE_SECRET_FILE)")
         done = submit.timeouts(path)
         played = submit.play_timed_out(path, done)
         stamped = submit.stamp(path)
