@@ -87,8 +87,9 @@ def _check_chain(gf: GameFile, i: int, entry: Mapping[str, Any], prev: str,
     return entry_hash(entry)
 
 
-# The only records a player may write about the game: how they want to be notified, and
-# their own seat handed to a bot and back (referee/seats.py). All else (addresses,
+# The only records a player may write about the game: how they want to be notified, their
+# own seat handed to a bot and back (referee/seats.py), and their vacation
+# (referee/clock.py). All else (addresses,
 # replacements, deadlines, watchers, data upgrades) is the game master's.
 PLAYER_META_KINDS = ("notify", "bot", "vacation")
 
@@ -98,7 +99,7 @@ def _check_player_meta(i: int, entry: Mapping[str, Any]) -> None:
     if meta["kind"] not in PLAYER_META_KINDS or meta.get("player") != entry["by"]:
         raise ReplayError(f"{_where(i)}: a {meta['kind']!r} record by {entry['by']}: only the "
                           "game master may write it (a player may only set their own "
-                          "notification or hand their own seat to a bot)")
+                          "notification, hand their own seat to a bot or take vacation)")
 
 
 def _check_seat(gf: GameFile, i: int, entry: Mapping[str, Any],
