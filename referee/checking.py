@@ -63,6 +63,9 @@ def check_one(path: Path, secret_path: Path | None, since: Since | None = None,
                            "`referee reveal` after the game)"])
             return out
         match = replay.replay(gf, seed)
+        clocks = check_clocks(gf, seed)
+        if clocks is not None:
+            out["clocks"] = clocks
         if bots:  # every bot-seat move of the game is its bot's (--since: the new ones)
             replayed = history.replay_bot_moves(gf, seed, 0, seats.RECORDED_MAX_ITERATIONS)
             out["bot_moves_verified"] = len(replayed.verified)
@@ -99,6 +102,25 @@ def refuse_copy(since: Since, path: Path) -> None:
     why = since.copies.get(history.rel_path(since.repo, path))
     if why is not None:
         raise ReplayError(why, hints=[COPY_HINT])
+
+
+def check_clocks(gf: gamefile.GameFile, seed: str) -> dict[str, int] | None:
+    """Every seat's bank recomputed from the log's vouched times (referee/clock.py), or
+    None for a game without a clock. Raises ClockError for a timeout, vacation or clock
+    record those times do not support."""
+    from referee import clock
+
+    if not check_clocks_needed(gf):
+        return None
+    tl = clock.timeline(gf, seed)
+    found = clock.verify(gf, tl)
+    return {pid: max(seat.bank, 0) for pid, seat in found.seats.items()}
+
+
+def check_clocks_needed(gf: gamefile.GameFile) -> bool:
+    """Whether the game has a clock, or a clock record (to be refused if it has none)."""
+    kinds = ("clock", "stamp", "vacation", "timeout")  # referee.clock.CLOCK_KINDS
+    return "clock" in gf.data or any(e.get("meta", {}).get("kind") in kinds for e in gf.log)
 
 
 def change_of(since: Since, path: Path, gf: gamefile.GameFile, seed: str | None = None

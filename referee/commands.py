@@ -76,6 +76,10 @@ class NewGameRequest:
     nonces: bool = False
     logins: str | None = None  # "ann=octocat,ben=bencat"
     insecure_seed: bool = False
+    pace: str | None = None  # --clock BANK[+INCREMENT][/CAP] (docs/clocks.md)
+    vacation_days: int = 0
+    pause: str | None = None  # "weekends"
+    on_timeout: str = "gm"  # bot:LEVEL | gm | forfeit
 
 
 def new_game(path: Path, request: NewGameRequest) -> NewGame:
@@ -92,6 +96,7 @@ def new_game(path: Path, request: NewGameRequest) -> NewGame:
     game_id = request.game_id or f"{game.name}-{secrets.token_hex(3)}"
     filled: dict[str, Any] = {"nonce_commitments": {}, "nonces": {}} if request.nonces else {}
     data = gamefile.new_data(game, player_list, dict(request.options), filled, game_id)
+    add_clock(data, request)
     seed, derived = choose_seed(request.seed, request.sealed, request.insecure_seed,
                                 data)  # bound to the header
     rng: dict[str, Any] = {"seed": seed}
@@ -102,6 +107,8 @@ def new_game(path: Path, request: NewGameRequest) -> NewGame:
     gf = gamefile.GameFile(data, game)
     match = replay.replay(gf, seed)  # proves the setup works before anything is written
     check_bots_can_play(match, list(seats.header_seats(data)))
+    if data.get("clock", {}).get("timeout") in ("bot", "forfeit"):  # a bot plays on time
+        check_bots_can_play(match, gf.players[:1])
     secret_path = request.secret_out or secret.default_secret_path(path)
     sealed_file = request.sealed and not derived
     if sealed_file:  # both files or neither, even if killed (fileio.create_pair)
@@ -115,6 +122,22 @@ def new_game(path: Path, request: NewGameRequest) -> NewGame:
         gf = gamefile.read(path)
         match = replay.replay(gf, secret.find_seed(gf, kept, path))
     return NewGame(path, gf, match, kept, derived, played, problem)
+
+
+def add_clock(data: dict[str, Any], request: NewGameRequest) -> None:
+    """``--clock`` and its options into the new header (referee/clock.py). Raises
+    UsageError."""
+    if request.pace is None:
+        if request.vacation_days or request.pause or request.on_timeout != "gm":
+            raise UsageError("--vacation, --pause and --timeout go with --clock")
+        return
+    if not request.sealed:
+        raise UsageError("--clock needs --sealed: only the referee's MACs vouch for time, "
+                         "and an open game has no secret to make them")
+    from referee import clock
+
+    data["clock"] = clock.control(request.pace, request.vacation_days, request.pause,
+                                  request.on_timeout)
 
 
 def add_logins(players: list[dict[str, str]], logins: str | None) -> None:

@@ -93,11 +93,11 @@ def _check_chain(gf: GameFile, i: int, entry: Mapping[str, Any], prev: str,
     return entry_hash(entry)
 
 
-# The only records a player may write about the game: how they want to be notified, and
-# their own seat handed to a bot and back (referee/seats.py), and their own plan
-# (referee/plans.py). All else (addresses,
-# replacements, deadlines, watchers, data upgrades) is the game master's.
-PLAYER_META_KINDS = ("notify", "bot", "plan")
+# The only records a player may write about the game: how they want to be notified, their
+# own seat handed to a bot and back (referee/seats.py), their own plan (referee/plans.py)
+# and their vacation (referee/clock.py). All else (addresses, replacements, deadlines,
+# watchers, data upgrades, time controls) is the game master's.
+PLAYER_META_KINDS = ("notify", "bot", "plan", "vacation")
 
 
 def _check_player_meta(i: int, entry: Mapping[str, Any]) -> None:
@@ -105,7 +105,8 @@ def _check_player_meta(i: int, entry: Mapping[str, Any]) -> None:
     if meta["kind"] not in PLAYER_META_KINDS or meta.get("player") != entry["by"]:
         raise ReplayError(f"{_where(i)}: a {meta['kind']!r} record by {entry['by']}: only the "
                           "game master may write it (a player may only set their own "
-                          "notification and plan, or hand their own seat to a bot)")
+                          "notification and plan, hand their own seat to a bot or take "
+                          "vacation)")
 
 
 def _check_seat(gf: GameFile, i: int, entry: Mapping[str, Any],

@@ -61,6 +61,10 @@ PLAN_LINES_MAX = 8  # lines of one player's plan (a new plan replaces the old on
 PLAN_LINE_MAX = 120  # characters of one plan line
 PLAN_SEALED_MAX = SEALED_MAX  # a sealed plan's ciphertext, base64 characters
 PLAN_LINE = r"[^\x00-\x1f\x7f-\x9f]+"  # printable: no control character or line break
+# --- time control bounds (referee/clock.py) ---
+CLOCK_SECONDS_MIN = 60  # a bank or cap: at least a minute
+CLOCK_SECONDS_MAX = 365 * 86400  # a bank, increment or cap: at most a year
+VACATION_DAYS_MAX = 365  # vacation days a player has for a game
 
 TIME_UTC = r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,9})?Z"
 _VISIBLE = r"[^@<>\s\x00-\x1f\x7f-\x9f]"  # no space, control character, "@", "<" or ">"
@@ -119,6 +123,24 @@ class FilePlayer(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     # this player
     github: Annotated[str, _text(GITHUB_MAX, 1, GITHUB)] | UnsetType = UNSET
     bot: FileBot | UnsetType = UNSET
+
+
+# --- time control (referee/clock.py, docs/clocks.md) -------------------------------------
+
+
+class FileClock(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    """A game's time control: each seat's bank at the start, the time added each time it
+    finishes its turn, the most a bank may hold (seconds), vacation days per player, an
+    optional weekend pause, and what happens when a bank is empty (``bot`` or ``forfeit``:
+    a bot of ``level`` plays; ``gm``: the game master is asked)."""
+
+    bank: Annotated[int, Meta(ge=CLOCK_SECONDS_MIN, le=CLOCK_SECONDS_MAX)]
+    increment: Annotated[int, Meta(ge=0, le=CLOCK_SECONDS_MAX)]
+    cap: Annotated[int, Meta(ge=CLOCK_SECONDS_MIN, le=CLOCK_SECONDS_MAX)]
+    vacation: Annotated[int, Meta(ge=0, le=VACATION_DAYS_MAX)]
+    pause: Literal["weekends"] | UnsetType = UNSET
+    timeout: Literal["bot", "gm", "forfeit"]
+    level: Level | UnsetType = UNSET
 
 
 class FileRng(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
@@ -209,11 +231,38 @@ class MetaPlan(_MetaRecord, tag="plan"):
     lines: Annotated[list[Annotated[str, _text(PLAN_LINE_MAX, 1, PLAN_LINE)]],
                      Meta(max_length=PLAN_LINES_MAX)] | UnsetType = UNSET
     sealed: Annotated[str, _text(PLAN_SEALED_MAX, 1, BASE64)] | UnsetType = UNSET
+# --- clock records (referee/clock.py): a new time control (the game master's), a stamp
+# (the referee saw the log up to here at its MAC'd ``at``), a player's vacation, and a
+# timeout (the referee's, when a bank ran out)
+
+
+class MetaClock(_MetaRecord, tag="clock"):
+    """The game master's new time control (null: no clock from here on)."""
+
+    control: FileClock | None
+
+
+class MetaStamp(_MetaRecord, tag="stamp"):
+    """The referee saw every entry before this one at this entry's (MAC'd) ``at``."""
+
+
+class MetaVacation(_MetaRecord, tag="vacation"):
+    """A player takes vacation days: their clock stops for that long."""
+
+    player: PlayerId
+    days: Annotated[int, Meta(ge=1, le=VACATION_DAYS_MAX)]
+
+
+class MetaTimeout(_MetaRecord, tag="timeout"):
+    """The referee found the player's bank (and vacation) empty while they were awaited."""
+
+    player: PlayerId
 
 
 MetaRecord = Union[  # noqa: UP007 - msgspec wants a plain Union of tagged Structs
     MetaReplace, MetaAddress, MetaDeadline, MetaBot, MetaWatcher, MetaNotify, MetaGm,
     MetaUpgrade, MetaPlan,
+    MetaClock, MetaStamp, MetaVacation, MetaTimeout,
 ]
 META_KINDS = tuple(t.__struct_config__.tag for t in typing.get_args(MetaRecord))
 
@@ -259,6 +308,7 @@ class GameFileDoc(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
                             Annotated[str, _text(OPTION_VALUE_MAX)]],
                        Meta(max_length=OPTIONS_MAX)]
     rng: FileRng
+    clock: FileClock | UnsetType = UNSET  # the time control (referee/clock.py)
     log: list[LogEntry]
 
 
@@ -303,6 +353,9 @@ def check_shape(data: Any) -> str | None:
                     "mcts seat takes them")
     if doc.rng.seed is UNSET and doc.rng.commitment is UNSET:
         return "$.rng: needs `seed` or `commitment`"
+    clock_problem = _clock_shape(doc)
+    if clock_problem:
+        return clock_problem
     for i, entry in enumerate(doc.log):  # (plain tests: this runs for every entry)
         move = entry.move
         if ((move is not UNSET) + (entry.undo is not UNSET) + (entry.void is not UNSET)
@@ -320,6 +373,18 @@ def check_shape(data: Any) -> str | None:
                 entry.sealed is not UNSET and move is UNSET):
             return (f"$.log[{i}]: `sealed` and `public` come together, and only in a move "
                     "(a sealed move's hidden part and the text others read)")
+    return None
+
+
+def _clock_shape(doc: GameFileDoc) -> str | None:
+    """A time control's cap is at least its bank (the header's, and each ``clock``
+    record's; referee/clock.py)."""
+    controls = [("$.clock", doc.clock)] + [
+        (f"$.log[{i}].meta.control", e.meta.control) for i, e in enumerate(doc.log)
+        if isinstance(e.meta, MetaClock)]
+    for path, control in controls:
+        if isinstance(control, FileClock) and control.cap < control.bank:
+            return f"{path}: the cap ({control.cap} s) is less than the bank ({control.bank} s)"
     return None
 
 

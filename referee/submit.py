@@ -363,3 +363,148 @@ def set_plan(path: Path, player: str, texts: Sequence[str], *,
         entry = tx.append({"by": player, "meta": plans.record(gf.data, player, texts)}, extra)
         tx.verify()
     return entry, tx.gf
+
+
+# --- clocks: vacations, stamps, timeouts, a new time control (referee/clock.py) ---------
+
+
+def _clocked(gf: gamefile.GameFile) -> bool:
+    return "clock" in gf.data or any(
+        e.get("meta", {}).get("kind") == "clock" for e in gf.log)
+
+
+def _check_clocks(tx: writecore.Transaction) -> None:
+    """The new entries replayed (the write core's own check), then the clocks: a record
+    the vouched times do not support is refused before anything is written."""
+    from referee import clock
+
+    tx.verify()
+    if tx.seed is not None:
+        clock.verify(tx.gf, clock.timeline(tx.gf, tx.seed))
+
+
+def vacation(path: Path, player: str, days: int, *, secret_path: Path | None = None,
+             extra: dict[str, Any] | None = None,
+             guard: writecore.Guard | None = None) -> dict[str, Any]:
+    """``player`` takes ``days`` vacation days: a ``vacation`` record by the player, from
+    its vouched time their clock stops for that long (`referee vacation`, the judge's
+    ``vacation DAYS``). Only within the allowance; without the secret of a sealed game
+    the record is appended unchecked (the days taken are counted, those used
+    automatically only by a referee with the secret). Returns the entry. Raises
+    UsageError, ClockError and the errors of a write."""
+    with writecore.transaction(path, secret_path=secret_path, guard=guard) as tx:
+        gf = tx.gf
+        gf.player(player)
+        if not _clocked(gf):
+            raise UsageError("this game has no clock, so there is no vacation to take",
+                             hints=["a game gets a clock with `referee new ... --clock`"])
+        if tx.match is not None and tx.match.game.finished(tx.match.state):
+            raise UsageError("the game is over")
+        if tx.seed is None:
+            _declared_vacation(gf, player, days)
+        entry = tx.append({"by": player,
+                           "meta": {"kind": "vacation", "player": player, "days": days}},
+                          extra)
+        _check_clocks(tx)
+    return entry
+
+
+def _declared_vacation(gf: gamefile.GameFile, player: str, days: int) -> None:
+    """Without the secret: the days asked for and those already taken are within the
+    header's allowance (the full check, with days used automatically, needs the
+    secret). Raises UsageError."""
+    allowance = int(gf.data.get("clock", {}).get("vacation", 0))
+    taken = sum(int(e["meta"]["days"]) for e in gf.log
+                if e.get("meta", {}).get("kind") == "vacation" and e["by"] == player)
+    if taken + days > allowance:
+        raise UsageError(f"{player} has {max(0, allowance - taken)} vacation day(s) left, "
+                         f"not {days}")
+
+
+def stamp(path: Path, *, secret_path: Path | None = None) -> dict[str, Any] | None:
+    """The referee's MAC'd ``stamp``: every entry before it was seen now (the clock of a
+    git game: `referee tick` after each push). None when there is nothing new to vouch
+    for. Raises SealedError without the secret, and the errors of a write."""
+    with writecore.transaction(path, secret_path=secret_path, replayed=False) as tx:
+        gf = tx.gf
+        if not gf.sealed or tx.seed is None or "seed" in gf.data["rng"]:
+            raise SealedError("a stamp needs the secret of a sealed game (its MAC vouches "
+                              "for the time)", hints=["give --secret FILE"])
+        if not gf.log or "mac" in gf.log[-1]:
+            return None
+        entry = tx.append({"by": GAME_MASTER, "meta": {"kind": "stamp"}})
+        _check_clocks(tx)
+    return entry
+
+
+@dataclass
+class TimedOut:
+    """A seat the referee timed out: its player, what happens (``bot``, ``gm``,
+    ``forfeit``), the bot's level, and the timeout's log number."""
+
+    player: str
+    then: str
+    level: str | None
+    n: int
+
+
+def timeouts(path: Path, *, secret_path: Path | None = None,
+             extra: dict[str, Any] | None = None) -> list[TimedOut]:
+    """Write a ``timeout`` record for every awaited seat whose bank and vacation ran out
+    by now (its MAC'd time is the referee's clock, :func:`referee.clock.now`); a seat
+    that forfeits is handed to a bot in the same write. The bots' moves are
+    :func:`play_timed_out`'s. Needs the secret. Raises the errors of a write."""
+    from referee import clock
+
+    with writecore.transaction(path, secret_path=secret_path, replayed=False) as tx:
+        gf = tx.gf
+        if tx.seed is None or not gf.sealed or not _clocked(gf):
+            return []
+        clocks = clock.timeline(gf, tx.seed).clocks(clock.now())
+        done: list[TimedOut] = []
+        for pid in clocks.running():
+            seat = clocks.seats[pid]
+            due = clocks.due(pid)
+            if seat.timed_out or due is None or due > clocks.at:
+                continue
+            ctl = clocks.control or {}
+            then, level = ctl.get("timeout", "gm"), ctl.get("level")
+            entry = tx.append({"by": GAME_MASTER, "meta": {"kind": "timeout",
+                                                           "player": pid}}, extra)
+            if then == "forfeit":
+                tx.append({"by": GAME_MASTER, "meta": {
+                    "kind": "bot", "player": pid, "level": level or clock.DEFAULT_LEVEL}})
+            done.append(TimedOut(pid, then, level, entry["n"]))
+        if done:
+            _check_clocks(tx)
+    return done
+
+
+def play_timed_out(path: Path, done: Sequence[TimedOut], *,
+                   secret_path: Path | None = None) -> list[BotMove]:
+    """After :func:`timeouts`: a bot of the time control's level plays the decisions each
+    ``bot`` seat owes now (a stand-in, as for a missed deadline); a forfeited seat is a
+    bot seat from now on and plays too. Raises the errors of a replay."""
+    stand_in = {t.player: seats.make_seat(t.level or "greedy") for t in done
+                if t.then == "bot"}
+    if not stand_in and not any(t.then == "forfeit" for t in done):
+        return []
+    return play_bots(path, secret_path=secret_path, stand_in=stand_in)
+
+
+def set_clock(path: Path, control: dict[str, Any] | None, *,
+              secret_path: Path | None = None, extra: dict[str, Any] | None = None,
+              guard: writecore.Guard | None = None) -> dict[str, Any]:
+    """The game master's new time control (None: no clock from here on): a ``clock``
+    record, MAC'd, so it needs the secret. Each bank carries on within the new cap.
+    Returns the entry. Raises SealedError, UsageError and the errors of a write."""
+    with writecore.transaction(path, secret_path=secret_path, replayed=False,
+                               guard=guard) as tx:
+        gf = tx.gf
+        if not gf.sealed or tx.seed is None:
+            raise SealedError("a time control needs a sealed game and its secret: only the "
+                              "referee's MACs vouch for time", hints=["give --secret FILE"])
+        entry = tx.append({"by": GAME_MASTER, "meta": {"kind": "clock",
+                                                       "control": control}}, extra)
+        _check_clocks(tx)
+    return entry

@@ -25,6 +25,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
                    "(marked bot: true)."),
     "check": ("check", "Validate and replay game files; exit 0 only if every one is a "
                        "legal game."),
+    "clock": ("clock", "Show each seat's time bank, vacation left and when the awaited "
+                       "seat times out."),
     "data": ("info", "Show GAME's component data, its released data versions and every "
                      "value assumed rather than printed."),
     "games": ("play", "List the games, their player counts and options."),
@@ -64,12 +66,18 @@ COMMANDS: dict[str, tuple[str, str]] = {
                          "position."),
     "status": ("play", "Show the board (80 columns, with a legend), whose turn it is and "
                        "what is being decided."),
+    "tick": ("clock", "For a scheduled CI job with the secret: in every clocked game of "
+                      "GAMES_DIR, time out the seats whose bank ran out (a bot plays, the "
+                      "game master is asked, or the seat forfeits), and stamp the new "
+                      "entries with the referee's time (a MAC'd record)."),
     "undo": ("play", "Take back your last move, recorded as a log entry (history is never "
                      "rewritten)."),
     "upgrade": ("upgrade", "Replay FILE under this referee's rules and component data and "
                            "report, move by move, what changes: the rules version and data "
                            "values that differ, the first move that would become illegal, "
                            "and the scores before and after."),
+    "vacation": ("clock", "Take DAYS vacation days: your clock stops for that long, from "
+                          "when the referee sees the record (within your allowance)."),
     "view": ("git", "Decrypt, verify and show your private view written by `referee views`."),
     "views": ("git", "For CI with the secret: write each player's private view, signed "
                      "with the game's referee key and encrypted to their SSH keys "

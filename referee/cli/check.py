@@ -11,7 +11,7 @@ from typing import Any
 import click
 
 from referee import fileio, gamefile, history, identity, replay, seats, secret
-from referee.checking import check_all, check_change
+from referee.checking import check_all, check_change, check_clocks_needed
 from referee.cli import cache
 from referee.cli.common import (
     command,
@@ -160,15 +160,35 @@ def _identity_of(raw: bytes | None) -> dict[str, Any]:
 
 def _pending_state(raw: bytes, path: Path) -> dict[str, Any]:
     gf = gamefile.parse(raw, str(path))
-    match = replay.replay(gf, secret.find_seed(gf, None, path))
+    seed = secret.find_seed(gf, None, path)
+    match = replay.replay(gf, seed)
     game = match.game
     waiting = gamefile.waiting(gf, match)
     bots = seats.seats_at(gf.data).bots
-    return {"game": game.name, "id": gf.game_id, "identity": identity.keys(gf),
-            "finished": game.finished(match.state),
-            "since": gf.log[-1].get("at") if gf.log else gf.data.get("created"),
-            "waiting": waiting, "prompt": prompt_line(gf, match),
-            "bots": [p for p in waiting if p in bots]}
+    row = {"game": game.name, "id": gf.game_id, "identity": identity.keys(gf),
+           "finished": game.finished(match.state),
+           "since": gf.log[-1].get("at") if gf.log else gf.data.get("created"),
+           "waiting": waiting, "prompt": prompt_line(gf, match),
+           "bots": [p for p in waiting if p in bots]}
+    times = times_out(gf, seed)
+    if times:
+        row["times_out"] = times
+    return row
+
+
+def times_out(gf: gamefile.GameFile, seed: str | None) -> dict[str, str]:
+    """When each awaited seat of a game with a clock times out, as the referee last saw
+    the game (it depends only on the file, so `pending`'s cache may keep it)."""
+    if seed is None or not check_clocks_needed(gf):
+        return {}
+    from referee import clock, clockview
+
+    try:
+        tl = clock.timeline(gf, seed)
+        rep = clockview.report(tl, clock.verify(gf, tl).at)
+    except RefereeError:
+        return {}
+    return {p: row["times_out"] for p, row in rep["seats"].items() if "times_out" in row}
 
 
 def mark_copies(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -212,6 +232,8 @@ def pending(targets: Sequence[Path], as_json: bool) -> None:
             who = ", ".join(f"{p} (bot)" if p in bots else p for p in row["waiting"])
             click.echo(f"{row['file']}: waiting for {who} since {row['since']}: "
                        f"{row['prompt']}")
+            for pid, when in row.get("times_out", {}).items():
+                click.echo(f"       clock: {pid} times out {when}")
             if bots:
                 click.echo(f"       a bot seat owes a decision: `referee bot {row['file']}` "
                            "(with the game's secret) plays it")

@@ -73,9 +73,21 @@ def games(as_json: bool) -> None:
               help="Players' GitHub logins, for `check --by-github` in a repository's CI.")
 @click.option("--insecure-seed", is_flag=True,
               help="Accept a --seed of a sealed game that carries fewer than 128 bits.")
+@click.option("--clock", "pace", metavar="BANK[+INCREMENT][/CAP]",
+              help="A time bank per seat (sealed games; docs/clocks.md), e.g. 2d+1d/5d: "
+                   "2 days at the start, 1 day more each turn, at most 5 (units m, h, d).")
+@click.option("--vacation", "vacation_days", type=int, default=0, metavar="DAYS",
+              help="With --clock: vacation days each player has for the game.")
+@click.option("--pause", type=click.Choice(("weekends",)),
+              help="With --clock: no time runs on Saturdays and Sundays (UTC).")
+@click.option("--timeout", "on_timeout", default="gm", metavar="bot:LEVEL|gm|forfeit",
+              help="With --clock: when a bank is empty a bot plays the owed decisions, the "
+                   "game master is asked (default), or the seat forfeits (a bot plays on; "
+                   "it ranks last).")
 def new(game_name: str, path: Path, players: str, seed: str | None,
         options: Sequence[str], game_id: str | None, sealed: bool, secret_out: Path | None,
-        nonces: bool, logins: str | None, insecure_seed: bool, as_json: bool) -> None:
+        nonces: bool, logins: str | None, insecure_seed: bool, pace: str | None,
+        vacation_days: int, pause: str | None, on_timeout: str, as_json: bool) -> None:
     """Start a new game of GAME in FILE.
 
     A sealed game's seed comes from --seed, else from the repository secret in
@@ -86,7 +98,7 @@ def new(game_name: str, path: Path, players: str, seed: str | None,
 
     made = new_game(path, NewGameRequest(
         game_name, players, seed, parse_option_pairs(options), game_id, sealed, secret_out,
-        nonces, logins, insecure_seed))
+        nonces, logins, insecure_seed, pace, vacation_days, pause, on_timeout))
     if made.bot_problem:
         click.echo(f"warning: the bots could not move: {made.bot_problem}", err=True)
     gf, match, game = made.gf, made.match, made.match.game
@@ -164,9 +176,13 @@ def status(path: Path, viewer: str | None, secret_path: Path | None, wide: bool,
     gf, match = load(path, secret_path)
     if viewer is not None:
         gf.player(viewer)
+    clocks = status_clock(gf, path, secret_path)
     if as_json:
         bots = bots_json(gf)
-        emit_json(status_json(gf, match, viewer) | ({"bots": bots} if bots else {}))
+        out = status_json(gf, match, viewer) | ({"bots": bots} if bots else {})
+        if clocks:  # a seat that forfeited on time ranks last
+            out |= {"clock": clocks, "ranking": clocks.get("ranking", out["ranking"])}
+        emit_json(out)
         return
     click.echo(status_text(gf, match, viewer, str(path), wide))
     if seats.seats_at(gf.data).bots:
@@ -177,6 +193,26 @@ def status(path: Path, viewer: str | None, secret_path: Path | None, wide: bool,
 
         for line in owner_text(gf, path, viewer, secret_path):
             click.echo(line)
+    if clocks:
+        from referee import clockview
+
+        click.echo(clockview.line(clocks))
+
+
+def status_clock(gf: gamefile.GameFile, path: Path, secret_path: Path | None
+                 ) -> dict[str, Any] | None:
+    """The clocks of a game with a time control (referee/clock.py), else None."""
+    if "clock" not in gf.data and not any(e.get("meta", {}).get("kind") == "clock"
+                                          for e in gf.log):
+        return None
+    from referee.cli.clock import clock_report
+    from referee.clock import ClockError
+
+    try:
+        return clock_report(path, secret_path)
+    except ClockError as exc:  # the game stands; its clock record does not (see `check`)
+        click.echo(f"warning: the clocks cannot be computed: {exc.message}", err=True)
+        return None
 
 
 

@@ -330,6 +330,7 @@ class Judge:
             try:
                 self.notify(path)
                 self.deadlines(path)
+                self.clocks(path)
             except Exception as exc:
                 self.failed(exc)
                 self.config.log(f"skipping {path.name} this round: {describe(exc)}")
@@ -477,6 +478,15 @@ class Judge:
             return True, False
         return False, mode == "turn" and pid in authors
 
+    # ------------------------------------------------------------------ clocks
+
+    def clocks(self, path: Path) -> None:
+        """Time banks: reminders at 24 h and 4 h, and the timeouts the judge writes
+        itself (referee/judge/clocks.py)."""
+        from referee.judge import clocks
+
+        clocks.tend(self, path)
+
     # ------------------------------------------------------------------ deadlines
 
     def deadlines(self, path: Path) -> None:
@@ -589,6 +599,8 @@ GM_HELP = [
     "  deadline HOURS [bot LEVEL]      the time for each decision; with a bot",
     "                                  level, a bot plays a missed decision",
     "  bot PLAYER LEVEL|off            hand the seat to a bot, or back",
+    "  clock PACE [vacation D] [pause weekends] [timeout bot:LEVEL|gm|forfeit]",
+    "                                  a new time bank (e.g. 2d+1d/5d), or clock off",
     "  watch ADDRESS / unwatch ADDRESS  public mails to a watcher",
     "  watch ADDRESS digest [N]        one mail a round (or per N decisions)",
     "  notify PLAYER turn|every|digest  a player's mail setting",

@@ -39,9 +39,9 @@ from referee.mail.tokens import MailId
 from referee.submit import submit
 from referee.writecore import Guard
 
-PLAYER_COMMANDS = ("status", "help", "undo", "nonce", "say", "notify", "bot")
+PLAYER_COMMANDS = ("status", "help", "undo", "nonce", "say", "notify", "bot", "vacation")
 GM_KINDS = ("replace", "address", "deadline", "bot", "watch", "unwatch", "notify", "status",
-            "help")
+            "help", "clock")
 SAY_RATE = 5  # says per player per hour of the judge's clock
 SAY_WINDOW = dt.timedelta(hours=1)
 
@@ -299,6 +299,8 @@ class Incoming:
                 meta.append(game.path, player, {"kind": "bot", "player": player,
                                                 **bot_level(arg)},
                             extra={"mail": self.msgid}, guard=guard)
+            elif word == "vacation":
+                return self._vacation(game, player, arg, guard)
             else:
                 meta.append(game.path, player,
                             {"kind": "notify", "player": player, "mode": arg.lower()},
@@ -351,6 +353,16 @@ class Incoming:
             note.append("Note: " + (plan_play.SEALED_NOTE if fresh.gf.sealed else
                                      plan_play.OPEN_NOTE) + ".")
         return self._answer_state(fresh, player, note, "command", "plan")
+    def _vacation(self, game: Loaded, player: str, arg: str, guard: Guard) -> Outcome:
+        """``vacation DAYS``: the player's clock stops (referee/judge/clocks.py); the
+        others are told. Raises RefereeError (answered by the caller)."""
+        from referee.judge import clocks
+
+        note = clocks.vacation(game.path, player, arg, self.msgid, guard)
+        self.judge.store.mark_answered(self.msgid)
+        fresh = self.judge.load(game.path) or game
+        clocks.tell_vacation(self.judge, fresh, player, int(arg))
+        return self._answer_state(fresh, player, [note], "command", "vacation")
 
     def _say(self, game: Loaded, player: str) -> Outcome:
         try:
@@ -427,6 +439,7 @@ HELP = [
     "  plan              then one line each: moves played for you when their",
     "                    decision arises: MOVE, or if PLAYER MOVE then MOVE;",
     "                    `plan --clear` withdraws it, `plan` alone shows it",
+    "  vacation DAYS     stop your clock for DAYS days (games with a clock)",
 ]
 
 
@@ -453,6 +466,10 @@ def gm_meta(line: str, players: list[str]) -> dict[str, Any] | None:
         return out
     if kind == "bot" and len(args) == 2:
         return {"kind": "bot", "player": args[0], **bot_level(args[1])}
+    if kind == "clock":  # a time bank (referee/judge/clocks.py)
+        from referee.judge.clocks import gm_record
+
+        return gm_record(args)
     if kind in ("watch", "unwatch") and len(args) == 1:
         return {"kind": "watcher", "email": args[0].strip("<>"), "on": kind == "watch"}
     if kind == "watch" and len(args) in (2, 3) and args[1].lower() == "digest":

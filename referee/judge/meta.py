@@ -243,6 +243,11 @@ def append(path: Path, by: str, meta: Mapping[str, Any],
     ``bot`` entry goes through :func:`referee.submit.set_seat` (who may hand which seat).
     ``guard`` checks the file inside the lock (:func:`referee.writecore.transaction`).
     Raises UsageError and the errors of a write."""
+    if meta.get("kind") == "clock":  # the game master's time control: MAC'd, checked
+        from referee import submit
+
+        return submit.set_clock(path, meta.get("control"), extra=dict(extra or {}),
+                                guard=guard)
     if meta.get("kind") == "bot":
         from referee import submit
 

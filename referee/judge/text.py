@@ -240,6 +240,9 @@ def body(gf: gamefile.GameFile, match: Match, seed: str | None, viewer: str | No
     if note:
         lines += [wrap(line) for line in note] + [""]
     lines += _plan_news(gf, seed, viewer, since, note)
+    from referee.judge.timelines import mail_lines  # time banks (docs/clocks.md)
+
+    lines += mail_lines(gf, seed)
     if since is not None and since < len(gf.log):
         if timeline is None or timeline.since > since:
             timeline = Timeline(gf, seed, since)

@@ -58,6 +58,7 @@ class GameSummary:
     needs_secret: bool = False
     colours: dict[str, str] = field(default_factory=dict)  # player -> fill colour
     log: list[MoveRow] = field(default_factory=list)
+    clock: list[str] = field(default_factory=list)  # a time bank's lines (docs/clocks.md)
 
 
 def build_site(games_dir: Path, out: Path, secret_path: Path | None = None,
@@ -226,6 +227,7 @@ def render_game(gf: gamefile.GameFile, seed: str | None, folder: Path, slug: str
     summary.prompt = game.prompt(match.state)
     summary.scores = dict(game.scores(match.state))
     summary.ranking = game.ranking(match.state) if summary.finished else []
+    summary.clock = _clock_lines(gf, seed)
     summary.log = [MoveRow(p.n, p.by or "", p.text, p.words, p.at) for p in steps[1:]]
     summary.colours = _colours(steps[-1].view)
     page = env.get_template("position.html")
@@ -257,6 +259,22 @@ def _position(step: Position) -> dict[str, Any]:
 def _sealed_row(gf: gamefile.GameFile, i: int, entry: dict[str, Any]) -> MoveRow:
     text = replay.entry_text(gf, i)
     return MoveRow(entry["n"], entry["by"], text, [], entry.get("at"))
+
+
+def _clock_lines(gf: gamefile.GameFile, seed: str | None) -> list[str]:
+    """The clocks of a game with a time bank, as the referee last saw it (the site
+    changes only with the file), or none."""
+    if seed is None or ("clock" not in gf.data and not any(
+            e.get("meta", {}).get("kind") == "clock" for e in gf.log)):
+        return []
+    from referee import clock, clockview
+    from referee.errors import RefereeError
+
+    try:
+        tl = clock.timeline(gf, seed)
+        return clockview.lines(clockview.report(tl, clock.verify(gf, tl).at))
+    except RefereeError as exc:
+        return [f"clock: cannot be computed: {exc.message}"]
 
 
 def _write(path: Path, text: str) -> None:

@@ -1,0 +1,101 @@
+"""What everyone sees of the clocks (referee/clock.py, docs/clocks.md): the report of
+`referee clock`, `status`, `pending`, the judge's mails and the published clock views, as
+JSON and as text lines of at most 78 characters."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from referee.clock import Timeline, describe, format_duration, utc_json
+
+
+def report(tl: Timeline, at: int) -> dict[str, Any]:
+    """The clocks at ``at`` as JSON: the time control, and per seat its bank, vacation
+    left, whether it is awaited and when it would time out."""
+    clocks = tl.clocks(at)
+    running = clocks.running()
+    seats: dict[str, Any] = {}
+    for pid, seat in clocks.seats.items():
+        row: dict[str, Any] = {
+            "bank": max(seat.bank, 0), "bank_text": format_duration(seat.bank),
+            "vacation_left": seat.vacation_left, "awaited": pid in running,
+            "bot": pid in clocks.bots, "timeouts": seat.timeouts,
+            "forfeited": seat.forfeited, "late": seat.late,
+        }
+        away = seat.on_vacation(at)
+        if away is not None:
+            row["on_vacation_until"] = utc_json(away[1])
+        due = clocks.due(pid)
+        if due is not None:
+            row["times_out"] = utc_json(due)
+            row["left"] = max(0, due - at)
+            row["out_of_time"] = due <= at
+        seats[pid] = row
+    out: dict[str, Any] = {"now": utc_json(at), "control": clocks.control,
+                           "pace": describe(clocks.control) if clocks.control else None,
+                           "seats": seats}
+    if tl.ranking is not None:
+        out["ranking"] = ranked(tl.ranking, [p for p, s in clocks.seats.items()
+                                             if s.forfeited])
+    return out
+
+
+def ranked(ranking: Sequence[Sequence[str]], forfeits: Sequence[str]
+           ) -> list[list[str]]:
+    """The game's ranking with the seats that forfeited on time moved to a last place
+    of their own (together, if several)."""
+    out = [[p for p in place if p not in forfeits] for place in ranking]
+    out = [place for place in out if place]
+    return out + ([sorted(forfeits)] if forfeits else [])
+
+
+def lines(rep: Mapping[str, Any], width: int = 78) -> list[str]:
+    """The report as text lines of at most ``width`` characters (``clock``, the judge's
+    mails): the time control, then one seat a line (continued, indented, if long)."""
+    import textwrap
+
+    if rep["control"] is None:
+        return ["clock: none"]
+    out = textwrap.wrap(f"clock: {rep['pace']}", width, subsequent_indent="  ")
+    for pid, row in rep["seats"].items():
+        parts = [f"bank {row['bank_text']}", f"vacation {row['vacation_left']}d"]
+        if row["bot"]:
+            parts.append("bot seat")
+        if "on_vacation_until" in row:
+            parts.append(f"on vacation until {_short(row['on_vacation_until'])}")
+        if row.get("out_of_time"):
+            parts.append(f"OUT OF TIME since {_short(row['times_out'])}")
+        elif "times_out" in row:
+            parts.append(f"awaited: times out {_short(row['times_out'])} "
+                         f"(in {format_duration(row['left'])})")
+        if row["forfeited"]:
+            parts.append("forfeited (ranks last)")
+        out += textwrap.wrap(f"  {pid:<12} " + ", ".join(parts), width,
+                             subsequent_indent=" " * 16)
+    if "ranking" in rep:
+        places = ", ".join(f"{i}. {' and '.join(place)}"
+                           for i, place in enumerate(rep["ranking"], start=1))
+        out += textwrap.wrap(f"ranking (a forfeit ranks last): {places}", width,
+                             subsequent_indent="  ")
+    return out
+
+
+def line(rep: Mapping[str, Any]) -> str | None:
+    """One line for ``status``: the awaited seats' time left (None: no clock)."""
+    if rep["control"] is None:
+        return None
+    waits = [f"{pid} {format_duration(row['left'])} left (times out "
+             f"{_short(row['times_out'])})" for pid, row in rep["seats"].items()
+             if "times_out" in row]
+    banks = ", ".join(f"{pid} {row['bank_text']}" for pid, row in rep["seats"].items())
+    return "clock: " + ("; ".join(waits) + "; " if waits else "") + f"banks {banks}"
+
+
+def _short(stamp: str) -> str:
+    return stamp.replace("T", " ")[:16] + " UTC"
+
+
+def forfeited(tl: Timeline) -> list[str]:
+    """The seats that forfeited on time (they rank last)."""
+    return [p for p, s in tl.clocks(None).seats.items() if s.forfeited]

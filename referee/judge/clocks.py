@@ -1,0 +1,171 @@
+"""The judge's clocks (referee/clock.py, docs/clocks.md): the clock lines of its mails,
+the reminders to an awaited player 24 h and 4 h before their bank runs out, the timeout
+it writes itself when it does, and a player's ``vacation DAYS`` by mail.
+
+Every write is the library's (:func:`referee.submit.timeouts`, ``play_timed_out``,
+``vacation``); the times are the referee's clock (:func:`referee.clock.now`, which
+REFEREE_NOW overrides), the same clock that stamps every entry the judge writes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from referee import clock, gamefile
+from referee.errors import RefereeError
+from referee.judge.timelines import clocked, timeline
+
+if TYPE_CHECKING:
+    from referee.judge.core import Judge, Loaded
+
+def tend(judge: Judge, path: Path) -> None:
+    """Reminders and timeouts for the game at ``path`` (called each round)."""
+    game = judge.load(path)
+    if game is None or not clocked(game.gf) or game.match.game.finished(game.match.state):
+        return
+    now = clock.now()
+    clocks = timeline(game.gf, game.seed).clocks(now)
+    state = judge.store.game(game.gf.game_id)
+    reminded = state.setdefault("clock_reminded", {})
+    due_now = []
+    for pid in clocks.running():
+        due = clocks.due(pid)
+        seat = clocks.seats[pid]
+        if due is None or seat.timed_out:
+            continue
+        if due <= now:
+            due_now.append(pid)
+            continue
+        _remind(judge, game, pid, due, now, reminded, seat.since)
+    if due_now:
+        _time_out(judge, path)
+
+
+def _remind(judge: Judge, game: Loaded, pid: str, due: int, now: int,
+            reminded: dict[str, Any], since: int | None) -> None:
+    """The reminder at 24 h, then at 4 h, before ``pid``'s time runs out (once each a
+    turn)."""
+    left = due - now
+    key = str(since)
+    done = reminded.get(pid, [None, None])
+    # a reminder only for a turn that began with more time than it: the turn's first
+    # mail already says when the time runs out
+    whole = due - (since if since is not None else now)
+    threshold = next((h for h in sorted(clock.REMINDERS) if left <= h < whole), None)
+    if threshold is None or (done[0] == key and done[1] is not None
+                             and done[1] <= threshold):
+        return
+    to = game.settings.to(pid)
+    reminded[pid] = [key, threshold]
+    if to:
+        from referee.judge import text
+
+        note = [f"Reminder: your time runs out at {clock.utc(due)}, in "
+                f"{clock.format_duration(left)} (vacation days included). Reply with your "
+                "decision, or `vacation DAYS` to stop your clock."]
+        judge.queue(judge.message(game, pid, to, text.body(
+            game.gf, game.match, game.seed, pid, None, game.settings, note=note),
+            board=True))
+    judge.store.save()
+    judge.flush()
+
+
+def _time_out(judge: Judge, path: Path) -> None:
+    """Write the timeouts that are due and let the bots play what they owe, then mail
+    everyone as after any move, and the game master when they are asked."""
+    from referee import submit
+
+    try:
+        done = submit.timeouts(path)
+        played = submit.play_timed_out(path, done)
+    except RefereeError as exc:
+        judge.config.log(f"clock of {path.name}: {exc.message}")
+        return
+    for t in done:
+        judge.config.log(f"timeout: {path.name} {t.n}. {t.player} ({t.then})")
+    for b in played:
+        judge.config.log(f"bot: {path.name} {b.n}. {b.player}: {b.text} ({b.level})")
+    if not done:
+        return
+    judge.notify(path)
+    fresh = judge.load(path)
+    if fresh is None:
+        return
+    _tell(judge, fresh, done, played)
+
+
+def _tell(judge: Judge, game: Loaded, done: Sequence[submit_types.TimedOut],
+          played: Sequence[Any]) -> None:
+    from referee.judge import meta
+
+    lines = [f"{t.player} ran out of time ({_then(t)})." for t in done]
+    lines += [f"  {b.n}. {b.player}: {b.text} (bot)" for b in played]
+    if game.settings.gm:
+        asks = [t.player for t in done if t.then == "gm"]
+        extra = ["", "As game master you may replace the player (`replace PLAYER NAME "
+                 "<ADDRESS>`) or hand the seat to a bot (`bot PLAYER LEVEL`)."] if asks else []
+        judge.queue(judge.message(game, meta.GM, game.settings.gm, "\n".join([*lines, *extra])
+                                  + "\n"))
+    judge.store.save()
+    judge.flush()
+
+
+def _then(t: Any) -> str:
+    return {"bot": f"a bot ({t.level}) played the owed decisions",
+            "gm": "the game master is asked to replace the player",
+            "forfeit": f"the seat forfeits: a bot ({t.level}) plays on, it ranks last"
+            }[t.then]
+
+
+def vacation(path: Path, player: str, arg: str, msgid: str,
+             guard: Callable[[gamefile.GameFile], None] | None = None) -> str:
+    """``vacation DAYS`` by mail: the library's vacation record (within the allowance);
+    returns the note for the player. Raises UsageError, ClockError."""
+    from referee import submit
+    from referee.errors import UsageError
+
+    if not arg.strip().isdigit() or not 1 <= int(arg) <= 365:
+        raise UsageError("vacation: give a number of days, e.g. `vacation 3`")
+    submit.vacation(path, player, int(arg), extra={"mail": msgid}, guard=guard)
+    return f"Done: your clock stops for {int(arg)} day(s)."
+
+
+def tell_vacation(judge: Judge, game: Loaded, player: str, days: int) -> None:
+    """The other players hear of a vacation."""
+    for pid in game.gf.players:
+        to = game.settings.to(pid)
+        if pid != player and to:
+            judge.queue(judge.message(game, pid, to, f"{player} takes {days} vacation "
+                                      f"day(s): their clock stops for that long.\n"))
+    judge.store.save()
+    judge.flush()
+
+
+def gm_record(args: Sequence[str]) -> dict[str, Any]:
+    """The game master's ``clock PACE [vacation DAYS] [pause weekends] [timeout T]`` or
+    ``clock off`` by mail, as a ``clock`` record. Raises UsageError."""
+    from referee.errors import UsageError
+
+    if [a.lower() for a in args] == ["off"]:
+        return {"kind": "clock", "control": None}
+    if not args:
+        raise UsageError("clock: give a pace like 2d+1d/5d, or off")
+    options = {"vacation": "0", "pause": None, "timeout": "gm"}
+    rest = list(args[1:])
+    while rest:
+        key = rest.pop(0).lower()
+        if key not in options or not rest:
+            raise UsageError(f"clock: {key!r}: after the pace come `vacation DAYS`, "
+                             "`pause weekends` and `timeout bot:LEVEL|gm|forfeit`")
+        options[key] = rest.pop(0).lower()
+    days = options["vacation"] or "0"
+    if not days.isdigit():
+        raise UsageError(f"clock: vacation takes a number of days, not {days!r}")
+    return {"kind": "clock", "control": clock.control(args[0], int(days), options["pause"],
+                                                       options["timeout"] or "gm")}
+
+
+if TYPE_CHECKING:
+    from referee import submit as submit_types
