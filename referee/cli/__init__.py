@@ -45,6 +45,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "pending": ("check", "For a game master: which games wait on whom, and since when."),
     "plan": ("plan", "Set PLAYER's plan: moves the referee plays for them when their "
                      "decision arises."),
+    "ratings": ("league", "Rate the players of the finished games in GAMES_DIR (openskill), "
+                          "one table per game."),
+    "rematch": ("league", "Start NEW: a rematch of the finished game FILE, seats rotated by "
+                          "one."),
     "reveal": ("play", "Write the secret seed into a finished sealed game so that anyone "
                        "can verify it."),
     "schema": ("info", "Print a JSON Schema: `file` (any game, the default) or a game's "

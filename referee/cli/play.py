@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 
-from referee import gamefile, seats, secret, vouch
-from referee import rng as rngmod
+from referee import gamefile, seats, secret
 from referee.cli import main
 from referee.cli.common import (
     emit_json,
@@ -104,8 +102,7 @@ def new(game_name: str, path: Path, players: str, seed: str | None,
     """
     import secrets
 
-    from referee import writecore
-    from referee.submit import check_bots_can_play
+    from referee import newgame
 
     game = get_game(game_name)
     player_list = gamefile.parse_players(players)
@@ -113,22 +110,11 @@ def new(game_name: str, path: Path, players: str, seed: str | None,
     game_id = game_id or f"{game.name}-{secrets.token_hex(3)}"
     filled: dict[str, Any] = {"nonce_commitments": {}, "nonces": {}} if nonces else {}
     data = gamefile.new_data(game, player_list, parse_option_pairs(options), filled, game_id)
-    seed, derived = choose_seed(seed, sealed, insecure_seed, data)  # bound to the header
-    rng: dict[str, Any] = {"seed": seed}
-    if sealed:
-        rng = {"commitment": rngmod.commitment(seed), "recipient": vouch.recipient(seed)}
-    data["rng"] = rng | filled
-    gamefile.check_new(data)
-    gf = gamefile.GameFile(data, game)
-    match = gamefile.replay(gf, seed)  # proves the setup works before anything is written
-    check_bots_can_play(match, list(seats.header_seats(data)))
-    secret_path = secret_out or secret.default_secret_path(path)
-    sealed_file = sealed and not derived
-    if sealed_file:  # both files or neither, even if killed (fileio.create_pair)
-        writecore.create(path, data, secret_path=secret_path,
-                         secret_text=secret.secret_text(game_id, seed))
-    else:
-        writecore.create(path, data)
+    started = newgame.start(path, data, seed=seed, sealed=sealed, insecure=insecure_seed,
+                            secret_out=secret_out)
+    gf, match, derived = started.gf, started.match, started.derived
+    secret_path = started.secret_path
+    sealed_file = secret_path is not None
     played = bots_done(path, secret_path if sealed_file else None)
     if played:
         gf, match = load(path, secret_path if sealed_file else None)
@@ -200,29 +186,6 @@ def add_logins(players: list[dict[str, str]], logins: str | None) -> None:
             raise UsageError(f"--github takes PLAYER=LOGIN for players of this game, got "
                              f"{pair.strip()!r}")
         by_id[pid]["github"] = login
-
-
-def choose_seed(seed: str | None, sealed: bool, insecure: bool, header: dict[str, Any]
-                ) -> tuple[str, bool]:
-    """The game's seed, and whether it is derived from the repository secret. A sealed
-    game's seed must carry at least 128 bits: a short one would fall out of the
-    commitment by trying them all. Raises UsageError."""
-    if seed is not None:
-        bits = rngmod.seed_bits(seed)
-        if sealed and bits < rngmod.MIN_SEED_BITS and not insecure:
-            raise UsageError(
-                f"this --seed carries about {bits:.0f} bits; a sealed game's seed needs at "
-                f"least {rngmod.MIN_SEED_BITS}, or anyone can find it from the commitment",
-                hints=["leave out --seed (a strong one is made), or add --insecure-seed"],
-            )
-        return seed, False
-    repository = os.environ.get("REFEREE_SECRET")
-    if sealed and repository:
-        if rngmod.seed_bits(repository) < rngmod.MIN_SEED_BITS:
-            raise UsageError("REFEREE_SECRET carries fewer than 128 bits; make it with "
-                             "`python3 -c 'import secrets; print(secrets.token_hex(32))'`")
-        return secret.game_seed(repository, header), True
-    return rngmod.new_seed(), False
 
 
 # --- status ---------------------------------------------------------------------------
