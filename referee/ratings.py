@@ -2,9 +2,9 @@
 
 Every ``*.json`` file directly in the folder (names starting with ``.`` are the judge's
 own) is read and replayed as ``referee check`` replays it; a file that does not replay, a
-sealed game whose secret is not at hand, an unfinished game, or a second file of a game
-already seen is listed as skipped with its reason and never counted. The finished games
-are rated in a fixed order with openskill's Plackett-Luce model, one table per game
+sealed game whose secret is not at hand, an unfinished game, and both files of a game
+found twice (a copy) are listed as skipped with their reasons and never counted. The
+finished games are rated in a fixed order with openskill's Plackett-Luce model, one table per game
 (Staufer, Dynasties): each player is a team of one, and players who share a place share
 its rank. The same folder gives the same table on any machine, whatever the order of its
 files on disk.
@@ -15,7 +15,8 @@ files on disk.
 * **Identity**: a seat's player is the person at that seat when the game ended: their
   e-mail address (lower-cased; after a ``replace``, the successor's) if the file has one,
   else the seat id. A seat that a bot plays at the end is the bot itself
-  (``bot:greedy``, ``bot:mcts-100``) and marked as a bot.
+  (``bot:greedy``, ``bot:mcts-100``) and marked as a bot. An identity at more than one
+  seat of one game (three random bots) is told apart by its seat (``bot:random#ann``).
 * **Bots**: a game in which any seat was a bot, or any decision was a bot's
   (``bot: true``), is marked; ``--no-bots`` leaves such games out.
 
@@ -117,6 +118,18 @@ def seat_identity(data: dict[str, Any], seat: str, emails: dict[str, list[str]],
     return found[0].lower() if found else seat
 
 
+def identities(data: dict[str, Any], emails: dict[str, list[str]],
+               bots: dict[str, seats.SeatBot]) -> dict[str, str]:
+    """Seat -> identity; an identity found at more than one seat of the game (three
+    random bots, one address at two seats) is told apart by its seat: ``bot:random#ann``."""
+    found = {p["id"]: seat_identity(data, p["id"], emails, bots) for p in data["players"]}
+    counts: dict[str, int] = {}
+    for name in found.values():
+        counts[name] = counts.get(name, 0) + 1
+    return {seat: f"{name}#{seat}" if counts[name] > 1 else name
+            for seat, name in found.items()}
+
+
 def bot_seats(data: dict[str, Any]) -> list[str]:
     """Seats that a bot played at some point: from the header or a ``bot`` record."""
     found = set(seats.header_seats(data))
@@ -156,15 +169,18 @@ def result_of(path: Path, name: str) -> Result:
         raise RefereeError("not finished")
     now = meta.settings(gf.data)
     bots = seats.seats_at(gf.data).bots
-    places = [sorted(seat_identity(gf.data, s, now.emails, bots) for s in place)
-              for place in game.ranking(match.state)]
+    who = identities(gf.data, now.emails, bots)
+    places = [sorted(who[s] for s in place) for place in game.ranking(match.state)]
     return Result(name, gf.game.name, gf.game_id, finish_time(gf),
                   gamefile.header_hash(gf.data), places, bot_seats(gf.data),
                   sum(1 for e in gf.log if e.get("bot") is True))
 
 
 def read_all(games_dir: Path) -> tuple[list[Result], list[tuple[str, str]]]:
-    """The finished games that replay, and the files skipped with their reasons."""
+    """The finished games that replay, in rating order, and the files skipped with
+    their reasons. Two files of one game (a copy) are both skipped, as the site skips
+    them; only files that replay are compared, so that a broken file cannot push a good
+    one out."""
     from referee import identity
 
     results: list[Result] = []
@@ -173,19 +189,16 @@ def read_all(games_dir: Path) -> tuple[list[Result], list[tuple[str, str]]]:
     for path in game_files(games_dir):
         name = path.relative_to(games_dir).as_posix()
         try:
-            read.append((name, gamefile.read(path)))
-            results.append(result_of(path, name))
+            result = result_of(path, name)
         except RefereeError as exc:
             skipped.append((name, exc.message))
+            continue
+        results.append(result)
+        read.append((name, gamefile.read(path)))
     copies = identity.duplicated_files(identity.duplicates(read))
-    results.sort(key=Result.key)
-    seen: list[Result] = []
-    for result in results:
-        if result.file in copies:
-            skipped.append((result.file, copies[result.file].message))
-        else:
-            seen.append(result)
-    return seen, sorted(skipped)
+    skipped += [(name, dup.message) for name, dup in copies.items()]
+    kept = sorted((r for r in results if r.file not in copies), key=Result.key)
+    return kept, sorted(skipped)
 
 
 def rate(results: Sequence[Result]) -> dict[str, list[Row]]:
