@@ -14,7 +14,10 @@ files on disk.
   whose last entry carries no time comes first.
 * **Identity**: a seat's player is the person at that seat when the game ended: their
   e-mail address (lower-cased; after a ``replace``, the successor's) if the file has one,
-  else the seat id. A seat that a bot plays at the end is the bot itself
+  else the seat id. Addresses are only compared, never printed (the table may go to a
+  public site): a row shows the player's name in the last game rated with them, with
+  ``#`` and 6 hex digits of a hash of the identity when two players share a name. A
+  seat that a bot plays at the end is the bot itself
   (``bot:greedy``, ``bot:mcts-100``) and marked as a bot. An identity at more than one
   seat of one game (three random bots) is told apart by its seat (``bot:random#ann``).
 * **Bots**: a game in which any seat was a bot, or any decision was a bot's
@@ -48,7 +51,8 @@ class Result:
     game_id: str
     finish: str
     header: str
-    places: list[list[str]]
+    places: list[list[str]]  # identities
+    names: dict[str, str]  # identity -> the name this game gives
     bot_seats: list[str]  # the seats a bot played at some point
     bot_moves: int  # entries marked ``bot: true``
 
@@ -59,15 +63,16 @@ class Result:
     def key(self) -> tuple[str, str, str]:
         return (self.finish, self.game_id, self.header)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, labels: dict[str, str]) -> dict[str, Any]:
         return {"file": self.file, "game": self.game, "id": self.game_id,
-                "finish": self.finish or None, "places": self.places,
+                "finish": self.finish or None,
+                "places": [[labels[p] for p in place] for place in self.places],
                 "bot_seats": self.bot_seats, "bot_moves": self.bot_moves}
 
 
 @dataclass
 class Row:
-    player: str
+    player: str  # the identity: compared, never printed
     mu: float
     sigma: float
     games: int = 0
@@ -77,8 +82,8 @@ class Row:
     def ordinal(self) -> float:
         return self.mu - 3 * self.sigma
 
-    def to_json(self) -> dict[str, Any]:
-        return {"player": self.player, "rating": round(self.ordinal, 2),
+    def to_json(self, labels: dict[str, str]) -> dict[str, Any]:
+        return {"player": labels[self.player], "rating": round(self.ordinal, 2),
                 "mu": round(self.mu, 2), "sigma": round(self.sigma, 2), "games": self.games,
                 "provisional": self.games < PROVISIONAL_GAMES, "bot": self.bot}
 
@@ -91,12 +96,15 @@ class League:
     games: list[Result] = field(default_factory=list)
     skipped: list[tuple[str, str]] = field(default_factory=list)
     left_out: list[str] = field(default_factory=list)  # games with bots, under --no-bots
+    labels: dict[str, str] = field(default_factory=dict)  # identity -> what is printed
 
     def to_json(self) -> dict[str, Any]:
+        labels = self.labels
         return {
             "model": MODEL, "order": ORDER, "provisional_under": PROVISIONAL_GAMES,
-            "tables": {name: [r.to_json() for r in rows] for name, rows in self.tables.items()},
-            "games": [g.to_json() for g in self.games],
+            "tables": {name: [r.to_json(labels) for r in rows]
+                       for name, rows in self.tables.items()},
+            "games": [g.to_json(labels) for g in self.games],
             "left_out": self.left_out,
             "skipped": [{"file": f, "reason": why} for f, why in self.skipped],
         }
@@ -171,8 +179,10 @@ def result_of(path: Path, name: str) -> Result:
     bots = seats.seats_at(gf.data).bots
     who = identities(gf.data, now.emails, bots)
     places = [sorted(who[s] for s in place) for place in game.ranking(match.state)]
+    names = {who[s]: who[s] if who[s].startswith(BOT_PREFIX) else now.names.get(s, s)
+             for s in gf.players}
     return Result(name, gf.game.name, gf.game_id, finish_time(gf),
-                  gamefile.header_hash(gf.data), places, bot_seats(gf.data),
+                  gamefile.header_hash(gf.data), places, names, bot_seats(gf.data),
                   sum(1 for e in gf.log if e.get("bot") is True))
 
 
@@ -241,7 +251,24 @@ def league(games_dir: Path, *, no_bots: bool = False) -> League:
         else:
             out.games.append(result)
     out.tables = rate(out.games)
+    out.labels = labels(out.games)
     return out
+
+
+def labels(results: Sequence[Result]) -> dict[str, str]:
+    """Identity -> the name printed: the player's name in the last game rated with them;
+    a name that two identities share gets ``#`` and 6 hex digits of each one's hash."""
+    import hashlib
+
+    names: dict[str, str] = {}
+    for result in results:
+        names.update(result.names)
+    count: dict[str, int] = {}
+    for name in names.values():
+        count[name] = count.get(name, 0) + 1
+    return {who: name if count[name] == 1 else
+            f"{name}#{hashlib.sha256(who.encode()).hexdigest()[:6]}"
+            for who, name in names.items()}
 
 
 def table_lines(found: League) -> list[str]:
@@ -251,7 +278,7 @@ def table_lines(found: League) -> list[str]:
         count = sum(1 for g in found.games if g.game == name)
         lines += [f"{name}: {count} game{'s' if count != 1 else ''} rated", _HEAD]
         for place, row in enumerate(rows, 1):
-            lines.append(_row_line(place, row))
+            lines.append(_row_line(place, row, found.labels[row.player]))
         lines.append("")
     if not found.tables:
         lines += ["no finished game to rate", ""]
@@ -267,9 +294,9 @@ def table_lines(found: League) -> list[str]:
 _HEAD = f"  {'#':>3}  {'player':<32} {'rating':>7} {'mu':>6} {'sigma':>6} {'games':>5}"
 
 
-def _row_line(place: int, row: Row) -> str:
+def _row_line(place: int, row: Row, label: str) -> str:
     mark = " *" if row.games < PROVISIONAL_GAMES else ""
     bot = " (bot)" if row.bot else ""
-    who = row.player if len(row.player) <= 32 else row.player[:31] + "…"
+    who = label if len(label) <= 32 else label[:31] + "…"
     return (f"  {place:>3}  {who:<32} {row.ordinal:>7.2f} {row.mu:>6.2f} {row.sigma:>6.2f} "
             f"{row.games:>5}{mark}{bot}")

@@ -16,7 +16,7 @@ from tests.cli import ok, run
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ["staufer-3p.json", "staufer-5p.json", "dynasties-3p.json", "dynasties-5p.json"]
-PEOPLE = "ann=Ann <Ann@Example.org>,ben=Ben <ben@example.org>,cat"
+PEOPLE = "ann=Anna <Ann@Example.org>,ben=Benno <ben@example.org>,cat=Cat"
 # toy games on a pile of 5: who takes what; the last taker wins, the others share 2nd
 TOY_GAMES = {
     "t1": [("ann", 2), ("ben", 2), ("cat", 1)],   # cat wins
@@ -68,21 +68,26 @@ def test_tables_per_game_shared_places_and_bots(tmp_path: Path, bot_game: Path) 
     assert sorted(out["tables"]) == ["dynasties", "staufer", "toy"]
     assert out["skipped"] == []
     toy_rows = {r["player"]: r for r in out["tables"]["toy"]}
-    # the identity is the e-mail (lower-cased) where the file has one, else the seat id
-    assert set(toy_rows) == {"ann@example.org", "ben@example.org", "cat"}
+    # rows show names; the addresses are compared (Ann@Example.org is ann@example.org)
+    # and never printed
+    assert set(toy_rows) == {"Anna", "Benno", "Cat"}
+    assert "example.org" not in json.dumps(out)
     assert [r["games"] for r in out["tables"]["toy"]] == [3, 3, 3]
-    assert out["tables"]["toy"][0]["player"] == "cat"  # two wins of three
+    assert out["tables"]["toy"][0]["player"] == "Cat"  # two wins of three
     assert all(r["provisional"] for r in out["tables"]["toy"])
     # ann never won: ann and the other loser share the second place of every game
-    assert toy_rows["ann@example.org"]["rating"] < toy_rows["ben@example.org"]["rating"]
+    assert toy_rows["Anna"]["rating"] < toy_rows["Benno"]["rating"]
     places = {g["id"]: g["places"] for g in out["games"]}
-    assert places["toy-t1"] == [["cat"], ["ann@example.org", "ben@example.org"]]
+    assert places["toy-t1"] == [["Cat"], ["Anna", "Benno"]]
     staufer = {r["player"]: r for r in out["tables"]["staufer"]}
+    # the examples' seats have no address: seat ids, shown by name ("cat" is the toy
+    # games' Cat too: one identity)
     # three random bots in one game: one identity at three seats, told apart by seat
     for seat in ("ann", "ben", "cat"):
         assert staufer[f"bot:random#{seat}"]["bot"]
         assert staufer[f"bot:random#{seat}"]["games"] == 1
-    assert staufer["ann"]["games"] == 2 and not staufer["ann"]["bot"]
+    assert staufer["Ann"]["games"] == 2 and not staufer["Ann"]["bot"]
+    assert staufer["Cat"]["games"] == 2
     bots = next(g for g in out["games"] if g["id"] == "staufer-bots")
     assert bots["bot_seats"] == ["ann", "ben", "cat"] and bots["bot_moves"] > 0
     text = ok("ratings", tmp_path / "g").output
@@ -154,3 +159,35 @@ def test_bad_folder_is_one_message(tmp_path: Path) -> None:
     empty = tmp_path / "empty"
     empty.mkdir()
     assert "no finished game to rate" in ok("ratings", empty).output
+
+
+def test_two_players_of_one_name_are_told_apart(tmp_path: Path) -> None:
+    folder = tmp_path / "g"
+    folder.mkdir()
+    for name, first in (("a", "ann=Ann <one@example.org>"), ("b", "ann=Ann <two@example.org>")):
+        path = folder / f"{name}.json"
+        ok("new", "toy", path, "--players", f"{first},ben", "--option", "pile=5")
+        ok("move", path, "--as", "ann", "take 3")
+        ok("move", path, "--as", "ben", "take 2")
+    rows = league(folder)["tables"]["toy"]
+    names = sorted(r["player"] for r in rows)
+    assert names[0] == "Ann#" + names[0][4:] and names[1].startswith("Ann#")
+    assert names[0] != names[1] and len(names[0]) == 10
+    assert [r["games"] for r in rows if r["player"] == "ben"] == [2]
+
+
+def test_the_site_gets_a_league_page(tmp_path: Path, bot_game: Path) -> None:
+    pytest.importorskip("jinja2")
+    fill(tmp_path / "g", bot_game, ["staufer-3p.json", "dynasties-3p.json", "bots"])
+    ok("site", tmp_path / "g", "-o", tmp_path / "site")
+    index = (tmp_path / "site" / "index.html").read_text()
+    assert '<a href="league.html">League</a>' in index
+    page = (tmp_path / "site" / "league.html").read_text()
+    assert "<h2>dynasties</h2>" in page and "<h2>staufer</h2>" in page
+    tables = league(tmp_path / "g")["tables"]
+    staufer = page[page.index("<h2>staufer</h2>"):]
+    for row in tables["staufer"]:  # in the table's order, bots marked
+        assert f"<td>{row['player']}" in staufer
+    assert staufer.index(tables["staufer"][0]["player"]) < staufer.index(
+        tables["staufer"][-1]["player"])
+    assert "(bot)" in staufer
