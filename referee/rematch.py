@@ -123,3 +123,28 @@ def rematch(old_path: Path, new_path: Path, *, secret_path: Path | None = None,
     started = newgame.start(new_path, header, sealed=old.sealed, secret_out=secret_out)
     order = [p["id"] for p in header["players"]]
     return Rematch(started, order, order[-1], copied)
+
+
+# --- by mail: every human player agrees (referee/judge/incoming.py) -------------------
+
+
+def humans(data: dict[str, Any]) -> list[str]:
+    """The seats a person plays at the end of the log, in seating order."""
+    bots = seats.seats_at(data).bots
+    return [p["id"] for p in data["players"] if p["id"] not in bots]
+
+
+def waiting_for(data: dict[str, Any], agreed: list[str]) -> list[str]:
+    """The human players who have not agreed to the rematch yet."""
+    return [p for p in humans(data) if p not in agreed]
+
+
+def next_path(path: Path) -> Path:
+    """Where the judge writes the rematch of the game at ``path``: ``g.json`` ->
+    ``g-r2.json`` -> ``g-r3.json``."""
+    import re
+
+    found = re.fullmatch(r"(.*)-r([0-9]{1,6})", path.stem)
+    if found:
+        return path.with_name(f"{found.group(1)}-r{int(found.group(2)) + 1}.json")
+    return path.with_name(f"{path.stem}-r2.json")

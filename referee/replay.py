@@ -98,7 +98,7 @@ def _check_chain(gf: GameFile, i: int, entry: Mapping[str, Any], prev: str,
 # their own seat handed to a bot and back (referee/seats.py), and their own plan
 # (referee/plans.py). All else (addresses,
 # replacements, deadlines, watchers, data upgrades) is the game master's.
-PLAYER_META_KINDS = ("notify", "bot", "plan")
+PLAYER_META_KINDS = ("notify", "bot", "plan", "rematch")
 
 
 def _check_player_meta(i: int, entry: Mapping[str, Any]) -> None:
@@ -106,7 +106,8 @@ def _check_player_meta(i: int, entry: Mapping[str, Any]) -> None:
     if meta["kind"] not in PLAYER_META_KINDS or meta.get("player") != entry["by"]:
         raise ReplayError(f"{_where(i)}: a {meta['kind']!r} record by {entry['by']}: only the "
                           "game master may write it (a player may only set their own "
-                          "notification and plan, or hand their own seat to a bot)")
+                          "notification and plan, agree to a rematch, or hand their own "
+                          "seat to a bot)")
 
 
 def _check_seat(gf: GameFile, i: int, entry: Mapping[str, Any],

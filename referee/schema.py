@@ -211,9 +211,15 @@ class MetaPlan(_MetaRecord, tag="plan"):
     sealed: Annotated[str, _text(PLAN_SEALED_MAX, 1, BASE64)] | UnsetType = UNSET
 
 
+class MetaRematch(_MetaRecord, tag="rematch"):
+    """A player agrees by mail to a rematch of the finished game (referee/rematch.py)."""
+
+    player: PlayerId
+
+
 MetaRecord = Union[  # noqa: UP007 - msgspec wants a plain Union of tagged Structs
     MetaReplace, MetaAddress, MetaDeadline, MetaBot, MetaWatcher, MetaNotify, MetaGm,
-    MetaUpgrade, MetaPlan,
+    MetaUpgrade, MetaPlan, MetaRematch,
 ]
 META_KINDS = tuple(t.__struct_config__.tag for t in typing.get_args(MetaRecord))
 

@@ -176,3 +176,77 @@ def test_header_fields_of_later_releases_are_copied(done: Path, tmp_path: Path) 
     data, copied = new_header(gf, "toy-9")
     assert copied == ["clock"] and data["clock"] == {"bank": 86400}
     assert list(data)[-1] == "log"
+
+
+# --- by mail: the judge starts the rematch once every human player has agreed ---------
+
+
+def judge_game(tmp_path: Path, players: str | None = None):  # type: ignore[no-untyped-def]
+    from tests.test_judge import PLAYERS as JUDGE_PLAYERS
+    from tests.test_judge import Setup
+    from tests.test_judge_support import reply
+
+    setup = Setup(tmp_path, players=players or JUDGE_PLAYERS, extra=("--option", "pile=5"))
+    setup.judge()
+    for player, n in (("ann", 2), ("ben", 2), ("cat", 1)):
+        setup.send(reply(setup.latest(player), f"take {n}"))
+    setup.new_mail()
+    return setup
+
+
+def test_rematch_by_mail_after_everyone_agreed(tmp_path: Path) -> None:
+    from tests.test_judge_support import body_text, reply
+
+    setup = judge_game(tmp_path)
+    out = setup.send(reply(setup.latest("ben"), "rematch"))
+    assert sorted(m["X-Referee-Player"] for m in out) == ["ann", "ben", "cat"]
+    for msg in out:
+        assert "Rematch: ben agreed; waiting for ann, cat." in body_text(msg)
+    ann = next(m for m in out if m["X-Referee-Player"] == "ann")
+    assert "Reply `rematch` to this mail to agree." in body_text(ann)
+    log = json.loads(setup.path.read_text())["log"]
+    assert log[-1]["meta"] == {"kind": "rematch", "player": "ben"} and log[-1]["by"] == "ben"
+    # the same agreement again records nothing new
+    setup.send(reply(setup.latest("ben"), "rematch"))
+    assert len(json.loads(setup.path.read_text())["log"]) == len(log)
+    out = setup.send(reply(setup.latest("ann"), "rematch"))
+    assert "Rematch: ben, ann agreed; waiting for cat." in body_text(out[0])
+    assert not (setup.games / "toy-1-r2.json").exists()
+    out = setup.send(reply(setup.latest("cat"), "rematch"))
+    new = setup.games / "toy-1-r2.json"
+    fresh = header(new)
+    assert [p["id"] for p in fresh["players"]] == ["ben", "cat", "ann"]
+    assert fresh["rematch_of"]["id"] == "toy-1" and "commitment" in fresh["rng"]
+    assert (setup.games / "toy-1-r2.json.secret").exists()
+    starts = [m for m in out if str(m["Subject"]).startswith(f"[referee] {fresh['id']} ")]
+    assert sorted(m["X-Referee-Player"] for m in starts) == ["ann", "ben", "cat"]
+    ben = next(m for m in starts if m["X-Referee-Player"] == "ben")
+    assert body_text(ben).splitlines()[0].startswith("Your turn, ben")
+    cat = next(m for m in out if m["X-Referee-Player"] == "cat" and m not in starts)
+    assert "Everyone agreed: the rematch has started (toy-1-r2.json)" in body_text(cat)
+
+
+def test_rematch_by_mail_refused_before_the_end(tmp_path: Path) -> None:
+    from tests.test_judge import Setup
+    from tests.test_judge_support import body_text, reply
+
+    setup = Setup(tmp_path)
+    setup.judge()
+    setup.new_mail()
+    before = setup.path.read_bytes()
+    out = setup.send(reply(setup.latest("ben"), "rematch"))
+    assert [m["X-Referee-Player"] for m in out] == ["ben"]
+    assert "`rematch` not done: the game is not finished yet." in body_text(out[0])
+    assert setup.path.read_bytes() == before
+
+
+def test_a_forged_rematch_record_fails_the_replay(done: Path) -> None:
+    """A player may write only their own agreement: one for another player (a file
+    edited by hand, its chain recomputed) is refused on every read."""
+    data = json.loads(done.read_text())
+    entry = {"n": len(data["log"]) + 1, "by": "ann",
+             "meta": {"kind": "rematch", "player": "ben"}, "prev": gamefile.next_prev(data)}
+    data["log"].append(entry)
+    done.write_text(gamefile.dumps(data))
+    result = run("check", done)
+    assert result.exit_code == 1 and "only the game master may write it" in result.output

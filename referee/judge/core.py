@@ -371,6 +371,10 @@ class Judge:
             return
         start = state["seen"] is None
         new = gf.log[state["seen"] or 0:]
+        if new and not start and all(e.get("meta", {}).get("kind") == "rematch" for e in new):
+            state["seen"], state["mark"] = len(gf.log), mark  # the command told everyone
+            self.store.save()
+            return
         authors = {e["by"] for e in new}
         if any(e.get("meta", {}).get("kind") == "deadline" for e in new):
             state["reminded"] = state["expired"] = None  # a new deadline: warn again

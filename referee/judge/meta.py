@@ -23,6 +23,8 @@ Kinds (fields besides ``kind``):
   instead of one mail per change.
 * ``notify``   ``player``, ``mode`` (``turn``, ``every``, ``digest``).
 * ``gm``       ``email``: the game master's address.
+* ``rematch``  ``player``: the player agrees to a rematch of the finished game (by mail;
+  the judge starts it once every human player has agreed: referee/rematch.py).
 """
 
 from __future__ import annotations
@@ -65,6 +67,7 @@ class Settings:
     deadline_hours: int | None = None
     gm: str | None = None
     deadline_bot: str | None = None  # the level of the bot that plays a missed decision
+    rematch: list[str] = field(default_factory=list)  # players who agreed, in order
 
     def address(self, player: str) -> str | None:
         """The address mail to ``player`` goes to (None: not reachable by mail)."""
@@ -171,9 +174,12 @@ def validate(meta: Mapping[str, Any], players: list[str]) -> dict[str, Any]:
         out["mode"] = meta["mode"]
     elif kind == "gm":
         out["email"] = _email(meta.get("email"), "gm")
+    elif kind == "rematch":
+        out["player"] = player()
     else:
         raise UsageError(f"unknown meta kind {kind!r}",
-                         hints=["kinds: replace, address, deadline, bot, watcher, notify, gm"])
+                         hints=["kinds: replace, address, deadline, bot, watcher, notify, gm, "
+                                "rematch"])
     return out
 
 
@@ -232,6 +238,8 @@ def _apply(found: Settings, meta: Mapping[str, Any]) -> None:
         found.notify[meta["player"]] = meta["mode"]
     elif kind == "gm":
         found.gm = meta["email"]
+    elif kind == "rematch" and meta["player"] not in found.rematch:
+        found.rematch.append(meta["player"])
 
 
 def append(path: Path, by: str, meta: Mapping[str, Any],
