@@ -282,8 +282,9 @@ def table_lines(found: League) -> list[str]:
         lines.append("")
     if not found.tables:
         lines += ["no finished game to rate", ""]
-    lines.append(f"* provisional: fewer than {PROVISIONAL_GAMES} games; "
-                 f"rating = mu - 3 sigma ({ORDER})")
+    lines += [f"* provisional: fewer than {PROVISIONAL_GAMES} games. rating = mu - 3 sigma "
+              "(openskill PL);",
+              f"  games in order of the {ORDER}."]
     for name in found.left_out:
         lines.append(f"left out (bots): {name}")
     for name, why in found.skipped:

@@ -250,3 +250,23 @@ def test_a_forged_rematch_record_fails_the_replay(done: Path) -> None:
     done.write_text(gamefile.dumps(data))
     result = run("check", done)
     assert result.exit_code == 1 and "only the game master may write it" in result.output
+
+
+def test_people_as_they_stand_at_the_end(tmp_path: Path) -> None:
+    """A replaced player's successor (name, address, no inherited GitHub login) and a
+    seat handed to a bot during the game carry over; a seat given back does not."""
+    from referee.judge import meta
+
+    old = tmp_path / "p1.json"
+    ok("new", "staufer", old, "--players", PLAYERS, "--github", "ben=benhub")
+    meta.append(old, "gm", {"kind": "replace", "player": "ben", "name": "Dan D",
+                            "email": "dan@example.org"})
+    ok("seat", old, "cat", "--bot", "greedy", "--as", "gm")
+    ok("seat", old, "ann", "--bot", "random", "--as", "gm")
+    ok("seat", old, "ann", "--human", "--as", "gm")
+    new = tmp_path / "p2.json"
+    ok("rematch", old, new, "--force")
+    by_id = {p["id"]: p for p in header(new)["players"]}
+    assert by_id["ben"] == {"id": "ben", "name": "Dan D", "email": "dan@example.org"}
+    assert by_id["cat"]["bot"] == {"level": "greedy"}
+    assert "bot" not in by_id["ann"] and by_id["ann"]["email"] == "ann@example.org"
