@@ -203,6 +203,10 @@ def read_all(games_dir: Path) -> tuple[list[Result], list[tuple[str, str]]]:
         except RefereeError as exc:
             skipped.append((name, exc.message))
             continue
+        except Exception as exc:  # a bug on this file: skipped with its kind, never a crash
+            skipped.append((name, f"internal error while replaying it ({type(exc).__name__});"
+                                  " please report it with the file"))
+            continue
         results.append(result)
         read.append((name, gamefile.read(path)))
     copies = identity.duplicated_files(identity.duplicates(read))

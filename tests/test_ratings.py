@@ -191,3 +191,23 @@ def test_the_site_gets_a_league_page(tmp_path: Path, bot_game: Path) -> None:
     assert staufer.index(tables["staufer"][0]["player"]) < staufer.index(
         tables["staufer"][-1]["player"])
     assert "(bot)" in staufer
+
+
+def test_a_bug_on_one_file_skips_it(tmp_path: Path, bot_game: Path,
+                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """An internal error while replaying one file (a bug, simulated here) skips that
+    file with a message, and the others still count."""
+    from referee import ratings
+
+    fill(tmp_path / "g", bot_game, ["t1", "t2"])
+    real = ratings.result_of
+
+    def flaky(path: Path, name: str) -> ratings.Result:
+        if name == "t1.json":
+            raise KeyError("boom")
+        return real(path, name)
+
+    monkeypatch.setattr(ratings, "result_of", flaky)
+    out = league(tmp_path / "g")
+    assert [g["id"] for g in out["games"]] == ["toy-t2"]
+    assert "internal error while replaying it (KeyError)" in out["skipped"][0]["reason"]
