@@ -270,3 +270,16 @@ def test_people_as_they_stand_at_the_end(tmp_path: Path) -> None:
     assert by_id["ben"] == {"id": "ben", "name": "Dan D", "email": "dan@example.org"}
     assert by_id["cat"]["bot"] == {"level": "greedy"}
     assert "bot" not in by_id["ann"] and by_id["ann"]["email"] == "ann@example.org"
+
+
+def test_bot_seats_need_no_agreement_and_paths_count_up(tmp_path: Path) -> None:
+    from referee.rematch import humans, next_path, waiting_for
+
+    path = tmp_path / "h.json"
+    ok("new", "staufer", path, "--players", "ann,ben,bot:cat=greedy")
+    data = json.loads(path.read_text())
+    assert humans(data) == ["ann", "ben"]
+    assert waiting_for(data, ["ben"]) == ["ann"] and waiting_for(data, ["ben", "ann"]) == []
+    assert next_path(tmp_path / "g.json").name == "g-r2.json"
+    assert next_path(tmp_path / "g-r2.json").name == "g-r3.json"
+    assert next_path(tmp_path / "g-r9.json").name == "g-r10.json"

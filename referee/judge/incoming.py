@@ -345,7 +345,8 @@ class Incoming:
                                           "rejected", exc.message)
             game = self.judge.load(game.path) or game
         agreed = game.settings.rematch
-        waiting = rematch.waiting_for(game.gf.data, agreed)
+        waiting = [p for p in rematch.waiting_for(game.gf.data, agreed)
+                   if game.settings.address(p)]  # a seat without an address cannot agree
         if waiting:
             self._tell_rematch(game, player, agreed, waiting)
             return Outcome("command", game.gf.game_id, "rematch")
