@@ -211,3 +211,20 @@ def test_a_bug_on_one_file_skips_it(tmp_path: Path, bot_game: Path,
     out = league(tmp_path / "g")
     assert [g["id"] for g in out["games"]] == ["toy-t2"]
     assert "internal error while replaying it (KeyError)" in out["skipped"][0]["reason"]
+
+
+def test_without_openskill_one_message_and_no_league_page(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    pytest.importorskip("jinja2")
+    folder = tmp_path / "g"
+    folder.mkdir()
+    shutil.copy(ROOT / "examples" / "staufer-3p.json", folder)
+    monkeypatch.setitem(sys.modules, "openskill", None)  # import openskill fails
+    result = run("ratings", folder)
+    assert result.exit_code == 2
+    assert "ratings need openskill" in result.output and "referee[ratings]" in result.output
+    ok("site", folder, "-o", tmp_path / "site")
+    assert not (tmp_path / "site" / "league.html").exists()
+    assert "league.html" not in (tmp_path / "site" / "index.html").read_text()
