@@ -103,22 +103,22 @@ def _ordered(header: dict[str, Any]) -> dict[str, Any]:
 def rematch(old_path: Path, new_path: Path, *, secret_path: Path | None = None,
             secret_out: Path | None = None, game_id: str | None = None,
             force: bool = False) -> Rematch:
-    """Make the rematch of the game at ``old_path`` in ``new_path``. An unfinished game
-    (or a sealed one whose end cannot be seen without its secret) is refused unless
-    ``force``. Raises UsageError and the errors of a read or a write; on any error
-    nothing is written."""
+    """Make the rematch of the game at ``old_path`` in ``new_path``. The old game is
+    replayed whenever its seed is at hand (a file that does not replay is refused, even
+    with ``force``); an unfinished game, or a sealed one whose end cannot be seen without
+    its secret, is refused unless ``force``. Raises RefereeError (UsageError, SealedError,
+    the errors of a read, a replay or a write); on any error nothing is written."""
     from referee import secret
 
     old = gamefile.read(old_path)
     seed = secret.find_seed(old, secret_path, old_path)
-    if not force:
-        if seed is None:
-            raise SealedError(f"{old_path}: a sealed game without its secret: cannot tell "
-                             "whether it is finished",
-                             hints=["give the secret with --secret, or add --force"])
-        if not finished(gamefile.replay(old, seed)):
-            raise RefereeError(f"{old_path}: the game is not finished; a rematch follows a "
-                             "finished game", hints=["add --force to start it anyway"])
+    if seed is None and not force:
+        raise SealedError(f"{old_path}: a sealed game without its secret: cannot tell "
+                          "whether it is finished",
+                          hints=["give the secret with --secret, or add --force"])
+    if seed is not None and not finished(gamefile.replay(old, seed)) and not force:
+        raise RefereeError(f"{old_path}: the game is not finished; a rematch follows a "
+                           "finished game", hints=["add --force to start it anyway"])
     header, copied = new_header(old, game_id)
     started = newgame.start(new_path, header, sealed=old.sealed, secret_out=secret_out)
     order = [p["id"] for p in header["players"]]

@@ -142,7 +142,8 @@ def test_unfinished_refused_one_message_nothing_written(tmp_path: Path) -> None:
     ok("rematch", old, tmp_path / "u2.json", "--force")
 
 
-@pytest.mark.parametrize("case", ["exists", "same-id", "bad-id", "missing", "broken"])
+@pytest.mark.parametrize("case", ["exists", "same-id", "bad-id", "missing", "broken",
+                                  "illegal"])
 def test_bad_input_changes_nothing(done: Path, tmp_path: Path, case: str) -> None:
     target = tmp_path / "g2.json"
     args: list[object] = ["rematch", done, target]
@@ -154,10 +155,20 @@ def test_bad_input_changes_nothing(done: Path, tmp_path: Path, case: str) -> Non
         args += ["--id", "../x"]
     elif case == "missing":
         args[1] = tmp_path / "nope.json"
-    else:
+    elif case == "broken":
         bad = tmp_path / "bad.json"
         bad.write_text(done.read_text().replace('"take"', '"tike"', 1))
         args[1] = bad
+    else:  # an illegal move, its hash chain recomputed: refused even with --force
+        data = json.loads(done.read_text())
+        data["log"][0]["move"]["n"] = 4
+        for i, entry in enumerate(data["log"]):
+            entry["prev"] = (gamefile.header_hash(data) if i == 0
+                             else gamefile.entry_hash(data["log"][i - 1]))
+        bad = tmp_path / "bad.json"
+        bad.write_text(gamefile.dumps(data))
+        args[1:2] = [bad]
+        args.append("--force")
     before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
     result = run(*args)
     assert result.exit_code in (1, 2), result.output
