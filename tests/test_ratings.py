@@ -228,3 +228,22 @@ def test_without_openskill_one_message_and_no_league_page(
     ok("site", folder, "-o", tmp_path / "site")
     assert not (tmp_path / "site" / "league.html").exists()
     assert "league.html" not in (tmp_path / "site" / "index.html").read_text()
+
+
+def test_same_table_in_other_processes(tmp_path: Path, bot_game: Path) -> None:
+    """Another process, another hash seed, time zone and working folder: the same
+    bytes out (the real games; the toy game lives in this process only)."""
+    import os
+    import subprocess
+    import sys
+
+    fill(tmp_path / "g", bot_game, [*EXAMPLES, "bots"])
+    outs = []
+    for seed, tz, cwd in (("1", "UTC", tmp_path), ("2", "Asia/Tokyo", ROOT)):
+        env = {**os.environ, "PYTHONHASHSEED": seed, "TZ": tz}
+        done = subprocess.run([sys.executable, "-m", "referee", "ratings",
+                               str(tmp_path / "g"), "--json"], cwd=cwd, env=env,
+                              capture_output=True, text=True, check=True)
+        outs.append(done.stdout)
+    assert outs[0] == outs[1]
+    assert json.loads(outs[0])["tables"] == league(tmp_path / "g")["tables"]
