@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from referee import gamefile, seats, secret, vouch, writecore
+from referee import gamefile, replay, seats, secret, vouch, writecore
 from referee import rng as rngmod
 from referee.engine import Match, get_game
 from referee.errors import UsageError
@@ -67,7 +67,7 @@ def start(path: Path, data: dict[str, Any], *, seed: str | None = None, sealed: 
     data["rng"] = rng | data["rng"]
     gamefile.check_new(data)
     gf = gamefile.GameFile(data, get_game(data["game"]))
-    match = gamefile.replay(gf, seed)  # proves the setup works before anything is written
+    match = replay.replay(gf, seed)  # proves the setup works before anything is written
     check_bots_can_play(match, list(seats.header_seats(data)))
     secret_path = secret_out or secret.default_secret_path(path)
     if sealed and not derived:  # both files or neither, even if killed (fileio.create_pair)

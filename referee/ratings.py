@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from referee import gamefile, seats
+from referee import gamefile, replay, seats
 from referee.errors import RefereeError, ReplayError, SealedError, UsageError
 
 PROVISIONAL_GAMES = 5  # fewer rated games than this: the rating is provisional
@@ -152,7 +152,7 @@ def bot_seats(data: dict[str, Any]) -> list[str]:
 
 def finish_time(gf: gamefile.GameFile) -> str:
     """The last entry's time; in a sealed game only when the referee vouched for it."""
-    if not gf.log or (gf.sealed and gamefile.unvouched(gf)):
+    if not gf.log or (gf.sealed and replay.unvouched(gf)):
         return ""
     return str(gf.log[-1].get("at", ""))
 
@@ -168,9 +168,10 @@ def result_of(path: Path, name: str) -> Result:
     if seed is None:
         raise SealedError("a sealed game without its secret: its result cannot be checked "
                          "(give REFEREE_SECRET, or `referee reveal` it)")
-    match = gamefile.replay(gf, seed)
+    match = replay.replay(gf, seed)
     game = match.game
-    broken = game.invariants(match.state)
+    check = getattr(game, "invariants", None)  # optional for a game
+    broken = list(check(match.state)) if check else []
     if broken:
         raise ReplayError("invariant broken: " + "; ".join(broken))
     if not game.finished(match.state):

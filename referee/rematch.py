@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from referee import gamefile, newgame, seats
+from referee import gamefile, newgame, replay, seats
 from referee.errors import RefereeError, SealedError, UsageError
 
 # Header fields a new game gets of its own; every other header field (a time control,
@@ -116,7 +116,7 @@ def rematch(old_path: Path, new_path: Path, *, secret_path: Path | None = None,
         raise SealedError(f"{old_path}: a sealed game without its secret: cannot tell "
                           "whether it is finished",
                           hints=["give the secret with --secret, or add --force"])
-    if seed is not None and not finished(gamefile.replay(old, seed)) and not force:
+    if seed is not None and not finished(replay.replay(old, seed)) and not force:
         raise RefereeError(f"{old_path}: the game is not finished; a rematch follows a "
                            "finished game", hints=["add --force to start it anyway"])
     header, copied = new_header(old, game_id)
