@@ -6,15 +6,13 @@ only parses its arguments, calls these and prints. Writes go through the write c
 
 from __future__ import annotations
 
-import os
 import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from referee import dataversions, engine, gamefile, replay, seats, secret, upgrades, vouch
-from referee import rng as rngmod
+from referee import dataversions, engine, gamefile, replay, secret, upgrades
 from referee.engine import Match, game_names, get_game
 from referee.errors import UsageError
 
@@ -87,8 +85,8 @@ def new_game(path: Path, request: NewGameRequest) -> NewGame:
     anything is written, the file (and a sealed game's secret file: both or neither)
     created, then the bot seats' first decisions played. Raises UsageError,
     GameFileError and the errors of a replay."""
-    from referee import writecore
-    from referee.submit import bots_after, check_bots_can_play
+    from referee import newgame
+    from referee.submit import bots_after
 
     game = get_game(request.game_name)
     player_list = gamefile.parse_players(request.players)
@@ -97,26 +95,11 @@ def new_game(path: Path, request: NewGameRequest) -> NewGame:
     filled: dict[str, Any] = {"nonce_commitments": {}, "nonces": {}} if request.nonces else {}
     data = gamefile.new_data(game, player_list, dict(request.options), filled, game_id)
     add_clock(data, request)
-    seed, derived = choose_seed(request.seed, request.sealed, request.insecure_seed,
-                                data)  # bound to the header
-    rng: dict[str, Any] = {"seed": seed}
-    if request.sealed:
-        rng = {"commitment": rngmod.commitment(seed), "recipient": vouch.recipient(seed)}
-    data["rng"] = rng | filled
-    gamefile.check_new(data)
-    gf = gamefile.GameFile(data, game)
-    match = replay.replay(gf, seed)  # proves the setup works before anything is written
-    check_bots_can_play(match, list(seats.header_seats(data)))
-    if data.get("clock", {}).get("timeout") in ("bot", "forfeit"):  # a bot plays on time
-        check_bots_can_play(match, gf.players[:1])
-    secret_path = request.secret_out or secret.default_secret_path(path)
-    sealed_file = request.sealed and not derived
-    if sealed_file:  # both files or neither, even if killed (fileio.create_pair)
-        writecore.create(path, data, secret_path=secret_path,
-                         secret_text=secret.secret_text(game_id, seed))
-    else:
-        writecore.create(path, data)
-    kept = secret_path if sealed_file else None
+    data["rng"] = filled
+    started = newgame.start(path, data, seed=request.seed, sealed=request.sealed,
+                            insecure=request.insecure_seed, secret_out=request.secret_out)
+    gf, match, derived = started.gf, started.match, started.derived
+    kept = started.secret_path
     played, problem = bots_after(path, kept)
     if played:
         gf = gamefile.read(path)
@@ -151,29 +134,6 @@ def add_logins(players: list[dict[str, str]], logins: str | None) -> None:
             raise UsageError(f"--github takes PLAYER=LOGIN for players of this game, got "
                              f"{pair.strip()!r}")
         by_id[pid]["github"] = login
-
-
-def choose_seed(seed: str | None, sealed: bool, insecure: bool, header: dict[str, Any]
-                ) -> tuple[str, bool]:
-    """The game's seed, and whether it is derived from the repository secret. A sealed
-    game's seed must carry at least 128 bits: a short one would fall out of the
-    commitment by trying them all. Raises UsageError."""
-    if seed is not None:
-        bits = rngmod.seed_bits(seed)
-        if sealed and bits < rngmod.MIN_SEED_BITS and not insecure:
-            raise UsageError(
-                f"this --seed carries about {bits:.0f} bits; a sealed game's seed needs at "
-                f"least {rngmod.MIN_SEED_BITS}, or anyone can find it from the commitment",
-                hints=["leave out --seed (a strong one is made), or add --insecure-seed"],
-            )
-        return seed, False
-    repository = os.environ.get("REFEREE_SECRET")
-    if sealed and repository:
-        if rngmod.seed_bits(repository) < rngmod.MIN_SEED_BITS:
-            raise UsageError("REFEREE_SECRET carries fewer than 128 bits; make it with "
-                             "`python3 -c 'import secrets; print(secrets.token_hex(32))'`")
-        return secret.game_seed(repository, header), True
-    return rngmod.new_seed(), False
 
 
 # --- log ------------------------------------------------------------------------------

@@ -259,9 +259,15 @@ class MetaTimeout(_MetaRecord, tag="timeout"):
     player: PlayerId
 
 
+class MetaRematch(_MetaRecord, tag="rematch"):
+    """A player agrees by mail to a rematch of the finished game (referee/rematch.py)."""
+
+    player: PlayerId
+
+
 MetaRecord = Union[  # noqa: UP007 - msgspec wants a plain Union of tagged Structs
     MetaReplace, MetaAddress, MetaDeadline, MetaBot, MetaWatcher, MetaNotify, MetaGm,
-    MetaUpgrade, MetaPlan,
+    MetaUpgrade, MetaPlan, MetaRematch,
     MetaClock, MetaStamp, MetaVacation, MetaTimeout,
 ]
 META_KINDS = tuple(t.__struct_config__.tag for t in typing.get_args(MetaRecord))
@@ -295,6 +301,14 @@ class LogEntry(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     plan: EntryNo | UnsetType = UNSET
 
 
+class FileRematchOf(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    """The game a rematch follows (referee/rematch.py): its id, if it had one, and the
+    hash of its header (what its first entry's ``prev`` carries)."""
+
+    id: Annotated[str, Meta(pattern=GAME_ID)] | UnsetType = UNSET
+    header: Sha256Hex
+
+
 class GameFileDoc(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     """A referee game file: a header and an append-only log."""
 
@@ -309,6 +323,7 @@ class GameFileDoc(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
                        Meta(max_length=OPTIONS_MAX)]
     rng: FileRng
     clock: FileClock | UnsetType = UNSET  # the time control (referee/clock.py)
+    rematch_of: FileRematchOf | UnsetType = UNSET
     log: list[LogEntry]
 
 
@@ -467,6 +482,8 @@ _QUICK_DOC = msgspec.defstruct(
 def _id_with_newline(doc: GameFileDoc) -> str | None:
     """The path of an id that ends with "\\n" (a regex `$` lets one through)."""
     ids = [("$.id", doc.id if isinstance(doc.id, str) else "")]
+    if isinstance(doc.rematch_of, FileRematchOf) and isinstance(doc.rematch_of.id, str):
+        ids.append(("$.rematch_of.id", doc.rematch_of.id))
     ids += [(f"$.players[{i}].id", p.id) for i, p in enumerate(doc.players)]
     if isinstance(doc.rng.nonces, dict):
         ids += [("$.rng.nonces", k) for k in doc.rng.nonces]

@@ -6,8 +6,8 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 
-from referee import gamefile
-from referee.judge import Config, Judge, meta, run_once
+from referee import gamefile, roster
+from referee.judge import Config, Judge, run_once
 from referee.judge.transport import MaildirInbox, MaildirOutbox
 from tests.conftest import run
 from tests.test_judge import SENDER, Setup
@@ -139,7 +139,7 @@ def test_the_game_master_sets_a_deadline_bot_by_mail(tmp_path: Path) -> None:
     run_once(judge, inbox)
     entry = log_of(setup)[-1]
     assert entry["meta"] == {"kind": "deadline", "hours": 5, "bot": "random"}
-    found = meta.settings(gamefile.read(setup.path).data, deadline_bot="greedy")
+    found = roster.settings(gamefile.read(setup.path).data, deadline_bot="greedy")
     assert found.deadline_hours == 5 and found.deadline_bot == "random"
     clock.now += dt.timedelta(hours=6)
     run_once(judge, inbox)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from referee import gamefile, replay
+from referee import gamefile, replay, roster
 from referee.errors import UsageError
 from referee.judge import Config, Judge, meta, run_once
 from referee.judge.incoming import gm_meta
@@ -41,7 +41,7 @@ def test_settings_from_header_and_meta_entries(tmp_path: Path) -> None:
     meta.append(setup.path, "gm", {"kind": "watcher", "email": "kim@example.org"})
     meta.append(setup.path, "cat", {"kind": "notify", "player": "cat", "mode": "every"})
     gf = gamefile.read(setup.path)
-    found = meta.settings(gf.data)
+    found = roster.settings(gf.data)
     assert found.to("ann") == "Ann <ann@work.example>"
     assert found.accepts("ann", "ANN@example.org") and not found.accepts("ann", "x@y.org")
     assert found.to("ben") == "Dan <dan@example.org>" and found.token_name("ben") == "ben#1"
@@ -178,7 +178,7 @@ def test_watchers_get_public_mails_only(gm_game: Setup) -> None:
     # the answer is a fresh mail, and the command replying to it counts
     out = gm_game.send(reply(gm_mail(gm_game), "unwatch kim@example.org"))
     assert "this answers an old mail; reply to the latest one" in body_text(out[0])
-    assert "kim@example.org" in meta.settings(gamefile.read(gm_game.path).data).watchers
+    assert "kim@example.org" in roster.settings(gamefile.read(gm_game.path).data).watchers
     gm_game.send(reply(gm_mail(gm_game), "unwatch kim@example.org"))
     out = gm_game.send(reply(gm_game.latest("ben"), "take 1"))
     assert all(str(m["To"]) != "kim@example.org" for m in out)
@@ -198,7 +198,7 @@ def test_gm_extends_the_deadline_and_the_warnings_start_again(tmp_path: Path) ->
 
     deliver(setup.inbox, reply(setup.latest("gm"), "deadline 20"))
     run_once(judge, inbox)
-    assert meta.settings(gamefile.read(setup.path).data).deadline_hours == 20
+    assert roster.settings(gamefile.read(setup.path).data).deadline_hours == 20
     setup.new_mail()
     run_once(judge, inbox)
     assert setup.new_mail() == []  # 11 h of 20: not yet the reminder (15 h)

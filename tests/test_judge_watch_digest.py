@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from referee import gamefile
+from referee import gamefile, roster
 from referee.errors import UsageError
 from referee.judge import meta
 from referee.judge.incoming import gm_meta
@@ -71,12 +71,12 @@ def test_unwatch_then_watch_ends_the_digest(game: Setup) -> None:
     before = len(to(game, KIM))
     play(game, 2)
     assert len(to(game, KIM)) == before + 2
-    assert meta.settings(gamefile.read(game.path).data).digests == {}
+    assert roster.settings(gamefile.read(game.path).data).digests == {}
 
 
 def test_a_round_digest_in_a_game_without_rounds_mails_each_decision(game: Setup) -> None:
     game.send(reply(game.latest("gm"), f"watch {KIM} digest"))
-    found = meta.settings(gamefile.read(game.path).data)
+    found = roster.settings(gamefile.read(game.path).data)
     assert found.digests == {KIM: "round"} and found.watchers == [KIM]
     before = len(to(game, KIM))
     play(game, 2)

@@ -9,7 +9,7 @@ import json
 from email.utils import make_msgid
 from pathlib import Path
 
-from referee import gamefile, replay
+from referee import gamefile, replay, roster
 from referee.judge import meta
 from referee.replay import MAX_PLAYER_RECORDS
 from tests.leaks import assert_hidden, own_items
@@ -105,7 +105,7 @@ def test_a_display_name_cannot_add_a_recipient(tmp_path: Path) -> None:
     setup.judge()
     gm = setup.latest("gm")
     setup.send(reply(gm, "replace ann Ann, eve@evil.example <ann2@example.org>"))
-    assert meta.settings(gamefile.read(setup.path).data).names["ann"] == \
+    assert roster.settings(gamefile.read(setup.path).data).names["ann"] == \
         "Ann, eve@evil.example"
     setup.judge()
     mails = [m for m in setup.sent() if m["X-Referee-Player"] == "ann"]
@@ -174,7 +174,7 @@ def test_a_replaced_player_with_a_re_registered_address_still_cannot_move(
     old_ben = setup.latest("ben")
     setup.send(reply(setup.latest("gm"), "replace ben Dan <dan@example.org>"))
     setup.send(reply(setup.latest("gm"), "address ben dan@example.org ben@example.org"))
-    assert meta.settings(gamefile.read(setup.path).data).accepts("ben", "ben@example.org")
+    assert roster.settings(gamefile.read(setup.path).data).accepts("ben", "ben@example.org")
     setup.send(reply(setup.latest("ann"), "take 1"))  # now ben's seat is to move
     before = setup.path.read_bytes()
     stale = setup.send(reply(old_ben, "take 1", sender="ben@example.org"))

@@ -8,9 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from referee import gamefile, replay, textlayout
+from referee import gamefile, replay, roster, textlayout
 from referee.engine import get_game
-from referee.judge import meta
 from referee.judge import text as mailtext
 from tests.conftest import run
 from tests.test_textlayout import played
@@ -69,7 +68,7 @@ def test_a_mail_shows_the_board_laid_out_for_78_columns(
     who = played(game, players, moves, tmp_path / "g.json")
     gf = gamefile.read(tmp_path / "g.json")
     match = replay.replay(gf)
-    body = mailtext.body(gf, match, None, who, None, meta.settings(gf.data))
+    body = mailtext.body(gf, match, None, who, None, roster.settings(gf.data))
     board = match.game.render(match.state, who, width=mailtext.WIDTH)
     assert f"\n{board}\n" in body
     assert board != match.game.render(match.state, who)  # (80 columns breaks elsewhere)

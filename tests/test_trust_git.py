@@ -22,6 +22,8 @@ from tests.conftest import require_tool
 
 ROOT = Path(__file__).resolve().parent.parent
 WORKFLOW = ROOT / "examples" / "github-workflow.yml"
+ACTION = ROOT / "action.yml"  # the referee's own composite action
+REFEREE_ACTION = re.compile(r"[A-Za-z0-9_.-]+/referee@[A-Za-z0-9_.-]+")
 BIN = Path(sys.executable).parent
 REPO_SECRET = "9f2c4e1a7b3d5f6e8a0c2e4f6a8b0d1c3e5f7a9b1d3f5a7c9e1b3d5f7a9c1e3f"
 IDS = {"ann": "ann-gh", "ben": "ben-gh"}
@@ -74,29 +76,51 @@ def substitute(value: str, context: dict[str, str]) -> str:
     return re.sub(r"\$\{\{\s*([^}]+?)\s*\}\}", lambda m: context.get(m.group(1), ""), value)
 
 
+def action_steps(step: dict, context: dict[str, str]) -> list[tuple[dict, dict[str, str]]]:
+    """A workflow step as the steps GitHub runs, each with the context it adds: the
+    referee's own action (``uses: OWNER/referee@REF``, action.yml) expanded into its
+    composite steps with its inputs (``with:``, else their defaults) and its path."""
+    if not REFEREE_ACTION.fullmatch(str(step.get("uses", ""))):
+        return [(step, {})]
+    action = yaml.safe_load(ACTION.read_text())
+    given = {k: substitute(str(v), context) for k, v in (step.get("with") or {}).items()}
+    unknown = sorted(set(given) - set(action["inputs"]))
+    assert not unknown, f"the action has no inputs {unknown}"
+    extra = {f"inputs.{k}": given.get(k, str(spec.get("default", "")))
+             for k, spec in action["inputs"].items()}
+    extra["github.action_path"] = str(ROOT)
+    return [(inner, extra) for inner in action["runs"]["steps"]]
+
+
 def run_workflow(repo: Path, context: dict[str, str], settings: dict[str, str] | None = None,
                  job: str = "check") -> subprocess.CompletedProcess[str]:
     """Every `run:` step but the install (referee is installed here), in order, with the
-    workflow's and the step's environment; stops at the first failing step. ``settings``
+    workflow's and the step's environment; the referee's action runs its own steps the
+    same way (:func:`action_steps`); stops at the first failing step. ``settings``
     changes the workflow's top-level env as a group would (e.g. REFEREE_SIGNED)."""
     flow = yaml.safe_load(WORKFLOW.read_text())
     for name, value in (settings or {}).items():
         assert name in flow["env"], f"the workflow has no setting {name}"
         flow["env"][name] = value
     top = {k: substitute(str(v), context) for k, v in flow.get("env", {}).items()}
+    context = context | {f"env.{k}": v for k, v in top.items()}
     done = subprocess.CompletedProcess([], 0, "", "")
-    for step in flow["jobs"][job]["steps"]:
-        if "run" not in step or step.get("name") == "install referee":
-            continue
-        assert "${{" not in step["run"], "expressions belong in env, not in the script"
-        env = {"PATH": f"{BIN}:/usr/bin:/bin", "HOME": str(repo), "CI": "true",
-               "GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": context["github.event_name"],
-               "GITHUB_SHA": context.get("github.sha", "0" * 40),
-               **top, **{k: substitute(str(v), context) for k, v in step.get("env", {}).items()}}
-        done = subprocess.run(["bash", "-e", "-c", step["run"]], cwd=repo, env=env,
-                              capture_output=True, text=True)
-        if done.returncode != 0:
-            return done
+    for outer in flow["jobs"][job]["steps"]:
+        for step, extra in action_steps(outer, context):
+            if "run" not in step or step.get("name") == "install referee":
+                continue
+            assert "${{" not in step["run"], "expressions belong in env, not in the script"
+            where = context | extra
+            env = {"PATH": f"{BIN}:/usr/bin:/bin", "HOME": str(repo), "CI": "true",
+                   "GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": context["github.event_name"],
+                   "GITHUB_SHA": context.get("github.sha", "0" * 40),
+                   **({"GITHUB_ACTION_PATH": str(ROOT)} if extra else {}),
+                   **top, **{k: substitute(str(v), where)
+                             for k, v in step.get("env", {}).items()}}
+            done = subprocess.run(["bash", "-e", "-c", step["run"]], cwd=repo, env=env,
+                                  capture_output=True, text=True)
+            if done.returncode != 0:
+                return done
     return done
 
 

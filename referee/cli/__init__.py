@@ -49,6 +49,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
                      "decision arises."),
     "release-data": ("info", "For maintainers: keep the current component data of each GAME "
                              "as a released data version."),
+    "ratings": ("league", "Rate the players of the finished games in GAMES_DIR (openskill), "
+                          "one table per game."),
+    "rematch": ("league", "Start NEW: a rematch of the finished game FILE, seats rotated by "
+                          "one."),
     "reveal": ("play", "Write the secret seed into a finished sealed game so that anyone "
                        "can verify it."),
     "schema": ("info", "Print a JSON Schema: `file` (any game, the default) or a game's "

@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from referee import gamefile, replay, secret
+from referee import gamefile, replay, roster, secret
 from referee.cli.common import (
     command,
     emit_json,
@@ -52,7 +52,6 @@ def from_email(gf: gamefile.GameFile, seed: str | None, raw: bytes, player: str 
     checks as the judge's (a MAC'd referee Message-ID of this game answered at the
     current play number, a registered From address, the token, not played before).
     Raises MailError (after writing the rejection to ``reply_out``)."""
-    from referee.judge import meta
     from referee.mail import intake
 
     if seed is None:
@@ -66,7 +65,7 @@ def from_email(gf: gamefile.GameFile, seed: str | None, raw: bytes, player: str 
                                  "who plays no seat: only players move")
         if player is not None and player != mid.player:
             raise intake.Refusal("seat", f"the mail is {mid.player}'s, not {player}'s")
-        settings = meta.settings(gf.data)
+        settings = roster.settings(gf.data)
         seat = intake.Seat(mid.player, settings.token_name(mid.player),
                            tuple(settings.emails.get(mid.player, [])))
         intake.admit(mail, mid, seat, key=key, game_id=gf.game_id, log=gf.log)
@@ -87,13 +86,12 @@ def answer_rejection(gf: gamefile.GameFile, raw: bytes, exc: RefereeError,
     player (their registered address gets it, with the legal moves); None: the mail was
     not authenticated, and its sender gets only the reason."""
     from referee import mail
-    from referee.judge import meta
 
     if reply_out is None:
         return
     reply = mail.parse_reply(raw)
     legal = getattr(exc, "legal", []) if player is not None else []
-    to = meta.settings(gf.data).address(player) if player in gf.players else None
+    to = roster.settings(gf.data).address(player) if player in gf.players else None
     message = mail.rejection(reply, exc.message, legal, sender=sender, to=to, date=mail_date())
     if str(reply_out) == "-":
         mail.write_stdout([message], sys.stdout)
@@ -158,13 +156,12 @@ def mail_command(path: Path, secret_path: Path | None, sender: str, waiting_only
 def build_mails(gf: gamefile.GameFile, match: Match, seed: str, sender: str,
                 waiting_only: bool, name: str) -> tuple[list[Any], list[str]]:
     from referee import mail
-    from referee.judge import meta
     from referee.mail import intake
 
     game = match.game
     waiting = gamefile.waiting(gf, match)
     subject = mail.subject(game.title, gf.game_id, waiting)
-    settings = meta.settings(gf.data)
+    settings = roster.settings(gf.data)
     outgoing, skipped = [], []
     for pid in gf.players:
         if waiting_only and pid not in waiting:

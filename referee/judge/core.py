@@ -28,7 +28,7 @@ from email.utils import format_datetime, getaddresses
 from pathlib import Path
 from typing import Any
 
-from referee import gamefile, identity, replay, seats, secret
+from referee import gamefile, identity, replay, roster, seats, secret
 from referee import mail as mailmod
 from referee.engine import Match
 from referee.errors import GameFileError, RefereeError
@@ -122,7 +122,7 @@ class Loaded:
     seed: str
     key: bytes
     match: Match
-    settings: meta.Settings
+    settings: roster.Settings
 
 
 class Judge:
@@ -134,7 +134,7 @@ class Judge:
         self._notified: dict[Path, tuple[int, int]] = {}
         self._loaded: dict[Path, tuple[tuple[int, int], Loaded]] = {}
         self._twins: set[str] = set()  # the skipped files logged
-        self._deadline_cache: dict[Path, tuple[tuple[int, int], meta.Settings]] = {}
+        self._deadline_cache: dict[Path, tuple[tuple[int, int], roster.Settings]] = {}
 
     def reset(self) -> None:
         """Forget everything not saved (after a failure in the middle of a mail or a
@@ -226,9 +226,9 @@ class Judge:
             return None
         return Loaded(path, gf, seed, secret.mail_key(seed), match, self.settings(gf))
 
-    def settings(self, gf: gamefile.GameFile) -> meta.Settings:
+    def settings(self, gf: gamefile.GameFile) -> roster.Settings:
         """The game's settings over this judge's defaults."""
-        return meta.settings(gf.data, gm=self.config.gm,
+        return roster.settings(gf.data, gm=self.config.gm,
                              deadline_hours=self.config.deadline_hours,
                              deadline_bot=self.config.deadline_bot)
 
@@ -378,6 +378,10 @@ class Judge:
             return
         start = state["seen"] is None
         new = gf.log[state["seen"] or 0:]
+        if new and not start and all(e.get("meta", {}).get("kind") == "rematch" for e in new):
+            state["seen"], state["mark"] = len(gf.log), mark  # the command told everyone
+            self.store.save()
+            return
         authors = {e["by"] for e in new}
         if any(e.get("meta", {}).get("kind") == "deadline" for e in new):
             state["reminded"] = state["expired"] = None  # a new deadline: warn again
@@ -546,7 +550,7 @@ class Judge:
         self.flush()
 
 
-    def _deadline_settings(self, path: Path) -> meta.Settings | None:
+    def _deadline_settings(self, path: Path) -> roster.Settings | None:
         """The settings of the file at ``path`` over the judge's deadline defaults (no
         game master: as ``deadlines`` has always read them), kept while the file is
         unchanged: every round asks for every game's."""
@@ -555,7 +559,7 @@ class Judge:
             mark = (stat.st_mtime_ns, stat.st_size)
             cached = self._deadline_cache.get(path)
             if cached is None or cached[0] != mark:
-                cached = (mark, meta.settings(gamefile.read(path).data,
+                cached = (mark, roster.settings(gamefile.read(path).data,
                                               deadline_hours=self.config.deadline_hours,
                                               deadline_bot=self.config.deadline_bot))
                 self._deadline_cache[path] = cached

@@ -39,7 +39,8 @@ from referee.mail.tokens import MailId
 from referee.submit import submit
 from referee.writecore import Guard
 
-PLAYER_COMMANDS = ("status", "help", "undo", "nonce", "say", "notify", "bot", "vacation")
+PLAYER_COMMANDS = ("status", "help", "undo", "nonce", "say", "notify", "bot", "vacation",
+                   "rematch")
 GM_KINDS = ("replace", "address", "deadline", "bot", "watch", "unwatch", "notify", "status",
             "help", "clock")
 SAY_RATE = 5  # says per player per hour of the judge's clock
@@ -290,6 +291,8 @@ class Incoming:
         if word == "say":
             return self._say(game, player)
         guard = self._still_fresh(mid)
+        if word == "rematch":
+            return self._rematch(game, player, guard)
         try:
             if word == "undo":
                 undo(game.path, player, self.msgid, guard)
@@ -323,6 +326,66 @@ class Incoming:
                 "you play your seat again"
             return self._answer_state(fresh, player, [f"Done: {now}."], "command", "bot")
         return Outcome("command", game.gf.game_id, word)
+
+    def _rematch(self, game: Loaded, player: str, guard: Guard) -> Outcome:
+        """``rematch``: the player's agreement to a rematch of the finished game, recorded
+        in its log; the other players are told who is still waiting. Once every human
+        player has agreed, the judge starts the rematch beside the game
+        (referee/rematch.py: ``g.json`` -> ``g-r2.json``) and mails its players."""
+        from referee import rematch
+
+        if not game.match.game.finished(game.match.state):
+            return self._answer_state(game, player, [
+                "`rematch` not done: the game is not finished yet."], "rejected", "rematch")
+        if player not in game.settings.rematch:
+            try:
+                meta.append(game.path, player, {"kind": "rematch", "player": player},
+                            extra={"mail": self.msgid}, guard=guard)
+            except RefereeError as exc:
+                if environment_failure(exc):
+                    raise
+                return self._answer_state(game, player, [f"`rematch` not done: {exc.message}"],
+                                          "rejected", exc.message)
+            game = self.judge.load(game.path) or game
+        agreed = game.settings.rematch
+        waiting = [p for p in rematch.waiting_for(game.gf.data, agreed)
+                   if game.settings.address(p)]  # a seat without an address cannot agree
+        if waiting:
+            self._tell_rematch(game, player, agreed, waiting)
+            return Outcome("command", game.gf.game_id, "rematch")
+        new = rematch.next_path(game.path)
+        try:
+            if not new.exists():
+                rematch.rematch(game.path, new)
+        except RefereeError as exc:
+            if environment_failure(exc):
+                raise
+            return self._answer_state(game, player, [f"The rematch was not started: "
+                                                     f"{exc.message}"], "rejected", exc.message)
+        self.judge.notify(new)
+        return self._answer_state(game, player, [
+            f"Everyone agreed: the rematch has started ({new.name}); its first mail comes "
+            "on its own."], "command", "rematch")
+
+    def _tell_rematch(self, game: Loaded, player: str, agreed: list[str],
+                      waiting: list[str]) -> None:
+        """The agreement to its author, and to every other human player who is waiting
+        and who has agreed; each mail names who is waiting."""
+        from referee import rematch
+
+        names = ", ".join(waiting)
+        for pid in rematch.humans(game.gf.data):
+            to = game.settings.to(pid)
+            if to is None:
+                continue
+            note = [f"Rematch: {', '.join(agreed)} agreed; waiting for {names}."]
+            if pid in waiting:
+                note.append("Reply `rematch` to this mail to agree.")
+            body = text.body(game.gf, game.match, game.seed, pid, None, game.settings,
+                             note=note)
+            answers = self.msgid if pid == player else None
+            self.judge.queue(self.judge.message(game, pid, to, body, answers=answers))
+        self._queue([])
 
     def _plan(self, game: Loaded, player: str, lines: list[str], mid: MailId) -> Outcome:
         """``plan``: set the player's plan from the mail's lines (``plan --clear``
@@ -436,6 +499,8 @@ HELP = [
     "                    paragraph of at most 500 characters, 5 says an hour",
     "  notify turn|every|digest   how often you get mail (default turn)",
     "  bot LEVEL | bot off   a bot (random, greedy, mcts) plays your seat, or you again",
+    "  rematch           after the game: agree to play again (seats rotated);",
+    "                    it starts when every player has agreed",
     "  plan              then one line each: moves played for you when their",
     "                    decision arises: MOVE, or if PLAYER MOVE then MOVE;",
     "                    `plan --clear` withdraws it, `plan` alone shows it",

@@ -23,6 +23,8 @@ Kinds (fields besides ``kind``):
   instead of one mail per change.
 * ``notify``   ``player``, ``mode`` (``turn``, ``every``, ``digest``).
 * ``gm``       ``email``: the game master's address.
+* ``rematch``  ``player``: the player agrees to a rematch of the finished game (by mail;
+  the judge starts it once every human player has agreed: referee/rematch.py).
 """
 
 from __future__ import annotations
@@ -30,7 +32,6 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -50,51 +51,6 @@ from referee.schema import GAME_MASTER as GM
 MODES = ("turn", "every", "digest")
 _EMAIL_RE = re.compile(r"^[^@\s<>]+@[^@\s<>]+\.[^@\s<>]+$")
 _EMAIL_READ = re.compile(full(EMAIL))  # what every read of the file holds it to
-
-
-@dataclass
-class Settings:
-    """The effective players, addresses and settings of a game."""
-
-    names: dict[str, str]
-    emails: dict[str, list[str]]
-    generation: dict[str, int]
-    notify: dict[str, str]
-    watchers: list[str] = field(default_factory=list)
-    digests: dict[str, int | str] = field(default_factory=dict)  # watcher (lower) -> digest
-    deadline_hours: int | None = None
-    gm: str | None = None
-    deadline_bot: str | None = None  # the level of the bot that plays a missed decision
-
-    def address(self, player: str) -> str | None:
-        """The address mail to ``player`` goes to (None: not reachable by mail)."""
-        found = self.emails.get(player) or []
-        return found[0] if found else None
-
-    def to(self, player: str) -> str | None:
-        """The To of ``player``'s mails; the name quoted, so that no name (``Ann,
-        eve@evil.example``) adds a recipient."""
-        from email.headerregistry import Address
-
-        address = self.address(player)
-        for name in (self.names.get(player, player), player):
-            try:
-                return str(Address(display_name=name, addr_spec=address)) if address \
-                    else None
-            except (ValueError, IndexError):  # a name or address mail cannot carry
-                continue
-        return None
-
-    def token_name(self, player: str) -> str:
-        """What the player's token is computed over: the id, and the seat's generation."""
-        gen = self.generation.get(player, 0)
-        return player if gen == 0 else f"{player}#{gen}"
-
-    def accepts(self, player: str, address: str) -> bool:
-        return address.lower() in (a.lower() for a in self.emails.get(player, []))
-
-    def players_of(self, address: str) -> list[str]:
-        return [p for p in self.emails if self.accepts(p, address)]
 
 
 def _email(value: Any, what: str) -> str:
@@ -171,9 +127,12 @@ def validate(meta: Mapping[str, Any], players: list[str]) -> dict[str, Any]:
         out["mode"] = meta["mode"]
     elif kind == "gm":
         out["email"] = _email(meta.get("email"), "gm")
+    elif kind == "rematch":
+        out["player"] = player()
     else:
         raise UsageError(f"unknown meta kind {kind!r}",
-                         hints=["kinds: replace, address, deadline, bot, watcher, notify, gm"])
+                         hints=["kinds: replace, address, deadline, bot, watcher, notify, gm, "
+                                "rematch"])
     return out
 
 
@@ -188,50 +147,6 @@ def digest(value: Any) -> int | str:
         return value
     raise UsageError(f"watch: digest must be `round` or a number of decisions "
                      f"1-{DIGEST_MAX}, not {value!r}")
-
-
-def settings(data: Mapping[str, Any], *, gm: str | None = None,
-             deadline_hours: int | None = None, deadline_bot: str | None = None
-             ) -> Settings:
-    """The effective settings: the header's players, then every meta entry in order.
-    ``gm``, ``deadline_hours`` and ``deadline_bot`` are the judge's defaults, which meta
-    entries override."""
-    names = {p["id"]: p.get("name", p["id"]) for p in data["players"]}
-    emails = {p["id"]: [p["email"]] if p.get("email") else [] for p in data["players"]}
-    found = Settings(names, emails, {pid: 0 for pid in names}, {pid: "turn" for pid in names},
-                     deadline_hours=deadline_hours, gm=gm, deadline_bot=deadline_bot)
-    for entry in data["log"]:
-        meta = entry.get("meta")
-        if isinstance(meta, dict):
-            _apply(found, meta)
-    return found
-
-
-def _apply(found: Settings, meta: Mapping[str, Any]) -> None:
-    kind = meta.get("kind")
-    if kind == "replace":
-        pid = meta["player"]
-        found.names[pid] = meta.get("name", pid)
-        found.emails[pid] = [meta["email"]]
-        found.generation[pid] = found.generation.get(pid, 0) + 1
-    elif kind == "address":
-        found.emails[meta["player"]] = list(meta["emails"])
-    elif kind == "deadline":
-        found.deadline_hours = int(meta["hours"])
-        if "bot" in meta:
-            found.deadline_bot = meta["bot"]
-    elif kind == "watcher":
-        email = meta["email"]
-        found.watchers = [w for w in found.watchers if w.lower() != email.lower()]
-        found.digests.pop(email.lower(), None)
-        if meta.get("on", True):
-            found.watchers.append(email)
-            if meta.get("digest") is not None:
-                found.digests[email.lower()] = meta["digest"]
-    elif kind == "notify":
-        found.notify[meta["player"]] = meta["mode"]
-    elif kind == "gm":
-        found.gm = meta["email"]
 
 
 def append(path: Path, by: str, meta: Mapping[str, Any],

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from referee import engine, gamefile, replay, seats
 from referee.engine import Match
-from referee.judge.meta import Settings
+from referee.roster import Settings
 from referee.schema import GAME_MASTER as GM
 
 WIDTH = 78

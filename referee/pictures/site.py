@@ -100,7 +100,9 @@ def build_site_report(games_dir: Path, out: Path, secret_path: Path | None = Non
         summaries = _render_games(jobs, tmp, workers)
         env = environment("the site")
         (tmp / "style.css").write_text(_STYLE_CSS, encoding="utf-8")
-        _write(tmp / "index.html", env.get_template("index.html").render(games=summaries))
+        league = league_page(games_dir, tmp, env)
+        _write(tmp / "index.html",
+               env.get_template("index.html").render(games=summaries, league=league))
         (tmp / MARKER).write_text("written by referee site\n", encoding="utf-8")
         if out.exists():
             shutil.rmtree(out)
@@ -111,7 +113,7 @@ def build_site_report(games_dir: Path, out: Path, secret_path: Path | None = Non
 
 
 # Names in OUT that the site itself writes: no game's folder may take one (case-blind).
-SITE_NAMES = frozenset({"index.html", "style.css", MARKER})
+SITE_NAMES = frozenset({"index.html", "style.css", "league.html", MARKER})
 
 
 def _refused(read: list[tuple[Path, gamefile.GameFile]]) -> dict[str, str]:
@@ -254,6 +256,21 @@ def _colours(view: dict[str, Any]) -> dict[str, str]:
 def _position(step: Position) -> dict[str, Any]:
     return {"n": step.n, "by": step.by, "text": step.text, "words": step.words,
             "prompt": step.view.get("prompt", ""), "at": step.at}
+
+
+def league_page(games_dir: Path, tmp: Path, env: Any) -> bool:
+    """``league.html``: the ratings of the folder's finished games (referee/ratings.py),
+    written when openskill (the ``ratings`` extra) is installed; whether it was."""
+    try:
+        import openskill  # noqa: F401
+    except ImportError:
+        return False
+    from referee import ratings
+
+    found = ratings.league(games_dir)
+    _write(tmp / "league.html", env.get_template("league.html").render(
+        league=found.to_json(), provisional=ratings.PROVISIONAL_GAMES))
+    return True
 
 
 def _sealed_row(gf: gamefile.GameFile, i: int, entry: dict[str, Any]) -> MoveRow:
