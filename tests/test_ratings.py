@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.cli import ok, run
+from tests.conftest import ok, run
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ["staufer-3p.json", "staufer-5p.json", "dynasties-3p.json", "dynasties-5p.json"]

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from referee import gamefile
-from tests.cli import ok, run
+from tests.conftest import ok, run
 
 PLAYERS = "ann=Ann A <ann@example.org>,ben=Ben B <ben@example.org>,cat"
 

@@ -297,9 +297,8 @@ def test_an_undo_never_replays_from_setup(monkeypatch: pytest.MonkeyPatch) -> No
         monkeypatch.setattr(rp, "_replay_effective",
                             lambda *a, real=real_replay, calls=calls:
                             calls.append("setup") or real(*a))
-        monkeypatch.setattr(type(game), "copy_state",
-                            lambda self, state, real=real_copy, calls=calls:
-                            calls.append("copy") or real(self, state))
+        monkeypatch.setattr(type(game), "copy_state", staticmethod(
+            lambda state, real=real_copy, calls=calls: calls.append("copy") or real(state)))
         gf = gamefile.GameFile(data, game)
         match = rp.replay(gf)
         assert calls == ["copy"] * 100  # one copy per undo, no replay from setup
