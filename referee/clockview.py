@@ -89,7 +89,12 @@ def line(rep: Mapping[str, Any]) -> str | None:
              f"{_short(row['times_out'])})" for pid, row in rep["seats"].items()
              if "times_out" in row]
     banks = ", ".join(f"{pid} {row['bank_text']}" for pid, row in rep["seats"].items())
-    return "clock: " + ("; ".join(waits) + "; " if waits else "") + f"banks {banks}"
+    text = "clock: " + ("; ".join(waits) + "; " if waits else "") + f"banks {banks}"
+    if "ranking" in rep and any(row["forfeited"] for row in rep["seats"].values()):
+        places = ", ".join(f"{i}. {' and '.join(place)}"
+                           for i, place in enumerate(rep["ranking"], start=1))
+        text += f"; ranking (a forfeit ranks last): {places}"
+    return text
 
 
 def _short(stamp: str) -> str:

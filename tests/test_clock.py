@@ -306,6 +306,9 @@ def test_a_seat_that_forfeits_ranks_last_once_the_game_is_over(
     assert status["ranking"] == clockview.ranked(own, ["ann"])
     assert status["ranking"][-1] == ["ann"]
     assert "ranking (a forfeit ranks last):" in ok("clock", path).output
+    places = ", ".join(f"{i}. {' and '.join(p)}"
+                       for i, p in enumerate(clockview.ranked(own, ["ann"]), start=1))
+    assert f"ranking (a forfeit ranks last): {places}" in ok("status", path).output
     assert done.match is not None
 
 
