@@ -12,16 +12,9 @@ from typing import Any
 import click
 
 from referee import agebox, gamefile, gitdrivers, history, identity, replay, secret, viewsign
-from referee.cli.common import (
-    command,
-    emit_json,
-    load,
-    read_bytes,
-    secret_option,
-    status_json,
-    status_text,
-)
+from referee.cli.common import command, emit_json, read_bytes, secret_option
 from referee.errors import RefereeError, UsageError
+from referee.statusview import load, status_json, status_text
 
 SIGNERS_IN_REPO = Path(history.SIGNERS)  # the file `check --signed` verifies commits with
 

@@ -17,10 +17,10 @@ from referee.cli.common import (
     read_bytes,
     read_stdin,
     secret_option,
-    status_text,
 )
 from referee.engine import Match
 from referee.errors import RefereeError, SealedError, UsageError
+from referee.statusview import status_text
 
 
 class mail_identify:
