@@ -29,8 +29,8 @@ FORBIDDEN = (
     "referee.checking", "referee.commits", "referee.commands",
     "referee.cli.bot", "referee.cli.check", "referee.cli.git", "referee.cli.info",
     "referee.cli.judge", "referee.cli.mail", "referee.cli.pictures", "referee.cli.upgrade",
-    "referee.cli.cache", "referee.pending", "referee.pendingcache", "referee.games.dynasties",
-    "referee.games.staufer.explain",
+    "referee.pending", "referee.pendingcache", "referee.gamemail", "referee.gitviews",
+    "referee.games.dynasties", "referee.games.staufer.explain",
     "subprocess", "tempfile", "email", "smtplib", "imaplib", "difflib", "secrets",
     "traceback", "base64", "random", "statistics", "shutil",
 )

@@ -5,7 +5,6 @@ commands show of a game is the library's (:mod:`referee.statusview`)."""
 from __future__ import annotations
 
 import contextlib
-import datetime as dt
 import functools
 import json
 import os
@@ -17,7 +16,7 @@ from typing import Any, TypeVar
 
 import click
 
-from referee import fileio, gamefile
+from referee import fileio
 from referee.errors import GameFileError, RefereeError, UsageError, internal_error
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -201,10 +200,3 @@ def read_bytes(path: Path) -> bytes:
         return fileio.read_bytes(path, "file")
     except GameFileError as exc:
         raise UsageError(exc.message) from None
-
-
-
-def mail_date() -> dt.datetime:
-    return dt.datetime.fromisoformat(gamefile.now().replace("Z", "+00:00"))
-
-
