@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from referee import agebox, gamefile, gitdrivers, viewsign
+from referee import agebox, gitdrivers, viewsign
 from referee.cli.common import command, emit_json, read_bytes, secret_option
 from referee.errors import RefereeError
 from referee.gitviews import (
@@ -172,22 +172,15 @@ def git_merge(base: Path, ours: Path, theirs: Path, name: str | None,
     name = name or str(ours)
     raws = [read_bytes(p) for p in (base, ours, theirs)]
     try:
-        mine = gitdrivers.parse_version(raws[1], f"{name} (ours)")
-        other = gitdrivers.parse_version(raws[2], f"{name} (theirs)")
-        common = gitdrivers.parse_base(raws[0], f"{name} (common ancestor)")
-        result = gitdrivers.merge(common, mine, other, gitdrivers.target_side())
+        result, merged = gitdrivers.merge_files(raws[0], raws[1], raws[2], name)
     except gitdrivers.MergeConflict as exc:
         click.echo(f"referee git-merge: {name}: not merged: {exc.message}", err=True)
         click.echo(f"  the file keeps this branch's version; the other side's is "
                    f"`git show MERGE_HEAD:{name}` (or `git checkout --theirs {name}`)",
                    err=True)
         sys.exit(1)
-    # A result equal to one side keeps that side's bytes, so that the merge commit
-    # writes the file exactly as one of its parents does.
-    if result.data == other.data and result.data != mine.data:
-        agebox.write_atomic(ours, raws[2])
-    elif result.data != mine.data:
-        agebox.write_atomic(ours, gamefile.dumps(result.data).encode())
+    if merged is not None:
+        agebox.write_atomic(ours, merged)
     if not result.dropped:
         return
     for line in gitdrivers.dropped_report(result, name):
