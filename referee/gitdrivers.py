@@ -303,6 +303,24 @@ def parse_base(raw: bytes, where: str) -> gamefile.GameFile | None:
     return parse_version(raw, where) if raw.strip() else None
 
 
+def merge_files(base: bytes, ours: bytes, theirs: bytes, name: str
+                ) -> tuple[MergeResult, bytes | None]:
+    """The merge driver's work on the three versions' bytes: the merge (:func:`merge`,
+    the side kept by :func:`target_side`) and the bytes to write over ours, or None when
+    the result is ours. A result equal to one side keeps that side's bytes, so that the
+    merge commit writes the file exactly as one of its parents does. Raises
+    MergeConflict."""
+    mine = parse_version(ours, f"{name} (ours)")
+    other = parse_version(theirs, f"{name} (theirs)")
+    common = parse_base(base, f"{name} (common ancestor)")
+    result = merge(common, mine, other, target_side())
+    if result.data == other.data and result.data != mine.data:
+        return result, theirs
+    if result.data != mine.data:
+        return result, gamefile.dumps(result.data).encode()
+    return result, None
+
+
 def _entries(n: int) -> str:
     return f"{n} new entry" if n == 1 else f"{n} new entries"
 

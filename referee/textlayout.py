@@ -1,6 +1,6 @@
 """Text for narrow screens and e-mails: lines that fit a width, and legal moves grouped.
 
-Used by `status`, `move` and the mails (through referee.cli.common) and by the games'
+Used by `status`, `move` and the mails (through referee.statusview) and by the games'
 text boards. Nothing here knows a game: moves are grouped by their canonical text only.
 """
 

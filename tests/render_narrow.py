@@ -6,9 +6,9 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from referee.cli.common import legal_lines
 from referee.engine import Game, Match
 from referee.rng import Rng
+from referee.statusview import legal_lines
 
 LONG = ["a" * 24, "bartholomew-of-hohenlohe", "c_" * 12, "dietrich-von-bern-012345",
         "eberhard-im-bart-0123456"]

@@ -191,7 +191,7 @@ def test_the_index_holds_keyed_hashes(game: tuple[Path, Path], signers: Path,
 
 
 def _plaintext(path: Path, player: str) -> bytes:
-    from referee.cli.common import load, status_json, status_text
+    from referee.statusview import load, status_json, status_text
 
     gf, match = load(path, path.parent / "keep.secret")
     return viewsign.document(gf, SEED, path.name, player,
@@ -663,7 +663,7 @@ def test_views_are_padded_so_sizes_tell_nothing(name: str, tmp_path: Path,
     for size in sizes:
         assert size["ann"] == size["ben"]  # ...the same size
     assert len({s["ann"] for s in sizes}) == 1  # and the same after moves
-    from referee.cli.common import load, status_json, status_text
+    from referee.statusview import load, status_json, status_text
 
     gf, match = load(path, secret)
     plain = viewsign.document(gf, SEED, "g.json", "ann", status_text(gf, match, "ann", "g"),

@@ -11,7 +11,7 @@ import msgspec
 import pytest
 
 from referee import fileio, replay
-from referee.cli import cache
+from referee import pendingcache as cache
 from tests.conftest import run
 
 

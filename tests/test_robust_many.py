@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from referee import checking, gamefile, replay
-from referee.cli import cache
+from referee import pendingcache as cache
 from tests.conftest import run
 
 

@@ -11,12 +11,13 @@ import click
 from referee import seats
 from referee.bots import LEVELS, choose, make_bot
 from referee.bots.simulate import Result, simulate
-from referee.cli.common import command, emit_json, load, secret_option
+from referee.cli.common import command, emit_json, secret_option
 from referee.cli.play import bots_done
 from referee.engine import get_game
 from referee.errors import UsageError
 from referee.rng import Rng, new_seed
 from referee.schema import GAME_MASTER
+from referee.statusview import load
 from referee.submit import play_bots, set_seat, submit
 
 LEVEL = click.Choice(LEVELS)

@@ -1,4 +1,4 @@
-"""For CI and game masters: check (referee/checking.py) and pending."""
+"""For CI and game masters: check (referee/checking.py) and pending (referee/pending.py)."""
 
 from __future__ import annotations
 
@@ -10,17 +10,11 @@ from typing import Any
 
 import click
 
-from referee import fileio, gamefile, history, identity, replay, seats, secret
-from referee.checking import check_all, check_change, check_clocks_needed
-from referee.cli import cache
-from referee.cli.common import (
-    command,
-    emit_json,
-    internal_error,
-    prompt_line,
-    secret_option,
-)
-from referee.errors import RefereeError, UsageError
+from referee import history
+from referee.checking import check_all, check_change
+from referee.cli.common import command, emit_json, secret_option
+from referee.errors import UsageError
+from referee.pending import pending_rows
 
 # --- check ----------------------------------------------------------------------------
 
@@ -117,96 +111,6 @@ def check(paths: Sequence[Path], secret_path: Path | None, since: str | None, by
 # --- pending --------------------------------------------------------------------------
 
 
-def game_files(targets: Sequence[Path]) -> list[Path]:
-    """The files named, and every ``*.json`` under the folders named (sorted; symlinked
-    folders are not entered). Under a folder, names that start with ``.`` are no game
-    files: the judge's own state, caches and quarantine, ``.git`` (as the judge serves
-    only ``[!.]*.json``; ``check --since`` still looks at every file git tracks)."""
-    files: list[Path] = []
-    for target in targets:
-        if not target.is_dir():
-            files.append(target)
-            continue
-        for folder, dirs, names in os.walk(target):
-            dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-            files += [Path(folder, n) for n in sorted(names)
-                      if n.endswith(".json") and not n.startswith(".")]
-    return files
-
-
-def pending_row(path: Path) -> dict[str, Any]:
-    """What ``pending`` says of one file: whose turn since when, or why it cannot say.
-    Rows of files already seen byte for byte come from the cache (referee.cli.cache)."""
-    raw: bytes | None = None
-    try:
-        raw = fileio.read_bytes(path)
-        row = cache.lookup(raw)
-        if row is None:
-            row = _pending_state(raw, path)
-            cache.store(raw, row)
-    except RefereeError as exc:
-        return {"file": str(path), "error": exc.message, **_identity_of(raw)}
-    except Exception as exc:  # a bug: report it for this file and carry on
-        return {"file": str(path), "error": internal_error(exc, str(path)).message}
-    return {"file": str(path), **row}
-
-
-def _identity_of(raw: bytes | None) -> dict[str, Any]:
-    """The identity of a file that could not be replayed (it may still copy a game)."""
-    header = history.parse_header(raw)
-    return {} if header is None else {"id": identity.game_id(header),
-                                      "identity": identity.keys(header)}
-
-
-def _pending_state(raw: bytes, path: Path) -> dict[str, Any]:
-    gf = gamefile.parse(raw, str(path))
-    seed = secret.find_seed(gf, None, path)
-    match = replay.replay(gf, seed)
-    game = match.game
-    waiting = gamefile.waiting(gf, match)
-    bots = seats.seats_at(gf.data).bots
-    row = {"game": game.name, "id": gf.game_id, "identity": identity.keys(gf),
-           "finished": game.finished(match.state),
-           "since": gf.log[-1].get("at") if gf.log else gf.data.get("created"),
-           "waiting": waiting, "prompt": prompt_line(gf, match),
-           "bots": [p for p in waiting if p in bots]}
-    times = times_out(gf, seed)
-    if times:
-        row["times_out"] = times
-    return row
-
-
-def times_out(gf: gamefile.GameFile, seed: str | None) -> dict[str, str]:
-    """When each awaited seat of a game with a clock times out, as the referee last saw
-    the game (it depends only on the file, so `pending`'s cache may keep it)."""
-    if seed is None or not check_clocks_needed(gf):
-        return {}
-    from referee import clock, clockview
-
-    try:
-        tl = clock.timeline(gf, seed)
-        rep = clockview.report(tl, clock.verify(gf, tl).at)
-    except RefereeError:
-        return {}
-    return {p: row["times_out"] for p, row in rep["seats"].items() if "times_out" in row}
-
-
-def mark_copies(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Rows of files that are the same game as another file (a copy: the same header,
-    commitment or id) become errors naming both files: neither is served."""
-    keyed = [(row["file"], row["identity"], str(row.get("id", "?")))
-             for row in rows if "identity" in row]
-    copies = identity.duplicated_files(identity.duplicates_of_keys(keyed))
-    out = []
-    for row in rows:
-        row = {k: v for k, v in row.items() if k != "identity" and ("error" not in row
-                                                                   or k != "id")}
-        if row["file"] in copies:
-            row = {"file": row["file"], "error": copies[row["file"]].message}
-        out.append(row)
-    return out
-
-
 @command()
 @click.argument("targets", nargs=-1, required=True, metavar="FILE_OR_DIR...",
                 type=click.Path(path_type=Path))
@@ -217,8 +121,7 @@ def pending(targets: Sequence[Path], as_json: bool) -> None:
     the repository secret in REFEREE_SECRET). Two files of one game (a copy: the same
     header, rng commitment or game id) are both reported, not shown.
     """
-    with cache.session():  # the cache's index: read once, written once
-        rows = mark_copies([pending_row(path) for path in game_files(targets)])
+    rows = pending_rows(targets)
     if as_json:
         emit_json(rows)
         return

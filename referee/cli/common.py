@@ -1,10 +1,10 @@
 """Helpers shared by the commands: the ``command`` decorator (error handling and
-``--json``), JSON output, loading, status text."""
+``--json``), JSON output, escaping, the shared options and reading input. What the
+commands show of a game is the library's (:mod:`referee.statusview`)."""
 
 from __future__ import annotations
 
 import contextlib
-import datetime as dt
 import functools
 import json
 import os
@@ -16,8 +16,7 @@ from typing import Any, TypeVar
 
 import click
 
-from referee import fileio, gamefile, replay, secret, textlayout
-from referee.engine import Match, legal_strings
+from referee import fileio
 from referee.errors import GameFileError, RefereeError, UsageError, internal_error
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -187,72 +186,6 @@ def parse_option_pairs(pairs: Sequence[str]) -> dict[str, str]:
 
 
 
-def status_json(gf: gamefile.GameFile, match: Match, viewer: str | None) -> dict[str, Any]:
-    game = match.game
-    state = match.state
-    finished = game.finished(state)
-    out: dict[str, Any] = {
-        "game": game.name,
-        "id": gf.game_id,
-        "rules": gf.data["rules"],
-        "players": gf.players,
-        "moves": len(gf.log),
-        "to_move": gamefile.waiting(gf, match),
-        "prompt": prompt_line(gf, match),
-        "finished": finished,
-        "scores": game.scores(state),
-        "ranking": game.ranking(state) if finished else None,
-        "as": viewer,
-        "view": game.view(state, viewer),
-    }
-    if viewer is not None:
-        out["legal"] = (
-            [] if gamefile.missing_nonces(gf) else legal_strings(game, state, viewer)
-        )
-    return out
-
-
-def load(path: Path, secret_path: Path | None = None) -> tuple[gamefile.GameFile, Match]:
-    gf = gamefile.read(path)
-    return gf, replay.replay(gf, secret.find_seed(gf, secret_path, path))
-
-
-def prompt_line(gf: gamefile.GameFile, match: Match | None) -> str:
-    missing = gamefile.missing_nonces(gf)
-    if missing or match is None:
-        return gamefile.nonce_prompt(gf)
-    return match.game.prompt(match.state)
-
-
-
-def status_text(gf: gamefile.GameFile, match: Match, viewer: str | None, name: str,
-                wide: bool = False) -> str:
-    """The text of `status` (also the body of the mails): lines of at most 80 characters,
-    or with ``wide`` the same laid out for WIDE columns."""
-    game = match.game
-    width = textlayout.WIDE if wide else textlayout.WIDTH
-    title = f"{game.title}: {name} (move {len(gf.log)})"
-    lines = [title, "=" * min(len(title), width)]
-    if gamefile.missing_nonces(gf):
-        lines.append(prompt_line(gf, match))
-        return "\n".join(textlayout.fit_all(lines, width))
-    lines += [game.render(match.state, viewer, width=width), "", prompt_line(gf, match)]
-    if viewer is not None and not game.finished(match.state):
-        lines += legal_lines(match, viewer, width)
-    return "\n".join(textlayout.fit_all(lines, width))
-
-
-def legal_lines(match: Match, player: str, width: int = textlayout.WIDTH) -> list[str]:
-    """"legal moves for P (n):" and the moves grouped by kind (textlayout.grouped_lines),
-    or that P has nothing to decide."""
-    legal = legal_strings(match.game, match.state, player)
-    if not legal:
-        return [f"{player} has nothing to decide now."]
-    return [f"legal moves for {player} ({len(legal)}; {textlayout.GROUPED_NOTE}):",
-            *textlayout.grouped_lines(legal, width)]
-
-
-
 def read_stdin() -> bytes:
     """Standard input, at most the game-file size cap. Raises UsageError."""
     data = sys.stdin.buffer.read(fileio.MAX_GAME_FILE_BYTES + 1)
@@ -267,10 +200,3 @@ def read_bytes(path: Path) -> bytes:
         return fileio.read_bytes(path, "file")
     except GameFileError as exc:
         raise UsageError(exc.message) from None
-
-
-
-def mail_date() -> dt.datetime:
-    return dt.datetime.fromisoformat(gamefile.now().replace("Z", "+00:00"))
-
-

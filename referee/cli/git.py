@@ -1,9 +1,8 @@
-"""Games in a git repository: encrypted private views, and git's diff and merge drivers."""
+"""Games in a git repository: encrypted private views (the library's
+:mod:`referee.gitviews`), and git's diff and merge drivers."""
 
 from __future__ import annotations
 
-import json
-import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -11,53 +10,19 @@ from typing import Any
 
 import click
 
-from referee import agebox, gamefile, gitdrivers, history, identity, replay, secret, viewsign
-from referee.cli.common import (
-    command,
-    emit_json,
-    load,
-    read_bytes,
-    secret_option,
-    status_json,
-    status_text,
+from referee import agebox, gitdrivers, viewsign
+from referee.cli.common import command, emit_json, read_bytes, secret_option
+from referee.errors import RefereeError
+from referee.gitviews import (
+    default_signers,
+    duplicate_ids,
+    expected_of,
+    verify_view,
+    view_targets,
+    write_game_views,
 )
-from referee.errors import RefereeError, UsageError
-
-SIGNERS_IN_REPO = Path(history.SIGNERS)  # the file `check --signed` verifies commits with
 
 # --- views ------------------------------------------------------------------------------
-
-
-def repo_root(path: Path) -> Path | None:
-    """The root of the git work tree holding ``path`` (None outside one, or no git)."""
-    try:
-        top = subprocess.run(["git", "rev-parse", "--show-toplevel"],
-                             cwd=path.resolve().parent, capture_output=True, check=False)
-    except (FileNotFoundError, NotADirectoryError):
-        return None
-    return Path(top.stdout.decode().strip()) if top.returncode == 0 else None
-
-
-def default_signers(game_path: Path) -> Path:
-    """``.referee/allowed_signers`` at the root of the git repository holding the game.
-    Raises UsageError outside a repository."""
-    top = repo_root(game_path)
-    if top is None:
-        raise UsageError(f"{game_path} is not in a git repository, so there is no default "
-                         "allowed-signers file", hints=["give --signers PATH"])
-    return top / SIGNERS_IN_REPO
-
-
-def repo_name(path: Path) -> str:
-    """The game file's path in its repository (its name outside one): what a view
-    names it by."""
-    top = repo_root(path)
-    if top is not None:
-        try:
-            return path.resolve().relative_to(top.resolve()).as_posix()
-        except ValueError:
-            pass
-    return path.name
 
 
 def _views_lines(path: Path, report: agebox.ViewsReport, out: Path) -> list[str]:
@@ -86,62 +51,6 @@ def _warnings(path: Path, report: agebox.ViewsReport, signers: agebox.Signers,
     return lines
 
 
-def write_game_views(path: Path, out: Path, secret_path: Path | None,
-                     signers: agebox.Signers) -> agebox.ViewsReport:
-    """Replay the game at ``path`` with its secret and write its views into ``out``,
-    each signed with the game's referee key. Raises RefereeError."""
-    gf, match = load(path, secret_path)
-    seed = secret.find_seed(gf, secret_path, path)
-    assert seed is not None  # load() replayed, so the seed is known
-    problem = viewsign.header_key_problem(gf, seed)
-    if problem:
-        raise viewsign.ViewError(problem)
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise UsageError(f"cannot create {out}: {exc.strerror}") from None
-    name, rel = path.name, repo_name(path)
-    plaintexts = {
-        p: viewsign.document(gf, seed, rel, p, status_text(gf, match, p, name),
-                             status_json(gf, match, p))
-        for p in gf.players
-    }
-    public = status_text(gf, match, None, name) + "\n"
-    return agebox.write_views(out, path.stem, gf.game_id, agebox.views_key(seed),
-                              plaintexts, public, signers)
-
-
-def duplicate_ids(paths: Sequence[Path]) -> dict[Path, str]:
-    """The files among ``paths`` that are the same game as another one (the same header,
-    rng commitment or game id: :mod:`referee.identity`, as `pending` and `site` find
-    them), each with the message saying so (a copy of a game with a forged header must
-    not be served beside the real one). Unreadable files are left to the caller."""
-    games = []
-    for path in paths:
-        try:
-            games.append((path, gamefile.read(path)))
-        except RefereeError:
-            continue
-    copies = identity.duplicated_files(identity.duplicates(games))
-    return {Path(f): f"{d.message}: no views are written for either"
-            for f, d in copies.items()}
-
-
-def _targets(paths: Sequence[Path], out_dir: Path | None) -> list[tuple[Path, Path]]:
-    """(game, folder of its views) per game. Raises UsageError when two games' views
-    would have the same names."""
-    targets = [(p, out_dir or p.parent) for p in paths]
-    seen: dict[tuple[Path, str], Path] = {}
-    for path, out in targets:
-        key = (out.resolve(), path.stem)
-        if key in seen and seen[key].resolve() != path.resolve():
-            raise UsageError(f"{seen[key]} and {path} would write the same view files in "
-                             f"{out}", hints=["give them different names or run views "
-                                              "once per game with its own --out"])
-        seen[key] = path
-    return targets
-
-
 @command()
 @click.argument("paths", nargs=-1, required=True, metavar="FILE...",
                 type=click.Path(path_type=Path))
@@ -164,7 +73,7 @@ def views(paths: Sequence[Path], signers_path: Path | None, out_dir: Path | None
     Players read and verify theirs with `referee view`. A game that fails (two files
     with one game id included) is reported and the others' views are still written.
     """
-    targets = _targets(paths, out_dir)
+    targets = view_targets(paths, out_dir)
     signers_path = signers_path or default_signers(paths[0])
     signers = agebox.read_signers(signers_path)
     results: list[dict[str, Any]] = []
@@ -228,78 +137,6 @@ def view(path: Path, identity: Path | None, game_path: Path | None, player: str 
         click.echo(note, err=True)
 
 
-def expected_of(path: Path, player: str | None) -> tuple[str, str | None]:
-    """(whose view ``path`` must be, the game file stem its name says or None)."""
-    parts = path.name[:-4].rsplit(".", 1) if path.name.endswith(".age") else []
-    if player is not None:
-        return player, parts[0] if len(parts) == 2 and parts[1] == player else None
-    if len(parts) != 2 or not parts[0]:
-        raise UsageError(f"cannot tell whose view {path} is meant to be: its name is not "
-                         "STEM.PLAYER.age", hints=["give --as YOUR_PLAYER_ID"])
-    return parts[1], parts[0]
-
-
-def locate_game(doc: dict[str, Any], view_path: Path, game_path: Path | None) -> Path:
-    """The game file to verify the view with: ``game_path``, else the file the view
-    names at its path in the repository (signed, in a sealed game's view), else the file
-    of that name beside the view. Raises ViewError."""
-    if game_path is not None:
-        return game_path
-    named = Path(str(doc["file"]))
-    candidates = []
-    top = repo_root(view_path)
-    if top is not None and not named.is_absolute() and ".." not in named.parts:
-        candidates.append(top / named)  # first: a copy beside the view may be an old one
-    candidates.append(view_path.parent / named.name)
-    for candidate in candidates:
-        if candidate.is_file():
-            return candidate
-    raise viewsign.ViewError(f"cannot verify {view_path}: the game file it is of "
-                             f"({doc['file']}) is not at hand",
-                             hints=["give --game FILE (the game file from the repository)"])
-
-
-def verify_view(doc: dict[str, Any], path: Path, game_path: Path | None, player: str,
-                stem: str | None) -> str | None:
-    """Refuse a view that is not the referee's, not ``player``'s, not of this game or
-    older than the game file (viewsign). Returns a note for a view newer than the game
-    file at hand. Raises RefereeError."""
-    game = locate_game(doc, path, game_path)
-    gf = gamefile.read(game)
-    if game_path is not None and Path(str(doc["file"])).name != game.name \
-            and doc["game"] == gf.game_id:
-        stem = Path(str(doc["file"])).stem  # a copy under another name: the id decides
-    if gf.sealed and "seed" not in gf.data["rng"]:
-        viewsign.check_signature(doc, gf, str(path), str(game))
-        return viewsign.check_binding(doc, gf, str(path), str(game), player, stem)
-    if game_path is None:  # anybody may commit an open game for a forged view to match
-        raise viewsign.ViewError(
-            f"{game} is an open game (its seed is public, so anyone could write a view "
-            f"that matches it): {path} is checked only against a game file you name",
-            hints=[f"give --game FILE, or simply `referee status FILE --as {player}`"])
-    note = viewsign.check_binding(doc, gf, str(path), str(game), player, stem)
-    if note is not None:
-        raise viewsign.ViewError(f"{path} is of move {doc['moves']}, but {game} has only "
-                                 f"{len(gf.log)} entries: pull, then view it again")
-    check_replayed(doc, gf, path, game, player)
-    return None
-
-
-def check_replayed(doc: dict[str, Any], gf: gamefile.GameFile, path: Path, game: Path,
-                   player: str) -> None:
-    """An open game's view (anyone could sign it: the seed is public) is the game
-    replayed to the view's move. Raises ViewError."""
-    part = gamefile.GameFile({**gf.data, "log": gf.log[:int(doc["moves"])]}, gf.game)
-    match = replay.replay(part, secret.find_seed(part, None, game))
-    name = Path(str(doc["file"])).name
-    status = json.loads(json.dumps(status_json(part, match, player)))
-    if doc["text"] != status_text(part, match, player, name) or doc["status"] != status:
-        raise viewsign.ViewError(f"{path} does not show what {game} shows {player} at move "
-                                 f"{doc['moves']}: it is forged, do not trust it",
-                                 hints=["`referee status --as YOU` shows the real view of "
-                                        "an open game"])
-
-
 # --- git drivers ------------------------------------------------------------------------
 
 
@@ -335,22 +172,15 @@ def git_merge(base: Path, ours: Path, theirs: Path, name: str | None,
     name = name or str(ours)
     raws = [read_bytes(p) for p in (base, ours, theirs)]
     try:
-        mine = gitdrivers.parse_version(raws[1], f"{name} (ours)")
-        other = gitdrivers.parse_version(raws[2], f"{name} (theirs)")
-        common = gitdrivers.parse_base(raws[0], f"{name} (common ancestor)")
-        result = gitdrivers.merge(common, mine, other, gitdrivers.target_side())
+        result, merged = gitdrivers.merge_files(raws[0], raws[1], raws[2], name)
     except gitdrivers.MergeConflict as exc:
         click.echo(f"referee git-merge: {name}: not merged: {exc.message}", err=True)
         click.echo(f"  the file keeps this branch's version; the other side's is "
                    f"`git show MERGE_HEAD:{name}` (or `git checkout --theirs {name}`)",
                    err=True)
         sys.exit(1)
-    # A result equal to one side keeps that side's bytes, so that the merge commit
-    # writes the file exactly as one of its parents does.
-    if result.data == other.data and result.data != mine.data:
-        agebox.write_atomic(ours, raws[2])
-    elif result.data != mine.data:
-        agebox.write_atomic(ours, gamefile.dumps(result.data).encode())
+    if merged is not None:
+        agebox.write_atomic(ours, merged)
     if not result.dropped:
         return
     for line in gitdrivers.dropped_report(result, name):

@@ -28,8 +28,8 @@ def rematch(path: Path, new_path: Path, game_id: str | None, secret_path: Path |
     header's `rematch_of` names FILE's game id and header hash.
     """
     from referee import rematch as rematchmod
-    from referee.cli.common import load, prompt_line
     from referee.cli.play import bot_move_lines, bots_done, players_text
+    from referee.statusview import load, prompt_line
 
     made = rematchmod.rematch(path, new_path, secret_path=secret_path, secret_out=secret_out,
                               game_id=game_id, force=force)

@@ -1,114 +1,27 @@
-"""Mail: the `mail` command and the e-mail side of `move --from-email`."""
+"""Mail: the `mail` command and the e-mail side of `move --from-email` (the library's
+:mod:`referee.gamemail`)."""
 
 from __future__ import annotations
 
-import os
-import sys
 from pathlib import Path
-from typing import Any
 
 import click
 
-from referee import gamefile, replay, roster, secret
-from referee.cli.common import (
-    command,
-    emit_json,
-    mail_date,
-    read_bytes,
-    read_stdin,
-    secret_option,
-    status_text,
-)
-from referee.engine import Match
-from referee.errors import RefereeError, SealedError, UsageError
+from referee import gamefile, replay, secret
+from referee.cli.common import command, emit_json, read_bytes, read_stdin, secret_option
+from referee.errors import SealedError
+from referee.gamemail import MailIdentify, answer_rejection, build_mails, deliver
+
+__all__ = ["answer_rejection", "mail_command", "mail_identify"]
 
 
-class mail_identify:
-    """The ``identify`` step of :func:`referee.submit.submit` for a reply mail: reads the
-    mail once, authenticates it inside the game's lock with the judge's checks
-    (:mod:`referee.mail.intake`), and keeps its bytes (``raw``) and the authenticated
-    player (``found``) for the answer to a rejection. The accepted mail's Message-ID goes
-    into the log entry, so the same mail is refused a second time."""
+def mail_identify(email_path: Path, player: str | None, reply_out: Path | None,
+                  sender: str) -> MailIdentify:
+    """The ``identify`` step of `move --from-email MESSAGE` (``-``: standard input)."""
+    def read() -> bytes:
+        return read_stdin() if str(email_path) == "-" else read_bytes(email_path)
 
-    def __init__(self, email_path: Path, player: str | None, reply_out: Path | None,
-                 sender: str) -> None:
-        self.email_path, self.player = email_path, player
-        self.reply_out, self.sender = reply_out, sender
-        self.raw = b""
-        self.found: str | None = None
-
-    def __call__(self, gf: gamefile.GameFile, seed: str | None
-                 ) -> tuple[str, list[str], dict[str, Any]]:
-        self.raw = read_stdin() if str(self.email_path) == "-" else read_bytes(self.email_path)
-        player, texts, msgid = from_email(gf, seed, self.raw, self.player, self.reply_out,
-                                          self.sender)
-        self.found = player
-        return player, texts, {"mail": msgid}
-
-
-def from_email(gf: gamefile.GameFile, seed: str | None, raw: bytes, player: str | None,
-               reply_out: Path | None, sender: str) -> tuple[str, list[str], str]:
-    """The authenticated player, the moves and the Message-ID of a reply mail: the same
-    checks as the judge's (a MAC'd referee Message-ID of this game answered at the
-    current play number, a registered From address, the token, not played before).
-    Raises MailError (after writing the rejection to ``reply_out``)."""
-    from referee.mail import intake
-
-    if seed is None:
-        raise SealedError("mail tokens need the game's secret", hints=["give --secret FILE"])
-    mail = intake.read(raw)
-    key = secret.mail_key(seed)
-    try:
-        mid = intake.answered(mail, gf.game_id, key)
-        if mid.player not in gf.players:
-            raise intake.Refusal("seat", f"this mail answers a mail to {mid.player!r}, "
-                                 "who plays no seat: only players move")
-        if player is not None and player != mid.player:
-            raise intake.Refusal("seat", f"the mail is {mid.player}'s, not {player}'s")
-        settings = roster.settings(gf.data)
-        seat = intake.Seat(mid.player, settings.token_name(mid.player),
-                           tuple(settings.emails.get(mid.player, [])))
-        intake.admit(mail, mid, seat, key=key, game_id=gf.game_id, log=gf.log)
-        if not mail.reply.moves:
-            raise intake.Refusal("no-move", "no move found in the mail: write it on the "
-                                 "first line, or as 'move: ...'")
-    except intake.Refusal as exc:
-        # a vacation notice or a bounce is never answered; a mail without a From neither
-        if exc.reason != "automatic" and mail.reply.sender:
-            answer_rejection(gf, raw, exc, reply_out, sender, None)
-        raise
-    return mid.player, list(mail.reply.moves), mail.msgid
-
-
-def answer_rejection(gf: gamefile.GameFile, raw: bytes, exc: RefereeError,
-                     reply_out: Path | None, sender: str, player: str | None) -> None:
-    """Write the mail that answers a rejected reply. ``player``: the authenticated
-    player (their registered address gets it, with the legal moves); None: the mail was
-    not authenticated, and its sender gets only the reason."""
-    from referee import mail
-
-    if reply_out is None:
-        return
-    reply = mail.parse_reply(raw)
-    legal = getattr(exc, "legal", []) if player is not None else []
-    to = roster.settings(gf.data).address(player) if player in gf.players else None
-    message = mail.rejection(reply, exc.message, legal, sender=sender, to=to, date=mail_date())
-    if str(reply_out) == "-":
-        mail.write_stdout([message], sys.stdout)
-    else:  # the one atomic write: it replaces a symlink there, never writes through it
-        import io
-
-        from referee import fileio
-        from referee.errors import GameFileError
-
-        text = io.StringIO()
-        mail.write_stdout([message], text)
-        try:
-            fileio.write_atomic(reply_out, text.getvalue().encode("utf-8", "surrogateescape"),
-                                durable=False, what="answer")
-        except GameFileError as exc:  # "cannot write the answer PATH: REASON; ..."
-            reason = exc.message.rsplit(": ", 1)[-1].removesuffix("; nothing was changed")
-            raise UsageError(f"cannot write {reply_out}: {reason}") from None
+    return MailIdentify(read, player, reply_out, sender)
 
 
 # --- mail -----------------------------------------------------------------------------
@@ -151,57 +64,3 @@ def mail_command(path: Path, secret_path: Path | None, sender: str, waiting_only
     if not gf.sealed:
         click.echo("note: this game is not sealed; anyone with the file can compute the mail "
                    "tokens. Use `referee new --sealed` for games played by mail.", err=True)
-
-
-def build_mails(gf: gamefile.GameFile, match: Match, seed: str, sender: str,
-                waiting_only: bool, name: str) -> tuple[list[Any], list[str]]:
-    from referee import mail
-    from referee.mail import intake
-
-    game = match.game
-    waiting = gamefile.waiting(gf, match)
-    subject = mail.subject(game.title, gf.game_id, waiting)
-    settings = roster.settings(gf.data)
-    outgoing, skipped = [], []
-    for pid in gf.players:
-        if waiting_only and pid not in waiting:
-            continue
-        to = settings.to(pid)  # the name quoted: it can add no recipient
-        if not to:
-            skipped.append(pid)
-            continue
-        if pid in waiting:
-            body = status_text(gf, match, pid, name) + (
-                "\n\nReply to this mail with your move on the first line (or lines "
-                "'move: ...' for several). Keep the [#...] tag in the subject: it is your "
-                "token.\n")
-        else:
-            body = status_text(gf, match, None, name) + "\n"
-        outgoing.append(mail.Outgoing(pid, to, subject, body))
-    messages = mail.compose(outgoing, sender=sender, game_id=gf.game_id,
-                            move_number=intake.plays(gf.log), date=mail_date(),
-                            key=secret.mail_key(seed),
-                            token_names={p: settings.token_name(p) for p in gf.players})
-    return messages, skipped
-
-
-def deliver(messages: list[Any], maildir: Path | None, smtp: str | None, starttls: bool,
-            user: str | None, password_env: str, quiet: bool) -> list[str]:
-    from referee import mail
-
-    if maildir is not None:
-        return mail.write_maildir(messages, maildir)
-    if smtp is not None:
-        host, _, port = smtp.rpartition(":")
-        if not host or not port.isdigit():
-            raise UsageError(f"--smtp takes HOST:PORT, got {smtp!r}")
-        password = os.environ.get(password_env) if user else None
-        if user and password is None:
-            raise UsageError(f"--user needs the password in the environment variable "
-                             f"{password_env}")
-        return mail.send_smtp(messages, host, int(port), starttls=starttls, username=user,
-                              password=password)
-    if not quiet:
-        mail.write_stdout(messages, sys.stdout)
-    return []
-

@@ -9,18 +9,9 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from referee import engine, gamefile, seats
-from referee.cli.common import (
-    command,
-    emit_json,
-    legal_lines,
-    load,
-    parse_option_pairs,
-    prompt_line,
-    secret_option,
-    status_json,
-    status_text,
-)
+from referee.cli.common import command, emit_json, parse_option_pairs, secret_option
 from referee.errors import MoveError, UsageError
+from referee.statusview import legal_lines, load, prompt_line, status_json, status_text
 
 if TYPE_CHECKING:  # the commands import what they use: `status` starts faster
     from referee.submit import BotMove
