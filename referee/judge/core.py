@@ -20,6 +20,7 @@ from __future__ import annotations
 import datetime as dt
 import email.policy
 import errno
+import os
 import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -35,7 +36,7 @@ from referee.errors import GameFileError, RefereeError
 from referee.judge import html, meta, text
 from referee.judge.store import Store
 from referee.judge.transport import Outbox
-from referee.mail import intake, tokens
+from referee.mail import intake, mime, tokens
 from referee.mail.delivery import DeliveryError, Refused
 from referee.submit import BotMove, play_bots
 
@@ -135,6 +136,8 @@ class Judge:
         self._loaded: dict[Path, tuple[tuple[int, int], Loaded]] = {}
         self._twins: set[str] = set()  # the skipped files logged
         self._deadline_cache: dict[Path, tuple[tuple[int, int], meta.Settings]] = {}
+        self._file_paths: dict[str, Path] = {}  # a game file's name -> its path
+        self._paths_cache: tuple[Any, dict[str, Path]] | None = None
 
     def reset(self) -> None:
         """Forget everything not saved (after a failure in the middle of a mail or a
@@ -149,13 +152,18 @@ class Judge:
         """Game id -> file, for every game file in the directory (cached by mtime).
         Two files of one game (the same header, commitment or id: referee/identity.py):
         the one this judge has served before (else the first by name) is served, the
-        other skipped with a log line."""
+        other skipped with a log line. Asked every poll: one directory listing and one
+        stat a file; the rest is kept while no file and no served name changed."""
         games: list[tuple[Path, str, dict[str, str]]] = []
-        for path in sorted(self.config.games_dir.glob("[!.]*.json")):
+        for path in self._game_files():
             known = self._identity(path)
             if known is not None:
                 games.append((path, *known))
         served = {g.get("file") for g in self.store.data["games"].values()}
+        mark = ([(p.name, self._ids[p][:2]) for p, _, _ in games],
+                sorted(s for s in served if isinstance(s, str)))
+        if self._paths_cache is not None and self._paths_cache[0] == mark:
+            return dict(self._paths_cache[1])
         games.sort(key=lambda g: g[0].name not in served)  # (stable: then by name)
         copies = identity.duplicates_of_keys([(str(p), keys, gid) for p, gid, keys in games])
         skipped = {d.file: d for d in copies}
@@ -165,14 +173,29 @@ class Judge:
                 self._twin(path, Path(skipped[str(path)].other), skipped[str(path)].kind)
             else:
                 found[gid] = path
+        self._paths_cache = (mark, dict(found))
         return found
+
+    def _game_files(self) -> list[Path]:
+        """The game files of the folder (``[!.]*.json``), by name."""
+        folder = self.config.games_dir
+        try:
+            names = sorted(n for n in os.listdir(folder)
+                           if n.endswith(".json") and not n.startswith("."))
+        except OSError:
+            return []
+        paths = self._file_paths
+        if len(paths) > 4 * len(names) + 64:
+            paths.clear()
+        return [paths.get(n) or paths.setdefault(n, folder / n) for n in names]
 
     def _identity(self, path: Path) -> tuple[str, dict[str, str]] | None:
         """The game id and identity keys of the file at ``path`` (cached by mtime and
         size), or None (logged) if it cannot be read."""
         try:
-            stat = path.stat()
+            stat = os.stat(path)
         except OSError:
+            self._ids.pop(path, None)
             return None
         cached = self._ids.get(path)
         if cached is None or cached[:2] != (stat.st_mtime, stat.st_size):
@@ -247,7 +270,7 @@ class Judge:
 
     def message(self, game: Loaded, player: str, to: str, body: str,
                 answers: str | None = None, references: Sequence[str] = (), *,
-                board: bool = False) -> EmailMessage:
+                board: bool = False) -> mime.Mail:
         """A mail of the game to ``player`` (or WATCHER / GM): fixed subject, a fresh
         MAC'd Message-ID, threaded under the player's root (this mail is the root if
         there is none yet), or under ``answers``. ``board``: an HTML part too, with the
@@ -257,42 +280,43 @@ class Judge:
         msgid = tokens.make_id(game.key, gid, player, plays(game.gf), self.store.next_counter(gid))
         thread = f"{player}|{to}"  # a new address (or person) starts a new thread
         root = state["roots"].get(thread)
-        msg = EmailMessage(policy=email.policy.default)
-        msg["From"] = self.config.sender
-        msg["To"] = to
-        msg["Subject"] = self.subject(game, player)
-        msg["Date"] = format_datetime(self.config.clock())
-        msg["Message-ID"] = msgid
+        subject = self.subject(game, player)
+        headers = [("From", self.config.sender), ("To", to), ("Subject", subject),
+                   ("Date", format_datetime(self.config.clock())), ("Message-ID", msgid)]
         refs = [r for r in [root, *references] if r]
         if answers:
-            msg["In-Reply-To"] = answers
+            headers.append(("In-Reply-To", answers))
             refs.append(answers)
         elif root:
-            msg["In-Reply-To"] = root
+            headers.append(("In-Reply-To", root))
         if refs:
-            msg["References"] = " ".join(dict.fromkeys(refs))
+            headers.append(("References", " ".join(dict.fromkeys(refs))))
+        mime.check(headers)  # (a bad value fails before the state changes)
         if root is None:
             state["roots"][thread] = msgid
-        msg["Auto-Submitted"] = "auto-generated" if answers is None else "auto-replied"
-        msg["X-Referee-Game"] = gid
         shown = "watcher" if player == WATCHER else player
-        msg["X-Referee-Player"] = shown
-        msg["X-Referee-Move"] = str(len(game.gf.log))
+        headers += [("Auto-Submitted", "auto-generated" if answers is None else "auto-replied"),
+                    ("X-Referee-Game", gid), ("X-Referee-Player", shown),
+                    ("X-Referee-Move", str(len(game.gf.log)))]
         footer = ["", "-- ", f"game: {gid}", f"player: {shown}"]
         plain = body.rstrip("\n") + "\n" + "\n".join(footer) + "\n"
-        mailmod.set_text(msg, plain)
+        content: mime.Leaf | mime.Multipart | None = None
         if board and not gamefile.missing_nonces(game.gf):
             viewer = player if player in game.gf.players else None
-            html.add_board(msg, plain, game.match, viewer, gid, len(game.gf.log),
-                           cache=html.cache_for(self.config.games_dir),
-                           seen=state.setdefault("tiles", {}).setdefault(thread, {}),
-                           whole=answers is not None)
-        return msg
+            content = html.board_body(
+                plain, subject=subject, msgid=msgid, match=game.match, viewer=viewer,
+                game_id=gid, moves=len(game.gf.log),
+                cache=html.cache_for(self.config.games_dir),
+                seen=state.setdefault("tiles", {}).setdefault(thread, {}),
+                whole=answers is not None)
+        return mime.Mail(headers, content or mime.text(plain, mime_version=True))
 
-    def queue(self, msg: EmailMessage) -> None:
-        recipients = [a for _, a in getaddresses([str(v) for v in msg.get_all("To", [])]) if a]
-        policy = email.policy.default.clone(linesep="\n")
-        self.store.enqueue(str(msg["Message-ID"]), recipients, msg.as_bytes(policy=policy))
+    def queue(self, msg: mime.Mail | EmailMessage) -> None:
+        recipients = [a for _, a in getaddresses([str(v) for v in msg.get_all("To", []) or []])
+                      if a]
+        raw = msg.as_bytes() if isinstance(msg, mime.Mail) else \
+            msg.as_bytes(policy=email.policy.default.clone(linesep="\n"))
+        self.store.enqueue(str(msg["Message-ID"]), recipients, raw)
 
     def flush(self) -> int:
         """Deliver every queued mail, each taken off the queue once delivered and named
