@@ -22,6 +22,7 @@ import email.policy
 import errno
 import os
 import traceback
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from email.message import EmailMessage
@@ -126,6 +127,16 @@ class Loaded:
     settings: meta.Settings
 
 
+#: how many games a judge keeps replayed (each a few hundred KB at most)
+LOADED_KEPT = 128
+
+
+def _mark(stat: os.stat_result) -> tuple[int, int, int]:
+    """What tells that a file changed: its inode (a write through a rename makes a new
+    one), its mtime and its size."""
+    return stat.st_ino, stat.st_mtime_ns, stat.st_size
+
+
 class Judge:
     def __init__(self, config: Config, outbox: Outbox) -> None:
         self.config = config
@@ -133,7 +144,8 @@ class Judge:
         self.store = Store(config.games_dir)
         self._ids: dict[Path, tuple[float, int, str, dict[str, str]]] = {}
         self._notified: dict[Path, tuple[int, int]] = {}
-        self._loaded: dict[Path, tuple[tuple[int, int], Loaded]] = {}
+        # the games replayed, by file (kept while its inode, mtime and size are the same)
+        self._loaded: OrderedDict[Path, tuple[tuple[int, int, int], Loaded]] = OrderedDict()
         self._twins: set[str] = set()  # the skipped files logged
         self._deadline_cache: dict[Path, tuple[tuple[int, int], meta.Settings]] = {}
         self._file_paths: dict[str, Path] = {}  # a game file's name -> its path
@@ -224,17 +236,30 @@ class Judge:
         except OSError:
             return None
         cached = self._loaded.get(path)
-        if cached is not None and cached[0] == (stat.st_mtime_ns, stat.st_size):
+        if cached is not None and cached[0] == _mark(stat):
+            self._loaded.move_to_end(path)
             return cached[1]
         found = self._load(path)
         if found is not None:
-            self._loaded = {path: ((stat.st_mtime_ns, stat.st_size), found)}
+            self._keep(path, _mark(stat), found)
         return found
 
     def remember(self, game: Loaded) -> None:
-        """Keep ``game`` (just written by this judge) as the loaded state of its file."""
+        """Keep ``game`` (just written by this judge) as the loaded state of its file, and
+        its identity and settings: no other read of the file until it changes again."""
         stat = game.path.stat()
-        self._loaded = {game.path: ((stat.st_mtime_ns, stat.st_size), game)}
+        self._keep(game.path, _mark(stat), game)
+        self._ids[game.path] = (stat.st_mtime, stat.st_size, game.gf.game_id,
+                                identity.keys(game.gf))
+        self._deadline_cache[game.path] = ((stat.st_mtime_ns, stat.st_size), meta.settings(
+            game.gf.data, deadline_hours=self.config.deadline_hours,
+            deadline_bot=self.config.deadline_bot))
+
+    def _keep(self, path: Path, mark: tuple[int, int, int], game: Loaded) -> None:
+        self._loaded[path] = (mark, game)
+        self._loaded.move_to_end(path)
+        while len(self._loaded) > LOADED_KEPT:
+            self._loaded.popitem(last=False)
 
     def _load(self, path: Path) -> Loaded | None:
         try:
