@@ -150,6 +150,7 @@ class Judge:
         self._deadline_cache: dict[Path, tuple[tuple[int, int], meta.Settings]] = {}
         self._file_paths: dict[str, Path] = {}  # a game file's name -> its path
         self._paths_cache: tuple[Any, dict[str, Path]] | None = None
+        self._positions = text.Positions()
 
     def reset(self) -> None:
         """Forget everything not saved (after a failure in the middle of a mail or a
@@ -157,6 +158,7 @@ class Judge:
         self.store = Store(self.config.games_dir)
         self._notified.clear()
         self._loaded.clear()
+        self._positions = text.Positions()
 
     # ------------------------------------------------------------------ games
 
@@ -436,7 +438,8 @@ class Judge:
         waiting = gamefile.waiting(gf, match)
         over = match.game.finished(match.state)
         earliest = min([state["seen"] or 0, *state["last"].values()])
-        timeline = text.Timeline(gf, game.seed, earliest)
+        timeline = text.Timeline(gf, game.seed, earliest,
+                                 start=self._positions.after(gf, earliest))
         for pid in gf.players:
             to = game.settings.to(pid)
             if to is None:
@@ -458,6 +461,7 @@ class Judge:
         if sorted(waiting) != sorted(state["waiting"]) or start:
             state["since"] = self.config.clock().isoformat()
         state["waiting"], state["seen"], state["mark"] = waiting, len(gf.log), mark
+        self._positions.keep(gf, match)  # where the next mail's timeline starts
         self.store.save()
         self.flush()
 
