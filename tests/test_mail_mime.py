@@ -124,9 +124,14 @@ def test_any_names_subjects_and_bodies(name: str, subject: str, player: str, ref
                ("Subject", f"[referee] {subject} [#abc]"), ("Message-ID", f"<{player}@x.y>"),
                *([("References", ids)] if ids else []), ("X-Referee-Player", player)]
     for page in (None, f"<p>{body}</p>"):
-        ours = written(headers, body, page, [(PNG, f"{player}.1@x.y", "a.png")] if page else [])
-        theirs = oracle(headers, body, page, [(PNG, f"{player}.1@x.y", "a.png")] if page
-                        else [])
+        pngs = [(PNG, f"{player}.1@x.y", "a.png")] if page else []
+        try:
+            theirs = oracle(headers, body, page, pngs)
+        except Exception as exc:  # (the standard library fails on some names, e.g. ".")
+            with pytest.raises(type(exc)):  # the writer fails alike, in the same call
+                written(headers, body, page, pngs)
+            continue
+        ours = written(headers, body, page, pngs)
         assert unboundaried(ours) == unboundaried(theirs)
         assert parts(ours) == parts(theirs)
         back = email.message_from_bytes(ours, policy=email.policy.default)
