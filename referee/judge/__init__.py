@@ -79,5 +79,6 @@ def run_once(judge: Judge, inbox: Inbox) -> Stats:
                              f"{exc.strerror or exc}; it stays for the next run") from exc
         stats.processed += 1
         stats.played += outcome.action == "played"
-    judge.notify_all()
+    if stats.processed:  # (no mail: the look before this one saw every change)
+        judge.notify_all()
     return stats

@@ -20,7 +20,9 @@ from __future__ import annotations
 import datetime as dt
 import email.policy
 import errno
+import os
 import traceback
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from email.message import EmailMessage
@@ -35,7 +37,7 @@ from referee.errors import GameFileError, RefereeError
 from referee.judge import html, meta, text
 from referee.judge.store import Store
 from referee.judge.transport import Outbox
-from referee.mail import intake, tokens
+from referee.mail import intake, mime, tokens
 from referee.mail.delivery import DeliveryError, Refused
 from referee.submit import BotMove, play_bots
 
@@ -125,6 +127,16 @@ class Loaded:
     settings: roster.Settings
 
 
+#: how many games a judge keeps replayed (each a few hundred KB at most)
+LOADED_KEPT = 128
+
+
+def _mark(stat: os.stat_result) -> tuple[int, int, int]:
+    """What tells that a file changed: its inode (a write through a rename makes a new
+    one), its mtime and its size."""
+    return stat.st_ino, stat.st_mtime_ns, stat.st_size
+
+
 class Judge:
     def __init__(self, config: Config, outbox: Outbox) -> None:
         self.config = config
@@ -132,9 +144,13 @@ class Judge:
         self.store = Store(config.games_dir)
         self._ids: dict[Path, tuple[float, int, str, dict[str, str]]] = {}
         self._notified: dict[Path, tuple[int, int]] = {}
-        self._loaded: dict[Path, tuple[tuple[int, int], Loaded]] = {}
+        # the games replayed, by file (kept while its inode, mtime and size are the same)
+        self._loaded: OrderedDict[Path, tuple[tuple[int, int, int], Loaded]] = OrderedDict()
         self._twins: set[str] = set()  # the skipped files logged
         self._deadline_cache: dict[Path, tuple[tuple[int, int], roster.Settings]] = {}
+        self._file_paths: dict[str, Path] = {}  # a game file's name -> its path
+        self._paths_cache: tuple[Any, dict[str, Path]] | None = None
+        self._positions = text.Positions()
 
     def reset(self) -> None:
         """Forget everything not saved (after a failure in the middle of a mail or a
@@ -142,6 +158,7 @@ class Judge:
         self.store = Store(self.config.games_dir)
         self._notified.clear()
         self._loaded.clear()
+        self._positions = text.Positions()
 
     # ------------------------------------------------------------------ games
 
@@ -149,13 +166,18 @@ class Judge:
         """Game id -> file, for every game file in the directory (cached by mtime).
         Two files of one game (the same header, commitment or id: referee/identity.py):
         the one this judge has served before (else the first by name) is served, the
-        other skipped with a log line."""
+        other skipped with a log line. Asked every poll: one directory listing and one
+        stat a file; the rest is kept while no file and no served name changed."""
         games: list[tuple[Path, str, dict[str, str]]] = []
-        for path in sorted(self.config.games_dir.glob("[!.]*.json")):
+        for path in self._game_files():
             known = self._identity(path)
             if known is not None:
                 games.append((path, *known))
         served = {g.get("file") for g in self.store.data["games"].values()}
+        mark = ([(p.name, self._ids[p][:2]) for p, _, _ in games],
+                sorted(s for s in served if isinstance(s, str)))
+        if self._paths_cache is not None and self._paths_cache[0] == mark:
+            return dict(self._paths_cache[1])
         games.sort(key=lambda g: g[0].name not in served)  # (stable: then by name)
         copies = identity.duplicates_of_keys([(str(p), keys, gid) for p, gid, keys in games])
         skipped = {d.file: d for d in copies}
@@ -165,14 +187,29 @@ class Judge:
                 self._twin(path, Path(skipped[str(path)].other), skipped[str(path)].kind)
             else:
                 found[gid] = path
+        self._paths_cache = (mark, dict(found))
         return found
+
+    def _game_files(self) -> list[Path]:
+        """The game files of the folder (``[!.]*.json``), by name."""
+        folder = self.config.games_dir
+        try:
+            names = sorted(n for n in os.listdir(folder)
+                           if n.endswith(".json") and not n.startswith("."))
+        except OSError:
+            return []
+        paths = self._file_paths
+        if len(paths) > 4 * len(names) + 64:
+            paths.clear()
+        return [paths.get(n) or paths.setdefault(n, folder / n) for n in names]
 
     def _identity(self, path: Path) -> tuple[str, dict[str, str]] | None:
         """The game id and identity keys of the file at ``path`` (cached by mtime and
         size), or None (logged) if it cannot be read."""
         try:
-            stat = path.stat()
+            stat = os.stat(path)
         except OSError:
+            self._ids.pop(path, None)
             return None
         cached = self._ids.get(path)
         if cached is None or cached[:2] != (stat.st_mtime, stat.st_size):
@@ -201,17 +238,30 @@ class Judge:
         except OSError:
             return None
         cached = self._loaded.get(path)
-        if cached is not None and cached[0] == (stat.st_mtime_ns, stat.st_size):
+        if cached is not None and cached[0] == _mark(stat):
+            self._loaded.move_to_end(path)
             return cached[1]
         found = self._load(path)
         if found is not None:
-            self._loaded = {path: ((stat.st_mtime_ns, stat.st_size), found)}
+            self._keep(path, _mark(stat), found)
         return found
 
     def remember(self, game: Loaded) -> None:
-        """Keep ``game`` (just written by this judge) as the loaded state of its file."""
+        """Keep ``game`` (just written by this judge) as the loaded state of its file, and
+        its identity and settings: no other read of the file until it changes again."""
         stat = game.path.stat()
-        self._loaded = {game.path: ((stat.st_mtime_ns, stat.st_size), game)}
+        self._keep(game.path, _mark(stat), game)
+        self._ids[game.path] = (stat.st_mtime, stat.st_size, game.gf.game_id,
+                                identity.keys(game.gf))
+        self._deadline_cache[game.path] = ((stat.st_mtime_ns, stat.st_size), meta.settings(
+            game.gf.data, deadline_hours=self.config.deadline_hours,
+            deadline_bot=self.config.deadline_bot))
+
+    def _keep(self, path: Path, mark: tuple[int, int, int], game: Loaded) -> None:
+        self._loaded[path] = (mark, game)
+        self._loaded.move_to_end(path)
+        while len(self._loaded) > LOADED_KEPT:
+            self._loaded.popitem(last=False)
 
     def _load(self, path: Path) -> Loaded | None:
         try:
@@ -247,7 +297,7 @@ class Judge:
 
     def message(self, game: Loaded, player: str, to: str, body: str,
                 answers: str | None = None, references: Sequence[str] = (), *,
-                board: bool = False) -> EmailMessage:
+                board: bool = False) -> mime.Mail:
         """A mail of the game to ``player`` (or WATCHER / GM): fixed subject, a fresh
         MAC'd Message-ID, threaded under the player's root (this mail is the root if
         there is none yet), or under ``answers``. ``board``: an HTML part too, with the
@@ -257,42 +307,43 @@ class Judge:
         msgid = tokens.make_id(game.key, gid, player, plays(game.gf), self.store.next_counter(gid))
         thread = f"{player}|{to}"  # a new address (or person) starts a new thread
         root = state["roots"].get(thread)
-        msg = EmailMessage(policy=email.policy.default)
-        msg["From"] = self.config.sender
-        msg["To"] = to
-        msg["Subject"] = self.subject(game, player)
-        msg["Date"] = format_datetime(self.config.clock())
-        msg["Message-ID"] = msgid
+        subject = self.subject(game, player)
+        headers = [("From", self.config.sender), ("To", to), ("Subject", subject),
+                   ("Date", format_datetime(self.config.clock())), ("Message-ID", msgid)]
         refs = [r for r in [root, *references] if r]
         if answers:
-            msg["In-Reply-To"] = answers
+            headers.append(("In-Reply-To", answers))
             refs.append(answers)
         elif root:
-            msg["In-Reply-To"] = root
+            headers.append(("In-Reply-To", root))
         if refs:
-            msg["References"] = " ".join(dict.fromkeys(refs))
+            headers.append(("References", " ".join(dict.fromkeys(refs))))
+        mime.check(headers)  # (a bad value fails before the state changes)
         if root is None:
             state["roots"][thread] = msgid
-        msg["Auto-Submitted"] = "auto-generated" if answers is None else "auto-replied"
-        msg["X-Referee-Game"] = gid
         shown = "watcher" if player == WATCHER else player
-        msg["X-Referee-Player"] = shown
-        msg["X-Referee-Move"] = str(len(game.gf.log))
+        headers += [("Auto-Submitted", "auto-generated" if answers is None else "auto-replied"),
+                    ("X-Referee-Game", gid), ("X-Referee-Player", shown),
+                    ("X-Referee-Move", str(len(game.gf.log)))]
         footer = ["", "-- ", f"game: {gid}", f"player: {shown}"]
         plain = body.rstrip("\n") + "\n" + "\n".join(footer) + "\n"
-        mailmod.set_text(msg, plain)
+        content: mime.Leaf | mime.Multipart | None = None
         if board and not gamefile.missing_nonces(game.gf):
             viewer = player if player in game.gf.players else None
-            html.add_board(msg, plain, game.match, viewer, gid, len(game.gf.log),
-                           cache=html.cache_for(self.config.games_dir),
-                           seen=state.setdefault("tiles", {}).setdefault(thread, {}),
-                           whole=answers is not None)
-        return msg
+            content = html.board_body(
+                plain, subject=subject, msgid=msgid, match=game.match, viewer=viewer,
+                game_id=gid, moves=len(game.gf.log),
+                cache=html.cache_for(self.config.games_dir),
+                seen=state.setdefault("tiles", {}).setdefault(thread, {}),
+                whole=answers is not None)
+        return mime.Mail(headers, content or mime.text(plain, mime_version=True))
 
-    def queue(self, msg: EmailMessage) -> None:
-        recipients = [a for _, a in getaddresses([str(v) for v in msg.get_all("To", [])]) if a]
-        policy = email.policy.default.clone(linesep="\n")
-        self.store.enqueue(str(msg["Message-ID"]), recipients, msg.as_bytes(policy=policy))
+    def queue(self, msg: mime.Mail | EmailMessage) -> None:
+        recipients = [a for _, a in getaddresses([str(v) for v in msg.get_all("To", []) or []])
+                      if a]
+        raw = msg.as_bytes() if isinstance(msg, mime.Mail) else \
+            msg.as_bytes(policy=email.policy.default.clone(linesep="\n"))
+        self.store.enqueue(str(msg["Message-ID"]), recipients, raw)
 
     def flush(self) -> int:
         """Deliver every queued mail, each taken off the queue once delivered and named
@@ -392,7 +443,8 @@ class Judge:
         waiting = gamefile.waiting(gf, match)
         over = match.game.finished(match.state)
         earliest = min([state["seen"] or 0, *state["last"].values()])
-        timeline = text.Timeline(gf, game.seed, earliest)
+        timeline = text.Timeline(gf, game.seed, earliest,
+                                 start=self._positions.after(gf, earliest))
         for pid in gf.players:
             to = game.settings.to(pid)
             if to is None:
@@ -414,6 +466,7 @@ class Judge:
         if sorted(waiting) != sorted(state["waiting"]) or start:
             state["since"] = self.config.clock().isoformat()
         state["waiting"], state["seen"], state["mark"] = waiting, len(gf.log), mark
+        self._positions.keep(gf, match)  # where the next mail's timeline starts
         self.store.save()
         self.flush()
 

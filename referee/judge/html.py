@@ -17,22 +17,20 @@ pictures, the mail stays plain text: this module then changes nothing.
 from __future__ import annotations
 
 import base64
-import email.policy
 import hashlib
 import json
 from collections import OrderedDict
 from dataclasses import dataclass
-from email.message import EmailMessage
-from email.mime.nonmultipart import MIMENonMultipart
 from pathlib import Path
 from typing import Any
 
 from referee.engine import Match
 from referee.errors import UsageError
+from referee.mail import mime
 from referee.pictures.cache import PNG_SIGNATURE, PictureCache
 from referee.pictures.templating import environment
 
-__all__ = ["PNG_SIGNATURE", "add_board", "board_tiles", "cache_for", "render"]
+__all__ = ["PNG_SIGNATURE", "board_body", "board_tiles", "cache_for", "render"]
 
 CACHE_FOLDER = ".referee-pictures"  # in the games folder, beside the judge's state
 _CACHES: dict[Path | None, PictureCache] = {}
@@ -185,18 +183,19 @@ def _note(shown: list[Picture], total: int, whole: bool) -> str:
             "showed it (reply status for the whole board).")
 
 
-def add_board(msg: EmailMessage, body: str, match: Match, viewer: str | None,
-              game_id: str, moves: int, *, cache: PictureCache | None = None,
-              seen: dict[str, Any] | None = None, whole: bool = True) -> bool:
-    """Turn ``msg`` (its text part already set to ``body``) into multipart/alternative
-    with an HTML part showing ``viewer``'s board; False (``msg`` unchanged) when no
-    picture can be made. ``seen``: what the recipient's previous mail showed (under
+def board_body(plain: str, *, subject: str, msgid: str, match: Match, viewer: str | None,
+               game_id: str, moves: int, cache: PictureCache | None = None,
+               seen: dict[str, Any] | None = None, whole: bool = True
+               ) -> mime.Multipart | None:
+    """The body of a mail whose text is ``plain``: multipart/alternative of that text and
+    an HTML part showing ``viewer``'s board (multipart/related with its PNGs); None when
+    no picture can be made. ``seen``: what the recipient's previous mail showed (under
     "shown", see :func:`_remembered`), updated here; with it and not ``whole``, only
     the tiles that changed since are attached."""
     view = dict(match.game.view(match.state, viewer))
     tiles = board_tiles(view)
     if tiles is None:
-        return False
+        return None
     current = _remembered(tiles)
     before = _recall(str((seen or {}).get("shown", "")), tiles)
     whole = whole or before is None or match.game.finished(match.state)
@@ -206,28 +205,28 @@ def add_board(msg: EmailMessage, body: str, match: Match, viewer: str | None,
     if seen is not None:
         seen.clear()
         seen["shown"] = current
-    msgid = str(msg["Message-ID"]).strip("<>")
-    domain = msgid.partition("@")[2] or "referee.invalid"
-    local = hashlib.sha256(msgid.encode()).hexdigest()[:12]  # short: one header line
+    bare = msgid.strip("<>")
+    domain = bare.partition("@")[2] or "referee.invalid"
+    local = hashlib.sha256(bare.encode()).hexdigest()[:12]  # short: one header line
     images = [{"cid": f"{p.name}.{local}@{domain}" if p.png else "",
                "alt": f"{p.title}, {whose(viewer)}", "width": p.width, "height": p.height,
                "below": p.below, "title": p.title, "words": p.words} for p in shown]
     from referee.pictures.tiles import colours
 
-    page = render(body, subject=str(msg["Subject"]), images=images,
+    page = render(plain, subject=subject, images=images,
                   alt=alt_text(match.game.title, game_id, moves, viewer),
                   note=_note(shown, len(tiles), whole),
                   colours=colours(view))
-    msg.add_alternative(page, subtype="html", charset="utf-8", cte="quoted-printable")
-    html_part = msg.get_payload()[1]  # type: ignore[index]  # (a multipart: a list)
-    assert isinstance(html_part, EmailMessage)
-    pngs = [(p, image) for p, image in zip(shown, images, strict=True) if p.png]
-    if pngs:
-        html_part.make_related()
-    for p, image in pngs:
-        part = _image_part(p.png, str(image["cid"]), f"{p.name}.png")
-        html_part.attach(part)  # type: ignore[arg-type]  # (any MIME part attaches)
-    return True
+    html_part: mime.Leaf | mime.Multipart = mime.html_qp(page)
+    pngs = [mime.image(_base64(p.png), str(image["cid"]), f"{p.name}.png")
+            for p, image in zip(shown, images, strict=True) if p.png]
+    if pngs:  # (as make_related: the Content headers move into the HTML's own part)
+        assert isinstance(html_part, mime.Leaf)
+        content = [h for h in html_part.headers if h[0].lower().startswith("content-")]
+        rest = [h for h in html_part.headers if not h[0].lower().startswith("content-")]
+        html_part = mime.Multipart("related", [mime.Leaf(content, html_part.body), *pngs],
+                                   rest)
+    return mime.Multipart("alternative", [mime.text(plain), html_part])
 
 
 _BASE64: OrderedDict[bytes, str] = OrderedDict()  # a PNG's SHA-256 -> its base64 text
@@ -244,16 +243,3 @@ def _base64(png: bytes) -> str:
         while len(_BASE64) > _BASE64_KEPT:
             _BASE64.popitem(last=False)
     return found
-
-
-def _image_part(png: bytes, cid: str, filename: str) -> MIMENonMultipart:
-    """An inline PNG part (base64). Built with plain string headers: the same bytes as
-    ``MIMEImage`` and ``add_related`` write, without parsing each header into an object
-    or encoding a picture again."""
-    part = MIMENonMultipart("image", "png", policy=email.policy.compat32)
-    part.set_payload(_base64(png))
-    part["Content-Transfer-Encoding"] = "base64"
-    del part["MIME-Version"]
-    part["Content-Disposition"] = f'inline; filename="{filename}"'
-    part["Content-ID"] = f"<{cid}>"
-    return part

@@ -21,7 +21,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from email.message import EmailMessage
 from email.utils import format_datetime
@@ -33,7 +33,7 @@ from referee import mail as mailmod
 from referee.errors import MoveError, RefereeError, UsageError
 from referee.judge import meta, text
 from referee.judge.core import GM_HELP, GM_TOKEN, Judge, Loaded, environment_failure
-from referee.mail import intake
+from referee.mail import intake, mime
 from referee.mail.intake import Refusal
 from referee.mail.tokens import MailId
 from referee.submit import submit
@@ -138,7 +138,7 @@ class Incoming:
         mailmod.set_text(msg, body)
         self._queue([msg])
 
-    def _queue(self, messages: list[EmailMessage]) -> None:
+    def _queue(self, messages: Sequence[mime.Mail | EmailMessage]) -> None:
         for msg in messages:
             self.judge.queue(msg)
         self.judge.store.mark_answered(self.msgid)

@@ -7,11 +7,15 @@ render has none may give one with its ``legend`` capability (:func:`engine.legen
 
 from __future__ import annotations
 
+import copy
 import textwrap
+from collections import OrderedDict
 from collections.abc import Sequence
+from typing import Any
 
 from referee import engine, gamefile, replay, seats
 from referee.engine import Match
+from referee.rng import Rng
 from referee.roster import Settings
 from referee.schema import GAME_MASTER as GM
 
@@ -147,13 +151,16 @@ class Timeline:
     """The log entries from ``since`` on, each described for its author and for the
     others, with the score changes it caused: replayed once, shared by every mail."""
 
-    def __init__(self, gf: gamefile.GameFile, seed: str | None, since: int) -> None:
+    def __init__(self, gf: gamefile.GameFile, seed: str | None, since: int,
+                 start: Match | None = None) -> None:
+        """``start``: the position after entry ``since`` (:class:`Positions`), which the
+        timeline then owns; else the game is replayed up to there."""
         self.since = since
         # by, own text, public text, what happened in words, score changes
         self.items: list[tuple[str, str, str, list[str], list[str]]] = []
         if since >= len(gf.log):
             return
-        match = replay.replay(gf, seed, upto=since)
+        match = start if start is not None else replay.replay(gf, seed, upto=since)
         struck = replay.voided(gf)
         for i in range(since, len(gf.log)):
             before = match.game.scores(match.state)
@@ -179,6 +186,65 @@ class Timeline:
             if gains:
                 lines += _join_wrapped("      scoring: ", gains, ", ")
         return lines
+
+
+def copy_match(match: Match) -> Match:
+    """An independent copy of ``match`` (state, generator and move list), as the replay
+    copies a position for an undo: the game's ``copy_state`` where the state carries the
+    match's generator (both games do), else one deep copy of the two together."""
+    copier = getattr(match.game, "copy_state", None)
+    state: Any = None
+    rng: Any = None
+    if copier is not None and getattr(match.state, "rng", None) is match.rng:
+        state = copier(match.state)
+        rng = getattr(state, "rng", None)
+        if not isinstance(rng, Rng) or rng is match.rng:
+            state = None
+    if state is None:
+        state, rng = copy.deepcopy((match.state, match.rng))
+    return Match(match.game, list(match.players), dict(match.options), state, rng,
+                 list(match.log))
+
+
+class Positions:
+    """The positions of a game after the log entries its judge's mails were written at
+    (each a copy), so that the next mail's "since your last mail" starts from one
+    instead of a replay from the setup. A position is used only while the log up to it
+    is the same (its last entry, which carries the hash of all before it, is equal) and
+    strikes the same moves up to it."""
+
+    def __init__(self, per_game: int = 8, games: int = 128) -> None:
+        self.per_game, self.games = per_game, games
+        self._kept: OrderedDict[str, dict[int, tuple[Any, dict[int, int], Match]]] = \
+            OrderedDict()
+
+    def keep(self, gf: gamefile.GameFile, match: Match) -> None:
+        """Keep ``match``, the position after the whole log of ``gf`` (copied)."""
+        n = len(gf.log)
+        if not n:
+            return
+        kept = self._kept.setdefault(gf.game_id, {})
+        kept[n] = (gf.log[n - 1], _struck(gf, n), copy_match(match))
+        for old in sorted(kept)[:-self.per_game]:
+            del kept[old]
+        self._kept.move_to_end(gf.game_id)
+        while len(self._kept) > self.games:
+            self._kept.popitem(last=False)
+
+    def after(self, gf: gamefile.GameFile, n: int) -> Match | None:
+        """A copy of the position after entry ``n`` of ``gf``, or None."""
+        found = self._kept.get(gf.game_id, {}).get(n)
+        if found is None or not 0 < n <= len(gf.log):  # (the setup: no replay to spare)
+            return None
+        last, struck, match = found
+        if gf.log[n - 1] != last or _struck(gf, n) != struck:
+            return None
+        return copy_match(match)
+
+
+def _struck(gf: gamefile.GameFile, n: int) -> dict[int, int]:
+    """The moves among the first ``n`` entries that the log strikes."""
+    return {k: v for k, v in replay.voided(gf).items() if k <= n}
 
 
 def events(gf: gamefile.GameFile, seed: str | None, since: int, viewer: str | None) -> list[str]:

@@ -13,7 +13,6 @@ import email.policy
 import io
 import mailbox
 import os
-import re
 import smtplib
 import socket
 import ssl
@@ -239,7 +238,9 @@ def write_maildir(messages: Iterable[Message], path: str | Path) -> list[str]:
 
 
 def _crlf(raw: bytes) -> bytes:
-    return re.sub(rb"\r?\n", b"\r\n", raw)
+    """Every line ending (``\n`` or ``\r\n``) as ``\r\n``: what ``re.sub(rb"\r?\n",
+    b"\r\n", raw)`` gives, in two passes in C."""
+    return raw.replace(b"\r\n", b"\n").replace(b"\n", b"\r\n")
 
 
 def _refused(recipients: dict[str, tuple[int, bytes]]) -> str:
