@@ -253,7 +253,7 @@ class Judge:
         self._keep(game.path, _mark(stat), game)
         self._ids[game.path] = (stat.st_mtime, stat.st_size, game.gf.game_id,
                                 identity.keys(game.gf))
-        self._deadline_cache[game.path] = ((stat.st_mtime_ns, stat.st_size), meta.settings(
+        self._deadline_cache[game.path] = ((stat.st_mtime_ns, stat.st_size), roster.settings(
             game.gf.data, deadline_hours=self.config.deadline_hours,
             deadline_bot=self.config.deadline_bot))
 
