@@ -544,109 +544,12 @@ class Judge:
 
         clocks.tend(self, path)
 
-    # ------------------------------------------------------------------ deadlines
-
     def deadlines(self, path: Path) -> None:
         """A reminder to whoever is awaited before the deadline; at the deadline a mail
-        to the game master and the players."""
-        gid = self._ids.get(path, (0, 0, None, {}))[2]
-        state = self.store.data["games"].get(gid) if gid else None
-        if not state or not state["waiting"] or not state.get("since"):
-            return
-        found = self._deadline_settings(path)
-        if found is None:
-            return
-        hours = found.deadline_hours
-        if hours is None:
-            return
-        since = dt.datetime.fromisoformat(state["since"])
-        now = self.config.clock()
-        due = since + dt.timedelta(hours=hours)
-        remind = since + dt.timedelta(hours=hours * self.config.reminder_fraction)
-        waiting = state["waiting"]
-        expire = now >= due and state.get("expired") != state["since"]
-        if not expire and (now < remind or state.get("reminded") == state["since"]):
-            return
-        game = self.load(path)
-        if game is None:
-            return
-        if expire and found.deadline_bot and self._stand_in(game, waiting, found.deadline_bot,
-                                                            hours):
-            return
-        if expire:
-            note = [f"The deadline ({hours} h, {due:%Y-%m-%d %H:%M} UTC) has passed; "
-                    f"still waiting for {', '.join(waiting)}."]
-            for pid in game.gf.players:
-                to = game.settings.to(pid)
-                if to:
-                    self.queue(self.message(game, pid, to, text.body(
-                        game.gf, game.match, game.seed, pid, None, game.settings,
-                        full=pid in waiting, note=note), board=pid in waiting))
-            if game.settings.gm:
-                self.queue(self.message(game, meta.GM, game.settings.gm, "\n".join(
-                    [*note, "", "As game master you may extend the deadline, replace a",
-                     "player or change an address: see `help` (reply to this mail)."])))
-            state["expired"] = state["reminded"] = state["since"]
-        elif now >= remind and state.get("reminded") != state["since"]:
-            note = [f"Reminder: the deadline is {due:%Y-%m-%d %H:%M} UTC ({hours} h per "
-                    "decision)."]
-            for pid in waiting:
-                to = game.settings.to(pid)
-                if to:
-                    self.queue(self.message(game, pid, to, text.body(
-                        game.gf, game.match, game.seed, pid, None, game.settings, note=note),
-                        board=True))
-            state["reminded"] = state["since"]
-        else:
-            return
-        self.store.save()
-        self.flush()
+        to the game master and the players, or a stand-in bot (referee/judge/deadlines.py)."""
+        from referee.judge import deadlines
 
-
-    def _deadline_settings(self, path: Path) -> roster.Settings | None:
-        """The settings of the file at ``path`` over the judge's deadline defaults (no
-        game master: as ``deadlines`` has always read them), kept while the file is
-        unchanged: every round asks for every game's."""
-        try:
-            stat = path.stat()
-            mark = (stat.st_mtime_ns, stat.st_size)
-            cached = self._deadline_cache.get(path)
-            if cached is None or cached[0] != mark:
-                cached = (mark, roster.settings(gamefile.read(path).data,
-                                              deadline_hours=self.config.deadline_hours,
-                                              deadline_bot=self.config.deadline_bot))
-                self._deadline_cache[path] = cached
-        except (OSError, RefereeError):
-            return None
-        return cached[1]
-
-    def _stand_in(self, game: Loaded, waiting: list[str], level: str, hours: int) -> bool:
-        """At a missed deadline: a bot of ``level`` plays the decisions the awaited
-        players owe now (marked as the bot's), then everybody is mailed as after any
-        move, the game master with a note. False if the bot could play nothing."""
-        gid = game.gf.game_id
-        state = self.store.game(gid)
-        players = [p for p in waiting if p in game.gf.players]
-        try:
-            stand_in = {p: seats.make_seat(level) for p in players}
-        except RefereeError as exc:  # a hand-edited deadline record
-            self.config.log(f"deadline bot of {game.path.name}: {exc.message}")
-            return False
-        played = self.play_bots(game.path, stand_in)
-        state["expired"] = state["reminded"] = state["since"]
-        if not played:
-            return False
-        self.store.save()
-        self.notify(game.path)
-        fresh = self.load(game.path)
-        if fresh is not None and fresh.settings.gm:
-            lines = [f"The deadline ({hours} h) passed; a bot ({level}) played for "
-                     f"{', '.join(players)}:", *(f"  {b.n}. {b.player}: {b.text}"
-                                                  for b in played)]
-            self.queue(self.message(fresh, meta.GM, fresh.settings.gm, "\n".join(lines)))
-            self.store.save()
-            self.flush()
-        return True
+        deadlines.tend(self, path)
 
 
 GM_HELP = [
