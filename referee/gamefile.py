@@ -38,13 +38,12 @@ from referee.schema import (
     GAME_MASTER,
     NAME_MAX,
     PLAYER_ID,
-    JsonProblem,
     check_shape,
     path_first,
     schema_text,
     sealed_move_type,
-    strict_json,
 )
+from referee.strictjson import JsonProblem, strict_json
 
 
 @dataclass

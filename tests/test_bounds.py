@@ -19,7 +19,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from referee import gamefile, schema
+from referee import gamefile, schema, strictjson
 from referee.engine import get_game
 from referee.errors import AmbiguousMove, GameFileError, MalformedMove
 from tests.conftest import ok, run
@@ -349,9 +349,9 @@ def test_an_honest_file_is_read_in_one_pass(monkeypatch: pytest.MonkeyPatch) -> 
     """The careful (standard-library) pass never runs for a file the referee wrote."""
     def careful(raw: bytes) -> None:
         raise AssertionError("the careful pass ran for an honest file")
-    monkeypatch.setattr(schema, "_careful_json", careful)
+    monkeypatch.setattr(strictjson, "_careful_json", careful)
     for path in sorted((ROOT / "examples").glob("*.json")):
-        assert schema.strict_json(path.read_bytes()) == json.loads(path.read_bytes())
+        assert strictjson.strict_json(path.read_bytes()) == json.loads(path.read_bytes())
 
 
 @pytest.mark.parametrize(("text", "problem"), [
@@ -364,8 +364,8 @@ def test_an_honest_file_is_read_in_one_pass(monkeypatch: pytest.MonkeyPatch) -> 
     ('{"a": -0.0}', "a number with a fraction or exponent"),
 ])
 def test_the_fast_pass_sends_every_breach_to_the_careful_one(text: str, problem: str) -> None:
-    with pytest.raises(schema.JsonProblem, match=problem):
-        schema.strict_json(text.encode())
+    with pytest.raises(strictjson.JsonProblem, match=problem):
+        strictjson.strict_json(text.encode())
 
 
 @pytest.mark.parametrize("text", [
@@ -378,10 +378,10 @@ def test_what_the_fast_pass_cannot_clear_the_careful_one_decides(text: str) -> N
     try:
         expected: Any = json.loads(text, object_pairs_hook=_no_duplicates)
     except ValueError:
-        with pytest.raises(schema.JsonProblem, match="duplicate key"):
-            schema.strict_json(text.encode())
+        with pytest.raises(strictjson.JsonProblem, match="duplicate key"):
+            strictjson.strict_json(text.encode())
         return
-    assert schema.strict_json(text.encode()) == expected
+    assert strictjson.strict_json(text.encode()) == expected
 
 
 def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -401,7 +401,7 @@ JSON_VALUES = st.recursive(
 @given(JSON_VALUES, st.booleans())
 def test_strict_json_agrees_with_the_standard_library(value: Any, pretty: bool) -> None:
     text = json.dumps(value, ensure_ascii=False, indent=2 if pretty else None)
-    assert schema.strict_json(text.encode()) == json.loads(text)
+    assert strictjson.strict_json(text.encode()) == json.loads(text)
 
 
 @settings(max_examples=60, deadline=None)
@@ -412,8 +412,8 @@ def test_a_duplicate_key_anywhere_is_refused(value: dict[str, Any], which: int) 
     body = json.dumps(value, ensure_ascii=False)
     text = body[:-1] + f", {json.dumps(key)}: {json.dumps(value[key])}}}"
     for wrapped in (text, f'{{"log": [{text}]}}'):
-        with pytest.raises(schema.JsonProblem, match="duplicate key"):
-            schema.strict_json(wrapped.encode())
+        with pytest.raises(strictjson.JsonProblem, match="duplicate key"):
+            strictjson.strict_json(wrapped.encode())
 
 
 # --- the writers never write what the reader refuses --------------------------------------
