@@ -110,17 +110,11 @@ def check_clocks(gf: gamefile.GameFile, seed: str) -> dict[str, int] | None:
     record those times do not support."""
     from referee import clock
 
-    if not check_clocks_needed(gf):
+    if not replay.has_clock_records(gf.data):
         return None
     tl = clock.timeline(gf, seed)
     found = clock.verify(gf, tl)
     return {pid: max(seat.bank, 0) for pid, seat in found.seats.items()}
-
-
-def check_clocks_needed(gf: gamefile.GameFile) -> bool:
-    """Whether the game has a clock, or a clock record (to be refused if it has none)."""
-    kinds = ("clock", "stamp", "vacation", "timeout")  # referee.clock.CLOCK_KINDS
-    return "clock" in gf.data or any(e.get("meta", {}).get("kind") in kinds for e in gf.log)
 
 
 def change_of(since: Since, path: Path, gf: gamefile.GameFile, seed: str | None = None

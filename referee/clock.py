@@ -33,6 +33,7 @@ from typing import Any
 
 from referee.errors import ReplayError, UsageError
 from referee.schema import (
+    CLOCK_KINDS,
     CLOCK_SECONDS_MAX,
     CLOCK_SECONDS_MIN,
     GAME_MASTER,
@@ -43,7 +44,6 @@ MINUTE, HOUR, DAY, WEEK = 60, 3600, 86400, 7 * 86400
 UNITS = {"m": MINUTE, "h": HOUR, "d": DAY}
 TIMEOUTS = ("bot", "gm", "forfeit")
 DEFAULT_LEVEL = "greedy"  # the bot of `--timeout bot` and `forfeit` without a level
-CLOCK_KINDS = ("clock", "stamp", "vacation", "timeout")
 REMINDERS = (24 * HOUR, 4 * HOUR)  # the judge reminds an awaited player this long before
 _FAR = 2**62  # "never"
 
@@ -474,11 +474,6 @@ class Timeline:
     sealed: bool
     ranking: list[list[str]] | None = None  # the game's own, once it is over
 
-    @property
-    def clocked(self) -> bool:
-        return self.control is not None or any(
-            e.meta is not None and e.meta.get("kind") == "clock" for e in self.events)
-
     def clocks(self, at: int | None = None) -> Clocks:
         """The clocks after the whole log, advanced to ``at`` (pending entries count at
         ``at``); ``at`` None: at the last vouched time (what ``check`` verifies)."""
@@ -553,7 +548,9 @@ def verify(gf: Any, tl: Timeline) -> Clocks:
     to vouch for time, a stamp that vouches for nothing new, a vacation beyond the
     allowance, a timeout before the time ran out. Returns the clocks at the last vouched
     time. Raises ClockError."""
-    if tl.clocked and not tl.sealed:
+    from referee import replay
+
+    if replay.has_time_control(gf.data) and not tl.sealed:
         raise ClockError("a time control needs a sealed game: only the referee's MACs "
                          "vouch for time, and an open game has no secret to make them",
                          hints=["start the game with --sealed"])

@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 from referee import fileio, gamefile, history, identity, pendingcache, replay, seats, secret
-from referee.checking import check_clocks_needed
 from referee.errors import RefereeError, internal_error
 from referee.statusview import prompt_line
 
@@ -87,7 +86,7 @@ def _pending_state(raw: bytes, path: Path) -> dict[str, Any]:
 def times_out(gf: gamefile.GameFile, seed: str | None) -> dict[str, str]:
     """When each awaited seat of a game with a clock times out, as the referee last saw
     the game (it depends only on the file, so `pending`'s cache may keep it)."""
-    if seed is None or not check_clocks_needed(gf):
+    if seed is None or not replay.has_clock_records(gf.data):
         return {}
     from referee import clock, clockview
 

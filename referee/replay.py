@@ -26,7 +26,7 @@ from referee.gamefile import (
     rng_key,
 )
 from referee.rng import Rng
-from referee.schema import ENTRY_KINDS, GAME_MASTER
+from referee.schema import CLOCK_KINDS, ENTRY_KINDS, GAME_MASTER
 
 if TYPE_CHECKING:  # plans are imported only by a log that holds some
     from referee.plans import Book
@@ -429,6 +429,24 @@ def replay(gf: GameFile, seed: str | None = None, upto: int | None = None,
         if on_entry is not None:
             on_entry(i, match)
     return match
+
+
+def has_time_control(data: Mapping[str, Any]) -> bool:
+    """Whether the game file ``data`` has a time control: in its header, or set by the
+    game master's ``clock`` record (referee/clock.py; null then means "none from here
+    on", still a game whose clocks are computed)."""
+    return "clock" in data or any(_meta_kind(e) == "clock" for e in data["log"])
+
+
+def has_clock_records(data: Mapping[str, Any]) -> bool:
+    """Whether ``data`` has a time control or any clock record (a stamp, a vacation, a
+    timeout): what ``check`` must verify, and refuse in a game without a clock."""
+    return "clock" in data or any(_meta_kind(e) in CLOCK_KINDS for e in data["log"])
+
+
+def _meta_kind(entry: Mapping[str, Any]) -> Any:
+    meta = entry.get("meta")
+    return meta.get("kind") if type(meta) is dict else None
 
 
 def has_plans(log: Sequence[Mapping[str, Any]]) -> bool:

@@ -271,6 +271,7 @@ MetaRecord = Union[  # noqa: UP007 - msgspec wants a plain Union of tagged Struc
     MetaClock, MetaStamp, MetaVacation, MetaTimeout,
 ]
 META_KINDS = tuple(t.__struct_config__.tag for t in typing.get_args(MetaRecord))
+CLOCK_KINDS = ("clock", "stamp", "vacation", "timeout")  # the time records (docs/clocks.md)
 
 
 ENTRY_KINDS = ("move", "undo", "void", "meta")

@@ -368,11 +368,6 @@ def set_plan(path: Path, player: str, texts: Sequence[str], *,
 # --- clocks: vacations, stamps, timeouts, a new time control (referee/clock.py) ---------
 
 
-def _clocked(gf: gamefile.GameFile) -> bool:
-    return "clock" in gf.data or any(
-        e.get("meta", {}).get("kind") == "clock" for e in gf.log)
-
-
 def _check_clocks(tx: writecore.Transaction) -> None:
     """The new entries replayed (the write core's own check), then the clocks: a record
     the vouched times do not support is refused before anything is written."""
@@ -395,7 +390,7 @@ def vacation(path: Path, player: str, days: int, *, secret_path: Path | None = N
     with writecore.transaction(path, secret_path=secret_path, guard=guard) as tx:
         gf = tx.gf
         gf.player(player)
-        if not _clocked(gf):
+        if not replay.has_time_control(gf.data):
             raise UsageError("this game has no clock, so there is no vacation to take",
                              hints=["a game gets a clock with `referee new ... --clock`"])
         if tx.match is not None and tx.match.game.finished(tx.match.state):
@@ -458,7 +453,7 @@ def timeouts(path: Path, *, secret_path: Path | None = None,
 
     with writecore.transaction(path, secret_path=secret_path, replayed=False) as tx:
         gf = tx.gf
-        if tx.seed is None or not gf.sealed or not _clocked(gf):
+        if tx.seed is None or not gf.sealed or not replay.has_time_control(gf.data):
             return []
         clocks = clock.timeline(gf, tx.seed).clocks(clock.now())
         done: list[TimedOut] = []

@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from referee import clock, clockview, fileio, gamefile, secret
+from referee import clock, clockview, fileio, gamefile, replay, secret
 from referee.cli.common import command, emit_json, secret_option
 from referee.errors import RefereeError, SealedError, UsageError
 from referee.schema import GAME_MASTER
@@ -128,8 +128,7 @@ def tick_one(path: Path, out_dir: Path | None) -> dict[str, Any] | None:
     out: dict[str, Any] = {"file": str(path)}
     try:
         gf = gamefile.read(path)
-        if "clock" not in gf.data and not any(
-                e.get("meta", {}).get("kind") == "clock" for e in gf.log):
+        if not replay.has_time_control(gf.data):
             return None
         if secret.find_seed(gf, None, path) is None:
             raise SealedError("no secret for this game (set REFEREE_SECRET or "

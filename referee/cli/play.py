@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from referee import engine, gamefile, seats
+from referee import engine, gamefile, replay, seats
 from referee.cli.common import command, emit_json, parse_option_pairs, secret_option
 from referee.errors import MoveError, UsageError
 from referee.statusview import legal_lines, load, prompt_line, status_json, status_text
@@ -193,8 +193,7 @@ def status(path: Path, viewer: str | None, secret_path: Path | None, wide: bool,
 def status_clock(gf: gamefile.GameFile, path: Path, secret_path: Path | None
                  ) -> dict[str, Any] | None:
     """The clocks of a game with a time control (referee/clock.py), else None."""
-    if "clock" not in gf.data and not any(e.get("meta", {}).get("kind") == "clock"
-                                          for e in gf.log):
+    if not replay.has_time_control(gf.data):
         return None
     from referee.cli.clock import clock_report
     from referee.clock import ClockError

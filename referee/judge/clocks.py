@@ -13,9 +13,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from referee import clock, gamefile
+from referee import clock, gamefile, replay
 from referee.errors import RefereeError
-from referee.judge.timelines import clocked, timeline
+from referee.judge.timelines import timeline
 
 if TYPE_CHECKING:
     from referee.judge.core import Judge, Loaded
@@ -23,7 +23,9 @@ if TYPE_CHECKING:
 def tend(judge: Judge, path: Path) -> None:
     """Reminders and timeouts for the game at ``path`` (called each round)."""
     game = judge.load(path)
-    if game is None or not clocked(game.gf) or game.match.game.finished(game.match.state):
+    if game is None or not replay.has_time_control(game.gf.data):
+        return
+    if game.match.game.finished(game.match.state):
         return
     now = clock.now()
     clocks = timeline(game.gf, game.seed).clocks(now)

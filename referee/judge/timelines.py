@@ -3,17 +3,12 @@ its mails (docs/clocks.md); the reminders and timeouts are :mod:`referee.judge.c
 
 from __future__ import annotations
 
-from referee import clock, clockview, gamefile
+from referee import clock, clockview, gamefile, replay
 from referee.errors import RefereeError
 
 # game id -> (log length, hash of the last entry, timeline): one replay per file version
 _TIMELINES: dict[str, tuple[int, str, clock.Timeline]] = {}
 _KEPT = 256  # games whose timelines are kept (a judge serves fewer)
-
-
-def clocked(gf: gamefile.GameFile) -> bool:
-    return "clock" in gf.data or any(e.get("meta", {}).get("kind") == "clock"
-                                     for e in gf.log)
 
 
 def timeline(gf: gamefile.GameFile, seed: str) -> clock.Timeline:
@@ -31,7 +26,7 @@ def timeline(gf: gamefile.GameFile, seed: str) -> clock.Timeline:
 
 def mail_lines(gf: gamefile.GameFile, seed: str | None) -> list[str]:
     """The clock block of a mail (empty for a game without a clock)."""
-    if seed is None or not clocked(gf):
+    if seed is None or not replay.has_time_control(gf.data):
         return []
     try:
         rep = clockview.report(timeline(gf, seed), clock.now())

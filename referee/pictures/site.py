@@ -281,8 +281,7 @@ def _sealed_row(gf: gamefile.GameFile, i: int, entry: dict[str, Any]) -> MoveRow
 def _clock_lines(gf: gamefile.GameFile, seed: str | None) -> list[str]:
     """The clocks of a game with a time bank, as the referee last saw it (the site
     changes only with the file), or none."""
-    if seed is None or ("clock" not in gf.data and not any(
-            e.get("meta", {}).get("kind") == "clock" for e in gf.log)):
+    if seed is None or not replay.has_time_control(gf.data):
         return []
     from referee import clock, clockview
     from referee.errors import RefereeError
