@@ -367,14 +367,6 @@ def create(path: Path, data: Mapping[str, Any]) -> None:
     fileio.create(path, dumps(data))
 
 
-def replace(path: Path, old: bytes, data: Mapping[str, Any]) -> None:
-    """Atomically replace the (locked) file whose current bytes are ``old``."""
-    fileio.replace(path, old, dumps(data))
-
-
-locked = fileio.locked
-
-
 def move_entry(data: Mapping[str, Any], player: str, move: Move) -> dict[str, Any]:
     """The log entry for ``move`` by ``player``, to be appended to ``data``'s log (``n``,
     ``by`` and the move; ``prev``, ``at`` and the MAC are the write core's). In a sealed
