@@ -362,11 +362,6 @@ def dumps(data: Mapping[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def create(path: Path, data: Mapping[str, Any]) -> None:
-    """Write a new game file; refuses to overwrite. Raises UsageError if it exists."""
-    fileio.create(path, dumps(data))
-
-
 def move_entry(data: Mapping[str, Any], player: str, move: Move) -> dict[str, Any]:
     """The log entry for ``move`` by ``player``, to be appended to ``data``'s log (``n``,
     ``by`` and the move; ``prev``, ``at`` and the MAC are the write core's). In a sealed

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from referee import gamefile, replay, vouch
+from referee import gamefile, replay, vouch, writecore
 from referee import rng as rngmod
 from referee import secret as secretmod
 from referee.engine import Match, get_game
@@ -46,7 +46,7 @@ def make_game(folder: Path, name: str, n: int, moves: int | None = None,
     for player, move in match.log:
         gamefile.append_entry(data, player, move, seed=seed)
     path = folder / (file or f"{game_id}.json")
-    gamefile.create(path, data)
+    writecore.create(path, data)
     if sealed:
         secretmod.write_secret(secretmod.default_secret_path(path), game_id, seed)
     return path
