@@ -232,3 +232,21 @@ def wrap(text: str, width_px: float, size: float = 12) -> list[str]:
     if line:
         lines.append(line)
     return lines
+
+
+def title_block(c: Canvas, x: float, title: str, prompt: str) -> None:
+    """A picture's title and, under it, the prompt in at most two lines (both games)."""
+    c.text(x, 28, title, size=20, bold=True)
+    for i, line in enumerate(wrap(prompt, 760, 13)[:2]):
+        c.text(x, 50 + 16 * i, line, size=13)
+
+
+def change_note(c: Canvas, x: float, since: int | None, changed: bool) -> None:
+    """The key to the magenta marks: what changed since move ``since`` (None: no marks
+    asked for), or that nothing did."""
+    if since is None:
+        return
+    wide: dict[str, Any] = {"stroke-width": 3}
+    c.rect(x, 40, 16, 12, fill="none", stroke=HIGHLIGHT, **wide)
+    note = f"changed since move {since}" if changed else f"nothing changed since move {since}"
+    c.text(x + 24, 51, note, size=11)

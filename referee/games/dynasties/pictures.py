@@ -6,7 +6,15 @@ import json
 from typing import Any
 
 from referee.pictures.changes import NO_MARKS, Marks
-from referee.pictures.svg import HIGHLIGHT, MUTED, Canvas, Pieces, fit, player_fill, wrap
+from referee.pictures.svg import (
+    MUTED,
+    Canvas,
+    Pieces,
+    change_note,
+    fit,
+    player_fill,
+    title_block,
+)
 from referee.pictures.tiles import PAD, Tile, tile
 
 WIDTH = 1200
@@ -57,20 +65,14 @@ def _by_country(cities: list[dict[str, Any]]) -> dict[str, list[tuple[int, dict[
 
 def _header(c: Canvas, view: dict[str, Any], since: int | None, marks: Marks) -> None:
     state = "final position" if view["phase"] == "over" else f"round {view['round']}"
-    c.text(GAP, 28, f"Dynasties — {state}", size=20, bold=True)
-    for i, line in enumerate(wrap(view["prompt"], 760, 13)[:2]):
-        c.text(GAP, 50 + 16 * i, line, size=13)
+    title_block(c, GAP, f"Dynasties — {state}", view["prompt"])
     lx = WIDTH - 400
     c.figure(lx + 8, 22, "black", "N", "", "a Prince")
     c.text(lx + 20, 26, "Prince", size=11)
     c.figure(lx + 82, 22, "black", "E", "", "a Princess")
     c.text(lx + 94, 26, "Princess", size=11)
     c.text(lx + 160, 26, "★ child   letter = player's initial", size=11, fill=MUTED)
-    if since is not None:
-        wide: dict[str, Any] = {"stroke-width": 3}
-        c.rect(lx, 40, 16, 12, fill="none", stroke=HIGHLIGHT, **wide)
-        note = f"changed since move {since}" if marks else f"nothing changed since move {since}"
-        c.text(lx + 24, 51, note, size=11)
+    change_note(c, lx, since, bool(marks))
 
 
 def _countries(c: Canvas, y: float, view: dict[str, Any],

@@ -6,7 +6,15 @@ import json
 from typing import Any
 
 from referee.pictures.changes import NO_MARKS, Marks
-from referee.pictures.svg import HIGHLIGHT, MUTED, Canvas, Pieces, fit, player_fill, wrap
+from referee.pictures.svg import (
+    MUTED,
+    Canvas,
+    Pieces,
+    change_note,
+    fit,
+    player_fill,
+    title_block,
+)
 from referee.pictures.tiles import PAD, Tile, Words, colours, tile
 
 WIDTH = 1200
@@ -59,20 +67,14 @@ def draw(view: dict[str, Any], marks: Marks = NO_MARKS, since: int | None = None
 
 def _header(c: Canvas, view: dict[str, Any], since: int | None, marks: Marks) -> None:
     state = "final position" if view["finished"] else f"round {view['round']} of 5"
-    c.text(GAP, 28, f"The Staufer Dynasty — {state}", size=20, bold=True)
-    for i, line in enumerate(wrap(view["prompt"], 760, 13)[:2]):
-        c.text(GAP, 50 + 16 * i, line, size=13)
+    title_block(c, GAP, f"The Staufer Dynasty — {state}", view["prompt"])
     lx = WIDTH - 390
     c.figure(lx + 8, 22, "black", "E", "", "an Envoy")
     c.text(lx + 20, 26, "Envoy", size=11)
     c.figure(lx + 78, 22, "black", "N", "", "a Noble")
     c.text(lx + 90, 26, "Noble", size=11)
     c.text(lx + 140, 26, "letter = player's initial", size=11, fill=MUTED)
-    if since is not None:
-        wide: dict[str, Any] = {"stroke-width": 3}
-        c.rect(lx, 40, 16, 12, fill="none", stroke=HIGHLIGHT, **wide)
-        note = f"changed since move {since}" if marks else f"nothing changed since move {since}"
-        c.text(lx + 24, 51, note, size=11)
+    change_note(c, lx, since, bool(marks))
 
 
 def _region(c: Canvas, parent: Any, x: float, y: float, pos: int, r: dict[str, Any],
