@@ -6,7 +6,8 @@ assumption (``engine.assumptions(game)``) is matched to the usage keys that exer
 a key prefix, so that ``simulate`` can flag assumed values that (almost) never come up.
 
 What a game's keys are is the game's own: its ``usage`` capability (a module of its
-package, e.g. ``referee/games/staufer/usage.py``) gives ``extract(moves, state)``,
+package, e.g. ``referee/games/staufer/usage.py``) gives ``extract(moves, state)`` (its own keys; the
+moves by kind are counted for every game),
 ``PREFIXES`` (assumption key prefix -> usage key prefix) and optionally
 ``in_play(assumption_key, players)``. A game without one gets the generic count of its
 moves by kind (``move:Take``), and no assumption is matched to usage.
@@ -61,6 +62,11 @@ def in_play(game: Game | str, assumption_key: str, players: int) -> bool:
 
 
 def game_usage(game: Game, moves: Iterable[Move], state: State) -> Counter[str]:
-    """Usage keys of one finished game (the game's extraction, else moves by kind)."""
+    """Usage keys of one finished game: its moves by kind, and the game's own keys (its
+    extraction) beside them."""
+    moves = list(moves)
+    used = moves_by_kind(moves)
     extract: Any = getattr(engine.usage(game), "extract", None)
-    return Counter(extract(moves, state)) if extract else moves_by_kind(moves)
+    if extract is not None:
+        used.update(extract(moves, state))
+    return used

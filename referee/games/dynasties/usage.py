@@ -30,11 +30,11 @@ def _values(move: Any) -> list[Any]:
 
 
 def extract(moves: Iterable[Any], state: Any) -> Counter[str]:
-    """Usage keys of one finished game."""
+    """The game's own usage keys of one finished game (the moves by kind are counted
+    by :func:`referee.bots.usage.game_usage`)."""
     used: Counter[str] = Counter()
     for move in moves:
         kind = type(move).__name__
-        used[f"move:{kind}"] += 1
         card = getattr(move, "card", None)
         if kind in ("Place", "Use", "Trade", "TradeTwice", "SitOut") and card is not None:
             used[f"card:a{card:02d}"] += 1

@@ -21,13 +21,13 @@ PREFIXES = {
 
 
 def extract(moves: Iterable[Any], state: Any) -> Counter[str]:
-    """Usage keys of one finished game."""
+    """The game's own usage keys of one finished game (the moves by kind are counted
+    by :func:`referee.bots.usage.game_usage`)."""
     used: Counter[str] = Counter()
     chest_kind = state.data.chest_kind
     chest_colour = {ctype: colour for colour, ctype in chest_kind.values()}
     for move in moves:
         kind = type(move).__name__
-        used[f"move:{kind}"] += 1
         if kind == "Privilege":
             used[f"privilege:{move.number}"] += 1
         elif kind == "Pick":
