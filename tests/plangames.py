@@ -81,3 +81,16 @@ def state(path: Path, seed: str = SEED) -> Match:
 
 def text(match: Match, move: Move) -> str:
     return str(match.game.format_move(move))
+
+
+def pick_position(tmp: Path, sealed: bool = False) -> tuple[Path, str, str, str, list[str]]:
+    """A Staufer game just before a move that raises another player's bonus chest
+    pick: (file, mover, the move's text, the picker, the picks they will have)."""
+    path = new(tmp, "staufer", sealed=sealed)
+    mover, move, owing = play_until(path, "p0", raised(("pick",)))
+    match = state(path)
+    picker = next(p for p in owing if p != mover)
+    after = match.game.copy_state(match.state)
+    match.game.apply(after, mover, move)
+    picks = [match.game.format_move(m) for m in match.game.legal_moves(after, picker)]
+    return path, mover, text(match, move), picker, picks

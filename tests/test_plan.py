@@ -63,22 +63,9 @@ def test_in_a_sealed_game_a_condition_may_not_name_a_hidden_choice() -> None:
 # --- the CLI: Staufer -------------------------------------------------------------------
 
 
-def _pick_game(tmp_path: Path) -> tuple[Path, str, str, str, list[str]]:
-    """A Staufer game just before a move that raises another player's bonus chest
-    pick: (file, mover, the move, the picker, the picks they will have)."""
-    path = pg.new(tmp_path, "staufer")
-    mover, move, owing = pg.play_until(path, "p0", pg.raised(("pick",)))
-    match = pg.state(path)
-    picker = next(p for p in owing if p != mover)
-    after = match.game.copy_state(match.state)
-    match.game.apply(after, mover, move)
-    picks = [match.game.format_move(m) for m in match.game.legal_moves(after, picker)]
-    return path, mover, pg.text(match, move), picker, picks
-
-
 def test_a_standing_pick_is_played_the_moment_the_bonus_decision_arises(
         tmp_path: Path) -> None:
-    path, mover, move, picker, picks = _pick_game(tmp_path)
+    path, mover, move, picker, picks = pg.pick_position(tmp_path)
     wanted = picks[-1]
     out = ok("plan", path, "--as", picker, wanted).output
     assert "anyone holding the file can read" in out  # an open game says so
@@ -96,7 +83,7 @@ def test_a_standing_pick_is_played_the_moment_the_bonus_decision_arises(
 
 def test_a_standing_answer_that_fits_the_decision_but_is_not_legal_is_dropped_and_told(
         tmp_path: Path) -> None:
-    path, mover, move, picker, picks = _pick_game(tmp_path)
+    path, mover, move, picker, picks = pg.pick_position(tmp_path)
     missing = next(f"pick {c}" for c in ("vp5", "vp4", "envoy3", "brown", "keep", "first")
                    if f"pick {c}" not in picks)
     ok("plan", path, "--as", picker, missing)
@@ -111,7 +98,7 @@ def test_a_standing_answer_that_fits_the_decision_but_is_not_legal_is_dropped_an
 
 def test_a_standing_answer_of_another_kind_waits_for_a_decision_it_fits(
         tmp_path: Path) -> None:
-    path, mover, move, picker, picks = _pick_game(tmp_path)
+    path, mover, move, picker, picks = pg.pick_position(tmp_path)
     ok("plan", path, "--as", picker, "return court", picks[0])
     ok("move", path, "--as", mover, move)
     log = gamefile.read(path).log
@@ -121,7 +108,7 @@ def test_a_standing_answer_of_another_kind_waits_for_a_decision_it_fits(
 
 
 def test_planned_answers_chain_one_decision_after_another(tmp_path: Path) -> None:
-    path, mover, move, picker, picks = _pick_game(tmp_path)
+    path, mover, move, picker, picks = pg.pick_position(tmp_path)
     ok("plan", path, "--as", picker, "keep none", picks[0])
     out = ok("move", path, "--as", mover, move).output
     assert f"{picker}: {picks[0]} (planned" in out
@@ -131,7 +118,7 @@ def test_planned_answers_chain_one_decision_after_another(tmp_path: Path) -> Non
 
 def test_a_plan_written_while_its_decision_waits_answers_only_later_ones(
         tmp_path: Path) -> None:
-    path, mover, move, picker, picks = _pick_game(tmp_path)
+    path, mover, move, picker, picks = pg.pick_position(tmp_path)
     ok("move", path, "--as", mover, move)
     ok("plan", path, "--as", picker, picks[0])
     assert gamefile.read(path).log[-1]["meta"]["kind"] == "plan"  # nothing played
@@ -139,7 +126,7 @@ def test_a_plan_written_while_its_decision_waits_answers_only_later_ones(
 
 
 def test_clear_withdraws_the_plan(tmp_path: Path) -> None:
-    path, mover, move, picker, picks = _pick_game(tmp_path)
+    path, mover, move, picker, picks = pg.pick_position(tmp_path)
     ok("plan", path, "--as", picker, picks[0])
     assert "withdrawn" in ok("plan", path, "--as", picker, "--clear").output
     ok("move", path, "--as", mover, move)
@@ -148,7 +135,7 @@ def test_clear_withdraws_the_plan(tmp_path: Path) -> None:
 
 
 def test_bad_plans_change_nothing(tmp_path: Path) -> None:
-    path, _mover, _move, picker, _picks = _pick_game(tmp_path)
+    path, _mover, _move, picker, _picks = pg.pick_position(tmp_path)
     before = path.read_bytes()
     for args in (["pick gold"], ["if dan done then done"], ["done"] * (PLAN_LINES_MAX + 1),
                  ["--clear", "done"]):

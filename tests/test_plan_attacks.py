@@ -18,18 +18,6 @@ from tests import plangames as pg
 from tests.conftest import ok, require_tool, run
 
 
-def _pick_position(tmp_path: Path, sealed: bool = False
-                   ) -> tuple[Path, str, str, str, list[str]]:
-    path = pg.new(tmp_path, "staufer", sealed=sealed)
-    mover, move, owing = pg.play_until(path, "p0", pg.raised(("pick",)))
-    match = pg.state(path)
-    picker = next(p for p in owing if p != mover)
-    after = match.game.copy_state(match.state)
-    match.game.apply(after, mover, move)
-    picks = [match.game.format_move(m) for m in match.game.legal_moves(after, picker)]
-    return path, mover, pg.text(match, move), picker, picks
-
-
 def _append(path: Path, entry: dict[str, Any]) -> None:
     """What a cheater appends by hand: an entry with a right hash chain."""
     data = json.loads(path.read_text())
@@ -56,21 +44,21 @@ def _refused(path: Path, *words: str) -> str:
 
 
 def test_a_plan_for_another_seat_is_refused(tmp_path: Path) -> None:
-    path, mover, _, picker, picks = _pick_position(tmp_path)
+    path, mover, _, picker, picks = pg.pick_position(tmp_path)
     _append(path, {"by": mover, "meta": {"kind": "plan", "player": picker,
                                          "lines": [picks[0]]}})
     _refused(path, "only the game master may write it")
 
 
 def test_a_plan_by_the_game_master_is_refused(tmp_path: Path) -> None:
-    path, _, _, picker, picks = _pick_position(tmp_path)
+    path, _, _, picker, picks = pg.pick_position(tmp_path)
     _append(path, {"by": "gm", "meta": {"kind": "plan", "player": picker,
                                         "lines": [picks[0]]}})
     _refused(path, "a plan by the game master")
 
 
 def test_a_planned_move_forged_without_a_plan_is_refused(tmp_path: Path) -> None:
-    path, mover, move, picker, picks = _pick_position(tmp_path)
+    path, mover, move, picker, picks = pg.pick_position(tmp_path)
     ok("move", path, "--as", mover, move)
     trigger = gamefile.read(path).log[-1]["n"]
     _append(path, {**_pick_entry(path, picker, picks[0]), "plan": trigger})
@@ -78,7 +66,7 @@ def test_a_planned_move_forged_without_a_plan_is_refused(tmp_path: Path) -> None
 
 
 def test_a_planned_move_that_its_plan_does_not_give_is_refused(tmp_path: Path) -> None:
-    path, mover, move, picker, picks = _pick_position(tmp_path)
+    path, mover, move, picker, picks = pg.pick_position(tmp_path)
     ok("plan", path, "--as", picker, "return court")  # a plan, but not for this pick
     record = gamefile.read(path).log[-1]["n"]
     ok("move", path, "--as", mover, move)
@@ -88,7 +76,7 @@ def test_a_planned_move_that_its_plan_does_not_give_is_refused(tmp_path: Path) -
 
 def test_a_plan_written_after_its_decision_arose_gives_no_planned_move(
         tmp_path: Path) -> None:
-    path, mover, move, picker, picks = _pick_position(tmp_path)
+    path, mover, move, picker, picks = pg.pick_position(tmp_path)
     ok("move", path, "--as", mover, move)
     ok("plan", path, "--as", picker, picks[0])
     record = gamefile.read(path).log[-1]["n"]
@@ -124,7 +112,7 @@ def repo(tmp_path: Path) -> Path:
 
 
 def test_through_git_plans_pass_and_a_late_plan_is_refused(repo: Path) -> None:
-    path, mover, move, picker, picks = _pick_position(repo)
+    path, mover, move, picker, picks = pg.pick_position(repo)
     base = _commit(repo)
     ok("plan", path, "--as", picker, picks[0])  # the picker's change: their plan
     ok("check", path, "--since", base, "--by", picker)
@@ -142,7 +130,7 @@ def test_through_git_plans_pass_and_a_late_plan_is_refused(repo: Path) -> None:
 
 def test_through_git_a_plan_and_its_move_added_after_the_decision_are_refused(
         repo: Path) -> None:
-    path, mover, move, picker, picks = _pick_position(repo)
+    path, mover, move, picker, picks = pg.pick_position(repo)
     ok("move", path, "--as", mover, move)  # the decision arises; nobody had a plan
     base = _commit(repo)
     _append(path, {"by": picker, "meta": {"kind": "plan", "player": picker,
@@ -162,7 +150,7 @@ SECRET_LINE_WORDS = "return court"
 
 
 def test_in_a_sealed_game_nobody_else_reads_a_plan(tmp_path: Path) -> None:
-    path, mover, move, picker, picks = _pick_position(tmp_path, sealed=True)
+    path, mover, move, picker, picks = pg.pick_position(tmp_path, sealed=True)
     secret = tmp_path / "referee.secret"
     shutil.move(str(path) + ".secret", secret)  # the players do not hold the secret
     plan_line = f"if {mover} {move} then {picks[-1]}"
