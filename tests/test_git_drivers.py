@@ -420,13 +420,14 @@ def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return repo
 
 
-def two_branches(repo: Path) -> None:
-    """main: ben "supply 3"; branch ben: ben "supply 2", both from the same commit."""
+def two_branches(repo: Path, target: str = "main") -> None:
+    """``target``: ben "supply 3"; branch ben: ben "supply 2", both from the same
+    commit."""
     game = repo / "games" / "g.json"
     git(repo, "checkout", "-q", "-b", "ben")
     play(game, "ben", "supply 2")
     git(repo, "commit", "-q", "-am", "ben: supply 2")
-    git(repo, "checkout", "-q", "main")
+    git(repo, "checkout", "-q", target)
     play(game, "ben", "supply 3")
     git(repo, "commit", "-q", "-am", "ben: supply 3")
 
@@ -487,14 +488,9 @@ def test_the_target_branch_can_be_configured(repo: Path) -> None:
     """A group whose accepted moves live on `play` says so with referee.target."""
     git(repo, "branch", "-m", "main", "play")
     git(repo, "config", "referee.target", "refs/heads/play")
-    game = repo / "games" / "g.json"
-    git(repo, "checkout", "-q", "-b", "ben")
-    play(game, "ben", "supply 2")
-    git(repo, "commit", "-q", "-am", "ben: supply 2")
-    git(repo, "checkout", "-q", "play")
-    play(game, "ben", "supply 3")
-    git(repo, "commit", "-q", "-am", "ben: supply 3")
+    two_branches(repo, target="play")
     git(repo, "checkout", "-q", "ben")
+    game = repo / "games" / "g.json"
     done = git(repo, "merge", "play", check=False)
     assert "dropped 2. ben: supply 2" in done.stderr
     assert [e["move"]["space"] for e in version(game).log] == [1, 3]
