@@ -95,10 +95,11 @@ def _check_chain(gf: GameFile, i: int, entry: Mapping[str, Any], prev: str,
 
 # The only records a player may write about the game: how they want to be notified, their
 # own seat handed to a bot and back (referee/seats.py), their own plan (referee/plans.py),
-# their vacation (referee/clock.py) and their agreement to a rematch (referee/rematch.py).
+# their vacation (referee/clock.py), their agreement to a rematch (referee/rematch.py) and
+# the language they read (referee/i18n.py).
 # All else (addresses, replacements, deadlines, watchers, data upgrades, time controls) is
 # the game master's.
-PLAYER_META_KINDS = ("notify", "bot", "plan", "vacation", "rematch")
+PLAYER_META_KINDS = ("notify", "bot", "plan", "vacation", "rematch", "lang")
 
 
 def _check_player_meta(i: int, entry: Mapping[str, Any]) -> None:
@@ -107,7 +108,7 @@ def _check_player_meta(i: int, entry: Mapping[str, Any]) -> None:
         raise ReplayError(f"{_where(i)}: a {meta['kind']!r} record by {entry['by']}: only the "
                           "game master may write it (a player may only set their own "
                           "notification and plan, hand their own seat to a bot, take "
-                          "vacation or agree to a rematch)")
+                          "vacation, agree to a rematch or choose their language)")
 
 
 def _check_seat(gf: GameFile, i: int, entry: Mapping[str, Any],

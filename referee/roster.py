@@ -26,6 +26,11 @@ class Settings:
     gm: str | None = None
     deadline_bot: str | None = None  # the level of the bot that plays a missed decision
     rematch: list[str] = field(default_factory=list)  # players who agreed, in order
+    langs: dict[str, str] = field(default_factory=dict)  # player -> language (none: "en")
+
+    def lang(self, player: str) -> str:
+        """The language ``player`` reads the game in (referee/i18n.py)."""
+        return self.langs.get(player, "en")
 
     def address(self, player: str) -> str | None:
         """The address mail to ``player`` goes to (None: not reachable by mail)."""
@@ -100,5 +105,7 @@ def _apply(found: Settings, meta: Mapping[str, Any]) -> None:
         found.notify[meta["player"]] = meta["mode"]
     elif kind == "gm":
         found.gm = meta["email"]
+    elif kind == "lang":
+        found.langs[meta["player"]] = meta["lang"]
     elif kind == "rematch" and meta["player"] not in found.rematch:
         found.rematch.append(meta["player"])

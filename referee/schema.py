@@ -259,6 +259,13 @@ class MetaTimeout(_MetaRecord, tag="timeout"):
     player: PlayerId
 
 
+class MetaLang(_MetaRecord, tag="lang"):
+    """The language a player reads the game in (referee/i18n.py: ``en``, ``de``)."""
+
+    player: PlayerId
+    lang: Literal["en", "de"]
+
+
 class MetaRematch(_MetaRecord, tag="rematch"):
     """A player agrees by mail to a rematch of the finished game (referee/rematch.py)."""
 
@@ -267,7 +274,7 @@ class MetaRematch(_MetaRecord, tag="rematch"):
 
 MetaRecord = Union[  # noqa: UP007 - msgspec wants a plain Union of tagged Structs
     MetaReplace, MetaAddress, MetaDeadline, MetaBot, MetaWatcher, MetaNotify, MetaGm,
-    MetaUpgrade, MetaPlan, MetaRematch,
+    MetaUpgrade, MetaPlan, MetaRematch, MetaLang,
     MetaClock, MetaStamp, MetaVacation, MetaTimeout,
 ]
 META_KINDS = tuple(t.__struct_config__.tag for t in typing.get_args(MetaRecord))

@@ -22,6 +22,7 @@ Kinds (fields besides ``kind``):
   optional ``digest``: ``"round"`` (one mail per round) or N (one mail per N decisions)
   instead of one mail per change.
 * ``notify``   ``player``, ``mode`` (``turn``, ``every``, ``digest``).
+* ``lang``     ``player``, ``lang`` (``en``, ``de``): the language the player reads.
 * ``gm``       ``email``: the game master's address.
 * ``rematch``  ``player``: the player agrees to a rematch of the finished game (by mail;
   the judge starts it once every human player has agreed: referee/rematch.py).
@@ -35,7 +36,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from referee import seats, writecore
+from referee import i18n, seats, writecore
 from referee.errors import UsageError
 from referee.schema import (
     ADDRESSES_MAX,
@@ -129,10 +130,13 @@ def validate(meta: Mapping[str, Any], players: list[str]) -> dict[str, Any]:
         out["email"] = _email(meta.get("email"), "gm")
     elif kind == "rematch":
         out["player"] = player()
+    elif kind == "lang":
+        out["player"] = player()
+        out["lang"] = i18n.normalize(meta.get("lang"))
     else:
         raise UsageError(f"unknown meta kind {kind!r}",
                          hints=["kinds: replace, address, deadline, bot, watcher, notify, gm, "
-                                "rematch"])
+                                "rematch, lang"])
     return out
 
 
