@@ -113,6 +113,23 @@ def answer_rejection(gf: gamefile.GameFile, raw: bytes, exc: RefereeError,
 
 
 
+def game_mails(path: Path, secret_path: Path | None, sender: str, waiting_only: bool
+               ) -> tuple[gamefile.GameFile, list[Any], list[str]]:
+    """The game at ``path`` replayed with its secret, its mails (to the players who must
+    move their view and options, to the others the public update) and the players left
+    out for want of an address. Raises SealedError without the secret, and the errors of
+    reading and replaying."""
+    from referee import replay
+
+    gf = gamefile.read(path)
+    seed = secret.find_seed(gf, secret_path, path)
+    if seed is None:
+        raise SealedError("mailing needs the game's secret", hints=["give --secret"])
+    match = replay.replay(gf, seed)
+    messages, skipped = build_mails(gf, match, seed, sender, waiting_only, path.name)
+    return gf, messages, skipped
+
+
 def build_mails(gf: gamefile.GameFile, match: Match, seed: str, sender: str,
                 waiting_only: bool, name: str) -> tuple[list[Any], list[str]]:
     from referee import mail

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import subprocess
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -73,6 +74,38 @@ def write_game_views(path: Path, out: Path, secret_path: Path | None,
     public = status_text(gf, match, None, name) + "\n"
     return agebox.write_views(out, path.stem, gf.game_id, agebox.views_key(seed),
                               plaintexts, public, signers)
+
+
+@dataclass
+class GameViews:
+    """What `views` did for one game: its report, or the error that stopped it."""
+
+    path: Path
+    out: Path
+    report: agebox.ViewsReport | None = None
+    error: RefereeError | None = None
+
+
+def write_all_views(paths: Sequence[Path], signers_path: Path, out_dir: Path | None,
+                    secret_path: Path | None) -> tuple[agebox.Signers, list[GameViews]]:
+    """Write the views of every game in ``paths`` (:func:`write_game_views`); a game that
+    fails (unreadable, no secret, the same game as another file) is reported and the
+    others' views are still written. Raises UsageError for unusable arguments."""
+    targets = view_targets(paths, out_dir)
+    signers = agebox.read_signers(signers_path)
+    twins = duplicate_ids(paths)
+    done: list[GameViews] = []
+    for path, out in targets:
+        try:
+            if path in twins:
+                raise viewsign.ViewError(twins[path], hints=[
+                    "one game, one file: remove the copy (`check --since` tells which is "
+                    "new)"])
+            done.append(GameViews(path, out, write_game_views(path, out, secret_path,
+                                                              signers)))
+        except RefereeError as exc:
+            done.append(GameViews(path, out, error=exc))
+    return signers, done
 
 
 def duplicate_ids(paths: Sequence[Path]) -> dict[Path, str]:

@@ -10,17 +10,9 @@ from typing import Any
 
 import click
 
-from referee import agebox, gitdrivers, viewsign
+from referee import agebox, gitdrivers
 from referee.cli.common import command, emit_json, read_bytes, secret_option
-from referee.errors import RefereeError
-from referee.gitviews import (
-    default_signers,
-    duplicate_ids,
-    expected_of,
-    verify_view,
-    view_targets,
-    write_game_views,
-)
+from referee.gitviews import default_signers, expected_of, verify_view, write_all_views
 
 # --- views ------------------------------------------------------------------------------
 
@@ -73,20 +65,14 @@ def views(paths: Sequence[Path], signers_path: Path | None, out_dir: Path | None
     Players read and verify theirs with `referee view`. A game that fails (two files
     with one game id included) is reported and the others' views are still written.
     """
-    targets = view_targets(paths, out_dir)
     signers_path = signers_path or default_signers(paths[0])
-    signers = agebox.read_signers(signers_path)
+    signers, done = write_all_views(paths, signers_path, out_dir, secret_path)
     results: list[dict[str, Any]] = []
     code, missing = 0, False
-    twins = duplicate_ids(paths)
-    for path, out in targets:
-        try:
-            if path in twins:
-                raise viewsign.ViewError(twins[path], hints=[
-                    "one game, one file: remove the copy (`check --since` tells which is "
-                    "new)"])
-            report = write_game_views(path, out, secret_path, signers)
-        except RefereeError as exc:
+    for game in done:
+        path, out, report, exc = game.path, game.out, game.report, game.error
+        if exc is not None or report is None:
+            assert exc is not None
             code = max(code, exc.exit_code)
             results.append({"file": str(path), "error": exc.message, "hints": exc.hints})
             if not as_json:

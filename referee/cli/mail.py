@@ -7,10 +7,8 @@ from pathlib import Path
 
 import click
 
-from referee import gamefile, replay, secret
 from referee.cli.common import command, emit_json, read_bytes, read_stdin, secret_option
-from referee.errors import SealedError
-from referee.gamemail import MailIdentify, answer_rejection, build_mails, deliver
+from referee.gamemail import MailIdentify, answer_rejection, deliver, game_mails
 
 __all__ = ["answer_rejection", "mail_command", "mail_identify"]
 
@@ -47,12 +45,7 @@ def mail_command(path: Path, secret_path: Path | None, sender: str, waiting_only
     Output: an mbox stream on stdout (default), a Maildir, or an SMTP server.
     """
 
-    gf = gamefile.read(path)
-    seed = secret.find_seed(gf, secret_path, path)
-    if seed is None:
-        raise SealedError("mailing needs the game's secret", hints=["give --secret"])
-    match = replay.replay(gf, seed)
-    messages, skipped = build_mails(gf, match, seed, sender, waiting_only, path.name)
+    gf, messages, skipped = game_mails(path, secret_path, sender, waiting_only)
     delivered = deliver(messages, maildir, smtp, starttls, user, password_env, as_json)
     if as_json:
         emit_json({"mailed": [m["To"] for m in messages], "skipped": skipped,
