@@ -14,6 +14,9 @@ any unique prefix):
     privilege 5              exchange 2 purple chests for privilege 5
     done                     end your turn without taking a privilege
     take milano              Supply shortage: take the figure from Milano's payment space
+    deploy mailand 3         the German names of the cities are read too (Mailand,
+                             Nimwegen, Strassburg/Straßburg; ae/oe/ue for umlauts);
+                             the move is the same and is always written in English
     pick vp3                 Augsburg/Aachen bonus: take a revealed chest of this type
     keep aachen 3 envoy      Cleanup: keep this figure on its seat (turquoise chest)
     keep none
@@ -32,6 +35,7 @@ from referee.errors import AmbiguousMove, MalformedMove
 from referee.schema import NUMBER_DIGITS_MAX
 
 from .components import current
+from .texts import _
 
 # Every field is constrained to the game's data, so that a hand-crafted game file with a
 # value outside it ("region": "nowhere", "seat": 99) is rejected when the log is decoded,
@@ -183,31 +187,59 @@ FORMS = (
 )
 
 
+#: the German names of regions where they differ from the English key (a token is read
+#: after folding: lower case, ß -> ss, ä/ö/ü -> ae/oe/ue)
+GERMAN_NAMES = {"mailand": "milano", "nimwegen": "nijmegen", "strassburg": "strasbourg"}
+_FOLD = str.maketrans({"ß": "ss", "ä": "ae", "ö": "oe", "ü": "ue"})
+
+
+def fold(token: str) -> str:
+    """``token`` as it is compared with region names: lower case, German letters spelt
+    out (Straßburg -> strassburg, Köln -> koeln)."""
+    return token.lower().translate(_FOLD)
+
+
+def _names() -> list[tuple[str, str]]:
+    """(name, region key): every key, then every German name."""
+    return [(k, k) for k in REGION_KEYS] + [(n, k) for n, k in GERMAN_NAMES.items()
+                                            if k in REGION_KEYS]
+
+
 def _bad(text: str, form: str) -> MalformedMove:
-    return MalformedMove(f"cannot read {text!r}: expected {form!r}", hints=list(FORMS))
+    return MalformedMove(_("cannot read {text}: expected {form}").format(
+        text=repr(text), form=repr(form)), hints=list(FORMS))
 
 
 def _int(tok: str, text: str, form: str, low: int, high: int) -> int:
     """A number in ``low..high`` (the range every move field is constrained to)."""
     if tok.isascii() and tok.isdigit() and len(tok) > NUMBER_DIGITS_MAX:
-        raise MalformedMove(f"cannot read {text!r}: number too long ({len(tok)} digits; "
-                            f"at most {NUMBER_DIGITS_MAX})", hints=list(FORMS))
+        raise MalformedMove(_("cannot read {text}: number too long ({digits} digits; "
+                              "at most {most})").format(text=repr(text), digits=len(tok),
+                                                        most=NUMBER_DIGITS_MAX),
+                            hints=list(FORMS))
     if not (tok.isascii() and tok.isdigit()) or not low <= int(tok) <= high:
         raise _bad(text, form)
     return int(tok)
 
 
 def _region(tok: str, text: str) -> str:
-    found = [r for r in REGION_KEYS if r.startswith(tok)]
+    """The region key ``tok`` names: a key or a German name, whole or a unique prefix."""
     if tok in REGION_KEYS:
         return tok
+    folded = fold(tok)
+    names = _names()
+    exact = [k for n, k in names if n == folded]
+    if exact:
+        return exact[0]
+    found = list(dict.fromkeys(k for n, k in names if n.startswith(folded)))
     if len(found) == 1:
         return found[0]
     if not found:
         raise MalformedMove(
-            f"{tok!r} in {text!r} is not a region", hints=[f"regions: {', '.join(REGION_KEYS)}"]
-        )
-    raise AmbiguousMove(f"{tok!r} could be {' or '.join(found)}", legal=[])
+            _("{token} in {text} is not a region").format(token=repr(tok), text=repr(text)),
+            hints=[_("regions: {regions}").format(regions=", ".join(REGION_KEYS))])
+    raise AmbiguousMove(_("{token} could be {regions}").format(
+        token=repr(tok), regions=_(" or ").join(found)), legal=[])
 
 
 def _flags(rest: list[str], allowed: set[str], text: str, form: str) -> set[str]:
@@ -274,7 +306,7 @@ def parse_move(text: str, legal: Sequence[Move] = ()) -> Move:
     """Read notation; raises MalformedMove or AmbiguousMove. Never decides legality."""
     toks = text.lower().replace(",", " ").split()
     if not toks:
-        raise MalformedMove("empty move", hints=list(FORMS))
+        raise MalformedMove(_("empty move"), hints=list(FORMS))
     head = toks[0]
     if head == "supply":
         return _parse_supply(toks, text)
@@ -297,8 +329,9 @@ def parse_move(text: str, legal: Sequence[Move] = ()) -> Move:
     if head == "pick":
         if len(toks) != 2 or toks[1] not in CHEST_TYPES:
             raise MalformedMove(
-                f"cannot read {text!r}: expected 'pick <chest type>'",
-                hints=[f"chest types: {', '.join(CHEST_TYPES)}"],
+                _("cannot read {text}: expected {form}").format(
+                    text=repr(text), form=repr("pick <chest type>")),
+                hints=[_("chest types: {types}").format(types=", ".join(CHEST_TYPES))],
             )
         return Pick(toks[1])
     if head == "keep":
@@ -307,4 +340,6 @@ def parse_move(text: str, legal: Sequence[Move] = ()) -> Move:
         if len(toks) != 2 or toks[1] not in ("court", "province"):
             raise _bad(text, FORMS[9])
         return Return(toks[1] == "court")
-    raise MalformedMove(f"unknown move {head!r} in {text!r}", hints=list(FORMS))
+    raise MalformedMove(_("unknown move {word} in {text}").format(word=repr(head),
+                                                                   text=repr(text)),
+                        hints=list(FORMS))

@@ -10,30 +10,31 @@ from .render import WIDTH, layout
 from .rounds import b_region
 from .rules import legal_moves
 from .state import E, N, State
+from .texts import _, N_, event_text, figure_name, region_title
 
 CONDITION_TEXT = {
-    "king": "King's Region",
-    "fewest-chests": "Region with the fewest chests",
-    "most-seats": "Region with the most occupied seats",
+    "king": N_("King's Region"),
+    "fewest-chests": N_("Region with the fewest chests"),
+    "most-seats": N_("Region with the most occupied seats"),
 }
 BONUS_TEXT = {
-    "chests-2": "2 chests (1st, 2nd pick)",
-    "chests-all": "chests = players (pick in majority order)",
-    "envoys-2-1": "+2/+1 Envoys",
-    "envoy-all-1": "+1 Envoy to everyone present",
-    "vp-3-1": "+3/+1 points",
-    "vp-all-2": "+2 points to everyone present",
+    "chests-2": N_("2 chests (1st, 2nd pick)"),
+    "chests-all": N_("chests = players (pick in majority order)"),
+    "envoys-2-1": N_("+2/+1 Envoys"),
+    "envoy-all-1": N_("+1 Envoy to everyone present"),
+    "vp-3-1": N_("+3/+1 points"),
+    "vp-all-2": N_("+2 points to everyone present"),
 }
 PHASE_TEXT = {
-    "turn": "choose an action (supply/deploy)",  # + what else is legal: phase_text
-    "seat": "choose the figures for the Move/Deploy action (seat ...)",
-    "take": "take a figure from a payment space (take <region>)",
-    "end": "take a privilege or end the turn (privilege N / done)",
-    "purple": "exchange 2 purple chests for a privilege before scoring goes on "
-    "(privilege N / done)",
-    "pick": "pick a revealed chest (pick <type>)",
-    "keep": "keep a figure on its seat (keep ... / keep none)",
-    "return": "privilege 13: vacated figures to Court or Province (return ...)",
+    "turn": N_("choose an action (supply/deploy)"),  # + what else is legal: phase_text
+    "seat": N_("choose the figures for the Move/Deploy action (seat ...)"),
+    "take": N_("take a figure from a payment space (take <region>)"),
+    "end": N_("take a privilege or end the turn (privilege N / done)"),
+    "purple": N_("exchange 2 purple chests for a privilege before scoring goes on "
+                 "(privilege N / done)"),
+    "pick": N_("pick a revealed chest (pick <type>)"),
+    "keep": N_("keep a figure on its seat (keep ... / keep none)"),
+    "return": N_("privilege 13: vacated figures to Court or Province (return ...)"),
 }
 
 
@@ -45,23 +46,27 @@ def chest_label(data: StauferData, cid: str) -> str:
 def describe_contract(data: StauferData, cid: str, players: int) -> str:
     """The card as text (Supplement: Contract Cards); 2nd place scores nothing with 2."""
     if cid.startswith("contract:region-"):
-        region = data.region_titles[cid.removeprefix("contract:region-")]
+        region = region_title(data.region_titles[cid.removeprefix("contract:region-")])
         first, second = data.region_contract["first"], data.region_contract["second"]
         if players == 2:
-            return f"Region {region}: majority {first} (no 2nd place with 2 players)"
-        return f"Region {region}: majority {first}, 2nd place {second}"
+            return _("Region {region}: majority {first} (no 2nd place with 2 players)").format(
+                region=region, first=first)
+        return _("Region {region}: majority {first}, 2nd place {second}").format(
+            region=region, first=first, second=second)
     if cid in data.blue:
         card = data.blue[cid]
-        return f"Pattern {card['id']} (offsets {card['offsets']}): {card['points']} each"
+        return _("Pattern {id} (offsets {offsets}): {points} each").format(
+            id=card["id"], offsets=card["offsets"], points=card["points"])
     card = data.red[cid]
     if "values" not in card:
-        return f"Office seats {card['id']}: {card['points']} each"
-    what = "seats" if card["kind"] == "all" else f"cost-{card['cost']} seats"
+        return _("Office seats {id}: {points} each").format(id=card["id"],
+                                                           points=card["points"])
+    what = _("seats") if card["kind"] == "all" else _("cost-{cost} seats").format(
+        cost=card["cost"])
     row = "/".join(str(v) for v in card["values"])
-    return (
-        f"Office seats {card['id']}: {row} for 1-{len(card['values'])} {what}, "
-        f"+{card['beyond']} for each further seat"
-    )
+    return _("Office seats {id}: {row} for 1-{n} {what}, +{beyond} for each further seat"
+             ).format(id=card["id"], row=row, n=len(card["values"]), what=what,
+                      beyond=card["beyond"])
 
 
 def result_line(state: State) -> str:
@@ -71,24 +76,27 @@ def result_line(state: State) -> str:
     top = [p for p, s in enumerate(state.score) if s == best]
     names = [state.players[p] for p in top]
     if len(top) == 1:
-        return f"Game over after round 5; winner {names[0]} with {best} points"
+        return _("Game over after round 5; winner {winner} with {points} points").format(
+            winner=names[0], points=best)
     court = {p: sum(state.court[p]) for p in top}
     most = max(court.values())
     winners = [state.players[p] for p in top if court[p] == most]
     figures = ", ".join(f"{state.players[p]} {court[p]}" for p in top)
-    tie = f"tie-break most figures in the Court ({figures})"
+    tie = _("tie-break most figures in the Court ({figures})").format(figures=figures)
+    tied = ", ".join(names)
     if len(winners) == 1:
-        return f"Game over after round 5; {', '.join(names)} tied on {best} points; " \
-            f"winner {winners[0]} by the {tie}"
-    return f"Game over after round 5; {', '.join(names)} tied on {best} points; " \
-        f"shared win {', '.join(winners)} (still tied after the {tie})"
+        return _("Game over after round 5; {tied} tied on {points} points; winner {winner} "
+                 "by the {tie}").format(tied=tied, points=best, winner=winners[0], tie=tie)
+    return _("Game over after round 5; {tied} tied on {points} points; shared win "
+             "{winners} (still tied after the {tie})").format(
+        tied=tied, points=best, winners=", ".join(winners), tie=tie)
 
 
 def phase_text(state: State) -> str:
     """What the active player must decide now, in words. At the start of a turn it names
     a first-position chest and a privilege only when one is legal now (the player holds
     such a chest; a privilege card is left that they can pay for)."""
-    text = PHASE_TEXT.get(state.phase, state.phase)
+    text = _(PHASE_TEXT[state.phase]) if state.phase in PHASE_TEXT else state.phase
     if state.phase != "turn" or state.finished:
         return text
     from . import rules  # the one generator says what else is legal
@@ -96,14 +104,15 @@ def phase_text(state: State) -> str:
     kinds = {type(m).__name__ for m in rules.legal_moves(state, state.players[state.active])}
     extra = [word for word, kind in (("first", "First"), ("privilege N", "Privilege"))
              if kind in kinds]
-    return text + (f", or {' / '.join(extra)}" if extra else "")
+    return text + (_(", or {choices}").format(choices=" / ".join(extra)) if extra else "")
 
 
 def prompt(state: State) -> str:
     if state.finished:
         return result_line(state)
     who = state.players[state.active]
-    return f"Round {state.round}: {who} to {phase_text(state)}"
+    return _("Round {round}: {player} to {decision}").format(
+        round=state.round, player=who, decision=phase_text(state))
 
 
 def seating(state: State) -> list[str]:
@@ -131,11 +140,11 @@ def _region_view(state: State, pos: int) -> dict[str, Any]:
         counts[0 if k == "E" else 1] += 1
     return {
         "region": key,
-        "title": data.region_titles[key],
+        "title": region_title(data.region_titles[key]),
         "king": pos == state.king,
         "distance_from_king": (pos - state.king) % 6,
         "scoring_tile": state.tiles[pos],
-        "bonus": BONUS_TEXT[data.bonus[key]],
+        "bonus": _(BONUS_TEXT[data.bonus[key]]),
         "seats": [
             {
                 "seat": i + 1,
@@ -178,7 +187,7 @@ def _pending(state: State) -> dict[str, Any]:
             track_envoy=d.bonus,
         )
     if state.phase == "take" and state.supply is not None:
-        out["figure"] = "Noble" if state.supply.need[0] == "N" else "Envoy"
+        out["figure"] = figure_name("Noble" if state.supply.need[0] == "N" else "Envoy")
     if state.phase == "pick":
         out["revealed"] = [chest_label(state.data, c) for c in state.revealed]
         out["pickers"] = [state.players[q] for q in state.pickers]
@@ -191,7 +200,7 @@ def _pending(state: State) -> dict[str, Any]:
 
 def view(state: State, viewer: str | None) -> dict[str, Any]:
     data = state.data
-    a_region, condition, _ = state.rows[min(state.round, 5) - 1]
+    a_region, condition, _steps = state.rows[min(state.round, 5) - 1]
     out: dict[str, Any] = {
         "game": "staufer",
         "round": state.round,
@@ -220,18 +229,18 @@ def view(state: State, viewer: str | None) -> dict[str, Any]:
             "vp_stack_top_last": state.vp_stack,
         },
         "round_display": [
-            {"round": r + 1, "a": row[0], "b": row[1], "c": row[2] or "final scoring"}
+            {"round": r + 1, "a": row[0], "b": row[1], "c": row[2] or _("final scoring")}
             for r, row in enumerate(state.rows)
             if r + 1 >= state.round
         ],
         "evaluation": {
             "a": a_region,
             "b_now": state.ring[b_region(state, condition)],
-            "b_condition": CONDITION_TEXT[condition],
+            "b_condition": _(CONDITION_TEXT[condition]),
         },
         "chest_stack": len(state.stack),
         "discard_pile": len(state.discard),
-        "events": state.events[-30:],
+        "events": [event_text(e) for e in state.events[-30:]],
         "scores": dict(zip(state.players, state.score, strict=True)),
     }
     if state.finished:

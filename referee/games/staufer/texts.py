@@ -1,0 +1,131 @@
+"""The game's words in the reader's language (English or German).
+
+The German words are the German play guide's (Die Staufer): Region, Amtssitz, Gesandter,
+Adeliger, Hof, Provinz, Bezahlbereich, Nachschub-Tableau, Nachschub-Leiste,
+Einsetz-Leiste, Reihenfolge-Leiste, Truhe, Privileg, Auftragskarte, Punkte-Plättchen,
+Runden-Plättchen, Regionenwertung, Aufräumphase, Schlusswertung, Königsregion. The
+cities have their German names (Mailand, Nimwegen, Straßburg).
+
+What is stored stays English: the events of the state (they are part of its
+fingerprint) are English lines, translated here when they are shown; the chest labels
+of a view ("turquoise supplies") are English and translated where they are drawn or
+written; the notation (region keys, chest types) is never translated.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from referee.i18n import ENGLISH, current, domain
+
+_, N_, ngettext = domain("staufer", __file__)
+
+#: English title -> the message of its name (the catalog gives the German city names)
+REGION_NAMES = {
+    "Aachen": N_("Aachen"),
+    "Augsburg": N_("Augsburg"),
+    "Milano": N_("Milano"),
+    "Nijmegen": N_("Nijmegen"),
+    "Palermo": N_("Palermo"),
+    "Strasbourg": N_("Strasbourg"),
+}
+COLOUR_NAMES = {
+    "orange": N_("orange"),
+    "turquoise": N_("turquoise"),
+    "brown": N_("brown"),
+    "purple": N_("purple"),
+}
+#: chest type -> its name on a board ("turquoise supplies"); the notation keeps the type
+CHEST_TYPE_NAMES = {
+    "vp2": N_("vp2"), "vp3": N_("vp3"), "vp4": N_("vp4"), "vp5": N_("vp5"),
+    "envoy1": N_("envoy1"), "envoy2": N_("envoy2"), "envoy3": N_("envoy3"),
+    "noble": N_("noble"), "first": N_("first"), "supplies": N_("supplies"),
+    "free-move": N_("free-move"), "free-pay": N_("free-pay"), "keep": N_("keep"),
+}
+#: Final Scoring parts that are not a contract card
+FINAL_PARTS = {"brown": N_("brown"), "turquoise+purple": N_("turquoise+purple")}
+FIGURE_NAMES = {"Envoy": N_("Envoy"), "Noble": N_("Noble")}
+
+
+def english() -> bool:
+    """True when text is produced in English (the source language: nothing to do)."""
+    return current() == ENGLISH
+
+
+def region_title(title: str) -> str:
+    """A region's title (the data's English one) in the reader's language."""
+    name = REGION_NAMES.get(title)
+    return title if name is None else _(name)
+
+
+def region_word(titles: Mapping[str, str], key: str) -> str:
+    """How a board names the region ``key`` where English prints the key itself
+    (the round display): the key in English, the region's title otherwise."""
+    if english() or key not in titles:
+        return key
+    return region_title(titles[key])
+
+
+def chest_text(label: str, notation: bool = False) -> str:
+    """A view's chest label ("orange vp3", "brown") in the reader's language; with
+    ``notation`` (a chest to pick) a translated label is followed by the type a move
+    names ("orange 3 Punkte [vp3]")."""
+    if english():
+        return label
+    colour, _sep, ctype = label.partition(" ")
+    word = _(COLOUR_NAMES[colour]) if colour in COLOUR_NAMES else colour
+    if not ctype:
+        return f"{word} [{colour}]" if notation else word
+    text = _("{colour} {type}").format(
+        colour=word, type=_(CHEST_TYPE_NAMES[ctype]) if ctype in CHEST_TYPE_NAMES else ctype)
+    return f"{text} [{ctype}]" if notation else text
+
+
+def final_part(what: str) -> str:
+    """A Final Scoring part's name: a contract card's id, or a chest group's words."""
+    return _(FINAL_PARTS[what]) if what in FINAL_PARTS else what
+
+
+def figure_name(name: str) -> str:
+    return _(FIGURE_NAMES[name]) if name in FIGURE_NAMES else name
+
+
+# --- the events of the state, stored in English (basics.add_points, rounds) ------------------
+
+_POINTS = re.compile(r"(?P<who>\S+) \+(?P<n>\d+) \((?P<why>.*)\)")
+_SCORING = re.compile(r"Round (?P<round>\d+) scoring: (?P<names>.*)")
+_KING = re.compile(r"The King travels to (?P<title>.*)")
+_PLACE = re.compile(r"(?P<title>.+) place (?P<place>\d)")
+_BONUS = re.compile(r"(?P<title>.+) bonus")
+_PRIVILEGE = re.compile(r"privilege (?P<number>\d+)")
+
+
+def _why(why: str) -> str:
+    """The reason of a score line: "Milano place 1", "orange chest", "privilege 9",
+    "Palermo bonus", a Final Scoring part."""
+    if (m := _PLACE.fullmatch(why)) and m["title"] in REGION_NAMES:
+        return _("{region} place {place}").format(region=region_title(m["title"]),
+                                                  place=m["place"])
+    if (m := _BONUS.fullmatch(why)) and m["title"] in REGION_NAMES:
+        return _("{region} bonus").format(region=region_title(m["title"]))
+    if m := _PRIVILEGE.fullmatch(why):
+        return _("privilege {number}").format(number=m["number"])
+    if why == "orange chest":
+        return _("orange chest")
+    return final_part(why)
+
+
+def event_text(event: str) -> str:
+    """One event line of the state in the reader's language."""
+    if english():
+        return event
+    if m := _POINTS.fullmatch(event):
+        return _("{player} +{points} ({why})").format(player=m["who"], points=m["n"],
+                                                      why=_why(m["why"]))
+    if m := _SCORING.fullmatch(event):
+        names = ", ".join(region_title(t) for t in m["names"].split(", "))
+        return _("Round {round} scoring: {regions}").format(round=m["round"], regions=names)
+    if m := _KING.fullmatch(event):
+        return _("The King travels to {region}").format(region=region_title(m["title"]))
+    return event
