@@ -17,6 +17,9 @@ from referee.pictures.svg import (
 )
 from referee.pictures.tiles import PAD, Tile, Words, colours, tile
 
+from .render import CONDITION_SHORT
+from .texts import N_, _, chest_text, english, figure_name, final_part
+
 WIDTH = 1200
 PANEL_W, PANEL_H = 384, 236
 COMPACT_H = 192  # a region board without its payment space (a mail's tile)
@@ -28,8 +31,10 @@ CHEST_FILL = {
     "brown": ("#8b5a2b", "#ffffff"),
     "purple": ("#7d3c98", "#ffffff"),
 }
-CHEST_SHORT = {"supplies": "suppl", "free-move": "move", "free-pay": "pay", "first": "1st",
-               "envoy1": "env 1", "envoy2": "env 2", "envoy3": "env 3"}
+CHEST_SHORT = {"supplies": N_("suppl"), "free-move": N_("move"), "free-pay": N_("pay"),
+               "first": N_("1st"), "envoy1": N_("env 1"), "envoy2": N_("env 2"),
+               "envoy3": N_("env 3"), "vp2": N_("vp2"), "vp3": N_("vp3"), "vp4": N_("vp4"),
+               "vp5": N_("vp5"), "noble": N_("noble"), "keep": N_("keep")}
 KIND_NAME = {"E": "Envoy", "N": "Noble"}
 #: ring position -> (column, row): the ring runs clockwise, top row left to right
 RING_CELL = [(0, 0), (1, 0), (2, 0), (2, 1), (1, 1), (0, 1)]
@@ -40,8 +45,9 @@ def draw(view: dict[str, Any], marks: Marks = NO_MARKS, since: int | None = None
     players = view["players"]
     colour = {p: pv["colour"] for p, pv in players.items()}
     final = view.get("final_scoring") or {}
-    title = f"The Staufer Dynasty, round {view['round']}"
-    who = f" as seen by {view['you']}" if "you" in view else " (public view)"
+    title = _("The Staufer Dynasty, round {round}").format(round=view["round"])
+    who = (_(" as seen by {player}").format(player=view["you"]) if "you" in view
+           else _(" (public view)"))
     c = Canvas(WIDTH, title + who, view["prompt"], pieces)
     _header(c, view, since, marks)
     for pos, region in enumerate(view["regions"]):
@@ -66,14 +72,15 @@ def draw(view: dict[str, Any], marks: Marks = NO_MARKS, since: int | None = None
 
 
 def _header(c: Canvas, view: dict[str, Any], since: int | None, marks: Marks) -> None:
-    state = "final position" if view["finished"] else f"round {view['round']} of 5"
-    title_block(c, GAP, f"The Staufer Dynasty — {state}", view["prompt"])
+    state = (_("final position") if view["finished"]
+             else _("round {round} of 5").format(round=view["round"]))
+    title_block(c, GAP, _("The Staufer Dynasty — {state}").format(state=state), view["prompt"])
     lx = WIDTH - 390
-    c.figure(lx + 8, 22, "black", "E", "", "an Envoy")
-    c.text(lx + 20, 26, "Envoy", size=11)
-    c.figure(lx + 78, 22, "black", "N", "", "a Noble")
-    c.text(lx + 90, 26, "Noble", size=11)
-    c.text(lx + 140, 26, "letter = player's initial", size=11, fill=MUTED)
+    c.figure(lx + 8, 22, "black", "E", "", _("an Envoy"))
+    c.text(lx + 20, 26, figure_name("Envoy"), size=11)
+    c.figure(lx + 78, 22, "black", "N", "", _("a Noble"))
+    c.text(lx + 90, 26, figure_name("Noble"), size=11)
+    c.text(lx + 140, 26, _("letter = player's initial"), size=11, fill=MUTED)
     change_note(c, lx, since, bool(marks))
 
 
@@ -83,26 +90,28 @@ def _region(c: Canvas, parent: Any, x: float, y: float, pos: int, r: dict[str, A
     """One region board; ``target`` is the seat a Move/Deploy action is filling now.
     ``compact`` (a mail's tile): without the bonus text, the King's distance and the
     payment space (the mail gives those in words)."""
-    g = c.group(parent, title=f"Region {r['title']}", id=f"region-{r['region']}")
+    g = c.group(parent, title=_("Region {region}").format(region=r["title"]),
+                id=f"region-{r['region']}")
     king = r["king"]
     panel(c, g, x, y, king, COMPACT_H if compact else PANEL_H)
     if marks.hit("regions", pos, "king") or marks.hit("king"):
         c.mark(x, y, PANEL_W, PANEL_H, g)
     c.text(x + 10, y + 22, r["title"], g, size=17, bold=True)
     tile = "/".join(str(v) for v in r["scoring_tile"])
-    c.chip(x + 150, y + 8, 62, 20, "#e9e1c8", tile, title=f"scoring tile {tile} points",
-           parent=g, size=12)
+    c.chip(x + 150, y + 8, 62, 20, "#e9e1c8", tile,
+           title=_("scoring tile {tile} points").format(tile=tile), parent=g, size=12)
     if marks.hit("regions", pos, "scoring_tile"):
         c.mark(x + 150, y + 8, 62, 20, g)
     if king:
         _crown(c, x + PANEL_W - 70, y + 10, g)
-        c.text(x + PANEL_W - 40, y + 24, "King", g, size=13, bold=True)
+        c.text(x + PANEL_W - 40, y + 24, _("King"), g, size=13, bold=True)
     elif not compact:
-        c.text(x + PANEL_W - 10, y + 24, f"King +{r['distance_from_king']}", g, size=11,
+        c.text(x + PANEL_W - 10, y + 24,
+               _("King +{steps}").format(steps=r["distance_from_king"]), g, size=11,
                anchor="end", fill=MUTED)
     if not compact:
-        c.text(x + 10, y + 42, fit(f"Bonus: {r['bonus']}", PANEL_W - 20, 11), g, size=11,
-               fill=MUTED)
+        c.text(x + 10, y + 42, fit(_("Bonus: {bonus}").format(bonus=r["bonus"]),
+                                   PANEL_W - 20, 11), g, size=11, fill=MUTED)
     seat_w = (PANEL_W - 20) / max(1, len(r["seats"]))
     for i, seat in enumerate(r["seats"]):
         _seat(c, x + 10 + i * seat_w, y + 50, seat_w - 6, pos, i, seat, colour, marks, g)
@@ -110,8 +119,8 @@ def _region(c: Canvas, parent: Any, x: float, y: float, pos: int, r: dict[str, A
         tx = x + 10 + (target - 1) * seat_w
         c.rect(tx - 3, y + 47, seat_w, 142, g, fill="none", stroke="#1f5fbf", rx=5,
                **{"stroke-width": 2.5, "stroke-dasharray": "6 3"})
-        c.text(tx + seat_w / 2 - 3, y + 200, "deploying here", g, size=10, bold=True,
-               anchor="middle", fill="#1f5fbf")
+        c.text(tx + seat_w / 2 - 3, y + 200, fit(_("deploying here"), seat_w + 40, 10), g,
+               size=10, bold=True, anchor="middle", fill="#1f5fbf")
     if not compact:
         _payment(c, x + 10, y + PANEL_H - 40, pos, r["payment"], colour, marks, g)
 
@@ -135,15 +144,18 @@ def _seat(c: Canvas, x: float, y: float, w: float, pos: int, i: int, seat: dict[
     noble = seat["noble_only"]
     g = parent
     c.rect(x, y, w, h, g, fill="#f1ead6" if noble else "#ffffff", stroke="#8c8c8c", rx=4)
-    c.text(x + w / 2, y + 15, f"cost {seat['cost']}", g, size=11, bold=True, anchor="middle")
-    c.text(x + w / 2, y + h - 5, f"seat {seat['seat']}", g, size=9, anchor="middle",
-           fill=MUTED)
+    c.text(x + w / 2, y + 15, fit(_("cost {cost}").format(cost=seat["cost"]), w - 4, 11), g,
+           size=11, bold=True, anchor="middle")
+    c.text(x + w / 2, y + h - 5, fit(_("seat {seat}").format(seat=seat["seat"]), w - 4, 9), g,
+           size=9, anchor="middle", fill=MUTED)
     if noble:
-        c.text(x + w / 2, y + 29, "Noble only", g, size=9, anchor="middle", fill="#7a5b00")
+        c.text(x + w / 2, y + 29, fit(_("Noble only"), w - 4, 9), g, size=9, anchor="middle",
+               fill="#7a5b00")
     for k, fig in enumerate(seat["figures"]):
-        who, _, kind = fig.partition(":")
+        who, _sep, kind = fig.partition(":")
         c.figure(x + 14 + 20 * k, y + 46, colour.get(who, ""), kind, who[:1].upper(),
-                 f"{who}'s {KIND_NAME.get(kind, kind)}", g)
+                 _("{player}'s {figure}").format(
+                     player=who, figure=figure_name(KIND_NAME.get(kind, kind))), g)
     if marks.hit("regions", pos, "seats", i, "figures"):
         c.mark(x + 3, y + 34, w - 6, 24, g)
     for k, chest in enumerate(seat["chests"][:4]):
@@ -153,26 +165,29 @@ def _seat(c: Canvas, x: float, y: float, w: float, pos: int, i: int, seat: dict[
 
 
 def _chest(c: Canvas, x: float, y: float, w: float, chest: str, parent: Any) -> None:
-    colour, _, kind = chest.partition(" ")
+    colour, _sep, kind = chest.partition(" ")
     fill, ink = CHEST_FILL.get(colour, ("#cccccc", "#000000"))
-    label = CHEST_SHORT.get(kind, kind) if kind else colour
-    c.chip(x, y, w, 15, fill, label, ink=ink, title=f"{chest} chest", parent=parent, size=9.5)
+    label = (_(CHEST_SHORT[kind]) if kind in CHEST_SHORT else kind) if kind \
+        else chest_text(colour)
+    c.chip(x, y, w, 15, fill, fit(label, w - 2, 9.5), ink=ink,
+           title=_("{chest} chest").format(chest=chest_text(chest)), parent=parent, size=9.5)
 
 
 def _payment(c: Canvas, x: float, y: float, pos: int, payment: dict[str, Any],
              colour: dict[str, str], marks: Marks, parent: Any) -> None:
-    c.text(x, y + 20, "Payment:", parent, size=11, fill=MUTED)
+    c.text(x, y + 20, _("Payment:"), parent, size=11, fill=MUTED)
     if marks.hit("regions", pos, "payment"):
         c.mark(x, y + 4, PANEL_W - 20, 24, parent)
-    px = x + 64
+    px = x + 64 if english() else x + 82
     if not payment:
-        c.text(px, y + 20, "empty", parent, size=11, fill=MUTED)
+        c.text(px, y + 20, _("empty"), parent, size=11, fill=MUTED)
     for who, counts in payment.items():
         for kind, key in (("E", "envoys"), ("N", "nobles")):
             if counts[key]:
                 c.figure(px + 8, y + 16, colour.get(who, ""), kind, who[:1].upper(),
-                         f"{counts[key]} {KIND_NAME[kind]}(s) of {who} on the payment space",
-                         parent)
+                         _("{count} {figure}(s) of {player} on the payment space").format(
+                             count=counts[key], figure=figure_name(KIND_NAME[kind]),
+                             player=who), parent)
                 c.text(px + 19, y + 21, f"×{counts[key]}", parent, size=11)
                 px += 44
 
@@ -196,15 +211,15 @@ def _middle(c: Canvas, y: float, view: dict[str, Any], colour: dict[str, str],
     x = GAP
     supply(c, x, y, view, marks)
     tx = x + 5 * 78 + 20
-    c.text(tx, y + 14, "Tracks", size=14, bold=True)
+    c.text(tx, y + 14, _("Tracks"), size=14, bold=True)
     tracks = view["tracks"]
-    rows = [("Turns to come (next first)", "turn_order"),
-            ("Supply track (top first)", "supply_top_to_bottom"),
-            ("Move/Deploy (bottom first)", "move_deploy_bottom_to_top")]
+    rows = [(_("Turns to come (next first)"), "turn_order"),
+            (_("Supply track (top first)"), "supply_top_to_bottom"),
+            (_("Move/Deploy (bottom first)"), "move_deploy_bottom_to_top")]
     room = WIDTH - 310 - (tx + 165)
     for k, (label, key) in enumerate(rows):
         ry = y + 38 + 26 * k
-        c.text(tx, ry, label, size=11, fill=MUTED)
+        c.text(tx, ry, fit(label, 165, 11), size=11, fill=MUTED)
         who_list = tracks[key]
         step = min(44.0, room / max(1, len(who_list)))
         for j, who in enumerate(who_list):
@@ -213,39 +228,45 @@ def _middle(c: Canvas, y: float, view: dict[str, Any], colour: dict[str, str],
                    fit(who, step - 6, 10), ink=ink, title=f"{label}: {j + 1}. {who}",
                    size=10)
         if not who_list:
-            c.text(tx + 165, ry, "empty", size=11, fill=MUTED)
+            c.text(tx + 165, ry, _("empty"), size=11, fill=MUTED)
         if marks.hit("tracks", key):
             c.mark(tx + 163, ry - 15, step * max(1, len(who_list)), 22)
     ev = view["evaluation"]
-    c.text(tx, y + 124, fit(f"Scored this round: {_title(view, ev['a'])} and "
-                            f"{ev['b_condition']} (now {_title(view, ev['b_now'])})", 760, 12),
-           size=12)
+    c.text(tx, y + 124, fit(_("Scored this round: {a} and {condition} (now {b})").format(
+        a=_title(view, ev["a"]), condition=ev["b_condition"], b=_title(view, ev["b_now"])),
+        760, 12), size=12)
     rx = WIDTH - 300
-    c.text(rx, y + 14, "Round display", size=14, bold=True)
+    c.text(rx, y + 14, _("Round display"), size=14, bold=True)
     for k, row in enumerate(view["round_display"]):
-        b = row["b"].replace("-", " ")
-        text = f"round {row['round']}: {_title(view, row['a'])}, {b}, {row['c']}"
+        b = row["b"].replace("-", " ") if english() else (
+            _(CONDITION_SHORT[row["b"]]) if row["b"] in CONDITION_SHORT else row["b"])
+        text = _("round {round}: {a}, {b}, {c}").format(round=row["round"],
+                                                        a=_title(view, row["a"]), b=b,
+                                                        c=row["c"])
         c.text(rx, y + 34 + 16 * k, fit(text, 290, 11), size=11,
                bold=row["round"] == view["round"])
     priv = view["privilege_display"]
-    left = ", ".join(f"#{num} ×{k}" for num, k in priv["left"].items()) or "none"
-    vp = ", ".join(str(v) for v in reversed(priv["vp_stack_top_last"])) or "empty"
+    left = ", ".join(f"#{num} ×{k}" for num, k in priv["left"].items()) or _("none")
+    vp = ", ".join(str(v) for v in reversed(priv["vp_stack_top_last"])) or _("empty")
     py = y + 146
-    c.text(x, py, "Privileges in play: " + ", ".join(f"#{num}" for num in priv["numbers"])
-           + f"   ·   left: {left}   ·   VP privileges (top first): {vp}", size=12)
+    c.text(x, py, fit(_("Privileges in play: {numbers}   ·   left: {left}   ·   VP privileges "
+                        "(top first): {stack}").format(
+        numbers=", ".join(f"#{num}" for num in priv["numbers"]), left=left, stack=vp),
+        WIDTH - 2 * GAP, 12), size=12)
     if marks.hit("privilege_display"):
         c.mark(x, py - 13, WIDTH - 2 * GAP, 18)
-    c.text(x, py + 22, f"Chest stack: {view['chest_stack']}   ·   discard pile: "
-           f"{view['discard_pile']}", size=12)
+    c.text(x, py + 22, _("Chest stack: {stack}   ·   discard pile: {discards}").format(
+        stack=view["chest_stack"], discards=view["discard_pile"]), size=12)
     return _revealed(c, py + 44, view.get("pending") or {})
 
 
 def supply(c: Canvas, x: float, y: float, view: dict[str, Any], marks: Marks) -> None:
     """The Supply Board: five spaces with their figures and chests, 384 x 114 px."""
-    c.text(x, y + 14, "Supply Board", size=14, bold=True)
+    c.text(x, y + 14, _("Supply Board"), size=14, bold=True)
     for i, space in enumerate(view["supply_board"]):
         sx = x + i * 78
-        g = c.group(title=f"Supply Board space {space['space']}: {space['figures']}")
+        g = c.group(title=_("Supply Board space {space}: {figures}").format(
+            space=space["space"], figures=space["figures"]))
         c.rect(sx, y + 22, 72, 92, g, fill="#ffffff", stroke="#8c8c8c", rx=4)
         c.text(sx + 5, y + 37, f"{space['space']}: {space['figures']}", g, size=12, bold=True)
         for k, chest in enumerate(space["chests"][:4]):
@@ -260,8 +281,8 @@ def _revealed(c: Canvas, y: float, pending: dict[str, Any]) -> float:
     if not revealed:
         return y
     pickers = ", ".join(pending.get("pickers", [])) or "-"
-    c.text(GAP, y + 4, f"Revealed chests (picking in this order: {pickers}):", size=12,
-           bold=True)
+    c.text(GAP, y + 4, fit(_("Revealed chests (picking in this order: {players}):").format(
+        players=pickers), 390, 12), size=12, bold=True)
     for k, chest in enumerate(revealed[:12]):
         _chest(c, GAP + 400 + 78 * k, y - 8, 72, chest, None)
     return y + 34
@@ -275,18 +296,21 @@ def _title(view: dict[str, Any], key: str) -> str:
 
 
 def _players(c: Canvas, y: float, view: dict[str, Any], marks: Marks) -> float:
-    heads = [("player", 0), ("points", 130), ("Court", 200), ("Province", 290),
-             ("privileges", 390), ("contracts", 520), ("chests", 600)]
-    for label, dx in heads:
-        c.text(GAP + dx, y, label, size=12, bold=True)
+    heads = [(N_("player"), 0, 128), (N_("points"), 130, 68), (N_("Court"), 200, 88),
+             (N_("Province"), 290, 98), (N_("privileges"), 390, 128),
+             (N_("contracts"), 520, 78), (N_("chests"), 600, 200)]
+    for label, dx, room in heads:
+        c.text(GAP + dx, y, fit(_(label), room, 12), size=12, bold=True)
     c.line(GAP, y + 6, WIDTH - GAP, y + 6, stroke="#9a9a9a")
     to_move = set(view.get("to_move", []))
     for i, (who, pv) in enumerate(view["players"].items()):
         ry = y + 28 + 30 * i
-        g = c.group(title=f"{who}: {pv['score']} points", id=f"player-{who}")
-        fill, _ = player_fill(pv["colour"])
+        g = c.group(title=_("{player}: {points} points").format(player=who,
+                                                                 points=pv["score"]),
+                    id=f"player-{who}")
+        fill, _ink = player_fill(pv["colour"])
         c.rect(GAP, ry - 15, 20, 20, g, fill=fill, stroke="#000000", rx=3)
-        name = who + (" ◀ to move" if who in to_move else "")
+        name = who + (_(" ◀ to move") if who in to_move else "")
         c.text(GAP + 26, ry, fit(name, 104, 12), g, size=12, bold=who in to_move)
         c.text(GAP + 130, ry, str(pv["score"]), g, size=13, bold=True)
         court, prov = pv["court"], pv["province"]
@@ -294,7 +318,7 @@ def _players(c: Canvas, y: float, view: dict[str, Any], marks: Marks) -> float:
         c.text(GAP + 290, ry, f"{prov['envoys']} E, {prov['nobles']} N", g, size=12)
         privs = ", ".join(f"#{p}" for p in pv["privileges"]) or "-"
         if pv.get("vp_privilege"):
-            privs += f" (VP {pv['vp_privilege']})"
+            privs += _(" (VP {points})").format(points=pv["vp_privilege"])
         c.text(GAP + 390, ry, fit(privs, 125, 12), g, size=12)
         c.text(GAP + 520, ry, str(pv["contracts"]), g, size=12)
         for k, chest in enumerate(pv["chests"][:11]):
@@ -309,16 +333,18 @@ def _players(c: Canvas, y: float, view: dict[str, Any], marks: Marks) -> float:
 
 
 def _contracts(c: Canvas, y: float, view: dict[str, Any]) -> float:
-    c.text(GAP, y + 12, f"{view['you']}'s contracts (secret)", size=14, bold=True)
+    c.text(GAP, y + 12, _("{player}'s contracts (secret)").format(player=view["you"]),
+           size=14, bold=True)
     for i, contract in enumerate(view["your_contracts"]):
-        c.text(GAP + 10, y + 36 + 26 * i, f"{contract['text']}   ({contract['id']})", size=12)
+        c.text(GAP + 10, y + 36 + 26 * i, fit(f"{contract['text']}   ({contract['id']})",
+                                              WIDTH - 40, 12), size=12)
     return y + 40 + 26 * len(view["your_contracts"])
 
 
 def _final(c: Canvas, y: float, final: dict[str, dict[str, int]]) -> float:
-    c.text(GAP, y + 14, "Final scoring", size=14, bold=True)
+    c.text(GAP, y + 14, _("Final scoring"), size=14, bold=True)
     for i, (who, parts) in enumerate(final.items()):
-        items = ", ".join(f"{what} {points}" for what, points in parts.items())
+        items = ", ".join(f"{final_part(what)} {points}" for what, points in parts.items())
         c.text(GAP + 10, y + 38 + 24 * i, fit(f"{who}: {items} = {sum(parts.values())}",
                                               WIDTH - 40, 12), size=12)
     return y + 44 + 24 * len(final)
@@ -337,14 +363,16 @@ def tiles(view: dict[str, Any]) -> list[Tile]:
         def draw(c: Canvas, pos: int = pos, region: dict[str, Any] = region) -> None:
             _region(c, c.root, PAD, PAD, pos, region, colour, NO_MARKS, None, compact=True)
 
-        title = f"Region {region['title']}" + (" (the King is here)" if region["king"] else "")
+        title = _("Region {region}").format(region=region["title"]) + (
+            _(" (the King is here)") if region["king"] else "")
         shown = {k: v for k, v in region.items()
                  if k not in ("distance_from_king", "bonus", "payment")}
         out.append(tile(f"region-{region['region']}", title, PANEL_W, COMPACT_H, draw,
                         [pos, shown, colour]))
-        out.append(Tile(f"payment-{region['region']}", f"{region['title']}: payment space",
+        out.append(Tile(f"payment-{region['region']}",
+                        _("{region}: payment space").format(region=region["title"]),
                         "", 0, 0, below=True, words=_payment_words(region, view)))
-    out.append(tile("supply", "The Supply Board", 5 * 78 - 6, 114,
+    out.append(tile("supply", _("The Supply Board"), 5 * 78 - 6, 114,
                     lambda c: supply(c, PAD, PAD, view, NO_MARKS), view["supply_board"]))
     return out
 
@@ -355,4 +383,4 @@ def _payment_words(region: dict[str, Any], view: dict[str, Any]) -> tuple[Words,
     fills = dict(colours(view))
     found = tuple((fills.get(who, "#888888"), f"{who} {n['envoys']} E, {n['nobles']} N")
                   for who, n in region["payment"].items() if n["envoys"] or n["nobles"])
-    return found or (("", "empty"),)
+    return found or (("", _("empty")),)
