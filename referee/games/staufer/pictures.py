@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from referee.i18n import current
 from referee.pictures.changes import NO_MARKS, Marks
 from referee.pictures.svg import (
     MUTED,
@@ -57,7 +58,7 @@ def draw(view: dict[str, Any], marks: Marks = NO_MARKS, since: int | None = None
         pending = view.get("pending") or {}
         target = pending.get("seat") if pending.get("region") == region["region"] else None
         key = json.dumps(["region", pos, x, y, region, colour, marks.under("regions", pos),
-                          marks.hit("king"), target])
+                          marks.hit("king"), target] + ([] if english() else [current()]))
         c.piece(key, lambda g, x=x, y=y, pos=pos, region=region, target=target:  # type: ignore[misc]
                 _region(c, g, x, y, pos, region, colour, marks, target))
     _ring_arrows(c)
@@ -181,15 +182,19 @@ def _payment(c: Canvas, x: float, y: float, pos: int, payment: dict[str, Any],
     px = x + 64 if english() else x + 82
     if not payment:
         c.text(px, y + 20, _("empty"), parent, size=11, fill=MUTED)
-    for who, counts in payment.items():
-        for kind, key in (("E", "envoys"), ("N", "nobles")):
-            if counts[key]:
-                c.figure(px + 8, y + 16, colour.get(who, ""), kind, who[:1].upper(),
-                         _("{count} {figure}(s) of {player} on the payment space").format(
-                             count=counts[key], figure=figure_name(KIND_NAME[kind]),
-                             player=who), parent)
-                c.text(px + 19, y + 21, f"×{counts[key]}", parent, size=11)
-                px += 44
+    groups = [(who, kind, counts[key]) for who, counts in payment.items()
+              for kind, key in (("E", "envoys"), ("N", "nobles")) if counts[key]]
+    # 44 px a group (a figure and its count); two rows when one does not hold them all
+    per_row = max(1, int((x + PANEL_W - 20 - px) // 44))
+    rows = 1 if len(groups) <= per_row else 2
+    per_row = max(per_row, -(-len(groups) // rows))
+    for k, (who, kind, count) in enumerate(groups):
+        gx = px + 44 * (k % per_row)
+        gy = y if rows == 1 else y - 9 + 21 * (k // per_row)
+        c.figure(gx + 8, gy + 16, colour.get(who, ""), kind, who[:1].upper(),
+                 _("{count} {figure}(s) of {player} on the payment space").format(
+                     count=count, figure=figure_name(KIND_NAME[kind]), player=who), parent)
+        c.text(gx + 19, gy + 21, f"×{count}", parent, size=11)
 
 
 def _ring_arrows(c: Canvas) -> None:
@@ -368,12 +373,13 @@ def tiles(view: dict[str, Any]) -> list[Tile]:
         shown = {k: v for k, v in region.items()
                  if k not in ("distance_from_king", "bonus", "payment")}
         out.append(tile(f"region-{region['region']}", title, PANEL_W, COMPACT_H, draw,
-                        [pos, shown, colour]))
+                        [pos, shown, colour, current()]))
         out.append(Tile(f"payment-{region['region']}",
                         _("{region}: payment space").format(region=region["title"]),
                         "", 0, 0, below=True, words=_payment_words(region, view)))
     out.append(tile("supply", _("The Supply Board"), 5 * 78 - 6, 114,
-                    lambda c: supply(c, PAD, PAD, view, NO_MARKS), view["supply_board"]))
+                    lambda c: supply(c, PAD, PAD, view, NO_MARKS),
+                    [view["supply_board"], current()]))
     return out
 
 

@@ -10,7 +10,7 @@ from .render import WIDTH, layout
 from .rounds import b_region
 from .rules import legal_moves
 from .state import E, N, State
-from .texts import _, N_, event_text, figure_name, region_title
+from .texts import N_, _, event_text, figure_name, region_title
 
 CONDITION_TEXT = {
     "king": N_("King's Region"),
