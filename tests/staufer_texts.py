@@ -68,6 +68,7 @@ def positions(players: int, games: int = 2, every: int = 9) -> Iterator[State]:
 
 SVG = "{http://www.w3.org/2000/svg}"
 GLYPH = 0.56  # the average glyph width per px of font size the pictures fit text with
+BOLD = 0.62  # the same for bold text
 
 
 def _size(el: ET.Element, sizes: dict[str, float]) -> float:
@@ -102,8 +103,8 @@ def overflowing(svg: str) -> list[str]:
 
     def _check(el: ET.Element, rects: list[tuple[float, float, float, float]]) -> None:
         x, y = float(el.get("x", 0)), float(el.get("y", 0))
-        est = len(el.text or "") * _size(el, sizes) * GLYPH
         classes = (el.get("class") or "").split()
+        est = len(el.text or "") * _size(el, sizes) * (BOLD if "b" in classes else GLYPH)
         start = x - est / 2 if "m" in classes else x - est if "e" in classes else x
         holding = [r for r in rects if r[0] <= x <= r[0] + r[2] and r[1] <= y <= r[1] + r[3]
                    and r[2] < width]

@@ -77,11 +77,14 @@ def _header(c: Canvas, view: dict[str, Any], since: int | None, marks: Marks) ->
              else _("round {round} of 5").format(round=view["round"]))
     title_block(c, GAP, _("The Staufer Dynasty — {state}").format(state=state), view["prompt"])
     lx = WIDTH - 390
+    envoy, noble = figure_name("Envoy"), figure_name("Noble")
+    nx = 78 if english() else 34 + len(envoy) * 7  # after the Envoy's word
     c.figure(lx + 8, 22, "black", "E", "", _("an Envoy"))
-    c.text(lx + 20, 26, figure_name("Envoy"), size=11)
-    c.figure(lx + 78, 22, "black", "N", "", _("a Noble"))
-    c.text(lx + 90, 26, figure_name("Noble"), size=11)
-    c.text(lx + 140, 26, _("letter = player's initial"), size=11, fill=MUTED)
+    c.text(lx + 20, 26, envoy, size=11)
+    c.figure(lx + nx, 22, "black", "N", "", _("a Noble"))
+    c.text(lx + nx + 12, 26, noble, size=11)
+    c.text(lx + 140 if english() else lx + nx + 26 + len(noble) * 7, 26,
+           _("letter = player's initial"), size=11, fill=MUTED)
     change_note(c, lx, since, bool(marks))
 
 
@@ -105,7 +108,10 @@ def _region(c: Canvas, parent: Any, x: float, y: float, pos: int, r: dict[str, A
         c.mark(x + 150, y + 8, 62, 20, g)
     if king:
         _crown(c, x + PANEL_W - 70, y + 10, g)
-        c.text(x + PANEL_W - 40, y + 24, _("King"), g, size=13, bold=True)
+        if english():
+            c.text(x + PANEL_W - 40, y + 24, "King", g, size=13, bold=True)
+        else:
+            c.text(x + PANEL_W - 8, y + 24, _("King"), g, size=13, bold=True, anchor="end")
     elif not compact:
         c.text(x + PANEL_W - 10, y + 24,
                _("King +{steps}").format(steps=r["distance_from_king"]), g, size=11,
@@ -179,7 +185,7 @@ def _payment(c: Canvas, x: float, y: float, pos: int, payment: dict[str, Any],
     c.text(x, y + 20, _("Payment:"), parent, size=11, fill=MUTED)
     if marks.hit("regions", pos, "payment"):
         c.mark(x, y + 4, PANEL_W - 20, 24, parent)
-    px = x + 64 if english() else x + 82
+    px = x + 64 if english() else x + 94
     if not payment:
         c.text(px, y + 20, _("empty"), parent, size=11, fill=MUTED)
     groups = [(who, kind, counts[key]) for who, counts in payment.items()
@@ -248,8 +254,8 @@ def _middle(c: Canvas, y: float, view: dict[str, Any], colour: dict[str, str],
         text = _("round {round}: {a}, {b}, {c}").format(round=row["round"],
                                                         a=_title(view, row["a"]), b=b,
                                                         c=row["c"])
-        c.text(rx, y + 34 + 16 * k, fit(text, 290, 11), size=11,
-               bold=row["round"] == view["round"])
+        now = row["round"] == view["round"]
+        c.text(rx, y + 34 + 16 * k, fit(text, 262 if now else 290, 11), size=11, bold=now)
     priv = view["privilege_display"]
     left = ", ".join(f"#{num} ×{k}" for num, k in priv["left"].items()) or _("none")
     vp = ", ".join(str(v) for v in reversed(priv["vp_stack_top_last"])) or _("empty")
