@@ -22,8 +22,10 @@ PLAYERS = "ann=Ann <ann@example.org>,ben=Ben <ben@example.org>"
 
 # words of English sentences that are no German words (a line with two of them, outside
 # backticks, player ids and addresses, is an English sentence left in a German mail)
-STOP = frozenset("""the your you to of is were with for this that not from has have it on
-by are a as at or be been their them now only no its reply""".split())
+STOP = frozenset(("the", "your", "you", "to", "of", "is", "were", "with", "for", "this",
+                  "that", "not", "from", "has", "have", "it", "on", "by", "are", "a", "as",
+                  "at", "or", "be", "been", "their", "them", "now", "only", "no", "its",
+                  "reply"))
 
 
 def english_sentences(body: str, ignore: tuple[str, ...] = ()) -> list[str]:
