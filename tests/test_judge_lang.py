@@ -164,3 +164,29 @@ def test_the_say_footer_fits_78_columns(tmp_path: Path) -> None:
         with i18n.language(lang):
             relayed = text.say_text("ann", "x" * 200)
         assert all(len(line) <= 78 for line in relayed.splitlines())
+
+
+def test_a_move_before_the_nonces_is_answered_in_mail_words(tmp_path: Path) -> None:
+    setup = Setup(tmp_path, players=PLAYERS, extra=("--nonces",))
+    setup.judge()
+    assert "reply: nonce WORDS;" in body_text(setup.latest("ann"))
+    setup.new_mail()
+    out = setup.send(reply(setup.latest("ann"), "take 1"))
+    said = " ".join(body_text(out[0]).split())
+    assert "Not played: the game starts once every player has sent a nonce: reply `nonce " \
+        "WORDS` (still missing: ann, ben)" in said
+    assert "referee nonce" not in said and "--as" not in said
+
+
+@pytest.mark.parametrize("example", ["staufer-3p", "dynasties-3p"])
+def test_the_game_over_mail_has_one_final_scoring(example: str) -> None:
+    from referee import gamefile, replay, roster
+
+    gf = gamefile.read(Path(__file__).parents[1] / "examples" / f"{example}.json")
+    match = replay.replay(gf, None)
+    body = text.body(gf, match, None, gf.players[0], None, roster.settings(gf.data))
+    assert body.count("Final scoring") == 1  # the game's own, on its board
+    ranking = body.split("Ranking (total points):\n", 1)[1].splitlines()
+    scores = match.game.scores(match.state)
+    winner = match.game.ranking(match.state)[0][0]
+    assert ranking[0] == f"  1. {winner} {scores[winner]} points"
