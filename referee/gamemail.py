@@ -13,10 +13,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from referee import gamefile, roster, secret
+from referee import gamefile, i18n, roster, secret
 from referee.engine import Match
 from referee.errors import RefereeError, SealedError, UsageError
+from referee.i18n import domain
 from referee.statusview import status_text
+
+_, N_, ngettext = domain("referee")
 
 
 def mail_date() -> dt.datetime:
@@ -62,17 +65,19 @@ def from_email(gf: gamefile.GameFile, seed: str | None, raw: bytes, player: str 
     try:
         mid = intake.answered(mail, gf.game_id, key)
         if mid.player not in gf.players:
-            raise intake.Refusal("seat", f"this mail answers a mail to {mid.player!r}, "
-                                 "who plays no seat: only players move")
+            raise intake.Refusal("seat", _("this mail answers a mail to {seat}, who plays "
+                                           "no seat: only players move").format(
+                                               seat=repr(mid.player)))
         if player is not None and player != mid.player:
-            raise intake.Refusal("seat", f"the mail is {mid.player}'s, not {player}'s")
+            raise intake.Refusal("seat", _("the mail is {author}'s, not {player}'s").format(
+                author=mid.player, player=player))
         settings = roster.settings(gf.data)
         seat = intake.Seat(mid.player, settings.token_name(mid.player),
                            tuple(settings.emails.get(mid.player, [])))
         intake.admit(mail, mid, seat, key=key, game_id=gf.game_id, log=gf.log)
         if not mail.reply.moves:
-            raise intake.Refusal("no-move", "no move found in the mail: write it on the "
-                                 "first line, or as 'move: ...'")
+            raise intake.Refusal("no-move", _("no move found in the mail: write it on the "
+                                              "first line, or as 'move: ...'"))
     except intake.Refusal as exc:
         # a vacation notice or a bounce is never answered; a mail without a From neither
         if exc.reason != "automatic" and mail.reply.sender:
@@ -85,15 +90,21 @@ def answer_rejection(gf: gamefile.GameFile, raw: bytes, exc: RefereeError,
                      reply_out: Path | None, sender: str, player: str | None) -> None:
     """Write the mail that answers a rejected reply. ``player``: the authenticated
     player (their registered address gets it, with the legal moves); None: the mail was
-    not authenticated, and its sender gets only the reason."""
+    not authenticated, and its sender gets only the reason. It is written in the
+    player's recorded language (a mail not authenticated: the current language)."""
     from referee import mail
 
     if reply_out is None:
         return
     reply = mail.parse_reply(raw)
     legal = getattr(exc, "legal", []) if player is not None else []
-    to = roster.settings(gf.data).address(player) if player in gf.players else None
-    message = mail.rejection(reply, exc.message, legal, sender=sender, to=to, date=mail_date())
+    settings = roster.settings(gf.data)
+    known = player is not None and player in gf.players
+    to = settings.address(player) if known and player is not None else None
+    lang = settings.lang(player) if known and player is not None else i18n.current()
+    with i18n.language(lang):
+        message = mail.rejection(reply, exc.message, legal, sender=sender, to=to,
+                                 date=mail_date())
     if str(reply_out) == "-":
         mail.write_stdout([message], sys.stdout)
     else:  # the one atomic write: it replaces a symlink there, never writes through it
@@ -137,7 +148,6 @@ def build_mails(gf: gamefile.GameFile, match: Match, seed: str, sender: str,
 
     game = match.game
     waiting = gamefile.waiting(gf, match)
-    subject = mail.subject(game.title, gf.game_id, waiting)
     settings = roster.settings(gf.data)
     outgoing, skipped = [], []
     for pid in gf.players:
@@ -147,14 +157,17 @@ def build_mails(gf: gamefile.GameFile, match: Match, seed: str, sender: str,
         if not to:
             skipped.append(pid)
             continue
-        if pid in waiting:
-            body = status_text(gf, match, pid, name) + (
-                "\n\nReply to this mail with your move on the first line (or lines "
-                "'move: ...' for several). Keep the [#...] tag in the subject: it is your "
-                "token.\n")
-        else:
-            body = status_text(gf, match, None, name) + "\n"
-        outgoing.append(mail.Outgoing(pid, to, subject, body))
+        lang = settings.lang(pid)  # each player reads their own language
+        with i18n.language(lang):
+            subject = mail.subject(game.title, gf.game_id, waiting)
+            if pid in waiting:
+                body = status_text(gf, match, pid, name) + "\n\n" + _(
+                    "Reply to this mail with your move on the first line (or lines "
+                    "'move: ...' for several). Keep the [#...] tag in the subject: it is "
+                    "your token.") + "\n"
+            else:
+                body = status_text(gf, match, None, name) + "\n"
+        outgoing.append(mail.Outgoing(pid, to, subject, body, lang))
     messages = mail.compose(outgoing, sender=sender, game_id=gf.game_id,
                             move_number=intake.plays(gf.log), date=mail_date(),
                             key=secret.mail_key(seed),

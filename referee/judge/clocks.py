@@ -13,9 +13,12 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from referee import clock, gamefile, replay
+from referee import clock, gamefile, i18n, replay
 from referee.errors import RefereeError
+from referee.i18n import domain
 from referee.judge.timelines import timeline
+
+_, N_, ngettext = domain("referee")
 
 if TYPE_CHECKING:
     from referee.judge.core import Judge, Loaded
@@ -64,12 +67,13 @@ def _remind(judge: Judge, game: Loaded, pid: str, due: int, now: int,
     if to:
         from referee.judge import text
 
-        note = [f"Reminder: your time runs out at {clock.utc(due)}, in "
-                f"{clock.format_duration(left)} (vacation days included). Reply with your "
-                "decision, or `vacation DAYS` to stop your clock."]
-        judge.queue(judge.message(game, pid, to, text.body(
-            game.gf, game.match, game.seed, pid, None, game.settings, note=note),
-            board=True))
+        with i18n.language(game.settings.lang(pid)):
+            note = [_("Reminder: your time runs out at {due}, in {left} (vacation days "
+                      "included). Reply with your decision, or `vacation DAYS` to stop your "
+                      "clock.").format(due=clock.utc(due), left=clock.format_duration(left))]
+            judge.queue(judge.message(game, pid, to, text.body(
+                game.gf, game.match, game.seed, pid, None, game.settings, note=note),
+                board=True))
     judge.store.save()
     judge.flush()
 
@@ -129,9 +133,10 @@ def vacation(path: Path, player: str, arg: str, msgid: str,
     from referee.errors import UsageError
 
     if not arg.strip().isdigit() or not 1 <= int(arg) <= 365:
-        raise UsageError("vacation: give a number of days, e.g. `vacation 3`")
+        raise UsageError(_("vacation: give a number of days, e.g. `vacation 3`"))
     submit.vacation(path, player, int(arg), extra={"mail": msgid}, guard=guard)
-    return f"Done: your clock stops for {int(arg)} day(s)."
+    return ngettext("Done: your clock stops for {n} day(s).",
+                    "Done: your clock stops for {n} day(s).", int(arg)).format(n=int(arg))
 
 
 def tell_vacation(judge: Judge, game: Loaded, player: str, days: int) -> None:
@@ -139,8 +144,11 @@ def tell_vacation(judge: Judge, game: Loaded, player: str, days: int) -> None:
     for pid in game.gf.players:
         to = game.settings.to(pid)
         if pid != player and to:
-            judge.queue(judge.message(game, pid, to, f"{player} takes {days} vacation "
-                                      f"day(s): their clock stops for that long.\n"))
+            with i18n.language(game.settings.lang(pid)):
+                judge.queue(judge.message(game, pid, to, ngettext(
+                    "{player} takes {n} vacation day(s): their clock stops for that long.",
+                    "{player} takes {n} vacation day(s): their clock stops for that long.",
+                    days).format(player=player, n=days) + "\n"))
     judge.store.save()
     judge.flush()
 

@@ -30,7 +30,7 @@ from email.utils import format_datetime, getaddresses
 from pathlib import Path
 from typing import Any
 
-from referee import gamefile, identity, replay, roster, seats, secret
+from referee import gamefile, i18n, identity, replay, roster, seats, secret
 from referee import mail as mailmod
 from referee.engine import Match
 from referee.errors import GameFileError, RefereeError
@@ -443,8 +443,15 @@ class Judge:
         waiting = gamefile.waiting(gf, match)
         over = match.game.finished(match.state)
         earliest = min([state["seen"] or 0, *state["last"].values()])
-        timeline = text.Timeline(gf, game.seed, earliest,
-                                 start=self._positions.after(gf, earliest))
+        timelines: dict[str, text.Timeline] = {}  # one per language, built when first read
+
+        def timeline() -> text.Timeline:
+            lang = i18n.current()
+            if lang not in timelines:
+                timelines[lang] = text.Timeline(gf, game.seed, earliest,
+                                                start=self._positions.after(gf, earliest))
+            return timelines[lang]
+
         for pid in gf.players:
             to = game.settings.to(pid)
             if to is None:
@@ -456,13 +463,15 @@ class Judge:
             last = None if moved else state["last"].get(pid)
             full = full or moved
             state["to"][pid] = to
-            body = text.body(gf, match, game.seed, pid, last, game.settings, full=full,
-                             timeline=timeline)
-            self.queue(self.message(game, pid, to, body, board=full))
+            with i18n.language(game.settings.lang(pid)):  # the reader's language
+                body = text.body(gf, match, game.seed, pid, last, game.settings, full=full,
+                                 timeline=timeline())
+                self.queue(self.message(game, pid, to, body, board=full))
             state["last"][pid] = len(gf.log)
-        self._watchers(game, state, timeline, over)
-        if start and game.settings.gm:
-            self.queue(self.message(game, meta.GM, game.settings.gm, gm_welcome(game)))
+        with i18n.language(i18n.ENGLISH):  # watchers and the game master read English
+            self._watchers(game, state, timeline, over)
+            if start and game.settings.gm:
+                self.queue(self.message(game, meta.GM, game.settings.gm, gm_welcome(game)))
         if sorted(waiting) != sorted(state["waiting"]) or start:
             state["since"] = self.config.clock().isoformat()
         state["waiting"], state["seen"], state["mark"] = waiting, len(gf.log), mark
@@ -470,8 +479,8 @@ class Judge:
         self.store.save()
         self.flush()
 
-    def _watchers(self, game: Loaded, state: dict[str, Any], timeline: text.Timeline,
-                  over: bool) -> None:
+    def _watchers(self, game: Loaded, state: dict[str, Any],
+                  timeline: Callable[[], text.Timeline], over: bool) -> None:
         """The public mail to each watcher: after every change, or with a digest (the
         game master's ``watch ADDRESS digest [N]``) once a round or every N decisions,
         telling everything since that watcher's last mail."""
@@ -484,7 +493,7 @@ class Judge:
                 if since is False:
                     continue
             body = text.body(gf, game.match, game.seed, None, since, game.settings,
-                             timeline=timeline)
+                             timeline=timeline())
             self.queue(self.message(game, WATCHER, watcher, body, board=True))
 
     @staticmethod

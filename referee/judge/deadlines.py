@@ -9,9 +9,12 @@ import datetime as dt
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from referee import gamefile, roster, seats
+from referee import gamefile, i18n, roster, seats
 from referee.errors import RefereeError
+from referee.i18n import domain
 from referee.judge import meta, text
+
+_, N_, ngettext = domain("referee")
 
 if TYPE_CHECKING:
     from referee.judge.core import Judge, Loaded
@@ -45,33 +48,42 @@ def tend(judge: Judge, path: Path) -> None:
                                                    found.deadline_bot, hours):
         return
     if expire:
-        note = [f"The deadline ({hours} h, {due:%Y-%m-%d %H:%M} UTC) has passed; "
-                f"still waiting for {', '.join(waiting)}."]
         for pid in game.gf.players:
             to = game.settings.to(pid)
             if to:
-                judge.queue(judge.message(game, pid, to, text.body(
-                    game.gf, game.match, game.seed, pid, None, game.settings,
-                    full=pid in waiting, note=note), board=pid in waiting))
-        if game.settings.gm:
+                with i18n.language(game.settings.lang(pid)):
+                    judge.queue(judge.message(game, pid, to, text.body(
+                        game.gf, game.match, game.seed, pid, None, game.settings,
+                        full=pid in waiting, note=[_passed(hours, due, waiting)]),
+                        board=pid in waiting))
+        if game.settings.gm:  # the game master reads English
             judge.queue(judge.message(game, meta.GM, game.settings.gm, "\n".join(
-                [*note, "", "As game master you may extend the deadline, replace a",
+                [_passed(hours, due, waiting), "",
+                 "As game master you may extend the deadline, replace a",
                  "player or change an address: see `help` (reply to this mail)."])))
         state["expired"] = state["reminded"] = state["since"]
     elif now >= remind and state.get("reminded") != state["since"]:
-        note = [f"Reminder: the deadline is {due:%Y-%m-%d %H:%M} UTC ({hours} h per "
-                "decision)."]
         for pid in waiting:
             to = game.settings.to(pid)
             if to:
-                judge.queue(judge.message(game, pid, to, text.body(
-                    game.gf, game.match, game.seed, pid, None, game.settings, note=note),
-                    board=True))
+                with i18n.language(game.settings.lang(pid)):
+                    note = [_("Reminder: the deadline is {due} UTC ({hours} h per "
+                              "decision).").format(due=f"{due:%Y-%m-%d %H:%M}", hours=hours)]
+                    judge.queue(judge.message(game, pid, to, text.body(
+                        game.gf, game.match, game.seed, pid, None, game.settings,
+                        note=note), board=True))
         state["reminded"] = state["since"]
     else:
         return
     judge.store.save()
     judge.flush()
+
+
+def _passed(hours: int, due: dt.datetime, waiting: list[str]) -> str:
+    """The note of a passed deadline, in the current language."""
+    return _("The deadline ({hours} h, {due} UTC) has passed; still waiting for "
+             "{players}.").format(hours=hours, due=f"{due:%Y-%m-%d %H:%M}",
+                                  players=", ".join(waiting))
 
 
 def _settings(judge: Judge, path: Path) -> roster.Settings | None:

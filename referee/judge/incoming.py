@@ -28,10 +28,11 @@ from email.utils import format_datetime
 from pathlib import Path
 from typing import Any
 
-from referee import gamefile, seats
+from referee import gamefile, i18n, seats
 from referee import mail as mailmod
 from referee.errors import MoveError, RefereeError, UsageError
-from referee.judge import meta, text
+from referee.i18n import domain
+from referee.judge import language, meta, text
 from referee.judge.core import GM_HELP, GM_TOKEN, Judge, Loaded, environment_failure
 from referee.mail import intake, mime
 from referee.mail.intake import Refusal
@@ -40,11 +41,13 @@ from referee.submit import submit
 from referee.writecore import Guard
 
 PLAYER_COMMANDS = ("status", "help", "undo", "nonce", "say", "notify", "bot", "vacation",
-                   "rematch")
+                   "rematch", *language.WORDS)
 GM_KINDS = ("replace", "address", "deadline", "bot", "watch", "unwatch", "notify", "status",
             "help", "clock")
 SAY_RATE = 5  # says per player per hour of the judge's clock
 SAY_WINDOW = dt.timedelta(hours=1)
+
+_, N_, ngettext = domain("referee")
 
 
 @dataclass
@@ -68,6 +71,12 @@ class Incoming:
     # ------------------------------------------------------------------ entry point
 
     def handle(self) -> Outcome:
+        """The mail handled; each answer in its reader's language (English: watchers,
+        the game master, strangers)."""
+        with i18n.language(i18n.ENGLISH):
+            return self._handle()
+
+    def _handle(self) -> Outcome:
         store = self.judge.store
         if store.answered(self.msgid):
             return Outcome("duplicate", detail="already answered")
@@ -101,31 +110,38 @@ class Incoming:
         for game, pid in mine:  # a lost In-Reply-To: the token still tells the game
             if mailmod.check_token(game.key, game.gf.game_id, game.settings.token_name(pid),
                                    self.reply.token):
-                why = ("Your mail answers a Message-ID this referee did not write (forged "
-                       "or edited), so nothing was done." if forged else
-                       "Your mail did not answer a referee mail, so nothing was played.")
-                note = [why, "Here is the current state: reply to this mail."]
-                return self._answer_state(game, pid, note, "answered",
-                                          "forged id" if forged else "no referee mail")
+                with i18n.language(game.settings.lang(pid)):
+                    why = (_(FORGED) if forged else
+                           _("Your mail did not answer a referee mail, so nothing was "
+                             "played."))
+                    note = [why, _(CURRENT)]
+                    return self._answer_state(game, pid, note, "answered",
+                                              "forged id" if forged else "no referee mail")
         if not sender:
             return Outcome("ignored", detail="no game and no sender address")
-        lines = ["Your mail does not answer a mail of this referee, so it matches no game.", ""]
-        if forged:
-            lines[0] = ("Your mail answers a Message-ID this referee did not write (forged "
-                        "or edited), so nothing was done.")
-        if mine:
-            lines.append("Your games here (reply to the latest mail of a game):")
-            lines += [f"  {g.gf.game_id}  {g.match.game.title}, as {pid}" for g, pid in mine]
-        else:
-            lines.append("This address plays no game here.")
-        self._send_plain(sender, "\n".join(lines) + "\n")
+        with i18n.language(language.of_address(mine[0][0].settings, sender) if mine
+                           else i18n.ENGLISH):
+            self._send_plain(sender, "\n".join(self._no_game(mine, forged)) + "\n")
         return Outcome("answered", detail="forged id" if forged else "no game")
+
+    @staticmethod
+    def _no_game(mine: list[tuple[Loaded, str]], forged: bool) -> list[str]:
+        lines = [_(FORGED) if forged else
+                 _("Your mail does not answer a mail of this referee, so it matches no game."),
+                 ""]
+        if mine:
+            lines.append(_("Your games here (reply to the latest mail of a game):"))
+            lines += ["  " + _("{game}  {title}, as {player}").format(
+                game=g.gf.game_id, title=g.match.game.title, player=pid) for g, pid in mine]
+        else:
+            lines.append(_("This address plays no game here."))
+        return lines
 
     def _send_plain(self, to: str, body: str) -> None:
         import email.policy
 
         msg = EmailMessage(policy=email.policy.default)
-        subject = self.reply.subject or "your mail"
+        subject = self.reply.subject or _("your mail")
         msg["From"] = self.judge.config.sender
         msg["To"] = to
         msg["Subject"] = subject if re.match(r"^\s*re\s*:", subject, re.I) else f"Re: {subject}"
@@ -161,13 +177,19 @@ class Incoming:
                              "Watchers' mails are not read: only players move.\n")
             return Outcome("answered", gid, "watcher")
         seat = self._seat(game, player)
-        try:
-            intake.admit(self.mail, mid, seat, key=game.key, game_id=gid, log=game.gf.log)
-        except Refusal as exc:
-            return self._refused(game, seat, exc)
+        # the seat's language for an answer to its registered address; else English
+        lang = game.settings.lang(player) if player != meta.GM and game.settings.accepts(
+            player, self.reply.sender or "") else i18n.ENGLISH
+        with i18n.language(lang):
+            try:
+                intake.admit(self.mail, mid, seat, key=game.key, game_id=gid,
+                             log=game.gf.log)
+            except Refusal as exc:
+                return self._refused(game, seat, exc)
         if player == meta.GM:
             return self._gm(game, mid)
-        return self._player(game, player, mid)
+        with i18n.language(game.settings.lang(player)):
+            return self._player(game, player, mid)
 
     def _refused(self, game: Loaded, seat: intake.Seat, exc: Refusal) -> Outcome:
         gid = game.gf.game_id
@@ -181,14 +203,18 @@ class Incoming:
                                  "need the game master's address and token (reply to a "
                                  f"game master mail): {exc.message}.\n")
             else:
-                self._send_plain(self.reply.sender,
-                                 f"Not accepted: {exc.message}. Nothing was done.\n")
+                self._send_plain(self.reply.sender, _(
+                    "Not accepted: {reason}. Nothing was done.").format(reason=exc.message)
+                    + "\n")
             return Outcome("rejected", gid, exc.reason)
         first = self.reply.moves[0].split() if self.reply.moves else []
         word = first[0].lower() if first else ""
-        done = "Not played" if seat.player != meta.GM and word not in PLAYER_COMMANDS \
-            else f"`{word}` not done"
-        note = [f"{done}: {exc.message}.", "Here is the current state: reply to this mail."]
+        if seat.player != meta.GM and word not in PLAYER_COMMANDS:
+            done = _("Not played: {reason}.").format(reason=exc.message)
+        else:
+            done = _("`{command}` not done: {reason}.").format(command=word,
+                                                                 reason=exc.message)
+        note = [done, _(CURRENT)]
         if seat.player == meta.GM:
             return self._answer_gm(game, note, "rejected", "stale")
         return self._answer_state(game, seat.player, note, "rejected", "stale")
@@ -204,6 +230,7 @@ class Incoming:
         return Outcome(action, game.gf.game_id, detail)
 
     def _answer_gm(self, game: Loaded, note: list[str], action: str, detail: str) -> Outcome:
+        """An answer to the game master, who reads English."""
         assert game.settings.gm is not None
         body = text.body(game.gf, game.match, game.seed, None, None, game.settings,
                          full=True, note=[*note, "", *GM_HELP])
@@ -215,7 +242,7 @@ class Incoming:
         moves = list(self.reply.moves)
         if not moves:
             return self._answer_state(game, player, [
-                "No move found in your mail: write it on the first line."], "rejected",
+                _("No move found in your mail: write it on the first line.")], "rejected",
                 "no move")
         word = moves[0].split()[0].lower() if moves[0].split() else ""
         planned = intake.plan_lines(self.reply) if word == intake.PLAN_WORD else None
@@ -241,8 +268,11 @@ class Incoming:
         except RefereeError as exc:
             if environment_failure(exc):  # a full or read-only disk: try again later
                 raise
+            reason = text.nonce_needed(game.gf) if gamefile.missing_nonces(game.gf) \
+                else exc.message  # (before the nonces: in the words of a mail)
             return self._answer_state(self.judge.load(game.path) or game, player,
-                                      [f"Not played: {exc.message}"], "rejected", exc.message)
+                                      [_("Not played: {reason}").format(reason=reason)],
+                                      "rejected", exc.message)
         if done.match is not None:  # the state submit just wrote: no second replay
             self.judge.remember(Loaded(game.path, done.gf, game.seed, game.key, done.match,
                                        self.judge.settings(done.gf)))
@@ -259,11 +289,14 @@ class Incoming:
                   exc: MoveError) -> Outcome:
         note = []
         if index:
-            note.append(f"Your first {index} move(s) were played; the rest were not.")
-        note.append(f"Line {index + 1} `{moves[index]}` was not accepted: {exc.message}")
+            note.append(ngettext("Your first {n} move(s) were played; the rest were not.",
+                                 "Your first {n} move(s) were played; the rest were not.",
+                                 index).format(n=index))
+        note.append(_("Line {line} `{move}` was not accepted: {reason}").format(
+            line=index + 1, move=moves[index], reason=exc.message))
         if exc.legal:
-            note.append("Closest legal moves: " + ", ".join(exc.legal))
-        note.append("Reply to this mail with your decision.")
+            note.append(_("Closest legal moves: {moves}").format(moves=", ".join(exc.legal)))
+        note.append(_("Reply to this mail with your decision."))
         return self._answer_state(game, player, note, "rejected", exc.message)
 
     # ------------------------------------------------------------------ commands
@@ -284,13 +317,16 @@ class Incoming:
                  mid: MailId) -> Outcome:
         arg = rest[0].strip() if rest else ""
         if word == "status":
-            return self._answer_state(game, player, ["The current state, as you asked."],
+            return self._answer_state(game, player, [_("The current state, as you asked.")],
                                       "command", "status")
         if word == "help":
-            return self._answer_state(game, player, HELP, "command", "help")
+            return self._answer_state(game, player, [_(line) for line in HELP], "command",
+                                      "help")
         if word == "say":
             return self._say(game, player)
         guard = self._still_fresh(mid)
+        if word in language.WORDS:  # referee/judge/language.py
+            return language.command(self, game, player, word, arg, guard)
         if word == "rematch":
             return self._rematch(game, player, guard)
         try:
@@ -311,20 +347,20 @@ class Incoming:
         except RefereeError as exc:
             if environment_failure(exc):  # a full or read-only disk: try again later
                 raise
-            return self._answer_state(game, player, [f"`{word}` not done: {exc.message}"],
-                                      "rejected", exc.message)
+            return self._answer_state(game, player, [_("`{command}` not done: {reason}").format(
+                command=word, reason=exc.message)], "rejected", exc.message)
         self.judge.notify(game.path)
         self.judge.store.mark_answered(self.msgid)
         self.judge.store.save()
         if word == "notify":
             fresh = self.judge.load(game.path) or game
-            return self._answer_state(fresh, player, [f"Your mail setting is now {arg}."],
-                                      "command", "notify")
+            return self._answer_state(fresh, player, [_(
+                "Your mail setting is now {mode}.").format(mode=arg)], "command", "notify")
         if word == "bot":
             fresh = self.judge.load(game.path) or game
-            now = "a bot plays your seat" if bot_level(arg)["level"] else \
-                "you play your seat again"
-            return self._answer_state(fresh, player, [f"Done: {now}."], "command", "bot")
+            done = _("Done: a bot plays your seat.") if bot_level(arg)["level"] else \
+                _("Done: you play your seat again.")
+            return self._answer_state(fresh, player, [done], "command", "bot")
         return Outcome("command", game.gf.game_id, word)
 
     def _rematch(self, game: Loaded, player: str, guard: Guard) -> Outcome:
@@ -336,7 +372,8 @@ class Incoming:
 
         if not game.match.game.finished(game.match.state):
             return self._answer_state(game, player, [
-                "`rematch` not done: the game is not finished yet."], "rejected", "rematch")
+                _("`rematch` not done: the game is not finished yet.")], "rejected",
+                "rematch")
         if player not in game.settings.rematch:
             try:
                 meta.append(game.path, player, {"kind": "rematch", "player": player},
@@ -344,8 +381,10 @@ class Incoming:
             except RefereeError as exc:
                 if environment_failure(exc):
                     raise
-                return self._answer_state(game, player, [f"`rematch` not done: {exc.message}"],
-                                          "rejected", exc.message)
+                return self._answer_state(game, player, [_(
+                    "`{command}` not done: {reason}").format(command="rematch",
+                                                            reason=exc.message)],
+                    "rejected", exc.message)
             game = self.judge.load(game.path) or game
         agreed = game.settings.rematch
         waiting = [p for p in rematch.waiting_for(game.gf.data, agreed)
@@ -360,12 +399,13 @@ class Incoming:
         except RefereeError as exc:
             if environment_failure(exc):
                 raise
-            return self._answer_state(game, player, [f"The rematch was not started: "
-                                                     f"{exc.message}"], "rejected", exc.message)
+            return self._answer_state(game, player, [_(
+                "The rematch was not started: {reason}").format(reason=exc.message)],
+                "rejected", exc.message)
         self.judge.notify(new)
-        return self._answer_state(game, player, [
-            f"Everyone agreed: the rematch has started ({new.name}); its first mail comes "
-            "on its own."], "command", "rematch")
+        return self._answer_state(game, player, [_(
+            "Everyone agreed: the rematch has started ({file}); its first mail comes "
+            "on its own.").format(file=new.name)], "command", "rematch")
 
     def _tell_rematch(self, game: Loaded, player: str, agreed: list[str],
                       waiting: list[str]) -> None:
@@ -378,13 +418,15 @@ class Incoming:
             to = game.settings.to(pid)
             if to is None:
                 continue
-            note = [f"Rematch: {', '.join(agreed)} agreed; waiting for {names}."]
-            if pid in waiting:
-                note.append("Reply `rematch` to this mail to agree.")
-            body = text.body(game.gf, game.match, game.seed, pid, None, game.settings,
-                             note=note)
-            answers = self.msgid if pid == player else None
-            self.judge.queue(self.judge.message(game, pid, to, body, answers=answers))
+            with i18n.language(game.settings.lang(pid)):
+                note = [_("Rematch: {players} agreed; waiting for {waiting}.").format(
+                    players=", ".join(agreed), waiting=names)]
+                if pid in waiting:
+                    note.append(_("Reply `rematch` to this mail to agree."))
+                body = text.body(game.gf, game.match, game.seed, pid, None, game.settings,
+                                 note=note)
+                answers = self.msgid if pid == player else None
+                self.judge.queue(self.judge.message(game, pid, to, body, answers=answers))
         self._queue([])
 
     def _plan(self, game: Loaded, player: str, lines: list[str], mid: MailId) -> Outcome:
@@ -401,20 +443,23 @@ class Incoming:
             except RefereeError as exc:
                 if environment_failure(exc):  # a full or read-only disk: try again later
                     raise
-                return self._answer_state(game, player, [f"`plan` not done: {exc.message}"],
-                                          "rejected", exc.message)
+                return self._answer_state(game, player, [_(
+                    "`{command}` not done: {reason}").format(command="plan",
+                                                            reason=exc.message)],
+                    "rejected", exc.message)
             self.judge.store.mark_answered(self.msgid)
             self.judge.store.save()
         fresh = self.judge.load(game.path) or game
-        note = ["Your plan is withdrawn." if clear else "Your plan is set." if lines else
-                "Your plan, as you asked."]
+        note = [_("Your plan is withdrawn.") if clear else _("Your plan is set.") if lines
+                else _("Your plan, as you asked.")]
         told = plan_play.mail_lines(fresh.gf, fresh.seed, player, 0, everything=True)
         note += told
-        if not any(line.startswith("Your plan (entry") for line in told):
-            note.append("You have no plan in force.")
+        if not any(line.startswith(("Your plan (entry", _("Your plan (entry")))
+                   for line in told):
+            note.append(_("You have no plan in force."))
         if lines and not clear:
-            note.append("Note: " + (plan_play.SEALED_NOTE if fresh.gf.sealed else
-                                     plan_play.OPEN_NOTE) + ".")
+            note.append(_("Note: {note}.").format(note=_(
+                plan_play.SEALED_NOTE if fresh.gf.sealed else plan_play.OPEN_NOTE)))
         return self._answer_state(fresh, player, note, "command", "plan")
     def _vacation(self, game: Loaded, player: str, arg: str, guard: Guard) -> Outcome:
         """``vacation DAYS``: the player's clock stops (referee/judge/clocks.py); the
@@ -441,10 +486,8 @@ class Incoming:
         for pid in game.gf.players:
             to = game.settings.to(pid)
             if pid != player and to:
-                out.append(self.judge.message(game, pid, to, text.wrap(
-                    f"{player} says: {said}") + "\n\n(A message from a player, relayed "
-                    "as written. Reply to the referee's latest mail with your move; `say "
-                    "TEXT` to answer everyone.)\n"))
+                with i18n.language(game.settings.lang(pid)):
+                    out.append(self.judge.message(game, pid, to, text.say_text(player, said)))
         self._queue(out)
         return Outcome("command", game.gf.game_id, "say")
 
@@ -465,8 +508,9 @@ class Incoming:
             raise Refusal("quiet", "say rate: already told")
         warned[player] = times[0]
         again = dt.datetime.fromisoformat(times[0]) + SAY_WINDOW
-        raise Refusal("say", f"say not relayed: at most {SAY_RATE} says an hour; the next "
-                      f"one can go at {again:%Y-%m-%d %H:%M} UTC")
+        raise Refusal("say", _("say not relayed: at most {n} says an hour; the next one can "
+                               "go at {time} UTC").format(n=SAY_RATE,
+                                                          time=f"{again:%Y-%m-%d %H:%M}"))
 
     def _gm(self, game: Loaded, mid: MailId) -> Outcome:
         line = self.reply.moves[0] if self.reply.moves else "help"
@@ -487,25 +531,29 @@ class Incoming:
         return outcome
 
 
-HELP = [
-    "How to play by mail: reply to the referee's latest mail with your move on",
-    "the first line, or several moves as lines `move: ...`. Keep the subject.",
-    "Commands (alone on the first line):",
-    "  status            the current state again",
-    "  help              this text",
-    "  undo              take back your last move (if it revealed nothing)",
-    "  nonce WORDS       your entropy, before the first move (games with nonces)",
-    "  say TEXT          a message to the other players: plain text, one",
-    "                    paragraph of at most 500 characters, 5 says an hour",
-    "  notify turn|every|digest   how often you get mail (default turn)",
-    "  bot LEVEL | bot off   a bot (random, greedy, mcts) plays your seat, or you again",
-    "  rematch           after the game: agree to play again (seats rotated);",
-    "                    it starts when every player has agreed",
-    "  plan              then one line each: moves played for you when their",
-    "                    decision arises: MOVE, or if PLAYER MOVE then MOVE;",
-    "                    `plan --clear` withdraws it, `plan` alone shows it",
-    "  vacation DAYS     stop your clock for DAYS days (games with a clock)",
+HELP = [  # each line translated where it is shown: _(line)
+    N_("How to play by mail: reply to the referee's latest mail with your move on"),
+    N_("the first line, or several moves as lines `move: ...`. Keep the subject."),
+    N_("Commands (alone on the first line):"),
+    N_("  status            the current state again"),
+    N_("  help              this text"),
+    N_("  undo              take back your last move (if it revealed nothing)"),
+    N_("  nonce WORDS       your entropy, before the first move (games with nonces)"),
+    N_("  say TEXT          a message to the other players: plain text, one"),
+    N_("                    paragraph of at most 500 characters, 5 says an hour"),
+    N_("  notify turn|every|digest   how often you get mail (default turn)"),
+    N_("  bot LEVEL | bot off   a bot (random, greedy, mcts) plays your seat, or you again"),
+    N_("  rematch           after the game: agree to play again (seats rotated);"),
+    N_("                    it starts when every player has agreed"),
+    N_("  plan              then one line each: moves played for you when their"),
+    N_("                    decision arises: MOVE, or if PLAYER MOVE then MOVE;"),
+    N_("                    `plan --clear` withdraws it, `plan` alone shows it"),
+    N_("  vacation DAYS     stop your clock for DAYS days (games with a clock)"),
+    N_("  lang de|en        the language of your mails (German: sprache deutsch)"),
 ]
+FORGED = N_("Your mail answers a Message-ID this referee did not write (forged or edited), "
+            "so nothing was done.")
+CURRENT = N_("Here is the current state: reply to this mail.")
 
 
 def gm_meta(line: str, players: list[str]) -> dict[str, Any] | None:

@@ -13,19 +13,24 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any
 
-from referee import engine, gamefile, replay, seats
+from referee import engine, gamefile, i18n, replay, seats
 from referee.engine import Match
+from referee.i18n import domain
 from referee.rng import Rng
 from referee.roster import Settings
 from referee.schema import GAME_MASTER as GM
 
+_, N_, ngettext = domain("referee")
+
 WIDTH = 78
 
 REPLY_HELP = [
-    "Reply to this mail: your move on the first line (several: one line",
-    "`move: ...` each). Keep the subject: its [#...] tag is your token.",
-    "Commands instead of a move: status, help, undo, nonce VALUE, say TEXT.",
+    N_("Reply to this mail: your move on the first line (several: one line"),
+    N_("`move: ...` each). Keep the subject: its [#...] tag is your token."),
+    N_("Commands instead of a move: status, help, undo, nonce WORDS, say TEXT."),
 ]
+# the first words of the lines of a render only its viewer sees, in each language
+PRIVATE_STARTS = ("your ", "dein", "ihr ", "ihre ")
 
 
 def wrap(text: str, width: int = WIDTH) -> str:
@@ -87,7 +92,7 @@ def private_block(render: str) -> list[str]:
     out: list[str] = []
     taking = False
     for line in render.splitlines():
-        if line.lower().startswith("your "):
+        if line.lower().startswith(PRIVATE_STARTS):
             taking = True
             out.append(line)
         elif taking and line.startswith(" ") and line.strip():
@@ -108,36 +113,43 @@ def _step(gf: gamefile.GameFile, seed: str | None, match: Match, i: int,
     return match
 
 
+def _who(by: str) -> str:
+    return _("the game master") if by == GM else by
+
+
 def _describe(gf: gamefile.GameFile, seed: str | None, i: int, match: Match,
               viewer: str | None, struck: dict[int, int]) -> str:
     entry = gf.log[i]
     n, by = entry["n"], entry["by"]
     kind = replay.entry_kind(entry)
     if kind == "undo":
-        return f"{n}. {by} took back move {entry['undo']}"
+        return _("{n}. {player} took back move {move}").format(n=n, player=by,
+                                                             move=entry["undo"])
     if kind == "void":
-        return f"{n}. {'the game master' if by == GM else by} struck move {entry['void']}"
+        return _("{n}. {who} struck move {move}").format(n=n, who=_who(by), move=entry["void"])
     if kind == "meta" and entry["meta"].get("kind") == "plan":
-        return f"{n}. you set your plan" if viewer == by else ""  # secret: its player's
+        # secret: its player's
+        return _("{n}. you set your plan").format(n=n) if viewer == by else ""
     if kind == "meta":
         meta = entry["meta"]
-        who = "the game master" if by == GM else by
         if meta.get("kind") == "bot":
-            return f"{n}. {who} handed a seat over: {seats.meta_text(meta)[6:]}"
+            return _("{n}. {who} handed a seat over: {seat}").format(
+                n=n, who=_who(by), seat=seats.meta_text(meta).split("] ", 1)[-1])
         detail = ", ".join(f"{k} {v}" for k, v in meta.items() if k != "kind")
-        return f"{n}. {who} changed a setting: {meta.get('kind')} {detail}".rstrip()
+        return _("{n}. {who} changed a setting: {setting}").format(
+            n=n, who=_who(by), setting=f"{meta.get('kind')} {detail}").rstrip()
     if by == viewer:
         shown = match.game.format_move(replay.entry_move(gf, i, seed))
     elif "public" in entry:
         shown = entry["public"]
     else:
         shown = engine.public_text(match.game, replay.entry_move(gf, i, seed))
-    note = f" (struck by entry {struck[n]})" if n in struck else ""
+    note = _(" (struck by entry {n})").format(n=struck[n]) if n in struck else ""
     if entry.get("bot") is True:
-        note = " (played by a bot)" + note
+        note = _(" (played by a bot)") + note
     if "plan" in entry:
-        note = " (planned)" + note
-    return f"{n}. {by} played: {shown}{note}"
+        note = _(" (planned)") + note
+    return _("{n}. {player} played: {move}").format(n=n, player=by, move=shown) + note
 
 
 def _public_events(match: Match) -> list[str]:
@@ -154,8 +166,10 @@ class Timeline:
     def __init__(self, gf: gamefile.GameFile, seed: str | None, since: int,
                  start: Match | None = None) -> None:
         """``start``: the position after entry ``since`` (:class:`Positions`), which the
-        timeline then owns; else the game is replayed up to there."""
+        timeline then owns; else the game is replayed up to there. Its texts are in the
+        current language (:attr:`lang`)."""
         self.since = since
+        self.lang = i18n.current()
         # by, own text, public text, what happened in words, score changes
         self.items: list[tuple[str, str, str, list[str], list[str]]] = []
         if since >= len(gf.log):
@@ -171,8 +185,9 @@ class Timeline:
             match = _step(gf, seed, match, i, struck)
             words = _public_events(match)[told:]
             after = match.game.scores(match.state)
-            gains = [f"{p} {after[p] - before.get(p, 0):+d} (now {after[p]})"
-                     for p in after if after[p] != before.get(p, 0)]
+            gains = [_("{player} {change} (now {score})").format(
+                player=p, change=f"{after[p] - before.get(p, 0):+d}", score=after[p])
+                for p in after if after[p] != before.get(p, 0)]
             self.items.append((by, own, public, words, gains))
 
     def lines(self, since: int, viewer: str | None) -> list[str]:
@@ -184,7 +199,7 @@ class Timeline:
             lines.append(wrap("  " + (own if by == viewer else public)))
             lines += [wrap("      - " + said) for said in words]
             if gains:
-                lines += _join_wrapped("      scoring: ", gains, ", ")
+                lines += _join_wrapped("      " + _("scoring: "), gains, ", ")
         return lines
 
 
@@ -253,31 +268,66 @@ def events(gf: gamefile.GameFile, seed: str | None, since: int, viewer: str | No
     return Timeline(gf, seed, since).lines(since, viewer)
 
 
+def _and(names: Sequence[str]) -> str:
+    return _(" and ").join(names)
+
+
 def headline(gf: gamefile.GameFile, match: Match, viewer: str | None) -> str:
     """The first body line: whose turn it is (or the result)."""
     game = match.game
     if game.finished(match.state):
         ranking = game.ranking(match.state)
-        first = " and ".join(ranking[0]) if ranking else "nobody"
-        return f"Game over: {first} won."
+        first = _and(ranking[0]) if ranking else _("nobody")
+        return _("Game over: {winners} won.").format(winners=first)
     waiting = gamefile.waiting(gf, match)
     if gamefile.nonce_phase(gf) == "commit":
-        what = "a nonce (reply: nonce ANY-WORDS; only its hash is recorded now)"
+        what = _("a nonce (reply: nonce WORDS; only its hash is recorded now)")
     elif gamefile.missing_nonces(gf):
-        what = "the nonce revealed (reply: nonce)"
+        what = _("the nonce revealed (reply: nonce)")
     else:
         what = game.prompt(match.state)
     if viewer in waiting:
-        return wrap(f"Your turn, {viewer}: {what}")
-    return wrap(f"Waiting for {' and '.join(waiting)}: {what}")
+        return wrap(_("Your turn, {player}: {what}").format(player=viewer, what=what))
+    return wrap(_("Waiting for {players}: {what}").format(players=_and(waiting), what=what))
+
+
+def nonce_needed(gf: gamefile.GameFile) -> str:
+    """Why a move by mail cannot be played yet, in the words of a mail (a reply
+    ``nonce WORDS``, then ``nonce``), never a command of the command line."""
+    missing = ", ".join(gamefile.missing_nonces(gf))
+    if gamefile.nonce_phase(gf) == "commit":
+        return _("the game starts once every player has sent a nonce: reply `nonce "
+                 "WORDS` (still missing: {players})").format(players=missing)
+    return _("the game starts once every player has revealed their nonce: reply "
+             "`nonce` (still missing: {players})").format(players=missing)
+
+
+def has_own_final_scoring(match: Match) -> bool:
+    """Whether the game's board shows its own final scoring (its public view has a
+    ``final_scoring``): then the mail's ranking does not repeat it."""
+    try:
+        view = match.game.view(match.state, None)
+    except Exception:  # a game whose view fails here shows the judge's block
+        return False
+    return isinstance(view, dict) and bool(view.get("final_scoring"))
 
 
 def final_scoring(match: Match) -> list[str]:
+    """The judge's block at the game's end: the total points and the ranking, or only
+    the ranking (with the totals) when the board carries the game's own final scoring."""
     game = match.game
     scores = game.scores(match.state)
-    lines = ["Final scoring:"]
-    lines += [f"  {p:<12} {scores[p]:>4} points" for p in scores]
-    lines.append("Ranking:")
+    if has_own_final_scoring(match):
+        lines = [_("Ranking (total points):")]
+        for place, tied in enumerate(game.ranking(match.state), start=1):
+            lines += [f"  {place}. " + ", ".join(
+                ngettext("{player} {n} point", "{player} {n} points", scores.get(p, 0)).format(
+                    player=p, n=scores.get(p, 0)) for p in tied)]
+        return lines
+    lines = [_("Final scoring:")]
+    lines += [f"  {p:<12} {scores[p]:>4} " + ngettext("point", "points", scores[p])
+              for p in scores]
+    lines.append(_("Ranking:"))
     for place, tied in enumerate(game.ranking(match.state), start=1):
         lines.append(f"  {place}. {', '.join(tied)}")
     return lines
@@ -310,9 +360,9 @@ def body(gf: gamefile.GameFile, match: Match, seed: str | None, viewer: str | No
 
     lines += mail_lines(gf, seed)
     if since is not None and since < len(gf.log):
-        if timeline is None or timeline.since > since:
+        if timeline is None or timeline.since > since or timeline.lang != i18n.current():
             timeline = Timeline(gf, seed, since)
-        lines += ["Since your last mail:", *timeline.lines(since, viewer), ""]
+        lines += [_("Since your last mail:"), *timeline.lines(since, viewer), ""]
     if game.finished(match.state):
         lines += [*final_scoring(match), ""]
     missing = gamefile.missing_nonces(gf)
@@ -326,11 +376,20 @@ def body(gf: gamefile.GameFile, match: Match, seed: str | None, viewer: str | No
     if viewer is not None and viewer in waiting and not gamefile.missing_nonces(gf):
         from referee.engine import legal_strings
 
-        lines += ["Your legal moves, by kind:", *group_legal(legal_strings(game, match.state,
+        lines += [_("Your legal moves, by kind:"), *group_legal(legal_strings(game, match.state,
                                                                             viewer)), ""]
     legend = engine.legend(game) if full else []  # the board's own legend is in its render
     if legend:
-        lines += ["Legend:", *(wrap("  " + line) for line in legend), ""]
+        lines += [_("Legend:"), *(wrap("  " + line) for line in legend), ""]
     if viewer is not None and not game.finished(match.state):
-        lines += REPLY_HELP
+        lines += [_(line) for line in REPLY_HELP]
     return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def say_text(player: str, said: str) -> str:
+    """The mail relaying ``player``'s ``say``: their words as written, then a footer of
+    at most :data:`WIDTH` columns saying what it is and how to answer."""
+    footer = _("(A message from a player, relayed as written. Reply to the referee's latest "
+               "mail with your move; `say TEXT` to answer everyone.)")
+    return wrap(_("{player} says: {text}").format(player=player, text=said)) + "\n\n" + \
+        "\n".join(textwrap.wrap(footer, width=WIDTH)) + "\n"

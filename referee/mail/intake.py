@@ -31,11 +31,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from referee.i18n import domain
 from referee.mail.replies import Reply, parse_reply
 from referee.mail.tokens import MailError, MailId, check_id, check_token, find_ids
 from referee.schema import SAY_MAX
 
-STALE = "this answers an old mail; reply to the latest one"
+_, N_, ngettext = domain("referee")
+STALE = N_("this answers an old mail; reply to the latest one")
 MSGID_MAX = 200  # longer or non-ASCII Message-IDs are replaced by a digest of the mail
 SAY_MARKS = 5  # combining marks in a row on one character
 # letters and a mark that print as nothing (Unicode "default ignorable"): no hidden text
@@ -127,15 +129,16 @@ def admit(mail: Mail, mid: MailId, seat: Seat, *, key: bytes, game_id: str,
     check_unplayed(mail, log)
     sender = mail.reply.sender
     if not sender or sender.lower() not in (a.lower() for a in seat.addresses):
-        raise Refusal("sender", f"this address ({sender or 'none'}) is not registered for "
-                      f"{seat.player} in game {game_id}")
+        raise Refusal("sender", _("this address ({address}) is not registered for {player} "
+                                  "in game {game}").format(address=sender or "none",
+                                                           player=seat.player, game=game_id))
     if not check_token(key, game_id, seat.token_name, mail.reply.token):
         if mail.reply.forwarded:
-            raise Refusal("forward", "the mail is not authenticated: it is a forward, and "
-                          "its subject's token does not count")
-        raise Refusal("token", "the mail is not authenticated: its token is missing or "
-                      "wrong (reply to the referee's mail and keep the [#...] tag in the "
-                      "subject)")
+            raise Refusal("forward", _("the mail is not authenticated: it is a forward, and "
+                                       "its subject's token does not count"))
+        raise Refusal("token", _("the mail is not authenticated: its token is missing or "
+                                 "wrong (reply to the referee's mail and keep the [#...] tag "
+                                 "in the subject)"))
     check_fresh(mid, log)
 
 
@@ -152,8 +155,9 @@ def check_fresh(mid: MailId, log: Sequence[Mapping[str, Any]]) -> None:
     """Refuse a mail answering a referee mail of an earlier play number (``stale``)."""
     now = plays(log)
     if mid.n != now:
-        raise Refusal("stale", f"your mail answers the referee's mail of move {mid.n}, but "
-                      f"the game is at move {now}: {STALE}")
+        raise Refusal("stale", _("your mail answers the referee's mail of move {old}, but the "
+                                 "game is at move {now}: {advice}").format(
+                                     old=mid.n, now=now, advice=_(STALE)))
 
 
 # --------------------------------------------------------------------------- say

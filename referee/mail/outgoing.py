@@ -11,6 +11,8 @@ from datetime import UTC, datetime
 from email.message import EmailMessage
 from email.utils import format_datetime
 
+from referee import i18n
+from referee.i18n import domain
 from referee.mail.tokens import (
     DOMAIN,
     MailError,
@@ -21,28 +23,34 @@ from referee.mail.tokens import (
     unquote_id_part,
 )
 
+_, N_, ngettext = domain("referee")
+
 # --------------------------------------------------------------------------- outgoing
 
 
 @dataclass(frozen=True)
 class Outgoing:
-    """One mail to one player: ``to`` is an address ("ann@example.org" or "Ann <ann@...>")."""
+    """One mail to one player: ``to`` is an address ("ann@example.org" or "Ann <ann@...>");
+    ``lang`` the language its footer is written in (the subject and body are given)."""
 
     player: str
     to: str
     subject: str
     body: str
+    lang: str = i18n.ENGLISH
 
 
 def subject(game_title: str, game_id: str, waiting: Sequence[str]) -> str:
-    """A subject like ``[referee] staufer game-42: ann and bob to move``."""
+    """A subject like ``[referee] staufer game-42: ann and bob to move`` (in the current
+    language)."""
     names = list(waiting)
     if not names:
-        state = "game over"
+        state = _("game over")
     elif len(names) == 1:
-        state = f"{names[0]} to move"
+        state = _("{player} to move").format(player=names[0])
     else:
-        state = f"{', '.join(names[:-1])} and {names[-1]} to move"
+        state = _("{players} and {last} to move").format(players=", ".join(names[:-1]),
+                                                          last=names[-1])
     return f"[referee] {game_title} {game_id}: {state}"
 
 
@@ -93,12 +101,12 @@ def _footer(game_id: str, player: str, token: str | None) -> str:
     lines = ["", "-- "]
     if token is not None:
         lines += [
-            "Reply to this mail with your move on the first line",
-            "(several moves: one line `move: ...` for each).",
-            "Keep the subject as it is: its tag",
-            f"[#{token}] is your token for this game",
-            "and proves that the reply comes from you. Do not forward this mail.",
-            "If your mail program loses the subject, add a line of its own:",
+            _("Reply to this mail with your move on the first line"),
+            _("(several moves: one line `move: ...` for each)."),
+            _("Keep the subject as it is: its tag"),
+            _("[#{token}] is your token for this game").format(token=token),
+            _("and proves that the reply comes from you. Do not forward this mail."),
+            _("If your mail program loses the subject, add a line of its own:"),
             f"    token: {token}",
         ]
     lines += [f"game: {game_id}", f"player: {player}"]
@@ -150,7 +158,9 @@ def compose(
             _check_addresses(msg, ("From", "To"))
         except (ValueError, TypeError, IndexError) as exc:
             raise MailError(f"cannot build the mail to {out.player} ({out.to!r}): {exc}") from exc
-        body = out.body.rstrip("\n") + "\n" + _footer(game_id, out.player, token)
+        with i18n.language(out.lang):
+            footer = _footer(game_id, out.player, token)
+        body = out.body.rstrip("\n") + "\n" + footer
         set_text(msg, body)
         messages.append(msg)
     return messages

@@ -11,9 +11,12 @@ from datetime import UTC, datetime
 from email.message import EmailMessage
 from email.utils import format_datetime
 
+from referee.i18n import domain
 from referee.mail.outgoing import _check_addresses, set_text
 from referee.mail.replies import Reply
 from referee.mail.tokens import DOMAIN, MailError
+
+_, N_, ngettext = domain("referee")
 
 # --------------------------------------------------------------------------- rejections
 
@@ -31,12 +34,14 @@ def rejection(
 
     It goes to ``to`` or else ``reply.sender``. Pass ``legal`` moves only for a reply
     that ``is_authentic``; otherwise anyone could learn a player's options by naming them.
+    Written in the current language (``with i18n.language(...)``: the recipient's).
     """
     recipient = to or reply.sender
     if not recipient:
         raise MailError("the rejected mail has no sender address to answer")
     msg = EmailMessage(policy=email.policy.default)
-    subj = reply.subject or f"[referee] {reply.game_id or 'game'}: move not accepted"
+    subj = reply.subject or _("[referee] {game}: move not accepted").format(
+        game=reply.game_id or _("game"))
     if not re.match(r"^\s*re\s*:", subj, re.I):
         subj = f"Re: {subj}"
     when = date if date is not None else datetime.now(UTC)
@@ -65,13 +70,14 @@ def rejection(
     except (ValueError, TypeError, IndexError) as exc:
         raise MailError(f"cannot build the rejection to {recipient!r}: {exc}") from exc
 
-    what = " / ".join(reply.moves) if reply.moves else "(no move found)"
-    lines = [f"Your move was not accepted: {what}", "", reason.rstrip(), ""]
+    what = " / ".join(reply.moves) if reply.moves else _("(no move found)")
+    lines = [_("Your move was not accepted: {moves}").format(moves=what), "", reason.rstrip(),
+             ""]
     if legal:
-        lines += ["Legal moves now:", *(f"    {move}" for move in legal), ""]
+        lines += [_("Legal moves now:"), *(f"    {move}" for move in legal), ""]
     lines += [
-        "Reply to this mail with your move on the first line, and keep the subject as it",
-        "is (it carries your token).",
+        _("Reply to this mail with your move on the first line, and keep the subject as it"),
+        _("is (it carries your token)."),
     ]
     set_text(msg, "\n".join(lines))
     return msg
