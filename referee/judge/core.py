@@ -485,7 +485,8 @@ class Judge:
                     continue
             body = text.body(gf, game.match, game.seed, None, since, game.settings,
                              timeline=timeline)
-            self.queue(self.message(game, WATCHER, watcher, body, board=True))
+            self.queue(self.message(game, WATCHER, game.settings.watcher_to(watcher), body,
+                                    board=True))
 
     @staticmethod
     def _digest_since(game: Loaded, state: dict[str, Any], watcher: str,

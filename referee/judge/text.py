@@ -124,8 +124,9 @@ def _describe(gf: gamefile.GameFile, seed: str | None, i: int, match: Match,
         who = "the game master" if by == GM else by
         if meta.get("kind") == "bot":
             return f"{n}. {who} handed a seat over: {seats.meta_text(meta)[6:]}"
-        detail = ", ".join(f"{k} {v}" for k, v in meta.items() if k != "kind")
-        return f"{n}. {who} changed a setting: {meta.get('kind')} {detail}".rstrip()
+        from referee.judge.meta import event_line  # no address in anyone's mail
+
+        return event_line(n, who, meta)
     if by == viewer:
         shown = match.game.format_move(replay.entry_move(gf, i, seed))
     elif "public" in entry:
@@ -253,8 +254,10 @@ def events(gf: gamefile.GameFile, seed: str | None, since: int, viewer: str | No
     return Timeline(gf, seed, since).lines(since, viewer)
 
 
-def headline(gf: gamefile.GameFile, match: Match, viewer: str | None) -> str:
-    """The first body line: whose turn it is (or the result)."""
+def headline(gf: gamefile.GameFile, match: Match, viewer: str | None,
+             name: str | None = None) -> str:
+    """The first body line: whose turn it is (or the result); ``name``: how the viewer
+    is addressed (:meth:`referee.roster.Settings.addressed`; default the seat id)."""
     game = match.game
     if game.finished(match.state):
         ranking = game.ranking(match.state)
@@ -268,7 +271,7 @@ def headline(gf: gamefile.GameFile, match: Match, viewer: str | None) -> str:
     else:
         what = game.prompt(match.state)
     if viewer in waiting:
-        return wrap(f"Your turn, {viewer}: {what}")
+        return wrap(f"Your turn, {name or viewer}: {what}")
     return wrap(f"Waiting for {' and '.join(waiting)}: {what}")
 
 
@@ -302,7 +305,7 @@ def body(gf: gamefile.GameFile, match: Match, seed: str | None, viewer: str | No
     ``since``, then (``full``) the board and legal moves, or (short) only the private
     part; a legend; how to reply."""
     game = match.game
-    lines = [headline(gf, match, viewer), ""]
+    lines = [headline(gf, match, viewer, settings.addressed(viewer) if viewer else None), ""]
     if note:
         lines += [wrap(line) for line in note] + [""]
     lines += _plan_news(gf, seed, viewer, since, note)
