@@ -165,7 +165,10 @@ def name_and_address(text: str, what: str) -> tuple[str | None, str]:
         name, address = m.group(1), m.group(2)
     else:
         name, _, address = text.rpartition(" ")
-    address = address.strip()
+    address, name = address.strip(), name.strip()
+    if not _QUOTED_NAME.match(name) and any(c in name for c in '<>"'):
+        raise UsageError(f"{what}: a name holding <, > or \" is written in double quotes, "
+                         'e.g. "Watcher, Wendy" <wendy@example.org>; one address only')
     if not address:
         raise UsageError(f"{what}: give an address, e.g. Wendy Watcher <wendy@example.org>")
     return check_name(unquote(name), what) or None, address

@@ -23,7 +23,7 @@ import errno
 import os
 import traceback
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from email.message import EmailMessage
 from email.utils import format_datetime, getaddresses
@@ -400,8 +400,10 @@ class Judge:
             raise RetryLater(f"{describe(exc)}; the mail stays in the inbox for the next "
                              "run") from exc
 
-    def notify(self, path: Path) -> None:
-        """Mail whoever must hear about what changed in the game since the last run."""
+    def notify(self, path: Path, notes: Mapping[str, Sequence[str]] | None = None) -> None:
+        """Mail whoever must hear about what changed in the game since the last run.
+        ``notes``: lines for some players' mails (a player named there gets at least a
+        short mail, with the lines after its headline)."""
         try:
             stat = path.stat()
         except OSError:
@@ -451,13 +453,15 @@ class Judge:
                 continue
             moved = state.setdefault("to", {}).get(pid, to) != to  # a new address or person
             full, short = self._wants(game, state, pid, start, over, authors, waiting)
+            told = (notes or {}).get(pid)
+            short = short or told is not None
             if not (full or short or moved):
                 continue
             last = None if moved else state["last"].get(pid)
             full = full or moved
             state["to"][pid] = to
             body = text.body(gf, match, game.seed, pid, last, game.settings, full=full,
-                             timeline=timeline)
+                             timeline=timeline, note=told or ())
             self.queue(self.message(game, pid, to, body, board=full))
             state["last"][pid] = len(gf.log)
         self._watchers(game, state, timeline, over)

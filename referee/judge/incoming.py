@@ -31,7 +31,7 @@ from typing import Any
 from referee import gamefile, roster, seats
 from referee import mail as mailmod
 from referee.errors import MoveError, RefereeError, UsageError
-from referee.judge import meta, text
+from referee.judge import meta, notices, text
 from referee.judge.core import GM_HELP, GM_TOKEN, Judge, Loaded, environment_failure
 from referee.mail import intake, mime
 from referee.mail.intake import Refusal
@@ -470,6 +470,7 @@ class Incoming:
 
     def _gm(self, game: Loaded, mid: MailId) -> Outcome:
         line = self.reply.moves[0] if self.reply.moves else "help"
+        notes: dict[str, list[str]] | None = None
         try:
             change = gm_meta(line, game.gf.players)
             if change is not None:
@@ -482,8 +483,10 @@ class Incoming:
         else:
             result = "Done." if change is not None else ""
         fresh = self.judge.load(game.path) or game
+        if change is not None and change.get("kind") == "replace" and fresh is not game:
+            notes = notices.replaced(self.judge, game, fresh, str(change["player"]))
         outcome = self._answer_gm(fresh, [f"> {line}", result], "command", f"gm {line}")
-        self.judge.notify(game.path)
+        self.judge.notify(game.path, notes)
         return outcome
 
 
