@@ -28,9 +28,9 @@ from email.utils import format_datetime
 from pathlib import Path
 from typing import Any
 
-from referee import gamefile, roster, seats
+from referee import gamefile, i18n, roster, seats
 from referee import mail as mailmod
-from referee.errors import MoveError, RefereeError, UsageError
+from referee.errors import AmbiguousMove, MalformedMove, MoveError, RefereeError, UsageError
 from referee.judge import meta, notices, text
 from referee.judge.core import GM_HELP, GM_TOKEN, Judge, Loaded, environment_failure
 from referee.mail import intake, mime
@@ -43,6 +43,7 @@ PLAYER_COMMANDS = ("status", "help", "undo", "nonce", "say", "notify", "bot", "v
                    "rematch")
 GM_KINDS = ("replace", "address", "deadline", "bot", "watch", "unwatch", "notify", "status",
             "help", "clock")
+_, N_, ngettext = i18n.domain("referee")
 SAY_RATE = 5  # says per player per hour of the judge's clock
 SAY_WINDOW = dt.timedelta(hours=1)
 
@@ -223,10 +224,19 @@ class Incoming:
             return self._plan(game, player, planned, mid)
         if len(moves) == 1 and word in PLAYER_COMMANDS:
             return self._command(game, player, word, moves[0].split(None, 1)[1:], mid)
-        return self._moves(game, player, moves, mid)
+        taken = intake.move_line(self.reply, game.match.game, game.match.state, player)
+        if taken:  # chat came first: the first line that reads as a move is the move
+            moves = [self.reply.lines[taken]]
+        return self._moves(game, player, moves, mid, taken)
 
-    def _moves(self, game: Loaded, player: str, moves: list[str], mid: MailId) -> Outcome:
+    def _moves(self, game: Loaded, player: str, moves: list[str], mid: MailId,
+               taken: int = 0) -> Outcome:
+        """Play ``moves``; ``taken``: the number of lines passed over before the one that
+        reads as the move (the answer says which line was taken)."""
         gid, msgid, mail = game.gf.game_id, self.msgid, self.mail
+        read = [ngettext("Read as your move: `{line}` (the line before it is not a move).",
+                         "Read as your move: `{line}` (the {count} lines before it are not "
+                         "moves).", taken).format(line=moves[0], count=taken)] if taken else []
 
         def identify(gf: gamefile.GameFile, seed: str | None
                      ) -> tuple[str, list[str], dict[str, Any]]:
@@ -237,7 +247,7 @@ class Incoming:
         try:
             done = submit(game.path, None, moves, keep_partial=True, identify=identify)
         except MoveError as exc:
-            return self._rejected(game, player, moves, 0, exc)
+            return self._rejected(game, player, moves, 0, exc, read)
         except RefereeError as exc:
             if environment_failure(exc):  # a full or read-only disk: try again later
                 raise
@@ -246,23 +256,35 @@ class Incoming:
         if done.match is not None:  # the state submit just wrote: no second replay
             self.judge.remember(Loaded(game.path, done.gf, game.seed, game.key, done.match,
                                        self.judge.settings(done.gf)))
-        self.judge.notify(game.path)
+        self.judge.notify(game.path, {player: read} if read else None)
+        played = " / ".join(a.text for a in done.accepted)
         if done.failed is not None and done.failed_index is not None:
             fresh = self.judge.load(game.path) or game
-            return self._rejected(fresh, player, moves, done.failed_index, done.failed)
+            outcome = self._rejected(fresh, player, moves, done.failed_index, done.failed)
+            # the moves before the failing line are played: the mail counts as played
+            return Outcome("played", gid, f"{played} (then {outcome.detail})")
         # no save of its own: the log already says this mail was played; the next save of
         # the state keeps the mark that spares a re-delivered copy the game's replay
         self.judge.store.mark_answered(msgid)
-        return Outcome("played", gid, " / ".join(a.text for a in done.accepted))
+        return Outcome("played", gid, played)
 
     def _rejected(self, game: Loaded, player: str, moves: list[str], index: int,
-                  exc: MoveError) -> Outcome:
-        note = []
+                  exc: MoveError, read: Sequence[str] = ()) -> Outcome:
+        note = list(read)
         if index:
             note.append(f"Your first {index} move(s) were played; the rest were not.")
-        note.append(f"Line {index + 1} `{moves[index]}` was not accepted: {exc.message}")
-        if exc.legal:
-            note.append("Closest legal moves: " + ", ".join(exc.legal))
+        if isinstance(exc, AmbiguousMove):
+            note.append(_("Line {number} `{line}` is ambiguous: {reason}").format(
+                number=index + 1, line=moves[index], reason=exc.message))
+            if exc.legal:
+                note.append(_("It could be: {candidates}").format(
+                    candidates=", ".join(exc.legal)))
+        else:
+            note.append(f"Line {index + 1} `{moves[index]}` was not accepted: {exc.message}")
+            if exc.legal:
+                note.append("Closest legal moves: " + ", ".join(exc.legal))
+        if isinstance(exc, MalformedMove) and not index and len(self.reply.lines) > 1:
+            note.append(_("No line of your mail reads as a move, so nothing was played."))
         note.append("Reply to this mail with your decision.")
         return self._answer_state(game, player, note, "rejected", exc.message)
 
