@@ -276,9 +276,10 @@ class Incoming:
         if isinstance(exc, AmbiguousMove):
             note.append(_("Line {number} `{line}` is ambiguous: {reason}").format(
                 number=index + 1, line=moves[index], reason=exc.message))
-            if exc.legal:
+            candidates = readings(game, player, moves[index]) or exc.legal
+            if candidates:
                 note.append(_("It could be: {candidates}").format(
-                    candidates=", ".join(exc.legal)))
+                    candidates=", ".join(candidates)))
         else:
             note.append(f"Line {index + 1} `{moves[index]}` was not accepted: {exc.message}")
             if exc.legal:
@@ -586,6 +587,22 @@ def _watch(kind: str, rest: str) -> dict[str, Any]:
     if m.group("digest"):
         out["digest"] = meta.digest((m.group("n") or "round").lower())
     return out
+
+
+def readings(game: Loaded, player: str, line: str) -> list[str]:
+    """The legal moves of ``player`` that ``line`` abbreviates word by word (``deploy a
+    3``: ``deploy aachen 3``, ``deploy augsburg 3``): the candidates of an ambiguous
+    reading; [] when none is (the game's own candidates then)."""
+    from referee.engine import legal_strings
+
+    match = game.match
+    if match.game.finished(match.state) or player not in match.game.to_move(match.state):
+        return []
+    words = line.lower().split()
+    found = [m for m in legal_strings(match.game, match.state, player)
+             if len(m.split()) == len(words) and all(
+                 full.lower().startswith(w) for w, full in zip(words, m.split(), strict=True))]
+    return found
 
 
 def bot_level(word: str) -> dict[str, Any]:
