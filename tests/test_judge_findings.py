@@ -166,3 +166,16 @@ def test_new_takes_a_quoted_name_with_a_comma(tmp_path: Path) -> None:
     assert [str(m["To"]) for m in setup.new_mail()] == ['"Smith, Ann" <ann@example.org>']
     with pytest.raises(UsageError, match="unbalanced quotes"):
         gamefile.parse_players('ann="Smith, Ann <ann@example.org>,ben')
+
+
+def test_setting_events_name_no_address() -> None:
+    from referee.judge.meta import event_line
+
+    assert event_line(3, "the game master", {"kind": "address", "player": "ann",
+                                             "emails": ["a@x.org", "b@x.org"]}) == \
+        "3. the game master changed a setting: address player ann, 2 addresses"
+    assert event_line(4, "the game master", {"kind": "watcher", "email": "w@x.org",
+                                             "on": True, "name": "Wendy"}) == \
+        "4. the game master changed a setting: watcher on True, name Wendy"
+    assert event_line(5, "the game master", {"kind": "deadline", "hours": 48}) == \
+        "5. the game master changed a setting: deadline hours 48"

@@ -566,7 +566,7 @@ GM_HELP = [
     "  bot PLAYER LEVEL|off            hand the seat to a bot, or back",
     "  clock PACE [vacation D] [pause weekends] [timeout bot:LEVEL|gm|forfeit]",
     "                                  a new time bank (e.g. 2d+1d/5d), or clock off",
-    "  watch ADDRESS / unwatch ADDRESS  public mails to a watcher",
+    "  watch [NAME] ADDRESS / unwatch ADDRESS  public mails to a watcher",
     "  watch ADDRESS digest [N]        one mail a round (or per N decisions)",
     "  notify PLAYER turn|every|digest  a player's mail setting",
     "  status                          the public state",
