@@ -423,7 +423,8 @@ def now() -> str:
 
 
 def parse_players(spec: str) -> list[dict[str, Any]]:
-    """``ann,ben`` or ``ann=Ann Smith <ann@example.org>,ben``; ``bot:cat`` or
+    """``ann,ben`` or ``ann=Ann Smith <ann@example.org>,ben`` (a name with a comma in double
+    quotes: ``ann="Smith, Ann" <ann@example.org>``); ``bot:cat`` or
     ``bot:cat=greedy`` (``random``, ``greedy``, ``mcts`` or ``mcts:ITERATIONS``) for a bot
     seat (referee/seats.py). Raises UsageError.
 
@@ -432,8 +433,10 @@ def parse_players(spec: str) -> list[dict[str, Any]]:
     import re
     import unicodedata
 
+    from referee.roster import split_list, unquote
+
     players: list[dict[str, Any]] = []
-    for part in (s.strip() for s in spec.split(",")):
+    for part in (s.strip() for s in split_list(spec)):
         if not part:
             raise UsageError(f"empty player name in --players {spec!r}")
         part, bot = seats.split_player(part)
@@ -454,10 +457,10 @@ def parse_players(spec: str) -> list[dict[str, Any]]:
         rest = rest.strip()
         m = re.match(r"^(.*?)\s*<([^<>\s]+@[^<>\s]+)>$", rest)
         if m:
-            player["name"] = m.group(1) or pid
+            player["name"] = unquote(m.group(1)) or pid
             player["email"] = m.group(2)
         elif rest:
-            player["name"] = rest
+            player["name"] = unquote(rest)
         if any(unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp") for c in rest):
             raise UsageError(f"player {pid}: control characters in the name or address")
         _check_name_and_address(pid, player)

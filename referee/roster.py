@@ -7,9 +7,14 @@ checked and written by :mod:`referee.judge.meta`.
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
+
+from referee.errors import UsageError
+from referee.schema import NAME_MAX
 
 
 @dataclass
@@ -27,6 +32,7 @@ class Settings:
     deadline_bot: str | None = None  # the level of the bot that plays a missed decision
     rematch: list[str] = field(default_factory=list)  # players who agreed, in order
     langs: dict[str, str] = field(default_factory=dict)  # player -> language (none: "en")
+    watcher_names: dict[str, str] = field(default_factory=dict)  # watcher (lower) -> name
 
     def lang(self, player: str) -> str:
         """The language ``player`` reads the game in (referee/i18n.py)."""
@@ -40,16 +46,24 @@ class Settings:
     def to(self, player: str) -> str | None:
         """The To of ``player``'s mails; the name quoted, so that no name (``Ann,
         eve@evil.example``) adds a recipient."""
-        from email.headerregistry import Address
-
         address = self.address(player)
-        for name in (self.names.get(player, player), player):
-            try:
-                return str(Address(display_name=name, addr_spec=address)) if address \
-                    else None
-            except (ValueError, IndexError):  # a name or address mail cannot carry
-                continue
-        return None
+        if address is None:
+            return None
+        return _quoted(self.names.get(player, player), address) or _quoted(player, address)
+
+    def watcher_to(self, address: str) -> str:
+        """The To of a watcher's mails: their name (if the game master gave one) quoted,
+        so that no name adds a recipient."""
+        return _quoted(self.watcher_names.get(address.lower()), address) or address
+
+    def addressed(self, player: str) -> str:
+        """How a mail addresses the person at ``player``'s seat: the seat id, or for a
+        seat taken over by a new person (``replace``) their own name and the seat,
+        ``Yuki (seat zoe)``."""
+        name = self.names.get(player, player)
+        if not self.generation.get(player) or name in ("", player):
+            return player
+        return f"{name} (seat {player})"
 
     def token_name(self, player: str) -> str:
         """What the player's token is computed over: the id, and the seat's generation."""
@@ -97,8 +111,11 @@ def _apply(found: Settings, meta: Mapping[str, Any]) -> None:
         email = meta["email"]
         found.watchers = [w for w in found.watchers if w.lower() != email.lower()]
         found.digests.pop(email.lower(), None)
+        found.watcher_names.pop(email.lower(), None)
         if meta.get("on", True):
             found.watchers.append(email)
+            if meta.get("name"):
+                found.watcher_names[email.lower()] = meta["name"]
             if meta.get("digest") is not None:
                 found.digests[email.lower()] = meta["digest"]
     elif kind == "notify":
@@ -109,3 +126,83 @@ def _apply(found: Settings, meta: Mapping[str, Any]) -> None:
         found.langs[meta["player"]] = meta["lang"]
     elif kind == "rematch" and meta["player"] not in found.rematch:
         found.rematch.append(meta["player"])
+
+
+def _quoted(name: str | None, address: str) -> str | None:
+    """``name <address>`` as a header value, the name quoted where it needs it (a comma,
+    a ``<``): one recipient whatever the name holds; None if mail cannot carry it."""
+    from email.headerregistry import Address
+
+    try:
+        return str(Address(display_name=name or "", addr_spec=address))
+    except (ValueError, IndexError):
+        return None
+
+
+# --- names and addresses as people type them ------------------------------------------
+
+_QUOTED_NAME = re.compile(r'^"((?:[^"\\]|\\.)*)"$')
+_WITH_BRACKETS = re.compile(r"^(.*?)\s*<([^<>\s]*)>$", re.S)
+
+
+def unquote(name: str) -> str:
+    """A display name as typed, without its double quotes (``"Watcher, Wendy"`` ->
+    ``Watcher, Wendy``; ``\\"`` inside stands for a quote)."""
+    text = name.strip()
+    m = _QUOTED_NAME.match(text)
+    return re.sub(r"\\(.)", r"\1", m.group(1)) if m else text
+
+
+def name_and_address(text: str, what: str) -> tuple[str | None, str]:
+    """``Wendy Watcher <wendy@example.org>``, ``"Watcher, Wendy" <wendy@example.org>``,
+    ``<wendy@example.org>``, ``wendy@example.org`` or ``Wendy wendy@example.org`` as
+    (the name or None, the address). The name is bounded (:data:`NAME_MAX` characters,
+    no control or format characters); the address is checked by whoever records it.
+    Raises UsageError naming ``what`` (the command)."""
+    text = text.strip()
+    m = _WITH_BRACKETS.match(text)
+    if m:
+        name, address = m.group(1), m.group(2)
+    else:
+        name, _, address = text.rpartition(" ")
+    address, name = address.strip(), name.strip()
+    if not _QUOTED_NAME.match(name) and any(c in name for c in '<>"'):
+        raise UsageError(f"{what}: a name holding <, > or \" is written in double quotes, "
+                         'e.g. "Watcher, Wendy" <wendy@example.org>; one address only')
+    if not address:
+        raise UsageError(f"{what}: give an address, e.g. Wendy Watcher <wendy@example.org>")
+    return check_name(unquote(name), what) or None, address
+
+
+def check_name(name: str, what: str) -> str:
+    """``name`` if it is a display name a file holds: at most :data:`NAME_MAX`
+    characters, no control, format or line-separator characters. Raises UsageError."""
+    if len(name) > NAME_MAX:
+        raise UsageError(f"{what}: a name has at most {NAME_MAX} characters, not {len(name)}")
+    if any(unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp") for c in name):
+        raise UsageError(f"{what}: control characters in the name")
+    return name
+
+
+def split_list(spec: str) -> list[str]:
+    """``spec`` split at the commas outside double quotes (``ann="Smith, Ann" <a@x>,ben``
+    -> two parts). Raises UsageError for an unbalanced quote."""
+    parts: list[str] = []
+    current: list[str] = []
+    quoted = escaped = False
+    for ch in spec:
+        if escaped:
+            escaped = False
+        elif ch == "\\" and quoted:
+            escaped = True
+        elif ch == '"':
+            quoted = not quoted
+        elif ch == "," and not quoted:
+            parts.append("".join(current))
+            current = []
+            continue
+        current.append(ch)
+    if quoted:
+        raise UsageError(f"unbalanced quotes in {spec[:200]!r}")
+    parts.append("".join(current))
+    return parts

@@ -199,6 +199,7 @@ class MetaWatcher(_MetaRecord, tag="watcher"):
 
     email: Email
     on: bool | UnsetType = UNSET
+    name: Name | UnsetType = UNSET  # how their mails address them (``watch NAME <ADDRESS>``)
     # one mail per round, or per N decisions (referee/judge/meta.py digest)
     digest: Literal["round"] | Annotated[int, Meta(ge=1, le=DIGEST_MAX)] | UnsetType = UNSET
 

@@ -122,7 +122,7 @@ class Resident:
     def _read(self) -> None:
         assert self.proc.stderr is not None
         for line in self.proc.stderr:
-            found = re.match(r"processed (\d+) mails", line)
+            found = re.match(r"processed (\d+) mails?\b", line)
             if found:
                 with self._done:
                     self.processed += int(found.group(1))

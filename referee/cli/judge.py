@@ -136,8 +136,7 @@ def judge_command(games_dir: Path, imap: str | None, maildir_in: Path | None,
                         log(f"cannot go on, will retry: {exc.message}")
                     else:
                         if stats.processed:
-                            log(f"processed {stats.processed} mails, {stats.played} played, "
-                                f"{stats.quarantined} quarantined")
+                            log(stats.summary())
                         if poll is None and not idle:
                             break
                     inbox.wait(poll or 300.0)

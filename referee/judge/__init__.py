@@ -38,6 +38,13 @@ class Stats:
     played: int = 0
     quarantined: int = 0
 
+    def summary(self) -> str:
+        """The log line of a pass: ``processed 1 mail, 1 played, 0 quarantined`` (a mail
+        counts as played when any of its moves was)."""
+        mails = "mail" if self.processed == 1 else "mails"
+        return f"processed {self.processed} {mails}, {self.played} played, " \
+               f"{self.quarantined} quarantined"
+
 
 def process(judge: Judge, raw: bytes) -> Outcome:
     """Handle one incoming mail (deliver what is still queued first). A mail that cannot

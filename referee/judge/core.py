@@ -23,7 +23,7 @@ import errno
 import os
 import traceback
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from email.message import EmailMessage
 from email.utils import format_datetime, getaddresses
@@ -400,8 +400,10 @@ class Judge:
             raise RetryLater(f"{describe(exc)}; the mail stays in the inbox for the next "
                              "run") from exc
 
-    def notify(self, path: Path) -> None:
-        """Mail whoever must hear about what changed in the game since the last run."""
+    def notify(self, path: Path, notes: Mapping[str, Sequence[str]] | None = None) -> None:
+        """Mail whoever must hear about what changed in the game since the last run.
+        ``notes``: lines for some players' mails (a player named there gets at least a
+        short mail, with the lines after its headline)."""
         try:
             stat = path.stat()
         except OSError:
@@ -458,6 +460,8 @@ class Judge:
                 continue
             moved = state.setdefault("to", {}).get(pid, to) != to  # a new address or person
             full, short = self._wants(game, state, pid, start, over, authors, waiting)
+            told = (notes or {}).get(pid)
+            short = short or told is not None
             if not (full or short or moved):
                 continue
             last = None if moved else state["last"].get(pid)
@@ -465,7 +469,7 @@ class Judge:
             state["to"][pid] = to
             with i18n.language(game.settings.lang(pid)):  # the reader's language
                 body = text.body(gf, match, game.seed, pid, last, game.settings, full=full,
-                                 timeline=timeline())
+                                 timeline=timeline(), note=told or ())
                 self.queue(self.message(game, pid, to, body, board=full))
             state["last"][pid] = len(gf.log)
         with i18n.language(i18n.ENGLISH):  # watchers and the game master read English
@@ -494,7 +498,8 @@ class Judge:
                     continue
             body = text.body(gf, game.match, game.seed, None, since, game.settings,
                              timeline=timeline())
-            self.queue(self.message(game, WATCHER, watcher, body, board=True))
+            self.queue(self.message(game, WATCHER, game.settings.watcher_to(watcher), body,
+                                    board=True))
 
     @staticmethod
     def _digest_since(game: Loaded, state: dict[str, Any], watcher: str,
@@ -570,7 +575,7 @@ GM_HELP = [
     "  bot PLAYER LEVEL|off            hand the seat to a bot, or back",
     "  clock PACE [vacation D] [pause weekends] [timeout bot:LEVEL|gm|forfeit]",
     "                                  a new time bank (e.g. 2d+1d/5d), or clock off",
-    "  watch ADDRESS / unwatch ADDRESS  public mails to a watcher",
+    "  watch [NAME] ADDRESS / unwatch ADDRESS  public mails to a watcher",
     "  watch ADDRESS digest [N]        one mail a round (or per N decisions)",
     "  notify PLAYER turn|every|digest  a player's mail setting",
     "  status                          the public state",

@@ -28,11 +28,11 @@ from email.utils import format_datetime
 from pathlib import Path
 from typing import Any
 
-from referee import gamefile, i18n, seats
+from referee import gamefile, i18n, roster, seats
 from referee import mail as mailmod
-from referee.errors import MoveError, RefereeError, UsageError
+from referee.errors import AmbiguousMove, MalformedMove, MoveError, RefereeError, UsageError
 from referee.i18n import domain
-from referee.judge import language, meta, text
+from referee.judge import language, meta, notices, text
 from referee.judge.core import GM_HELP, GM_TOKEN, Judge, Loaded, environment_failure
 from referee.mail import intake, mime
 from referee.mail.intake import Refusal
@@ -250,10 +250,19 @@ class Incoming:
             return self._plan(game, player, planned, mid)
         if len(moves) == 1 and word in PLAYER_COMMANDS:
             return self._command(game, player, word, moves[0].split(None, 1)[1:], mid)
-        return self._moves(game, player, moves, mid)
+        taken = intake.move_line(self.reply, game.match.game, game.match.state, player)
+        if taken:  # chat came first: the first line that reads as a move is the move
+            moves = [self.reply.lines[taken]]
+        return self._moves(game, player, moves, mid, taken)
 
-    def _moves(self, game: Loaded, player: str, moves: list[str], mid: MailId) -> Outcome:
+    def _moves(self, game: Loaded, player: str, moves: list[str], mid: MailId,
+               taken: int = 0) -> Outcome:
+        """Play ``moves``; ``taken``: the number of lines passed over before the one that
+        reads as the move (the answer says which line was taken)."""
         gid, msgid, mail = game.gf.game_id, self.msgid, self.mail
+        read = [ngettext("Read as your move: `{line}` (the line before it is not a move).",
+                         "Read as your move: `{line}` (the {count} lines before it are not "
+                         "moves).", taken).format(line=moves[0], count=taken)] if taken else []
 
         def identify(gf: gamefile.GameFile, seed: str | None
                      ) -> tuple[str, list[str], dict[str, Any]]:
@@ -264,7 +273,7 @@ class Incoming:
         try:
             done = submit(game.path, None, moves, keep_partial=True, identify=identify)
         except MoveError as exc:
-            return self._rejected(game, player, moves, 0, exc)
+            return self._rejected(game, player, moves, 0, exc, read)
         except RefereeError as exc:
             if environment_failure(exc):  # a full or read-only disk: try again later
                 raise
@@ -276,26 +285,39 @@ class Incoming:
         if done.match is not None:  # the state submit just wrote: no second replay
             self.judge.remember(Loaded(game.path, done.gf, game.seed, game.key, done.match,
                                        self.judge.settings(done.gf)))
-        self.judge.notify(game.path)
+        self.judge.notify(game.path, {player: read} if read else None)
+        played = " / ".join(a.text for a in done.accepted)
         if done.failed is not None and done.failed_index is not None:
             fresh = self.judge.load(game.path) or game
-            return self._rejected(fresh, player, moves, done.failed_index, done.failed)
+            outcome = self._rejected(fresh, player, moves, done.failed_index, done.failed)
+            # the moves before the failing line are played: the mail counts as played
+            return Outcome("played", gid, f"{played} (then {outcome.detail})")
         # no save of its own: the log already says this mail was played; the next save of
         # the state keeps the mark that spares a re-delivered copy the game's replay
         self.judge.store.mark_answered(msgid)
-        return Outcome("played", gid, " / ".join(a.text for a in done.accepted))
+        return Outcome("played", gid, played)
 
     def _rejected(self, game: Loaded, player: str, moves: list[str], index: int,
-                  exc: MoveError) -> Outcome:
-        note = []
+                  exc: MoveError, read: Sequence[str] = ()) -> Outcome:
+        note = list(read)
         if index:
             note.append(ngettext("Your first {n} move(s) were played; the rest were not.",
                                  "Your first {n} move(s) were played; the rest were not.",
                                  index).format(n=index))
-        note.append(_("Line {line} `{move}` was not accepted: {reason}").format(
-            line=index + 1, move=moves[index], reason=exc.message))
-        if exc.legal:
-            note.append(_("Closest legal moves: {moves}").format(moves=", ".join(exc.legal)))
+        if isinstance(exc, AmbiguousMove):
+            note.append(_("Line {number} `{line}` is ambiguous: {reason}").format(
+                number=index + 1, line=moves[index], reason=exc.message))
+            candidates = readings(game, player, moves[index]) or exc.legal
+            if candidates:
+                note.append(_("It could be: {candidates}").format(
+                    candidates=", ".join(candidates)))
+        else:
+            note.append(_("Line {line} `{move}` was not accepted: {reason}").format(
+                line=index + 1, move=moves[index], reason=exc.message))
+            if exc.legal:
+                note.append(_("Closest legal moves: {moves}").format(moves=", ".join(exc.legal)))
+        if isinstance(exc, MalformedMove) and not index and len(self.reply.lines) > 1:
+            note.append(_("No line of your mail reads as a move, so nothing was played."))
         note.append(_("Reply to this mail with your decision."))
         return self._answer_state(game, player, note, "rejected", exc.message)
 
@@ -514,6 +536,7 @@ class Incoming:
 
     def _gm(self, game: Loaded, mid: MailId) -> Outcome:
         line = self.reply.moves[0] if self.reply.moves else "help"
+        notes: dict[str, list[str]] | None = None
         try:
             change = gm_meta(line, game.gf.players)
             if change is not None:
@@ -526,8 +549,10 @@ class Incoming:
         else:
             result = "Done." if change is not None else ""
         fresh = self.judge.load(game.path) or game
+        if change is not None and change.get("kind") == "replace" and fresh is not game:
+            notes = notices.replaced(self.judge, game, fresh, str(change["player"]))
         outcome = self._answer_gm(fresh, [f"> {line}", result], "command", f"gm {line}")
-        self.judge.notify(game.path)
+        self.judge.notify(game.path, notes)
         return outcome
 
 
@@ -558,17 +583,18 @@ CURRENT = N_("Here is the current state: reply to this mail.")
 
 def gm_meta(line: str, players: list[str]) -> dict[str, Any] | None:
     """The meta object of one game master command line (None: status or help).
-    Raises UsageError for a line that is no command."""
+    Raises UsageError for a line that is no command. A name and address are written as
+    mail programs show them: ``Wendy Watcher <wendy@example.org>``, ``"Watcher, Wendy"
+    <wendy@example.org>`` or a bare address (:func:`referee.roster.name_and_address`)."""
     words = line.split()
     kind = words[0].lower() if words else "help"
     args = words[1:]
     if kind in ("status", "help"):
         return None
     if kind == "replace" and len(args) >= 2:
-        m = re.match(r"^(.*?)\s*<([^<>\s]+)>$", " ".join(args[1:]))
-        name, address = (m.group(1), m.group(2)) if m else (args[1], args[-1])
+        name, address = roster.name_and_address(line.split(None, 2)[2], "replace")
         return {"kind": "replace", "player": args[0], "name": name or args[0],
-                "email": address.strip("<>")}
+                "email": address}
     if kind == "address" and len(args) >= 2:
         return {"kind": "address", "player": args[0], "emails": [a.strip("<>") for a in args[1:]]}
     if kind == "deadline" and len(args) in (1, 3) and args[0].rstrip("h").isdigit() and (
@@ -583,14 +609,47 @@ def gm_meta(line: str, players: list[str]) -> dict[str, Any] | None:
         from referee.judge.clocks import gm_record
 
         return gm_record(args)
-    if kind in ("watch", "unwatch") and len(args) == 1:
-        return {"kind": "watcher", "email": args[0].strip("<>"), "on": kind == "watch"}
-    if kind == "watch" and len(args) in (2, 3) and args[1].lower() == "digest":
-        return {"kind": "watcher", "email": args[0].strip("<>"), "on": True,
-                "digest": meta.digest(args[2].lower() if len(args) == 3 else "round")}
+    if kind in ("watch", "unwatch") and args:
+        return _watch(kind, line.split(None, 1)[1])
     if kind == "notify" and len(args) == 2:
         return {"kind": "notify", "player": args[0], "mode": args[1].lower()}
     raise UsageError(f"not a game master command: {line!r}", hints=GM_HELP[1:])
+
+
+_DIGEST_TAIL = re.compile(r"^(?P<who>.*?)(?P<digest>\s+digest(?:\s+(?P<n>\S+))?)?\s*$",
+                          re.I | re.S)
+
+
+def _watch(kind: str, rest: str) -> dict[str, Any]:
+    """``watch [NAME] ADDRESS [digest [N]]`` or ``unwatch [NAME] ADDRESS`` as a
+    ``watcher`` meta object. Raises UsageError."""
+    m = _DIGEST_TAIL.match(rest)
+    assert m is not None  # (the pattern matches every text)
+    if m.group("digest") and kind == "unwatch":
+        raise UsageError("unwatch takes an address only: unwatch ADDRESS")
+    name, address = roster.name_and_address(m.group("who"), kind)
+    out: dict[str, Any] = {"kind": "watcher", "email": address, "on": kind == "watch"}
+    if name and kind == "watch":
+        out["name"] = name
+    if m.group("digest"):
+        out["digest"] = meta.digest((m.group("n") or "round").lower())
+    return out
+
+
+def readings(game: Loaded, player: str, line: str) -> list[str]:
+    """The legal moves of ``player`` that ``line`` abbreviates word by word (``deploy a
+    3``: ``deploy aachen 3``, ``deploy augsburg 3``): the candidates of an ambiguous
+    reading; [] when none is (the game's own candidates then)."""
+    from referee.engine import legal_strings
+
+    match = game.match
+    if match.game.finished(match.state) or player not in match.game.to_move(match.state):
+        return []
+    words = line.lower().split()
+    found = [m for m in legal_strings(match.game, match.state, player)
+             if len(m.split()) == len(words) and all(
+                 full.lower().startswith(w) for w, full in zip(words, m.split(), strict=True))]
+    return found
 
 
 def bot_level(word: str) -> dict[str, Any]:

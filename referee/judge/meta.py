@@ -19,8 +19,8 @@ Kinds (fields besides ``kind``):
   is handed to a bot (referee/seats.py; by the game master, or a player for their own
   seat).
 * ``watcher``  ``email``, ``on`` (bool): add or remove someone who gets public mails;
-  optional ``digest``: ``"round"`` (one mail per round) or N (one mail per N decisions)
-  instead of one mail per change.
+  optional ``name`` (how their mails address them); optional ``digest``: ``"round"``
+  (one mail per round) or N (one mail per N decisions) instead of one mail per change.
 * ``notify``   ``player``, ``mode`` (``turn``, ``every``, ``digest``).
 * ``lang``     ``player``, ``lang`` (``en``, ``de``): the language the player reads.
 * ``gm``       ``email``: the game master's address.
@@ -31,12 +31,11 @@ Kinds (fields besides ``kind``):
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from referee import i18n, seats, writecore
+from referee import i18n, roster, seats, writecore
 from referee.errors import UsageError
 from referee.schema import (
     ADDRESSES_MAX,
@@ -48,6 +47,8 @@ from referee.schema import (
     full,
 )
 from referee.schema import GAME_MASTER as GM
+
+_, N_, ngettext = i18n.domain("referee")
 
 MODES = ("turn", "every", "digest")
 _EMAIL_RE = re.compile(r"^[^@\s<>]+@[^@\s<>]+\.[^@\s<>]+$")
@@ -64,13 +65,11 @@ def _email(value: Any, what: str) -> str:
     return value
 
 
-def _name(value: Any, fallback: str) -> str:
+def _name(value: Any, fallback: str, what: str = "replace") -> str:
     name = fallback if value is None or value == "" else value
-    if not isinstance(name, str) or len(name) > NAME_MAX:
-        raise UsageError(f"replace: a name is text of at most {NAME_MAX} characters")
-    if any(unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp") for c in name):
-        raise UsageError("replace: control characters in the name")
-    return name
+    if not isinstance(name, str):
+        raise UsageError(f"{what}: a name is text of at most {NAME_MAX} characters")
+    return roster.check_name(name, what)
 
 
 def validate(meta: Mapping[str, Any], players: list[str]) -> dict[str, Any]:
@@ -118,6 +117,8 @@ def validate(meta: Mapping[str, Any], players: list[str]) -> dict[str, Any]:
         if not isinstance(on, bool):
             raise UsageError(f"watcher: on is true or false, not {on!r}")
         out["on"] = on
+        if meta.get("name"):
+            out["name"] = _name(meta["name"], "", "watch")
         if meta.get("digest") is not None:
             out["digest"] = digest(meta["digest"])
     elif kind == "notify":
@@ -180,3 +181,26 @@ def append(path: Path, by: str, meta: Mapping[str, Any],
             gf.player(by)
         entry = tx.append({"by": by, "meta": validate(meta, gf.players)}, extra)
     return entry
+
+
+# fields no mail but the game master's own answer may show: a person's addresses
+_PRIVATE_FIELDS = ("email", "emails")
+
+
+def event_line(n: int, who: str, meta: Mapping[str, Any]) -> str:
+    """A meta entry as the mails tell it to everyone (players, watchers): never an
+    e-mail address. A replacement reads ``5. Yuki now plays seat zoe (the game
+    master's change)``; an address or watcher change names no address."""
+    kind = meta.get("kind")
+    if kind == "replace":
+        return _("{n}. {name} now plays seat {player} ({who}'s change)").format(
+            n=n, name=meta.get("name") or meta.get("player"), player=meta.get("player"),
+            who=who)
+    detail = ", ".join(f"{k} {v}" for k, v in meta.items()
+                       if k not in ("kind", *_PRIVATE_FIELDS))
+    if kind == "address":
+        count = len(meta.get("emails") or [])
+        detail += ", " + ngettext("{count} address", "{count} addresses", count).format(
+            count=count)
+    return _("{n}. {who} changed a setting: {setting}").format(
+        n=n, who=who, setting=f"{kind} {detail}").rstrip()

@@ -135,9 +135,9 @@ def _describe(gf: gamefile.GameFile, seed: str | None, i: int, match: Match,
         if meta.get("kind") == "bot":
             return _("{n}. {who} handed a seat over: {seat}").format(
                 n=n, who=_who(by), seat=seats.meta_text(meta).split("] ", 1)[-1])
-        detail = ", ".join(f"{k} {v}" for k, v in meta.items() if k != "kind")
-        return _("{n}. {who} changed a setting: {setting}").format(
-            n=n, who=_who(by), setting=f"{meta.get('kind')} {detail}").rstrip()
+        from referee.judge.meta import event_line  # no address in anyone's mail
+
+        return event_line(n, _who(by), meta)
     if by == viewer:
         shown = match.game.format_move(replay.entry_move(gf, i, seed))
     elif "public" in entry:
@@ -272,8 +272,10 @@ def _and(names: Sequence[str]) -> str:
     return _(" and ").join(names)
 
 
-def headline(gf: gamefile.GameFile, match: Match, viewer: str | None) -> str:
-    """The first body line: whose turn it is (or the result)."""
+def headline(gf: gamefile.GameFile, match: Match, viewer: str | None,
+             name: str | None = None) -> str:
+    """The first body line: whose turn it is (or the result); ``name``: how the viewer
+    is addressed (:meth:`referee.roster.Settings.addressed`; default the seat id)."""
     game = match.game
     if game.finished(match.state):
         ranking = game.ranking(match.state)
@@ -287,7 +289,7 @@ def headline(gf: gamefile.GameFile, match: Match, viewer: str | None) -> str:
     else:
         what = game.prompt(match.state)
     if viewer in waiting:
-        return wrap(_("Your turn, {player}: {what}").format(player=viewer, what=what))
+        return wrap(_("Your turn, {player}: {what}").format(player=name or viewer, what=what))
     return wrap(_("Waiting for {players}: {what}").format(players=_and(waiting), what=what))
 
 
@@ -352,7 +354,7 @@ def body(gf: gamefile.GameFile, match: Match, seed: str | None, viewer: str | No
     ``since``, then (``full``) the board and legal moves, or (short) only the private
     part; a legend; how to reply."""
     game = match.game
-    lines = [headline(gf, match, viewer), ""]
+    lines = [headline(gf, match, viewer, settings.addressed(viewer) if viewer else None), ""]
     if note:
         lines += [wrap(line) for line in note] + [""]
     lines += _plan_news(gf, seed, viewer, since, note)

@@ -227,3 +227,30 @@ def plan_lines(reply: Reply) -> list[str] | None:
 
 
 _PLAN_SKIP = re.compile(r"^(?:token|game|player)\s*:", re.I)
+
+
+# --- which line is the move --------------------------------------------------------------
+
+
+def move_line(reply: Reply, game: Any, state: Any, player: str) -> int:
+    """Which of the reply's lines (:attr:`Reply.lines`, without ``move:`` lines) is the
+    move: the first that reads as one in ``game``'s notation for ``player`` now (legal,
+    illegal or ambiguous, but no "cannot read"), so that chat before the move (``Ha, I
+    will take this one!``) is passed over and never played. 0 (the first line, as
+    before) when the mail has one line, when none reads as a move, or when ``player``
+    has no decision now (the answer then says why)."""
+    from referee.errors import MalformedMove, MoveError
+
+    lines = reply.lines
+    if len(lines) < 2 or game.finished(state) or player not in game.to_move(state):
+        return 0
+    legal = game.legal_moves(state, player)
+    for k, line in enumerate(lines):
+        try:
+            game.parse_move(line, legal)
+        except MalformedMove:
+            continue
+        except MoveError:  # ambiguous, or a reading the game refuses: a move all the same
+            return k
+        return k
+    return 0

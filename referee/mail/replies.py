@@ -42,6 +42,9 @@ class Reply:
     automatic: bool = False  # auto-reply (vacation, bounce): never act on it
     warnings: tuple[str, ...] = field(default=())
     own: tuple[str, ...] = ()  # the player's own lines (unquoted, above any signature)
+    # without ``move:`` lines: every own line that may be the move, tidied (clean_line),
+    # in order, at most MAX_LINES; ``moves`` holds the first of them
+    lines: tuple[str, ...] = ()
 
     @property
     def move_text(self) -> str | None:
@@ -264,28 +267,60 @@ def _split_own(text: str) -> tuple[list[str], list[str], bool]:
     return own, other, forwarded
 
 
-def _moves(own: Sequence[str]) -> tuple[str, ...]:
+MAX_LINES = 20  # own lines looked at for the move when chat comes first
+_BULLET_RE = re.compile(r"^(?:[-*+\u2022\u2013]\s+|\d{1,3}[.)]\s+)")
+_QUOTES = "\"'`\u2018\u2019\u201a\u201c\u201d\u201e\u00ab\u00bb"
+_TRAILING_RE = re.compile(r"[\s.,;:!?\u2026]+$")
+_VERBATIM_RE = re.compile(r"(?i)^(say|nonce)(\s|$)")  # their words are the player's
+
+
+def clean_line(line: str) -> str:
+    """A line as the player meant it: without a list bullet (``- ``, ``* ``, ``1. ``),
+    the quotes or backticks around it, and trailing punctuation (``"supply 2."`` ->
+    ``supply 2``). A ``say`` or ``nonce`` line keeps its words as written."""
+    text = line.strip()
+    for _ in range(3):  # ``- "supply 2".``: a bullet, quotes, then punctuation
+        before = text
+        text = _BULLET_RE.sub("", text, count=1).strip()
+        if _VERBATIM_RE.match(text):
+            return text
+        text = _TRAILING_RE.sub("", text)
+        if len(text) >= 2 and text[0] in _QUOTES and text[-1] in _QUOTES:
+            text = text[1:-1].strip()
+        if text == before:
+            break
+    return text
+
+
+def _moves(own: Sequence[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(the moves: the ``move:`` lines, else the first line that may be one; without
+    ``move:`` lines, every line that may be the move)."""
     keyed: list[str] = []
     pending = False
     for line in own:
         if pending:
             if line:
-                keyed.append(line)
+                keyed.append(clean_line(line))
                 pending = False
             continue
         m = _MOVE_RE.match(line)
         if m:
             if m.group(1).strip():
-                keyed.append(m.group(1).strip())
+                keyed.append(clean_line(m.group(1)))
             else:
                 pending = True
     if keyed or pending:
-        return tuple(keyed)
+        return tuple(k for k in keyed if k), ()
+    lines: list[str] = []
     for line in own:
         if not line or _KEYED_RE.match(line) or _GREETING_RE.match(line):
             continue
-        return (line,)
-    return ()
+        tidy = clean_line(line)
+        if tidy:
+            lines.append(tidy)
+        if len(lines) == MAX_LINES:
+            break
+    return tuple(lines[:1]), tuple(lines)
 
 
 def _msgids(value: object) -> list[str]:
@@ -502,12 +537,14 @@ def _parse_reply(raw: bytes) -> Reply:
         else:
             token = m.group(1)
 
+    moves, lines = _moves(own)
     return Reply(
         sender=sender,
         game_id=game,
         player=player,
         token=token,
-        moves=_moves(own),
+        moves=moves,
+        lines=lines,
         in_reply_to=in_reply_to_ids[0] if in_reply_to_ids else None,
         message_id=own_id[0] if own_id else None,
         references=references,
