@@ -60,8 +60,9 @@ def fitted(c: Canvas, x: float, y: float, text: str, width: float, parent: Any =
         shown = wrap(text, width, size) if lines > 1 else [text]
         if len(shown) <= lines and all(_fits(line, width, size) for line in shown):
             break
-        if size <= MIN_SIZE:
-            shown = [fit(line, width, size) for line in shown[:lines]]
+        if size <= MIN_SIZE:  # cut: the last line shown ends in an ellipsis
+            rest = " ".join(shown[lines - 1:])
+            shown = [fit(line, width, size) for line in [*shown[:lines - 1], rest]]
             break
         size = max(MIN_SIZE, size - 0.5)
     if centre:

@@ -201,7 +201,19 @@ def _city_points(part: str) -> str:
     return f"{name(city)} {points}" if city else part
 
 
-_FIELDS = {"city": name, "country": name, "personality": name, "why": _why,
+# the bonus spaces by key (bonus.json's texts), for "took the bonus action {space}"
+BONUS_TEXT = {"points": "3 points", "cards": "draw 2 action cards",
+              "scoring": "draw 2 yellow scoring cards, keep 1",
+              "goods": "take 2 goods of your choice from the bag",
+              "ships": "take 2 goods from the ships (the ships you took from are refilled)",
+              "colours": "take 1 light-blue and 1 gold-yellow good from the bag"}
+
+
+def _bonus(key: str) -> str:
+    return _(BONUS_TEXT[key]) if key in BONUS_TEXT else key
+
+
+_FIELDS = {"city": name, "country": name, "personality": name, "why": _why, "space": _bonus,
            "figure": lambda text: figure(text.lower()) if text.lower() in FIGURE_NAME else text}
 
 
