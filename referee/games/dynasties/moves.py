@@ -6,6 +6,7 @@ are numbers (card a07 is ``7``). See docs/dynasties.md for every form.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Annotated, Any, Literal, Union
@@ -17,6 +18,7 @@ from referee.schema import NUMBER_DIGITS_MAX
 
 from .files import current_files, vocabulary
 from .state import COLOURS
+from .words import GERMAN_GOODS, german_aliases
 
 if TYPE_CHECKING:
     from .data import Data
@@ -321,14 +323,16 @@ class _Reader:
 
     def goods(self, what: str = "goods letters (k w g b p)") -> str:
         tok = self.take(what)
-        if tok == "none" or tok == "-":
+        if tok in ("none", "-", "keine"):
             return ""
+        tok = tok.translate(GERMAN_GOODS)  # s schwarz = k, r rosa = p
         if not all(c in COLOURS for c in tok):
             raise _malformed(self.text, f"expected {what}, got {tok!r}")
         return goods_str(tok)
 
     def word(self, what: str, choices: Sequence[str]) -> str:
         tok = self.take(what)
+        tok = aliases(self.data).get(what, {}).get(tok, tok)
         if tok not in choices:
             raise _malformed(self.text, f"{tok!r} is not {what}; one of: {', '.join(choices)}")
         return tok
@@ -342,6 +346,20 @@ class _Reader:
         while self.accept("+"):
             out.append(self.word("a die face", self.data.faces))
         return out
+
+
+@functools.cache
+def aliases(data: Data) -> dict[str, dict[str, str]]:
+    """The German names the notation accepts, by the kind of word (``what`` of
+    ``_Reader.word``): spelling -> key (``wien`` -> ``vienna``, ``frankreich`` ->
+    ``france``)."""
+    return {
+        "a city": german_aliases({k: c.name for k, c in data.cities.items()},
+                                 list(data.cities)),
+        "a country": german_aliases(data.country_names, data.countries),
+        "a personality": german_aliases({k: p["name"] for k, p in data.personalities.items()},
+                                        list(data.personalities)),
+    }
 
 
 def _card_and_pay(r: _Reader) -> tuple[int, bool, str | None]:
@@ -466,6 +484,22 @@ def _parse(r: _Reader) -> tuple[type, dict[str, Any]]:
     raise _malformed(r.text, f"unknown verb {verb!r}")
 
 
+def _turn_trade(text: str, ship: int, legal: Sequence[Any]) -> Any:
+    """``trade SHIP`` on a turn (no second trade pending): the Trade with the one action
+    card that allows it, or ambiguous among the cards that do (listed to the mover, like
+    the closest legal moves)."""
+    fits = [m for m in legal if type(m) is Trade and m.ship == ship]
+    if len(fits) == 1:
+        return fits[0]
+    if len(fits) > 1:
+        raise AmbiguousMove(
+            f"{text!r} fits several legal moves; say which action card "
+            f"(trade {ship} with CARD)",
+            legal=[format_move(m) for m in fits],
+        )
+    return SecondTrade(ship)
+
+
 DEFAULTS: dict[str, Any] = {"pay": "", "keep": 0, "space": 1}
 
 
@@ -481,6 +515,8 @@ def parse_move(text: str, legal: Sequence[Any], data: Data) -> Any:
             raise _malformed(text, f"only {len(offered)} group(s) are on offer now")
         return offered[k - 1]
     cls, fields = _parse(_Reader(text, data))
+    if cls is SecondTrade and SecondTrade(**fields) not in legal:
+        return _turn_trade(text, fields["ship"], legal)
     missing = [k for k, v in fields.items() if v is None]
     if not missing:
         return cls(**fields)

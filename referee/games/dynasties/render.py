@@ -6,36 +6,51 @@ Made from the view (views.view), so it shows exactly what the viewer may see.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
+from referee import i18n
 from referee.textlayout import WIDTH, fit_all, wrap_items
 
-LEGEND = [
-    "goods k black, w white, g gold-yellow, b light blue, p pink",
-    "3k/1w Prince costs 3 black/Princess 1 white",
-    "large P*/W* the large space is the Prince's/Princess'",
-    "ship [ann/ben] ann on its large, ben on its small space",
-    "2b/1g costs 2 light blue/1 gold",
-    "1(3p):ann space 1 costs 3 pink, taken by ann",
-    "card 7 = a07",
-    "- none",
+from .words import N_, _, symbol
+
+LEGEND = [  # N_(): translated where used
+    N_("goods k black, w white, g gold-yellow, b light blue, p pink"),
+    N_("3k/1w Prince costs 3 black/Princess 1 white"),
+    N_("large P*/W* the large space is the Prince's/Princess'"),
+    N_("ship [ann/ben] ann on its large, ben on its small space"),
+    N_("2b/1g costs 2 light blue/1 gold"),
+    N_("1(3p):ann space 1 costs 3 pink, taken by ann"),
+    N_("card 7 = a07"),
+    N_("- none"),
 ]
+# the players' table: its columns' labels and least widths
+COLUMNS = ((N_("colour"), 7), (N_("score"), 5), (N_("supply"), 6), (N_("cards"), 5),
+           (N_("scoring"), 7), (N_("books"), 5))
 
 
 def _players(v: dict[str, Any]) -> list[str]:
     width = max([len(p["id"]) for p in v["players"]] + [6])
-    lines = [f"{'Players':<{width + 2}} colour  score supply cards scoring books goods"]
+    labels = [_(label) for label, _least in COLUMNS]
+    w = [max(least, len(label)) for label, (_label, least) in zip(labels, COLUMNS, strict=True)]
+    players, goods = _("Players"), _("goods")
+    lines = [f"{players:<{width + 2}} {labels[0]:<{w[0]}} {labels[1]:>{w[1]}} "
+             f"{labels[2]:>{w[2]}} {labels[3]:>{w[3]}} {labels[4]:>{w[4]}} "
+             f"{labels[5]:>{w[5]}} {goods}"]
     for p in v["players"]:
         extra = []
         if p["book_tiles_open"]:
-            extra.append("open books " + ",".join(p["book_tiles_open"]))
+            extra.append(_("open books") + " " + ",".join(p["book_tiles_open"]))
         if p["coats_of_arms"]:
-            extra.append("arms " + ",".join(f"{c}:{n}" for c, n in p["coats_of_arms"].items()))
+            extra.append(_("arms") + " "
+                         + ",".join(f"{c}:{n}" for c, n in p["coats_of_arms"].items()))
         if p["passed"]:
-            extra.append("(passed)")
-        row = (f"  {p['id']:<{width}} {p['colour']:<7} {p['score']:>5} {p['supply']:>6} "
-               f"{p['action_cards']:>5} {p['scoring_cards']:>7} "
-               f"{p['book_tiles_face_down']:>5} {p['goods'] or '-'}")
+            extra.append(_("(passed)"))
+        colour = _(p["colour"])
+        row = (f"  {p['id']:<{width}} {colour:<{w[0]}} {p['score']:>{w[1]}} "
+               f"{p['supply']:>{w[2]}} {p['action_cards']:>{w[3]}} "
+               f"{p['scoring_cards']:>{w[4]}} {p['book_tiles_face_down']:>{w[5]}} "
+               f"{p['goods'] or '-'}")
         lines.append(row + ("  " + "  ".join(extra) if extra else ""))
     return lines
 
@@ -46,49 +61,65 @@ def _cities(v: dict[str, Any], country_names: dict[str, str]) -> list[str]:
     countries: dict[str, list[dict[str, Any]]] = {}
     for c in v["cities"]:
         countries.setdefault(c["country"], []).append(c)
-    width = max(len(c["city"]) for c in v["cities"])
+    shown = {c["city"]: _city_word(c) for c in v["cities"]}
+    width = max(len(word) for word in shown.values())
     holders = max(len(c[k]["player"]) for c in v["cities"] for k in ("prince", "princess"))
     holders = max(holders, 7)
-    lines = ["Cities (symbol, Prince cost/holder | Princess cost/holder | child):"]
+    large = _("large")
+    lines = [_("Cities (symbol, Prince cost/holder | Princess cost/holder | child):")]
     for country, cities in countries.items():
         tab = v["tablets"][country]
-        lines.append(f" {country_names[country]}  [1st {tab['first']}, 2nd "
-                     f"{tab['second']}, crown {tab['crown']}]")
+        lines.append(" " + _("{country}  [1st {first}, 2nd {second}, crown {crown}]").format(
+            country=country_names[country], first=tab["first"], second=tab["second"],
+            crown=tab["crown"]))
         for c in cities:
             big = {"prince": "P*", "princess": "W*"}[c["large"]]
-            books = f" books:{c['book_tiles']}" if c["symbol"] == "book" else ""
-            lines.append(f"   {c['city']:<{width}} {c['symbol']:<6} {c['prince']['cost']} "
+            books = " " + _("books:{n}").format(n=c["book_tiles"]) if c["symbol"] == "book" \
+                else ""
+            lines.append(f"   {shown[c['city']]:<{width}} {symbol(c['symbol']):<6} "
+                         f"{c['prince']['cost']} "
                          f"{c['prince']['player']:<{holders}} | {c['princess']['cost']} "
                          f"{c['princess']['player']:<{holders}} | {c['child']:<{holders}} "
-                         f"large {big}{books}".rstrip())
+                         f"{large} {big}{books}".rstrip())
     return lines
 
 
+def _city_word(c: dict[str, Any]) -> str:
+    """How the board names a city: its notation key, or in another language its name
+    there when that is one word (the notation accepts it: ``Wien``)."""
+    if i18n.current() != i18n.ENGLISH and re.fullmatch(r"\w+", c["name"]):
+        return str(c["name"])
+    return str(c["city"])
+
+
 def _tables(v: dict[str, Any], width: int) -> list[str]:
+    used = _(", used")
     lines = wrap_items([f"{s['ship']}: {s['goods'] or '-'} [{s['large']}/{s['small']}]"
-                        for s in v["ships"]], "Ships: ", "  ", width, sep="   ")
+                        for s in v["ships"]], _("Ships: "), "  ", width, sep="   ")
     lines += wrap_items(
         [f"{p['space']}:{p['personality']}({p['cost'].split(' ')[0]}"
-         f"{'b' if p['space'] <= 6 else 'g'}{', used' if p['used'] else ''})"
-         for p in v["personalities"]], "Personalities: ", "  ", width, sep=", ")
+         f"{'b' if p['space'] <= 6 else 'g'}{used if p['used'] else ''})"
+         for p in v["personalities"]], _("Personalities: "), "  ", width, sep=", ")
     track = [f"{t['space']}({t['cost_pink']}p):{t['player']}" for t in v["passing_track"][:-1]]
     long = " ".join(v["passing_track"][-1]["players"]) or "-"
-    lines += wrap_items([*track, f"long: {long}"], "Passing track: ", "  ", width, sep=", ")
-    lines.append(f"Dice: {' '.join(v['dice']) or '-'}   bag {v['bag']}   action deck "
-                 f"{v['action_deck']}   yellow deck {v['yellow_deck']}")
-    lines.append(f"Leonardo: {v['leonardo']}")
+    lines += wrap_items([*track, _("long: {players}").format(players=long)],
+                        _("Passing track: "), "  ", width, sep=", ")
+    lines.append(_("Dice: {dice}   bag {bag}   action deck {deck}   yellow deck {yellow}"
+                   ).format(dice=" ".join(v["dice"]) or "-", bag=v["bag"],
+                            deck=v["action_deck"], yellow=v["yellow_deck"]))
+    lines.append(_("Leonardo: {player}").format(player=v["leonardo"]))
     return lines
 
 
 def _hand(you: dict[str, Any]) -> list[str]:
-    lines = [f"Your hand ({you['player']}):"]
-    lines += [f"  {c}" for c in you["hand"]] or ["  (none)"]
-    lines.append("Your scoring cards: " + ("none" if not you["scoring_cards"] else ""))
+    lines = [_("Your hand ({player}):").format(player=you["player"])]
+    lines += [f"  {c}" for c in you["hand"]] or ["  " + _("(none)")]
+    lines.append(_("Your scoring cards: ") + (_("none") if not you["scoring_cards"] else ""))
     lines += [f"  {c}" for c in you["scoring_cards"]]
     if you["drawn_scoring_cards"]:
-        lines.append("Drawn, keep one:")
+        lines.append(_("Drawn, keep one:"))
         lines += [f"  {c}" for c in you["drawn_scoring_cards"]]
-    lines.append("Your book tiles: " + (", ".join(you["book_tiles"]) or "none"))
+    lines.append(_("Your book tiles: ") + (", ".join(you["book_tiles"]) or _("none")))
     return lines
 
 
@@ -96,8 +127,9 @@ def render(v: dict[str, Any], final: dict[str, Any], country_names: dict[str, st
            width: int = WIDTH) -> str:
     """The view ``v`` as lines of at most ``width`` characters, the legend second;
     ``final`` is the final scoring once the game is over, ``country_names`` the data's."""
-    lines = [f"DYNASTIES - round {v['round']}",
-             *wrap_items(LEGEND, "Legend: ", "  ", width, sep="; "), ""]
+    lines = [_("DYNASTIES - round {n}").format(n=v["round"]),
+             *wrap_items([_(item) for item in LEGEND], _("Legend: "), "  ", width, sep="; "),
+             ""]
     lines += _players(v)
     lines.append("")
     lines += _cities(v, country_names)
@@ -108,10 +140,10 @@ def render(v: dict[str, Any], final: dict[str, Any], country_names: dict[str, st
         lines += _hand(v["you"])
     if v["events"]:
         lines.append("")
-        lines += wrap_items(v["events"][-6:], "Recent: ", "  ", width)
+        lines += wrap_items(v["events"][-6:], _("Recent: "), "  ", width)
     if final:
         lines.append("")
-        lines.append("Final scoring:")
-        lines += [f"  {c}: majority {d['majority']} crown {d['crown']}"
-                  for c, d in final.items()]
+        lines.append(_("Final scoring:"))
+        lines += ["  " + _("{country}: majority {majority} crown {crown}").format(
+            country=c, majority=d["majority"], crown=d["crown"]) for c, d in final.items()]
     return "\n".join(line.rstrip() for line in fit_all(lines, width))

@@ -16,26 +16,27 @@ from .render import render as board_text
 from .rules import pending, track_order
 from .scoring import tablet_values
 from .state import State
+from .words import N_, _, card_text, event, name
 
-KIND_TEXT = {
-    "divide": "divide the goods on ship {ship1} into two groups",
-    "choose": "choose one of the groups offered on ship {ship1}",
-    "self_take": "take 2 goods from ship {ship1} (trading with yourself)",
-    "lone_take": "take 2 goods from ship {ship1} (lone figure at round end)",
-    "take_ship": "take a good from a ship ({left} left)",
-    "take_bag": "take {count} goods of their choice from the bag",
-    "dowry_divide": "divide the dowry dice in {cityname} into 1 / 2",
-    "dowry_choose": "choose a group of dowry dice in {cityname}",
-    "neutral_dice": "keep {keep} of the dice rolled in {cityname}",
-    "keep_scoring": "keep 1 of the scoring cards drawn",
-    "upgrade": "choose a country for the upgrader",
-    "wild": "choose the country for a Sword/Rose book tile",
-    "envoy": "choose a free city",
-    "marry": "choose a city for the neutral marriage",
-    "second_trade": "choose the ship for the second trade (or say done)",
-    "bonus": "choose a bonus action (or say done)",
-    "monastery": "pay 1 pink for the figure in {cityname} or send it to the monastery",
-    "score_cards": "play scoring cards (or say done)",
+KIND_TEXT = {  # N_(): translated where used
+    "divide": N_("divide the goods on ship {ship1} into two groups"),
+    "choose": N_("choose one of the groups offered on ship {ship1}"),
+    "self_take": N_("take 2 goods from ship {ship1} (trading with yourself)"),
+    "lone_take": N_("take 2 goods from ship {ship1} (lone figure at round end)"),
+    "take_ship": N_("take a good from a ship ({left} left)"),
+    "take_bag": N_("take {count} goods of their choice from the bag"),
+    "dowry_divide": N_("divide the dowry dice in {cityname} into 1 / 2"),
+    "dowry_choose": N_("choose a group of dowry dice in {cityname}"),
+    "neutral_dice": N_("keep {keep} of the dice rolled in {cityname}"),
+    "keep_scoring": N_("keep 1 of the scoring cards drawn"),
+    "upgrade": N_("choose a country for the upgrader"),
+    "wild": N_("choose the country for a Sword/Rose book tile"),
+    "envoy": N_("choose a free city"),
+    "marry": N_("choose a city for the neutral marriage"),
+    "second_trade": N_("choose the ship for the second trade (or say done)"),
+    "bonus": N_("choose a bonus action (or say done)"),
+    "monastery": N_("pay 1 pink for the figure in {cityname} or send it to the monastery"),
+    "score_cards": N_("play scoring cards (or say done)"),
 }
 
 
@@ -44,31 +45,33 @@ def describe(state: State, t: dict[str, Any]) -> str:
     if "ship" in t:
         fields["ship1"] = t["ship"] + 1
     if t.get("city"):
-        fields["cityname"] = state.data.cities[t["city"]].name
-    text = KIND_TEXT[t["k"]].format(**fields)
+        fields["cityname"] = name(state.data.cities[t["city"]].name)
+    text = _(KIND_TEXT[t["k"]]).format(**fields)
     if t["k"] == "bonus" and t.get("leonardo"):
-        text += " (Leonardo's extra bonus action)"
-    if t["k"] == "choose":
-        text += ": " + " or ".join(t["groups"])
+        text += _(" (Leonardo's extra bonus action)")
+    if t["k"] in ("choose", "dowry_choose"):
+        text += ": " + _(" or ").join(t["groups"])
     if t["k"] in ("dowry_divide", "neutral_dice"):
         text += ": " + ", ".join(t["dice"])
-    if t["k"] == "dowry_choose":
-        text += ": " + " or ".join(t["groups"])
     return text
 
 
 def prompt(state: State) -> str:
     if state.phase == "over":
         ranked = sorted(state.players, key=lambda pl: (-pl.score, -sum(pl.goods)))
-        return "game over: " + ", ".join(f"{pl.id} {pl.score}" for pl in ranked)
+        return _("game over: {scores}").format(
+            scores=", ".join(f"{pl.id} {pl.score}" for pl in ranked))
     t = pending(state)
     if t is not None:
-        return f"round {state.round}: {state.name(t['p'])} must {describe(state, t)}"
-    return (f"round {state.round}: {state.name(state.active)} to play a card, sit out or pass")
+        return _("round {n}: {player} must {decision}").format(
+            n=state.round, player=state.name(t["p"]), decision=describe(state, t))
+    return _("round {n}: {player} to play a card, sit out or pass").format(
+        n=state.round, player=state.name(state.active))
 
 
 def _card(state: State, n: int) -> str:
-    return f"{n:>2} = card:a{n:02d} ({state.data.action_cards[n].describe()})"
+    text = card_text(state.data.action_cards[n], state.data.cities)
+    return f"{n:>2} = card:a{n:02d} ({text})"
 
 
 def view(state: State, viewer: str | None) -> dict[str, Any]:
@@ -89,9 +92,10 @@ def view(state: State, viewer: str | None) -> dict[str, Any]:
                    "small": state.name(sh.small) if sh.small is not None else "-"}
                   for s, sh in enumerate(state.ships)],
         "personalities": [
-            {"space": i + 1, "personality": key, "name": d.personalities[key]["name"],
-             "cost": (f"{light_blue[i]} light blue" if i < len(light_blue)
-                      else f"{d.gold_personality_cost} gold via special action"),
+            {"space": i + 1, "personality": key, "name": name(d.personalities[key]["name"]),
+             "cost": (_("{n} light blue").format(n=light_blue[i]) if i < len(light_blue)
+                      else _("{n} gold via special action").format(
+                          n=d.gold_personality_cost)),
              "used": state.used[i]}
             for i, key in enumerate(state.personalities)],
         "leonardo": state.name(state.leonardo) if state.leonardo is not None else "-",
@@ -111,7 +115,7 @@ def view(state: State, viewer: str | None) -> dict[str, Any]:
         "yellow_deck": len(state.yellow),
         "scoring_discard": list(state.yellow_discard) + list(state.scored),
         "bag": sum(state.bag),
-        "events": list(state.events),
+        "events": [event(text) for text in state.events],
     }
     if state.final:
         out["final_scoring"] = state.final
@@ -121,9 +125,9 @@ def view(state: State, viewer: str | None) -> dict[str, Any]:
                 out["you"] = {
                     "player": pl.id,
                     "hand": [_card(state, n) for n in pl.hand],
-                    "scoring_cards": [f"scoring:{c} ({d.scoring[c]['text']})"
+                    "scoring_cards": [f"scoring:{c} ({name(d.scoring[c]['text'])})"
                                       for c in pl.scoring],
-                    "drawn_scoring_cards": [f"scoring:{c} ({d.scoring[c]['text']})"
+                    "drawn_scoring_cards": [f"scoring:{c} ({name(d.scoring[c]['text'])})"
                                             for c in pl.looking],
                     "book_tiles": [f"book:{b}" for b in pl.books],
                     "index": i,
@@ -154,7 +158,7 @@ def _player_public(state: State, i: int) -> dict[str, Any]:
 def _city(state: State, key: str) -> dict[str, Any]:
     c = state.cities[key]
     info = state.data.cities[key]
-    return {"city": key, "name": info.name, "country": info.country, "symbol": info.symbol,
+    return {"city": key, "name": name(info.name), "country": info.country, "symbol": info.symbol,
             "large": info.large,
             "prince": {"cost": f"{info.prince}k", "player": state.name(c.prince)},
             "princess": {"cost": f"{info.princess}w", "player": state.name(c.princess)},
@@ -164,4 +168,5 @@ def _city(state: State, key: str) -> dict[str, Any]:
 def render(state: State, viewer: str | None, width: int = WIDTH) -> str:
     """The board as text: lines of at most ``width`` characters (80 for a terminal, 78
     for a mail) with a legend of its abbreviations (render.render)."""
-    return board_text(view(state, viewer), state.final, state.data.country_names, width)
+    names = {k: name(v) for k, v in state.data.country_names.items()}
+    return board_text(view(state, viewer), state.final, names, width)
