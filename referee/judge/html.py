@@ -163,8 +163,9 @@ def _split(rest: list[str], info: Known) -> int:
 
 
 def _options(block: str) -> dict[str, Any]:
-    """The legal moves block for the HTML: its heading and one entry per kind of move
-    (the lines the text wraps at 78 columns joined again: the browser wraps them)."""
+    """The legal moves block for the HTML: its heading and one entry per kind of move,
+    its groups (``a 1, 2 | b 3``) one a line (the lines the text wraps at 78 columns
+    joined again: the browser wraps them to the screen)."""
     head, *lines = block.splitlines()
     kinds: list[list[str]] = []
     for line in lines:
@@ -173,7 +174,7 @@ def _options(block: str) -> dict[str, Any]:
         else:
             kind, _sep, moves = line.strip().partition(": ")
             kinds.append([kind, moves])
-    return {"head": head, "kinds": [tuple(k) for k in kinds],
+    return {"head": head, "kinds": [(kind, moves.split(" | ")) for kind, moves in kinds],
             "long": len(lines) > LONG_OPTIONS}
 
 
