@@ -106,7 +106,7 @@ def test_every_start_mail_has_text_html_and_the_recipients_board(staufer: Setup)
         assert page.count("cid:") == len(pictures) == 7  # 6 regions, the Supply Board
         for region in view["regions"]:  # type: ignore[attr-defined]
             assert f"{region['title']}: payment space: empty" not in page  # under its image
-        assert page.count("Payment: empty") == 6
+        assert page.count("Payment space: empty") == 6  # the end of its title
 
 
 def test_the_html_says_what_the_text_says(staufer: Setup) -> None:
@@ -130,7 +130,8 @@ def test_the_html_says_what_the_text_says(staufer: Setup) -> None:
     assert len(moved) == 2 and kept == sorted(kept)  # the order of the plain text, but ...
     heading = words.index("The same position in words")
     assert words.index(moved[0]) < words.index(moved[1]) < heading  # ... what to do next
-    assert page.index("cid:") < page.index("Your legal moves")  # right below the picture
+    top = page[:page.index("cid:")]  # at the top, above the picture: whose turn, options
+    assert plain.splitlines()[0] in top and "Your legal moves" in top and "Reply to" in top
     watcher = next(m for m in staufer.sent() if str(m["X-Referee-Player"]) == "watcher")
     assert "as every player sees it" in parts(watcher)[1]
 

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from referee import i18n
 from referee.engine import Match
 from referee.errors import UsageError
 from referee.mail import mime
@@ -31,6 +32,8 @@ from referee.pictures.cache import PNG_SIGNATURE, PictureCache
 from referee.pictures.templating import environment
 
 __all__ = ["PNG_SIGNATURE", "board_body", "board_tiles", "cache_for", "render"]
+
+_, N_, ngettext = i18n.domain("referee")
 
 CACHE_FOLDER = ".referee-pictures"  # in the games folder, beside the judge's state
 _CACHES: dict[Path | None, PictureCache] = {}
@@ -86,51 +89,158 @@ def png_size(png: bytes) -> tuple[int, int]:
 
 
 def whose(viewer: str | None) -> str:
-    return f"as {viewer} sees it" if viewer else "as every player sees it"
+    if viewer:
+        return _("as {viewer} sees it").format(viewer=viewer)
+    return _("as every player sees it")
 
 
 def alt_text(title: str, game_id: str, moves: int, viewer: str | None) -> str:
     """What the pictures show, in words that name nothing hidden."""
-    when = f"after log entry {moves}" if moves else "at the start of the game"
-    return (f"The board of {title} ({game_id}) {when}, {whose(viewer)}. "
-            "The text of this mail describes it in full.")
+    when = (_("after log entry {n}").format(n=moves) if moves
+            else _("at the start of the game"))
+    return _("The board of {title} ({game_id}) {when}, {whose}. The text of this mail "
+             "describes it in full.").format(title=title, game_id=game_id, when=when,
+                                             whose=whose(viewer))
 
 
-FIRST = ("Your legal moves, by kind:", "Reply to this mail")  # shown right below the picture
+# The first lines of the text's blocks, as the judge's text writes them (referee/judge/
+# text.py owns these messages; looked up here in the reader's language too).
+SINCE = "Since your last mail:"
+LEGAL = "Your legal moves, by kind:"
+REPLY = "Reply to this mail"
+CLOCK = "clock: "
+PHONE = 366  # px a mail's content has on a phone 390 px wide (less the body's padding)
+LONG_OPTIONS = 8  # legal moves in more lines than this: at the top their kinds only
 
 
-def blocks(body: str) -> dict[str, Any]:
-    """A mail text split at blank lines: the headline; the blocks above the picture (the
-    notes and "Since your last mail"); what to do next (legal moves, how to reply), right
-    below it; the rest (the board in words, the legend); the signature."""
-    text, _, signature = body.partition("\n-- \n")
-    parts = [p.strip("\n") for p in text.split("\n\n") if p.strip()]
-    headline, rest = (parts[0], parts[1:]) if parts else ("", [])
+def _starts(block: str, english: str) -> bool:
+    """Whether ``block`` begins with the text ``english`` (or its translation)."""
+    found = {english, _translated(english)}
+    return block.startswith(tuple(found))
+
+
+def _translated(english: str) -> str:
+    message = english  # (a variable: not extracted; the catalog entry is text.py's)
+    return _(message)
+
+
+@dataclass(frozen=True)
+class Known:
+    """What the mail's text holds besides its own words, for finding its blocks in any
+    language: the board's render (its first paragraph), the reader's legal moves as
+    the text groups them, and whether the mail ends with how to reply."""
+
+    board: str = ""
+    legal: tuple[str, ...] | None = None
+    asks: bool | None = None
+
+
+def known(match: Match, viewer: str | None) -> Known:
+    """:class:`Known` of the mail to ``viewer`` of ``match`` (as the judge's text makes
+    it, in the current language)."""
+    from referee import engine
+    from referee.judge.text import WIDTH, group_legal
+
+    game, state = match.game, match.state
+    finished = game.finished(state)
+    board = game.render(state, viewer, width=WIDTH).split("\n\n")[0].strip("\n")
+    legal = None
+    if viewer is not None and not finished and viewer in game.to_move(state):
+        legal = tuple(group_legal(engine.legal_strings(game, state, viewer)))
+    return Known(board, legal, viewer is not None and not finished)
+
+
+def _split(rest: list[str], info: Known) -> int:
+    """Where the board begins among the blocks after the headline: what comes before it
+    (notes, the clock, the news, the final scoring) goes to the top of the HTML."""
+    if info.board and info.board in rest:
+        return rest.index(info.board)
     cut = 0
     for i, part in enumerate(rest):
-        if part.startswith("Since your last mail:"):
+        if _starts(part, SINCE) or _starts(part, CLOCK):
             cut = i + 1
-    after = rest[cut:]
-    return {"headline": headline, "before": rest[:cut],
-            "first": [b for b in after if b.startswith(FIRST)],
-            "after": [b for b in after if not b.startswith(FIRST)],
+    return cut
+
+
+def _options(block: str) -> dict[str, Any]:
+    """The legal moves block for the HTML: its heading and one entry per kind of move,
+    its groups (``a 1, 2 | b 3``) one a line (the lines the text wraps at 78 columns
+    joined again: the browser wraps them to the screen)."""
+    head, *lines = block.splitlines()
+    kinds: list[list[str]] = []
+    for line in lines:
+        if line.startswith("      ") and kinds:
+            kinds[-1][1] += " " + line.strip()
+        else:
+            kind, _sep, moves = line.strip().partition(": ")
+            kinds.append([kind, moves])
+    return {"head": head, "kinds": [(kind, moves.split(" | ")) for kind, moves in kinds],
+            "long": len(lines) > LONG_OPTIONS}
+
+
+def blocks(body: str, info: Known | None = None) -> dict[str, Any]:
+    """A mail text split at blank lines: the headline; the blocks above the board (the
+    notes, the clock, "Since your last mail", the final scoring); the reader's options
+    (their legal moves) and how to reply, at the top too; the rest (the board in words,
+    the legend); the signature. ``info`` finds the blocks whatever the language; without
+    it they are found by their first words."""
+    info = info or Known()
+    text, _sep, signature = body.partition("\n-- \n")
+    parts = [p.strip("\n") for p in text.split("\n\n") if p.strip()]
+    headline, rest = (parts[0], parts[1:]) if parts else ("", [])
+    cut = _split(rest, info)
+    before, below = rest[:cut], rest[cut:]
+    legal = next((b for b in below if (b.splitlines()[1:] == list(info.legal)
+                                       if info.legal is not None else _starts(b, LEGAL))),
+                 None)
+    reply = None
+    if info.asks and len(below) > 1 and below[-1] is not legal:
+        reply = below[-1]
+    elif info.asks is None:
+        reply = next((b for b in below if _starts(b, REPLY)), None)
+    return {"headline": headline, "before": before,
+            "options": _options(legal) if legal else None,
+            "reply": " ".join(reply.split()) if reply else "",
+            "after": [b for b in below if b is not legal and b is not reply],
             "signature": signature.strip("\n")}
 
 
 def render(body: str, *, subject: str, images: list[dict[str, Any]], alt: str,
-           note: str = "", colours: list[tuple[str, str]] | None = None) -> str:
-    """The HTML part (Jinja2, autoescaped). ``images``: cid, alt, width, height, below
-    (goes right under the image before it) each; one without a cid shows its ``words``
-    ((fill, text) pairs) instead, under its ``title`` when it stands alone."""
-    groups: list[list[dict[str, Any]]] = []
+           note: str = "", colours: list[tuple[str, str]] | None = None,
+           info: Known | None = None) -> str:
+    """The HTML part (Jinja2, autoescaped), in the current language. ``images``: cid,
+    alt, width, height, below (goes right under the image before it) each; one without
+    a cid shows its ``words`` ((fill, text) pairs) instead, under its ``title`` when it
+    stands alone. A picture wider than a phone's screen keeps most of its size and
+    scrolls sideways there (its writing stays readable)."""
+    groups: list[dict[str, Any]] = []
     for image in images:
+        image = {**image, "label": _label(image)}
         if image.get("below") and groups:
-            groups[-1].append(image)
+            groups[-1]["images"].append(image)
         else:
-            groups.append([image])
+            groups.append({"images": [image]})
+        groups[-1]["wide"] = max(int(i.get("width") or 0) for i in groups[-1]["images"]) > PHONE
     return environment("an HTML mail").get_template("mail.html").render(
         subject=subject, groups=groups, alt=alt, note=note, colours=colours or [],
-        **blocks(body))
+        lang=i18n.current(), words=_mail_words(), **blocks(body, info))
+
+
+def _label(image: dict[str, Any]) -> str:
+    """What a tile of words says first: its title, or under a picture only the end of
+    its title (the picture above names the rest: "Strasbourg: payment space" ->
+    "Payment space")."""
+    title = str(image.get("title", ""))
+    if not image.get("below"):
+        return title
+    tail = title.rpartition(": ")[2]
+    return tail[:1].upper() + tail[1:]
+
+
+def _mail_words() -> dict[str, str]:
+    """The HTML mail's own words, in the current language."""
+    return {"in_words": _("The same position in words"),
+            "options_below": _("Every legal move is listed below the board.")}
 
 
 def _pictures(tiles: list[Any], cache: PictureCache, shown: set[str]) -> list[Picture]:
@@ -176,11 +286,11 @@ def _note(shown: list[Picture], total: int, whole: bool) -> str:
     if whole or len(shown) == total:
         return ""
     if not shown:
-        return ("The board's pictures have not changed since your last mail (reply "
-                "status for the whole board).")
+        return _("The board's pictures have not changed since your last mail (reply "
+                 "status for the whole board).")
     names = ", ".join(p.title for p in shown)
-    return (f"Changed since your last mail: {names}; the rest of the board is as that mail "
-            "showed it (reply status for the whole board).")
+    return _("Changed since your last mail: {names}; the rest of the board is as that "
+             "mail showed it (reply status for the whole board).").format(names=names)
 
 
 def board_body(plain: str, *, subject: str, msgid: str, match: Match, viewer: str | None,
@@ -206,17 +316,18 @@ def board_body(plain: str, *, subject: str, msgid: str, match: Match, viewer: st
         seen.clear()
         seen["shown"] = current
     bare = msgid.strip("<>")
-    domain = bare.partition("@")[2] or "referee.invalid"
+    host = bare.partition("@")[2] or "referee.invalid"
     local = hashlib.sha256(bare.encode()).hexdigest()[:12]  # short: one header line
-    images = [{"cid": f"{p.name}.{local}@{domain}" if p.png else "",
-               "alt": f"{p.title}, {whose(viewer)}", "width": p.width, "height": p.height,
+    seen_as = whose(viewer)
+    images = [{"cid": f"{p.name}.{local}@{host}" if p.png else "",
+               "alt": f"{p.title}, {seen_as}", "width": p.width, "height": p.height,
                "below": p.below, "title": p.title, "words": p.words} for p in shown]
     from referee.pictures.tiles import colours
 
     page = render(plain, subject=subject, images=images,
                   alt=alt_text(match.game.title, game_id, moves, viewer),
                   note=_note(shown, len(tiles), whole),
-                  colours=colours(view))
+                  colours=colours(view), info=known(match, viewer))
     html_part: mime.Leaf | mime.Multipart = mime.html_qp(page)
     pngs = [mime.image(_base64(p.png), str(image["cid"]), f"{p.name}.png")
             for p, image in zip(shown, images, strict=True) if p.png]

@@ -17,13 +17,14 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from referee import gamefile, replay, secret
+from referee import gamefile, i18n, replay, secret
 from referee.errors import GameFileError, RefereeError, UsageError
 from referee.pictures import Pieces, draw_svg
 from referee.pictures.changes import Marks
 from referee.pictures.positions import Position, replay_positions
 from referee.pictures.svg import player_fill
 from referee.pictures.templating import environment
+from referee.pictures.words import SiteWords
 from referee.rng import commitment
 
 MARKER = ".referee-site"  # a folder holding this file was written by `referee site`
@@ -101,8 +102,8 @@ def build_site_report(games_dir: Path, out: Path, secret_path: Path | None = Non
         env = environment("the site")
         (tmp / "style.css").write_text(_STYLE_CSS, encoding="utf-8")
         league = league_page(games_dir, tmp, env)
-        _write(tmp / "index.html",
-               env.get_template("index.html").render(games=summaries, league=league))
+        _write(tmp / "index.html", env.get_template("index.html").render(
+            games=summaries, league=league, w=SiteWords()))
         (tmp / MARKER).write_text("written by referee site\n", encoding="utf-8")
         if out.exists():
             shutil.rmtree(out)
@@ -189,7 +190,8 @@ def _secret_game(path: Path) -> str | None:
 
 def _render_games(jobs: list[tuple[str, str | None, str]], tmp: Path,
                   workers: int | None) -> list[GameSummary]:
-    tasks = [(path, seed, str(tmp / slug), slug) for path, seed, slug in jobs]
+    lang = i18n.current()  # (a worker process starts in English: it is told)
+    tasks = [(path, seed, str(tmp / slug), slug, lang) for path, seed, slug in jobs]
     count = workers if workers is not None else min(len(tasks), os.cpu_count() or 1)
     if count <= 1 or len(tasks) == 1:
         return [_game_task(*t) for t in tasks]
@@ -197,10 +199,13 @@ def _render_games(jobs: list[tuple[str, str | None, str]], tmp: Path,
         return list(pool.map(_game_task, *zip(*tasks, strict=True)))
 
 
-def _game_task(path: str, seed: str | None, folder: str, slug: str) -> GameSummary:
-    """Write one game's pages (run in a worker process); returns its summary."""
+def _game_task(path: str, seed: str | None, folder: str, slug: str,
+               lang: str = i18n.ENGLISH) -> GameSummary:
+    """Write one game's pages in ``lang`` (run in a worker process); returns its
+    summary."""
     try:
-        return render_game(gamefile.read(Path(path)), seed, Path(folder), slug, path)
+        with i18n.language(lang):
+            return render_game(gamefile.read(Path(path)), seed, Path(folder), slug, path)
     except RefereeError as exc:
         raise GameFileError(f"{path}: {exc.message}", hints=exc.hints) from None
 
@@ -215,11 +220,13 @@ def render_game(gf: gamefile.GameFile, seed: str | None, folder: Path, slug: str
                           game_id=gf.game_id, players=gf.data["players"], moves=len(gf.log),
                           since=last or gf.data.get("created", ""))
     env = environment("the site")
+    words = SiteWords()
     if gf.sealed and seed is None:
         replay.check_structure(gf)
         summary.needs_secret = True
         summary.log = [_sealed_row(gf, i, e) for i, e in enumerate(gf.log)]
-        _write(folder / "index.html", env.get_template("game.html").render(g=summary))
+        _write(folder / "index.html", env.get_template("game.html").render(g=summary,
+                                                                           w=words))
         return summary
     from markupsafe import Markup
 
@@ -233,17 +240,17 @@ def render_game(gf: gamefile.GameFile, seed: str | None, folder: Path, slug: str
     summary.log = [MoveRow(p.n, p.by or "", p.text, p.words, p.at) for p in steps[1:]]
     summary.colours = _colours(steps[-1].view)
     page = env.get_template("position.html")
-    moves = Markup(env.get_template("moves.html").render(g=summary))  # once per game
+    moves = Markup(env.get_template("moves.html").render(g=summary, w=words))  # once a game
     previous: dict[str, Any] | None = None
     pieces = Pieces()  # unchanged regions / countries are drawn once per game
     for step in steps:
         svg = draw_svg(step.view, Marks.between(previous, step.view),
                        step.n - 1 if step.n else None, pieces, game)
         _write(folder / f"pos-{step.n}.svg", svg)
-        _write(folder / f"pos-{step.n}.html", page.render(g=summary, p=_position(step),
-                                                          last=len(steps) - 1, moves=moves))
+        _write(folder / f"pos-{step.n}.html", page.render(
+            g=summary, p=_position(step), last=len(steps) - 1, moves=moves, w=words))
         previous = step.view
-    _write(folder / "index.html", env.get_template("game.html").render(g=summary))
+    _write(folder / "index.html", env.get_template("game.html").render(g=summary, w=words))
     return summary
 
 
@@ -269,7 +276,7 @@ def league_page(games_dir: Path, tmp: Path, env: Any) -> bool:
 
     found = ratings.league(games_dir)
     _write(tmp / "league.html", env.get_template("league.html").render(
-        league=found.to_json(), provisional=ratings.PROVISIONAL_GAMES))
+        league=found.to_json(), provisional=ratings.PROVISIONAL_GAMES, w=SiteWords()))
     return True
 
 
@@ -318,6 +325,7 @@ th, td { padding: 4px 10px; border-bottom: 1px solid #ddd; text-align: left;
 th { background: #ece6d6; }
 td.num { text-align: right; }
 .board { max-width: 100%; height: auto; border: 1px solid #bbb; background: #fbf8f1; }
+.boardbox { margin: 1em 0; }
 nav.steps { display: flex; gap: 12px; align-items: center; margin: 10px 0;
             flex-wrap: wrap; }
 nav.steps a, nav.steps span.off { padding: 4px 10px; border: 1px solid #999;
@@ -331,4 +339,16 @@ ol.log li { margin: 2px 0; }
 ol.log li.current { background: #ffe0f0; }
 .swatch { display: inline-block; width: 0.9em; height: 0.9em; border: 1px solid #000;
           vertical-align: middle; margin-right: 4px; }
+.scroll { max-width: 100%; overflow-x: auto; }
+pre.clock { white-space: pre-wrap; overflow-wrap: anywhere; }
+@media (max-width: 600px) {
+  header, main, footer { padding: 0 10px; }
+  header h1 { font-size: 1.35em; }
+  th, td { padding: 4px 6px; }
+  nav.steps { gap: 6px; }
+  nav.steps a, nav.steps span.off { padding: 6px 8px; }
+  ol.log { padding-left: 2.6em; }
+  .boardbox { overflow-x: auto; }
+  .boardbox .board { max-width: none; }  /* its own size: the writing stays readable */
+}
 """
