@@ -365,6 +365,28 @@ def set_plan(path: Path, player: str, texts: Sequence[str], *,
     return entry, tx.gf
 
 
+def set_language(path: Path, player: str, lang: str, *, secret_path: Path | None = None,
+                 extra: Mapping[str, Any] | None = None, guard: writecore.Guard | None = None
+                 ) -> dict[str, Any] | None:
+    """Record the language ``player`` reads the game in (``en``, ``de``: a ``lang``
+    record by the player, `referee lang`): their `status`, errors and mails follow it.
+    Returns the entry, or None when that language is already recorded (nothing is
+    written). Raises UsageError and the errors of a write."""
+    from referee import i18n, roster
+
+    code = i18n.normalize(lang)
+    with writecore.transaction(path, secret_path=secret_path, replayed=False,
+                               guard=guard) as tx:
+        gf = tx.gf
+        gf.player(player)
+        if roster.settings(gf.data).lang(player) == code:
+            return None
+        entry = tx.append({"by": player,
+                           "meta": {"kind": "lang", "player": player, "lang": code}}, extra)
+        tx.verify()
+    return entry
+
+
 # --- clocks: vacations, stamps, timeouts, a new time control (referee/clock.py) ---------
 
 
