@@ -22,7 +22,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from referee.errors import UsageError
+from referee.i18n import domain
 from referee.schema import GAME_MASTER, ITERATIONS_MAX
+
+_, N_, ngettext = domain("referee")
 
 LEVELS = ("random", "greedy", "mcts")  # referee.bots.LEVELS, without importing the bots
 DEFAULT_LEVEL = "mcts"
@@ -62,18 +65,20 @@ def make_seat(level: Any, iterations: Any = None, what: str = "bot",
     """A checked SeatBot. mcts gets DEFAULT_ITERATIONS unless told (at most ``limit``);
     the other levels take no iterations. Raises UsageError."""
     if level not in LEVELS:
-        raise UsageError(f"{what}: unknown bot level {level!r}",
-                         hints=[f"levels: {', '.join(LEVELS)}"])
+        raise UsageError(_("{what}: unknown bot level {level}").format(
+            what=what, level=repr(level)),
+            hints=[_("levels: {levels}").format(levels=", ".join(LEVELS))])
     if level != "mcts":
         if iterations is not None:
-            raise UsageError(f"{what}: only mcts takes a number of iterations")
+            raise UsageError(_("{what}: only mcts takes a number of iterations").format(
+                what=what))
         return SeatBot(level)
     if iterations is None:
         return SeatBot(level, DEFAULT_ITERATIONS)
     if (not isinstance(iterations, int) or isinstance(iterations, bool)
             or not 1 <= iterations <= limit):
-        raise UsageError(f"{what}: iterations must be a whole number 1-{limit}, "
-                         f"not {iterations!r}")
+        raise UsageError(_("{what}: iterations must be a whole number 1-{limit}, not "
+                           "{given}").format(what=what, limit=limit, given=repr(iterations)))
     return SeatBot(level, iterations)
 
 

@@ -13,7 +13,7 @@ from referee.cli.common import command, emit_json, secret_option
 from referee.errors import UsageError
 
 
-@command()
+@command(lang=True)
 @click.argument("path", metavar="FILE", type=click.Path(path_type=Path))
 @click.option("--as", "player", required=True, metavar="PLAYER", help="Whose plan.")
 @click.argument("lines", nargs=-1, metavar="LINE...")
