@@ -45,18 +45,21 @@ PLACEHOLDER = re.compile(r"(?<!\{)\{([A-Za-z_][A-Za-z0-9_]*)[^{}]*\}")
 
 @dataclass(frozen=True)
 class Domain:
-    """One catalog: its name, the package it translates and that package's sources."""
+    """One catalog: its name, the package it translates (its sources, but those under
+    ``exclude``) and where its catalogs are (default: the package's ``locale/``)."""
 
     name: str
     package: Path
     exclude: tuple[Path, ...] = ()
+    locale: Path | None = None
 
     def sources(self) -> list[Path]:
         return sorted(p for p in self.package.rglob("*.py")
                       if not any(p.is_relative_to(x) for x in self.exclude))
 
     def po(self, lang: str) -> Path:
-        return self.package / "locale" / lang / "LC_MESSAGES" / f"{self.name}.po"
+        base = self.locale or self.package / "locale"
+        return base / lang / "LC_MESSAGES" / f"{self.name}.po"
 
     def mo(self, lang: str) -> Path:
         return self.po(lang).with_suffix(".mo")
@@ -216,7 +219,7 @@ def problems(domain: Domain) -> list[str]:
         po, mo = domain.po(lang), domain.mo(lang)
         if not po.exists():
             if expected:
-                out.append(f"{domain.name}: no {lang} catalog ({po.relative_to(ROOT)}): "
+                out.append(f"{domain.name}: no {lang} catalog ({shown(po)}): "
                            "run python -m scripts.i18n update")
             continue
         catalog = read(po)
@@ -231,6 +234,11 @@ def problems(domain: Domain) -> list[str]:
         if not mo.exists() or translations(mo.read_bytes()) != translations(mo_bytes(po)):
             out.append(f"{where}: {mo.name} is not the compiled {po.name}: run compile")
     return out
+
+
+def shown(path: Path) -> str:
+    """``path`` from the repository's root where it is inside it."""
+    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
 
 
 # --- the command ----------------------------------------------------------------------
@@ -249,13 +257,13 @@ def main(argv: list[str]) -> int:
             out.parent.mkdir(parents=True, exist_ok=True)
             template = extracted(domain)
             out.write_bytes(po_text(template))
-            print(f"{out.relative_to(ROOT)}: {len(msgids(template))} messages")
+            print(f"{shown(out)}: {len(msgids(template))} messages")
         elif action == "update":
             for path in update(domain):
-                print(f"updated {path.relative_to(ROOT)}")
+                print(f"updated {shown(path)}")
         elif action == "compile":
             for path in compile_domain(domain):
-                print(f"compiled {path.relative_to(ROOT)}")
+                print(f"compiled {shown(path)}")
         else:
             found += problems(domain)
     for problem in found:

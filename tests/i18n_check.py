@@ -28,12 +28,16 @@ _STOP_TEXT = """
 STOP_WORDS = frozenset(_STOP_TEXT.split())
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z']*")
+# not prose: a command quoted in backticks, an option (--from-email), a placeholder of a
+# message ({player}) and a metavariable in capitals (PLAYER, FILE)
+_CODE = re.compile(r"`[^`]*`|--?[A-Za-z][\w-]*|\{[^{}]*\}|\b[A-Z]{2,}\b")
 
 
 def english_words(line: str, ignore: Iterable[str] = ()) -> list[str]:
     """The counted English words of ``line``, in order (lower case)."""
     skip = {w.lower() for w in ignore}
-    return [w for w in (m.group(0).lower() for m in _WORD.finditer(line))
+    prose = _CODE.sub(" ", line)
+    return [w for w in (m.group(0).lower() for m in _WORD.finditer(prose))
             if w in STOP_WORDS and w not in skip]
 
 
