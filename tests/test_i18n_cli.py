@@ -199,3 +199,31 @@ def test_no_english_in_the_cores_lines_over_random_games(game_name: str) -> None
     assert english_sentences(text.replace("das Spiel ist vorbei; es werden keine Züge mehr "
                                           "angenommen",
                                           "the game is over; no more moves are accepted"))
+
+
+def test_clocks_vacations_plans_and_undo_in_german(tmp_path: Path) -> None:
+    path = Path("c.json")
+    ok("new", "staufer", path, "--players", "ann,ben,cat", "--sealed", "--clock", "2d+1d/5d",
+       "--vacation", "3", "--timeout", "forfeit")
+    clock = ok("--lang", "de", "clock", path).output.splitlines()
+    assert clock[0] == ("Uhr: 2d +1d pro Zug, höchstens 5d; 3 Urlaubstage; Zeit abgelaufen: "
+                        "der Platz")
+    assert clock[2].startswith("  ann          Zeitkonto 2d, Urlaub 3d, erwartet: Zeit läuft ab ")
+    told = ok("vacation", path, "2", "--as", "ben", "--lang", "de").output
+    assert told.splitlines()[0] == "Eintrag 1: ben nimmt 2 Urlaubstag(e)"
+    assert "ben          Zeitkonto 2d, Urlaub 1d, im Urlaub bis " in told
+    planned = ok("plan", path, "--as", "ann", "supply 2", "--lang", "de").output
+    assert planned.splitlines()[:2] == ["Eintrag 2: Plan von ann, 1 Zeile(n):",
+                                        "  1. supply 2"]
+    status = ok("status", path, "--as", "ann", "--lang", "de").output
+    assert status.splitlines()[-1].startswith("Uhr: ann noch 5d (Zeit läuft ab ")
+    undo = run("--lang", "de", "undo", path, "--as", "ann")
+    assert undo.exit_code == 2 and undo.output == (
+        "Fehler: es gibt keinen Zug zum Zurücknehmen: nur der letzte Eintrag darf "
+        "zurückgenommen werden\n")
+    core = "\n".join([*clock, told, planned, status.splitlines()[-1], undo.output])
+    assert english_sentences(core, ignore=["ann", "ben", "cat"]) == []
+    english = ok("clock", path).output
+    assert english.startswith("clock: 2d +1d a turn, at most 5d; 3 vacation days; out of "
+                              "time: the seat\n")
+    assert english_sentences(english) != []
