@@ -89,10 +89,10 @@ def parse_spec(spec: str) -> SeatBot:
     iterations: int | None = None
     if sep:
         if not count.strip().isdigit():
-            raise UsageError(f"bad bot level {spec!r}: mcts:N takes a whole number N",
-                             hints=["e.g. bot:cat=mcts:200"])
+            raise UsageError(_("bad bot level {spec}: mcts:N takes a whole number N").format(
+                spec=repr(spec)), hints=[_("e.g. bot:cat=mcts:200")])
         iterations = int(count)
-    return make_seat(level, iterations, f"bot level {spec!r}")
+    return make_seat(level, iterations, _("bot level {spec}").format(spec=repr(spec)))
 
 
 def split_player(part: str) -> tuple[str, SeatBot | None]:
@@ -188,13 +188,13 @@ def meta_refusal(seats: Seats, by: str, meta: Mapping[str, Any]) -> str | None:
     if by == GAME_MASTER:
         return None
     if by != player:
-        return f"{by} may not hand {player}'s seat to a bot or back: only {player} or the " \
-               "game master may"
+        return _("{by} may not hand {player}'s seat to a bot or back: only {player} or the "
+                 "game master may").format(by=by, player=player)
     owner = seats.set_by.get(player)
     if owner is not None and owner != player:
-        made = "the header" if owner == "header" else "the game master"
-        return f"{player}'s seat was made a bot seat by {made}: only the game master may " \
-               "change it"
+        made = _("the header") if owner == "header" else _("the game master")
+        return _("{player}'s seat was made a bot seat by {made}: only the game master may "
+                 "change it").format(player=player, made=made)
     return None
 
 
