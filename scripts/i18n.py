@@ -208,7 +208,15 @@ def message_problems(message: Message) -> list[str]:
         return [f"{where} has no translation"]
     wanted = set().union(*map(placeholders, ids))
     return [f"{where}: the translation {s!r} has the placeholders {sorted(placeholders(s))}, "
-            f"not {sorted(wanted)}" for s in strings if placeholders(s) != wanted]
+            f"not {sorted(wanted)}" for i, s in enumerate(strings)
+            if not placeholders_fit(placeholders(s), wanted, singular=len(ids) > 1 and i == 0)]
+
+
+def placeholders_fit(found: set[str], wanted: set[str], singular: bool) -> bool:
+    """A translation has the message's placeholders; the singular form of a plural
+    message (n == 1) may leave some out ("Dein erster Zug" for "Your first {n} moves"),
+    but none adds one the program does not fill in."""
+    return found <= wanted if singular else found == wanted
 
 
 def problems(domain: Domain) -> list[str]:

@@ -31,8 +31,9 @@ STOP_WORDS = frozenset(_STOP_TEXT.split())
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z']*")
 # not prose: a command quoted in backticks, an option (--from-email), a placeholder of a
-# message ({player}) and a metavariable in capitals (PLAYER, FILE)
-_CODE = re.compile(r"`[^`]*`|--?[A-Za-z][\w-]*|\{[^{}]*\}|\b[A-Z]{2,}\b")
+# message ({player}), a metavariable in capitals (PLAYER, FILE) and the alternatives of a
+# command's syntax (turn|every|digest)
+_CODE = re.compile(r"`[^`]*`|--?[A-Za-z][\w-]*|\{[^{}]*\}|\b[A-Z]{2,}\b|\S+(?:\|\S+)+")
 
 
 def english_words(line: str, ignore: Iterable[str] = ()) -> list[str]:

@@ -73,7 +73,8 @@ def test_an_unknown_language_is_one_usage_error_and_changes_nothing(tmp_path: Pa
 def test_errors_and_the_move_frame_in_german(tmp_path: Path, game: str) -> None:
     path = new(tmp_path, game)
     match = statusview.load(path)[1]
-    prompt = match.game.prompt(match.state)
+    with i18n.language("de"):  # the game's own words: German once its catalog has them
+        prompt = match.game.prompt(match.state)
     first = match.game.to_move(match.state)[0]
     other = next(p for p in ("ann", "ben", "cat") if p not in match.game.to_move(match.state))
     result = run("--lang", "de", "move", path, "--as", other, "xyzzy")
