@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from referee.errors import ReplayError, UsageError
+from referee.i18n import domain
 from referee.schema import (
     CLOCK_KINDS,
     CLOCK_SECONDS_MAX,
@@ -39,6 +40,8 @@ from referee.schema import (
     GAME_MASTER,
     VACATION_DAYS_MAX,
 )
+
+_, N_, ngettext = domain("referee")
 
 MINUTE, HOUR, DAY, WEEK = 60, 3600, 86400, 7 * 86400
 UNITS = {"m": MINUTE, "h": HOUR, "d": DAY}
@@ -130,16 +133,18 @@ def describe(ctl: Mapping[str, Any]) -> str:
     paused at weekends; out of time: a bot (greedy) plays``."""
     parts = [format_duration(ctl["bank"])]
     if ctl["increment"]:
-        parts[0] += f" +{format_duration(ctl['increment'])} a turn"
-    parts[0] += f", at most {format_duration(ctl['cap'])}"
-    parts.append(f"{ctl['vacation']} vacation day{'s' * (ctl['vacation'] != 1)}")
+        parts[0] += _(" +{increment} a turn").format(increment=format_duration(ctl["increment"]))
+    parts[0] += _(", at most {cap}").format(cap=format_duration(ctl["cap"]))
+    parts.append(ngettext("{n} vacation day", "{n} vacation days", ctl["vacation"]).format(
+        n=ctl["vacation"]))
     if ctl.get("pause") == "weekends":
-        parts.append("paused at weekends")
-    then = {"bot": f"a bot ({ctl.get('level', DEFAULT_LEVEL)}) plays the owed decisions",
-            "gm": "the game master is asked",
-            "forfeit": f"the seat forfeits (a bot, {ctl.get('level', DEFAULT_LEVEL)}, "
-                       "plays on; it ranks last)"}[ctl["timeout"]]
-    return "; ".join(parts) + f"; out of time: {then}"
+        parts.append(_("paused at weekends"))
+    level = ctl.get("level", DEFAULT_LEVEL)
+    then = {"bot": _("a bot ({level}) plays the owed decisions"),
+            "gm": _("the game master is asked"),
+            "forfeit": _("the seat forfeits (a bot, {level}, plays on; it ranks last)"),
+            }[ctl["timeout"]].format(level=level)
+    return "; ".join(parts) + _("; out of time: {then}").format(then=then)
 
 
 # --- times --------------------------------------------------------------------------

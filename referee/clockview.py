@@ -8,6 +8,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from referee.clock import Timeline, describe, format_duration, utc_json
+from referee.i18n import domain
+
+_, N_, ngettext = domain("referee")
 
 
 def report(tl: Timeline, at: int) -> dict[str, Any]:
@@ -56,44 +59,54 @@ def lines(rep: Mapping[str, Any], width: int = 78) -> list[str]:
     import textwrap
 
     if rep["control"] is None:
-        return ["clock: none"]
-    out = textwrap.wrap(f"clock: {rep['pace']}", width, subsequent_indent="  ")
+        return [_("clock: none")]
+    out = textwrap.wrap(_("clock: {pace}").format(pace=rep["pace"]), width,
+                        subsequent_indent="  ")
     for pid, row in rep["seats"].items():
-        parts = [f"bank {row['bank_text']}", f"vacation {row['vacation_left']}d"]
-        if row["bot"]:
-            parts.append("bot seat")
-        if "on_vacation_until" in row:
-            parts.append(f"on vacation until {_short(row['on_vacation_until'])}")
-        if row.get("out_of_time"):
-            parts.append(f"OUT OF TIME since {_short(row['times_out'])}")
-        elif "times_out" in row:
-            parts.append(f"awaited: times out {_short(row['times_out'])} "
-                         f"(in {format_duration(row['left'])})")
-        if row["forfeited"]:
-            parts.append("forfeited (ranks last)")
-        out += textwrap.wrap(f"  {pid:<12} " + ", ".join(parts), width,
+        out += textwrap.wrap(f"  {pid:<12} " + ", ".join(_seat_parts(row)), width,
                              subsequent_indent=" " * 16)
     if "ranking" in rep:
-        places = ", ".join(f"{i}. {' and '.join(place)}"
-                           for i, place in enumerate(rep["ranking"], start=1))
-        out += textwrap.wrap(f"ranking (a forfeit ranks last): {places}", width,
-                             subsequent_indent="  ")
+        out += textwrap.wrap(_ranking(rep["ranking"]), width, subsequent_indent="  ")
     return out
+
+
+def _seat_parts(row: Mapping[str, Any]) -> list[str]:
+    """What ``clock`` says of one seat: its bank, vacation, and whether it is awaited."""
+    parts = [_("bank {bank}").format(bank=row["bank_text"]),
+             _("vacation {days}d").format(days=row["vacation_left"])]
+    if row["bot"]:
+        parts.append(_("bot seat"))
+    if "on_vacation_until" in row:
+        parts.append(_("on vacation until {time}").format(
+            time=_short(row["on_vacation_until"])))
+    if row.get("out_of_time"):
+        parts.append(_("OUT OF TIME since {time}").format(time=_short(row["times_out"])))
+    elif "times_out" in row:
+        parts.append(_("awaited: times out {time} (in {left})").format(
+            time=_short(row["times_out"]), left=format_duration(row["left"])))
+    if row["forfeited"]:
+        parts.append(_("forfeited (ranks last)"))
+    return parts
+
+
+def _ranking(ranking: Sequence[Sequence[str]]) -> str:
+    places = ", ".join(f"{i}. " + _(" and ").join(place)
+                       for i, place in enumerate(ranking, start=1))
+    return _("ranking (a forfeit ranks last): {places}").format(places=places)
 
 
 def line(rep: Mapping[str, Any]) -> str | None:
     """One line for ``status``: the awaited seats' time left (None: no clock)."""
     if rep["control"] is None:
         return None
-    waits = [f"{pid} {format_duration(row['left'])} left (times out "
-             f"{_short(row['times_out'])})" for pid, row in rep["seats"].items()
-             if "times_out" in row]
+    waits = [_("{player} {left} left (times out {time})").format(
+        player=pid, left=format_duration(row["left"]), time=_short(row["times_out"]))
+        for pid, row in rep["seats"].items() if "times_out" in row]
     banks = ", ".join(f"{pid} {row['bank_text']}" for pid, row in rep["seats"].items())
-    text = "clock: " + ("; ".join(waits) + "; " if waits else "") + f"banks {banks}"
+    text = _("clock: {waits}banks {banks}").format(
+        waits="; ".join(waits) + "; " if waits else "", banks=banks)
     if "ranking" in rep and any(row["forfeited"] for row in rep["seats"].values()):
-        places = ", ".join(f"{i}. {' and '.join(place)}"
-                           for i, place in enumerate(rep["ranking"], start=1))
-        text += f"; ranking (a forfeit ranks last): {places}"
+        text += "; " + _ranking(rep["ranking"])
     return text
 
 

@@ -15,6 +15,9 @@ from typing import TYPE_CHECKING, Any
 from referee import dataversions, engine, gamefile, replay, secret, upgrades
 from referee.engine import Match, game_names, get_game
 from referee.errors import UsageError
+from referee.i18n import domain
+
+_, N_, ngettext = domain("referee")
 
 if TYPE_CHECKING:  # the writes import what they use: `log` and `games` start faster
     from referee.submit import BotMove
@@ -112,11 +115,11 @@ def add_clock(data: dict[str, Any], request: NewGameRequest) -> None:
     UsageError."""
     if request.pace is None:
         if request.vacation_days or request.pause or request.on_timeout != "gm":
-            raise UsageError("--vacation, --pause and --timeout go with --clock")
+            raise UsageError(_("--vacation, --pause and --timeout go with --clock"))
         return
     if not request.sealed:
-        raise UsageError("--clock needs --sealed: only the referee's MACs vouch for time, "
-                         "and an open game has no secret to make them")
+        raise UsageError(_("--clock needs --sealed: only the referee's MACs vouch for time, "
+                           "and an open game has no secret to make them"))
     from referee import clock
 
     data["clock"] = clock.control(request.pace, request.vacation_days, request.pause,
@@ -131,8 +134,8 @@ def add_logins(players: list[dict[str, str]], logins: str | None) -> None:
             continue
         pid, sep, login = (x.strip() for x in pair.partition("="))
         if not sep or pid not in by_id or not login:
-            raise UsageError(f"--github takes PLAYER=LOGIN for players of this game, got "
-                             f"{pair.strip()!r}")
+            raise UsageError(_("--github takes PLAYER=LOGIN for players of this game, got "
+                               "{pair}").format(pair=repr(pair.strip())))
         by_id[pid]["github"] = login
 
 

@@ -27,7 +27,10 @@ from referee.errors import (
     NotYourTurn,
     UsageError,
 )
+from referee.i18n import domain
 from referee.rng import Rng
+
+_, N_, ngettext = domain("referee")
 
 Move = Any  # a frozen msgspec.Struct of the game's move union
 State = Any  # the game's own state object
@@ -235,7 +238,8 @@ class Undo(Protocol):
 def why_illegal(game: Game, state: State, player: str, move: Move) -> str:
     """Which rule forbids ``move`` (the game's own words), else a plain statement."""
     explain = getattr(game, "why_illegal", None)
-    return str(explain(state, player, move)) if explain else "it is not among the legal moves"
+    return str(explain(state, player, move)) if explain else _("it is not among the legal "
+                                                                 "moves")
 
 
 def is_legal(game: Game, state: State, player: str, move: Move) -> bool:
@@ -445,8 +449,9 @@ def get_game(name: str) -> Game:
         return found
     where = game_module(name)
     if where is None:
-        raise UsageError(f"unknown game {name!r}",
-                         hints=[f"known games: {', '.join(game_names())}"])
+        raise UsageError(_("unknown game {name}").format(name=repr(name)),
+                         hints=[_("known games: {names}").format(
+                             names=", ".join(game_names()))])
     _loaded[name] = _load(name, where)
     return _loaded[name]
 
@@ -458,14 +463,14 @@ def full_options(game: Game, given: Mapping[str, str]) -> dict[str, str]:
     for name, value in given.items():
         if name not in known:
             raise UsageError(
-                f"{game.name} has no option {name!r}",
-                hints=[f"options: {', '.join(known) or 'none'}"],
+                _("{game} has no option {name}").format(game=game.name, name=repr(name)),
+                hints=[_("options: {names}").format(names=", ".join(known) or _("none"))],
             )
         option = known[name]
         if option.choices and value not in option.choices:
             raise UsageError(
-                f"option {name} cannot be {value!r}",
-                hints=[f"choices: {', '.join(option.choices)}"],
+                _("option {name} cannot be {value}").format(name=name, value=repr(value)),
+                hints=[_("choices: {names}").format(names=", ".join(option.choices))],
             )
         out[name] = value
     return out
@@ -491,12 +496,13 @@ def resolve_move(game: Game, state: State, player: str, text: str) -> Move:
     forbids it and the closest legal moves).
     """
     if game.finished(state):
-        raise NotYourTurn("the game is over; no more moves are accepted")
+        raise NotYourTurn(_("the game is over; no more moves are accepted"))
     owing = game.to_move(state)
     if player not in owing:
         raise NotYourTurn(
-            f"it is not {player}'s turn: {game.prompt(state)}",
-            hints=[f"waiting for: {', '.join(owing)}"],
+            _("it is not {player}'s turn: {prompt}").format(player=player,
+                                                             prompt=game.prompt(state)),
+            hints=[_("waiting for: {players}").format(players=", ".join(owing))],
         )
     legal = game.legal_moves(state, player)
     notation = [game.format_move(m) for m in legal]
@@ -510,7 +516,8 @@ def resolve_move(game: Game, state: State, player: str, text: str) -> Move:
         return move
     canonical = game.format_move(move)
     raise IllegalMove(
-        f"{canonical!r} is not legal: {why_illegal(game, state, player, move)}",
+        _("{move} is not legal: {why}").format(move=repr(canonical),
+                                               why=why_illegal(game, state, player, move)),
         legal=closest(canonical, notation),
     )
 

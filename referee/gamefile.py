@@ -30,6 +30,7 @@ from referee.errors import (
     SealedError,
     UsageError,
 )
+from referee.i18n import domain
 from referee.schema import (
     EMAIL,
     EMAIL_MAX,
@@ -44,6 +45,8 @@ from referee.schema import (
     sealed_move_type,
 )
 from referee.strictjson import JsonProblem, strict_json
+
+_, N_, ngettext = domain("referee")
 
 
 @dataclass
@@ -74,8 +77,8 @@ class GameFile:
             if p["id"] == pid:
                 return p
         raise UsageError(
-            f"{pid!r} is not a player in this game",
-            hints=[f"players: {', '.join(self.players)}"],
+            _("{player} is not a player in this game").format(player=repr(pid)),
+            hints=[_("players: {players}").format(players=", ".join(self.players))],
         )
 
 
@@ -297,10 +300,10 @@ def nonce_prompt(gf: GameFile) -> str:
     """Who still owes a nonce (or its commitment), as the prompt before the first move."""
     missing = missing_nonces(gf)
     if nonce_phase(gf) == "commit":
-        return (f"waiting for nonce commitments from {', '.join(missing)} before the first "
-                "move (`referee nonce FILE --as PLAYER`)")
-    return (f"waiting for nonces from {', '.join(missing)} before the first move "
-            "(`referee nonce FILE --as PLAYER`)")
+        return _("waiting for nonce commitments from {players} before the first move "
+                 "(`referee nonce FILE --as PLAYER`)").format(players=", ".join(missing))
+    return _("waiting for nonces from {players} before the first move (`referee nonce FILE "
+             "--as PLAYER`)").format(players=", ".join(missing))
 
 
 def nonce_phase(gf: GameFile) -> str | None:

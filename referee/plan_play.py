@@ -16,10 +16,13 @@ from referee import replay as replay_module
 from referee.engine import Match
 from referee.errors import ReplayError
 from referee.gamefile import GameFile
+from referee.i18n import domain
 from referee.plans import MAX_PLANNED, Book, Live, in_log, is_record, record_lines
 
 if TYPE_CHECKING:
     from referee.writecore import Transaction
+
+_, N_, ngettext = domain("referee")
 
 
 def replay(gf: GameFile, seed: str | None) -> tuple[Match, Book]:
@@ -51,7 +54,7 @@ def play_due(tx: Transaction, skip: str | None = None) -> list[Planned]:
     if tx.match is None or not in_log(gf.log) or (gf.sealed and tx.seed is None):
         return played
     while len(played) < MAX_PLANNED:
-        _, book = replay(gf, tx.seed)
+        book = replay(gf, tx.seed)[1]
         due = [d for d in book.due_now(len(gf.log)) if d[0] != skip]
         if not due:
             break
@@ -70,24 +73,25 @@ def describe(live: Live) -> str:
     """A line as its owner reads it, with what it waits for."""
     when = live.line.when
     if when is None:
-        return f"{live.line.text}  (standing answer)"
+        return _("{line}  (standing answer)").format(line=live.line.text)
     if live.armed is not None:
-        return f"{live.line.text}  (armed by entry {live.armed}: played at your next decision)"
-    return f"{live.line.text}  (waits for {when[0]}'s next move)"
+        return _("{line}  (armed by entry {n}: played at your next decision)").format(
+            line=live.line.text, n=live.armed)
+    return _("{line}  (waits for {player}'s next move)").format(line=live.line.text,
+                                                                player=when[0])
 
 
 def owner_lines(book: Book, player: str, since: int) -> list[str]:
     """What ``player`` is told about their plan: every line in force and each line
     dropped at entry ``since`` or later, with why. Only ever shown to the player."""
     out: list[str] = []
-    for d in book.dropped(player, since):
-        out.append(f"Your plan line `{d.text}` was dropped at entry {d.at}: {d.why}.")
+    out += [dropped_line(d.text, d.at, d.why) for d in book.dropped(player, since)]
     lines = book.lines(player)
     if lines:
-        out.append(f"Your plan (entry {book.record_of(player)}), secret from the other "
-                   "players:" if book.gf.sealed else
-                   f"Your plan (entry {book.record_of(player)}; this game is open: anyone "
-                   "holding the file can read it):")
+        head = (_("Your plan (entry {n}), secret from the other players:") if book.gf.sealed
+                else _("Your plan (entry {n}; this game is open: anyone holding the file "
+                       "can read it):"))
+        out.append(head.format(n=book.record_of(player)))
         out += [f"  {k}. {describe(x)}" for k, x in enumerate(lines, 1)]
     return out
 
@@ -99,9 +103,15 @@ def last_own_entry(gf: GameFile, player: str) -> int:
                default=0)
 
 
-OPEN_NOTE = ("this game is open (its seed is in the file): anyone holding the file can "
-             "read your plan")
-SEALED_NOTE = "sealed to the referee: the other players cannot read your plan"
+def dropped_line(text: str, at: int, why: str) -> str:
+    return _("Your plan line `{line}` was dropped at entry {n}: {why}.").format(
+        line=text, n=at, why=why)
+
+
+# the notes of `plan` (translated where shown, _(NOTE); the JSON keeps the English)
+OPEN_NOTE = N_("this game is open (its seed is in the file): anyone holding the file can "
+               "read your plan")
+SEALED_NOTE = N_("sealed to the referee: the other players cannot read your plan")
 
 
 def record_text(gf: GameFile, i: int, seed: str | None, viewer: str | None,
@@ -126,8 +136,8 @@ def played_lines(book: Book, gf: GameFile, player: str, since: int) -> list[str]
     out = []
     for n, (source, index) in sorted(book.planned().items()):
         if n >= since and gf.log[n - 1]["by"] == player:
-            out.append(f"Entry {n} was played from your plan (entry {source}, line "
-                       f"{index + 1}).")
+            out.append(_("Entry {n} was played from your plan (entry {source}, line "
+                         "{line}).").format(n=n, source=source, line=index + 1))
     return out
 
 
@@ -140,10 +150,9 @@ def mail_lines(gf: GameFile, seed: str | None, player: str, since: int,
         return []
     if gf.sealed and seed is None and "seed" not in gf.data["rng"]:
         return []
-    _, book = replay(gf, seed)
+    book = replay(gf, seed)[1]
     news = [*played_lines(book, gf, player, since + 1),
-            *(f"Your plan line `{d.text}` was dropped at entry {d.at}: {d.why}."
-              for d in book.dropped(player, since + 1))]
+            *(dropped_line(d.text, d.at, d.why) for d in book.dropped(player, since + 1))]
     if not news and not everything:
         return []
     return news + [x for x in owner_lines(book, player, len(gf.log) + 1)]

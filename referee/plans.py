@@ -34,7 +34,10 @@ from typing import TYPE_CHECKING, Any
 from referee import engine, vouch
 from referee.engine import Game, Match, Move
 from referee.errors import MoveError, ReplayError, UsageError
+from referee.i18n import domain
 from referee.schema import GAME_MASTER, PLAN_LINE, PLAN_LINE_MAX, PLAN_LINES_MAX
+
+_, N_, ngettext = domain("referee")
 
 if TYPE_CHECKING:
     from referee.gamefile import GameFile
@@ -64,27 +67,29 @@ def parse_line(game: Game, players: Sequence[str], owner: str, text: str,
     outcome would tell the owner the hidden part). Raises UsageError."""
     text = " ".join(text.split())
     if not text:
-        raise UsageError("an empty plan line")
+        raise UsageError(_("an empty plan line"))
     if len(text) > PLAN_LINE_MAX or not _PRINTABLE.match(text):
-        raise UsageError(f"a plan line has at most {PLAN_LINE_MAX} printable characters: "
-                         f"{text[:PLAN_LINE_MAX]!r}...")
+        raise UsageError(_("a plan line has at most {n} printable characters: "
+                           "{text}...").format(n=PLAN_LINE_MAX, text=repr(text[:PLAN_LINE_MAX])))
     found = _IF.match(text)
     if found is None:
         if text.split()[0].lower() in ("if", "then"):
-            raise UsageError(f"cannot read {text!r}: a conditional line is `if PLAYER MOVE "
-                             "then MOVE`")
+            raise UsageError(_("cannot read {text}: a conditional line is `if PLAYER MOVE "
+                               "then MOVE`").format(text=repr(text)))
         _notation(game, text)
         return Line(text, text)
     who, cond, then = found.group(1).lower(), found.group(2), found.group(3)
     if who not in players:
-        raise UsageError(f"{text!r}: {who!r} is not a player in this game",
-                         hints=[f"players: {', '.join(players)}"])
+        raise UsageError(_("{text}: {player} is not a player in this game").format(
+            text=repr(text), player=repr(who)),
+            hints=[_("players: {players}").format(players=", ".join(players))])
     if who == owner:
-        raise UsageError(f"{text!r}: a condition is on another player's next move")
+        raise UsageError(_("{text}: a condition is on another player's next move").format(
+            text=repr(text)))
     move = _notation(game, cond)
     if sealed and engine.private_fields(game, move):
-        raise UsageError(f"{text!r}: a condition may not name a hidden choice (its outcome "
-                         "would tell you what was chosen)")
+        raise UsageError(_("{text}: a condition may not name a hidden choice (its outcome "
+                           "would tell you what was chosen)").format(text=repr(text)))
     _notation(game, then)
     return Line(text, then, (who, move))
 
@@ -93,16 +98,17 @@ def _notation(game: Game, text: str) -> Move:
     try:
         return game.parse_move(text, [])
     except MoveError as exc:
-        raise UsageError(f"not a {game.title} move: {exc.message}", hints=exc.hints
-                         or ["the moves are written as in `referee status --as PLAYER`"]
-                         ) from None
+        raise UsageError(_("not a {game} move: {problem}").format(
+            game=game.title, problem=exc.message), hints=exc.hints
+            or [_("the moves are written as in `referee status --as PLAYER`")]) from None
 
 
 def parse_lines(game: Game, players: Sequence[str], owner: str, texts: Sequence[str],
                 sealed: bool = False) -> list[Line]:
     """A whole plan (at most :data:`PLAN_LINES_MAX` lines). Raises UsageError."""
     if len(texts) > PLAN_LINES_MAX:
-        raise UsageError(f"a plan has at most {PLAN_LINES_MAX} lines, not {len(texts)}")
+        raise UsageError(_("a plan has at most {n} lines, not {given}").format(
+            n=PLAN_LINES_MAX, given=len(texts)))
     return [parse_line(game, players, owner, t, sealed) for t in texts]
 
 

@@ -25,8 +25,11 @@ from referee.gamefile import (
     missing_nonces,
     rng_key,
 )
+from referee.i18n import domain
 from referee.rng import Rng
 from referee.schema import CLOCK_KINDS, ENTRY_KINDS, GAME_MASTER
+
+_, N_, ngettext = domain("referee")
 
 if TYPE_CHECKING:  # plans are imported only by a log that holds some
     from referee.plans import Book
@@ -239,9 +242,9 @@ class _Pace:
             undone = gf.log[target - 1] if 0 < target <= i else None
             if undone is not None and undone.get("bot") is True and \
                     undone["by"] in seats.bots:
-                raise ReplayError(f"{_where(i)}: undo of move {target} refused: it is "
-                                  f"the move of {undone['by']}'s bot seat, which nobody "
-                                  "takes back")
+                raise ReplayError(f"{_where(i)}: " + _(
+                    "undo of move {n} refused: it is the move of {player}'s bot seat, which "
+                    "nobody takes back").format(n=target, player=undone["by"]))
 
 
 def start_state(gf: GameFile, seed: str | None = None) -> Match:
@@ -339,12 +342,13 @@ def undo_refusal(match: Match, before: Match) -> str | None:
     (docs/playing.md: undo). ``before`` is the state without that move."""
     game = match.game
     if match.rng.counters != before.rng.counters:
-        return "it used the random generator (a draw, shuffle or roll revealed something)"
+        return _("it used the random generator (a draw, shuffle or roll revealed something)")
     revealed = engine.reveals(game, before.state, match.state)
     if revealed is None:
-        return f"{game.title} does not say which moves reveal hidden information"
+        return _("{game} does not say which moves reveal hidden information").format(
+            game=game.title)
     if revealed:
-        return "it changed hidden information (a card or tile was drawn or shown)"
+        return _("it changed hidden information (a card or tile was drawn or shown)")
     return None
 
 
@@ -471,7 +475,8 @@ def _undo(gf: GameFile, i: int, entry: Mapping[str, Any], match: Match,
         before = _replay_effective(gf, match.log[:-1], seed)
     refusal = undo_refusal(match, before)
     if refusal:
-        raise ReplayError(f"{_where(i)}: undo of move {entry['undo']} refused: {refusal}")
+        raise ReplayError(f"{_where(i)}: " + _("undo of move {n} refused: {why}").format(
+            n=entry["undo"], why=refusal))
     return before
 
 

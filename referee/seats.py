@@ -22,7 +22,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from referee.errors import UsageError
+from referee.i18n import domain
 from referee.schema import GAME_MASTER, ITERATIONS_MAX
+
+_, N_, ngettext = domain("referee")
 
 LEVELS = ("random", "greedy", "mcts")  # referee.bots.LEVELS, without importing the bots
 DEFAULT_LEVEL = "mcts"
@@ -62,18 +65,20 @@ def make_seat(level: Any, iterations: Any = None, what: str = "bot",
     """A checked SeatBot. mcts gets DEFAULT_ITERATIONS unless told (at most ``limit``);
     the other levels take no iterations. Raises UsageError."""
     if level not in LEVELS:
-        raise UsageError(f"{what}: unknown bot level {level!r}",
-                         hints=[f"levels: {', '.join(LEVELS)}"])
+        raise UsageError(_("{what}: unknown bot level {level}").format(
+            what=what, level=repr(level)),
+            hints=[_("levels: {levels}").format(levels=", ".join(LEVELS))])
     if level != "mcts":
         if iterations is not None:
-            raise UsageError(f"{what}: only mcts takes a number of iterations")
+            raise UsageError(_("{what}: only mcts takes a number of iterations").format(
+                what=what))
         return SeatBot(level)
     if iterations is None:
         return SeatBot(level, DEFAULT_ITERATIONS)
     if (not isinstance(iterations, int) or isinstance(iterations, bool)
             or not 1 <= iterations <= limit):
-        raise UsageError(f"{what}: iterations must be a whole number 1-{limit}, "
-                         f"not {iterations!r}")
+        raise UsageError(_("{what}: iterations must be a whole number 1-{limit}, not "
+                           "{given}").format(what=what, limit=limit, given=repr(iterations)))
     return SeatBot(level, iterations)
 
 
@@ -84,10 +89,10 @@ def parse_spec(spec: str) -> SeatBot:
     iterations: int | None = None
     if sep:
         if not count.strip().isdigit():
-            raise UsageError(f"bad bot level {spec!r}: mcts:N takes a whole number N",
-                             hints=["e.g. bot:cat=mcts:200"])
+            raise UsageError(_("bad bot level {spec}: mcts:N takes a whole number N").format(
+                spec=repr(spec)), hints=[_("e.g. bot:cat=mcts:200")])
         iterations = int(count)
-    return make_seat(level, iterations, f"bot level {spec!r}")
+    return make_seat(level, iterations, _("bot level {spec}").format(spec=repr(spec)))
 
 
 def split_player(part: str) -> tuple[str, SeatBot | None]:
@@ -183,13 +188,13 @@ def meta_refusal(seats: Seats, by: str, meta: Mapping[str, Any]) -> str | None:
     if by == GAME_MASTER:
         return None
     if by != player:
-        return f"{by} may not hand {player}'s seat to a bot or back: only {player} or the " \
-               "game master may"
+        return _("{by} may not hand {player}'s seat to a bot or back: only {player} or the "
+                 "game master may").format(by=by, player=player)
     owner = seats.set_by.get(player)
     if owner is not None and owner != player:
-        made = "the header" if owner == "header" else "the game master"
-        return f"{player}'s seat was made a bot seat by {made}: only the game master may " \
-               "change it"
+        made = _("the header") if owner == "header" else _("the game master")
+        return _("{player}'s seat was made a bot seat by {made}: only the game master may "
+                 "change it").format(player=player, made=made)
     return None
 
 

@@ -9,6 +9,9 @@ from typing import Any
 
 from referee import gamefile, replay, secret, textlayout
 from referee.engine import Match, legal_strings
+from referee.i18n import domain
+
+_, N_, ngettext = domain("referee")
 
 
 def status_json(gf: gamefile.GameFile, match: Match, viewer: str | None) -> dict[str, Any]:
@@ -55,7 +58,7 @@ def status_text(gf: gamefile.GameFile, match: Match, viewer: str | None, name: s
     or with ``wide`` the same laid out for WIDE columns."""
     game = match.game
     width = textlayout.WIDE if wide else textlayout.WIDTH
-    title = f"{game.title}: {name} (move {len(gf.log)})"
+    title = _("{title}: {name} (move {n})").format(title=game.title, name=name, n=len(gf.log))
     lines = [title, "=" * min(len(title), width)]
     if gamefile.missing_nonces(gf):
         lines.append(prompt_line(gf, match))
@@ -71,6 +74,8 @@ def legal_lines(match: Match, player: str, width: int = textlayout.WIDTH) -> lis
     or that P has nothing to decide."""
     legal = legal_strings(match.game, match.state, player)
     if not legal:
-        return [f"{player} has nothing to decide now."]
-    return [f"legal moves for {player} ({len(legal)}; {textlayout.GROUPED_NOTE}):",
+        return [_("{player} has nothing to decide now.").format(player=player)]
+    head = _("legal moves for {player} ({n}; {note}):").format(
+        player=player, n=len(legal), note=_(textlayout.GROUPED_NOTE))
+    return [head,
             *textlayout.grouped_lines(legal, width)]

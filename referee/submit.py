@@ -17,7 +17,10 @@ from typing import TYPE_CHECKING, Any
 from referee import engine, gamefile, nonces, replay, seats, writecore
 from referee.engine import Match, resolve_move
 from referee.errors import MoveError, RefereeError, ReplayError, SealedError, UsageError
+from referee.i18n import domain
 from referee.schema import GAME_MASTER
+
+_, N_, ngettext = domain("referee")
 
 if TYPE_CHECKING:  # plans are imported only for a game that has some
     from referee.plan_play import Planned
@@ -82,7 +85,7 @@ def submit(
             player, texts, more = identify(gf, tx.seed)
             fields.update(more)
         if player is None or not texts:
-            raise UsageError("a move needs the player and the move")
+            raise UsageError(_("a move needs the player and the move"))
         gf.player(player)
         refuse_bot_seat(gf, player)
         if tx.seed is None and unchecked:
@@ -145,7 +148,7 @@ def undo(path: Path, player: str, *, secret_path: Path | None = None,
         gf.player(player)
         tx.state()
         if not gf.log or "move" not in gf.log[-1]:
-            raise UsageError("there is no move to undo: only the last entry may be undone")
+            raise UsageError(_("there is no move to undo: only the last entry may be undone"))
         last = gf.log[-1]
         entry = tx.append({"by": player, "undo": last["n"]}, extra)
         try:
@@ -165,9 +168,9 @@ def give_nonce(path: Path, player: str, value: str | None, keep: Path, *,
         gf = tx.gf
         gf.player(player)
         if "nonces" not in gf.data["rng"]:
-            raise UsageError("this game was not created with --nonces")
+            raise UsageError(_("this game was not created with --nonces"))
         if gf.log:
-            raise UsageError("nonces can only be added before the first move")
+            raise UsageError(_("nonces can only be added before the first move"))
         step = nonces.give(gf, player, value, keep)
         tx.touch_header()
     return step, tx.gf
@@ -180,15 +183,15 @@ def reveal_seed(path: Path, *, secret_path: Path | None = None) -> None:
     with writecore.transaction(path, secret_path=secret_path, replayed=False) as tx:
         gf = tx.gf
         if not gf.sealed:
-            raise UsageError("this game is not sealed: its seed is already in the file")
+            raise UsageError(_("this game is not sealed: its seed is already in the file"))
         if "seed" in gf.data["rng"]:
-            raise UsageError("the seed has already been revealed")
+            raise UsageError(_("the seed has already been revealed"))
         if tx.seed is None:
-            raise SealedError("reveal needs the game's secret", hints=["give --secret FILE"])
+            raise SealedError(_("reveal needs the game's secret"), hints=[_("give --secret FILE")])
         match = replay.replay(gf, tx.seed)
         if not match.game.finished(match.state):
-            raise UsageError("the game is not finished; revealing the seed now would show "
-                             "every hidden card and the order of every stack")
+            raise UsageError(_("the game is not finished; revealing the seed now would show "
+                             "every hidden card and the order of every stack"))
         gf.data["rng"]["seed"] = tx.seed
         tx.touch_header()
 
@@ -205,8 +208,8 @@ def strike(path: Path, number: int, player: str, *, secret_path: Path | None = N
         if player != GAME_MASTER:
             gf.player(player)
         if tx.seed is None and player == GAME_MASTER and gf.sealed:
-            raise SealedError("the game master's void needs the game's secret",
-                              hints=["give --secret FILE"])
+            raise SealedError(_("the game master's void needs the game's secret"),
+                              hints=[_("give --secret FILE")])
         entry = tx.append({"by": player, "void": number})
         match = tx.verify()
     return entry, tx.gf, match
@@ -220,9 +223,10 @@ def refuse_bot_seat(gf: gamefile.GameFile, player: str) -> None:
     seat = seats.seats_at(gf.data).bots.get(player)
     if seat is not None:
         raise UsageError(
-            f"{player}'s seat is played by a bot ({seat.describe()}): its moves are the "
-            "bot's", hints=[f"to play it yourself, take the seat back first: `referee seat "
-                            f"FILE {player} --human --as {player}` (or --as gm)"])
+            _("{player}'s seat is played by a bot ({level}): its moves are the bot's").format(
+                player=player, level=seat.describe()),
+            hints=[_("to play it yourself, take the seat back first: `referee seat FILE "
+                     "{player} --human --as {player}` (or --as gm)").format(player=player)])
 
 
 @dataclass
@@ -321,8 +325,8 @@ def set_seat(path: Path, by: str, player: str, seat: seats.SeatBot | None, *,
             gf.player(by)
         gf.player(player)
         if tx.seed is None and by == GAME_MASTER and gf.sealed:
-            raise SealedError("the game master's entries need the game's secret (the "
-                              "referee's MAC vouches for them)", hints=["give --secret FILE"])
+            raise SealedError(_("the game master's entries need the game's secret (the "
+                              "referee's MAC vouches for them)"), hints=[_("give --secret FILE")])
         meta = {"kind": "bot", "player": player, "level": None}
         if seat is not None:
             meta.update(seat.to_json())
@@ -332,10 +336,11 @@ def set_seat(path: Path, by: str, player: str, seat: seats.SeatBot | None, *,
         if refusal:
             raise UsageError(refusal)
         if seat is None and player not in now.bots:
-            raise UsageError(f"{player}'s seat is already played by a person")
+            raise UsageError(_("{player}'s seat is already played by a person").format(
+                player=player))
         if seat is not None and now.bots.get(player) == seat:
-            raise UsageError(f"{player}'s seat is already played by this bot "
-                             f"({seat.describe()})")
+            raise UsageError(_("{player}'s seat is already played by this bot "
+                               "({level})").format(player=player, level=seat.describe()))
         entry = tx.append({"by": by, "meta": meta}, extra)
         match = tx.verify()
         if seat is not None and match is not None:
@@ -359,10 +364,32 @@ def set_plan(path: Path, player: str, texts: Sequence[str], *,
         refuse_bot_seat(gf, player)
         plans.parse_lines(gf.game, gf.players, player, texts, gf.sealed)
         if gf.data["rng"].get("seed") is not None and gf.sealed:
-            raise UsageError("the game is over and its seed revealed: no more plans")
+            raise UsageError(_("the game is over and its seed revealed: no more plans"))
         entry = tx.append({"by": player, "meta": plans.record(gf.data, player, texts)}, extra)
         tx.verify()
     return entry, tx.gf
+
+
+def set_language(path: Path, player: str, lang: str, *, secret_path: Path | None = None,
+                 extra: Mapping[str, Any] | None = None, guard: writecore.Guard | None = None
+                 ) -> dict[str, Any] | None:
+    """Record the language ``player`` reads the game in (``en``, ``de``: a ``lang``
+    record by the player, `referee lang`): their `status`, errors and mails follow it.
+    Returns the entry, or None when that language is already recorded (nothing is
+    written). Raises UsageError and the errors of a write."""
+    from referee import i18n, roster
+
+    code = i18n.normalize(lang)
+    with writecore.transaction(path, secret_path=secret_path, replayed=False,
+                               guard=guard) as tx:
+        gf = tx.gf
+        gf.player(player)
+        if roster.settings(gf.data).lang(player) == code:
+            return None
+        entry = tx.append({"by": player,
+                           "meta": {"kind": "lang", "player": player, "lang": code}}, extra)
+        tx.verify()
+    return entry
 
 
 # --- clocks: vacations, stamps, timeouts, a new time control (referee/clock.py) ---------
@@ -391,10 +418,10 @@ def vacation(path: Path, player: str, days: int, *, secret_path: Path | None = N
         gf = tx.gf
         gf.player(player)
         if not replay.has_time_control(gf.data):
-            raise UsageError("this game has no clock, so there is no vacation to take",
-                             hints=["a game gets a clock with `referee new ... --clock`"])
+            raise UsageError(_("this game has no clock, so there is no vacation to take"),
+                             hints=[_("a game gets a clock with `referee new ... --clock`")])
         if tx.match is not None and tx.match.game.finished(tx.match.state):
-            raise UsageError("the game is over")
+            raise UsageError(_("the game is over"))
         if tx.seed is None:
             _declared_vacation(gf, player, days)
         entry = tx.append({"by": player,
@@ -412,8 +439,8 @@ def _declared_vacation(gf: gamefile.GameFile, player: str, days: int) -> None:
     taken = sum(int(e["meta"]["days"]) for e in gf.log
                 if e.get("meta", {}).get("kind") == "vacation" and e["by"] == player)
     if taken + days > allowance:
-        raise UsageError(f"{player} has {max(0, allowance - taken)} vacation day(s) left, "
-                         f"not {days}")
+        raise UsageError(_("{player} has {left} vacation day(s) left, not {days}").format(
+            player=player, left=max(0, allowance - taken), days=days))
 
 
 def stamp(path: Path, *, secret_path: Path | None = None) -> dict[str, Any] | None:
@@ -423,8 +450,8 @@ def stamp(path: Path, *, secret_path: Path | None = None) -> dict[str, Any] | No
     with writecore.transaction(path, secret_path=secret_path, replayed=False) as tx:
         gf = tx.gf
         if not gf.sealed or tx.seed is None or "seed" in gf.data["rng"]:
-            raise SealedError("a stamp needs the secret of a sealed game (its MAC vouches "
-                              "for the time)", hints=["give --secret FILE"])
+            raise SealedError(_("a stamp needs the secret of a sealed game (its MAC vouches "
+                              "for the time)"), hints=[_("give --secret FILE")])
         if not gf.log or "mac" in gf.log[-1]:
             return None
         entry = tx.append({"by": GAME_MASTER, "meta": {"kind": "stamp"}})
@@ -497,8 +524,8 @@ def set_clock(path: Path, control: dict[str, Any] | None, *,
                                guard=guard) as tx:
         gf = tx.gf
         if not gf.sealed or tx.seed is None:
-            raise SealedError("a time control needs a sealed game and its secret: only the "
-                              "referee's MACs vouch for time", hints=["give --secret FILE"])
+            raise SealedError(_("a time control needs a sealed game and its secret: only the "
+                              "referee's MACs vouch for time"), hints=[_("give --secret FILE")])
         entry = tx.append({"by": GAME_MASTER, "meta": {"kind": "clock",
                                                        "control": control}}, extra)
         _check_clocks(tx)

@@ -9,11 +9,15 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Iterable, Sequence
 
+from referee.i18n import domain
+
+_, N_, ngettext = domain("referee")
+
 WIDTH = 80  # a terminal (`status`); a mail is laid out for 78
 WIDE = 132  # `status --wide`: the same text, fewer lines broken
 ALTERNATIVES = ","  # joins the values of the one word that varies: "aachen 3,4"
 SEPARATOR = " | "  # between moves (or groups of moves) of the same kind
-GROUPED_NOTE = "a,b = one of the values"
+GROUPED_NOTE = N_("a,b = one of the values")  # translated where shown: _(GROUPED_NOTE)
 
 
 def fit(line: str, width: int = WIDTH, indent: str = "    ") -> list[str]:

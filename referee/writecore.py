@@ -37,6 +37,9 @@ from referee.errors import (
     RefereeError,
     SealedError,
 )
+from referee.i18n import domain
+
+_, N_, ngettext = domain("referee")
 
 
 @dataclass
@@ -199,8 +202,9 @@ def check_size(raw: bytes, path: Path) -> None:
     cap = fileio.MAX_GAME_FILE_BYTES
     if len(raw) > cap:
         raise GameFileError(
-            f"this change would make {path} {len(raw):,} bytes, more than the "
-            f"{cap // (1024 * 1024)} MiB a game file may hold; nothing was changed")
+            _("this change would make {path} {size} bytes, more than the {cap} MiB a game "
+              "file may hold; nothing was changed").format(
+                  path=path, size=f"{len(raw):,}", cap=cap // (1024 * 1024)))
 
 
 # Called inside the lock with the file as it is then, before anything else: raises to
@@ -236,8 +240,8 @@ def transaction(path: Path, *, secret_path: Path | None = None, replayed: bool =
 def _replay_into(tx: Transaction) -> None:
     if tx.seed is None and tx.gf.sealed:
         tx.problem = SealedError(
-            "this game is sealed: its seed is secret, so the state cannot be rebuilt",
-            hints=["give the game's secret with --secret FILE (or REFEREE_SECRET)"])
+            _("this game is sealed: its seed is secret, so the state cannot be rebuilt"),
+            hints=[_("give the game's secret with --secret FILE (or REFEREE_SECRET)")])
         return
     try:
         tx.match = replay.replay(tx.gf, tx.seed)

@@ -49,7 +49,7 @@ def isolated_env(monkeypatch: pytest.MonkeyPatch,
     monkeypatch.setenv("REFEREE_NOW", "2026-01-01T00:00:00Z")
     monkeypatch.delenv("CI", raising=False)  # commands behave as off CI (tests/ci.py)
     monkeypatch.setenv("REFEREE_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
-    for var in ("REFEREE_SECRET", "REFEREE_SECRET_FILE"):
+    for var in ("REFEREE_SECRET", "REFEREE_SECRET_FILE", "REFEREE_LANG"):
         monkeypatch.delenv(var, raising=False)
 
 

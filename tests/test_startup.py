@@ -37,6 +37,7 @@ FORBIDDEN = (
 # The referee's modules that `status` of a Staufer game needs.
 STATUS_NEEDS = {
     "referee", "referee.cli", "referee.cli.common", "referee.cli.play", "referee.dataversions",
+    "referee.i18n",  # the language of what a player reads (English opens no catalog)
     "referee.engine", "referee.errors", "referee.fileio", "referee.gamefile",
     "referee.nonces", "referee.replay", "referee.rng", "referee.schema", "referee.seats",
     "referee.secret", "referee.statusview", "referee.strictjson", "referee.textlayout",

@@ -35,6 +35,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
                             "notation."),
     "judge": ("judge", "Run the games in GAMES_DIR by mail: read the players' replies, "
                        "play them, and send every answer and notification (docs/judge.md)."),
+    "lang": ("lang", "Record the language PLAYER reads FILE in (en or de): status, "
+                     "errors and the judge's mails follow it."),
     "log": ("play", "List the moves in notation (hidden choices of sealed games only to "
                     "their author, with --as and the secret)."),
     "mail": ("mail", "Mail the players after a move: to each player who must move, their "
@@ -135,8 +137,19 @@ def load_all() -> None:
         importlib.import_module(f"referee.cli.{module}")
 
 
+def _keep_lang(ctx: click.Context, _param: click.Parameter, value: str | None) -> None:
+    """The group's ``--lang``: kept for the command, which checks it (an unknown
+    language is the command's usage error: referee/cli/common.py ``chosen_language``)."""
+    if value:
+        ctx.meta["referee.lang"] = value
+
+
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="referee")
+@click.option("--lang", metavar="LANG", expose_value=False, callback=_keep_lang,
+              help="The language to read the output in: en or de (also REFEREE_LANG; "
+                   "without either, a command run --as PLAYER uses the language PLAYER "
+                   "recorded with `referee lang`).")
 def main() -> None:
     """A referee for board games played by e-mail or through git.
 

@@ -23,7 +23,7 @@ from referee.submit import play_bots, set_seat, submit
 LEVEL = click.Choice(LEVELS)
 
 
-@command()
+@command(lang=True)
 @click.argument("path", metavar="FILE", type=click.Path(path_type=Path))
 @click.option("--as", "player", metavar="PLAYER",
               help="Who the bot plays (default: every bot seat that owes a decision).")

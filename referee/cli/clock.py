@@ -10,7 +10,10 @@ import click
 from referee import clock, clockview, fileio, gamefile, replay, secret
 from referee.cli.common import command, emit_json, secret_option
 from referee.errors import RefereeError, SealedError, UsageError
+from referee.i18n import domain
 from referee.schema import GAME_MASTER
+
+_, N_, ngettext = domain("referee")
 
 
 def clock_report(path: Path, secret_path: Path | None, settled: bool = False
@@ -22,16 +25,16 @@ def clock_report(path: Path, secret_path: Path | None, settled: bool = False
     gf = gamefile.read(path)
     seed = secret.find_seed(gf, secret_path, path)
     if seed is None:
-        raise SealedError("the clocks need the game's secret (who is awaited is part of "
-                          "the state)", hints=["give --secret FILE; in a git game the "
-                                               "workflow's clock job writes "
-                                               "views/GAME.clock.txt"])
+        raise SealedError(_("the clocks need the game's secret (who is awaited is part of "
+                            "the state)"), hints=[_("give --secret FILE; in a git game the "
+                                                    "workflow's clock job writes "
+                                                    "views/GAME.clock.txt")])
     tl = clock.timeline(gf, seed)
     last = clock.verify(gf, tl).at
     return clockview.report(tl, last if settled else clock.now())
 
 
-@command("clock")
+@command("clock", lang=True)
 @click.argument("path", metavar="FILE", type=click.Path(path_type=Path))
 @secret_option
 @click.option("--set", "pace", metavar="BANK[+INCREMENT][/CAP]",
@@ -69,7 +72,7 @@ def clock_command(path: Path, secret_path: Path | None, pace: str | None, off: b
         click.echo(text)
 
 
-@command()
+@command(lang=True)
 @click.argument("path", metavar="FILE", type=click.Path(path_type=Path))
 @click.argument("days", type=click.IntRange(1, 365))
 @click.option("--as", "player", required=True, metavar="PLAYER", help="Who takes vacation.")
@@ -90,9 +93,10 @@ def vacation(path: Path, days: int, player: str, secret_path: Path | None,
             out["clock"] = clock_report(path, secret_path)
         emit_json(out)
         return
-    click.echo(f"entry {entry['n']}: {player} takes {days} vacation day(s)"
-               + ("" if seed is not None else "; appended UNCHECKED: the referee counts "
-                  "the days from when it sees the record"))
+    click.echo(_("entry {n}: {player} takes {days} vacation day(s)").format(
+        n=entry["n"], player=player, days=days)
+               + ("" if seed is not None else _("; appended UNCHECKED: the referee counts "
+                                                "the days from when it sees the record")))
     if seed is not None:
         for text in clockview.lines(clock_report(path, secret_path)):
             click.echo(text)

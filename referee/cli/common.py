@@ -16,20 +16,28 @@ from typing import Any, TypeVar
 
 import click
 
-from referee import fileio
+from referee import fileio, i18n
 from referee.errors import GameFileError, RefereeError, UsageError, internal_error
 
 F = TypeVar("F", bound=Callable[..., Any])
+_, N_, ngettext = i18n.domain("referee")
 
 
 JSON_HELP = "Output JSON."
 
 
-def command(name: str | None = None, *, json_help: str | None = JSON_HELP
-            ) -> Callable[[Callable[..., Any]], click.Command]:
+LANG_HELP = ("The language to read this in: en or de (else REFEREE_LANG, else the "
+             "language --as PLAYER recorded with `referee lang`).")
+LANG_META = "referee.lang"  # the group's --lang, kept in the root context's meta
+
+
+def command(name: str | None = None, *, json_help: str | None = JSON_HELP,
+            lang: bool = False) -> Callable[[Callable[..., Any]], click.Command]:
     """The one way to declare a command: registers it on ``main`` with the error
     handling of :func:`handles_errors` and, unless ``json_help`` is None, the option
-    ``--json`` (passed as ``as_json``, listed after the command's own options).
+    ``--json`` (passed as ``as_json``, listed after the command's own options). With
+    ``lang`` (the commands a player runs) the command takes ``--lang`` itself too, as
+    well as after ``referee`` (the group's option, which every command obeys).
 
     ``json_help=None`` is for the commands whose output has one fixed form: `schema`
     (JSON already), the git drivers (what git reads) and the judge (a mail robot)."""
@@ -37,12 +45,49 @@ def command(name: str | None = None, *, json_help: str | None = JSON_HELP
 
     def register(func: Callable[..., Any]) -> click.Command:
         cmd = main.command(name)(handles_errors(func))
+        if lang:
+            cmd.params.append(click.Option(["--lang", "lang_option"], metavar="LANG",
+                                           help=LANG_HELP))
         if json_help is not None:
             cmd.params.append(click.Option(["--json", "as_json"], is_flag=True,
                                            help=json_help))
         return cmd
 
     return register
+
+
+def chosen_language(kwargs: dict[str, Any]) -> str:
+    """The language a command speaks: its own ``--lang`` (taken out of ``kwargs``), else
+    the group's, else ``REFEREE_LANG``, else the language the player of ``--as`` recorded
+    in the game file, else English. Raises UsageError for a language without a catalog."""
+    ctx = click.get_current_context(silent=True)
+    group = ctx.find_root().meta.get(LANG_META) if ctx is not None else None
+    for choice in (kwargs.pop("lang_option", None), group, os.environ.get("REFEREE_LANG")):
+        if choice:
+            return i18n.normalize(choice)
+    return recorded_language(kwargs)
+
+
+def recorded_language(kwargs: dict[str, Any]) -> str:
+    """The language recorded for the command's ``--as`` player in its game file
+    (English when there is none, or the file cannot be read: the command says why)."""
+    player = kwargs.get("viewer") or kwargs.get("player")
+    path = kwargs.get("path")
+    if not isinstance(player, str) or not isinstance(path, Path):
+        return i18n.ENGLISH
+    try:
+        raw = fileio.read_bytes(path, "game file")
+    except RefereeError:
+        return i18n.ENGLISH
+    if b'"lang"' not in raw:  # no language record: no need to decode the file
+        return i18n.ENGLISH
+    from referee import gamefile, roster
+
+    try:
+        gf = gamefile.parse(raw, str(path))
+        return roster.settings(gf.data).lang(player)
+    except (RefereeError, KeyError, TypeError, ValueError):
+        return i18n.ENGLISH
 
 
 def emit_json(obj: Any) -> None:
@@ -61,25 +106,37 @@ def handles_errors(func: F) -> F:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         with escaped_output():
             try:
-                return func(*args, **kwargs)
+                lang = chosen_language(kwargs)
             except RefereeError as exc:
                 report_error(exc, bool(kwargs.get("as_json")))
                 sys.exit(exc.exit_code)
-            except (SystemExit, KeyboardInterrupt, click.exceptions.Exit,
-                    click.ClickException, click.exceptions.Abort):
-                raise
-            except BrokenPipeError:  # `referee data staufer | head`: the reader is gone
-                _quiet_stdout()
-                sys.exit(0)
-            except RecursionError:
-                report_error(GameFileError(f"{_files(kwargs)} is nested too deeply to "
-                                           "process"), bool(kwargs.get("as_json")))
-                sys.exit(1)
-            except Exception as exc:  # the last line of defence: a bug, not bad input
-                report_error(internal_error(exc, _files(kwargs)), bool(kwargs.get("as_json")))
-                sys.exit(1)
+            with i18n.language(lang):
+                return _guarded(func, args, kwargs)
 
     return wrapper  # type: ignore[return-value]
+
+
+def _guarded(func: Callable[..., Any], args: Any, kwargs: dict[str, Any]) -> Any:
+    """Run the command; a library error becomes its message and exit code, a bug one
+    message (never a traceback)."""
+    try:
+        return func(*args, **kwargs)
+    except RefereeError as exc:
+        report_error(exc, bool(kwargs.get("as_json")))
+        sys.exit(exc.exit_code)
+    except (SystemExit, KeyboardInterrupt, click.exceptions.Exit,
+            click.ClickException, click.exceptions.Abort):
+        raise
+    except BrokenPipeError:  # `referee data staufer | head`: the reader is gone
+        _quiet_stdout()
+        sys.exit(0)
+    except RecursionError:
+        report_error(GameFileError(f"{_files(kwargs)} is nested too deeply to "
+                                   "process"), bool(kwargs.get("as_json")))
+        sys.exit(1)
+    except Exception as exc:  # the last line of defence: a bug, not bad input
+        report_error(internal_error(exc, _files(kwargs)), bool(kwargs.get("as_json")))
+        sys.exit(1)
 
 
 def _quiet_stdout() -> None:
@@ -102,12 +159,12 @@ def report_error(exc: RefereeError, as_json: bool) -> None:
     if as_json:
         emit_json(exc.to_json())
         return
-    click.echo(f"error: {exc.message}", err=True)
+    click.echo(_("error: {message}").format(message=exc.message), err=True)
     for hint in exc.hints:
         click.echo(f"  {hint}", err=True)
     legal = getattr(exc, "legal", None)
     if legal:
-        click.echo("closest legal moves:", err=True)
+        click.echo(_("closest legal moves:"), err=True)
         for text in legal:
             click.echo(f"  {text}", err=True)
 

@@ -16,7 +16,7 @@ from referee.cli.common import command, emit_json, secret_option
 from referee.errors import GameFileError, SealedError, UsageError
 
 
-@command()
+@command(lang=True)
 @click.argument("path", metavar="FILE", type=click.Path(path_type=Path))
 @click.option("--as", "viewer", metavar="PLAYER",
               help="Draw this player's view (their hand, contracts); default: public only.")

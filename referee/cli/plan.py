@@ -11,9 +11,12 @@ import click
 from referee import gamefile, plan_play, plans, secret, submit
 from referee.cli.common import command, emit_json, secret_option
 from referee.errors import UsageError
+from referee.i18n import domain
+
+_, N_, ngettext = domain("referee")
 
 
-@command()
+@command(lang=True)
 @click.argument("path", metavar="FILE", type=click.Path(path_type=Path))
 @click.option("--as", "player", required=True, metavar="PLAYER", help="Whose plan.")
 @click.argument("lines", nargs=-1, metavar="LINE...")
@@ -30,7 +33,7 @@ def plan(path: Path, player: str, lines: Sequence[str], clear: bool,
     plan is sealed to the referee; in an open game anyone holding the file can read it.
     """
     if clear and lines:
-        raise UsageError("plan --clear takes no lines: it withdraws your whole plan")
+        raise UsageError(_("plan --clear takes no lines: it withdraws your whole plan"))
     if not lines and not clear:
         _show(path, player, secret_path, as_json)
         return
@@ -42,14 +45,16 @@ def plan(path: Path, player: str, lines: Sequence[str], clear: bool,
                    [" ".join(t.split()) for t in lines], "sealed": gf.sealed, "note": note})
         return
     if clear:
-        click.echo(f"entry {entry['n']}: {player}'s plan withdrawn.")
+        click.echo(_("entry {n}: {player}'s plan withdrawn.").format(n=entry["n"],
+                                                                      player=player))
         return
-    click.echo(f"entry {entry['n']}: {player}'s plan, {len(lines)} line(s):")
+    click.echo(_("entry {n}: {player}'s plan, {count} line(s):").format(
+        n=entry["n"], player=player, count=len(lines)))
     for k, text in enumerate(lines, 1):
         click.echo(f"  {k}. {' '.join(text.split())}")
-    click.echo(f"note: {note}.")
-    click.echo("It answers decisions that arise from now on (one already waiting for you "
-               "is yours to make).")
+    click.echo(_("note: {note}.").format(note=_(note)))
+    click.echo(_("It answers decisions that arise from now on (one already waiting for you "
+                 "is yours to make)."))
 
 
 def _show(path: Path, player: str, secret_path: Path | None, as_json: bool) -> None:
@@ -58,22 +63,23 @@ def _show(path: Path, player: str, secret_path: Path | None, as_json: bool) -> N
     seed = secret.find_seed(gf, secret_path, path)
     if gf.sealed and seed is None and "seed" not in gf.data["rng"]:
         last = _last_record(gf, player)
-        message = (f"{player}'s plan is sealed to the referee: only a referee with the "
-                   "game's secret can read it" + (f" (last set in entry {last})" if last
-                                                  else " (none written)"))
+        message = (_("{player}'s plan is sealed to the referee: only a referee with the "
+                     "game's secret can read it").format(player=player)
+                   + (_(" (last set in entry {n})").format(n=last) if last
+                      else _(" (none written)")))
         if as_json:
             emit_json({"player": player, "sealed": True, "record": last, "lines": None})
         else:
             click.echo(message)
         return
-    _, book = plan_play.replay(gf, seed)
+    book = plan_play.replay(gf, seed)[1]
     since = plan_play.last_own_entry(gf, player)
     if as_json:
         emit_json(_json(book, player, since))
         return
     told = [*plan_play.played_lines(book, gf, player, since),
             *plan_play.owner_lines(book, player, since)]
-    click.echo("\n".join(told) if told else f"{player} has no plan.")
+    click.echo("\n".join(told) if told else _("{player} has no plan.").format(player=player))
 
 
 def _json(book: plans.Book, player: str, since: int) -> dict[str, Any]:
@@ -98,7 +104,7 @@ def owner_text(gf: gamefile.GameFile, path: Path, player: str, secret_path: Path
     seed = secret.find_seed(gf, secret_path, path)
     if gf.sealed and seed is None and "seed" not in gf.data["rng"]:
         return []
-    _, book = plan_play.replay(gf, seed)
+    book = plan_play.replay(gf, seed)[1]
     since = plan_play.last_own_entry(gf, player)
     return [*plan_play.played_lines(book, gf, player, since), *plan_play.owner_lines(book, player,
                                                                              since)]

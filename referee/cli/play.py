@@ -11,10 +11,13 @@ import click
 from referee import engine, gamefile, replay, seats
 from referee.cli.common import command, emit_json, parse_option_pairs, secret_option
 from referee.errors import MoveError, UsageError
+from referee.i18n import domain
 from referee.statusview import legal_lines, load, prompt_line, status_json, status_text
 
 if TYPE_CHECKING:  # the commands import what they use: `status` starts faster
     from referee.submit import BotMove
+
+_, N_, ngettext = domain("referee")
 
 # --- games ----------------------------------------------------------------------------
 
@@ -91,7 +94,8 @@ def new(game_name: str, path: Path, players: str, seed: str | None,
         game_name, players, seed, parse_option_pairs(options), game_id, sealed, secret_out,
         nonces, logins, insecure_seed, pace, vacation_days, pause, on_timeout))
     if made.bot_problem:
-        click.echo(f"warning: the bots could not move: {made.bot_problem}", err=True)
+        click.echo(_("warning: the bots could not move: {problem}").format(
+            problem=made.bot_problem), err=True)
     gf, match, game = made.gf, made.match, made.match.game
     assumed = engine.assumptions(game)
     if as_json:
@@ -105,18 +109,19 @@ def new(game_name: str, path: Path, players: str, seed: str | None,
             out["secret"] = str(made.secret_path)
         emit_json(out)
         return
-    click.echo(f"created {path}: {game.title}, players {players_text(gf)}")
+    click.echo(_("created {path}: {title}, players {players}").format(
+        path=path, title=game.title, players=players_text(gf)))
     if made.derived:
-        click.echo("sealed: the seed is derived from the repository secret in REFEREE_SECRET "
-                   "and this game's header; no secret file was written.")
+        click.echo(_("sealed: the seed is derived from the repository secret in "
+                     "REFEREE_SECRET and this game's header; no secret file was written."))
     elif sealed:
-        click.echo(f"sealed: the seed is in {made.secret_path} (owner-only). Keep it secret "
-                   "and out of git; reveal it after the game with `referee reveal`.")
+        click.echo(_("sealed: the seed is in {path} (owner-only). Keep it secret and out of "
+                     "git; reveal it after the game with `referee reveal`.").format(
+                         path=made.secret_path))
     if assumed:
-        click.echo(
-            f"note: this game uses {len(assumed)} assumed component values that the rulebook "
-            f"does not give; see `referee data {game.name}`"
-        )
+        click.echo(_("note: this game uses {n} assumed component values that the rulebook "
+                     "does not give; see `referee data {game}`").format(
+                         n=len(assumed), game=game.name))
     for line in bot_move_lines(made.played):
         click.echo(line)
     click.echo(prompt_line(gf, match))
@@ -125,8 +130,8 @@ def new(game_name: str, path: Path, players: str, seed: str | None,
 def players_text(gf: gamefile.GameFile) -> str:
     """``ann, ben, cat (bot: mcts, 100 it.)``: the players, bot seats marked."""
     bots = seats.seats_at(gf.data).bots
-    return ", ".join(f"{p} (bot: {bots[p].describe()})" if p in bots else p
-                     for p in gf.players)
+    return ", ".join(_("{player} (bot: {level})").format(player=p, level=bots[p].describe())
+                     if p in bots else p for p in gf.players)
 
 
 def bots_json(gf: gamefile.GameFile) -> dict[str, Any]:
@@ -141,19 +146,21 @@ def bots_done(path: Path, secret_path: Path | None) -> list[BotMove]:
 
     played, problem = bots_after(path, secret_path)
     if problem:
-        click.echo(f"warning: the bots could not move: {problem}", err=True)
+        click.echo(_("warning: the bots could not move: {problem}").format(problem=problem),
+                   err=True)
     return played
 
 
 def bot_move_lines(played: Sequence[BotMove]) -> list[str]:
-    return [f"move {b.n}: {b.player}: {b.text} (bot, {b.level})" for b in played]
+    return [_("move {n}: {player}: {move} (bot, {level})").format(
+        n=b.n, player=b.player, move=b.text, level=b.level) for b in played]
 
 
 
 # --- status ---------------------------------------------------------------------------
 
 
-@command()
+@command(lang=True)
 @click.argument("path", metavar="FILE", type=click.Path(path_type=Path))
 @click.option("--as", "viewer", metavar="PLAYER",
               help="Show this player's private view and legal moves.")
@@ -177,7 +184,7 @@ def status(path: Path, viewer: str | None, secret_path: Path | None, wide: bool,
         return
     click.echo(status_text(gf, match, viewer, str(path), wide))
     if seats.seats_at(gf.data).bots:
-        click.echo(f"players: {players_text(gf)}")
+        click.echo(_("players: {players}").format(players=players_text(gf)))
     if viewer is not None and any(type(e.get("meta")) is dict and e["by"] == viewer
                                   and e["meta"]["kind"] == "plan" for e in gf.log):
         from referee.cli.plan import owner_text  # only for a player with a plan
@@ -201,7 +208,8 @@ def status_clock(gf: gamefile.GameFile, path: Path, secret_path: Path | None
     try:
         return clock_report(path, secret_path)
     except ClockError as exc:  # the game stands; its clock record does not (see `check`)
-        click.echo(f"warning: the clocks cannot be computed: {exc.message}", err=True)
+        click.echo(_("warning: the clocks cannot be computed: {problem}").format(
+            problem=exc.message), err=True)
         return None
 
 
@@ -209,7 +217,7 @@ def status_clock(gf: gamefile.GameFile, path: Path, secret_path: Path | None
 # --- move -----------------------------------------------------------------------------
 
 
-@command()
+@command(lang=True)
 @click.argument("path", metavar="FILE", type=click.Path(path_type=Path))
 @click.option("--as", "player", metavar="PLAYER", help="Who is moving.")
 @click.argument("words", nargs=-1, metavar="MOVE...")
@@ -231,7 +239,7 @@ def move(path: Path, player: str | None, words: Sequence[str], secret_path: Path
     from referee.submit import submit
 
     if email_path is None and (player is None or not words):
-        raise UsageError("move needs --as PLAYER and the MOVE (or --from-email MESSAGE)")
+        raise UsageError(_("move needs --as PLAYER and the MOVE (or --from-email MESSAGE)"))
     texts = [" ".join(words)] if words else []
     identify = None
     if email_path is not None:
@@ -250,11 +258,12 @@ def move(path: Path, player: str | None, words: Sequence[str], secret_path: Path
         raise
     if done.match is None:
         first = done.accepted[0]
-        click.echo(f"move {first.n}: {done.player}: {first.text} "
-                   "(appended UNCHECKED: only a referee with the secret can check it)")
+        click.echo(_("move {n}: {player}: {move} (appended UNCHECKED: only a referee with "
+                     "the secret can check it)").format(n=first.n, player=done.player,
+                                                        move=first.text))
         if seats.seats_at(done.gf.data).bots:
-            click.echo("bot seats move when a referee with the secret runs `referee bot "
-                       "FILE`")
+            click.echo(_("bot seats move when a referee with the secret runs `referee bot "
+                         "FILE`"))
         return
     played = bots_done(path, secret_path)
     gf, match, player = done.gf, done.match, done.player
@@ -270,9 +279,10 @@ def move(path: Path, player: str | None, words: Sequence[str], secret_path: Path
         emit_json(out)
         return
     for a in done.accepted:
-        click.echo(f"move {a.n}: {player}: {a.text}")
+        click.echo(_("move {n}: {player}: {move}").format(n=a.n, player=player, move=a.text))
     for p in done.planned:
-        click.echo(f"move {p.n}: {p.player}: {p.text} (planned, from {p.player}'s plan)")
+        click.echo(_("move {n}: {player}: {move} (planned, from {player}'s plan)").format(
+            n=p.n, player=p.player, move=p.text))
     for line in bot_move_lines(played):
         click.echo(line)
     click.echo(game.prompt(match.state))
@@ -284,7 +294,7 @@ def move(path: Path, player: str | None, words: Sequence[str], secret_path: Path
 # --- log ------------------------------------------------------------------------------
 
 
-@command()
+@command(lang=True)
 @click.argument("path", metavar="FILE", type=click.Path(path_type=Path))
 @click.option("--as", "viewer", metavar="PLAYER",
               help="Show PLAYER's own hidden choices (needs the secret).")
@@ -300,18 +310,18 @@ def log(path: Path, viewer: str | None, secret_path: Path | None, as_json: bool)
         emit_json(rows)
         return
     if seats.seats_at(gf.data).bots or any(r["bot"] for r in rows):
-        click.echo(f"players: {players_text(gf)}")
+        click.echo(_("players: {players}").format(players=players_text(gf)))
     for r in rows:
-        click.echo(f"{r['n']:>4}. {r['by']}: {r['move']}" + ("  (bot)" if r["bot"] else "")
-                   + ("  (planned)" if r.get("planned") else ""))
+        click.echo(f"{r['n']:>4}. {r['by']}: {r['move']}" + (_("  (bot)") if r["bot"] else "")
+                   + (_("  (planned)") if r.get("planned") else ""))
     click.echo(prompt_line(gf, match) if match is not None else
-               "(sealed game: the position needs the game's secret)")
+               _("(sealed game: the position needs the game's secret)"))
 
 
 # --- sealed games: nonce, reveal ------------------------------------------------------
 
 
-@command()
+@command(lang=True)
 @click.argument("path", metavar="FILE", type=click.Path(path_type=Path))
 @click.option("--as", "player", required=True, metavar="PLAYER", help="Whose nonce.")
 @click.argument("value", required=False)
@@ -337,11 +347,12 @@ def nonce(path: Path, player: str, value: str | None, keep: Path | None,
                    "bot_moves": [vars(b) for b in played]})
         return
     if step == "commit":
-        click.echo(f"{player} committed to a nonce (kept in {keep}; do not share it yet).")
+        click.echo(_("{player} committed to a nonce (kept in {path}; do not share it "
+                     "yet).").format(player=player, path=keep))
     else:
-        click.echo(f"{player}'s nonce revealed and recorded.")
+        click.echo(_("{player}'s nonce revealed and recorded.").format(player=player))
     click.echo(gamefile.nonce_prompt(gf) if missing else
-               "every player has given a nonce: the game can begin.")
+               _("every player has given a nonce: the game can begin."))
     for line in bot_move_lines(played):
         click.echo(line)
 
@@ -357,13 +368,14 @@ def reveal(path: Path, secret_path: Path | None, as_json: bool) -> None:
     if as_json:
         emit_json({"revealed": True, "file": str(path)})
         return
-    click.echo(f"seed revealed in {path}; `referee check {path}` now verifies every draw.")
+    click.echo(_("seed revealed in {path}; `referee check {path}` now verifies every "
+                 "draw.").format(path=path))
 
 
 # --- undo -----------------------------------------------------------------------------
 
 
-@command()
+@command(lang=True)
 @click.argument("path", metavar="FILE", type=click.Path(path_type=Path))
 @click.option("--as", "player", required=True, metavar="PLAYER", help="Who takes back.")
 @secret_option
@@ -381,14 +393,14 @@ def undo(path: Path, player: str, secret_path: Path | None, as_json: bool) -> No
     if as_json:
         emit_json(status_json(gf, match, player))
         return
-    click.echo(f"move {gf.log[-1]['undo']} undone by {player}.")
+    click.echo(_("move {n} undone by {player}.").format(n=gf.log[-1]["undo"], player=player))
     click.echo(prompt_line(gf, match))
 
 
 # --- void -----------------------------------------------------------------------------
 
 
-@command()
+@command(lang=True)
 @click.argument("path", metavar="FILE", type=click.Path(path_type=Path))
 @click.argument("number", type=int, metavar="N")
 @click.option("--as", "player", required=True, metavar="PLAYER",
@@ -412,9 +424,10 @@ def void(path: Path, number: int, player: str, secret_path: Path | None,
         emit_json({"void": number, "n": entry["n"], "checked": match is not None,
                    "bot_moves": [vars(b) for b in played]})
         return
-    click.echo(f"move {number} struck by {player} (entry {entry['n']})"
-               + ("" if match is not None else
-                  "; appended UNCHECKED: only a referee with the secret can check it"))
+    click.echo(_("move {number} struck by {player} (entry {n})").format(
+        number=number, player=player, n=entry["n"])
+        + ("" if match is not None else
+           _("; appended UNCHECKED: only a referee with the secret can check it")))
     for line in bot_move_lines(played):
         click.echo(line)
     if match is not None:
