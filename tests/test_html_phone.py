@@ -77,8 +77,10 @@ def too_wide(page: str, limit: int = PHONE) -> list[str]:
 def start(tmp_path: Path, game: str, lang: str = "en") -> Setup:
     setup = Setup(tmp_path, game=game, gid=f"{game}-1", extra=("--clock", "2d+1d/5d"))
     meta.append(setup.path, meta.GM, {"kind": "watcher", "email": KIM})
-    with i18n.language(lang):
-        setup.judge()
+    if lang != "en":  # each player's own record: the judge writes each mail in its reader's
+        for pid in ("ann", "ben", "cat"):
+            meta.append(setup.path, pid, {"kind": "lang", "player": pid, "lang": lang})
+    setup.judge()
     return setup
 
 
@@ -144,7 +146,9 @@ def test_the_html_part_stays_small(mails: Setup) -> None:
 @pytest.mark.parametrize("game", ["staufer", "dynasties"])
 def test_a_german_mail_has_lang_de_and_no_english_frame(tmp_path: Path, game: str) -> None:
     setup = start(tmp_path, game, "de")
-    for msg in setup.sent():
+    players = [m for m in setup.sent() if str(m["X-Referee-Player"]) != "watcher"]
+    assert len(players) == 3  # the watcher reads English
+    for msg in players:
         page = images(msg)[1]
         assert '<html lang="de">' in page
         assert "Dieselbe Stellung in Worten" in page
