@@ -48,6 +48,7 @@ STATUS_NEEDS = {
     "referee.games.staufer.moves", "referee.games.staufer.render",
     "referee.games.staufer.rounds", "referee.games.staufer.rules",
     "referee.games.staufer.scoring", "referee.games.staufer.state",
+    "referee.games.staufer.texts",  # the German words (tables; no catalog opened in English)
     "referee.games.staufer.views", "referee.__main__",
 }
 # `move` also writes the file (and lets any bot seat play after it, so it asks submit).
