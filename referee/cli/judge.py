@@ -79,6 +79,11 @@ def _stdin_mail(judge, log) -> None:  # type: ignore[no-untyped-def]
               metavar="LEVEL", help="At a missed deadline a bot of LEVEL (random, greedy, "
                                     "mcts) plays the missed decision instead of only a mail "
                                     "(a game's deadline entry overrides it).")
+@click.option("--site-url", metavar="URL",
+              help="The games' site (`referee site`): notices link to URL/GAME-ID/.")
+@click.option("--notify-private", is_flag=True,
+              help="Let players' channels post to this machine or a private network "
+                   "(refused by default).")
 @click.option("--once", is_flag=True, help="Process what is there, then stop (default).")
 @click.option("--poll", type=click.FloatRange(0.01), metavar="SECONDS",
               help="Run until stopped, looking for mail every SECONDS.")
@@ -87,7 +92,8 @@ def _stdin_mail(judge, log) -> None:  # type: ignore[no-untyped-def]
 def judge_command(games_dir: Path, imap: str | None, maildir_in: Path | None,
                   from_stdin: bool, smtp: str | None, starttls: bool, user: str | None,
                   outbox: Path | None, sender: str, gm: str | None,
-                  deadline_hours: int | None, deadline_bot: str | None, once: bool,
+                  deadline_hours: int | None, deadline_bot: str | None,
+                  site_url: str | None, notify_private: bool, once: bool,
                   poll: float | None, idle: bool, quiet: bool) -> None:
     """Run the games in GAMES_DIR by mail: read the players' replies, play them, and
     send every answer and notification (docs/judge.md)."""
@@ -110,7 +116,8 @@ def judge_command(games_dir: Path, imap: str | None, maildir_in: Path | None,
             click.echo(line, err=True)
 
     config = judgemod.Config(games_dir, sender, gm=gm, deadline_hours=deadline_hours,
-                             deadline_bot=deadline_bot, log=log)
+                             deadline_bot=deadline_bot, log=log, site_url=site_url,
+                             notify_private=notify_private)
     out = _smtp(smtp, sender, starttls, user) if smtp else MaildirOutbox(outbox)  # type: ignore[arg-type]
     with store.exclusive(games_dir):
         judge = judgemod.Judge(config, out)

@@ -21,6 +21,7 @@ import datetime as dt
 import email.policy
 import errno
 import os
+import time
 import traceback
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
@@ -34,7 +35,7 @@ from referee import gamefile, identity, replay, roster, seats, secret
 from referee import mail as mailmod
 from referee.engine import Match
 from referee.errors import GameFileError, RefereeError
-from referee.judge import html, meta, text
+from referee.judge import html, meta, notifications, text
 from referee.judge.store import Store
 from referee.judge.transport import Outbox
 from referee.mail import intake, mime, tokens
@@ -113,6 +114,9 @@ class Config:
     reminder_fraction: float = 0.75
     clock: Callable[[], dt.datetime] = utcnow
     log: Callable[[str], None] = field(default=lambda line: None)
+    site_url: str | None = None  # the games' site: notices link to SITE/GAME-ID/
+    notify_private: bool = False  # channels may post to loopback or a private network
+    sleep: Callable[[float], None] = field(default=time.sleep)  # between channel tries
 
 
 @dataclass
@@ -142,6 +146,8 @@ class Judge:
         self.config = config
         self.outbox = outbox
         self.store = Store(config.games_dir)
+        self.channels = self._channels()
+        self._dropped: set[str] = set()  # mails left out: their notice went to a channel
         self._ids: dict[Path, tuple[float, int, str, dict[str, str]]] = {}
         self._notified: dict[Path, tuple[int, int]] = {}
         # the games replayed, by file (kept while its inode, mtime and size are the same)
@@ -156,9 +162,16 @@ class Judge:
         """Forget everything not saved (after a failure in the middle of a mail or a
         game): the state as on disk, as after a restart."""
         self.store = Store(self.config.games_dir)
+        self.channels = self._channels()
+        self._dropped.clear()
         self._notified.clear()
         self._loaded.clear()
         self._positions = text.Positions()
+
+    def _channels(self) -> notifications.Channels:
+        config = self.config
+        return notifications.Channels(self.store, notifications.Options(
+            config.site_url, config.notify_private, config.sleep, config.log))
 
     # ------------------------------------------------------------------ games
 
@@ -326,6 +339,10 @@ class Judge:
                     ("X-Referee-Game", gid), ("X-Referee-Player", shown),
                     ("X-Referee-Move", str(len(game.gf.log)))]
         footer = ["", "-- ", f"game: {gid}", f"player: {shown}"]
+        if player in game.gf.players:  # a notice to the player's channel too (or instead)
+            if answers is None and self.channels.notice(game, player, first=root is None):
+                self._dropped.add(msgid)
+            footer[:0] = self.channels.error_note(game, player)
         plain = body.rstrip("\n") + "\n" + "\n".join(footer) + "\n"
         content: mime.Leaf | mime.Multipart | None = None
         if board and not gamefile.missing_nonces(game.gf):
@@ -339,6 +356,9 @@ class Judge:
         return mime.Mail(headers, content or mime.text(plain, mime_version=True))
 
     def queue(self, msg: mime.Mail | EmailMessage) -> None:
+        if str(msg["Message-ID"]) in self._dropped:  # told on the player's channel only
+            self._dropped.discard(str(msg["Message-ID"]))
+            return
         recipients = [a for _, a in getaddresses([str(v) for v in msg.get_all("To", []) or []])
                       if a]
         raw = msg.as_bytes() if isinstance(msg, mime.Mail) else \

@@ -31,7 +31,7 @@ from typing import Any
 from referee import gamefile, seats
 from referee import mail as mailmod
 from referee.errors import MoveError, RefereeError, UsageError
-from referee.judge import meta, text
+from referee.judge import meta, notifications, text
 from referee.judge.core import GM_HELP, GM_TOKEN, Judge, Loaded, environment_failure
 from referee.mail import intake, mime
 from referee.mail.intake import Refusal
@@ -293,6 +293,8 @@ class Incoming:
         guard = self._still_fresh(mid)
         if word == "rematch":
             return self._rematch(game, player, guard)
+        if word == "notify" and arg[:4].lower() == "via ":  # a channel: notifications.py
+            return notifications.command(self, game, player, arg)
         try:
             if word == "undo":
                 undo(game.path, player, self.msgid, guard)
@@ -498,6 +500,8 @@ HELP = [
     "  say TEXT          a message to the other players: plain text, one",
     "                    paragraph of at most 500 characters, 5 says an hour",
     "  notify turn|every|digest   how often you get mail (default turn)",
+    "  notify via URL [also|only]  notices on your chat or push channel too, or",
+    "                    only there (docs: notifications); notify via off: none",
     "  bot LEVEL | bot off   a bot (random, greedy, mcts) plays your seat, or you again",
     "  rematch           after the game: agree to play again (seats rotated);",
     "                    it starts when every player has agreed",

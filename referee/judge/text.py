@@ -119,6 +119,8 @@ def _describe(gf: gamefile.GameFile, seed: str | None, i: int, match: Match,
         return f"{n}. {'the game master' if by == GM else by} struck move {entry['void']}"
     if kind == "meta" and entry["meta"].get("kind") == "plan":
         return f"{n}. you set your plan" if viewer == by else ""  # secret: its player's
+    if kind == "meta" and entry["meta"].get("kind") == "channel":  # the player's own
+        return f"{n}. you set your notification channel" if viewer == by else ""
     if kind == "meta":
         meta = entry["meta"]
         who = "the game master" if by == GM else by
