@@ -46,7 +46,7 @@ def receiver() -> Iterator[Receiver]:
     found = Receiver()
 
     class Hook(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:  # noqa: N802 - http.server's name
+        def do_POST(self) -> None:
             size = int(self.headers.get("Content-Length") or 0)
             found.posts.append((self.path, json.loads(self.rfile.read(size) or b"{}")))
             code = found.codes.pop(0) if len(found.codes) > 1 else found.codes[0]
@@ -92,7 +92,7 @@ def test_a_channel_is_sealed_to_the_referee_and_never_in_clear(tmp_path: Path,
     path = sealed_game(tmp_path)
     url = receiver.url("hook/SECRET-TOKEN-ann")
     out = ok("notify", path, "--as", "ann", url).output
-    assert f"json://127.0.0.1, besides the mail" in out and "SECRET" not in out
+    assert "json://127.0.0.1, besides the mail" in out and "SECRET" not in out
     raw = path.read_bytes()
     assert b"SECRET" not in raw and f":{receiver.port}".encode() not in raw
     record = gamefile.read(path).log[-1]

@@ -148,7 +148,7 @@ def test_another_player_cannot_set_a_channel_by_mail(tmp_path: Path,
 def test_a_bad_url_by_mail_is_refused_without_repeating_it(
         tmp_path: Path, receiver: Receiver) -> None:  # noqa: F811
     setup = _setup(tmp_path)
-    for line, words in ((f"notify via file:///home/SECRET", "network scheme"),
+    for line, words in (("notify via file:///home/SECRET", "network scheme"),
                         (f"notify via json://x.org/{'S' * 600}", "at most 512"),
                         (f"notify via {receiver.url('a/SECRET')} sometimes", "`also`")):
         (answer,) = setup.send(reply(setup.latest("ann"), line))
