@@ -314,3 +314,18 @@ def test_what_is_shown_of_a_url() -> None:
     for part in ("SECRET", "T0KEN", "pw@", "host.example"):
         assert part not in told
     assert len(notify.redact("x" * 1000, "json://a.org/b")) == notify.ERROR_MAX
+
+
+def test_revealing_the_seed_waits_until_the_channels_are_revoked(
+        tmp_path: Path, receiver: Receiver) -> None:
+    path = sealed_game(tmp_path)
+    ok("notify", path, "--as", "ben", receiver.url("b/SECRET"))
+    for pid, move in (("ann", "take 3"), ("ben", "take 3"), ("cat", "take 3"),
+                      ("ann", "take 1")):
+        ok("move", path, "--as", pid, move)
+    before = path.read_bytes()
+    result = run("reveal", path)
+    assert result.exit_code == 2 and "entry 1" in result.output, result.output
+    assert "--channels-revoked" in result.output and path.read_bytes() == before
+    ok("reveal", path, "--channels-revoked")
+    assert gamefile.read(path).data["rng"]["seed"] == "s-1"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import click
@@ -110,6 +111,8 @@ def judge_command(games_dir: Path, imap: str | None, maildir_in: Path | None,
         raise UsageError("give at most one of --once, --poll, --idle")
     if idle and imap is None:
         raise UsageError("--idle needs --imap")
+    if site_url is not None and not re.match(r"^https?://[\x21-\x7e]{1,300}$", site_url):
+        raise UsageError("--site-url takes an http:// or https:// URL without spaces")
 
     def log(line: str) -> None:
         if not quiet:
