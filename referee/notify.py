@@ -279,12 +279,12 @@ def send(url: str, title: str, body: str, *, allow_private: bool = False,
 
 def _once(apprise: Any, url: str, title: str, body: str) -> tuple[bool, str]:
     """One try: (delivered, the last warning apprise logged, redacted)."""
-    asset = apprise.AppriseAsset(storage_mode="memory", secure_logging=True)
-    sender = apprise.Apprise(asset=asset)
-    if not sender.add(url):
-        return False, "apprise cannot read the URL"
     with apprise.LogCapture(level=apprise.logging.WARNING) as log:
         try:
+            asset = apprise.AppriseAsset(storage_mode="memory", secure_logging=True)
+            sender = apprise.Apprise(asset=asset)
+            if not sender.add(url):
+                return False, "apprise cannot read the URL"
             ok = bool(sender.notify(body=body, title=title))
         except Exception as exc:  # a plugin's own failure: told, never raised
             return False, redact(f"{type(exc).__name__}: {exc}", url)

@@ -329,3 +329,20 @@ def test_revealing_the_seed_waits_until_the_channels_are_revoked(
     assert "--channels-revoked" in result.output and path.read_bytes() == before
     ok("reveal", path, "--channels-revoked")
     assert gamefile.read(path).data["rng"]["seed"] == "s-1"
+
+
+def test_apprise_is_imported_only_when_a_channel_is_used(tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch
+                                                         ) -> None:
+    import sys
+
+    code = ("import sys, referee.notify, referee.judge.core, referee.judge.incoming, "
+            "referee.cli.notify; print('apprise' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True)
+    assert done.stdout.strip() == "False"
+    path = sealed_game(tmp_path)
+    monkeypatch.setitem(sys.modules, "apprise", None)  # as if the extra were missing
+    _refused(2, path, "--as", "ann", "json://example.org/x",
+             words=("need apprise", "pip install 'referee[notify]'"))
+    ok("notify", path, "--as", "ann", "--off")

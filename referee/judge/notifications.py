@@ -68,8 +68,13 @@ class Channels:
         self._opened: dict[str, tuple[int, dict[str, notify.Found]]] = {}
 
     def _kept(self, gid: str, player: str) -> dict[str, Any]:
+        """What the judge keeps of ``player``'s channel (made on first use)."""
         games = self.store.data.setdefault(STATE_KEY, {})
         return games.setdefault(gid, {}).setdefault(player, {})
+
+    def _seen(self, gid: str, player: str) -> dict[str, Any]:
+        """The same, read only: an empty dict when nothing is kept."""
+        return dict(self.store.data.get(STATE_KEY, {}).get(gid, {}).get(player, {}))
 
     def set(self, game: Loaded, player: str, url: str | None, via: str) -> None:
         """Keep ``player``'s channel set by mail (saved with the judge's state)."""
@@ -82,7 +87,7 @@ class Channels:
 
     def channel(self, game: Loaded, player: str) -> notify.Channel | None:
         """The channel in force for ``player``: the later of the mail's and the file's."""
-        kept = self._kept(game.gf.game_id, player)
+        kept = self._seen(game.gf.game_id, player)
         found = self._in_file(game).get(player)
         if found is not None and found.index >= int(kept.get("at", -1)):
             if found.error:
@@ -118,8 +123,12 @@ class Channels:
         kept = self._kept(gid, player)
         with i18n.language(game.settings.lang(player)):
             title, body = summary(game, player, kept.get("seen"), self.options.site_url)
-        sent = notify.send(channel.url, title, body, allow_private=self.options.allow_private,
-                           sleep=self.options.sleep)
+        try:
+            sent = notify.send(channel.url, title, body,
+                               allow_private=self.options.allow_private,
+                               sleep=self.options.sleep)
+        except UsageError as exc:  # apprise no longer installed: told, the mail goes out
+            sent = notify.Sent(False, 0, exc.message)
         kept["seen"] = len(game.gf.log)
         if not sent.ok:
             self._failed(gid, player, f"{channel.shown}: {sent.error} ({sent.tries} tries)")
