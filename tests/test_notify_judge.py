@@ -188,3 +188,13 @@ def test_a_private_target_is_refused_without_the_judge_option(
     assert receiver.posts == []
     ben = next(m for m in out if m["X-Referee-Player"] == "ben")
     assert "private or local address" in body_text(ben)
+
+
+def test_a_say_still_comes_by_mail_and_is_no_notice(tmp_path: Path,
+                                                    receiver: Receiver) -> None:  # noqa: F811
+    setup = _setup(tmp_path)
+    setup.send(reply(setup.latest("ben"), f"notify via {receiver.url('ben/x')} only"))
+    out = setup.send(reply(setup.latest("ann"), "say good luck, everyone"))
+    ben = [m for m in out if m["X-Referee-Player"] == "ben"]
+    assert len(ben) == 1 and "ann says: good luck, everyone" in body_text(ben[0])
+    assert receiver.posts == []

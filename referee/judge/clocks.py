@@ -69,7 +69,7 @@ def _remind(judge: Judge, game: Loaded, pid: str, due: int, now: int,
                 "decision, or `vacation DAYS` to stop your clock."]
         judge.queue(judge.message(game, pid, to, text.body(
             game.gf, game.match, game.seed, pid, None, game.settings, note=note),
-            board=True))
+            board=True, notice=True))
     judge.store.save()
     judge.flush()
 

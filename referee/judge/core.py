@@ -310,11 +310,14 @@ class Judge:
 
     def message(self, game: Loaded, player: str, to: str, body: str,
                 answers: str | None = None, references: Sequence[str] = (), *,
-                board: bool = False) -> mime.Mail:
+                board: bool = False, notice: bool = False) -> mime.Mail:
         """A mail of the game to ``player`` (or WATCHER / GM): fixed subject, a fresh
         MAC'd Message-ID, threaded under the player's root (this mail is the root if
         there is none yet), or under ``answers``. ``board``: an HTML part too, with the
-        picture of the board as ``player`` sees it (when the pictures extra is there)."""
+        picture of the board as ``player`` sees it (when the pictures extra is there).
+        ``notice``: a notification of the game's state (your turn, what happened, the game
+        over, a reminder), posted to the player's channel too, or instead
+        (referee/judge/notifications.py)."""
         gid = game.gf.game_id
         state = self.store.game(gid)
         msgid = tokens.make_id(game.key, gid, player, plays(game.gf), self.store.next_counter(gid))
@@ -340,7 +343,7 @@ class Judge:
                     ("X-Referee-Move", str(len(game.gf.log)))]
         footer = ["", "-- ", f"game: {gid}", f"player: {shown}"]
         if player in game.gf.players:  # a notice to the player's channel too (or instead)
-            if answers is None and self.channels.notice(game, player, first=root is None):
+            if notice and self.channels.notice(game, player, first=root is None):
                 self._dropped.add(msgid)
             footer[:0] = self.channels.error_note(game, player)
         plain = body.rstrip("\n") + "\n" + "\n".join(footer) + "\n"
@@ -478,7 +481,7 @@ class Judge:
             state["to"][pid] = to
             body = text.body(gf, match, game.seed, pid, last, game.settings, full=full,
                              timeline=timeline)
-            self.queue(self.message(game, pid, to, body, board=full))
+            self.queue(self.message(game, pid, to, body, board=full, notice=True))
             state["last"][pid] = len(gf.log)
         self._watchers(game, state, timeline, over)
         if start and game.settings.gm:

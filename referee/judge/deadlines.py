@@ -52,7 +52,7 @@ def tend(judge: Judge, path: Path) -> None:
             if to:
                 judge.queue(judge.message(game, pid, to, text.body(
                     game.gf, game.match, game.seed, pid, None, game.settings,
-                    full=pid in waiting, note=note), board=pid in waiting))
+                    full=pid in waiting, note=note), board=pid in waiting, notice=True))
         if game.settings.gm:
             judge.queue(judge.message(game, meta.GM, game.settings.gm, "\n".join(
                 [*note, "", "As game master you may extend the deadline, replace a",
@@ -66,7 +66,7 @@ def tend(judge: Judge, path: Path) -> None:
             if to:
                 judge.queue(judge.message(game, pid, to, text.body(
                     game.gf, game.match, game.seed, pid, None, game.settings, note=note),
-                    board=True))
+                    board=True, notice=True))
         state["reminded"] = state["since"]
     else:
         return

@@ -3,14 +3,15 @@
 A player's channel is set by mail (``notify via URL [also|only]``, ``notify via off``),
 kept in the judge's private state (mode 0600, never in the game file), or with
 `referee notify`, sealed to the referee in the game file; the later of the two is in
-force. Every notification the judge mails a player (their turn, what happened, the game
-over, a reminder) is also posted to their channel, as a short text: the game, whose turn,
-who moved since their last notice, and the game's site page when the judge has a site
-URL. With ``only`` the mail is left out, except the first mail of a thread (it says how
-to play) and whenever the channel failed. A failed channel is tried
-:data:`referee.notify.TRIES` times within the judge's pass; the last error (never the
-URL) is told in the player's next mail. The URL itself is never written to a mail, the
-log or the site: only :func:`referee.notify.masked`.
+force. Every notice the judge mails a player (their turn, what happened, the game over,
+a deadline or clock reminder: the mails written with ``notice=True``) is also posted to
+their channel as a short text: the game, whose turn, who moved since their last notice,
+and the game's site page when the judge has a site URL. With ``only`` the mail is left
+out, except the first mail of a thread (it says how to play) and whenever the channel
+failed; answers, ``say`` messages and the like always go by mail. A failed channel is
+tried :data:`referee.notify.TRIES` times within the judge's pass; the last error (never
+the URL) is told in the player's next mail. The URL itself is never written to a mail,
+the log or the site: only :func:`referee.notify.masked`.
 """
 
 from __future__ import annotations
@@ -196,7 +197,9 @@ def command(incoming: Incoming, game: Loaded, player: str, arg: str) -> Outcome:
     incoming.judge.store.save()
     note = [channels.described(game, player)]
     if via == "only":
-        note.append(_("Your first mail of a thread, and any mail while the channel fails, "
-                      "still comes by mail; reply to any mail of the game to get the "
-                      "current state."))
+        with i18n.language(game.settings.lang(player)):
+            note.append(_("The first mail of the game, any mail whose notice the channel "
+                          "did not take, answers to your mails and messages of the other "
+                          "players still come by mail; reply `status` to any mail of the "
+                          "game to get one to answer."))
     return incoming._answer_state(game, player, note, "command", f"notify via {via}")
