@@ -122,8 +122,9 @@ def test_a_failing_channel_is_retried_and_its_error_told_in_the_next_mail(
     ben = [m for m in out if m["X-Referee-Player"] == "ben"]
     assert len(ben) == 1  # `only`, but the channel failed: the mail came after all
     text = body_text(ben[0])
-    assert "Your notification channel failed: json://127.0.0.1: Failed to send JSON POST " \
-        "notification" in text and "error=500" in text and "(3 tries)" in text
+    assert all(len(line) <= 78 for line in text.splitlines())
+    assert "Your notification channel failed: json://127.0.0.1: Failed to send JSON" in \
+        text and "error=500" in text and "(3 tries)" in text
     assert "SECRET" not in text and "SECRET" not in "".join(setup.logs)
     assert "channel of ben in toy-1 failed" in setup.logs[-1]
     receiver.codes = [200]
@@ -155,7 +156,9 @@ def test_a_bad_url_by_mail_is_refused_without_repeating_it(
         text = body_text(answer)
         assert "`notify via` not done" in text and words in text, text
         assert "SECRET" not in text and "S" * 50 not in text
-    setup.judge()
+    (answer,) = setup.send(reply(setup.latest("ann"), "notify via"))
+    assert "write `notify via URL [also|only] | notify via off`" in body_text(answer)
+    assert "SECRET" not in "".join(setup.logs)
     _play(setup, "ann", "take 1")
     assert receiver.posts == []
 

@@ -293,7 +293,7 @@ class Incoming:
         guard = self._still_fresh(mid)
         if word == "rematch":
             return self._rematch(game, player, guard)
-        if word == "notify" and arg[:4].lower() == "via ":  # a channel: notifications.py
+        if word == "notify" and arg.lower().split()[:1] == ["via"]:  # notifications.py
             return notifications.command(self, game, player, arg)
         try:
             if word == "undo":

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from referee import gamefile, i18n, notify
 from referee.errors import UsageError
+from referee.judge import text
 
 if TYPE_CHECKING:
     from referee.judge.core import Loaded
@@ -144,7 +145,8 @@ class Channels:
             return []
         error, kept["error"] = kept["error"], None
         with i18n.language(game.settings.lang(player)):
-            return ["", _("Your notification channel failed: {error}").format(error=error),
+            told = _("Your notification channel failed: {error}").format(error=error)
+            return ["", *text.wrap(told).splitlines(),
                     _("Check it with `notify via URL` again, or `notify via off`.")]
 
     def described(self, game: Loaded, player: str) -> str:
