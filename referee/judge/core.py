@@ -344,7 +344,8 @@ class Judge:
         footer = ["", "-- ", f"game: {gid}", f"player: {shown}"]
         if player in game.gf.players:  # a notice to the player's channel too (or instead)
             if notice and self.channels.notice(game, player, first=root is None):
-                self._dropped.add(msgid)
+                self._dropped.add(msgid)  # (left out by queue: no board, no tiles seen)
+                board = False
             footer[:0] = self.channels.error_note(game, player)
         plain = body.rstrip("\n") + "\n" + "\n".join(footer) + "\n"
         content: mime.Leaf | mime.Multipart | None = None
