@@ -191,8 +191,10 @@ def command(incoming: Incoming, game: Loaded, player: str, arg: str) -> Outcome:
     try:
         url, via = parse_command(arg)
     except UsageError as exc:
-        return incoming._answer_state(game, player, [f"`notify via` not done: {exc.message}"],
-                                      "rejected", "notify via")
+        with i18n.language(game.settings.lang(player)):
+            told = _("`{command}` not done: {reason}").format(command="notify via",
+                                                              reason=exc.message)
+        return incoming._answer_state(game, player, [told], "rejected", "notify via")
     channels = incoming.judge.channels
     channels.set(game, player, url, via)
     incoming.judge.store.mark_answered(incoming.msgid)
