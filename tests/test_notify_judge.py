@@ -201,3 +201,12 @@ def test_a_say_still_comes_by_mail_and_is_no_notice(tmp_path: Path,
     ben = [m for m in out if m["X-Referee-Player"] == "ben"]
     assert len(ben) == 1 and "ann says: good luck, everyone" in body_text(ben[0])
     assert receiver.posts == []
+
+
+def test_the_site_url_is_an_http_url(tmp_path: Path) -> None:
+    setup = Watched(tmp_path)
+    result = run("judge", setup.games, "--maildir", setup.inbox, "--outbox", setup.outbox,
+                 "--from", "referee@example.org", "--site-url", "file:///srv/site")
+    assert result.exit_code == 2 and "--site-url takes an http:// or https:// URL" in \
+        result.output
+    assert not setup.outbox.exists()
