@@ -89,6 +89,9 @@ def _check_chain(gf: GameFile, i: int, entry: Mapping[str, Any], prev: str,
         _check_void(gf, i, entry, voids)
     elif kind == "meta" and by != GAME_MASTER:
         _check_player_meta(i, entry)
+        if entry["meta"]["kind"] == "channel" and "sealed" in entry["meta"] and not gf.sealed:
+            raise ReplayError(f"{_where(i)}: a channel URL in an open game: only a sealed "
+                              "game has a referee key to seal it to")
     if "plan" in entry or (kind == "meta" and entry["meta"]["kind"] == "plan"):
         from referee import plans
 
@@ -99,10 +102,10 @@ def _check_chain(gf: GameFile, i: int, entry: Mapping[str, Any], prev: str,
 # The only records a player may write about the game: how they want to be notified, their
 # own seat handed to a bot and back (referee/seats.py), their own plan (referee/plans.py),
 # their vacation (referee/clock.py), their agreement to a rematch (referee/rematch.py) and
-# the language they read (referee/i18n.py).
+# the language they read (referee/i18n.py) and their notification channel (referee/notify.py).
 # All else (addresses, replacements, deadlines, watchers, data upgrades, time controls) is
 # the game master's.
-PLAYER_META_KINDS = ("notify", "bot", "plan", "vacation", "rematch", "lang")
+PLAYER_META_KINDS = ("notify", "bot", "plan", "vacation", "rematch", "lang", "channel")
 
 
 def _check_player_meta(i: int, entry: Mapping[str, Any]) -> None:
@@ -326,6 +329,10 @@ def entry_text(gf: GameFile, i: int, seed: str | None = None, viewer: str | None
         return seatsmod.meta_text(entry["meta"])
     if kind == "meta" and entry["meta"]["kind"] == "plan":
         return "[plan] (secret: shown to its player, and to all after the game)"
+    if kind == "meta" and entry["meta"]["kind"] == "channel":
+        via = entry["meta"]["via"]
+        return f"[channel] {entry['meta']['player']} via {via}" + (
+            "" if via == "off" else " (the URL sealed to the referee)")
     if kind == "meta":
         details = ", ".join(f"{k} {v}" for k, v in entry["meta"].items() if k != "kind")
         return f"[{entry['meta']['kind']}] {details}".rstrip()

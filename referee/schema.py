@@ -61,6 +61,9 @@ PLAN_LINES_MAX = 8  # lines of one player's plan (a new plan replaces the old on
 PLAN_LINE_MAX = 120  # characters of one plan line
 PLAN_SEALED_MAX = SEALED_MAX  # a sealed plan's ciphertext, base64 characters
 PLAN_LINE = r"[^\x00-\x1f\x7f-\x9f]+"  # printable: no control character or line break
+# --- notification channels (referee/notify.py): a URL, only ever sealed to the referee ---
+CHANNEL_URL_MAX = 512  # characters of a channel URL (checked before it is sealed)
+CHANNEL_SEALED_MAX = 2048  # a sealed channel's ciphertext, base64 characters
 # --- time control bounds (referee/clock.py) ---
 CLOCK_SECONDS_MIN = 60  # a bank or cap: at least a minute
 CLOCK_SECONDS_MAX = 365 * 86400  # a bank, increment or cap: at most a year
@@ -267,6 +270,16 @@ class MetaLang(_MetaRecord, tag="lang"):
     lang: Literal["en", "de"]
 
 
+class MetaChannel(_MetaRecord, tag="channel"):
+    """A player's notification channel (referee/notify.py): ``via`` ``also`` (besides
+    the mail) or ``only`` (instead of it) with the channel URL sealed to the referee
+    recipient (``sealed``: never in clear), or ``off`` without one."""
+
+    player: PlayerId
+    via: Literal["also", "only", "off"]
+    sealed: Annotated[str, _text(CHANNEL_SEALED_MAX, 1, BASE64)] | UnsetType = UNSET
+
+
 class MetaRematch(_MetaRecord, tag="rematch"):
     """A player agrees by mail to a rematch of the finished game (referee/rematch.py)."""
 
@@ -275,7 +288,7 @@ class MetaRematch(_MetaRecord, tag="rematch"):
 
 MetaRecord = Union[  # noqa: UP007 - msgspec wants a plain Union of tagged Structs
     MetaReplace, MetaAddress, MetaDeadline, MetaBot, MetaWatcher, MetaNotify, MetaGm,
-    MetaUpgrade, MetaPlan, MetaRematch, MetaLang,
+    MetaUpgrade, MetaPlan, MetaRematch, MetaLang, MetaChannel,
     MetaClock, MetaStamp, MetaVacation, MetaTimeout,
 ]
 META_KINDS = tuple(t.__struct_config__.tag for t in typing.get_args(MetaRecord))
@@ -393,6 +406,10 @@ def check_shape(data: Any) -> str | None:
         if type(entry.meta) is MetaPlan and (entry.meta.lines is UNSET) == (
                 entry.meta.sealed is UNSET):
             return f"$.log[{i}].meta: a plan has exactly one of `lines` and `sealed`"
+        if type(entry.meta) is MetaChannel and (entry.meta.via == "off") != (
+                entry.meta.sealed is UNSET):
+            return (f"$.log[{i}].meta: a channel has its sealed URL exactly when it is "
+                    "not `off`")
         if (entry.sealed is UNSET) != (entry.public is UNSET) or (
                 entry.sealed is not UNSET and move is UNSET):
             return (f"$.log[{i}]: `sealed` and `public` come together, and only in a move "
@@ -525,6 +542,9 @@ def _file_schema(name: str, title: str, move: dict[str, Any], move_defs: dict[st
                   "then": {"properties": {"move": {"$ref": "#/$defs/SealedMove"}}},
                   "else": {"properties": {"move": {"$ref": "#/$defs/GameMove"}}}})
     defs["MetaPlan"]["oneOf"] = [{"required": ["lines"]}, {"required": ["sealed"]}]
+    defs["MetaChannel"].update({"if": {"properties": {"via": {"const": "off"}}},
+                                "then": {"not": {"required": ["sealed"]}},
+                                "else": {"required": ["sealed"]}})
     entry["dependentSchemas"] = {"plan": {"required": ["move"], "not": {"required": ["bot"]}}}
     defs["GameMove"] = move
     defs["SealedMove"] = sealed

@@ -176,10 +176,12 @@ def give_nonce(path: Path, player: str, value: str | None, keep: Path, *,
     return step, tx.gf
 
 
-def reveal_seed(path: Path, *, secret_path: Path | None = None) -> None:
+def reveal_seed(path: Path, *, secret_path: Path | None = None,
+                channels_revoked: bool = False) -> None:
     """Write the secret seed into the finished sealed game at ``path`` (`referee reveal`),
-    so that anyone can verify every draw. Raises UsageError, SealedError and the errors
-    of a write."""
+    so that anyone can verify every draw; refused while the log holds a sealed channel
+    URL (the seed would open it: referee/notify.py) unless ``channels_revoked``. Raises
+    UsageError, SealedError and the errors of a write."""
     with writecore.transaction(path, secret_path=secret_path, replayed=False) as tx:
         gf = tx.gf
         if not gf.sealed:
@@ -192,6 +194,14 @@ def reveal_seed(path: Path, *, secret_path: Path | None = None) -> None:
         if not match.game.finished(match.state):
             raise UsageError(_("the game is not finished; revealing the seed now would show "
                              "every hidden card and the order of every stack"))
+        channels = [e["n"] for e in gf.log if "sealed" in e.get("meta", {})
+                    and e["meta"].get("kind") == "channel"]
+        if channels and not channels_revoked:
+            raise UsageError(
+                f"the log holds notification channels sealed to the referee (entry "
+                f"{', '.join(map(str, channels))}): the seed would let anyone read their "
+                "URLs", hints=["have their players revoke those webhooks, then reveal "
+                               "with --channels-revoked"])
         gf.data["rng"]["seed"] = tx.seed
         tx.touch_header()
 

@@ -46,6 +46,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "new": ("play", "Start a new game of GAME in FILE."),
     "nonce": ("play", "Commit to PLAYER's nonce, and later reveal it, in a game made with "
                       "--nonces."),
+    "notify": ("notify", "Set PLAYER's notification channel: an apprise URL (discord://..., "
+                         "ntfys://TOPIC, json://HOST/PATH...) the judge notifies besides "
+                         "the mail, or instead of it with --only."),
     "pending": ("check", "For a game master: which games wait on whom, and since when."),
     "plan": ("plan", "Set PLAYER's plan: moves the referee plays for them when their "
                      "decision arises."),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import click
@@ -79,6 +80,11 @@ def _stdin_mail(judge, log) -> None:  # type: ignore[no-untyped-def]
               metavar="LEVEL", help="At a missed deadline a bot of LEVEL (random, greedy, "
                                     "mcts) plays the missed decision instead of only a mail "
                                     "(a game's deadline entry overrides it).")
+@click.option("--site-url", metavar="URL",
+              help="The games' site (`referee site`): notices link to URL/GAME-ID/.")
+@click.option("--notify-private", is_flag=True,
+              help="Let players' channels post to this machine or a private network "
+                   "(refused by default).")
 @click.option("--once", is_flag=True, help="Process what is there, then stop (default).")
 @click.option("--poll", type=click.FloatRange(0.01), metavar="SECONDS",
               help="Run until stopped, looking for mail every SECONDS.")
@@ -87,7 +93,8 @@ def _stdin_mail(judge, log) -> None:  # type: ignore[no-untyped-def]
 def judge_command(games_dir: Path, imap: str | None, maildir_in: Path | None,
                   from_stdin: bool, smtp: str | None, starttls: bool, user: str | None,
                   outbox: Path | None, sender: str, gm: str | None,
-                  deadline_hours: int | None, deadline_bot: str | None, once: bool,
+                  deadline_hours: int | None, deadline_bot: str | None,
+                  site_url: str | None, notify_private: bool, once: bool,
                   poll: float | None, idle: bool, quiet: bool) -> None:
     """Run the games in GAMES_DIR by mail: read the players' replies, play them, and
     send every answer and notification (docs/judge.md)."""
@@ -104,13 +111,16 @@ def judge_command(games_dir: Path, imap: str | None, maildir_in: Path | None,
         raise UsageError("give at most one of --once, --poll, --idle")
     if idle and imap is None:
         raise UsageError("--idle needs --imap")
+    if site_url is not None and not re.match(r"^https?://[\x21-\x7e]{1,300}$", site_url):
+        raise UsageError("--site-url takes an http:// or https:// URL without spaces")
 
     def log(line: str) -> None:
         if not quiet:
             click.echo(line, err=True)
 
     config = judgemod.Config(games_dir, sender, gm=gm, deadline_hours=deadline_hours,
-                             deadline_bot=deadline_bot, log=log)
+                             deadline_bot=deadline_bot, log=log, site_url=site_url,
+                             notify_private=notify_private)
     out = _smtp(smtp, sender, starttls, user) if smtp else MaildirOutbox(outbox)  # type: ignore[arg-type]
     with store.exclusive(games_dir):
         judge = judgemod.Judge(config, out)

@@ -359,12 +359,16 @@ def nonce(path: Path, player: str, value: str | None, keep: Path | None,
 
 @command()
 @click.argument("path", metavar="FILE", type=click.Path(path_type=Path))
+@click.option("--channels-revoked", is_flag=True,
+              help="The notification channel URLs sealed in the log are revoked: reveal "
+                   "anyway (the seed opens them).")
 @secret_option
-def reveal(path: Path, secret_path: Path | None, as_json: bool) -> None:
+def reveal(path: Path, channels_revoked: bool, secret_path: Path | None,
+           as_json: bool) -> None:
     """Write the secret seed into a finished sealed game so that anyone can verify it."""
     from referee.submit import reveal_seed
 
-    reveal_seed(path, secret_path=secret_path)
+    reveal_seed(path, secret_path=secret_path, channels_revoked=channels_revoked)
     if as_json:
         emit_json({"revealed": True, "file": str(path)})
         return

@@ -73,7 +73,7 @@ def _remind(judge: Judge, game: Loaded, pid: str, due: int, now: int,
                       "clock.").format(due=clock.utc(due), left=clock.format_duration(left))]
             judge.queue(judge.message(game, pid, to, text.body(
                 game.gf, game.match, game.seed, pid, None, game.settings, note=note),
-                board=True))
+                board=True, notice=True))
     judge.store.save()
     judge.flush()
 

@@ -21,6 +21,7 @@ import datetime as dt
 import email.policy
 import errno
 import os
+import time
 import traceback
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
@@ -34,7 +35,7 @@ from referee import gamefile, i18n, identity, replay, roster, seats, secret
 from referee import mail as mailmod
 from referee.engine import Match
 from referee.errors import GameFileError, RefereeError
-from referee.judge import html, meta, text
+from referee.judge import html, meta, notifications, text
 from referee.judge.store import Store
 from referee.judge.transport import Outbox
 from referee.mail import intake, mime, tokens
@@ -113,6 +114,9 @@ class Config:
     reminder_fraction: float = 0.75
     clock: Callable[[], dt.datetime] = utcnow
     log: Callable[[str], None] = field(default=lambda line: None)
+    site_url: str | None = None  # the games' site: notices link to SITE/GAME-ID/
+    notify_private: bool = False  # channels may post to loopback or a private network
+    sleep: Callable[[float], None] = field(default=time.sleep)  # between channel tries
 
 
 @dataclass
@@ -142,6 +146,8 @@ class Judge:
         self.config = config
         self.outbox = outbox
         self.store = Store(config.games_dir)
+        self.channels = self._channels()
+        self._dropped: set[str] = set()  # mails left out: their notice went to a channel
         self._ids: dict[Path, tuple[float, int, str, dict[str, str]]] = {}
         self._notified: dict[Path, tuple[int, int]] = {}
         # the games replayed, by file (kept while its inode, mtime and size are the same)
@@ -156,9 +162,16 @@ class Judge:
         """Forget everything not saved (after a failure in the middle of a mail or a
         game): the state as on disk, as after a restart."""
         self.store = Store(self.config.games_dir)
+        self.channels = self._channels()
+        self._dropped.clear()
         self._notified.clear()
         self._loaded.clear()
         self._positions = text.Positions()
+
+    def _channels(self) -> notifications.Channels:
+        config = self.config
+        return notifications.Channels(self.store, notifications.Options(
+            config.site_url, config.notify_private, config.sleep, config.log))
 
     # ------------------------------------------------------------------ games
 
@@ -297,11 +310,14 @@ class Judge:
 
     def message(self, game: Loaded, player: str, to: str, body: str,
                 answers: str | None = None, references: Sequence[str] = (), *,
-                board: bool = False) -> mime.Mail:
+                board: bool = False, notice: bool = False) -> mime.Mail:
         """A mail of the game to ``player`` (or WATCHER / GM): fixed subject, a fresh
         MAC'd Message-ID, threaded under the player's root (this mail is the root if
         there is none yet), or under ``answers``. ``board``: an HTML part too, with the
-        picture of the board as ``player`` sees it (when the pictures extra is there)."""
+        picture of the board as ``player`` sees it (when the pictures extra is there).
+        ``notice``: a notification of the game's state (your turn, what happened, the game
+        over, a reminder), posted to the player's channel too, or instead
+        (referee/judge/notifications.py)."""
         gid = game.gf.game_id
         state = self.store.game(gid)
         msgid = tokens.make_id(game.key, gid, player, plays(game.gf), self.store.next_counter(gid))
@@ -326,6 +342,11 @@ class Judge:
                     ("X-Referee-Game", gid), ("X-Referee-Player", shown),
                     ("X-Referee-Move", str(len(game.gf.log)))]
         footer = ["", "-- ", f"game: {gid}", f"player: {shown}"]
+        if player in game.gf.players:  # a notice to the player's channel too (or instead)
+            if notice and self.channels.notice(game, player, first=root is None):
+                self._dropped.add(msgid)  # (left out by queue: no board, no tiles seen)
+                board = False
+            footer[:0] = self.channels.error_note(game, player)
         plain = body.rstrip("\n") + "\n" + "\n".join(footer) + "\n"
         content: mime.Leaf | mime.Multipart | None = None
         if board and not gamefile.missing_nonces(game.gf):
@@ -339,6 +360,9 @@ class Judge:
         return mime.Mail(headers, content or mime.text(plain, mime_version=True))
 
     def queue(self, msg: mime.Mail | EmailMessage) -> None:
+        if str(msg["Message-ID"]) in self._dropped:  # told on the player's channel only
+            self._dropped.discard(str(msg["Message-ID"]))
+            return
         recipients = [a for _, a in getaddresses([str(v) for v in msg.get_all("To", []) or []])
                       if a]
         raw = msg.as_bytes() if isinstance(msg, mime.Mail) else \
@@ -470,7 +494,7 @@ class Judge:
             with i18n.language(game.settings.lang(pid)):  # the reader's language
                 body = text.body(gf, match, game.seed, pid, last, game.settings, full=full,
                                  timeline=timeline(), note=told or ())
-                self.queue(self.message(game, pid, to, body, board=full))
+                self.queue(self.message(game, pid, to, body, board=full, notice=True))
             state["last"][pid] = len(gf.log)
         with i18n.language(i18n.ENGLISH):  # watchers and the game master read English
             self._watchers(game, state, timeline, over)

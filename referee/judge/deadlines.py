@@ -55,7 +55,7 @@ def tend(judge: Judge, path: Path) -> None:
                     judge.queue(judge.message(game, pid, to, text.body(
                         game.gf, game.match, game.seed, pid, None, game.settings,
                         full=pid in waiting, note=[_passed(hours, due, waiting)]),
-                        board=pid in waiting))
+                        board=pid in waiting, notice=True))
         if game.settings.gm:  # the game master reads English
             judge.queue(judge.message(game, meta.GM, game.settings.gm, "\n".join(
                 [_passed(hours, due, waiting), "",
@@ -71,7 +71,7 @@ def tend(judge: Judge, path: Path) -> None:
                               "decision).").format(due=f"{due:%Y-%m-%d %H:%M}", hours=hours)]
                     judge.queue(judge.message(game, pid, to, text.body(
                         game.gf, game.match, game.seed, pid, None, game.settings,
-                        note=note), board=True))
+                        note=note), board=True, notice=True))
         state["reminded"] = state["since"]
     else:
         return

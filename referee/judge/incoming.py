@@ -32,7 +32,7 @@ from referee import gamefile, i18n, roster, seats
 from referee import mail as mailmod
 from referee.errors import AmbiguousMove, MalformedMove, MoveError, RefereeError, UsageError
 from referee.i18n import domain
-from referee.judge import language, meta, notices, text
+from referee.judge import language, meta, notices, notifications, text
 from referee.judge.core import GM_HELP, GM_TOKEN, Judge, Loaded, environment_failure
 from referee.mail import intake, mime
 from referee.mail.intake import Refusal
@@ -351,6 +351,8 @@ class Incoming:
             return language.command(self, game, player, word, arg, guard)
         if word == "rematch":
             return self._rematch(game, player, guard)
+        if word == "notify" and arg.lower().split()[:1] == ["via"]:  # notifications.py
+            return notifications.command(self, game, player, arg)
         try:
             if word == "undo":
                 undo(game.path, player, self.msgid, guard)
@@ -567,6 +569,8 @@ HELP = [  # each line translated where it is shown: _(line)
     N_("  say TEXT          a message to the other players: plain text, one"),
     N_("                    paragraph of at most 500 characters, 5 says an hour"),
     N_("  notify turn|every|digest   how often you get mail (default turn)"),
+    N_("  notify via URL [also|only]  notices on your chat or push channel too, or"),
+    N_("                    only there (docs: notifications); notify via off: none"),
     N_("  bot LEVEL | bot off   a bot (random, greedy, mcts) plays your seat, or you again"),
     N_("  rematch           after the game: agree to play again (seats rotated);"),
     N_("                    it starts when every player has agreed"),

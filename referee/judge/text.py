@@ -130,6 +130,8 @@ def _describe(gf: gamefile.GameFile, seed: str | None, i: int, match: Match,
     if kind == "meta" and entry["meta"].get("kind") == "plan":
         # secret: its player's
         return _("{n}. you set your plan").format(n=n) if viewer == by else ""
+    if kind == "meta" and entry["meta"].get("kind") == "channel":  # the player's own
+        return _("{n}. you set your notification channel").format(n=n) if viewer == by else ""
     if kind == "meta":
         meta = entry["meta"]
         if meta.get("kind") == "bot":

@@ -1,0 +1,96 @@
+"""notify: a player's chat or push channel (docs/notifications.md)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from referee import gamefile, notify, secret
+from referee.cli.common import command, emit_json, secret_option
+from referee.errors import RefereeError, SealedError, UsageError
+
+TEST_TITLE = "referee: test notification"
+
+
+class TestFailed(RefereeError):
+    """The test notification was not delivered (exit 1)."""
+
+
+@command()
+@click.argument("path", metavar="FILE", type=click.Path(path_type=Path))
+@click.option("--as", "player", required=True, metavar="PLAYER", help="Whose channel.")
+@click.argument("url", required=False, metavar="[URL]")
+@click.option("--only", "only", is_flag=True,
+              help="Notify on the channel instead of by mail (default: besides the mail).")
+@click.option("--off", "off", is_flag=True, help="No channel any more.")
+@click.option("--test", "test", is_flag=True,
+              help="Send a test notification (to URL before storing it, or to the stored "
+                   "channel, which needs the game's secret) and report the result.")
+@secret_option
+def notify_command(path: Path, player: str, url: str | None, only: bool, off: bool,
+                   test: bool, secret_path: Path | None, as_json: bool) -> None:
+    """Set PLAYER's notification channel: an apprise URL (discord://..., ntfys://TOPIC,
+    json://HOST/PATH...) the judge notifies besides the mail, or instead of it with
+    --only. URL `-` reads it from standard input (kept out of the shell's history). The
+    URL is sealed to the referee in the game file: only a sealed game can hold one."""
+    if off and (url is not None or only or test):
+        raise UsageError("notify --off takes no URL, --only or --test")
+    if url == "-":
+        url = sys.stdin.readline().strip()
+    if url is None and not off and not test:
+        raise UsageError("give a channel URL, --off or --test",
+                         hints=["referee notify FILE --as PLAYER discord://ID/TOKEN"])
+    if url is None and test:
+        _test_stored(path, player, secret_path, as_json)
+        return
+    sent = None
+    if test and url is not None:
+        url = notify.check_url(url)
+        sent = notify.send(url, TEST_TITLE, f"A test from the referee for {player}.",
+                           allow_private=True)
+        if not sent.ok:
+            raise TestFailed(f"the test notification to {notify.masked(url)} failed after "
+                             f"{sent.tries} tries: {sent.error}; nothing was stored")
+    via = "off" if off else "only" if only else "also"
+    entry, _ = notify.set_channel(path, player, None if off else url, via,
+                                  secret_path=secret_path)
+    shown = None if off or url is None else notify.masked(url)
+    if as_json:
+        emit_json({"player": player, "n": entry["n"], "via": via, "channel": shown,
+                   "test": None if sent is None else {"ok": sent.ok, "tries": sent.tries}})
+        return
+    if sent is not None:
+        click.echo(f"test notification delivered to {shown} ({sent.tries} tries).")
+    if off:
+        click.echo(f"entry {entry['n']}: {player} has no notification channel now.")
+        return
+    how = "instead of the mail" if via == "only" else "besides the mail"
+    click.echo(f"entry {entry['n']}: {player}'s channel is {shown}, {how}; the URL is "
+               "sealed to the referee.")
+
+
+def _test_stored(path: Path, player: str, secret_path: Path | None, as_json: bool) -> None:
+    """--test without a URL: the channel in force, opened with the game's secret."""
+    gf = gamefile.read(path)
+    gf.player(player)
+    seed = secret.find_seed(gf, secret_path, path)
+    if seed is None:
+        raise SealedError("the stored channel is sealed to the referee: testing it needs "
+                          "the game's secret", hints=["give --secret FILE, or test a URL: "
+                                                      "notify FILE --as P URL --test"])
+    found = notify.from_log(gf, seed).get(player)
+    if found is None or found.channel is None:
+        raise UsageError(found.error if found is not None and found.error else
+                         f"{player} has no notification channel in this game")
+    sent = notify.send(found.channel.url, TEST_TITLE,
+                       f"A test from the referee for {player}.", allow_private=True)
+    if not sent.ok:
+        raise TestFailed(f"the test notification to {found.channel.shown} failed after "
+                         f"{sent.tries} tries: {sent.error}")
+    if as_json:
+        emit_json({"player": player, "channel": found.channel.shown, "ok": True,
+                   "tries": sent.tries})
+        return
+    click.echo(f"test notification delivered to {found.channel.shown} ({sent.tries} tries).")
