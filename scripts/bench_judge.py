@@ -20,7 +20,7 @@ instead (start, imports, IMAP, every game replayed, SMTP). Bytecode is written f
 from the same games: with the pictures extra (HTML mails with PNG tiles of the board) and
 without it (the judge run with resvg-py hidden, so every mail is plain text), and the
 ratio is printed with the date and the commit. ``--profile DIR`` runs every judge under
-cProfile and writes its statistics into DIR.
+cProfile (by CPU time, not the clock) and writes its statistics into DIR.
 
 ``--count`` plays one whole game of each game by mail (Maildir in and out, scripted
 players, everyone on `turn`), then counts the mails and weighs them: the mean size of a
@@ -42,6 +42,9 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+
+if __package__ in (None, ""):  # run by path: make `scripts`, `tests` and `referee` importable
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from tests.test_judge_servers import Delivering, Dovecot
 from tests.test_judge_support import Player, outbox_messages, reply
@@ -71,8 +74,9 @@ def judge_args(dovecot: Dovecot, games: Path, smtp_port: int, pictures: bool,
     start = ["-m", "referee"] if pictures else ["-c", PLAIN]
     if PROFILE:
         out = PROFILE[0] / f"judge-{'x' if pictures else 'n'}-{time.monotonic_ns()}.prof"
-        start = ["-c", f"import cProfile; cProfile.run({PROFILE_RUN[pictures]!r}, "
-                       f"{str(out)!r})"]
+        start = ["-c", "import cProfile, time; profile = cProfile.Profile(time.process_time)\n"
+                       f"try:\n    profile.run({PROFILE_RUN[pictures]!r})\n"
+                       f"finally:\n    profile.dump_stats({str(out)!r})"]
     return [sys.executable, *start, "judge", str(games), "--imap", dovecot.url("referee"),
             "--smtp", f"127.0.0.1:{smtp_port}", "--from", SENDER, *mode]
 
