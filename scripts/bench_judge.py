@@ -6,21 +6,24 @@ the HTML mails over whole games. Figures go in docs/speed.md.
         [--mode poll|idle|once] [--profile DIR]
     .venv/bin/python -m scripts.bench_judge --count     # mails and their weight, whole games
 
-Starts a throwaway Dovecot and an SMTP server that delivers into it (the classes of
-tests/test_judge_servers.py; needs dovecot-imapd, see .ci/install-mail.sh), makes GAMES
-sealed 3-player games, lets `referee judge --once` send the start mails, then starts one
+Starts a throwaway Dovecot and an SMTP server that delivers into its Maildirs (aiosmtpd
+in a process of its own, the handler of tests/test_judge_servers.py; needs dovecot-imapd,
+see .ci/install-mail.sh). For each game, two judges side by side: one with the pictures
+extra (HTML mails with PNG tiles of the board), one without it (resvg-py hidden, so
+every mail is plain text), each with its own GAMES sealed 3-player games and its own
+IMAP inbox. `referee judge --once` sends each one's start mails, then each gets one
 long-running judge (``--mode poll``: ``--poll 0.05``; ``idle``: ``--idle``, which relies
-on Dovecot noticing new mail at once) and ROUNDS times puts one reply per game (the
-player to move, a legal move) into its IMAP inbox at once and times until the judge has
-logged them processed (every answer already sent over SMTP), by the clock and by the
-judge's own CPU time from /proc (user + system, which other work on a busy machine does
-not inflate). ``--mode once`` times a whole `referee judge --once` process per round
-instead (start, imports, IMAP, every game replayed, SMTP). Bytecode is written first
-(PYTHONDONTWRITEBYTECODE is dropped), as an installed package has it. This is done twice
-from the same games: with the pictures extra (HTML mails with PNG tiles of the board) and
-without it (the judge run with resvg-py hidden, so every mail is plain text), and the
-ratio is printed with the date and the commit. ``--profile DIR`` runs every judge under
-cProfile (by CPU time, not the clock) and writes its statistics into DIR.
+on Dovecot noticing new mail at once). ROUNDS times, the two judges in turn (which one
+goes first alternates), one reply per game (the player to move, a legal move) is put
+into the judge's inbox at once and timed until the judge has logged them processed
+(every answer already sent over SMTP): by the clock, by the judge's own CPU time from
+/proc (user + system, which other work on a busy machine does not inflate), and the CPU
+Dovecot and the SMTP server spent meanwhile. ``--mode once`` times a whole `referee
+judge --once` process per round instead. Bytecode is written first
+(PYTHONDONTWRITEBYTECODE is dropped), as an installed package has it. The run ends with
+a block for docs/speed.md: each figure beside its anchor (the target, the judge without
+pictures), with the date, the commit and the load. ``--profile DIR`` runs every judge
+under cProfile (by CPU time, not the clock) and writes its statistics into DIR.
 
 ``--count`` plays one whole game of each game by mail (Maildir in and out, scripted
 players, everyone on `turn`), then counts the mails and weighs them: the mean size of a
@@ -77,7 +80,8 @@ def judge_args(dovecot: Dovecot, games: Path, smtp_port: int, pictures: bool,
         start = ["-c", "import cProfile, time; profile = cProfile.Profile(time.process_time)\n"
                        f"try:\n    profile.run({PROFILE_RUN[pictures]!r})\n"
                        f"finally:\n    profile.dump_stats({str(out)!r})"]
-    return [sys.executable, *start, "judge", str(games), "--imap", dovecot.url("referee"),
+    return [sys.executable, *start, "judge", str(games), "--imap",
+            dovecot.url(INBOX[pictures]),
             "--smtp", f"127.0.0.1:{smtp_port}", "--from", SENDER, *mode]
 
 
@@ -90,6 +94,9 @@ def judge_once(dovecot: Dovecot, games: Path, smtp_port: int, pictures: bool = T
                    cwd=ROOT, check=True, env=ENV)
     return time.perf_counter() - t0, _children_cpu() - cpu0
 
+
+#: the IMAP user whose inbox each judge reads (both judges run side by side)
+INBOX = {True: "referee", False: "gm"}
 
 #: the judge's log lines of one mail
 OUTCOMES = ("played:", "rejected:", "answered:", "command:", "ignored:")
@@ -109,12 +116,13 @@ class Resident:
                  mode: str) -> None:
         # an automatic mail (dropped unanswered): logged as processed once the judge is up and has
         # looked at every game, which tells when it is ready
-        dovecot.deliver("referee", b"From: probe@example.org\r\nSubject: probe\r\n"
+        dovecot.deliver(INBOX[pictures], b"From: probe@example.org\r\nSubject: probe\r\n"
                         b"Auto-Submitted: auto-replied\r\n\r\nhi\r\n")
         self.proc = subprocess.Popen(judge_args(dovecot, games, smtp_port, pictures,
                                                 *WAIT[mode]),
                                      cwd=ROOT, env=ENV, stderr=subprocess.PIPE, text=True)
         self.processed = 0
+        self.pictures = pictures
         self.stopping = False
         self._done = threading.Condition()
         self._reader = threading.Thread(target=self._read, daemon=True)
@@ -163,11 +171,14 @@ def _children_cpu() -> float:
     return used.ru_utime + used.ru_stime
 
 
-def stamp() -> str:
-    """The date, the commit and the machine, for the figures' record."""
+def stamp(short: bool = False) -> str:
+    """The date, the commit and the machine, for the figures' record (``short``: the
+    time and the load only)."""
     import datetime as dt
     import os
 
+    if short:
+        return f"{dt.datetime.now(dt.UTC):%H:%M} UTC, load average {os.getloadavg()[0]:.1f}"
     commit = subprocess.run(["git", "describe", "--always", "--dirty"], cwd=ROOT,
                             capture_output=True, text=True).stdout.strip() or "?"
     return (f"{dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC, commit `{commit}`, "
@@ -259,7 +270,7 @@ def main() -> None:
             1, sum(w["count"] for w in weights.values()))
         print(f"HTML mails over whole games of both games: mean {total / 1024:.1f} KB a mail")
     print("\n--- for docs/speed.md ---\n")
-    print(report(args, started, stamp(), results, weights))
+    print(report(args, started, stamp(short=True), results, weights))
 
 
 #: the issue's targets: mails a second by the clock with pictures, the most the pictures
@@ -277,9 +288,10 @@ def report(args: argparse.Namespace, started: str, ended: str,
            "idle": "one long-running `referee judge --idle`",
            "once": "a whole `referee judge --once` process per round"}[args.mode]
     lines = [f"One run of `python -m scripts.bench_judge` ({args.games} sealed 3-player "
-             f"games of each game, {args.rounds} rounds of one reply per game, {how} over "
-             f"IMAP (Dovecot) and SMTP (aiosmtpd in its own process) on loopback), from "
-             f"{started} to {ended}, Python {platform.python_version()}.", "",
+             f"games of each game for each judge, {args.rounds} rounds of one reply per "
+             f"game, the judges with and without pictures in turn, {how} over IMAP "
+             f"(Dovecot) and SMTP (aiosmtpd in its own process) on loopback): {started}; "
+             f"ended {ended}; Python {platform.python_version()}.", "",
              "| | anchor (same run) | ratio | figure |", "| --- | --- | --- | --- |"]
     for game, pair in results.items():
         shown, plain = pair[True], pair[False]
@@ -422,8 +434,7 @@ def servers(args: argparse.Namespace) -> dict[str, dict[bool, Figures]]:
     results: dict[str, dict[bool, Figures]] = {}
     try:
         for game in ("staufer", "dynasties") if args.game == "both" else (args.game,):
-            results[game] = {pictures: run(args, dovecot, smtp, game, pictures)
-                             for pictures in (True, False)}
+            results[game] = run(args, dovecot, smtp, game)
             shown, plain = results[game][True], results[game][False]
             print(f"{game}: with pictures {shown.rate:.1f} mails/s ({shown.per_cpu:.1f} per "
                   f"CPU-second), without {plain.rate:.1f} mails/s ({plain.per_cpu:.1f} per "
@@ -435,70 +446,103 @@ def servers(args: argparse.Namespace) -> dict[str, dict[bool, Figures]]:
     return results
 
 
-def run(args: argparse.Namespace, dovecot: Dovecot, smtp: SmtpProcess, game: str,
-        pictures: bool) -> Figures:
-    """One judge's rounds over new games: the mails processed, by the clock and by the
-    CPU of the judge (what a busy shared machine cannot slow), of Dovecot and of the SMTP
+class Side:
+    """One judge of a game's run, with or without pictures: its own games (new, sealed,
+    the start mails sent by a `judge --once`), players, inbox and long-running judge."""
+
+    def __init__(self, args: argparse.Namespace, dovecot: Dovecot, smtp: SmtpProcess,
+                 game: str, pictures: bool) -> None:
+        self.args, self.dovecot, self.smtp, self.pictures = args, dovecot, smtp, pictures
+        self.games = Path(tempfile.mkdtemp(prefix="bench-judge"))
+        self.label = f"{game}, {'pictures' if pictures else 'plain'}"
+        prefix = f"{game[0]}{'x' if pictures else 'n'}"
+        spec = ",".join(f"{p}={p.title()} <{p}@example.org>" for p in ("ann", "ben", "cat"))
+        for i in range(args.games):
+            subprocess.run([sys.executable, "-m", "referee", "new", game,
+                            str(self.games / f"{prefix}{i:03d}.json"), "--sealed", "--id",
+                            f"{prefix}{i:03d}", "--players", spec], cwd=ROOT, check=True,
+                           capture_output=True, env=ENV)
+        before = smtp.count
+        start, start_cpu = judge_once(dovecot, self.games, smtp.port, pictures)
+        print(f"{self.label}: {args.games} new games, start mails: {smtp.count - before} "
+              f"mails sent in {start:.2f} s ({start_cpu:.2f} s CPU)")
+        self.resident = Resident(dovecot, self.games, smtp.port, pictures, args.mode) \
+            if args.mode != "once" else None
+        if self.resident is not None:
+            print(f"  the judge started ({' '.join(WAIT[args.mode])}) and read the "
+                  f"{args.games} games in {self.resident.start[0]:.2f} s "
+                  f"({self.resident.start[1]:.2f} s CPU)")
+        rng = random.Random(1)
+        self.players = {(f"{prefix}{i:03d}", p): Player(p, f"{p}@example.org", "top", rng,
+                                                        game=f"{prefix}{i:03d}")
+                        for i in range(args.games) for p in ("ann", "ben", "cat")}
+        self.total = Figures()
+
+    def round(self, rnd: int) -> None:
+        """One reply per game, the player to move, a legal move: put into the judge's
+        inbox at once, timed until the judge has processed them all."""
+        dovecot, smtp = self.dovecot, self.smtp
+        sent_before = smtp.count
+        mails = {p: outbox_messages(dovecot.mail / p) for p in ("ann", "ben", "cat")}
+        replies = []
+        for (gid, pid), player in self.players.items():
+            mail = player.turn_mail(mails[pid])
+            if mail is not None:
+                player.answered.add(str(mail["Message-ID"]))
+                replies.append(reply(mail, player.choose(self.games / f"{gid}.json")))
+        others = tree_cpu(dovecot.proc.pid), tree_cpu(smtp.pid)
+        if self.resident is None:
+            for raw in replies:
+                dovecot.deliver(INBOX[self.pictures], raw)
+            seconds, cpu = judge_once(dovecot, self.games, smtp.port, self.pictures)
+        else:
+            seconds, cpu = _round(dovecot, self.resident, replies, self.total.mails)
+        one = Figures(len(replies), seconds, cpu, tree_cpu(dovecot.proc.pid) - others[0],
+                      tree_cpu(smtp.pid) - others[1])
+        self.total.add(one)
+        print(f"  {self.label}, round {rnd}: {one.mails} mails in, "
+              f"{smtp.count - sent_before} out, {seconds:.2f} s: {one.rate:.1f} mails/s; "
+              f"judge CPU {cpu:.2f} s: {one.per_cpu:.1f} mails per CPU-second; Dovecot "
+              f"{one.dovecot_cpu:.2f} s, SMTP server {one.smtp_cpu:.2f} s CPU; load "
+              f"{os.getloadavg()[0]:.1f}")
+
+    def summary(self) -> None:
+        total, mode = self.total, self.args.mode
+        how = f"one judge ({' '.join(WAIT[mode])}) for all rounds" if mode != "once" else \
+            "a whole process per round"
+        print(f"  {self.label}: {total.mails} mails processed in {total.seconds:.2f} s = "
+              f"{total.rate:.1f} mails/s ({total.seconds / total.mails * 1000:.0f} ms a mail, "
+              f"IMAP in, SMTP out, {how}); judge CPU {total.judge_cpu:.2f} s = "
+              f"{total.per_cpu:.1f} mails per CPU-second "
+              f"({total.judge_cpu / total.mails * 1000:.0f} ms a mail); Dovecot "
+              f"{total.dovecot_cpu / total.mails * 1000:.1f} ms, SMTP server "
+              f"{total.smtp_cpu / total.mails * 1000:.1f} ms of CPU a mail")
+
+    def stop(self) -> None:
+        if self.resident is not None:
+            self.resident.stop()
+
+
+def run(args: argparse.Namespace, dovecot: Dovecot, smtp: SmtpProcess, game: str
+        ) -> dict[bool, Figures]:
+    """The judge with pictures and the judge without, side by side over their own new
+    games, their rounds alternating (the first judge of a round alternates too), so
+    that both meet the same load: the mails processed, by the clock and by the CPU of
+    the judge (what a busy shared machine cannot slow), of Dovecot and of the SMTP
     server."""
-    games = Path(tempfile.mkdtemp(prefix="bench-judge"))
-    label = "pictures" if pictures else "plain"
-    prefix = f"{game[0]}{'x' if pictures else 'n'}"
-    spec = ",".join(f"{p}={p.title()} <{p}@example.org>" for p in ("ann", "ben", "cat"))
-    for i in range(args.games):
-        subprocess.run([sys.executable, "-m", "referee", "new", game,
-                        str(games / f"{prefix}{i:03d}.json"), "--sealed", "--id",
-                        f"{prefix}{i:03d}", "--players", spec], cwd=ROOT, check=True,
-                       capture_output=True, env=ENV)
-    before = smtp.count
-    start, start_cpu = judge_once(dovecot, games, smtp.port, pictures)
-    print(f"{game}, {label}: {args.games} new games, start mails: {smtp.count - before} "
-          f"mails sent in {start:.2f} s ({start_cpu:.2f} s CPU)")
-    resident = Resident(dovecot, games, smtp.port, pictures, args.mode) \
-        if args.mode != "once" else None
-    if resident is not None:
-        print(f"  the judge started ({' '.join(WAIT[args.mode])}) and read the {args.games} "
-              f"games in {resident.start[0]:.2f} s ({resident.start[1]:.2f} s CPU)")
-    rng = random.Random(1)
-    players = {(f"{prefix}{i:03d}", p): Player(p, f"{p}@example.org", "top", rng,
-                                               game=f"{prefix}{i:03d}")
-               for i in range(args.games) for p in ("ann", "ben", "cat")}
-    total = Figures()
+    sides: dict[bool, Side] = {}
     try:
+        for pictures in (True, False):
+            sides[pictures] = Side(args, dovecot, smtp, game, pictures)
         for rnd in range(1, args.rounds + 1):
-            sent_before = smtp.count
-            mails = {p: outbox_messages(dovecot.mail / p) for p in ("ann", "ben", "cat")}
-            replies = []
-            for (gid, pid), player in players.items():
-                mail = player.turn_mail(mails[pid])
-                if mail is not None:
-                    player.answered.add(str(mail["Message-ID"]))
-                    replies.append(reply(mail, player.choose(games / f"{gid}.json")))
-            others = tree_cpu(dovecot.proc.pid), tree_cpu(smtp.pid)
-            if resident is None:
-                for raw in replies:
-                    dovecot.deliver("referee", raw)
-                seconds, cpu = judge_once(dovecot, games, smtp.port, pictures)
-            else:
-                seconds, cpu = _round(dovecot, resident, replies, total.mails)
-            one = Figures(len(replies), seconds, cpu, tree_cpu(dovecot.proc.pid) - others[0],
-                          tree_cpu(smtp.pid) - others[1])
-            total.add(one)
-            print(f"  round {rnd}: {one.mails} mails in, {smtp.count - sent_before} out, "
-                  f"{seconds:.2f} s: {one.rate:.1f} mails/s; judge CPU {cpu:.2f} s: "
-                  f"{one.per_cpu:.1f} mails per CPU-second; Dovecot {one.dovecot_cpu:.2f} s, "
-                  f"SMTP server {one.smtp_cpu:.2f} s CPU; load {os.getloadavg()[0]:.1f}")
+            for pictures in (True, False) if rnd % 2 else (False, True):
+                sides[pictures].round(rnd)
     finally:
-        if resident is not None:
-            resident.stop()
-    how = f"one judge ({' '.join(WAIT[args.mode])}) for all rounds" if resident else \
-        "a whole process per round"
-    print(f"  {game}, {label}: {total.mails} mails processed in {total.seconds:.2f} s = "
-          f"{total.rate:.1f} mails/s ({total.seconds / total.mails * 1000:.0f} ms a mail, "
-          f"IMAP in, SMTP out, {how}); judge CPU {total.judge_cpu:.2f} s = "
-          f"{total.per_cpu:.1f} mails per CPU-second ({total.judge_cpu / total.mails * 1000:.0f}"
-          f" ms a mail); Dovecot {total.dovecot_cpu / total.mails * 1000:.1f} ms, SMTP server "
-          f"{total.smtp_cpu / total.mails * 1000:.1f} ms of CPU a mail")
-    return total
+        for side in sides.values():
+            side.stop()
+    for side in sides.values():
+        side.summary()
+    return {pictures: side.total for pictures, side in sides.items()}
 
 
 def _round(dovecot: Dovecot, resident: Resident, replies: list[bytes], before: int
@@ -506,7 +550,7 @@ def _round(dovecot: Dovecot, resident: Resident, replies: list[bytes], before: i
     """Put a round's replies into the judge's inbox at once (written into ``tmp/``, then
     moved into ``new/``) and wait until the running judge has processed them: (wall
     seconds, the judge's CPU seconds)."""
-    box = dovecot.mail / "referee"
+    box = dovecot.mail / INBOX[resident.pictures]
     names = []
     for raw in replies:
         name = f"{time.time_ns()}.{hashlib.sha256(raw).hexdigest()[:16]}.smtp"
