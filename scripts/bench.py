@@ -23,6 +23,9 @@ commit and the machine, then:
   median of 3, in files per second of wall time and per CPU-second.
 - check: ``referee check`` throughput over ``--many`` finished games in one call.
 
+The run ends with a block headed ``--- for docs/speed.md ---``: the figures as one
+Markdown table, each beside its anchor, with the date, the commit and the load.
+
 On a shared machine wall-clock figures move with the load; ratios taken from
 alternating runs of the same length move much less, and CPU figures least.
 """
@@ -59,6 +62,14 @@ ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 PLAYERS = ["ann", "ben", "cat"]
 CHESS_GAMES = 40
 CHESS_PLIES = 80  # a typical game's length; random games from the start position
+
+
+#: the run's figures for docs/speed.md: (what, anchor, ratio, figure), one table row each
+TABLE: list[tuple[str, str, str, str]] = []
+
+
+def row(what: str, anchor: str, ratio: str, figure: str) -> None:
+    TABLE.append((what, anchor, ratio, figure))
 
 
 def children_cpu() -> float:
@@ -122,14 +133,27 @@ def _git(*args: str) -> str | None:
     return done.stdout.strip() if done.returncode == 0 else None
 
 
-def header() -> None:
+def header() -> str:
+    """Prints the run's heading; returns its record (date, commit, Python, load)."""
     commit = _git("rev-parse", "--short=12", "HEAD") or "unknown (no git)"
     dirty = " with uncommitted changes" if _git("status", "--porcelain", "--", "referee",
                                                 "scripts") else ""
     now = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     print(f"# referee bench, {now}, commit {commit}{dirty}")
-    print(f"Python {sys.version.split()[0]} on {sys.platform}, {os.cpu_count()} cores, "
-          f"load average {os.getloadavg()[0]:.1f} at the start")
+    machine = (f"Python {sys.version.split()[0]} on {sys.platform}, {os.cpu_count()} "
+               f"cores, load average {os.getloadavg()[0]:.1f} at the start")
+    print(machine)
+    return f"{now}, commit `{commit}`{dirty}, {machine}"
+
+
+def block(started: str, sections: list[str]) -> str:
+    """The run's table for docs/speed.md, each figure beside its anchor."""
+    lines = [f"One run of `python -m scripts.bench --only {','.join(sections)}`, {started}, "
+             f"{os.getloadavg()[0]:.1f} at the end.", "",
+             "| | anchor (same run) | ratio | figure |", "| --- | --- | --- | --- |"]
+    lines += [f"| {what} | {anchor} | {ratio} | {figure} |" for what, anchor, ratio, figure
+              in TABLE]
+    return "\n".join(lines)
 
 
 # --- start-up ---------------------------------------------------------------------------
@@ -174,6 +198,15 @@ def bench_startup(runs: int) -> None:
     print(ratio_line(f"`referee move FILE --as ann {move}` (written, fsynced)", got["move"],
                      floor, anchor))
     print(ratio_line("`referee --help` (every command listed)", got["help"], floor, anchor))
+    floor_text = (f"import floor `python -c \"import click, msgspec, jsonschema\"` "
+                  f"({floor[1] * 1000:.0f} ms CPU, {floor[0] * 1000:.0f} ms wall)")
+    for name, what in (("status", "`referee status FILE --as P` (new game), whole process"),
+                       ("move", "`referee move FILE --as P MOVE` (written, fsynced)"),
+                       ("help", "`referee --help`"), ("pass", "`python -c pass`")):
+        wall, cpu = got[name]
+        row(what, floor_text if name == "status" else "import floor",
+            f"**{cpu / floor[1]:.2f}x CPU**, {wall / floor[0]:.2f}x wall",
+            f"{cpu * 1000:.0f} ms CPU, {wall * 1000:.0f} ms wall")
 
 
 # --- replay -----------------------------------------------------------------------------
@@ -223,6 +256,11 @@ def bench_replay(names: list[str]) -> None:
         per = only * 1000 / len(gf.log)
         versus = f" = {per / chess_us:.1f}x python-chess" if chess_us else ""
         parse_ms = cpu_ms(lambda raw=raw: gamefile.parse(raw), 30)
+        row(f"replay per move, finished 5-player example, {get_game(name).title}",
+            f"python-chess, full legal list per ply: {chess_us:.0f} µs" if chess_us else
+            "python-chess (not installed)", f"{per / chess_us:.2f}x" if chess_us else "",
+            f"{per:.0f} µs; parse {parse_ms:.2f} ms = {100 * parse_ms / full:.0f} % of a "
+            f"replay with parse")
         print(f"- {get_game(name).title}, finished 5-player example ({len(gf.log)} entries): "
               f"{per:.0f} µs per move{versus}; with parse and schema {full:.1f} ms, of which "
               f"parse (JSON, duplicate keys, format, moves' types) {parse_ms:.2f} ms "
@@ -282,6 +320,11 @@ def bench_long(count: int) -> None:
     print(ratio_line(f"{count} meta records (the anchor)", got["meta"], got["meta"], anchor))
     print(ratio_line(f"{count // 3} move + undo pairs, each with another player's record",
                      got["pairs"], got["meta"], anchor))
+    (wall, cpu), (meta_wall, meta_cpu) = got["pairs"], got["meta"]
+    row(f"`status` of {count:,} entries of move + undo pairs (each with another player's "
+        "record)", f"`status` of {count:,} meta records ({meta_cpu * 1000:.0f} ms CPU)",
+        f"**{cpu / meta_cpu:.2f}x CPU**, {wall / meta_wall:.2f}x wall (the target: 2x)",
+        f"{cpu * 1000:.0f} ms CPU")
 
 
 # --- pending and check ------------------------------------------------------------------
@@ -334,9 +377,19 @@ def bench_pending(names: list[str], count: int) -> None:
         wall, cpu = got[name]
         print(f"- {label}: {count / wall:.0f} files/s ({count / cpu:.0f} per CPU-second) = "
               f"{got['off'][0] / wall:.2f}x the speed with the cache off")
+    off = got["off"]
+    for name, what in (("cold", "cold cache"), ("cached", "cached")):
+        wall, cpu = got[name]
+        row(f"`pending`, {count:,} files, {what}",
+            f"the cache off: {count / off[0]:.0f} files/s" if name == "cold" else "the cache off",
+            f"**{off[0] / wall:.2f}x**", f"{count / wall:,.0f} files/s "
+            f"({count / cpu:,.0f} per CPU-second; the target: "
+            f"{'as fast as the cache off' if name == 'cold' else '5,000 files/s'})")
     wall = got["cached"][0] - got["none"][0]
-    print(f"- cached, less the command's start ({got['none'][0] * 1000:.0f} ms over an empty "
-          f"folder): {count / wall:.0f} files/s")
+    start = f"{got['none'][0] * 1000:.0f} ms over an empty folder"
+    print(f"- cached, less the command's start ({start}): " + (
+        f"{count / wall:.0f} files/s" if wall > 0 else
+        "not measurable in this run (the start varied by more than the work)"))
 
 
 def bench_check(names: list[str], many: int) -> None:
@@ -345,6 +398,8 @@ def bench_check(names: list[str], many: int) -> None:
         games = finished_games(Path(tmp), names, many)
         wall, cpu = timed_run([*REFEREE, "check", *map(str, games)])
     print(f"- {many / wall:.0f} games/s ({many / cpu:.0f} games per CPU-second)")
+    row(f"`check`, {many} finished games, one call", "", "",
+        f"{many / wall:.0f} games/s ({many / cpu:.0f} per CPU-second)")
 
 
 SECTIONS = ("startup", "replay", "long", "pending", "check")
@@ -366,7 +421,7 @@ def main() -> None:
     unknown = sorted(set(only) - set(SECTIONS))
     if unknown:
         parser.error(f"unknown section {', '.join(unknown)}")
-    header()
+    started = header()
     for section in SECTIONS:
         if section in only:
             {"startup": lambda: bench_startup(args.runs),
@@ -375,6 +430,8 @@ def main() -> None:
              "pending": lambda: bench_pending(names, args.pending_files),
              "check": lambda: bench_check(names, args.many)}[section]()
     print(f"(load average {os.getloadavg()[0]:.1f} at the end)")
+    print("\n--- for docs/speed.md ---\n")
+    print(block(started, [s for s in SECTIONS if s in only]))
 
 
 if __name__ == "__main__":

@@ -23,6 +23,9 @@ import tempfile
 import time
 from pathlib import Path
 
+if __package__ in (None, ""):  # run by path: make `scripts`, `tests` and `referee` importable
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
 from referee import gamefile
 from referee.pictures import draw_svg, svg_to_png
 from referee.pictures.changes import Marks

@@ -125,21 +125,24 @@ def pending(targets: Sequence[Path], as_json: bool) -> None:
     if as_json:
         emit_json(rows)
         return
+    lines: list[str] = []  # written at once: one write for thousands of rows
     for row in rows:
         if "error" in row:
-            click.echo(f"{row['file']}: cannot read: {row['error']}")
+            lines.append(f"{row['file']}: cannot read: {row['error']}")
         elif row["finished"]:
-            click.echo(f"{row['file']}: finished")
+            lines.append(f"{row['file']}: finished")
         else:
             bots = row.get("bots", [])
             who = ", ".join(f"{p} (bot)" if p in bots else p for p in row["waiting"])
-            click.echo(f"{row['file']}: waiting for {who} since {row['since']}: "
-                       f"{row['prompt']}")
+            lines.append(f"{row['file']}: waiting for {who} since {row['since']}: "
+                         f"{row['prompt']}")
             for pid, when in row.get("times_out", {}).items():
-                click.echo(f"       clock: {pid} times out {when}")
+                lines.append(f"       clock: {pid} times out {when}")
             if bots:
-                click.echo(f"       a bot seat owes a decision: `referee bot {row['file']}` "
-                           "(with the game's secret) plays it")
+                lines.append(f"       a bot seat owes a decision: `referee bot {row['file']}` "
+                             "(with the game's secret) plays it")
+    if lines:
+        click.echo("\n".join(lines))
     if any("error" in row for row in rows):
         sys.exit(1)
 

@@ -99,9 +99,8 @@ def judge_command(games_dir: Path, imap: str | None, maildir_in: Path | None,
     """Run the games in GAMES_DIR by mail: read the players' replies, play them, and
     send every answer and notification (docs/judge.md)."""
     from referee import judge as judgemod
-    from referee.judge import store
+    from referee.judge import loop, store
     from referee.judge.transport import ImapInbox, MaildirInbox, MaildirOutbox
-    from referee.mail import MailError
 
     if sum(x is not None and x is not False for x in (imap, maildir_in, from_stdin or None)) != 1:
         raise UsageError("give exactly one of --imap URL, --maildir IN, --stdin")
@@ -130,26 +129,8 @@ def judge_command(games_dir: Path, imap: str | None, maildir_in: Path | None,
                 return
             inbox = ImapInbox(imap, idle=idle) if imap else MaildirInbox(maildir_in)  # type: ignore[arg-type]
             try:
-                while True:
-                    try:
-                        stats = judgemod.run_once(judge, inbox)
-                    except MailError as exc:
-                        if poll is None and not idle:
-                            raise
-                        # the outgoing server is down: the mails stay queued in the
-                        # state file and the unhandled mails unmarked; try again later
-                        log(f"mail delivery failed, will retry: {exc.message}")
-                        out.close()
-                    except judgemod.RetryLater as exc:
-                        if poll is None and not idle:
-                            raise
-                        log(f"cannot go on, will retry: {exc.message}")
-                    else:
-                        if stats.processed:
-                            log(stats.summary())
-                        if poll is None and not idle:
-                            break
-                    inbox.wait(poll or 300.0)
+                loop.serve(judge, inbox, out, log,
+                           None if poll is None and not idle else poll or 300.0)
             finally:
                 inbox.close()
         finally:

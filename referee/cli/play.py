@@ -265,7 +265,8 @@ def move(path: Path, player: str | None, words: Sequence[str], secret_path: Path
             click.echo(_("bot seats move when a referee with the secret runs `referee bot "
                          "FILE`"))
         return
-    played = bots_done(path, secret_path)
+    # a game without bot seats (in the file just written) owes no bot a move: not read again
+    played = bots_done(path, secret_path) if seats.seats_at(done.gf.data).bots else []
     gf, match, player = done.gf, done.match, done.player
     if played:
         gf, match = load(path, secret_path)
