@@ -153,7 +153,7 @@ def test_deadline_bot_option_and_commands_refuse_bad_levels(tmp_path: Path) -> N
                  "--from", SENDER, "--once", "--deadline-bot", "wizard")
     assert result.exit_code == 2 and "'wizard' is not one of" in result.output
     from referee.errors import UsageError
-    from referee.judge.incoming import gm_meta
+    from referee.judge.gmlines import gm_meta
 
     assert gm_meta("bot ben mcts:40", ["ann", "ben"]) == {
         "kind": "bot", "player": "ben", "level": "mcts", "iterations": 40}

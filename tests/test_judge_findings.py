@@ -13,7 +13,7 @@ import pytest
 
 from referee import gamefile, roster
 from referee.errors import UsageError
-from referee.judge.incoming import gm_meta
+from referee.judge.gmlines import gm_meta
 from tests.test_judge import Setup
 from tests.test_judge_support import body_text, reply
 

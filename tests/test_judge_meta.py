@@ -11,7 +11,7 @@ import pytest
 from referee import gamefile, replay, roster
 from referee.errors import UsageError
 from referee.judge import Config, Judge, meta, run_once
-from referee.judge.incoming import gm_meta
+from referee.judge.gmlines import gm_meta
 from referee.judge.transport import MaildirInbox, MaildirOutbox
 from tests.test_judge import Setup
 from tests.test_judge_support import body_text, reply

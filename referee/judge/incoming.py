@@ -28,12 +28,13 @@ from email.utils import format_datetime
 from pathlib import Path
 from typing import Any
 
-from referee import gamefile, i18n, roster, seats
+from referee import gamefile, i18n
 from referee import mail as mailmod
-from referee.errors import AmbiguousMove, MalformedMove, MoveError, RefereeError, UsageError
+from referee.errors import AmbiguousMove, MalformedMove, MoveError, RefereeError
 from referee.i18n import domain
 from referee.judge import language, meta, notices, notifications, text
 from referee.judge.core import GM_HELP, GM_TOKEN, Judge, Loaded, environment_failure
+from referee.judge.gmlines import bot_level, gm_meta
 from referee.mail import intake, mime
 from referee.mail.intake import Refusal
 from referee.mail.tokens import MailId
@@ -585,61 +586,6 @@ FORGED = N_("Your mail answers a Message-ID this referee did not write (forged o
 CURRENT = N_("Here is the current state: reply to this mail.")
 
 
-def gm_meta(line: str, players: list[str]) -> dict[str, Any] | None:
-    """The meta object of one game master command line (None: status or help).
-    Raises UsageError for a line that is no command. A name and address are written as
-    mail programs show them: ``Wendy Watcher <wendy@example.org>``, ``"Watcher, Wendy"
-    <wendy@example.org>`` or a bare address (:func:`referee.roster.name_and_address`)."""
-    words = line.split()
-    kind = words[0].lower() if words else "help"
-    args = words[1:]
-    if kind in ("status", "help"):
-        return None
-    if kind == "replace" and len(args) >= 2:
-        name, address = roster.name_and_address(line.split(None, 2)[2], "replace")
-        return {"kind": "replace", "player": args[0], "name": name or args[0],
-                "email": address}
-    if kind == "address" and len(args) >= 2:
-        return {"kind": "address", "player": args[0], "emails": [a.strip("<>") for a in args[1:]]}
-    if kind == "deadline" and len(args) in (1, 3) and args[0].rstrip("h").isdigit() and (
-            len(args) == 1 or args[1].lower() == "bot"):
-        out: dict[str, Any] = {"kind": "deadline", "hours": int(args[0].rstrip("h"))}
-        if len(args) == 3:
-            out["bot"] = bot_level(args[2])["level"]
-        return out
-    if kind == "bot" and len(args) == 2:
-        return {"kind": "bot", "player": args[0], **bot_level(args[1])}
-    if kind == "clock":  # a time bank (referee/judge/clocks.py)
-        from referee.judge.clocks import gm_record
-
-        return gm_record(args)
-    if kind in ("watch", "unwatch") and args:
-        return _watch(kind, line.split(None, 1)[1])
-    if kind == "notify" and len(args) == 2:
-        return {"kind": "notify", "player": args[0], "mode": args[1].lower()}
-    raise UsageError(f"not a game master command: {line!r}", hints=GM_HELP[1:])
-
-
-_DIGEST_TAIL = re.compile(r"^(?P<who>.*?)(?P<digest>\s+digest(?:\s+(?P<n>\S+))?)?\s*$",
-                          re.I | re.S)
-
-
-def _watch(kind: str, rest: str) -> dict[str, Any]:
-    """``watch [NAME] ADDRESS [digest [N]]`` or ``unwatch [NAME] ADDRESS`` as a
-    ``watcher`` meta object. Raises UsageError."""
-    m = _DIGEST_TAIL.match(rest)
-    assert m is not None  # (the pattern matches every text)
-    if m.group("digest") and kind == "unwatch":
-        raise UsageError("unwatch takes an address only: unwatch ADDRESS")
-    name, address = roster.name_and_address(m.group("who"), kind)
-    out: dict[str, Any] = {"kind": "watcher", "email": address, "on": kind == "watch"}
-    if name and kind == "watch":
-        out["name"] = name
-    if m.group("digest"):
-        out["digest"] = meta.digest((m.group("n") or "round").lower())
-    return out
-
-
 def readings(game: Loaded, player: str, line: str) -> list[str]:
     """The legal moves of ``player`` that ``line`` abbreviates word by word (``deploy a
     3``: ``deploy aachen 3``, ``deploy augsburg 3``): the candidates of an ambiguous
@@ -654,16 +600,6 @@ def readings(game: Loaded, player: str, line: str) -> list[str]:
              if len(m.split()) == len(words) and all(
                  full.lower().startswith(w) for w, full in zip(words, m.split(), strict=True))]
     return found
-
-
-def bot_level(word: str) -> dict[str, Any]:
-    """``mcts``, ``mcts:200``, ``greedy``, ``random`` or ``off`` as the level fields of a
-    ``bot`` meta entry. Raises UsageError."""
-    if word.strip().lower() in ("off", "human", "none"):
-        return {"level": None}
-    if not word.strip():
-        raise UsageError("bot: give a level (random, greedy, mcts, mcts:N) or off")
-    return seats.parse_spec(word).to_json()
 
 
 def undo(path: Path, player: str, msgid: str, guard: Guard | None = None) -> None:

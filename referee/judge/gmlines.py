@@ -1,0 +1,78 @@
+"""The game master's command lines by mail (``replace``, ``address``, ``deadline``,
+``bot``, ``clock``, ``watch``/``unwatch``, ``notify``) read as the meta records the judge
+writes for them (:mod:`referee.judge.meta` checks and writes them)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from referee import roster, seats
+from referee.errors import UsageError
+from referee.judge import meta
+from referee.judge.core import GM_HELP
+
+
+def gm_meta(line: str, players: list[str]) -> dict[str, Any] | None:
+    """The meta object of one game master command line (None: status or help).
+    Raises UsageError for a line that is no command. A name and address are written as
+    mail programs show them: ``Wendy Watcher <wendy@example.org>``, ``"Watcher, Wendy"
+    <wendy@example.org>`` or a bare address (:func:`referee.roster.name_and_address`)."""
+    words = line.split()
+    kind = words[0].lower() if words else "help"
+    args = words[1:]
+    if kind in ("status", "help"):
+        return None
+    if kind == "replace" and len(args) >= 2:
+        name, address = roster.name_and_address(line.split(None, 2)[2], "replace")
+        return {"kind": "replace", "player": args[0], "name": name or args[0],
+                "email": address}
+    if kind == "address" and len(args) >= 2:
+        return {"kind": "address", "player": args[0], "emails": [a.strip("<>") for a in args[1:]]}
+    if kind == "deadline" and len(args) in (1, 3) and args[0].rstrip("h").isdigit() and (
+            len(args) == 1 or args[1].lower() == "bot"):
+        out: dict[str, Any] = {"kind": "deadline", "hours": int(args[0].rstrip("h"))}
+        if len(args) == 3:
+            out["bot"] = bot_level(args[2])["level"]
+        return out
+    if kind == "bot" and len(args) == 2:
+        return {"kind": "bot", "player": args[0], **bot_level(args[1])}
+    if kind == "clock":  # a time bank (referee/judge/clocks.py)
+        from referee.judge.clocks import gm_record
+
+        return gm_record(args)
+    if kind in ("watch", "unwatch") and args:
+        return _watch(kind, line.split(None, 1)[1])
+    if kind == "notify" and len(args) == 2:
+        return {"kind": "notify", "player": args[0], "mode": args[1].lower()}
+    raise UsageError(f"not a game master command: {line!r}", hints=GM_HELP[1:])
+
+
+_DIGEST_TAIL = re.compile(r"^(?P<who>.*?)(?P<digest>\s+digest(?:\s+(?P<n>\S+))?)?\s*$",
+                          re.I | re.S)
+
+
+def _watch(kind: str, rest: str) -> dict[str, Any]:
+    """``watch [NAME] ADDRESS [digest [N]]`` or ``unwatch [NAME] ADDRESS`` as a
+    ``watcher`` meta object. Raises UsageError."""
+    m = _DIGEST_TAIL.match(rest)
+    assert m is not None  # (the pattern matches every text)
+    if m.group("digest") and kind == "unwatch":
+        raise UsageError("unwatch takes an address only: unwatch ADDRESS")
+    name, address = roster.name_and_address(m.group("who"), kind)
+    out: dict[str, Any] = {"kind": "watcher", "email": address, "on": kind == "watch"}
+    if name and kind == "watch":
+        out["name"] = name
+    if m.group("digest"):
+        out["digest"] = meta.digest((m.group("n") or "round").lower())
+    return out
+
+
+def bot_level(word: str) -> dict[str, Any]:
+    """``mcts``, ``mcts:200``, ``greedy``, ``random`` or ``off`` as the level fields of a
+    ``bot`` meta entry. Raises UsageError."""
+    if word.strip().lower() in ("off", "human", "none"):
+        return {"level": None}
+    if not word.strip():
+        raise UsageError("bot: give a level (random, greedy, mcts, mcts:N) or off")
+    return seats.parse_spec(word).to_json()
