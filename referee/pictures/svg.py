@@ -11,6 +11,8 @@ import xml.etree.ElementTree as ET
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from referee import i18n
+
 SVG_NS = "http://www.w3.org/2000/svg"  # written as a plain xmlns attribute
 
 #: player colour names used by the games -> fill colour, and text colour on that fill
@@ -100,6 +102,7 @@ class Canvas:
         if self._pieces is None:
             build(self.root)
             return
+        key = f"{i18n.current()}:{key}"  # a piece's words are in the reader's language
         known = self._pieces.known.get(key)
         if known is None:
             holder = ET.Element("g")

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from referee import i18n
 from referee.errors import UsageError
 from referee.pictures.svg import Canvas
 
@@ -75,9 +76,11 @@ def colours(view: dict[str, Any]) -> list[tuple[str, str]]:
 def tile(name: str, title: str, width: float, height: float,
           draw: Callable[[Canvas], None], shows: Any, below: bool = False) -> Tile:
     """The tile drawn by ``draw``; ``shows`` holds everything it shows (JSON), so that a
-    tile already drawn in this process is not drawn again. ``below``: the tile goes
-    right under the one before it (no gap: together they are one board)."""
-    key = hashlib.sha256(json.dumps([name, title, width, height, shows, below],
+    tile already drawn in this process (in the same language) is not drawn again.
+    ``below``: the tile goes right under the one before it (no gap: together they are
+    one board)."""
+    # the same position draws other words in another language: the language is in the key
+    key = hashlib.sha256(json.dumps([i18n.current(), name, title, width, height, shows, below],
                                     sort_keys=True).encode()).hexdigest()
     found = _DRAWN.get(key)
     if found is None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from referee import i18n
 from referee.pictures.changes import NO_MARKS, Marks
 from referee.pictures.svg import (
     MUTED,
@@ -128,7 +127,7 @@ def _countries(c: Canvas, y: float, view: dict[str, Any],
         arms = view["coats_of_arms_left"].get(country, 0)
         changed = [marks.under("tablets", country), marks.under("coats_of_arms_left", country),
                    [marks.under("cities", i) for i, _ in cities]]
-        key = json.dumps(["country", i18n.current(), x, y, col_w, country, cities, tab, arms,
+        key = json.dumps(["country", x, y, col_w, country, cities, tab, arms,
                           colour, changed])
         c.piece(key, lambda g, x=x, country=country, cities=cities, tab=tab, arms=arms:  # type: ignore[misc]
                 _country(c, g, x, y, col_w, country, cities, tab, arms, colour, marks))

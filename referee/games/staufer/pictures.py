@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from referee.i18n import current
 from referee.pictures.changes import NO_MARKS, Marks
 from referee.pictures.svg import (
     MUTED,
@@ -58,7 +57,7 @@ def draw(view: dict[str, Any], marks: Marks = NO_MARKS, since: int | None = None
         pending = view.get("pending") or {}
         target = pending.get("seat") if pending.get("region") == region["region"] else None
         key = json.dumps(["region", pos, x, y, region, colour, marks.under("regions", pos),
-                          marks.hit("king"), target] + ([] if english() else [current()]))
+                          marks.hit("king"), target])
         c.piece(key, lambda g, x=x, y=y, pos=pos, region=region, target=target:  # type: ignore[misc]
                 _region(c, g, x, y, pos, region, colour, marks, target))
     _ring_arrows(c)
@@ -379,13 +378,13 @@ def tiles(view: dict[str, Any]) -> list[Tile]:
         shown = {k: v for k, v in region.items()
                  if k not in ("distance_from_king", "bonus", "payment")}
         out.append(tile(f"region-{region['region']}", title, PANEL_W, COMPACT_H, draw,
-                        [pos, shown, colour, current()]))
+                        [pos, shown, colour]))
         out.append(Tile(f"payment-{region['region']}",
                         _("{region}: payment space").format(region=region["title"]),
                         "", 0, 0, below=True, words=_payment_words(region, view)))
     out.append(tile("supply", _("The Supply Board"), 5 * 78 - 6, 114,
                     lambda c: supply(c, PAD, PAD, view, NO_MARKS),
-                    [view["supply_board"], current()]))
+                    [view["supply_board"]]))
     return out
 
 
