@@ -11,6 +11,7 @@ import importlib
 import shutil
 import socket
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from types import ModuleType
 from typing import Any, NoReturn
 
@@ -130,3 +131,13 @@ def smtp_server() -> Iterator[Callable[..., tuple[Collector, int]]]:
         controller.stop()
 
 
+@pytest.fixture
+def toy(tmp_path: Path) -> Any:
+    """A started judge game of the toy game (tests/test_judge.py's Setup) whose players
+    have their first mails: the judge tests' common start."""
+    from tests.test_judge import Setup
+
+    setup = Setup(tmp_path)
+    setup.judge()
+    setup.new_mail()
+    return setup

@@ -69,14 +69,6 @@ class Setup:
         return self.new_mail()
 
 
-@pytest.fixture
-def toy(tmp_path: Path) -> Setup:
-    setup = Setup(tmp_path)
-    setup.judge()
-    setup.new_mail()
-    return setup
-
-
 def test_start_mails_are_thread_roots_with_a_fixed_subject(toy: Setup) -> None:
     first = toy.sent()
     assert sorted(str(m["To"]) for m in first) == [

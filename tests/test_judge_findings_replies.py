@@ -19,14 +19,6 @@ from tests.test_judge import Setup
 from tests.test_judge_support import body_text, reply
 
 
-@pytest.fixture
-def toy(tmp_path: Path) -> Setup:
-    setup = Setup(tmp_path)
-    setup.judge()
-    setup.new_mail()
-    return setup
-
-
 def moves(setup: Setup) -> list[str]:
     return [f"{e['by']} {e['move']['type']} {e['move'].get('n', '')}".strip()
             for e in json.loads(setup.path.read_text())["log"] if "move" in e]

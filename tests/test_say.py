@@ -24,14 +24,6 @@ def flat(msg: EmailMessage) -> str:
     return " ".join(body_text(msg).split())
 
 
-@pytest.fixture
-def toy(tmp_path: Path) -> Setup:
-    setup = Setup(tmp_path)
-    setup.judge()
-    setup.new_mail()
-    return setup
-
-
 def relayed(out: list[EmailMessage]) -> list[EmailMessage]:
     return [m for m in out if "says:" in body_text(m)]
 
