@@ -17,8 +17,9 @@ import importlib
 import importlib.util
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
+
+import msgspec
 
 from referee.errors import (
     AmbiguousMove,
@@ -36,8 +37,7 @@ Move = Any  # a frozen msgspec.Struct of the game's move union
 State = Any  # the game's own state object
 
 
-@dataclass(frozen=True)
-class Option:
+class Option(msgspec.Struct, frozen=True):
     """A game option for ``referee new --option name=value``."""
 
     name: str
@@ -46,8 +46,7 @@ class Option:
     help: str
 
 
-@dataclass(frozen=True)
-class Assumption:
+class Assumption(msgspec.Struct, frozen=True):
     """A component value the rulebook does not give; shown by ``referee data``."""
 
     key: str  # e.g. "A1" or "seats.Aachen"
@@ -56,8 +55,7 @@ class Assumption:
     source: str  # where it comes from, e.g. "reference note A1 (ASSUMPTION)"
 
 
-@dataclass(frozen=True)
-class Interpretation:
+class Interpretation(msgspec.Struct, frozen=True):
     """A reading the engine chose where the rulebook is silent or unclear; shown by
     ``referee data`` so that players know which rulings they are playing under."""
 
@@ -67,8 +65,7 @@ class Interpretation:
     rule: str  # the rulebook passage it reads (section), or what the rulebook omits
 
 
-@dataclass(frozen=True)
-class HiddenItem:
+class HiddenItem(msgspec.Struct, frozen=True):
     """One piece of hidden state, for leak tests (``Game.hidden_items``).
 
     ``tokens`` are the exact strings a public text or view would show if it leaked the
@@ -324,8 +321,6 @@ def fingerprint(game: Game, state: State) -> str:
         return str(found(state))
     import hashlib
 
-    import msgspec
-
     def plain(obj: Any) -> Any:
         if isinstance(obj, Rng):
             return dict(sorted(obj.counters.items()))
@@ -522,8 +517,7 @@ def resolve_move(game: Game, state: State, player: str, text: str) -> Move:
     )
 
 
-@dataclass
-class Match:
+class Match(msgspec.Struct):
     """A game in progress: the game, its header facts, the state and the move log."""
 
     game: Game
@@ -531,7 +525,7 @@ class Match:
     options: dict[str, str]
     state: State
     rng: Rng
-    log: list[tuple[str, Move]] = field(default_factory=list)
+    log: list[tuple[str, Move]] = msgspec.field(default_factory=list)
 
     @classmethod
     def start(

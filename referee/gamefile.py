@@ -16,7 +16,6 @@ import hashlib
 import json
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -49,8 +48,7 @@ from referee.strictjson import JsonProblem, strict_json
 _, N_, ngettext = domain("referee")
 
 
-@dataclass
-class GameFile:
+class GameFile(msgspec.Struct):
     """A parsed, schema-valid game file: header fields and the raw log entries."""
 
     data: dict[str, Any]

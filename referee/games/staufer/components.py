@@ -15,9 +15,10 @@ import functools
 import hashlib
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 from referee.engine import Assumption
 
@@ -32,8 +33,7 @@ CHEST_COLOURS = ("orange", "turquoise", "brown", "purple")
 Seats = dict[str, list[tuple[int, bool]]]  # Region -> seats left to right: (cost, Noble icon)
 
 
-@dataclass(frozen=True, eq=False, repr=False)
-class StauferData:
+class StauferData(msgspec.Struct, frozen=True, eq=False):
     """The component values one game is played with (built by :func:`load`).
 
     Immutable by convention (its dicts and lists are never changed); compared and hashed
