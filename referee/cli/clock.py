@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import click
+from msgspec.structs import asdict
 
 from referee import clock, clockview, fileio, gamefile, replay, secret
 from referee.cli.common import command, emit_json, secret_option
@@ -140,7 +141,7 @@ def tick_one(path: Path, out_dir: Path | None) -> dict[str, Any] | None:
         done = submit.timeouts(path)
         played = submit.play_timed_out(path, done)
         stamped = submit.stamp(path)
-        out.update(timeouts=[vars(t) for t in done], bot_moves=[vars(b) for b in played],
+        out.update(timeouts=[asdict(t) for t in done], bot_moves=[asdict(b) for b in played],
                    stamp=stamped["n"] if stamped else None)
         out["clock"] = clock_report(path, None)
         if out_dir is not None:

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
+from msgspec.structs import asdict
 
 from referee import engine, gamefile, replay, seats
 from referee.cli.common import command, emit_json, parse_option_pairs, secret_option
@@ -104,7 +105,7 @@ def new(game_name: str, path: Path, players: str, seed: str | None,
         out["assumed_values"] = len(assumed)
         if bots_json(gf):
             out["bots"] = bots_json(gf)
-            out["bot_moves"] = [vars(b) for b in made.played]
+            out["bot_moves"] = [asdict(b) for b in made.played]
         if made.secret_path is not None:
             out["secret"] = str(made.secret_path)
         emit_json(out)
@@ -275,7 +276,7 @@ def move(path: Path, player: str | None, words: Sequence[str], secret_path: Path
         out = status_json(gf, match, player)
         out["accepted"] = done.accepted[-1].text
         out["n"] = done.accepted[-1].n
-        out["bot_moves"] = [vars(b) for b in played]
+        out["bot_moves"] = [asdict(b) for b in played]
         out["planned_moves"] = [vars(p) for p in done.planned]
         emit_json(out)
         return
@@ -345,7 +346,7 @@ def nonce(path: Path, player: str, value: str | None, keep: Path | None,
     played = [] if missing else bots_done(path, None)
     if as_json:
         emit_json({"step": step, "missing": missing, "phase": gamefile.nonce_phase(gf),
-                   "bot_moves": [vars(b) for b in played]})
+                   "bot_moves": [asdict(b) for b in played]})
         return
     if step == "commit":
         click.echo(_("{player} committed to a nonce (kept in {path}; do not share it "
@@ -427,7 +428,7 @@ def void(path: Path, number: int, player: str, secret_path: Path | None,
         gf, match = load(path, secret_path)
     if as_json:
         emit_json({"void": number, "n": entry["n"], "checked": match is not None,
-                   "bot_moves": [vars(b) for b in played]})
+                   "bot_moves": [asdict(b) for b in played]})
         return
     click.echo(_("move {number} struck by {player} (entry {n})").format(
         number=number, player=player, n=entry["n"])
