@@ -23,8 +23,8 @@ from typing import Any
 import msgspec
 
 from referee.errors import UsageError
+from referee.fileformat import GAME_MASTER, ITERATIONS_MAX
 from referee.i18n import domain
-from referee.schema import GAME_MASTER, ITERATIONS_MAX
 
 _, N_, ngettext = domain("referee")
 

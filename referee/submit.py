@@ -18,8 +18,8 @@ import msgspec
 from referee import engine, gamefile, nonces, replay, seats, writecore
 from referee.engine import Match, resolve_move
 from referee.errors import MoveError, RefereeError, ReplayError, SealedError, UsageError
+from referee.fileformat import GAME_MASTER
 from referee.i18n import domain
-from referee.schema import GAME_MASTER
 
 _, N_, ngettext = domain("referee")
 

@@ -26,7 +26,7 @@ FORBIDDEN = (
     "jsonschema", "pyrage", "bech32", "imapclient", "jinja2", "resvg_py", "chess",
     "referee.bots", "referee.judge", "referee.pictures", "referee.mail", "referee.history",
     "referee.gitdrivers", "referee.agebox", "referee.upgrade", "referee.upgrades",
-    "referee.checking", "referee.commits", "referee.commands",
+    "referee.checking", "referee.commits", "referee.commands", "referee.schemagen",
     "referee.cli.bot", "referee.cli.check", "referee.cli.git", "referee.cli.info",
     "referee.cli.judge", "referee.cli.mail", "referee.cli.pictures", "referee.cli.upgrade",
     "referee.pending", "referee.pendingcache", "referee.gamemail", "referee.gitviews",
@@ -38,7 +38,8 @@ FORBIDDEN = (
 STATUS_NEEDS = {
     "referee", "referee.cli", "referee.cli.common", "referee.cli.play", "referee.dataversions",
     "referee.i18n",  # the language of what a player reads (English opens no catalog)
-    "referee.engine", "referee.errors", "referee.fileio", "referee.gamefile",
+    "referee.engine", "referee.errors", "referee.fileformat", "referee.fileio",
+    "referee.gamefile",
     "referee.nonces", "referee.replay", "referee.rng", "referee.schema", "referee.seats",
     "referee.secret", "referee.statusview", "referee.strictjson", "referee.textlayout",
     "referee.vouch",

@@ -16,8 +16,8 @@ from referee.cli.common import command, emit_json, secret_option
 from referee.cli.play import bots_done
 from referee.engine import get_game
 from referee.errors import UsageError
+from referee.fileformat import GAME_MASTER
 from referee.rng import Rng, new_seed
-from referee.schema import GAME_MASTER
 from referee.statusview import load
 from referee.submit import play_bots, set_seat, submit
 

@@ -11,8 +11,8 @@ from msgspec.structs import asdict
 from referee import clock, clockview, fileio, gamefile, replay, secret
 from referee.cli.common import command, emit_json, secret_option
 from referee.errors import RefereeError, SealedError, UsageError
+from referee.fileformat import GAME_MASTER
 from referee.i18n import domain
-from referee.schema import GAME_MASTER
 
 _, N_, ngettext = domain("referee")
 

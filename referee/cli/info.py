@@ -12,7 +12,7 @@ from referee.cli.common import (
 )
 from referee.engine import Game, get_game
 from referee.errors import UsageError
-from referee.schema import schema_names, schema_text
+from referee.schemagen import schema_names, schema_text
 
 # --- schema and data ------------------------------------------------------------------
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, Union
 import msgspec
 
 from referee.errors import AmbiguousMove, MalformedMove
-from referee.schema import NUMBER_DIGITS_MAX
+from referee.fileformat import NUMBER_DIGITS_MAX
 
 from .files import current_files, vocabulary
 from .state import COLOURS

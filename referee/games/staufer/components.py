@@ -14,6 +14,7 @@ import copy
 import functools
 import hashlib
 import json
+import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -133,8 +134,9 @@ def play_data(raw: Mapping[str, Any]) -> dict[str, Any]:
 
 @functools.cache
 def _read_files() -> dict[str, Any]:
-    return {p.stem: json.loads(p.read_text(encoding="utf-8"))
-            for p in sorted(DATA_DIR.glob("*.json"))}
+    # (a listing, not Path.glob: its pattern machinery costs every command about 1 ms)
+    return {name[:-len(".json")]: json.loads((DATA_DIR / name).read_text(encoding="utf-8"))
+            for name in sorted(os.listdir(DATA_DIR)) if name.endswith(".json")}
 
 
 def current_files() -> dict[str, Any]:

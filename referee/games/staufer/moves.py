@@ -32,7 +32,7 @@ from typing import Annotated, Literal, Union, cast
 import msgspec
 
 from referee.errors import AmbiguousMove, MalformedMove
-from referee.schema import NUMBER_DIGITS_MAX
+from referee.fileformat import NUMBER_DIGITS_MAX
 
 from .components import current
 from .texts import _
