@@ -49,7 +49,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "notify": ("notify", "Set PLAYER's notification channel: an apprise URL (discord://..., "
                          "ntfys://TOPIC, json://HOST/PATH...) the judge notifies besides "
                          "the mail, or instead of it with --only."),
-    "pending": ("check", "For a game master: which games wait on whom, and since when."),
+    "pending": ("pending", "For a game master: which games wait on whom, and since when."),
     "plan": ("plan", "Set PLAYER's plan: moves the referee plays for them when their "
                      "decision arises."),
     "release-data": ("info", "For maintainers: keep the current component data of each GAME "
