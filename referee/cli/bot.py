@@ -12,7 +12,7 @@ from msgspec.structs import asdict
 from referee import seats
 from referee.bots import LEVELS, choose, make_bot
 from referee.bots.simulate import Result, simulate
-from referee.cli.common import command, emit_json, secret_option
+from referee.cli.common import PATH, command, emit_json, secret_option
 from referee.cli.play import bots_done
 from referee.engine import get_game
 from referee.errors import UsageError
@@ -25,7 +25,7 @@ LEVEL = click.Choice(LEVELS)
 
 
 @command(lang=True)
-@click.argument("path", metavar="FILE", type=click.Path(path_type=Path))
+@click.argument("path", metavar="FILE", type=PATH)
 @click.option("--as", "player", metavar="PLAYER",
               help="Who the bot plays (default: every bot seat that owes a decision).")
 @click.option("--level", type=LEVEL, help="random, greedy (best immediate score "
@@ -96,7 +96,7 @@ def _play_seats(path: Path, secret_path: Path | None, as_json: bool) -> None:
 
 
 @command()
-@click.argument("path", metavar="FILE", type=click.Path(path_type=Path))
+@click.argument("path", metavar="FILE", type=PATH)
 @click.argument("player", metavar="PLAYER")
 @click.option("--bot", "level", metavar="LEVEL",
               help="Hand the seat to a bot: random, greedy, mcts or mcts:ITERATIONS "

@@ -12,7 +12,7 @@ import click
 
 from referee import history
 from referee.checking import check_all, check_change
-from referee.cli.common import command, emit_json, secret_option
+from referee.cli.common import PATH, command, emit_json, secret_option
 from referee.errors import UsageError
 
 # --- check ----------------------------------------------------------------------------
@@ -48,7 +48,7 @@ def check_line(r: dict[str, Any]) -> list[str]:
 
 
 @command()
-@click.argument("paths", nargs=-1, metavar="[FILE]...", type=click.Path(path_type=Path))
+@click.argument("paths", nargs=-1, metavar="[FILE]...", type=PATH)
 @secret_option
 @click.option("--since", metavar="REV",
               help="Check the change since git revision REV as a whole: every game file at "

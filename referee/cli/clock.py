@@ -9,7 +9,7 @@ import click
 from msgspec.structs import asdict
 
 from referee import clock, clockview, fileio, gamefile, replay, secret
-from referee.cli.common import command, emit_json, secret_option
+from referee.cli.common import PATH, command, emit_json, secret_option
 from referee.errors import RefereeError, SealedError, UsageError
 from referee.fileformat import GAME_MASTER
 from referee.i18n import domain
@@ -36,7 +36,7 @@ def clock_report(path: Path, secret_path: Path | None, settled: bool = False
 
 
 @command("clock", lang=True)
-@click.argument("path", metavar="FILE", type=click.Path(path_type=Path))
+@click.argument("path", metavar="FILE", type=PATH)
 @secret_option
 @click.option("--set", "pace", metavar="BANK[+INCREMENT][/CAP]",
               help="As game master (with --as gm and the secret): a new time control from "
@@ -74,7 +74,7 @@ def clock_command(path: Path, secret_path: Path | None, pace: str | None, off: b
 
 
 @command(lang=True)
-@click.argument("path", metavar="FILE", type=click.Path(path_type=Path))
+@click.argument("path", metavar="FILE", type=PATH)
 @click.argument("days", type=click.IntRange(1, 365))
 @click.option("--as", "player", required=True, metavar="PLAYER", help="Who takes vacation.")
 @secret_option

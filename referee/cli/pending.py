@@ -10,13 +10,13 @@ from pathlib import Path
 
 import click
 
-from referee.cli.common import command, emit_json
+from referee.cli.common import PATH, command, emit_json
 from referee.pending import pending_rows
 
 
 @command()
 @click.argument("targets", nargs=-1, required=True, metavar="FILE_OR_DIR...",
-                type=click.Path(path_type=Path))
+                type=PATH)
 def pending(targets: Sequence[Path], as_json: bool) -> None:
     """For a game master: which games wait on whom, and since when.
 

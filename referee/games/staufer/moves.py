@@ -24,7 +24,8 @@ any unique prefix):
     return province
 """
 
-from __future__ import annotations
+# (no `from __future__ import annotations`: msgspec reads the move types' annotations
+# when it builds a file's decoder, and evaluating them from strings costs every `move`)
 
 from collections.abc import Sequence
 from typing import Annotated, Literal, Union, cast
