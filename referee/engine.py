@@ -29,6 +29,7 @@ from referee.errors import (
     UsageError,
 )
 from referee.i18n import domain
+from referee.lazyimport import import_module
 from referee.rng import Rng
 
 _, N_, ngettext = domain("referee")
@@ -427,7 +428,7 @@ def game_module(name: str) -> str | None:
 
 def _load(name: str, where: str) -> Game:
     module_name, _, attr = where.partition(":")
-    module = importlib.import_module(module_name)
+    module = import_module(module_name)  # (the collector off: referee/lazyimport.py)
     game = getattr(module, attr) if attr else getattr(module, "GAME", None)
     if game is None or getattr(game, "name", None) != name:
         raise UsageError(f"{where} does not define the game {name!r}",

@@ -40,7 +40,7 @@ STATUS_NEEDS = {
     "referee", "referee.cli", "referee.cli.common", "referee.cli.play", "referee.dataversions",
     "referee.i18n",  # the language of what a player reads (English opens no catalog)
     "referee.engine", "referee.errors", "referee.fileformat", "referee.fileio",
-    "referee.gamefile",
+    "referee.gamefile", "referee.lazyimport",
     "referee.nonces", "referee.replay", "referee.rng", "referee.schema", "referee.seats",
     "referee.secret", "referee.statusview", "referee.strictjson", "referee.textlayout",
     "referee.vouch",
@@ -123,6 +123,7 @@ def test_a_move_in_a_game_under_way_imports_only_what_it_uses(tmp_path: Path,
 # `pending` with every row in its cache reads, hashes and prints: no game is parsed.
 PENDING_CACHED_NEEDS = {
     "referee", "referee.__main__", "referee.cli", "referee.cli.common", "referee.cli.pending",
+    "referee.lazyimport",
     "referee.errors", "referee.fileio", "referee.i18n", "referee.identity",
     "referee.pending", "referee.pendingcache",
 }
@@ -191,3 +192,23 @@ def test_a_mistyped_command_gets_the_close_names(tmp_path: Path) -> None:
     _, done = modules_of(tmp_path, "stats", "x.json")
     assert done.returncode == 2
     assert "No such command 'stats'" in done.stderr and "status" in done.stderr
+
+
+def test_imports_run_without_the_collector_and_leave_it_as_it_was() -> None:
+    import gc
+
+    from referee.lazyimport import collector_off, import_module
+
+    assert gc.isenabled()
+    with collector_off():
+        assert not gc.isenabled()
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        assert import_module("referee.cli.play").__name__ == "referee.cli.play"
+        assert not gc.isenabled()  # (a caller that turned it off keeps it off)
+    finally:
+        gc.enable()
+    with pytest.raises(ImportError):
+        import_module("referee.cli.nonexistent")
+    assert gc.isenabled()
