@@ -48,10 +48,9 @@ _STAUFER_TEXT = """
     already pointless available shown tile tracks initial letter travels travel province
     supplies shared win now
 """
-# ... and those of Dynasties (Waren, Stadt, Figur, ...), "was" (no German "was" in a
-# Dynasties text: it says "was" nowhere) among them
+# ... and those of Dynasties (Waren, Stadt, Figur, ...)
 _DYNASTIES_TEXT = """
-    was free cost costs space goods cards round figure figures city cities black white
+    free cost costs space goods cards round figure figures city cities black white
     pink light blue large small majority crown supply drew took placed passed scored used
 """
 
