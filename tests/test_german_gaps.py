@@ -101,7 +101,8 @@ def test_english_parse_errors_are_unchanged() -> None:
 
 
 def test_a_dynasties_parse_error_by_mail_is_answered_in_german(tmp_path: Path) -> None:
-    setup = Setup(tmp_path, game="dynasties", gid="dyn-1")
+    """... in a clocked game: the mail's clock block is German too."""
+    setup = Setup(tmp_path, game="dynasties", gid="dyn-1", extra=("--clock", "2d+1d/5d"))
     setup.judge()
     setup.send(reply(setup.latest("ann"), "lang de"))
     before = setup.path.read_bytes()
@@ -111,6 +112,9 @@ def test_a_dynasties_parse_error_by_mail_is_answered_in_german(tmp_path: Path) -
     assert "Zeile 1 `trade x` wurde nicht angenommen:" in body
     assert ("'trade x' ist kein lesbarer Dynasties-Zug: erwartet: ein Schiff (1-3) (eine "
             "Zahl), gefunden: 'x'") in " ".join(body.split())
+    lines = body.splitlines()
+    assert "Uhr: 2d +1d pro Zug, höchstens 5d; 0 Urlaubstage; Zeit abgelaufen: die" in lines
+    assert "  ben          Zeitkonto 2d, Urlaub 0d" in lines
     assert english_sentences(_above_footer(body), **DYNASTIES) == [], body
 
 
