@@ -289,23 +289,21 @@ FORMS = [
 _TOKEN = re.compile(r"[a-z0-9\-]+|[/+]")
 
 
-#: what a reader expects next, as the parse errors name it (the key of aliases() too)
-WHAT = {
-    "a move": N_("a move"), "a ship": N_("a ship"), "a ship (1-3)": N_("a ship (1-3)"),
-    "an action card": N_("an action card"), "a Pass action card": N_("a Pass action card"),
-    "a passing-track space": N_("a passing-track space"),
-    "the action card you keep": N_("the action card you keep"),
-    "goods letters (k w g b p)": N_("goods letters (k w g b p)"),
-    "a city": N_("a city"), "a free city": N_("a free city"), "a country": N_("a country"),
-    "a personality": N_("a personality"), "a scoring card": N_("a scoring card"),
-    "a bonus space": N_("a bonus space"), "a die face": N_("a die face"),
-}
-#: the fields a short move may leave out, as an ambiguous move names them
-FIELD_NAMES = {"pay": "pay", "keep": "keep", "space": N_("space")}
+#: what a reader expects next, as the parse errors name it (``_Reader``'s ``what``, the
+#: key of aliases() too): marked here for the catalog, translated where it is shown
+EXPECTED = (
+    N_("a move"), N_("a ship"), N_("a ship (1-3)"), N_("an action card"),
+    N_("a Pass action card"), N_("a passing-track space"), N_("the action card you keep"),
+    N_("goods letters (k w g b p)"), N_("a city"), N_("a free city"), N_("a country"),
+    N_("a personality"), N_("a scoring card"), N_("a bonus space"), N_("a die face"),
+)
+#: the fields a short move may leave out, as an ambiguous move names them (``pay`` and
+#: ``keep`` are the notation's words)
+FIELD_NAMES = {"space": N_("space")}
 
 
 def _what(what: str) -> str:
-    return _(WHAT.get(what, what))
+    return _(what)
 
 
 def _malformed(text: str, why: str) -> MalformedMove:
@@ -564,9 +562,10 @@ def parse_move(text: str, legal: Sequence[Any], data: Data) -> Any:
     if len(fits) == 1:
         return fits[0]
     if len(fits) > 1:  # listed as others may read them: a hand is never printed
+        named = [_(FIELD_NAMES[k]) if k in FIELD_NAMES else k for k in missing]
         raise AmbiguousMove(
             _("{text} fits several legal moves; say which ({fields})").format(
-                text=repr(text), fields=", ".join(_(FIELD_NAMES[k]) for k in missing)),
+                text=repr(text), fields=", ".join(named)),
             legal=list(dict.fromkeys(shown_public_text(m) for m in fits)),
         )
     return cls(**{**given, **{k: DEFAULTS[k] for k in missing}})
