@@ -42,6 +42,7 @@ from referee.mail import intake, mime, tokens
 from referee.mail.delivery import DeliveryError, Refused
 from referee.submit import BotMove, play_bots
 
+_, N_, ngettext = i18n.domain("referee")
 # The seat part of a watcher's mails: no player id starts with '_', so a player called
 # "watcher" is never taken for the watchers (their board, their token) nor they for it.
 WATCHER = "_watcher"
@@ -590,24 +591,26 @@ class Judge:
         deadlines.tend(self, path)
 
 
-GM_HELP = [
-    "Game master commands (reply to this mail, one per line, From your GM address):",
-    "  replace PLAYER NAME <ADDRESS>   a new person takes over the seat",
-    "  address PLAYER ADDRESS...       the player's accepted addresses",
-    "  deadline HOURS [bot LEVEL]      the time for each decision; with a bot",
-    "                                  level, a bot plays a missed decision",
-    "  bot PLAYER LEVEL|off            hand the seat to a bot, or back",
-    "  clock PACE [vacation D] [pause weekends] [timeout bot:LEVEL|gm|forfeit]",
-    "                                  a new time bank (e.g. 2d+1d/5d), or clock off",
-    "  watch [NAME] ADDRESS / unwatch ADDRESS  public mails to a watcher",
-    "  watch ADDRESS digest [N]        one mail a round (or per N decisions)",
-    "  notify PLAYER turn|every|digest  a player's mail setting",
-    "  status                          the public state",
+GM_HELP = [  # each line translated where it is shown: _(line)
+    N_("Game master commands (reply to this mail, one per line, From your GM address):"),
+    N_("  replace PLAYER NAME <ADDRESS>   a new person takes over the seat"),
+    N_("  address PLAYER ADDRESS...       the player's accepted addresses"),
+    N_("  deadline HOURS [bot LEVEL]      the time for each decision; with a bot"),
+    N_("                                  level, a bot plays a missed decision"),
+    N_("  bot PLAYER LEVEL|off            hand the seat to a bot, or back"),
+    N_("  clock PACE [vacation D] [pause weekends] [timeout bot:LEVEL|gm|forfeit]"),
+    N_("                                  a new time bank (e.g. 2d+1d/5d), or clock off"),
+    N_("  watch [NAME] ADDRESS / unwatch ADDRESS  public mails to a watcher"),
+    N_("  watch ADDRESS digest [N]        one mail a round (or per N decisions)"),
+    N_("  notify PLAYER turn|every|digest  a player's mail setting"),
+    N_("  status                          the public state"),
 ]
 
 
 def gm_welcome(game: Loaded) -> str:
     gf = game.gf
-    lines = [f"You are the game master of {gf.game_id} ({game.match.game.title}).",
-             f"Players: {', '.join(gf.players)}.", "", *GM_HELP]
+    lines = [_("You are the game master of {game} ({title}).").format(
+        game=gf.game_id, title=game.match.game.title),
+             _("Players: {players}.").format(players=", ".join(gf.players)), "",
+             *(_(line) for line in GM_HELP)]
     return "\n".join(lines) + "\n"

@@ -9,8 +9,11 @@ from typing import Any
 
 from referee import roster, seats
 from referee.errors import UsageError
+from referee.i18n import domain
 from referee.judge import meta
 from referee.judge.core import GM_HELP
+
+_, N_, ngettext = domain("referee")
 
 
 def gm_meta(line: str, players: list[str]) -> dict[str, Any] | None:
@@ -45,7 +48,8 @@ def gm_meta(line: str, players: list[str]) -> dict[str, Any] | None:
         return _watch(kind, line.split(None, 1)[1])
     if kind == "notify" and len(args) == 2:
         return {"kind": "notify", "player": args[0], "mode": args[1].lower()}
-    raise UsageError(f"not a game master command: {line!r}", hints=GM_HELP[1:])
+    raise UsageError(_("not a game master command: {line}").format(line=repr(line)),
+                     hints=[_(h) for h in GM_HELP[1:]])
 
 
 _DIGEST_TAIL = re.compile(r"^(?P<who>.*?)(?P<digest>\s+digest(?:\s+(?P<n>\S+))?)?\s*$",
@@ -58,7 +62,7 @@ def _watch(kind: str, rest: str) -> dict[str, Any]:
     m = _DIGEST_TAIL.match(rest)
     assert m is not None  # (the pattern matches every text)
     if m.group("digest") and kind == "unwatch":
-        raise UsageError("unwatch takes an address only: unwatch ADDRESS")
+        raise UsageError(_("unwatch takes an address only: unwatch ADDRESS"))
     name, address = roster.name_and_address(m.group("who"), kind)
     out: dict[str, Any] = {"kind": "watcher", "email": address, "on": kind == "watch"}
     if name and kind == "watch":
@@ -74,5 +78,5 @@ def bot_level(word: str) -> dict[str, Any]:
     if word.strip().lower() in ("off", "human", "none"):
         return {"level": None}
     if not word.strip():
-        raise UsageError("bot: give a level (random, greedy, mcts, mcts:N) or off")
+        raise UsageError(_("bot: give a level (random, greedy, mcts, mcts:N) or off"))
     return seats.parse_spec(word).to_json()

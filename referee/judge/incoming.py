@@ -234,7 +234,7 @@ class Incoming:
         """An answer to the game master, who reads English."""
         assert game.settings.gm is not None
         body = text.body(game.gf, game.match, game.seed, None, None, game.settings,
-                         full=True, note=[*note, "", *GM_HELP])
+                         full=True, note=[*note, "", *(_(line) for line in GM_HELP)])
         self._queue([self.judge.message(game, meta.GM, game.settings.gm, body,
                                         answers=self.msgid, board=True)])
         return Outcome(action, game.gf.game_id, detail)
@@ -548,9 +548,9 @@ class Incoming:
         except RefereeError as exc:
             if environment_failure(exc):  # a full or read-only disk: try again later
                 raise
-            change, result = None, f"Not done: {exc.message}"
+            change, result = None, _("Not done: {reason}").format(reason=exc.message)
         else:
-            result = "Done." if change is not None else ""
+            result = _("Done.") if change is not None else ""
         fresh = self.judge.load(game.path) or game
         if change is not None and change.get("kind") == "replace" and fresh is not game:
             notes = notices.replaced(self.judge, game, fresh, str(change["player"]))

@@ -105,21 +105,21 @@ def answered(mail: Mail, game_id: str, key: bytes) -> MailId:
     """The referee ID of ``game_id`` that ``mail`` answers, its MAC checked with ``key``.
     Raises Refusal (automatic, unanswered, forged, other-game)."""
     if mail.reply.automatic:
-        raise Refusal("automatic", "an automatic reply (Auto-Submitted, Precedence or "
-                      "X-Autoreply): ignored, not answered")
+        raise Refusal("automatic", _("an automatic reply (Auto-Submitted, Precedence or "
+                                     "X-Autoreply): ignored, not answered"))
     mine = [mid for mid in mail.answers if mid.game == game_id]
     for mid in mine:
         if check_id(key, mid):
             return mid
     if mine:
-        raise Refusal("forged", "the referee mail it answers (In-Reply-To) was not written "
-                      "by this referee: its Message-ID is forged or edited; reply to the "
-                      "latest mail")
+        raise Refusal("forged", _("the referee mail it answers (In-Reply-To) was not written "
+                                  "by this referee: its Message-ID is forged or edited; reply "
+                                  "to the latest mail"))
     if mail.answers:
-        raise Refusal("other-game", f"this mail is for game {mail.answers[0].game!r}, "
-                      f"not {game_id!r}")
-    raise Refusal("unanswered", "cannot tell which referee mail this answers: reply to the "
-                  "latest mail and keep its subject")
+        raise Refusal("other-game", _("this mail is for game {game}, not {other}").format(
+            game=repr(mail.answers[0].game), other=repr(game_id)))
+    raise Refusal("unanswered", _("cannot tell which referee mail this answers: reply to the "
+                                  "latest mail and keep its subject"))
 
 
 def admit(mail: Mail, mid: MailId, seat: Seat, *, key: bytes, game_id: str,
@@ -146,9 +146,10 @@ def check_unplayed(mail: Mail, log: Sequence[Mapping[str, Any]]) -> None:
     """Refuse a mail whose Message-ID is already in the log (``replayed``)."""
     for entry in log:
         if entry.get("mail") == mail.msgid:
-            raise Refusal("replayed", f"this mail was already played: its Message-ID is in "
-                          f"log entry {entry.get('n')}; the game is at move {plays(log)} "
-                          "now: reply to the latest mail")
+            raise Refusal("replayed", _("this mail was already played: its Message-ID is in "
+                                        "log entry {n}; the game is at move {now} now: reply "
+                                        "to the latest mail").format(n=entry.get("n"),
+                                                                     now=plays(log)))
 
 
 def check_fresh(mid: MailId, log: Sequence[Mapping[str, Any]]) -> None:
@@ -171,7 +172,7 @@ def say_text(reply: Reply) -> str:
     first = reply.moves[0] if reply.moves else ""
     m = re.match(r"(?i)^say(?=\s|$)", first)
     if not m:
-        raise Refusal("say", "not a say command")
+        raise Refusal("say", _("not a say command"))
     parts = [first[m.end():]]
     own = list(reply.own)
     if first in own:
@@ -181,25 +182,31 @@ def say_text(reply: Reply) -> str:
             parts.append(line)
     text = unicodedata.normalize("NFC", " ".join(parts))
     if len(text) > SAY_MAX * 4:  # no need to look at every character of a huge one
-        raise Refusal("say", f"say not relayed: {len(text)} characters, at most {SAY_MAX}")
+        raise _too_long(len(text))
     marks = 0
     for ch in text:
         cat = unicodedata.category(ch)
         if ch in _BLANK or (ch != "\t" and cat[0] not in "LMNPS" and cat != "Zs"):
             name = unicodedata.name(ch, cat)
-            raise Refusal("say", f"say not relayed: it contains U+{ord(ch):04X} ({name}); "
-                          "a say is plain text on one paragraph: no control, format, "
-                          "line or paragraph separator characters")
+            raise Refusal("say", _("say not relayed: it contains {code} ({name}); a say is "
+                                   "plain text on one paragraph: no control, format, line or "
+                                   "paragraph separator characters").format(
+                                       code=f"U+{ord(ch):04X}", name=name))
         marks = marks + 1 if cat[0] == "M" else 0
         if marks > SAY_MARKS:
-            raise Refusal("say", f"say not relayed: more than {SAY_MARKS} combining marks "
-                          "on one character")
+            raise Refusal("say", _("say not relayed: more than {n} combining marks on one "
+                                   "character").format(n=SAY_MARKS))
     text = re.sub(r"[\t\s]+", " ", text).strip()
     if not text:
-        raise Refusal("say", "say: nothing to say")
+        raise Refusal("say", _("say: nothing to say"))
     if len(text) > SAY_MAX:
-        raise Refusal("say", f"say not relayed: {len(text)} characters, at most {SAY_MAX}")
+        raise _too_long(len(text))
     return text
+
+
+def _too_long(length: int) -> Refusal:
+    return Refusal("say", _("say not relayed: {length} characters, at most {most}").format(
+        length=length, most=SAY_MAX))
 
 
 # --- plans (referee/plans.py) ------------------------------------------------------------

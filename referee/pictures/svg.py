@@ -215,15 +215,19 @@ def _attrs(attrs: Mapping[str, Any]) -> dict[str, str]:
     return {k: _fmt(v) for k, v in attrs.items() if v is not None}
 
 
-def fit(text: str, width_px: float, size: float = 12) -> str:
+GLYPH = 0.56  # the average glyph width per px of font size, text fitted with it
+BOLD_GLYPH = 0.62  # the same for bold text
+
+
+def fit(text: str, width_px: float, size: float = 12, bold: bool = False) -> str:
     """``text`` shortened with an ellipsis to about ``width_px`` (average glyph width)."""
-    limit = max(3, int(width_px / (size * 0.56)))
+    limit = max(3, int(width_px / (size * (BOLD_GLYPH if bold else GLYPH))))
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def wrap(text: str, width_px: float, size: float = 12) -> list[str]:
+def wrap(text: str, width_px: float, size: float = 12, bold: bool = False) -> list[str]:
     """``text`` broken into lines of about ``width_px`` at spaces."""
-    limit = max(8, int(width_px / (size * 0.56)))
+    limit = max(8, int(width_px / (size * (BOLD_GLYPH if bold else GLYPH))))
     lines: list[str] = []
     line = ""
     for word in text.split():

@@ -86,7 +86,9 @@ class DynastiesGame:
     def interpretations(self) -> list[Interpretation]:
         """The readings in force under this rules version (an entry naming ``rules``
         holds only for those versions)."""
-        return [Interpretation(i["key"], i["topic"], i["reading"], i["rule"])
+        from .words import _  # in the reader's language
+
+        return [Interpretation(i["key"], _(i["topic"]), _(i["reading"]), _(i["rule"]))
                 for i in self.data.files["interpretations"]["interpretations"]
                 if self.rules in i.get("rules", RULES_VERSIONS)]
 

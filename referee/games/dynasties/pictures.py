@@ -55,13 +55,14 @@ def fitted(c: Canvas, x: float, y: float, text: str, width: float, parent: Any =
     first at ``y``; with ``centre`` the lines centred on ``y``), else shrunk down to
     MIN_SIZE, and only then cut. Returns the lines drawn."""
     shown = [text]
+    bold = bool(style.get("bold"))
     while True:
-        shown = wrap(text, width, size) if lines > 1 else [text]
-        if len(shown) <= lines and all(_fits(line, width, size) for line in shown):
+        shown = wrap(text, width, size, bold) if lines > 1 else [text]
+        if len(shown) <= lines and all(_fits(line, width, size, bold) for line in shown):
             break
         if size <= MIN_SIZE:  # cut: the last line shown ends in an ellipsis
             rest = " ".join(shown[lines - 1:])
-            shown = [fit(line, width, size) for line in [*shown[:lines - 1], rest]]
+            shown = [fit(line, width, size, bold) for line in [*shown[:lines - 1], rest]]
             break
         size = max(MIN_SIZE, size - 0.5)
     if centre:
@@ -71,8 +72,8 @@ def fitted(c: Canvas, x: float, y: float, text: str, width: float, parent: Any =
     return len(shown)
 
 
-def _fits(text: str, width: float, size: float) -> bool:
-    return fit(text, width, size) == text
+def _fits(text: str, width: float, size: float, bold: bool = False) -> bool:
+    return fit(text, width, size, bold) == text
 
 
 def draw(view: dict[str, Any], marks: Marks = NO_MARKS, since: int | None = None,

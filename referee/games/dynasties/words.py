@@ -231,18 +231,11 @@ def event(text: str) -> str:
 
 
 # --- German names in the notation (parse_move accepts them beside the English keys) -----
-_UMLAUTS = str.maketrans({"ü": "u", "ö": "o", "ä": "a", "é": "e", "ß": "s"})
-
-
 def _spellings(text: str) -> list[str]:
     """The ways a German name may be typed, as the parser sees it (lower case, umlauts
     plain or as ue/oe/ae, spaces as hyphens)."""
-    base = re.sub(r"\s*\(.*\)\s*$", "", text).lower().replace(" ", "-")
-    plain = base.translate(_UMLAUTS)
-    digraph = base
-    for umlaut, pair in (("ü", "ue"), ("ö", "oe"), ("ä", "ae"), ("ß", "ss")):
-        digraph = digraph.replace(umlaut, pair)
-    return list(dict.fromkeys([plain, digraph]))
+    base = re.sub(r"\s*\(.*\)\s*$", "", text).replace(" ", "-")
+    return list(dict.fromkeys([i18n.fold(base, plain=True), i18n.fold(base)]))
 
 
 def german_aliases(names: Mapping[str, str], keys: tuple[str, ...] | list[str]

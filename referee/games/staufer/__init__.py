@@ -115,10 +115,16 @@ class StauferGame:
 
     # documentation
     def assumptions(self) -> list[Assumption]:
+        """The assumed values; what each is and its source in the reader's language."""
         return components.assumptions(self.data)
 
     def interpretations(self) -> list[Interpretation]:
-        return [Interpretation(**item) for item in self.data.interpretations]
+        """The readings in the reader's language (the data file's English through the
+        catalog)."""
+        from .texts import _
+
+        return [Interpretation(item["key"], _(item["topic"]), _(item["reading"]),
+                               _(item["rule"])) for item in self.data.interpretations]
 
     def data_files(self) -> dict[str, Any]:
         """All component data, with source and confidence per value."""
