@@ -455,8 +455,11 @@ class Judge:
             return
         start = state["seen"] is None
         new = gf.log[state["seen"] or 0:]
-        if new and not start and all(e.get("meta", {}).get("kind") == "rematch" for e in new):
-            state["seen"], state["mark"] = len(gf.log), mark  # the command told everyone
+        if new and not start and all(e.get("meta", {}).get("kind") == "rematch"
+                                     or text.is_personal(e) for e in new):
+            # a rematch: the command told everyone; a player's own setting (language,
+            # mail setting): the answer to the command tells them, and nobody else
+            state["seen"], state["mark"] = len(gf.log), mark
             self.store.save()
             return
         authors = {e["by"] for e in new}

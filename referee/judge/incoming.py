@@ -68,6 +68,7 @@ class Incoming:
         self.mail = intake.read(raw)
         self.reply = self.mail.reply
         self.msgid = self.mail.msgid
+        self.taken: intake.Taken | None = None  # the line read, when chat came first
 
     # ------------------------------------------------------------------ entry point
 
@@ -225,7 +226,7 @@ class Incoming:
         to = game.settings.to(player)
         assert to is not None
         body = text.body(game.gf, game.match, game.seed, player, None, game.settings,
-                         note=note)
+                         note=[*self._read(), *note])
         self._queue([self.judge.message(game, player, to, body, answers=self.msgid,
                                         board=True)])
         return Outcome(action, game.gf.game_id, detail)
@@ -240,30 +241,39 @@ class Incoming:
         return Outcome(action, game.gf.game_id, detail)
 
     def _player(self, game: Loaded, player: str, mid: MailId) -> Outcome:
-        moves = list(self.reply.moves)
-        if not moves:
+        if not self.reply.moves:
             return self._answer_state(game, player, [
                 _("No move found in your mail: write it on the first line.")], "rejected",
                 "no move")
+        self._take((*PLAYER_COMMANDS, intake.PLAN_WORD), game, player)
+        moves = list(self.reply.moves)
         word = moves[0].split()[0].lower() if moves[0].split() else ""
         planned = intake.plan_lines(self.reply) if word == intake.PLAN_WORD else None
         if planned is not None:
             return self._plan(game, player, planned, mid)
         if len(moves) == 1 and word in PLAYER_COMMANDS:
             return self._command(game, player, word, moves[0].split(None, 1)[1:], mid)
-        taken = intake.move_line(self.reply, game.match.game, game.match.state, player)
-        if taken:  # chat came first: the first line that reads as a move is the move
-            moves = [self.reply.lines[taken]]
-        return self._moves(game, player, moves, mid, taken)
+        return self._moves(game, player, moves, mid)
 
-    def _moves(self, game: Loaded, player: str, moves: list[str], mid: MailId,
-               taken: int = 0) -> Outcome:
-        """Play ``moves``; ``taken``: the number of lines passed over before the one that
-        reads as the move (the answer says which line was taken)."""
+    def _take(self, commands: Sequence[str], game: Loaded, player: str | None) -> None:
+        """Read the line of the mail that is a command or (``player``'s) move, passing
+        over chat before it (:func:`referee.mail.intake.take_line`); the answers then
+        say which line was taken (:meth:`_read`)."""
+        match = game.match
+        taken = intake.take_line(self.reply, commands, match.game if player else None,
+                                 match.state, player)
+        if taken is not None and taken.index:
+            self.taken = taken
+            self.reply = intake.from_taken(self.reply, taken)
+
+    def _read(self) -> list[str]:
+        """The line that says which line of the mail was taken (none: the first)."""
+        return intake.taken_note(self.taken)
+
+    def _moves(self, game: Loaded, player: str, moves: list[str], mid: MailId) -> Outcome:
+        """Play ``moves`` (the answer says which line was taken when chat came first)."""
         gid, msgid, mail = game.gf.game_id, self.msgid, self.mail
-        read = [ngettext("Read as your move: `{line}` (the line before it is not a move).",
-                         "Read as your move: `{line}` (the {count} lines before it are not "
-                         "moves).", taken).format(line=moves[0], count=taken)] if taken else []
+        read = self._read()
 
         def identify(gf: gamefile.GameFile, seed: str | None
                      ) -> tuple[str, list[str], dict[str, Any]]:
@@ -274,7 +284,7 @@ class Incoming:
         try:
             done = submit(game.path, None, moves, keep_partial=True, identify=identify)
         except MoveError as exc:
-            return self._rejected(game, player, moves, 0, exc, read)
+            return self._rejected(game, player, moves, 0, exc)
         except RefereeError as exc:
             if environment_failure(exc):  # a full or read-only disk: try again later
                 raise
@@ -290,6 +300,7 @@ class Incoming:
         played = " / ".join(a.text for a in done.accepted)
         if done.failed is not None and done.failed_index is not None:
             fresh = self.judge.load(game.path) or game
+            self.taken = None  # (told in the mail just sent)
             outcome = self._rejected(fresh, player, moves, done.failed_index, done.failed)
             # the moves before the failing line are played: the mail counts as played
             return Outcome("played", gid, f"{played} (then {outcome.detail})")
@@ -299,8 +310,8 @@ class Incoming:
         return Outcome("played", gid, played)
 
     def _rejected(self, game: Loaded, player: str, moves: list[str], index: int,
-                  exc: MoveError, read: Sequence[str] = ()) -> Outcome:
-        note = list(read)
+                  exc: MoveError) -> Outcome:
+        note: list[str] = []
         if index:
             note.append(ngettext("Your first {n} move(s) were played; the rest were not.",
                                  "Your first {n} move(s) were played; the rest were not.",
@@ -374,7 +385,8 @@ class Incoming:
                 raise
             return self._answer_state(game, player, [_("`{command}` not done: {reason}").format(
                 command=word, reason=exc.message)], "rejected", exc.message)
-        self.judge.notify(game.path)
+        read = self._read()
+        self.judge.notify(game.path, {player: read} if read else None)
         self.judge.store.mark_answered(self.msgid)
         self.judge.store.save()
         if word == "notify":
@@ -538,6 +550,7 @@ class Incoming:
                                                           time=f"{again:%Y-%m-%d %H:%M}"))
 
     def _gm(self, game: Loaded, mid: MailId) -> Outcome:
+        self._take(GM_KINDS, game, None)
         line = self.reply.moves[0] if self.reply.moves else "help"
         notes: dict[str, list[str]] | None = None
         try:
@@ -554,7 +567,8 @@ class Incoming:
         fresh = self.judge.load(game.path) or game
         if change is not None and change.get("kind") == "replace" and fresh is not game:
             notes = notices.replaced(self.judge, game, fresh, str(change["player"]))
-        outcome = self._answer_gm(fresh, [f"> {line}", result], "command", f"gm {line}")
+        outcome = self._answer_gm(fresh, [*self._read(), f"> {line}", result], "command",
+                                  f"gm {line}")
         self.judge.notify(game.path, notes)
         return outcome
 

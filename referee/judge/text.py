@@ -10,7 +10,7 @@ from __future__ import annotations
 import copy
 import textwrap
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from referee import engine, gamefile, i18n, replay, seats
@@ -132,6 +132,8 @@ def _describe(gf: gamefile.GameFile, seed: str | None, i: int, match: Match,
         return _("{n}. you set your plan").format(n=n) if viewer == by else ""
     if kind == "meta" and entry["meta"].get("kind") == "channel":  # the player's own
         return _("{n}. you set your notification channel").format(n=n) if viewer == by else ""
+    if kind == "meta" and entry["meta"].get("kind") in PERSONAL:  # nobody else's business
+        return _personal_line(n, entry["meta"]) if viewer == by else ""
     if kind == "meta":
         meta = entry["meta"]
         if meta.get("kind") == "bot":
@@ -152,6 +154,26 @@ def _describe(gf: gamefile.GameFile, seed: str | None, i: int, match: Match,
     if "plan" in entry:
         note = _(" (planned)") + note
     return _("{n}. {player} played: {move}").format(n=n, player=by, move=shown) + note
+
+
+#: the settings that are their player's own (how and in which language they get mail):
+#: told to nobody else, and their author is told in words, not as a record
+PERSONAL = ("lang", "notify")
+
+
+def is_personal(entry: Mapping[str, Any]) -> bool:
+    """Whether a log entry is a player's own personal setting (:data:`PERSONAL`)."""
+    meta = entry.get("meta")
+    return isinstance(meta, dict) and meta.get("kind") in PERSONAL and \
+        entry.get("by") == meta.get("player")
+
+
+def _personal_line(n: int, meta: Mapping[str, Any]) -> str:
+    if meta.get("kind") == "lang":
+        code = str(meta.get("lang"))
+        return _("{n}. you set the language of your mails: {language}").format(
+            n=n, language=i18n.NAMES.get(code, code))
+    return _("{n}. you set how often you get mail: {mode}").format(n=n, mode=meta.get("mode"))
 
 
 def _public_events(match: Match) -> list[str]:

@@ -1,0 +1,116 @@
+"""A command after chat, and personal settings (issue 21, the judge's last findings):
+chat before a command (`lang de`, `notify every`, `undo`, `say`, `plan`, a game master
+command) is passed over like chat before a move, and the answer says which line was
+taken; quoted text and attributions are never read; a player's language or mail setting
+is answered with one mail, in the new language, and is nobody else's business."""
+
+from __future__ import annotations
+
+import json
+
+from referee import gamefile
+from tests.test_judge import Setup
+from tests.test_judge_findings import GM, gm
+from tests.test_judge_support import body_text, reply
+
+TOOK = ("Took line {n} of your mail: `{line}`; the text before it is not read as a move "
+        "or a command.")
+
+
+def flat(text: str) -> str:
+    """A mail's text with its wrapping undone (each run of spaces and newlines: one
+    space), to find a sentence however long its line was."""
+    return " ".join(text.split())
+
+
+def _meta(setup: Setup) -> list[dict[str, object]]:
+    return [e["meta"] for e in json.loads(setup.path.read_text())["log"] if "meta" in e]
+
+
+def test_lang_after_chat_is_run_with_one_mail_in_the_new_language(toy: Setup) -> None:
+    out = toy.send(reply(toy.latest("ann"), "Thanks, good move!\nlang de"))
+    assert _meta(toy) == [{"kind": "lang", "player": "ann", "lang": "de"}]
+    assert [m["X-Referee-Player"] for m in out] == ["ann"]  # one mail, to ann only
+    text = body_text(out[0])
+    assert text.splitlines()[:5] == [
+        "Du bist am Zug, ann: ann to take from a pile of 10", "",
+        "Zeile 2 deiner Mail gelesen: `lang de`; der Text davor wird nicht als Zug oder",
+        "    Befehl gelesen.",
+        "Deine Mails sind jetzt auf Deutsch."]
+
+
+def test_notify_after_chat_is_run_and_told_to_nobody_else(toy: Setup) -> None:
+    toy.send(reply(toy.latest("cat"), "notify every"))  # cat hears of every change
+    toy.new_mail()
+    out = toy.send(reply(toy.latest("ben"), "Hi all,\nThanks, good move!\nnotify digest"))
+    assert _meta(toy)[-1] == {"kind": "notify", "player": "ben", "mode": "digest"}
+    assert [m["X-Referee-Player"] for m in out] == ["ben"]
+    text = body_text(out[0])
+    assert TOOK.format(n=3, line="notify digest") in flat(text)
+    assert "Your mail setting is now digest." in text
+    out = toy.send(reply(toy.latest("ann"), "take 1"))
+    cat = body_text(next(m for m in out if m["X-Referee-Player"] == "cat"))
+    assert ("Since your last mail:\n  1. you set how often you get mail: every\n"
+            "  3. ann played: take 1\n") in cat  # (her own setting: entry 1; ben's: 2)
+    assert "setting" not in cat and "digest" not in cat
+
+
+def test_the_author_reads_their_setting_in_words(toy: Setup) -> None:
+    toy.send(reply(toy.latest("ann"), "notify every"))
+    toy.send(reply(toy.latest("ann"), "lang de"))
+    out = toy.send(reply(toy.latest("ann"), "take 1"))
+    ann = body_text(next(m for m in out if m["X-Referee-Player"] == "ann"))
+    assert ("Seit deiner letzten Mail:\n  1. du hast eingestellt, wie oft du Mail bekommst: "
+            "every\n  2. du hast die Sprache deiner Mails eingestellt: Deutsch\n"
+            "  3. ann spielte: take 1\n") in ann
+    toy.send(reply(toy.latest("ben"), "take 1"))
+    everything = "\n".join(body_text(m) for m in toy.sent())
+    assert "changed a setting" not in everything
+
+
+def test_undo_after_chat_is_run(toy: Setup) -> None:
+    toy.send(reply(toy.latest("ann"), "take 1"))
+    out = toy.send(reply(toy.latest("ann"), "Oops, wrong pile.\nundo"))
+    log = json.loads(toy.path.read_text())["log"]
+    assert log[-1]["by"] == "ann" and log[-1]["undo"] == 1
+    ann = body_text(next(m for m in out if m["X-Referee-Player"] == "ann"))
+    assert TOOK.format(n=2, line="undo") in flat(ann)
+
+
+def test_say_after_chat_relays_its_own_words_only(toy: Setup) -> None:
+    out = toy.send(reply(toy.latest("ben"), "Thanks, good move!\nsay Hello all, good luck!"))
+    said = {m["X-Referee-Player"]: body_text(m) for m in out}
+    assert sorted(said) == ["ann", "cat"]
+    assert "ben says: Hello all, good luck!" in said["ann"]
+    assert "Thanks" not in said["ann"]
+
+
+def test_plan_after_chat_sets_the_plan(toy: Setup) -> None:
+    out = toy.send(reply(toy.latest("ben"), "Off on holiday.\nplan\ntake 1\n\nBye"))
+    text = body_text(out[0])
+    assert TOOK.format(n=2, line="plan") in flat(text) and "Your plan is set." in text
+    assert gamefile.read(toy.path).log[-1]["meta"]["kind"] == "plan"
+
+
+def test_quoted_text_and_attributions_are_never_read(toy: Setup) -> None:
+    raw = reply(toy.latest("ann"), "Thanks, good move!\n\nOn Mon, 6 Jan 2025, Referee "
+                "wrote:\n> lang de\n> take 2")
+    out = toy.send(raw)
+    assert _meta(toy) == [] and "move" not in json.dumps(json.loads(
+        toy.path.read_text())["log"])
+    text = body_text(out[0])
+    assert "Line 1 `Thanks, good move` was not accepted: cannot read" in text
+
+
+def test_a_game_master_command_after_chat_is_run(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    setup = Setup(tmp_path)
+    setup.options = ("--gm", GM)
+    setup.judge()
+    setup.new_mail()
+    out = gm(setup, "Hello referee,\nplease add a watcher.\nwatch Wendy <wendy@example.org> "
+                    "digest")
+    assert _meta(setup)[-1] == {"kind": "watcher", "email": "wendy@example.org", "on": True,
+                                "name": "Wendy", "digest": "round"}
+    answer = body_text(next(m for m in out if GM in str(m["To"])))
+    assert TOOK.format(n=3, line="watch Wendy <wendy@example.org> digest") + \
+        " > watch Wendy <wendy@example.org> digest Done." in flat(answer)
