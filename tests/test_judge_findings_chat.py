@@ -114,3 +114,36 @@ def test_a_game_master_command_after_chat_is_run(tmp_path) -> None:  # type: ign
     answer = body_text(next(m for m in out if GM in str(m["To"])))
     assert TOOK.format(n=3, line="watch Wendy <wendy@example.org> digest") + \
         " > watch Wendy <wendy@example.org> digest Done." in flat(answer)
+
+
+# --------------------------------------------------------------- `move --from-email`
+
+
+def test_move_from_email_passes_over_chat_as_the_judge_does(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from tests.test_mail_fresh import MailGame
+
+    game = MailGame(tmp_path)
+    ann = game.mail_round()["ann"]
+    result = game.move(reply(ann, "Ha, I will take this one!\n- take 2."))
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines()[:2] == [
+        "Took line 2 of your mail: `take 2`; the text before it is not read as a move or a "
+        "command.",
+        "move 1: ann: take 2"]
+    assert [e["move"] for e in gamefile.read(game.path).log] == [{"type": "take", "n": 2}]
+
+
+def test_move_from_email_names_the_line_of_a_refused_move(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from tests.test_mail_fresh import MailGame
+
+    game = MailGame(tmp_path)
+    ann = game.mail_round()["ann"]
+    before = game.path.read_bytes()
+    result = game.move(reply(ann, "Oh well\ntake 9"))
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert "Took line 2 of your mail: `take 9`" in result.output
+    assert game.path.read_bytes() == before
+    answer = (tmp_path / "answer-1.mbox").read_text()
+    body = flat(answer.split("\n\n", 1)[1])
+    assert body.startswith("Your move was not accepted: take 9 Took line 2 of your mail: "
+                           "`take 9`; the text before it is not read as a move or a command.")
