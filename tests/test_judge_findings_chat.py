@@ -147,3 +147,29 @@ def test_move_from_email_names_the_line_of_a_refused_move(tmp_path) -> None:  # 
     body = flat(answer.split("\n\n", 1)[1])
     assert body.startswith("Your move was not accepted: take 9 Took line 2 of your mail: "
                            "`take 9`; the text before it is not read as a move or a command.")
+
+
+# --------------------------------------------------------------- a replaced seat's plan
+
+
+def test_a_replaced_seat_keeps_no_plan_of_the_old_player(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    setup = Setup(tmp_path)
+    setup.options = ("--gm", GM)
+    setup.judge()
+    setup.new_mail()
+    told = body_text(setup.send(reply(setup.latest("ben"), "plan\ntake 1"))[0])
+    assert "Your plan is set." in told
+    out = gm(setup, "replace ben Yuki <yuki@example.org>")
+    log = gamefile.read(setup.path).log
+    assert [(e["by"], e["meta"]) for e in log[-2:]] == [
+        ("gm", {"kind": "replace", "player": "ben", "name": "Yuki", "email": "yuki@example.org"}),
+        ("ben", {"kind": "plan", "player": "ben", "sealed": log[-1]["meta"]["sealed"]})]
+    welcome = flat(body_text(next(m for m in out if "yuki@example.org" in str(m["To"]))))
+    assert ("Ben's plan for the seat is withdrawn: you have no plan, so no move is played "
+            "for you until you write one (reply `plan`).") in welcome
+    assert "set your plan" not in welcome
+    out = setup.send(reply(setup.latest("ann"), "take 2"))
+    assert [e.get("move") for e in gamefile.read(setup.path).log if "move" in e] == [
+        {"type": "take", "n": 2}]  # ben's plan did not play for Yuki
+    yuki = body_text(next(m for m in out if m["X-Referee-Player"] == "ben"))
+    assert yuki.splitlines()[0] == "Your turn, Yuki (seat ben): ben to take from a pile of 8"

@@ -31,7 +31,7 @@ Kinds (fields besides ``kind``):
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -179,8 +179,25 @@ def append(path: Path, by: str, meta: Mapping[str, Any],
         gf = tx.gf
         if by != GM:
             gf.player(by)
-        entry = tx.append({"by": by, "meta": validate(meta, gf.players)}, extra)
+        checked = validate(meta, gf.players)
+        planned = checked["kind"] == "replace" and has_plan(gf.log, checked["player"])
+        entry = tx.append({"by": by, "meta": checked}, extra)
+        if planned:  # the person who leaves takes their plan along: none plays for the next
+            from referee import plans
+
+            seat = checked["player"]
+            tx.append({"by": seat, "meta": plans.record(gf.data, seat, [])}, extra)
+            tx.verify()
     return entry
+
+
+def has_plan(log: Sequence[Mapping[str, Any]], player: str) -> bool:
+    """Whether ``player``'s latest plan record may hold lines (a sealed record may: its
+    lines are sealed; one in clear without lines withdrew the plan)."""
+    records = [e["meta"] for e in log
+               if e.get("by") == player and isinstance(e.get("meta"), dict)
+               and e["meta"].get("kind") == "plan"]
+    return bool(records) and ("sealed" in records[-1] or bool(records[-1].get("lines")))
 
 
 # fields no mail but the game master's own answer may show: a person's addresses

@@ -214,13 +214,16 @@ class Timeline:
                 for p in after if after[p] != before.get(p, 0)]
             self.items.append((by, own, public, words, gains))
 
-    def lines(self, since: int, viewer: str | None) -> list[str]:
-        """What happened in entries ``since``.. as ``viewer`` may see it, wrapped."""
+    def lines(self, since: int, viewer: str | None, inherited: bool = False) -> list[str]:
+        """What happened in entries ``since``.. as ``viewer`` may see it, wrapped.
+        ``inherited``: the viewer has just taken the seat over, so the seat's plans and
+        personal settings were someone else's (none is told; its moves are)."""
         lines: list[str] = []
         for by, own, public, words, gains in self.items[max(0, since - self.since):]:
-            if not (own if by == viewer else public):
-                continue  # a plan record: only its player hears of it
-            lines.append(wrap("  " + (own if by == viewer else public)))
+            shown = own if by == viewer and (public or not inherited) else public
+            if not shown:
+                continue  # a plan record or a setting: only its player hears of it
+            lines.append(wrap("  " + shown))
             lines += [wrap("      - " + said) for said in words]
             if gains:
                 lines += _join_wrapped("      " + _("scoring: "), gains, ", ")
@@ -286,10 +289,11 @@ def _struck(gf: gamefile.GameFile, n: int) -> dict[int, int]:
     return {k: v for k, v in replay.voided(gf).items() if k <= n}
 
 
-def events(gf: gamefile.GameFile, seed: str | None, since: int, viewer: str | None) -> list[str]:
+def events(gf: gamefile.GameFile, seed: str | None, since: int, viewer: str | None,
+           inherited: bool = False) -> list[str]:
     """What happened in log entries ``since``.. (each move as ``viewer`` may see it, and
-    every change of the scores), indented, wrapped."""
-    return Timeline(gf, seed, since).lines(since, viewer)
+    every change of the scores), indented, wrapped (``inherited``: :meth:`Timeline.lines`)."""
+    return Timeline(gf, seed, since).lines(since, viewer, inherited)
 
 
 def _and(names: Sequence[str]) -> str:
