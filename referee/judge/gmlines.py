@@ -5,12 +5,14 @@ writes for them (:mod:`referee.judge.meta` checks and writes them)."""
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from referee import roster, seats
 from referee.errors import UsageError
 from referee.judge import meta
-from referee.judge.core import GM_HELP
+
+if TYPE_CHECKING:
+    from referee.judge.core import Loaded
 
 
 def gm_meta(line: str, players: list[str]) -> dict[str, Any] | None:
@@ -76,3 +78,26 @@ def bot_level(word: str) -> dict[str, Any]:
     if not word.strip():
         raise UsageError("bot: give a level (random, greedy, mcts, mcts:N) or off")
     return seats.parse_spec(word).to_json()
+
+
+GM_HELP = [
+    "Game master commands (reply to this mail, one per line, From your GM address):",
+    "  replace PLAYER NAME <ADDRESS>   a new person takes over the seat",
+    "  address PLAYER ADDRESS...       the player's accepted addresses",
+    "  deadline HOURS [bot LEVEL]      the time for each decision; with a bot",
+    "                                  level, a bot plays a missed decision",
+    "  bot PLAYER LEVEL|off            hand the seat to a bot, or back",
+    "  clock PACE [vacation D] [pause weekends] [timeout bot:LEVEL|gm|forfeit]",
+    "                                  a new time bank (e.g. 2d+1d/5d), or clock off",
+    "  watch [NAME] ADDRESS / unwatch ADDRESS  public mails to a watcher",
+    "  watch ADDRESS digest [N]        one mail a round (or per N decisions)",
+    "  notify PLAYER turn|every|digest  a player's mail setting",
+    "  status                          the public state",
+]
+
+
+def gm_welcome(game: Loaded) -> str:
+    gf = game.gf
+    lines = [f"You are the game master of {gf.game_id} ({game.match.game.title}).",
+             f"Players: {', '.join(gf.players)}.", "", *GM_HELP]
+    return "\n".join(lines) + "\n"
