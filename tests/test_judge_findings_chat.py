@@ -173,3 +173,48 @@ def test_a_replaced_seat_keeps_no_plan_of_the_old_player(tmp_path) -> None:  # t
         {"type": "take", "n": 2}]  # ben's plan did not play for Yuki
     yuki = body_text(next(m for m in out if m["X-Referee-Player"] == "ben"))
     assert yuki.splitlines()[0] == "Your turn, Yuki (seat ben): ben to take from a pile of 8"
+
+
+# --------------------------------------------------------------- the game's events
+
+
+def test_a_german_mail_tells_the_games_events_in_german(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from referee import i18n
+    from referee.games.staufer import texts
+    from tests import plangames as pg
+
+    setup = Setup(tmp_path, game="staufer", gid="st-1")
+
+    def scores(after, mover, move) -> bool:  # type: ignore[no-untyped-def]
+        return any(" +" in e and "(" in e for e in after.state.events)  # the first points
+
+    mover, move, _ = pg.play_until(setup.path, "p0", scores, seed="judge-seed")
+    setup.judge()
+    setup.send(reply(setup.latest("ann"), "lang de"))
+    setup.send(reply(setup.latest("ann"), "notify every"))
+    match = pg.state(setup.path, "judge-seed")
+    typed = pg.text(match, move)
+    setup.send(reply(setup.latest(mover), typed))
+    after = pg.state(setup.path, "judge-seed")
+    english = after.state.events[len(match.state.events):]
+    with i18n.language("de"):
+        german = [texts.event_text(e) for e in english]
+    assert german != english and all("chest" not in e and "contract:" not in e
+                                     for e in german)
+    ann = body_text(setup.latest("ann"))
+    told = ann.split("Seit deiner letzten Mail:\n", 1)[1].split("\n\n", 1)[0]
+    assert [line.removeprefix("      - ") for line in told.splitlines()
+            if line.startswith("      - ")] == german
+
+
+def test_contract_cards_are_named_by_their_words_in_the_scoring() -> None:
+    from referee import i18n
+    from referee.games.staufer.texts import event_text, final_part
+
+    assert final_part("contract:region-milano") == "Region Milano contract"
+    assert final_part("contract:blue-2-opposite") == "pattern 2-opposite"
+    assert event_text("ann +16 (contract:red-pairs)") == "ann +16 (office seats pairs)"
+    with i18n.language("de"):
+        assert final_part("contract:region-milano") == "Auftrag Region Mailand"
+        assert event_text("ann +16 (contract:red-pairs)") == "ann +16 (Amtssitze pairs)"
+        assert event_text("ann +5 (orange chest)") == "ann +5 (orange Truhe)"

@@ -176,11 +176,19 @@ def _personal_line(n: int, meta: Mapping[str, Any]) -> str:
     return _("{n}. you set how often you get mail: {mode}").format(n=n, mode=meta.get("mode"))
 
 
-def _public_events(match: Match) -> list[str]:
-    """The game's own account of what happened, as its public view shows it (both games
-    keep ``state.events`` and show them to everyone); [] for a game without one."""
+def _public_events(match: Match, since: int = 0) -> list[str]:
+    """The game's own account of what happened from its ``since``-th event on, as its
+    public view shows it, in the reader's language (both games keep ``state.events`` and
+    show them to everyone); [] for a game without one."""
     events = getattr(match.state, "events", None)
-    return [str(e) for e in events] if isinstance(events, list) else []
+    if not isinstance(events, list):
+        return []
+    return [engine.event_text(match.game, e) for e in events[since:]]
+
+
+def _event_count(match: Match) -> int:
+    events = getattr(match.state, "events", None)
+    return len(events) if isinstance(events, list) else 0
 
 
 class Timeline:
@@ -205,9 +213,9 @@ class Timeline:
             by = gf.log[i]["by"]
             own = _describe(gf, seed, i, match, by, struck)
             public = _describe(gf, seed, i, match, None, struck)
-            told = len(_public_events(match))
+            told = _event_count(match)
             match = _step(gf, seed, match, i, struck)
-            words = _public_events(match)[told:]
+            words = _public_events(match, told)
             after = match.game.scores(match.state)
             gains = [_("{player} {change} (now {score})").format(
                 player=p, change=f"{after[p] - before.get(p, 0):+d}", score=after[p])
