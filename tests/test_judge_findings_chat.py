@@ -218,3 +218,32 @@ def test_contract_cards_are_named_by_their_words_in_the_scoring() -> None:
         assert final_part("contract:region-milano") == "Auftrag Region Mailand"
         assert event_text("ann +16 (contract:red-pairs)") == "ann +16 (Amtssitze pairs)"
         assert event_text("ann +5 (orange chest)") == "ann +5 (orange Truhe)"
+
+
+def test_events_are_told_after_the_game_keeps_only_its_last_ones(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Dynasties keeps its last 40 events: a move then adds events without the list
+    growing, and the mails still tell them (they told none for the rest of a game)."""
+    from tests import plangames as pg
+
+    setup = Setup(tmp_path, game="dynasties", gid="dy-1")
+    last: list[list[str]] = [[]]
+
+    def full(after, mover, move) -> bool:  # type: ignore[no-untyped-def]
+        before, now = last[0], list(after.state.events)
+        last[0] = now
+        return len(before) == len(now) == 40 and now[-1] != before[-1]
+
+    mover, move, _ = pg.play_until(setup.path, "p0", full, seed="judge-seed")
+    setup.judge()
+    other = next(p for p in ("ann", "ben", "cat") if p != mover)
+    setup.send(reply(setup.latest(other), "notify every"))
+    match = pg.state(setup.path, "judge-seed")
+    before = list(match.state.events)
+    setup.send(reply(setup.latest(mover), pg.text(match, move)))
+    now = list(pg.state(setup.path, "judge-seed").state.events)
+    added = now[40 - next(k for k in range(41) if now[:40 - k] == before[k:]):]
+    assert added and len(now) == 40
+    told = body_text(setup.latest(other)).split("Since your last mail:\n", 1)[1]
+    lines = [line.removeprefix("      - ") for line in told.split("\n\n", 1)[0].splitlines()
+             if line.startswith("      - ")]
+    assert lines == added

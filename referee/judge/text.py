@@ -176,19 +176,22 @@ def _personal_line(n: int, meta: Mapping[str, Any]) -> str:
     return _("{n}. you set how often you get mail: {mode}").format(n=n, mode=meta.get("mode"))
 
 
-def _public_events(match: Match, since: int = 0) -> list[str]:
-    """The game's own account of what happened from its ``since``-th event on, as its
-    public view shows it, in the reader's language (both games keep ``state.events`` and
-    show them to everyone); [] for a game without one."""
+def _raw_events(match: Match) -> list[Any]:
+    """The game's own account of what happened (both games keep ``state.events`` and
+    show them to everyone), as stored; [] for a game without one."""
     events = getattr(match.state, "events", None)
-    if not isinstance(events, list):
-        return []
-    return [engine.event_text(match.game, e) for e in events[since:]]
+    return list(events) if isinstance(events, list) else []
 
 
-def _event_count(match: Match) -> int:
-    events = getattr(match.state, "events", None)
-    return len(events) if isinstance(events, list) else 0
+def _new_events(before: Sequence[Any], after: Sequence[Any]) -> list[Any]:
+    """The events a move added: ``after`` without what it keeps of ``before``. A game may
+    keep only its last events (Dynasties keeps 40), so the list can stop growing: what
+    is new is what follows the longest end of ``before`` that ``after`` starts with."""
+    for k in range(len(before) + 1):
+        kept = len(before) - k
+        if list(after[:kept]) == list(before[k:]):
+            return list(after[kept:])
+    return list(after)  # (not reached: k = len(before) always matches)
 
 
 class Timeline:
@@ -213,9 +216,11 @@ class Timeline:
             by = gf.log[i]["by"]
             own = _describe(gf, seed, i, match, by, struck)
             public = _describe(gf, seed, i, match, None, struck)
-            told = _event_count(match)
+            told = _raw_events(match)
+            moved = replay.entry_kind(gf.log[i]) == "move" and (i + 1) not in struck
             match = _step(gf, seed, match, i, struck)
-            words = _public_events(match, told)
+            words = [engine.event_text(match.game, e)
+                     for e in _new_events(told, _raw_events(match))] if moved else []
             after = match.game.scores(match.state)
             gains = [_("{player} {change} (now {score})").format(
                 player=p, change=f"{after[p] - before.get(p, 0):+d}", score=after[p])
