@@ -90,7 +90,7 @@ GM_HELP = [
     "  clock PACE [vacation D] [pause weekends] [timeout bot:LEVEL|gm|forfeit]",
     "                                  a new time bank (e.g. 2d+1d/5d), or clock off",
     "  watch [NAME] ADDRESS / unwatch ADDRESS  public mails to a watcher",
-    "  watch ADDRESS digest [N]        one mail a round (or per N decisions)",
+    "  watch [NAME] ADDRESS digest [N] one mail a round (or per N decisions)",
     "  notify PLAYER turn|every|digest  a player's mail setting",
     "  status                          the public state",
 ]
