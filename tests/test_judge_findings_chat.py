@@ -247,3 +247,14 @@ def test_events_are_told_after_the_game_keeps_only_its_last_ones(tmp_path) -> No
     lines = [line.removeprefix("      - ") for line in told.split("\n\n", 1)[0].splitlines()
              if line.startswith("      - ")]
     assert lines == added
+
+
+def test_a_count_of_cards_is_told_as_one_card_or_several() -> None:
+    from referee import i18n
+    from referee.games.dynasties.words import event
+
+    assert event("cat drew 1 scoring card(s)") == "cat drew 1 scoring card"
+    assert event("ann drew 2 action card(s)") == "ann drew 2 action cards"
+    with i18n.language("de"):
+        assert event("cat drew 1 scoring card(s)") == "cat zog 1 Wertungskarte"
+        assert event("ann drew 2 action card(s)") == "ann zog 2 Aktionskarten"
