@@ -213,11 +213,44 @@ def event_line(n: int, who: str, meta: Mapping[str, Any]) -> str:
         return _("{n}. {name} now plays seat {player} ({who}'s change)").format(
             n=n, name=meta.get("name") or meta.get("player"), player=meta.get("player"),
             who=who)
+    said = _readable(who, meta)
+    if said is not None:
+        return f"{n}. {said}"
     detail = ", ".join(f"{k} {v}" for k, v in meta.items()
                        if k not in ("kind", *_PRIVATE_FIELDS))
-    if kind == "address":
-        count = len(meta.get("emails") or [])
-        detail += ", " + ngettext("{count} address", "{count} addresses", count).format(
-            count=count)
     return _("{n}. {who} changed a setting: {setting}").format(
         n=n, who=who, setting=f"{kind} {detail}").rstrip()
+
+
+def _readable(who: str, meta: Mapping[str, Any]) -> str | None:
+    """A setting's change in words (no address), or None for a kind told as a record."""
+    kind = meta.get("kind")
+    if kind == "address":
+        count = len(meta.get("emails") or [])
+        return ngettext("{who} set {player}'s address ({count} address)",
+                        "{who} set {player}'s addresses ({count} addresses)", count).format(
+            who=who, player=meta.get("player"), count=count)
+    if kind == "watcher":
+        name = meta.get("name")
+        if not meta.get("on", True):
+            return _("{who} removed a watcher").format(who=who)
+        return (_("{who} added a watcher: {name}").format(who=who, name=name) if name
+                else _("{who} added a watcher").format(who=who))
+    if kind == "deadline":
+        hours = int(meta.get("hours", 0))
+        said = ngettext("{who} set the time for each decision: {hours} hour",
+                        "{who} set the time for each decision: {hours} hours", hours).format(
+            who=who, hours=hours)
+        if meta.get("bot"):
+            said += _("; a bot ({level}) plays a missed decision").format(level=meta["bot"])
+        return said
+    if kind == "gm":
+        return _("{who} set the game master's address").format(who=who)
+    if kind == "vacation":
+        days = int(meta.get("days", 0))
+        return ngettext("{player} is on vacation for {days} day: their clock stops",
+                        "{player} is on vacation for {days} days: their clock stops",
+                        days).format(player=meta.get("player"), days=days)
+    if kind == "rematch":
+        return _("{player} agreed to a rematch").format(player=meta.get("player"))
+    return None
