@@ -258,3 +258,14 @@ def test_a_count_of_cards_is_told_as_one_card_or_several() -> None:
     with i18n.language("de"):
         assert event("cat drew 1 scoring card(s)") == "cat zog 1 Wertungskarte"
         assert event("ann drew 2 action card(s)") == "ann zog 2 Aktionskarten"
+
+
+def test_a_stale_command_after_chat_is_named_as_a_command(toy: Setup) -> None:
+    old = toy.latest("ann")
+    toy.send(reply(old, "take 1"))
+    for pid in ("ben", "cat"):
+        toy.send(reply(toy.latest(pid), "take 1"))
+    out = toy.send(reply(old, "Sorry, one more thing:\nnotify every"))
+    assert _meta(toy) == []
+    assert "`notify` not done: your mail answers the referee's mail of move 0, but the game " \
+        "is at move 3" in flat(body_text(out[0]))

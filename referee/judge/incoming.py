@@ -197,7 +197,10 @@ class Incoming:
                     "Not accepted: {reason}. Nothing was done.").format(reason=exc.message)
                     + "\n")
             return Outcome("rejected", gid, exc.reason)
-        first = self.reply.moves[0].split() if self.reply.moves else []
+        commands = GM_KINDS if seat.player == meta.GM else PLAYER_COMMANDS
+        taken = intake.take_line(self.reply, commands)  # (a command after chat, too)
+        first = (taken.line if taken else self.reply.moves[0] if self.reply.moves
+                 else "").split()
         word = first[0].lower() if first else ""
         if seat.player != meta.GM and word not in PLAYER_COMMANDS:
             done = _("Not played: {reason}.").format(reason=exc.message)
