@@ -14,7 +14,7 @@ from referee.engine import Assumption, HiddenItem, Interpretation, Option
 from referee.errors import GameFileError
 from referee.rng import Rng
 
-from . import basics, components, gamesetup, moves, scoring, views
+from . import basics, components, gamesetup, moves, scoring, texts, views
 from . import rules as turn
 from .components import StauferData, current_files, data_digest, play_data
 from .state import State
@@ -92,6 +92,7 @@ class StauferGame:
     copy_state = staticmethod(State.copy)
     fingerprint = staticmethod(fingerprint_of)
     invariants = staticmethod(basics.invariants)
+    event_text = staticmethod(texts.event_text)  # an event of the state, for the reader
 
     def why_illegal(self, state: State, player: str, move: Any) -> str:
         from . import explain  # only for a move that is not legal

@@ -7,7 +7,8 @@ Runden-Plättchen, Regionenwertung, Aufräumphase, Schlusswertung, Königsregion
 cities have their German names (Mailand, Nimwegen, Straßburg).
 
 What is stored stays English: the events of the state (they are part of its
-fingerprint) are English lines, translated here when they are shown; the chest labels
+fingerprint) are English lines, translated here when they are shown (the judge's mails
+too, through the game's ``event_text``); the chest labels
 of a view ("turquoise supplies") are English and translated where they are drawn or
 written; the notation (region keys, chest types) is never translated.
 """
@@ -82,8 +83,20 @@ def chest_text(label: str, notation: bool = False) -> str:
     return f"{text} [{ctype}]" if notation else text
 
 
+_CONTRACT = re.compile(r"contract:(?P<back>region|blue|red)-(?P<id>[a-z0-9-]+)")
+
+
 def final_part(what: str) -> str:
-    """A Final Scoring part's name: a contract card's id, or a chest group's words."""
+    """A Final Scoring part's name: a contract card by its words (its id
+    ``contract:region-milano`` read as "Region Milano contract", ``contract:blue-2-gap``
+    as "pattern 2-gap", ``contract:red-pairs`` as "office seats pairs", as the card
+    lines name them), or a chest group's words."""
+    if m := _CONTRACT.fullmatch(what):
+        if m["back"] == "region":
+            return _("Region {region} contract").format(region=region_title(m["id"].title()))
+        if m["back"] == "blue":
+            return _("pattern {id}").format(id=m["id"])
+        return _("office seats {id}").format(id=m["id"])
     return _(FINAL_PARTS[what]) if what in FINAL_PARTS else what
 
 
@@ -117,9 +130,8 @@ def _why(why: str) -> str:
 
 
 def event_text(event: str) -> str:
-    """One event line of the state in the reader's language."""
-    if english():
-        return event
+    """One event line of the state in the reader's language (in English too, a contract
+    card is named by its words, not its id: :func:`final_part`)."""
     if m := _POINTS.fullmatch(event):
         return _("{player} +{points} ({why})").format(player=m["who"], points=m["n"],
                                                       why=_why(m["why"]))
