@@ -5,7 +5,10 @@ replies, from the CLI and the judge alike, are written by :func:`transaction`, i
 steps, all inside one exclusive lock on the file:
 
 1. **lock and read** the file, and parse it as any reader would;
-2. **replay** it with the secret where there is one (:attr:`Transaction.match`);
+2. **replay** it with the secret where there is one (:attr:`Transaction.match`), or,
+   when the file holds exactly the bytes this process wrote last with that secret, start
+   from a copy of the state it wrote then (:class:`Replayed`: the same bytes replay to
+   the same state);
 3. the caller **checks and appends** its entries (or changes the header: nonces, reveal);
 4. the new entries get their hash chain and, in a sealed game whose secret is at hand,
    the referee's **MAC**;
