@@ -63,7 +63,7 @@ def test_mail_html_shows_the_board_without_errors(browser: Browser, shots: Path,
                        " document.querySelector('[role=img]').getAttribute('aria-label')]",
         )["result"]["value"]
         count, shown, words, label = found
-        assert count == len(images(msg)[2]) == (7 if game == "staufer" else 25), who
+        assert count == len(images(msg)[2]) == (7 if game == "staufer" else 27), who  # (a picture a ship)
         whose = "every player" if who == "watcher" else who
         assert all(w > 200 and done and a.endswith(f", as {whose} sees it")
                    for w, done, a in shown), shown
