@@ -249,7 +249,8 @@ class Replayed:
     the same file starts from a copy of it when the file still holds exactly those bytes
     (the same bytes and secret replay to the same state: replay is deterministic), instead
     of replaying the log from the setup again; a judge writes each game again and again.
-    Holds the latest KEEP files."""
+    Holds the latest KEEP files; an entry is used once (a failed transaction leaves
+    none behind)."""
 
     KEEP = 128
 
@@ -264,12 +265,13 @@ class Replayed:
             self._kept.popitem(last=False)
 
     def match(self, path: Path, raw: bytes, seed: str | None) -> Match | None:
-        """A copy of the state kept for ``path`` if it was written as ``raw`` with
-        ``seed``; None otherwise."""
-        found = self._kept.get(str(path))
+        """The state kept for ``path`` if it was written as ``raw`` with ``seed``, handed
+        over (no longer kept: the transaction plays on it, and its write keeps the next
+        one); None otherwise."""
+        found = self._kept.pop(str(path), None)
         if found is None or found[1] != seed or found[0] != raw:
             return None
-        return _copy(found[2])
+        return found[2]
 
 
 def _copy(match: Match) -> Match:

@@ -265,3 +265,27 @@ def test_a_file_another_writer_changed_is_replayed_again(
     before = len(calls)
     _play_first_legal(path)
     assert len(calls) == before + 1
+
+
+def test_a_refused_write_leaves_no_kept_state_behind(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A block that plays a move and then refuses writes nothing; the next transaction
+    replays the file as it is (not the state the refused block played on)."""
+    from referee import gamefile, replay
+
+    path = tmp_path / "s.json"
+    ok("new", "staufer", path, "--players", "ann,ben,cat", "--seed", SEED, "--id", "s1")
+    _play_first_legal(path)
+    calls = _counting_replays(monkeypatch)
+    before = path.read_bytes()
+    with pytest.raises(IllegalMove, match="refused by the caller"), \
+            writecore.transaction(path) as tx:
+        match = tx.state()
+        player = sorted(match.game.to_move(match.state))[0]
+        tx.play(player, match.game.legal_moves(match.state, player)[0])
+        raise IllegalMove("refused by the caller")
+    assert path.read_bytes() == before and calls == []  # (it started from the kept state)
+    tx = _play_first_legal(path)
+    assert len(calls) == 1
+    fresh = replay.replay(gamefile.read(path))
+    assert tx.match is not None and tx.match.log == fresh.log and len(fresh.log) == 2
