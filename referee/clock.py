@@ -53,12 +53,13 @@ _FAR = 2**62  # "never"
 # --- reading a time control ---------------------------------------------------------
 
 
-def parse_duration(text: str, what: str = "duration") -> int:
+def parse_duration(text: str, what: str = N_("duration")) -> int:
     """``3d``, ``12h``, ``90m`` or ``1d12h`` in seconds. Raises UsageError."""
     text = text.strip().lower()
     parts = re.findall(r"(\d{1,6})([mhd])", text)
     if not text or "".join(n + u for n, u in parts) != text:
-        raise UsageError(f"{what}: {text!r} is not a duration like 3d, 12h, 90m or 1d12h")
+        raise UsageError(_("{what}: {text} is not a duration like 3d, 12h, 90m or 1d12h")
+                         .format(what=_(what), text=repr(text)))
     return sum(int(n) * UNITS[u] for n, u in parts)
 
 
@@ -67,18 +68,20 @@ def parse_pace(text: str) -> tuple[int, int, int]:
     the cap defaults to the bank. Raises UsageError."""
     m = re.fullmatch(r"\s*([^+/\s]+)\s*(?:\+\s*([^/\s]+)\s*)?(?:/\s*(\S+)\s*)?", text or "")
     if m is None:
-        raise UsageError(f"--clock: {text!r} is not BANK[+INCREMENT][/CAP], e.g. 3d+12h/5d")
-    bank = parse_duration(m.group(1), "--clock bank")
-    increment = parse_duration(m.group(2), "--clock increment") if m.group(2) else 0
-    cap = parse_duration(m.group(3), "--clock cap") if m.group(3) else bank
-    for name, value, low in (("bank", bank, CLOCK_SECONDS_MIN),
-                             ("increment", increment, 0), ("cap", cap, CLOCK_SECONDS_MIN)):
+        raise UsageError(_("--clock: {text} is not BANK[+INCREMENT][/CAP], e.g. 3d+12h/5d")
+                         .format(text=repr(text)))
+    bank = parse_duration(m.group(1), N_("--clock bank"))
+    increment = parse_duration(m.group(2), N_("--clock increment")) if m.group(2) else 0
+    cap = parse_duration(m.group(3), N_("--clock cap")) if m.group(3) else bank
+    for name, value, low in ((N_("the bank"), bank, CLOCK_SECONDS_MIN),
+                             (N_("the increment"), increment, 0),
+                             (N_("the cap"), cap, CLOCK_SECONDS_MIN)):
         if not low <= value <= CLOCK_SECONDS_MAX:
-            raise UsageError(f"--clock: the {name} must be {format_duration(low)} to 365d, "
-                             f"not {format_duration(value)}")
+            raise UsageError(_("--clock: {part} must be {low} to 365d, not {value}").format(
+                part=_(name), low=format_duration(low), value=format_duration(value)))
     if cap < bank:
-        raise UsageError(f"--clock: the cap ({format_duration(cap)}) is less than the bank "
-                         f"({format_duration(bank)})")
+        raise UsageError(_("--clock: the cap ({cap}) is less than the bank ({bank})").format(
+            cap=format_duration(cap), bank=format_duration(bank)))
     return bank, increment, cap
 
 
@@ -87,15 +90,15 @@ def parse_timeout(text: str) -> tuple[str, str | None]:
     Raises UsageError."""
     from referee.seats import LEVELS
 
-    kind, _, level = text.strip().lower().partition(":")
+    kind, _sep, level = text.strip().lower().partition(":")
     if kind not in TIMEOUTS or (kind == "gm" and level):
-        raise UsageError(f"--timeout: {text!r} is not bot:LEVEL, gm or forfeit",
-                         hints=[f"levels: {', '.join(LEVELS)}"])
+        raise UsageError(_("--timeout: {text} is not bot:LEVEL, gm or forfeit").format(
+            text=repr(text)), hints=[_("levels: {levels}").format(levels=", ".join(LEVELS))])
     if kind == "gm":
         return kind, None
     if level and level not in LEVELS:
-        raise UsageError(f"--timeout: unknown bot level {level!r}",
-                         hints=[f"levels: {', '.join(LEVELS)}"])
+        raise UsageError(_("--timeout: unknown bot level {level}").format(level=repr(level)),
+                         hints=[_("levels: {levels}").format(levels=", ".join(LEVELS))])
     return kind, level or DEFAULT_LEVEL
 
 
@@ -104,9 +107,10 @@ def control(pace: str, vacation: int = 0, pause: str | None = None,
     """The header's ``clock`` object from the command line's options. Raises UsageError."""
     bank, increment, cap = parse_pace(pace)
     if not 0 <= vacation <= VACATION_DAYS_MAX:
-        raise UsageError(f"--vacation: 0-{VACATION_DAYS_MAX} days, not {vacation}")
+        raise UsageError(_("--vacation: 0-{most} days, not {days}").format(
+            most=VACATION_DAYS_MAX, days=vacation))
     if pause not in (None, "weekends"):
-        raise UsageError(f"--pause: only `weekends`, not {pause!r}")
+        raise UsageError(_("--pause: only `weekends`, not {pause}").format(pause=repr(pause)))
     kind, level = parse_timeout(timeout)
     out: dict[str, Any] = {"bank": bank, "increment": increment, "cap": cap,
                            "vacation": vacation, "timeout": kind}
@@ -199,7 +203,7 @@ def _next_free(t: int, pause: bool, vacations: Sequence[Interval]) -> int:
     found = _FAR
     if pause:
         found = (t // DAY + (5 - _weekday(t)) % 7) * DAY
-    for start, _ in vacations:
+    for start, _end in vacations:
         if t < start < found:
             found = start
     return found
@@ -422,7 +426,7 @@ def _vacation(clocks: Clocks, where: str, player: str, days: int, t: int) -> Non
     seat.taken += days
     granted = 0 if seat.out is not None else min(days, seat.vacation_left)
     if granted:
-        begin = max([t, *(b for _, b in seat.vacations)])
+        begin = max([t, *(b for _a, b in seat.vacations)])
         seat.vacations.append((begin, begin + granted * DAY))
         seat.vacation_left -= granted
         seat.used += granted

@@ -36,11 +36,13 @@ from typing import Any
 from referee.engine import Game, get_game
 from referee.errors import GameFileError, UsageError
 from referee.fileformat import GAME_MASTER
+from referee.i18n import domain
 
 SEPARATOR = "+data."
 DIGEST = re.compile(r"[0-9a-f]{12}")  # the data part of a pin
 UPGRADE = "upgrade"  # the ``kind`` of the meta entry that moves a game to other data
 
+_, N_, ngettext = domain("referee")
 _registered: dict[str, dict[str, dict[str, Any]]] = {}  # game -> digest -> files
 _games: dict[tuple[str, str, str], Game] = {}  # (game, rules, digest) -> game object
 
@@ -198,12 +200,14 @@ def listing(name: str) -> list[dict[str, Any]]:
 def listing_text(versions: list[dict[str, Any]]) -> str:
     """:func:`listing` for people."""
     if not versions:
-        return "This game keeps no released data versions: games replay with this data only."
-    lines = [f"Released data versions ({len(versions)}); a game replays with the one it "
-             "pinned:"]
+        return _("This game keeps no released data versions: games replay with this data "
+                 "only.")
+    lines = [_("Released data versions ({n}); a game replays with the one it pinned:").format(
+        n=len(versions))]
     for v in versions:
-        notes = [n for n, on in (("current", v["current"]),
-                                 ("not yet released in data/versions", not v["in_package"]))
+        notes = [_(n) for n, on in ((N_("current"), v["current"]),
+                                    (N_("not yet released in data/versions"),
+                                     not v["in_package"]))
                  if on]
         lines.append(f"  {v['pin']}" + (f" ({', '.join(notes)})" if notes else ""))
     return "\n".join(lines)

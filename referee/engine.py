@@ -259,6 +259,13 @@ def public_text(game: Game, move: Move) -> str:
     return str(found(move)) if found else game.format_move(move)
 
 
+def event_text(game: Game, event: object) -> str:
+    """One event of the game's own account of what happened (a state's ``events``) in
+    the reader's language; the event as it is stored for a game without a translation."""
+    found = getattr(game, "event_text", None)
+    return str(found(event)) if found else str(event)
+
+
 def copy_state(game: Game, state: State) -> State:
     """An independent copy of ``state`` (the game's own copy, else a deep copy)."""
     found = getattr(game, "copy_state", None)

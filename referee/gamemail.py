@@ -40,21 +40,31 @@ class MailIdentify:
         self.reply_out, self.sender = reply_out, sender
         self.raw = b""
         self.found: str | None = None
+        self.taken: Any = None  # the line read as the move (intake.Taken), if chat came first
 
     def __call__(self, gf: gamefile.GameFile, seed: str | None
                  ) -> tuple[str, list[str], dict[str, Any]]:
         self.raw = self.read()
-        player, texts, msgid = from_email(gf, seed, self.raw, self.player, self.reply_out,
-                                          self.sender)
+        player, texts, msgid, self.taken = from_email(gf, seed, self.raw, self.player,
+                                                      self.reply_out, self.sender)
         self.found = player
         return player, texts, {"mail": msgid}
 
+    def note(self) -> list[str]:
+        """The line that says which line of the mail was read as the move, when chat came
+        before it (the judge's words, :func:`referee.mail.intake.taken_note`)."""
+        from referee.mail import intake
+
+        return intake.taken_note(self.taken)
+
 
 def from_email(gf: gamefile.GameFile, seed: str | None, raw: bytes, player: str | None,
-               reply_out: Path | None, sender: str) -> tuple[str, list[str], str]:
-    """The authenticated player, the moves and the Message-ID of a reply mail: the same
-    checks as the judge's (a MAC'd referee Message-ID of this game answered at the
-    current play number, a registered From address, the token, not played before).
+               reply_out: Path | None, sender: str) -> tuple[str, list[str], str, Any]:
+    """The authenticated player, the moves, the Message-ID of a reply mail and the line
+    read as the move when chat came before it (:class:`referee.mail.intake.Taken`, or
+    None): the same checks and the same reading as the judge's (a MAC'd referee
+    Message-ID of this game answered at the current play number, a registered From
+    address, the token, not played before; the first line that reads as a move).
     Raises MailError (after writing the rejection to ``reply_out``)."""
     from referee.mail import intake
 
@@ -83,27 +93,47 @@ def from_email(gf: gamefile.GameFile, seed: str | None, raw: bytes, player: str 
         if exc.reason != "automatic" and mail.reply.sender:
             answer_rejection(gf, raw, exc, reply_out, sender, None)
         raise
-    return mid.player, list(mail.reply.moves), mail.msgid
+    taken = _taken(gf, seed, mail.reply, mid.player)
+    moves = [taken.line] if taken is not None else list(mail.reply.moves)
+    return mid.player, moves, mail.msgid, taken if taken and taken.index else None
+
+
+def _taken(gf: gamefile.GameFile, seed: str, reply: Any, player: str) -> Any:
+    """The line of ``reply`` that reads as ``player``'s move now (the judge's reading:
+    chat before it is passed over); None for ``move:`` lines."""
+    from referee import replay
+    from referee.mail import intake
+
+    if len(reply.lines) < 2:
+        return None
+    match = replay.replay(gf, seed)
+    return intake.take_line(reply, (), match.game, match.state, player)
 
 
 def answer_rejection(gf: gamefile.GameFile, raw: bytes, exc: RefereeError,
-                     reply_out: Path | None, sender: str, player: str | None) -> None:
+                     reply_out: Path | None, sender: str, player: str | None,
+                     taken: Any = None) -> None:
     """Write the mail that answers a rejected reply. ``player``: the authenticated
     player (their registered address gets it, with the legal moves); None: the mail was
     not authenticated, and its sender gets only the reason. It is written in the
-    player's recorded language (a mail not authenticated: the current language)."""
+    player's recorded language (a mail not authenticated: the current language).
+    ``taken``: the line read as the move when chat came first (the answer names it)."""
     from referee import mail
+    from referee.mail import intake
 
     if reply_out is None:
         return
     reply = mail.parse_reply(raw)
+    if taken is not None:
+        reply = intake.from_taken(reply, taken)
     legal = getattr(exc, "legal", []) if player is not None else []
     settings = roster.settings(gf.data)
     known = player is not None and player in gf.players
     to = settings.address(player) if known and player is not None else None
     lang = settings.lang(player) if known and player is not None else i18n.current()
     with i18n.language(lang):
-        message = mail.rejection(reply, exc.message, legal, sender=sender, to=to,
+        reason = "\n".join([*intake.taken_note(taken), exc.message])
+        message = mail.rejection(reply, reason, legal, sender=sender, to=to,
                                  date=mail_date())
     if str(reply_out) == "-":
         mail.write_stdout([message], sys.stdout)

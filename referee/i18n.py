@@ -117,6 +117,18 @@ def domain(name: str, anchor: str | None = None
     return found.gettext, _mark, found.ngettext
 
 
+#: the German letters as a parser reads them: spelt out (Straßburg -> strassburg) or plain
+_SPELT_OUT = str.maketrans({"ä": "ae", "ö": "oe", "ü": "ue", "ß": "ss", "é": "e"})
+_PLAIN = str.maketrans({"ä": "a", "ö": "o", "ü": "u", "ß": "s", "é": "e"})
+
+
+def fold(text: str, *, plain: bool = False) -> str:
+    """``text`` as a game's notation compares German names: lower case, the German
+    letters spelt out (Straßburg -> strassburg, Köln -> koeln) or, with ``plain``,
+    written without their marks (Köln -> koln, Straßburg -> strasburg)."""
+    return text.lower().translate(_PLAIN if plain else _SPELT_OUT)
+
+
 def domains() -> dict[str, Domain]:
     """Every catalog opened so far, by name (for the catalog tests)."""
     return dict(_DOMAINS)

@@ -6,8 +6,9 @@ A *domain* is one package's catalog (referee/i18n.py): ``referee`` (the package 
 compiled ``.mo`` beside it (both committed: the wheel carries them, and at run time the
 stdlib's gettext reads the ``.mo``).
 
-- ``extract``: the messages marked in the code (``_``, ``N_``, ``ngettext``) as a template,
-  written to ``build/i18n/<domain>.pot`` (not committed).
+- ``extract``: the messages marked in the code (``_``, ``N_``, ``ngettext``) and the texts
+  a reader sees of a game's data files (``DATA_TEXT_FIELDS``) as a template, written to
+  ``build/i18n/<domain>.pot`` (not committed).
 - ``update``: every ``.po`` brought in line with the code: new messages added untranslated,
   messages no longer in the code dropped; sorted, without source locations, so that
   several people adding messages at once merge line by line.
@@ -88,7 +89,8 @@ def selected(name: str | None) -> list[Domain]:
 
 
 def extracted(domain: Domain) -> Catalog:
-    """The template: every message marked in the domain's sources (no locations)."""
+    """The template: every message marked in the domain's sources and the texts of its
+    current data files that a reader sees (no locations)."""
     template = Catalog(domain=domain.name, project="referee", creation_date=FIXED_DATE,
                        revision_date=FIXED_DATE, fuzzy=False)
     for path in domain.sources():
@@ -96,7 +98,40 @@ def extracted(domain: Domain) -> Catalog:
                 "python", str(path), keywords=KEYWORDS, comment_tags=("Translators:",),
                 strip_comment_tags=True):
             template.add(message, None, auto_comments=comments, context=context)
+    for text in data_texts(domain):
+        template.add(text, None)
     return template
+
+
+#: the fields of a game's data files whose text `referee data` shows in the reader's
+#: language: what a file is about, a reading's topic, the reading, the rule it reads and
+#: a value's source (a translation keeps the rulebook's words it quotes, in quotes)
+DATA_TEXT_FIELDS = ("about", "topic", "reading", "rule", "source")
+
+
+def data_texts(domain: Domain) -> list[str]:
+    """The texts of ``DATA_TEXT_FIELDS`` in the domain's current data files
+    (``<package>/data/*.json``; the released versions under ``data/versions/`` are
+    older copies of the same files)."""
+    import json
+
+    found: list[str] = []
+
+    def walk(node: object) -> None:
+        if isinstance(node, dict):
+            for name, value in node.items():
+                if name in DATA_TEXT_FIELDS and isinstance(value, str) and value:
+                    found.append(value)
+                else:
+                    walk(value)
+        elif isinstance(node, list):
+            for item in node:
+                walk(item)
+
+    if domain.name != "referee":
+        for path in sorted((domain.package / "data").glob("*.json")):
+            walk(json.loads(path.read_text(encoding="utf-8")))
+    return list(dict.fromkeys(found))
 
 
 def messages(catalog: Catalog) -> Iterator[Message]:

@@ -272,5 +272,6 @@ def test_schema_and_data_commands() -> None:
     assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
     assert_rejected(run("schema", "nope"), 2, "no schema 'nope'")
     result = run("data", "toy")
-    assert "1 values are ASSUMED" in result.output and "[T1] deck size: 20" in result.output
+    assert "1 value is ASSUMED (the rulebook we hold does not print it)." in result.output
+    assert "[T1] deck size: 20" in result.output
     assert json.loads(run("data", "toy", "--json").output)["assumptions"][0]["key"] == "T1"

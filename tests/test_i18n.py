@@ -13,7 +13,7 @@ import pytest
 from referee import i18n
 from referee.errors import UsageError
 from scripts import i18n as tool
-from tests.i18n_check import english_sentences
+from tests.i18n_check import DYNASTIES, STAUFER, english_sentences
 
 DOMAINS = sorted(tool.domains())
 
@@ -219,6 +219,27 @@ def test_english_sentences_finds_english_and_passes_german() -> None:
               "die Spielleitung wird gefragt; in einem Spiel, so man will, also was man hat\n"
               "Uhr: ann noch 2d 3h (Zeit läuft ab 2026-01-03 00:00 UTC); Zeitkonten ann 2d")
     assert english_sentences(german) == []
+
+
+def test_english_sentences_finds_a_mail_line_and_passes_the_german_one() -> None:
+    assert english_sentences("Your turn, ann: take from the pile") != []
+    assert english_sentences("Du bist am Zug, ann: nimm vom Stapel") == []
+    assert english_sentences("Antworte mit `say TEXT to the others`") == []
+    assert english_sentences("Antworte an ann@example.org [#ab12 the token]") == []
+
+
+def test_the_game_settings_count_one_component_word() -> None:
+    assert english_sentences("nimm eine chest", **STAUFER) == ["nimm eine chest"]
+    assert english_sentences("nimm eine chest") == []
+    assert english_sentences("3 goods vom Schiff", **DYNASTIES) != []
+    assert english_sentences("Zug: trade 1 with 14; Waren: k w", **DYNASTIES) == []
+    assert english_sentences("eine Truhe [vp3] (supply 2)", **STAUFER) == []
+
+
+def test_a_quotation_is_not_counted_but_an_apostrophe_is_no_quotation() -> None:
+    assert english_sentences("Regel: 'you must now discard all action cards'") == []
+    assert english_sentences("'frobnicate' ist kein lesbarer Zug") == []
+    assert english_sentences("it's the game's turn") == ["it's the game's turn"]
 
 
 def test_english_sentences_leaves_out_notation_and_ignored_words() -> None:

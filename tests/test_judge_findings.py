@@ -173,9 +173,15 @@ def test_setting_events_name_no_address() -> None:
 
     assert event_line(3, "the game master", {"kind": "address", "player": "ann",
                                              "emails": ["a@x.org", "b@x.org"]}) == \
-        "3. the game master changed a setting: address player ann, 2 addresses"
+        "3. the game master set ann's addresses (2 addresses)"
     assert event_line(4, "the game master", {"kind": "watcher", "email": "w@x.org",
                                              "on": True, "name": "Wendy"}) == \
-        "4. the game master changed a setting: watcher on True, name Wendy"
+        "4. the game master added a watcher: Wendy"
     assert event_line(5, "the game master", {"kind": "deadline", "hours": 48}) == \
-        "5. the game master changed a setting: deadline hours 48"
+        "5. the game master set the time for each decision: 48 hours"
+    assert event_line(6, "the game master", {"kind": "deadline", "hours": 1,
+                                             "bot": "greedy"}) == \
+        "6. the game master set the time for each decision: 1 hour; a bot (greedy) plays " \
+        "a missed decision"
+    assert event_line(7, "ann", {"kind": "vacation", "player": "ann", "days": 3}) == \
+        "7. ann is on vacation for 3 days: their clock stops"

@@ -48,12 +48,14 @@ def test_after_chat_the_first_line_that_reads_as_a_move_is_played(toy: Setup) ->
     ann = [m for m in out if m["X-Referee-Player"] == "ann"]
     assert len(ann) == 1
     text = body_text(ann[0])
-    assert "Read as your move: `take 3` (the line before it is not a move)." in text
+    assert ("Took line 2 of your mail: `take 3`; the text before it is not read as a move\n"
+            "    or a command.") in text
     assert "1. ann played: take 3" in text
     out = toy.send(reply(toy.latest("ben"), "Well played.\nHmm, let me think\n- take 1"))
     assert moves(toy) == ["ann take 3", "ben take 1"]
-    assert "Read as your move: `take 1` (the 2 lines before it are not moves)." in body_text(
-        next(m for m in out if m["X-Referee-Player"] == "ben"))
+    assert ("Took line 3 of your mail: `take 1`; the text before it is not read as a move\n"
+            "    or a command.") in body_text(next(m for m in out
+                                                    if m["X-Referee-Player"] == "ben"))
 
 
 def test_a_mail_of_chat_only_plays_nothing(toy: Setup) -> None:
@@ -68,7 +70,8 @@ def test_an_illegal_move_after_chat_is_refused_and_named(toy: Setup) -> None:
     out = toy.send(reply(toy.latest("ann"), "Oh well\ntake 9"))
     assert moves(toy) == []
     text = body_text(out[0])
-    assert "Read as your move: `take 9` (the line before it is not a move)." in text
+    assert ("Took line 2 of your mail: `take 9`; the text before it is not read as a move\n"
+            "    or a command.") in text
     assert "Line 1 `take 9` was not accepted" in text
 
 
@@ -85,7 +88,7 @@ def test_an_ambiguous_reading_says_ambiguous_with_its_candidates(tmp_path: Path)
     setup.new_mail()
     out = setup.send(reply(setup.latest("ann"), "Let me see.\ndeploy a 3"))
     text = body_text(out[0])
-    assert "Read as your move: `deploy a 3`" in text
+    assert "Took line 2 of your mail: `deploy a 3`" in text
     assert "Line 1 `deploy a 3` is ambiguous: 'a' could be aachen or augsburg" in text
     said = text.split("It could be: ", 1)[1].split("\nReply", 1)[0].replace("\n    ", " ")
     legal = [m for m in legal_strings(GAME, replay.replay(gamefile.read(setup.path),

@@ -152,7 +152,7 @@ def test_a_burst_of_says_is_cut_at_the_rate(tmp_path: Path) -> None:
 
 
 def intake_rate() -> int:
-    from referee.judge.incoming import SAY_RATE
+    from referee.judge.mailcommands import SAY_RATE
 
     return SAY_RATE
 

@@ -12,7 +12,9 @@ from referee import i18n
 from referee.errors import AmbiguousMove, MalformedMove
 from referee.games.staufer import GAME, pictures
 from referee.games.staufer.moves import format_move, parse_move
-from tests.staufer_texts import english_words, overflowing, positions
+from tests.i18n_check import STAUFER, english_sentences
+from tests.staufer_texts import NAMES, positions
+from tests.svg_fit import overflows
 
 CANDIDATES = ["supply 1", "supply 5 chests 2", "supply 2 +envoy", "supply 3 +draw",
               "deploy aachen 1", "deploy milano 3 free-move", "deploy palermo 2 free-pay",
@@ -52,7 +54,8 @@ def test_german_output_has_no_english_sentence(players: int) -> None:
                 view = GAME.view(state, viewer)
                 text += "\n" + _svg_texts(pictures.draw(view))
                 text += "\n" + "\n".join(t.title for t in pictures.tiles(view))
-                assert english_words(text) == [], english_words(text)[:5]
+                bad = english_sentences(text, ignore=NAMES, **STAUFER)
+                assert bad == [], bad[:5]
                 seen += 1
             if GAME.finished(state):
                 assert "Schlusswertung:" in GAME.render(state, None, 78)
@@ -63,9 +66,9 @@ def test_german_output_has_no_english_sentence(players: int) -> None:
 def test_the_check_finds_english() -> None:
     """The stop-word check is not blind: the English board fails it."""
     state = next(positions(3))
-    assert english_words(GAME.render(state, "ann", 78))
-    assert english_words("jetzt musst du choose an action") != []
-    assert english_words("eine Aktion wählen (supply/deploy); Truhe [vp3]") == []
+    assert english_sentences(GAME.render(state, "ann", 78), **STAUFER)
+    assert english_sentences("jetzt musst du choose an action", **STAUFER) != []
+    assert english_sentences("eine Aktion wählen (supply/deploy); Truhe [vp3]", **STAUFER) == []
 
 
 def test_german_exact_lines() -> None:
@@ -135,17 +138,17 @@ def test_picture_texts_stay_in_their_boxes(lang: str) -> None:
             for state in positions(players, games=1, every=6):
                 for viewer in (None, "ann"):
                     view = GAME.view(state, viewer)
-                    assert overflowing(pictures.draw(view)) == []
+                    assert overflows(pictures.draw(view)) == []
                     for t in pictures.tiles(view):
                         if t.svg:
-                            assert overflowing(t.svg) == [], t.name
+                            assert overflows(t.svg) == [], t.name
 
 
 def test_the_box_check_sees_an_overflow() -> None:
     svg = ('<svg xmlns="http://www.w3.org/2000/svg" width="200"><style></style>'
            '<rect x="0" y="0" width="40" height="20" /><text x="20" y="12" class="m">'
            'a word much too long for its box</text></svg>')
-    assert overflowing(svg)
+    assert overflows(svg)
 
 
 def test_the_catalog_is_complete_and_compiled() -> None:

@@ -60,9 +60,9 @@ def clock_command(path: Path, secret_path: Path | None, pace: str | None, off: b
 
     if pace is not None or off:
         if by != GAME_MASTER:
-            raise UsageError("only the game master changes the time control: add --as gm")
+            raise UsageError(_("only the game master changes the time control: add --as gm"))
         if pace is not None and off:
-            raise UsageError("--set or --off, not both")
+            raise UsageError(_("--set or --off, not both"))
         ctl = None if off else clock.control(pace or "", vacation_days, pause, on_timeout)
         set_clock(path, ctl, secret_path=secret_path)
     rep = clock_report(path, secret_path)
@@ -136,8 +136,8 @@ def tick_one(path: Path, out_dir: Path | None) -> dict[str, Any] | None:
         if not replay.has_time_control(gf.data):
             return None
         if secret.find_seed(gf, None, path) is None:
-            raise SealedError("no secret for this game (set REFEREE_SECRET or "
-                              "REFEREE_SECRET_FILE)")
+            raise SealedError(_("no secret for this game (set REFEREE_SECRET or "
+                                "REFEREE_SECRET_FILE)"))
         done = submit.timeouts(path)
         played = submit.play_timed_out(path, done)
         stamped = submit.stamp(path)
@@ -155,8 +155,8 @@ def write_clock_files(out_dir: Path, path: Path, rep: dict[str, Any]) -> None:
     import json
 
     out_dir.mkdir(parents=True, exist_ok=True)
-    text = "\n".join([f"{path.stem}: clocks as the referee last saw the game "
-                      f"({rep['now']})", *clockview.lines(rep)]) + "\n"
+    text = "\n".join([_("{game}: clocks as the referee last saw the game ({now})").format(
+        game=path.stem, now=rep["now"]), *clockview.lines(rep)]) + "\n"
     fileio.write_atomic(out_dir / f"{path.stem}.clock.txt", text.encode(), what="clock view")
     fileio.write_atomic(out_dir / f"{path.stem}.clock.json",
                         (json.dumps(rep, indent=2, sort_keys=True) + "\n").encode(),

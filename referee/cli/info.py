@@ -12,7 +12,10 @@ from referee.cli.common import (
 )
 from referee.engine import Game, get_game
 from referee.errors import UsageError
+from referee.i18n import domain
 from referee.schemagen import schema_names, schema_text
+
+_, N_, ngettext = domain("referee")
 
 # --- schema and data ------------------------------------------------------------------
 
@@ -26,7 +29,7 @@ def schema(name: str) -> None:
     click.echo(schema_text(name), nl=False)
 
 
-@command(json_help="Output JSON (all component data).")
+@command(json_help="Output JSON (all component data).", lang=True)
 @click.argument("game_name", metavar="GAME")
 @click.option("--reference", is_flag=True,
               help="Print the research note the component data and its sources come from.")
@@ -50,22 +53,27 @@ def data(game_name: str, reference: bool, as_json: bool) -> None:
             "data": engine.data_files(game),
         })
         return
-    click.echo(f"{game.title}: component data {game.data_version()}")
+    click.echo(_("{title}: component data {version}").format(title=game.title,
+                                                             version=game.data_version()))
     click.echo(dataversions.listing_text(versions))
-    click.echo(f"{len(assumed)} values are ASSUMED (the rulebook we hold does not print them).")
-    click.echo("If you own the printed game, check these and report corrections:")
+    click.echo(ngettext("{n} value is ASSUMED (the rulebook we hold does not print it).",
+                        "{n} values are ASSUMED (the rulebook we hold does not print them).",
+                        len(assumed)).format(n=len(assumed)))
+    click.echo(_("If you own the printed game, check these and report corrections:"))
     for a in assumed:
         click.echo(f"  [{a.key}] {a.what}: {a.value}")
-        click.echo(f"        source: {a.source}")
+        click.echo("        " + _("source: {source}").format(source=a.source))
     if readings:
         click.echo("")
-        click.echo(f"{len(readings)} READINGS where the rulebook is silent or unclear "
-                   "(what the referee does):")
+        click.echo(ngettext("{n} READING where the rulebook is silent or unclear (what the "
+                            "referee does):",
+                            "{n} READINGS where the rulebook is silent or unclear (what the "
+                            "referee does):", len(readings)).format(n=len(readings)))
         for r in readings:
             click.echo(f"  [{r.key}] {r.topic}: {r.reading}")
-            click.echo(f"        rule: {r.rule}")
-    click.echo("All component data with sources: `referee data " + game.name + " --json`; "
-               "the research note they cite: `referee data " + game.name + " --reference`.")
+            click.echo("        " + _("rule: {rule}").format(rule=r.rule))
+    click.echo(_("All component data with sources: `referee data {game} --json`; the research "
+                 "note they cite: `referee data {game} --reference`.").format(game=game.name))
 
 
 def reference_note(game: Game) -> str:

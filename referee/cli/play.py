@@ -255,7 +255,9 @@ def move(path: Path, player: str | None, words: Sequence[str], secret_path: Path
             from referee.cli.mail import answer_rejection
 
             answer_rejection(gamefile.read(path), identify.raw, exc, reply_out, sender,
-                             identify.found)
+                             identify.found, identify.taken)
+            for line in identify.note():
+                click.echo(line, err=True)
         raise
     if done.match is None:
         first = done.accepted[0]
@@ -272,14 +274,19 @@ def move(path: Path, player: str | None, words: Sequence[str], secret_path: Path
     if played:
         gf, match = load(path, secret_path)
     game = match.game
+    taken = identify.note() if identify is not None else []
     if as_json:
         out = status_json(gf, match, player)
         out["accepted"] = done.accepted[-1].text
         out["n"] = done.accepted[-1].n
         out["bot_moves"] = [asdict(b) for b in played]
         out["planned_moves"] = [vars(p) for p in done.planned]
+        if identify is not None and identify.taken is not None:
+            out["mail_line"] = identify.taken.number
         emit_json(out)
         return
+    for line in taken:
+        click.echo(line)
     for a in done.accepted:
         click.echo(_("move {n}: {player}: {move}").format(n=a.n, player=player, move=a.text))
     for p in done.planned:

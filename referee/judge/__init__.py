@@ -21,7 +21,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from referee.judge.core import Config, Judge, RetryLater, describe
+from referee.judge.core import Config, Judge
+from referee.judge.failures import RetryLater, describe
 from referee.judge.incoming import Incoming, Outcome
 from referee.judge.transport import Inbox, Outbox
 from referee.mail import MailError

@@ -106,12 +106,15 @@ def _tell(judge: Judge, game: Loaded, done: Sequence[submit_types.TimedOut],
           played: Sequence[Any]) -> None:
     from referee.judge import meta
 
-    lines = [f"{t.player} ran out of time ({_then(t)})." for t in done]
-    lines += [f"  {b.n}. {b.player}: {b.text} (bot)" for b in played]
+    lines = [_("{player} ran out of time ({then}).").format(player=t.player, then=_then(t))
+             for t in done]
+    lines += [_("  {n}. {player}: {move} (bot)").format(n=b.n, player=b.player, move=b.text)
+              for b in played]
     if game.settings.gm:
         asks = [t.player for t in done if t.then == "gm"]
-        extra = ["", "As game master you may replace the player (`replace PLAYER NAME "
-                 "<ADDRESS>`) or hand the seat to a bot (`bot PLAYER LEVEL`)."] if asks else []
+        extra = ["", _("As game master you may replace the player (`replace PLAYER NAME "
+                       "<ADDRESS>`) or hand the seat to a bot (`bot PLAYER LEVEL`).")
+                 ] if asks else []
         judge.queue(judge.message(game, meta.GM, game.settings.gm, "\n".join([*lines, *extra])
                                   + "\n"))
     judge.store.save()
@@ -119,10 +122,10 @@ def _tell(judge: Judge, game: Loaded, done: Sequence[submit_types.TimedOut],
 
 
 def _then(t: Any) -> str:
-    return {"bot": f"a bot ({t.level}) played the owed decisions",
-            "gm": "the game master is asked to replace the player",
-            "forfeit": f"the seat forfeits: a bot ({t.level}) plays on, it ranks last"
-            }[t.then]
+    return {"bot": _("a bot ({level}) played the owed decisions"),
+            "gm": _("the game master is asked to replace the player"),
+            "forfeit": _("the seat forfeits: a bot ({level}) plays on, it ranks last")
+            }[t.then].format(level=t.level)
 
 
 def vacation(path: Path, player: str, arg: str, msgid: str,
@@ -161,18 +164,20 @@ def gm_record(args: Sequence[str]) -> dict[str, Any]:
     if [a.lower() for a in args] == ["off"]:
         return {"kind": "clock", "control": None}
     if not args:
-        raise UsageError("clock: give a pace like 2d+1d/5d, or off")
+        raise UsageError(_("clock: give a pace like 2d+1d/5d, or off"))
     options = {"vacation": "0", "pause": None, "timeout": "gm"}
     rest = list(args[1:])
     while rest:
         key = rest.pop(0).lower()
         if key not in options or not rest:
-            raise UsageError(f"clock: {key!r}: after the pace come `vacation DAYS`, "
-                             "`pause weekends` and `timeout bot:LEVEL|gm|forfeit`")
+            raise UsageError(_("clock: {word}: after the pace come `vacation DAYS`, "
+                               "`pause weekends` and `timeout bot:LEVEL|gm|forfeit`").format(
+                word=repr(key)))
         options[key] = rest.pop(0).lower()
     days = options["vacation"] or "0"
     if not days.isdigit():
-        raise UsageError(f"clock: vacation takes a number of days, not {days!r}")
+        raise UsageError(_("clock: vacation takes a number of days, not {days}").format(
+            days=repr(days)))
     return {"kind": "clock", "control": clock.control(args[0], int(days), options["pause"],
                                                        options["timeout"] or "gm")}
 

@@ -19,10 +19,8 @@ from __future__ import annotations
 
 import datetime as dt
 import email.policy
-import errno
 import os
 import time
-import traceback
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -34,14 +32,17 @@ from typing import Any
 from referee import gamefile, i18n, identity, replay, roster, seats, secret
 from referee import mail as mailmod
 from referee.engine import Match
-from referee.errors import GameFileError, RefereeError
+from referee.errors import RefereeError
 from referee.judge import html, meta, notifications, text
+from referee.judge.failures import RetryLater, describe, environment_failure
+from referee.judge.gmlines import gm_welcome
 from referee.judge.store import Store
 from referee.judge.transport import Outbox
 from referee.mail import intake, mime, tokens
 from referee.mail.delivery import DeliveryError, Refused
 from referee.submit import BotMove, play_bots
 
+_, N_, ngettext = i18n.domain("referee")
 # The seat part of a watcher's mails: no player id starts with '_', so a player called
 # "watcher" is never taken for the watchers (their board, their token) nor they for it.
 WATCHER = "_watcher"
@@ -56,50 +57,6 @@ def plays(gf: gamefile.GameFile) -> int:
 
 def utcnow() -> dt.datetime:
     return dt.datetime.now(dt.UTC).replace(microsecond=0)
-
-
-# a write that fails for one of these is the judge's surroundings, not the mail
-_ENVIRONMENT_ERRNOS = frozenset((errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES,
-                                 errno.EPERM, errno.EIO, errno.EFBIG, errno.ENOMEM,
-                                 errno.EMFILE, errno.ENFILE))
-
-
-class RetryLater(RefereeError):
-    """The judge's surroundings failed (a full or read-only disk, a folder it may not
-    write): the mail being handled stays in the inbox, to be tried again later."""
-
-
-def environment_failure(exc: BaseException) -> bool:
-    """Whether ``exc`` (or what caused it) is a failed write or read of the judge's own
-    files: an OSError of a full or read-only disk or a denied permission, or a game
-    file that may not be written."""
-    seen: set[int] = set()
-    current: BaseException | None = exc
-    while current is not None and id(current) not in seen:
-        if isinstance(current, OSError) and current.errno in _ENVIRONMENT_ERRNOS:
-            return True
-        if isinstance(current, GameFileError) and " is read-only" in current.message:
-            return True
-        seen.add(id(current))
-        current = current.__cause__ or current.__context__
-    return False
-
-
-def describe(exc: BaseException) -> str:
-    """One line for the log: the referee's message, or the exception and where it was
-    raised (a bug: please report it)."""
-    if isinstance(exc, RefereeError):
-        return exc.message
-    if isinstance(exc, RecursionError):
-        return "nested too deeply to process"
-    frames = traceback.extract_tb(exc.__traceback__)
-    at = ""
-    if frames:
-        path = Path(frames[-1].filename).resolve()
-        root = Path(__file__).resolve().parents[2]
-        name = path.relative_to(root) if path.is_relative_to(root) else path
-        at = f" (at {name}:{frames[-1].lineno})"
-    return f"internal error: {type(exc).__name__}: {str(exc)[:200]}{at}"
 
 
 @dataclass
@@ -455,8 +412,11 @@ class Judge:
             return
         start = state["seen"] is None
         new = gf.log[state["seen"] or 0:]
-        if new and not start and all(e.get("meta", {}).get("kind") == "rematch" for e in new):
-            state["seen"], state["mark"] = len(gf.log), mark  # the command told everyone
+        if new and not start and all(e.get("meta", {}).get("kind") == "rematch"
+                                     or text.is_personal(e) for e in new):
+            # a rematch: the command told everyone; a player's own setting (language,
+            # mail setting): the answer to the command tells them, and nobody else
+            state["seen"], state["mark"] = len(gf.log), mark
             self.store.save()
             return
         authors = {e["by"] for e in new}
@@ -588,26 +548,3 @@ class Judge:
         from referee.judge import deadlines
 
         deadlines.tend(self, path)
-
-
-GM_HELP = [
-    "Game master commands (reply to this mail, one per line, From your GM address):",
-    "  replace PLAYER NAME <ADDRESS>   a new person takes over the seat",
-    "  address PLAYER ADDRESS...       the player's accepted addresses",
-    "  deadline HOURS [bot LEVEL]      the time for each decision; with a bot",
-    "                                  level, a bot plays a missed decision",
-    "  bot PLAYER LEVEL|off            hand the seat to a bot, or back",
-    "  clock PACE [vacation D] [pause weekends] [timeout bot:LEVEL|gm|forfeit]",
-    "                                  a new time bank (e.g. 2d+1d/5d), or clock off",
-    "  watch [NAME] ADDRESS / unwatch ADDRESS  public mails to a watcher",
-    "  watch ADDRESS digest [N]        one mail a round (or per N decisions)",
-    "  notify PLAYER turn|every|digest  a player's mail setting",
-    "  status                          the public state",
-]
-
-
-def gm_welcome(game: Loaded) -> str:
-    gf = game.gf
-    lines = [f"You are the game master of {gf.game_id} ({game.match.game.title}).",
-             f"Players: {', '.join(gf.players)}.", "", *GM_HELP]
-    return "\n".join(lines) + "\n"

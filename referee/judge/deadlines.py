@@ -59,8 +59,8 @@ def tend(judge: Judge, path: Path) -> None:
         if game.settings.gm:  # the game master reads English
             judge.queue(judge.message(game, meta.GM, game.settings.gm, "\n".join(
                 [_passed(hours, due, waiting), "",
-                 "As game master you may extend the deadline, replace a",
-                 "player or change an address: see `help` (reply to this mail)."])))
+                 _("As game master you may extend the deadline, replace a"),
+                 _("player or change an address: see `help` (reply to this mail).")])))
         state["expired"] = state["reminded"] = state["since"]
     elif now >= remind and state.get("reminded") != state["since"]:
         for pid in waiting:
@@ -123,9 +123,9 @@ def _stand_in(judge: Judge, game: Loaded, waiting: list[str], level: str, hours:
     judge.notify(game.path)
     fresh = judge.load(game.path)
     if fresh is not None and fresh.settings.gm:
-        lines = [f"The deadline ({hours} h) passed; a bot ({level}) played for "
-                 f"{', '.join(players)}:", *(f"  {b.n}. {b.player}: {b.text}"
-                                              for b in played)]
+        lines = [_("The deadline ({hours} h) passed; a bot ({level}) played for "
+                   "{players}:").format(hours=hours, level=level, players=", ".join(players)),
+                 *(f"  {b.n}. {b.player}: {b.text}" for b in played)]
         judge.queue(judge.message(fresh, meta.GM, fresh.settings.gm, "\n".join(lines)))
         judge.store.save()
         judge.flush()

@@ -5,12 +5,17 @@ writes for them (:mod:`referee.judge.meta` checks and writes them)."""
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from referee import roster, seats
 from referee.errors import UsageError
+from referee.i18n import domain
 from referee.judge import meta
-from referee.judge.core import GM_HELP
+
+if TYPE_CHECKING:
+    from referee.judge.core import Loaded
+
+_, N_, ngettext = domain("referee")
 
 
 def gm_meta(line: str, players: list[str]) -> dict[str, Any] | None:
@@ -45,7 +50,8 @@ def gm_meta(line: str, players: list[str]) -> dict[str, Any] | None:
         return _watch(kind, line.split(None, 1)[1])
     if kind == "notify" and len(args) == 2:
         return {"kind": "notify", "player": args[0], "mode": args[1].lower()}
-    raise UsageError(f"not a game master command: {line!r}", hints=GM_HELP[1:])
+    raise UsageError(_("not a game master command: {line}").format(line=repr(line)),
+                     hints=[_(h) for h in GM_HELP[1:]])
 
 
 _DIGEST_TAIL = re.compile(r"^(?P<who>.*?)(?P<digest>\s+digest(?:\s+(?P<n>\S+))?)?\s*$",
@@ -58,7 +64,7 @@ def _watch(kind: str, rest: str) -> dict[str, Any]:
     m = _DIGEST_TAIL.match(rest)
     assert m is not None  # (the pattern matches every text)
     if m.group("digest") and kind == "unwatch":
-        raise UsageError("unwatch takes an address only: unwatch ADDRESS")
+        raise UsageError(_("unwatch takes an address only: unwatch ADDRESS"))
     name, address = roster.name_and_address(m.group("who"), kind)
     out: dict[str, Any] = {"kind": "watcher", "email": address, "on": kind == "watch"}
     if name and kind == "watch":
@@ -74,5 +80,30 @@ def bot_level(word: str) -> dict[str, Any]:
     if word.strip().lower() in ("off", "human", "none"):
         return {"level": None}
     if not word.strip():
-        raise UsageError("bot: give a level (random, greedy, mcts, mcts:N) or off")
+        raise UsageError(_("bot: give a level (random, greedy, mcts, mcts:N) or off"))
     return seats.parse_spec(word).to_json()
+
+
+GM_HELP = [  # each line translated where it is shown: _(line)
+    N_("Game master commands (reply to this mail, one per line, From your GM address):"),
+    N_("  replace PLAYER NAME <ADDRESS>   a new person takes over the seat"),
+    N_("  address PLAYER ADDRESS...       the player's accepted addresses"),
+    N_("  deadline HOURS [bot LEVEL]      the time for each decision; with a bot"),
+    N_("                                  level, a bot plays a missed decision"),
+    N_("  bot PLAYER LEVEL|off            hand the seat to a bot, or back"),
+    N_("  clock PACE [vacation D] [pause weekends] [timeout bot:LEVEL|gm|forfeit]"),
+    N_("                                  a new time bank (e.g. 2d+1d/5d), or clock off"),
+    N_("  watch [NAME] ADDRESS / unwatch ADDRESS  public mails to a watcher"),
+    N_("  watch [NAME] ADDRESS digest [N] one mail a round (or per N decisions)"),
+    N_("  notify PLAYER turn|every|digest  a player's mail setting"),
+    N_("  status                          the public state"),
+]
+
+
+def gm_welcome(game: Loaded) -> str:
+    gf = game.gf
+    lines = [_("You are the game master of {game} ({title}).").format(
+        game=gf.game_id, title=game.match.game.title),
+             _("Players: {players}.").format(players=", ".join(gf.players)), "",
+             *(_(line) for line in GM_HELP)]
+    return "\n".join(lines) + "\n"

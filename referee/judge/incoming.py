@@ -18,11 +18,9 @@ delivery reports) are dropped without an answer.
 
 from __future__ import annotations
 
-import datetime as dt
 import hashlib
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from email.message import EmailMessage
 from email.utils import format_datetime
 from pathlib import Path
@@ -32,32 +30,22 @@ from referee import gamefile, i18n
 from referee import mail as mailmod
 from referee.errors import AmbiguousMove, MalformedMove, MoveError, RefereeError
 from referee.i18n import domain
-from referee.judge import language, meta, notices, notifications, text
-from referee.judge.core import GM_HELP, GM_TOKEN, Judge, Loaded, environment_failure
-from referee.judge.gmlines import bot_level, gm_meta
+from referee.judge import language, mailcommands, meta, notices, notifications, text
+from referee.judge.core import GM_TOKEN, Judge, Loaded
+from referee.judge.failures import environment_failure
+from referee.judge.gmlines import GM_HELP, bot_level, gm_meta
+from referee.judge.outcome import Outcome
 from referee.mail import intake, mime
 from referee.mail.intake import Refusal
 from referee.mail.tokens import MailId
 from referee.submit import submit
-from referee.writecore import Guard
 
 PLAYER_COMMANDS = ("status", "help", "undo", "nonce", "say", "notify", "bot", "vacation",
                    "rematch", *language.WORDS)
 GM_KINDS = ("replace", "address", "deadline", "bot", "watch", "unwatch", "notify", "status",
             "help", "clock")
-SAY_RATE = 5  # says per player per hour of the judge's clock
-SAY_WINDOW = dt.timedelta(hours=1)
 
 _, N_, ngettext = domain("referee")
-
-
-@dataclass
-class Outcome:
-    """What happened to one incoming mail (for logs and tests)."""
-
-    action: str  # played, rejected, answered, ignored, duplicate, command
-    game: str | None = None
-    detail: str = ""
 
 
 class Incoming:
@@ -68,6 +56,7 @@ class Incoming:
         self.mail = intake.read(raw)
         self.reply = self.mail.reply
         self.msgid = self.mail.msgid
+        self.taken: intake.Taken | None = None  # the line read, when chat came first
 
     # ------------------------------------------------------------------ entry point
 
@@ -208,7 +197,10 @@ class Incoming:
                     "Not accepted: {reason}. Nothing was done.").format(reason=exc.message)
                     + "\n")
             return Outcome("rejected", gid, exc.reason)
-        first = self.reply.moves[0].split() if self.reply.moves else []
+        commands = GM_KINDS if seat.player == meta.GM else PLAYER_COMMANDS
+        taken = intake.take_line(self.reply, commands)  # (a command after chat, too)
+        first = (taken.line if taken else self.reply.moves[0] if self.reply.moves
+                 else "").split()
         word = first[0].lower() if first else ""
         if seat.player != meta.GM and word not in PLAYER_COMMANDS:
             done = _("Not played: {reason}.").format(reason=exc.message)
@@ -225,7 +217,7 @@ class Incoming:
         to = game.settings.to(player)
         assert to is not None
         body = text.body(game.gf, game.match, game.seed, player, None, game.settings,
-                         note=note)
+                         note=[*self._read(), *note])
         self._queue([self.judge.message(game, player, to, body, answers=self.msgid,
                                         board=True)])
         return Outcome(action, game.gf.game_id, detail)
@@ -234,36 +226,45 @@ class Incoming:
         """An answer to the game master, who reads English."""
         assert game.settings.gm is not None
         body = text.body(game.gf, game.match, game.seed, None, None, game.settings,
-                         full=True, note=[*note, "", *GM_HELP])
+                         full=True, note=[*note, "", *(_(line) for line in GM_HELP)])
         self._queue([self.judge.message(game, meta.GM, game.settings.gm, body,
                                         answers=self.msgid, board=True)])
         return Outcome(action, game.gf.game_id, detail)
 
     def _player(self, game: Loaded, player: str, mid: MailId) -> Outcome:
-        moves = list(self.reply.moves)
-        if not moves:
+        if not self.reply.moves:
             return self._answer_state(game, player, [
                 _("No move found in your mail: write it on the first line.")], "rejected",
                 "no move")
+        self._take((*PLAYER_COMMANDS, intake.PLAN_WORD), game, player)
+        moves = list(self.reply.moves)
         word = moves[0].split()[0].lower() if moves[0].split() else ""
         planned = intake.plan_lines(self.reply) if word == intake.PLAN_WORD else None
         if planned is not None:
-            return self._plan(game, player, planned, mid)
+            return mailcommands.plan(self, game, player, planned, mid)
         if len(moves) == 1 and word in PLAYER_COMMANDS:
             return self._command(game, player, word, moves[0].split(None, 1)[1:], mid)
-        taken = intake.move_line(self.reply, game.match.game, game.match.state, player)
-        if taken:  # chat came first: the first line that reads as a move is the move
-            moves = [self.reply.lines[taken]]
-        return self._moves(game, player, moves, mid, taken)
+        return self._moves(game, player, moves, mid)
 
-    def _moves(self, game: Loaded, player: str, moves: list[str], mid: MailId,
-               taken: int = 0) -> Outcome:
-        """Play ``moves``; ``taken``: the number of lines passed over before the one that
-        reads as the move (the answer says which line was taken)."""
+    def _take(self, commands: Sequence[str], game: Loaded, player: str | None) -> None:
+        """Read the line of the mail that is a command or (``player``'s) move, passing
+        over chat before it (:func:`referee.mail.intake.take_line`); the answers then
+        say which line was taken (:meth:`_read`)."""
+        match = game.match
+        taken = intake.take_line(self.reply, commands, match.game if player else None,
+                                 match.state, player)
+        if taken is not None and taken.index:
+            self.taken = taken
+            self.reply = intake.from_taken(self.reply, taken)
+
+    def _read(self) -> list[str]:
+        """The line that says which line of the mail was taken (none: the first)."""
+        return intake.taken_note(self.taken)
+
+    def _moves(self, game: Loaded, player: str, moves: list[str], mid: MailId) -> Outcome:
+        """Play ``moves`` (the answer says which line was taken when chat came first)."""
         gid, msgid, mail = game.gf.game_id, self.msgid, self.mail
-        read = [ngettext("Read as your move: `{line}` (the line before it is not a move).",
-                         "Read as your move: `{line}` (the {count} lines before it are not "
-                         "moves).", taken).format(line=moves[0], count=taken)] if taken else []
+        read = self._read()
 
         def identify(gf: gamefile.GameFile, seed: str | None
                      ) -> tuple[str, list[str], dict[str, Any]]:
@@ -274,7 +275,7 @@ class Incoming:
         try:
             done = submit(game.path, None, moves, keep_partial=True, identify=identify)
         except MoveError as exc:
-            return self._rejected(game, player, moves, 0, exc, read)
+            return self._rejected(game, player, moves, 0, exc)
         except RefereeError as exc:
             if environment_failure(exc):  # a full or read-only disk: try again later
                 raise
@@ -290,6 +291,7 @@ class Incoming:
         played = " / ".join(a.text for a in done.accepted)
         if done.failed is not None and done.failed_index is not None:
             fresh = self.judge.load(game.path) or game
+            self.taken = None  # (told in the mail just sent)
             outcome = self._rejected(fresh, player, moves, done.failed_index, done.failed)
             # the moves before the failing line are played: the mail counts as played
             return Outcome("played", gid, f"{played} (then {outcome.detail})")
@@ -299,8 +301,8 @@ class Incoming:
         return Outcome("played", gid, played)
 
     def _rejected(self, game: Loaded, player: str, moves: list[str], index: int,
-                  exc: MoveError, read: Sequence[str] = ()) -> Outcome:
-        note = list(read)
+                  exc: MoveError) -> Outcome:
+        note: list[str] = []
         if index:
             note.append(ngettext("Your first {n} move(s) were played; the rest were not.",
                                  "Your first {n} move(s) were played; the rest were not.",
@@ -346,25 +348,25 @@ class Incoming:
             return self._answer_state(game, player, [_(line) for line in HELP], "command",
                                       "help")
         if word == "say":
-            return self._say(game, player)
+            return mailcommands.say(self, game, player)
         guard = self._still_fresh(mid)
         if word in language.WORDS:  # referee/judge/language.py
             return language.command(self, game, player, word, arg, guard)
         if word == "rematch":
-            return self._rematch(game, player, guard)
+            return mailcommands.rematch(self, game, player, guard)
         if word == "notify" and arg.lower().split()[:1] == ["via"]:  # notifications.py
             return notifications.command(self, game, player, arg)
         try:
             if word == "undo":
-                undo(game.path, player, self.msgid, guard)
+                mailcommands.undo(game.path, player, self.msgid, guard)
             elif word == "nonce":
-                add_nonce(game.path, player, arg, guard)
+                mailcommands.add_nonce(game.path, player, arg, guard)
             elif word == "bot":
                 meta.append(game.path, player, {"kind": "bot", "player": player,
                                                 **bot_level(arg)},
                             extra={"mail": self.msgid}, guard=guard)
             elif word == "vacation":
-                return self._vacation(game, player, arg, guard)
+                return mailcommands.vacation(self, game, player, arg, guard)
             else:
                 meta.append(game.path, player,
                             {"kind": "notify", "player": player, "mode": arg.lower()},
@@ -374,7 +376,8 @@ class Incoming:
                 raise
             return self._answer_state(game, player, [_("`{command}` not done: {reason}").format(
                 command=word, reason=exc.message)], "rejected", exc.message)
-        self.judge.notify(game.path)
+        read = self._read()
+        self.judge.notify(game.path, {player: read} if read else None)
         self.judge.store.mark_answered(self.msgid)
         self.judge.store.save()
         if word == "notify":
@@ -388,156 +391,8 @@ class Incoming:
             return self._answer_state(fresh, player, [done], "command", "bot")
         return Outcome("command", game.gf.game_id, word)
 
-    def _rematch(self, game: Loaded, player: str, guard: Guard) -> Outcome:
-        """``rematch``: the player's agreement to a rematch of the finished game, recorded
-        in its log; the other players are told who is still waiting. Once every human
-        player has agreed, the judge starts the rematch beside the game
-        (referee/rematch.py: ``g.json`` -> ``g-r2.json``) and mails its players."""
-        from referee import rematch
-
-        if not game.match.game.finished(game.match.state):
-            return self._answer_state(game, player, [
-                _("`rematch` not done: the game is not finished yet.")], "rejected",
-                "rematch")
-        if player not in game.settings.rematch:
-            try:
-                meta.append(game.path, player, {"kind": "rematch", "player": player},
-                            extra={"mail": self.msgid}, guard=guard)
-            except RefereeError as exc:
-                if environment_failure(exc):
-                    raise
-                return self._answer_state(game, player, [_(
-                    "`{command}` not done: {reason}").format(command="rematch",
-                                                            reason=exc.message)],
-                    "rejected", exc.message)
-            game = self.judge.load(game.path) or game
-        agreed = game.settings.rematch
-        waiting = [p for p in rematch.waiting_for(game.gf.data, agreed)
-                   if game.settings.address(p)]  # a seat without an address cannot agree
-        if waiting:
-            self._tell_rematch(game, player, agreed, waiting)
-            return Outcome("command", game.gf.game_id, "rematch")
-        new = rematch.next_path(game.path)
-        try:
-            if not new.exists():
-                rematch.rematch(game.path, new)
-        except RefereeError as exc:
-            if environment_failure(exc):
-                raise
-            return self._answer_state(game, player, [_(
-                "The rematch was not started: {reason}").format(reason=exc.message)],
-                "rejected", exc.message)
-        self.judge.notify(new)
-        return self._answer_state(game, player, [_(
-            "Everyone agreed: the rematch has started ({file}); its first mail comes "
-            "on its own.").format(file=new.name)], "command", "rematch")
-
-    def _tell_rematch(self, game: Loaded, player: str, agreed: list[str],
-                      waiting: list[str]) -> None:
-        """The agreement to its author, and to every other human player who is waiting
-        and who has agreed; each mail names who is waiting."""
-        from referee import rematch
-
-        names = ", ".join(waiting)
-        for pid in rematch.humans(game.gf.data):
-            to = game.settings.to(pid)
-            if to is None:
-                continue
-            with i18n.language(game.settings.lang(pid)):
-                note = [_("Rematch: {players} agreed; waiting for {waiting}.").format(
-                    players=", ".join(agreed), waiting=names)]
-                if pid in waiting:
-                    note.append(_("Reply `rematch` to this mail to agree."))
-                body = text.body(game.gf, game.match, game.seed, pid, None, game.settings,
-                                 note=note)
-                answers = self.msgid if pid == player else None
-                self.judge.queue(self.judge.message(game, pid, to, body, answers=answers))
-        self._queue([])
-
-    def _plan(self, game: Loaded, player: str, lines: list[str], mid: MailId) -> Outcome:
-        """``plan``: set the player's plan from the mail's lines (``plan --clear``
-        withdraws it; ``plan`` alone shows it), then answer with the plan now in force:
-        to the player only (docs/plans.md)."""
-        from referee import plan_play, submit
-
-        clear = [w.lower() for w in lines] in (["--clear"], ["clear"])
-        if lines:
-            try:
-                submit.set_plan(game.path, player, [] if clear else lines,
-                               extra={"mail": self.msgid}, guard=self._still_fresh(mid))
-            except RefereeError as exc:
-                if environment_failure(exc):  # a full or read-only disk: try again later
-                    raise
-                return self._answer_state(game, player, [_(
-                    "`{command}` not done: {reason}").format(command="plan",
-                                                            reason=exc.message)],
-                    "rejected", exc.message)
-            self.judge.store.mark_answered(self.msgid)
-            self.judge.store.save()
-        fresh = self.judge.load(game.path) or game
-        note = [_("Your plan is withdrawn.") if clear else _("Your plan is set.") if lines
-                else _("Your plan, as you asked.")]
-        told = plan_play.mail_lines(fresh.gf, fresh.seed, player, 0, everything=True)
-        note += told
-        if not any(line.startswith(("Your plan (entry", _("Your plan (entry")))
-                   for line in told):
-            note.append(_("You have no plan in force."))
-        if lines and not clear:
-            note.append(_("Note: {note}.").format(note=_(
-                plan_play.SEALED_NOTE if fresh.gf.sealed else plan_play.OPEN_NOTE)))
-        return self._answer_state(fresh, player, note, "command", "plan")
-    def _vacation(self, game: Loaded, player: str, arg: str, guard: Guard) -> Outcome:
-        """``vacation DAYS``: the player's clock stops (referee/judge/clocks.py); the
-        others are told. Raises RefereeError (answered by the caller)."""
-        from referee.judge import clocks
-
-        note = clocks.vacation(game.path, player, arg, self.msgid, guard)
-        self.judge.store.mark_answered(self.msgid)
-        fresh = self.judge.load(game.path) or game
-        clocks.tell_vacation(self.judge, fresh, player, int(arg))
-        return self._answer_state(fresh, player, [note], "command", "vacation")
-
-    def _say(self, game: Loaded, player: str) -> Outcome:
-        try:
-            said = intake.say_text(self.reply)
-            self._say_allowed(game.gf.game_id, player)
-        except Refusal as exc:
-            if exc.reason == "quiet":  # the player was told once in this hour
-                self.judge.store.mark_answered(self.msgid)
-                self.judge.store.save()
-                return Outcome("rejected", game.gf.game_id, "say rate")
-            return self._answer_state(game, player, [exc.message], "rejected", "say")
-        out = []
-        for pid in game.gf.players:
-            to = game.settings.to(pid)
-            if pid != player and to:
-                with i18n.language(game.settings.lang(pid)):
-                    out.append(self.judge.message(game, pid, to, text.say_text(player, said)))
-        self._queue(out)
-        return Outcome("command", game.gf.game_id, "say")
-
-    def _say_allowed(self, gid: str, player: str) -> None:
-        """Count a say against the player's rate (the judge's state file), or refuse it:
-        ``say`` once per hour with the reason, ``quiet`` for the rest of that hour."""
-        now = self.judge.config.clock()
-        state = self.judge.store.game(gid)
-        said = state.setdefault("said", {})
-        times = [t for t in said.get(player, [])
-                 if now - dt.datetime.fromisoformat(t) < SAY_WINDOW]
-        if len(times) < SAY_RATE:
-            said[player] = [*times, now.isoformat()]
-            return
-        said[player] = times
-        warned = state.setdefault("said_warned", {})
-        if warned.get(player) == times[0]:
-            raise Refusal("quiet", "say rate: already told")
-        warned[player] = times[0]
-        again = dt.datetime.fromisoformat(times[0]) + SAY_WINDOW
-        raise Refusal("say", _("say not relayed: at most {n} says an hour; the next one can "
-                               "go at {time} UTC").format(n=SAY_RATE,
-                                                          time=f"{again:%Y-%m-%d %H:%M}"))
-
     def _gm(self, game: Loaded, mid: MailId) -> Outcome:
+        self._take(GM_KINDS, game, None)
         line = self.reply.moves[0] if self.reply.moves else "help"
         notes: dict[str, list[str]] | None = None
         try:
@@ -548,13 +403,14 @@ class Incoming:
         except RefereeError as exc:
             if environment_failure(exc):  # a full or read-only disk: try again later
                 raise
-            change, result = None, f"Not done: {exc.message}"
+            change, result = None, _("Not done: {reason}").format(reason=exc.message)
         else:
-            result = "Done." if change is not None else ""
+            result = _("Done.") if change is not None else ""
         fresh = self.judge.load(game.path) or game
         if change is not None and change.get("kind") == "replace" and fresh is not game:
             notes = notices.replaced(self.judge, game, fresh, str(change["player"]))
-        outcome = self._answer_gm(fresh, [f"> {line}", result], "command", f"gm {line}")
+        outcome = self._answer_gm(fresh, [*self._read(), f"> {line}", result], "command",
+                                  f"gm {line}")
         self.judge.notify(game.path, notes)
         return outcome
 
@@ -600,20 +456,3 @@ def readings(game: Loaded, player: str, line: str) -> list[str]:
              if len(m.split()) == len(words) and all(
                  full.lower().startswith(w) for w, full in zip(words, m.split(), strict=True))]
     return found
-
-
-def undo(path: Path, player: str, msgid: str, guard: Guard | None = None) -> None:
-    """Take back ``player``'s last move by mail: the library's undo, as `referee undo`."""
-    from referee.submit import undo as submit_undo
-
-    submit_undo(path, player, extra={"mail": msgid}, guard=guard)
-
-
-def add_nonce(path: Path, player: str, value: str, guard: Guard | None = None) -> None:
-    """Take ``player``'s next nonce step by mail (:func:`referee.nonces.give`: commit,
-    then reveal); between the two the nonce is kept beside the game file, owner-only, as
-    `referee nonce` keeps it."""
-    from referee.submit import give_nonce
-
-    keep = path.with_name(f"{path.name}.{player}.nonce")
-    give_nonce(path, player, value.strip() or None, keep, guard=guard)

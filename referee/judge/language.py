@@ -69,7 +69,7 @@ def command(incoming: Incoming, game: Loaded, player: str, word: str, arg: str,
     """``lang LANG`` by mail from ``player`` (already authenticated: the seat's address
     and token, fresh): their ``lang`` record through the write core, then the answer in
     the new language. A bad language or a failed write is answered in the old one."""
-    from referee.judge.core import environment_failure
+    from referee.judge.failures import environment_failure
 
     try:
         lang = parse(arg)

@@ -31,7 +31,7 @@ Kinds (fields besides ``kind``):
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -179,8 +179,25 @@ def append(path: Path, by: str, meta: Mapping[str, Any],
         gf = tx.gf
         if by != GM:
             gf.player(by)
-        entry = tx.append({"by": by, "meta": validate(meta, gf.players)}, extra)
+        checked = validate(meta, gf.players)
+        planned = checked["kind"] == "replace" and has_plan(gf.log, checked["player"])
+        entry = tx.append({"by": by, "meta": checked}, extra)
+        if planned:  # the person who leaves takes their plan along: none plays for the next
+            from referee import plans
+
+            seat = checked["player"]
+            tx.append({"by": seat, "meta": plans.record(gf.data, seat, [])}, extra)
+            tx.verify()
     return entry
+
+
+def has_plan(log: Sequence[Mapping[str, Any]], player: str) -> bool:
+    """Whether ``player``'s latest plan record may hold lines (a sealed record may: its
+    lines are sealed; one in clear without lines withdrew the plan)."""
+    records = [e["meta"] for e in log
+               if e.get("by") == player and isinstance(e.get("meta"), dict)
+               and e["meta"].get("kind") == "plan"]
+    return bool(records) and ("sealed" in records[-1] or bool(records[-1].get("lines")))
 
 
 # fields no mail but the game master's own answer may show: a person's addresses
@@ -196,11 +213,44 @@ def event_line(n: int, who: str, meta: Mapping[str, Any]) -> str:
         return _("{n}. {name} now plays seat {player} ({who}'s change)").format(
             n=n, name=meta.get("name") or meta.get("player"), player=meta.get("player"),
             who=who)
+    said = _readable(who, meta)
+    if said is not None:
+        return f"{n}. {said}"
     detail = ", ".join(f"{k} {v}" for k, v in meta.items()
                        if k not in ("kind", *_PRIVATE_FIELDS))
-    if kind == "address":
-        count = len(meta.get("emails") or [])
-        detail += ", " + ngettext("{count} address", "{count} addresses", count).format(
-            count=count)
     return _("{n}. {who} changed a setting: {setting}").format(
         n=n, who=who, setting=f"{kind} {detail}").rstrip()
+
+
+def _readable(who: str, meta: Mapping[str, Any]) -> str | None:
+    """A setting's change in words (no address), or None for a kind told as a record."""
+    kind = meta.get("kind")
+    if kind == "address":
+        count = len(meta.get("emails") or [])
+        return ngettext("{who} set {player}'s address ({count} address)",
+                        "{who} set {player}'s addresses ({count} addresses)", count).format(
+            who=who, player=meta.get("player"), count=count)
+    if kind == "watcher":
+        name = meta.get("name")
+        if not meta.get("on", True):
+            return _("{who} removed a watcher").format(who=who)
+        return (_("{who} added a watcher: {name}").format(who=who, name=name) if name
+                else _("{who} added a watcher").format(who=who))
+    if kind == "deadline":
+        hours = int(meta.get("hours", 0))
+        said = ngettext("{who} set the time for each decision: {hours} hour",
+                        "{who} set the time for each decision: {hours} hours", hours).format(
+            who=who, hours=hours)
+        if meta.get("bot"):
+            said += _("; a bot ({level}) plays a missed decision").format(level=meta["bot"])
+        return said
+    if kind == "gm":
+        return _("{who} set the game master's address").format(who=who)
+    if kind == "vacation":
+        days = int(meta.get("days", 0))
+        return ngettext("{player} is on vacation for {days} day: their clock stops",
+                        "{player} is on vacation for {days} days: their clock stops",
+                        days).format(player=meta.get("player"), days=days)
+    if kind == "rematch":
+        return _("{player} agreed to a rematch").format(player=meta.get("player"))
+    return None

@@ -14,7 +14,7 @@ from __future__ import annotations
 import textwrap
 
 from referee import i18n
-from referee.judge import text
+from referee.judge import meta, text
 from referee.judge.core import Judge, Loaded
 
 _, N_, ngettext = i18n.domain("referee")
@@ -71,6 +71,10 @@ def welcome(before: Loaded, after: Loaded, player: str) -> list[str]:
         lines += [_("The last decisions, in words:"), *history]
     else:
         lines.append(_("No decision has been made yet."))
+    if meta.has_plan(before.gf.log, player):
+        lines += ["", _("{earlier}'s plan for the seat is withdrawn: you have no plan, so no "
+                        "move is played for you until you write one (reply `plan`).").format(
+                            earlier=earlier)]
     lines += ["", _("Below is the game as your seat sees it.")]
     return lines
 
@@ -80,5 +84,5 @@ def recent(game: Loaded, viewer: str, count: int = RECENT) -> list[str]:
     seat's own hidden choices included: they are the viewer's now)."""
     plays = [i for i, e in enumerate(game.gf.log) if "meta" not in e]
     since = plays[-count] if len(plays) > count else 0
-    return text.events(game.gf, game.seed, since, viewer) if plays else []
+    return text.events(game.gf, game.seed, since, viewer, inherited=True) if plays else []
 

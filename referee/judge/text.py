@@ -10,7 +10,7 @@ from __future__ import annotations
 import copy
 import textwrap
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from referee import engine, gamefile, i18n, replay, seats
@@ -132,6 +132,8 @@ def _describe(gf: gamefile.GameFile, seed: str | None, i: int, match: Match,
         return _("{n}. you set your plan").format(n=n) if viewer == by else ""
     if kind == "meta" and entry["meta"].get("kind") == "channel":  # the player's own
         return _("{n}. you set your notification channel").format(n=n) if viewer == by else ""
+    if kind == "meta" and entry["meta"].get("kind") in PERSONAL:  # nobody else's business
+        return _personal_line(n, entry["meta"]) if viewer == by else ""
     if kind == "meta":
         meta = entry["meta"]
         if meta.get("kind") == "bot":
@@ -154,11 +156,42 @@ def _describe(gf: gamefile.GameFile, seed: str | None, i: int, match: Match,
     return _("{n}. {player} played: {move}").format(n=n, player=by, move=shown) + note
 
 
-def _public_events(match: Match) -> list[str]:
-    """The game's own account of what happened, as its public view shows it (both games
-    keep ``state.events`` and show them to everyone); [] for a game without one."""
+#: the settings that are their player's own (how and in which language they get mail):
+#: told to nobody else, and their author is told in words, not as a record
+PERSONAL = ("lang", "notify")
+
+
+def is_personal(entry: Mapping[str, Any]) -> bool:
+    """Whether a log entry is a player's own personal setting (:data:`PERSONAL`)."""
+    meta = entry.get("meta")
+    return isinstance(meta, dict) and meta.get("kind") in PERSONAL and \
+        entry.get("by") == meta.get("player")
+
+
+def _personal_line(n: int, meta: Mapping[str, Any]) -> str:
+    if meta.get("kind") == "lang":
+        code = str(meta.get("lang"))
+        return _("{n}. you set the language of your mails: {language}").format(
+            n=n, language=i18n.NAMES.get(code, code))
+    return _("{n}. you set how often you get mail: {mode}").format(n=n, mode=meta.get("mode"))
+
+
+def _raw_events(match: Match) -> list[Any]:
+    """The game's own account of what happened (both games keep ``state.events`` and
+    show them to everyone), as stored; [] for a game without one."""
     events = getattr(match.state, "events", None)
-    return [str(e) for e in events] if isinstance(events, list) else []
+    return list(events) if isinstance(events, list) else []
+
+
+def _new_events(before: Sequence[Any], after: Sequence[Any]) -> list[Any]:
+    """The events a move added: ``after`` without what it keeps of ``before``. A game may
+    keep only its last events (Dynasties keeps 40), so the list can stop growing: what
+    is new is what follows the longest end of ``before`` that ``after`` starts with."""
+    for k in range(len(before) + 1):
+        kept = len(before) - k
+        if list(after[:kept]) == list(before[k:]):
+            return list(after[kept:])
+    return list(after)  # (not reached: k = len(before) always matches)
 
 
 class Timeline:
@@ -183,22 +216,27 @@ class Timeline:
             by = gf.log[i]["by"]
             own = _describe(gf, seed, i, match, by, struck)
             public = _describe(gf, seed, i, match, None, struck)
-            told = len(_public_events(match))
+            told = _raw_events(match)
+            moved = replay.entry_kind(gf.log[i]) == "move" and (i + 1) not in struck
             match = _step(gf, seed, match, i, struck)
-            words = _public_events(match)[told:]
+            words = [engine.event_text(match.game, e)
+                     for e in _new_events(told, _raw_events(match))] if moved else []
             after = match.game.scores(match.state)
             gains = [_("{player} {change} (now {score})").format(
                 player=p, change=f"{after[p] - before.get(p, 0):+d}", score=after[p])
                 for p in after if after[p] != before.get(p, 0)]
             self.items.append((by, own, public, words, gains))
 
-    def lines(self, since: int, viewer: str | None) -> list[str]:
-        """What happened in entries ``since``.. as ``viewer`` may see it, wrapped."""
+    def lines(self, since: int, viewer: str | None, inherited: bool = False) -> list[str]:
+        """What happened in entries ``since``.. as ``viewer`` may see it, wrapped.
+        ``inherited``: the viewer has just taken the seat over, so the seat's plans and
+        personal settings were someone else's (none is told; its moves are)."""
         lines: list[str] = []
         for by, own, public, words, gains in self.items[max(0, since - self.since):]:
-            if not (own if by == viewer else public):
-                continue  # a plan record: only its player hears of it
-            lines.append(wrap("  " + (own if by == viewer else public)))
+            shown = own if by == viewer and (public or not inherited) else public
+            if not shown:
+                continue  # a plan record or a setting: only its player hears of it
+            lines.append(wrap("  " + shown))
             lines += [wrap("      - " + said) for said in words]
             if gains:
                 lines += _join_wrapped("      " + _("scoring: "), gains, ", ")
@@ -264,10 +302,11 @@ def _struck(gf: gamefile.GameFile, n: int) -> dict[int, int]:
     return {k: v for k, v in replay.voided(gf).items() if k <= n}
 
 
-def events(gf: gamefile.GameFile, seed: str | None, since: int, viewer: str | None) -> list[str]:
+def events(gf: gamefile.GameFile, seed: str | None, since: int, viewer: str | None,
+           inherited: bool = False) -> list[str]:
     """What happened in log entries ``since``.. (each move as ``viewer`` may see it, and
-    every change of the scores), indented, wrapped."""
-    return Timeline(gf, seed, since).lines(since, viewer)
+    every change of the scores), indented, wrapped (``inherited``: :meth:`Timeline.lines`)."""
+    return Timeline(gf, seed, since).lines(since, viewer, inherited)
 
 
 def _and(names: Sequence[str]) -> str:

@@ -105,21 +105,21 @@ def answered(mail: Mail, game_id: str, key: bytes) -> MailId:
     """The referee ID of ``game_id`` that ``mail`` answers, its MAC checked with ``key``.
     Raises Refusal (automatic, unanswered, forged, other-game)."""
     if mail.reply.automatic:
-        raise Refusal("automatic", "an automatic reply (Auto-Submitted, Precedence or "
-                      "X-Autoreply): ignored, not answered")
+        raise Refusal("automatic", _("an automatic reply (Auto-Submitted, Precedence or "
+                                     "X-Autoreply): ignored, not answered"))
     mine = [mid for mid in mail.answers if mid.game == game_id]
     for mid in mine:
         if check_id(key, mid):
             return mid
     if mine:
-        raise Refusal("forged", "the referee mail it answers (In-Reply-To) was not written "
-                      "by this referee: its Message-ID is forged or edited; reply to the "
-                      "latest mail")
+        raise Refusal("forged", _("the referee mail it answers (In-Reply-To) was not written "
+                                  "by this referee: its Message-ID is forged or edited; reply "
+                                  "to the latest mail"))
     if mail.answers:
-        raise Refusal("other-game", f"this mail is for game {mail.answers[0].game!r}, "
-                      f"not {game_id!r}")
-    raise Refusal("unanswered", "cannot tell which referee mail this answers: reply to the "
-                  "latest mail and keep its subject")
+        raise Refusal("other-game", _("this mail is for game {game}, not {other}").format(
+            game=repr(mail.answers[0].game), other=repr(game_id)))
+    raise Refusal("unanswered", _("cannot tell which referee mail this answers: reply to the "
+                                  "latest mail and keep its subject"))
 
 
 def admit(mail: Mail, mid: MailId, seat: Seat, *, key: bytes, game_id: str,
@@ -146,9 +146,10 @@ def check_unplayed(mail: Mail, log: Sequence[Mapping[str, Any]]) -> None:
     """Refuse a mail whose Message-ID is already in the log (``replayed``)."""
     for entry in log:
         if entry.get("mail") == mail.msgid:
-            raise Refusal("replayed", f"this mail was already played: its Message-ID is in "
-                          f"log entry {entry.get('n')}; the game is at move {plays(log)} "
-                          "now: reply to the latest mail")
+            raise Refusal("replayed", _("this mail was already played: its Message-ID is in "
+                                        "log entry {n}; the game is at move {now} now: reply "
+                                        "to the latest mail").format(n=entry.get("n"),
+                                                                     now=plays(log)))
 
 
 def check_fresh(mid: MailId, log: Sequence[Mapping[str, Any]]) -> None:
@@ -171,35 +172,43 @@ def say_text(reply: Reply) -> str:
     first = reply.moves[0] if reply.moves else ""
     m = re.match(r"(?i)^say(?=\s|$)", first)
     if not m:
-        raise Refusal("say", "not a say command")
+        raise Refusal("say", _("not a say command"))
     parts = [first[m.end():]]
     own = list(reply.own)
-    if first in own:
-        for line in own[own.index(first) + 1:]:
+    start = reply.origins[0] if reply.origins and reply.lines[0] == first else \
+        own.index(first) if first in own else None
+    if start is not None:
+        for line in own[start + 1:]:
             if not line.strip() or re.match(r"(?i)^(token|game|player)\s*:", line):
                 break
             parts.append(line)
     text = unicodedata.normalize("NFC", " ".join(parts))
     if len(text) > SAY_MAX * 4:  # no need to look at every character of a huge one
-        raise Refusal("say", f"say not relayed: {len(text)} characters, at most {SAY_MAX}")
+        raise _too_long(len(text))
     marks = 0
     for ch in text:
         cat = unicodedata.category(ch)
         if ch in _BLANK or (ch != "\t" and cat[0] not in "LMNPS" and cat != "Zs"):
             name = unicodedata.name(ch, cat)
-            raise Refusal("say", f"say not relayed: it contains U+{ord(ch):04X} ({name}); "
-                          "a say is plain text on one paragraph: no control, format, "
-                          "line or paragraph separator characters")
+            raise Refusal("say", _("say not relayed: it contains {code} ({name}); a say is "
+                                   "plain text on one paragraph: no control, format, line or "
+                                   "paragraph separator characters").format(
+                                       code=f"U+{ord(ch):04X}", name=name))
         marks = marks + 1 if cat[0] == "M" else 0
         if marks > SAY_MARKS:
-            raise Refusal("say", f"say not relayed: more than {SAY_MARKS} combining marks "
-                          "on one character")
+            raise Refusal("say", _("say not relayed: more than {n} combining marks on one "
+                                   "character").format(n=SAY_MARKS))
     text = re.sub(r"[\t\s]+", " ", text).strip()
     if not text:
-        raise Refusal("say", "say: nothing to say")
+        raise Refusal("say", _("say: nothing to say"))
     if len(text) > SAY_MAX:
-        raise Refusal("say", f"say not relayed: {len(text)} characters, at most {SAY_MAX}")
+        raise _too_long(len(text))
     return text
+
+
+def _too_long(length: int) -> Refusal:
+    return Refusal("say", _("say not relayed: {length} characters, at most {most}").format(
+        length=length, most=SAY_MAX))
 
 
 # --- plans (referee/plans.py) ------------------------------------------------------------
@@ -211,8 +220,9 @@ def plan_lines(reply: Reply) -> list[str] | None:
     """The lines of a ``plan`` command: its first own line is ``plan`` (with a first line
     after it, or ``--clear``), the plan's lines follow, one a line, up to an empty line.
     None when the mail is no plan command."""
-    own = [line for line in reply.own if not _PLAN_SKIP.match(line)]
-    start = next((k for k, line in enumerate(own) if line), None)
+    own = list(reply.own)
+    start = reply.origins[0] if reply.origins else next(
+        (k for k, line in enumerate(own) if line and not _PLAN_SKIP.match(line)), None)
     if start is None:
         return None
     words = own[start].split(None, 1)
@@ -220,6 +230,8 @@ def plan_lines(reply: Reply) -> list[str] | None:
         return None
     lines = [words[1].strip()] if len(words) > 1 else []
     for line in own[start + 1:]:
+        if _PLAN_SKIP.match(line):
+            continue
         if not line:
             break
         lines.append(line)
@@ -229,28 +241,78 @@ def plan_lines(reply: Reply) -> list[str] | None:
 _PLAN_SKIP = re.compile(r"^(?:token|game|player)\s*:", re.I)
 
 
-# --- which line is the move --------------------------------------------------------------
+# --- which line is the move or the command ---------------------------------------------
 
 
-def move_line(reply: Reply, game: Any, state: Any, player: str) -> int:
-    """Which of the reply's lines (:attr:`Reply.lines`, without ``move:`` lines) is the
-    move: the first that reads as one in ``game``'s notation for ``player`` now (legal,
-    illegal or ambiguous, but no "cannot read"), so that chat before the move (``Ha, I
-    will take this one!``) is passed over and never played. 0 (the first line, as
-    before) when the mail has one line, when none reads as a move, or when ``player``
-    has no decision now (the answer then says why)."""
+@dataclass(frozen=True)
+class Taken:
+    """The line of a reply that is read: ``index`` in :attr:`Reply.lines`, the ``line``
+    (tidied), and its ``number`` among the player's own lines as they count them."""
+
+    index: int
+    line: str
+    number: int
+
+
+def take_line(reply: Reply, commands: Iterable[str] = (), game: Any = None,
+              state: Any = None, player: str | None = None) -> Taken | None:
+    """Which of the reply's lines (:attr:`Reply.lines`, without ``move:`` lines) is read:
+    the first whose first word is one of ``commands``, or that reads as a move in
+    ``game``'s notation for ``player`` now (legal, illegal or ambiguous, but no "cannot
+    read"), so that chat before it (``Thanks, good move!``) is passed over and never
+    played. The first line (as before) when none is, and when the reply has one line;
+    moves are looked for only while ``player`` has a decision in ``game`` (give no
+    ``game`` for commands only). None for a reply without such lines (``move:`` lines,
+    or no text). The judge and `referee move --from-email` both read a mail with it;
+    quoted text and attributions never reach :attr:`Reply.lines`."""
+    lines = reply.lines
+    if not lines:
+        return None
+    words = frozenset(w.lower() for w in commands)
+    reads = _move_reader(game, state, player) if len(lines) > 1 else None
+    for k, line in enumerate(lines if len(lines) > 1 else ()):
+        first = line.split(None, 1)[0].lower() if line.split() else ""
+        if first in words or (reads is not None and reads(line)):
+            return Taken(k, line, reply.line_number(k))
+    return Taken(0, lines[0], reply.line_number(0))
+
+
+def _move_reader(game: Any, state: Any, player: str | None) -> Any:
+    """A test whether a line reads as a move of ``player`` now, or None when they have
+    no decision (or there is no game)."""
     from referee.errors import MalformedMove, MoveError
 
-    lines = reply.lines
-    if len(lines) < 2 or game.finished(state) or player not in game.to_move(state):
-        return 0
+    if game is None or player is None or game.finished(state) or \
+            player not in game.to_move(state):
+        return None
     legal = game.legal_moves(state, player)
-    for k, line in enumerate(lines):
+
+    def reads(line: str) -> bool:
         try:
             game.parse_move(line, legal)
         except MalformedMove:
-            continue
+            return False
         except MoveError:  # ambiguous, or a reading the game refuses: a move all the same
-            return k
-        return k
-    return 0
+            return True
+        return True
+
+    return reads
+
+
+def from_taken(reply: Reply, taken: Taken) -> Reply:
+    """``reply`` as if its player had written nothing before the taken line: its first
+    move is that line (what ``say`` and ``plan`` read starts there)."""
+    from dataclasses import replace
+
+    k = taken.index
+    return replace(reply, moves=(taken.line,), lines=reply.lines[k:],
+                   origins=reply.origins[k:])
+
+
+def taken_note(taken: Taken | None) -> list[str]:
+    """The line an answer opens with when chat came before the line read (in the
+    current language); [] when the first line was read."""
+    if taken is None or not taken.index:
+        return []
+    return [_("Took line {number} of your mail: `{line}`; the text before it is not read "
+              "as a move or a command.").format(number=taken.number, line=taken.line)]

@@ -45,6 +45,13 @@ class Reply:
     # without ``move:`` lines: every own line that may be the move, tidied (clean_line),
     # in order, at most MAX_LINES; ``moves`` holds the first of them
     lines: tuple[str, ...] = ()
+    # where each of ``lines`` is in ``own`` (its index there)
+    origins: tuple[int, ...] = ()
+
+    def line_number(self, k: int) -> int:
+        """The number of ``lines[k]`` among the player's own non-empty lines (1: the
+        first line they wrote): the line of their mail as they count it."""
+        return sum(1 for line in self.own[:self.origins[k] + 1] if line)
 
     @property
     def move_text(self) -> str | None:
@@ -292,9 +299,11 @@ def clean_line(line: str) -> str:
     return text
 
 
-def _moves(own: Sequence[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+def _moves(own: Sequence[str]
+           ) -> tuple[tuple[str, ...], tuple[str, ...], tuple[int, ...]]:
     """(the moves: the ``move:`` lines, else the first line that may be one; without
-    ``move:`` lines, every line that may be the move)."""
+    ``move:`` lines, every line that may be the move; where each of those is in
+    ``own``)."""
     keyed: list[str] = []
     pending = False
     for line in own:
@@ -310,17 +319,19 @@ def _moves(own: Sequence[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
             else:
                 pending = True
     if keyed or pending:
-        return tuple(k for k in keyed if k), ()
+        return tuple(k for k in keyed if k), (), ()
     lines: list[str] = []
-    for line in own:
+    origins: list[int] = []
+    for i, line in enumerate(own):
         if not line or _KEYED_RE.match(line) or _GREETING_RE.match(line):
             continue
         tidy = clean_line(line)
         if tidy:
             lines.append(tidy)
+            origins.append(i)
         if len(lines) == MAX_LINES:
             break
-    return tuple(lines[:1]), tuple(lines)
+    return tuple(lines[:1]), tuple(lines), tuple(origins)
 
 
 def _msgids(value: object) -> list[str]:
@@ -537,7 +548,7 @@ def _parse_reply(raw: bytes) -> Reply:
         else:
             token = m.group(1)
 
-    moves, lines = _moves(own)
+    moves, lines, origins = _moves(own)
     return Reply(
         sender=sender,
         game_id=game,
@@ -545,6 +556,7 @@ def _parse_reply(raw: bytes) -> Reply:
         token=token,
         moves=moves,
         lines=lines,
+        origins=origins,
         in_reply_to=in_reply_to_ids[0] if in_reply_to_ids else None,
         message_id=own_id[0] if own_id else None,
         references=references,

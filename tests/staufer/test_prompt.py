@@ -20,8 +20,10 @@ def test_the_turn_prompt_offers_only_what_is_legal() -> None:
             if match.state.phase == "turn":
                 kinds = {type(m).__name__ for m in legal}
                 prompt = game.prompt(match.state)
-                assert (", or first" in prompt) == ("First" in kinds), prompt
-                assert ("privilege N" in prompt) == ("Privilege" in kinds), prompt
+                assert ("use your first-position chest (first)" in prompt) == (
+                    "First" in kinds), prompt
+                assert ("take a privilege card (privilege N)" in prompt) == (
+                    "Privilege" in kinds), prompt
                 seen["first"] += "First" in kinds
                 seen["privilege"] += "Privilege" in kinds
                 seen["neither"] += not {"First", "Privilege"} & kinds

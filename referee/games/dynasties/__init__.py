@@ -14,7 +14,7 @@ from referee.engine import Assumption, Interpretation, Option
 from referee.errors import GameFileError, UsageError
 from referee.rng import Rng
 
-from . import checks, determinize, hidden, moves, play, rules, views
+from . import checks, determinize, hidden, moves, play, rules, views, words
 from . import data as D
 from .files import current_files, data_digest, play_data, vocabulary
 from .rules import RULES_VERSIONS
@@ -78,6 +78,7 @@ class DynastiesGame:
     invariants = staticmethod(checks.invariants)
     hidden_items = staticmethod(hidden.hidden_items)
     reveals = staticmethod(hidden.reveals)
+    event_text = staticmethod(words.event)  # an event of the state, for the reader
 
     # documentation: from the data files
     def assumptions(self) -> list[Assumption]:
@@ -86,7 +87,9 @@ class DynastiesGame:
     def interpretations(self) -> list[Interpretation]:
         """The readings in force under this rules version (an entry naming ``rules``
         holds only for those versions)."""
-        return [Interpretation(i["key"], i["topic"], i["reading"], i["rule"])
+        from .words import _  # in the reader's language
+
+        return [Interpretation(i["key"], _(i["topic"]), _(i["reading"]), _(i["rule"]))
                 for i in self.data.files["interpretations"]["interpretations"]
                 if self.rules in i.get("rules", RULES_VERSIONS)]
 

@@ -22,6 +22,7 @@ from referee.errors import GameFileError
 from .files import Vocabulary, data_digest, vocabulary
 from .moves import Figure, Pass, SitOut, Trade
 from .state import COLOURS
+from .words import _
 
 FIGURES: tuple[Figure, ...] = ("prince", "princess")
 
@@ -229,10 +230,10 @@ def _walk(prefix: str, obj: Any, out: list[Assumption]) -> None:
             shown = {k: v for k, v in obj.items() if k not in ("source", "confidence", "key")}
             if fields != ["*"]:
                 shown = {k: shown.get(k) for k in fields if k in shown} or shown
-            what = f"{prefix}: " + (", ".join(fields) if fields != ["*"] else "all values")
+            what = f"{prefix}: " + (", ".join(fields) if fields != ["*"] else _("all values"))
             out.append(Assumption(f"{prefix}.{key}" if "key" in obj else prefix, what,
                                   json.dumps(shown, ensure_ascii=False, sort_keys=True),
-                                  str(obj.get("source", ""))))
+                                  _(str(obj.get("source", "")))))
         for k, v in obj.items():
             if isinstance(v, (dict, list)) and k not in ("confidence",):
                 _walk(f"{prefix}.{k}", v, out)

@@ -13,12 +13,13 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, Union
 
 import msgspec
 
+from referee import i18n
 from referee.errors import AmbiguousMove, MalformedMove
 from referee.fileformat import NUMBER_DIGITS_MAX
 
 from .files import current_files, vocabulary
 from .state import COLOURS
-from .words import GERMAN_GOODS, german_aliases
+from .words import GERMAN_GOODS, N_, _, german_aliases, ngettext
 
 if TYPE_CHECKING:
     from .data import Data
@@ -264,6 +265,17 @@ def public_text(m: Any) -> str:
     return format_move(m)
 
 
+def shown_public_text(m: Any) -> str:
+    """:func:`public_text` as a reader sees it: the notation, the words around a hidden
+    choice in the reader's language."""
+    if isinstance(m, Pass) and m.keep:
+        return _("{move}, kept a card").format(
+            move=format_move(msgspec.structs.replace(m, keep=0)))
+    if isinstance(m, KeepScoring):
+        return _("kept a scoring card")
+    return format_move(m)
+
+
 # --- parsing ------------------------------------------------------------------------------
 FORMS = [
     "trade SHIP with CARD", "trade twice SHIP with CARD pay GOODS", "trade SHIP",
@@ -275,13 +287,29 @@ FORMS = [
     "envoy FREECITY", "save|release CITY", "score SCORINGCARD", "done",
 ]
 _TOKEN = re.compile(r"[a-z0-9\-]+|[/+]")
-_UMLAUT = str.maketrans({"ü": "u", "ö": "o", "ä": "a", "é": "e", "ß": "s"})
+
+
+#: what a reader expects next, as the parse errors name it (``_Reader``'s ``what``, the
+#: key of aliases() too): marked here for the catalog, translated where it is shown
+EXPECTED = (
+    N_("a move"), N_("a ship"), N_("a ship (1-3)"), N_("an action card"),
+    N_("a Pass action card"), N_("a passing-track space"), N_("the action card you keep"),
+    N_("goods letters (k w g b p)"), N_("a city"), N_("a free city"), N_("a country"),
+    N_("a personality"), N_("a scoring card"), N_("a bonus space"), N_("a die face"),
+)
+#: the fields a short move may leave out, as an ambiguous move names them (``pay`` and
+#: ``keep`` are the notation's words)
+FIELD_NAMES = {"space": N_("space")}
+
+
+def _what(what: str) -> str:
+    return _(what)
 
 
 def _malformed(text: str, why: str) -> MalformedMove:
     return MalformedMove(
-        f"cannot read {text!r} as a Dynasties move: {why}",
-        hints=["move forms: " + "; ".join(FORMS)],
+        _("cannot read {text} as a Dynasties move: {why}").format(text=repr(text), why=why),
+        hints=[_("move forms: {forms}").format(forms="; ".join(FORMS))],
     )
 
 
@@ -289,7 +317,7 @@ class _Reader:
     def __init__(self, text: str, data: Data) -> None:
         self.text = text
         self.data = data  # the names of cards, cities, ... come from the game's data
-        norm = text.lower().translate(_UMLAUT).replace("sit-out", "sit out")
+        norm = i18n.fold(text, plain=True).replace("sit-out", "sit out")
         self.toks = _TOKEN.findall(norm)
         self.i = 0
 
@@ -299,7 +327,8 @@ class _Reader:
     def take(self, what: str) -> str:
         tok = self.peek()
         if tok is None:
-            raise _malformed(self.text, f"expected {what} at the end")
+            raise _malformed(self.text, _("expected {what} at the end").format(
+                what=_what(what)))
         self.i += 1
         return tok
 
@@ -315,10 +344,12 @@ class _Reader:
             tok = self.take(what)
         tok = tok.removeprefix("a") if re.fullmatch(r"a\d+", tok) else tok
         if not (tok.isascii() and tok.isdigit()):
-            raise _malformed(self.text, f"expected {what} (a number), got {tok!r}")
+            raise _malformed(self.text, _("expected {what} (a number), got {token}").format(
+                what=_what(what), token=repr(tok)))
         if len(tok) > NUMBER_DIGITS_MAX:
-            raise _malformed(self.text, f"number too long: {what} has at most "
-                                        f"{NUMBER_DIGITS_MAX} digits")
+            raise _malformed(self.text, _("number too long: {what} has at most {digits} "
+                                          "digits").format(what=_what(what),
+                                                           digits=NUMBER_DIGITS_MAX))
         return int(tok)
 
     def goods(self, what: str = "goods letters (k w g b p)") -> str:
@@ -327,19 +358,22 @@ class _Reader:
             return ""
         tok = tok.translate(GERMAN_GOODS)  # s schwarz = k, r rosa = p
         if not all(c in COLOURS for c in tok):
-            raise _malformed(self.text, f"expected {what}, got {tok!r}")
+            raise _malformed(self.text, _("expected {what}, got {token}").format(
+                what=_what(what), token=repr(tok)))
         return goods_str(tok)
 
     def word(self, what: str, choices: Sequence[str]) -> str:
         tok = self.take(what)
         tok = aliases(self.data).get(what, {}).get(tok, tok)
         if tok not in choices:
-            raise _malformed(self.text, f"{tok!r} is not {what}; one of: {', '.join(choices)}")
+            raise _malformed(self.text, _("{token} is not {what}; one of: {choices}").format(
+                token=repr(tok), what=_what(what), choices=", ".join(choices)))
         return tok
 
     def end(self) -> None:
         if self.peek() is not None:
-            raise _malformed(self.text, f"unexpected {' '.join(self.toks[self.i:])!r}")
+            raise _malformed(self.text, _("unexpected {words}").format(
+                words=repr(" ".join(self.toks[self.i:]))))
 
     def faces(self) -> list[str]:
         out = [self.word("a die face", self.data.faces)]
@@ -364,7 +398,7 @@ def aliases(data: Data) -> dict[str, dict[str, str]]:
 
 def _card_and_pay(r: _Reader) -> tuple[int, bool, str | None]:
     if not r.accept("with"):
-        raise _malformed(r.text, "expected 'with CARD'")
+        raise _malformed(r.text, _("expected 'with CARD'"))
     card = r.number("an action card")
     special = r.accept("special")
     pay = r.goods() if r.accept("pay") else None
@@ -378,7 +412,7 @@ def _parse(r: _Reader) -> tuple[type, dict[str, Any]]:
     if verb == "trade":
         if r.accept("twice"):
             ship = r.number("a ship")
-            card, _, pay = _card_and_pay(r)
+            card, _special, pay = _card_and_pay(r)
             return TradeTwice, {"card": card, "ship": ship, "pay": pay}
         ship = r.number("a ship (1-3)")
         if r.peek() is None:
@@ -397,7 +431,7 @@ def _parse(r: _Reader) -> tuple[type, dict[str, Any]]:
         return Use, {"card": card, "personality": who, "pay": pay, "special": special}
     if verb in ("sit", "sitout"):
         if verb == "sit" and not r.accept("out"):
-            raise _malformed(r.text, "expected 'sit out CARD'")
+            raise _malformed(r.text, _("expected 'sit out CARD'"))
         r.accept("with")
         card = r.number("an action card")
         r.end()
@@ -420,17 +454,17 @@ def _parse(r: _Reader) -> tuple[type, dict[str, Any]]:
         if r.peek() in r.data.faces:
             one = r.faces()
             if not r.accept("/"):
-                raise _malformed(r.text, "expected 'divide FACE / FACE+FACE'")
+                raise _malformed(r.text, _("expected 'divide FACE / FACE+FACE'"))
             two = r.faces()
             r.end()
             if len(one) == 2 and len(two) == 1:
                 one, two = two, one
             if len(one) != 1 or len(two) != 2:
-                raise _malformed(r.text, "the dowry is divided 1 die / 2 dice")
+                raise _malformed(r.text, _("the dowry is divided 1 die / 2 dice"))
             return DivideDice, {"single": one[0], "pair": faces_str(two, r.data.face_order)}
         a = r.goods()
         if not r.accept("/"):
-            raise _malformed(r.text, "expected 'divide GOODS/GOODS'")
+            raise _malformed(r.text, _("expected 'divide GOODS/GOODS'"))
         b = r.goods()
         r.end()
         first, second = goods_pair(a, b)
@@ -481,7 +515,7 @@ def _parse(r: _Reader) -> tuple[type, dict[str, Any]]:
     if verb == "done":
         r.end()
         return Done, {}
-    raise _malformed(r.text, f"unknown verb {verb!r}")
+    raise _malformed(r.text, _("unknown verb {verb}").format(verb=repr(verb)))
 
 
 def _turn_trade(text: str, ship: int, legal: Sequence[Any]) -> Any:
@@ -493,8 +527,8 @@ def _turn_trade(text: str, ship: int, legal: Sequence[Any]) -> Any:
         return fits[0]
     if len(fits) > 1:
         raise AmbiguousMove(
-            f"{text!r} fits several legal moves; say which action card "
-            f"(trade {ship} with CARD)",
+            _("{text} fits several legal moves; say which action card "
+              "(trade {ship} with CARD)").format(text=repr(text), ship=ship),
             legal=[format_move(m) for m in fits],
         )
     return SecondTrade(ship)
@@ -512,7 +546,9 @@ def parse_move(text: str, legal: Sequence[Any], data: Data) -> Any:
         offered = [m for m in legal if isinstance(m, (Choose, ChooseDice))]
         k = int(numbered.group(1))
         if k > len(offered):
-            raise _malformed(text, f"only {len(offered)} group(s) are on offer now")
+            raise _malformed(text, ngettext("only {count} group is on offer now",
+                                            "only {count} groups are on offer now",
+                                            len(offered)).format(count=len(offered)))
         return offered[k - 1]
     cls, fields = _parse(_Reader(text, data))
     if cls is SecondTrade and SecondTrade(**fields) not in legal:
@@ -526,8 +562,10 @@ def parse_move(text: str, legal: Sequence[Any], data: Data) -> Any:
     if len(fits) == 1:
         return fits[0]
     if len(fits) > 1:  # listed as others may read them: a hand is never printed
+        named = [_(FIELD_NAMES[k]) if k in FIELD_NAMES else k for k in missing]
         raise AmbiguousMove(
-            f"{text!r} fits several legal moves; say which ({', '.join(missing)})",
-            legal=list(dict.fromkeys(public_text(m) for m in fits)),
+            _("{text} fits several legal moves; say which ({fields})").format(
+                text=repr(text), fields=", ".join(named)),
+            legal=list(dict.fromkeys(shown_public_text(m) for m in fits)),
         )
     return cls(**{**given, **{k: DEFAULTS[k] for k in missing}})

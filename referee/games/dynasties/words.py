@@ -133,8 +133,6 @@ EVENTS = (
     N_("no book tile was left for {player}"),
     N_("{player} scored {n} ({why})"),
     N_("{player} drew {n} goods from the bag"),
-    N_("{player} drew {n} action card(s)"),
-    N_("{player} drew {n} scoring card(s)"),
     N_("{player} put a family member on the Leonardo tile"),
     N_("{player} placed a child on the star of {city}"),
     N_("{player} took a coat of arms of {country}"),
@@ -217,9 +215,24 @@ _FIELDS = {"city": name, "country": name, "personality": name, "why": _why, "spa
            "figure": lambda text: figure(text.lower()) if text.lower() in FIGURE_NAME else text}
 
 
+_DREW = re.compile(r"(?P<player>\S+) drew (?P<n>\d+) (?P<what>action|scoring) card\(s\)")
+
+
+def _drew(found: re.Match[str]) -> str:
+    n = int(found["n"])
+    if found["what"] == "action":
+        said = ngettext("{player} drew {n} action card", "{player} drew {n} action cards", n)
+    else:
+        said = ngettext("{player} drew {n} scoring card", "{player} drew {n} scoring cards", n)
+    return said.format(player=found["player"], n=n)
+
+
 def event(text: str) -> str:
     """A public event of the state in the reader's language (unchanged in English, and
-    for a text no template matches)."""
+    for a text no template matches; a count of cards, stored as "card(s)", is told as one
+    card or several in both)."""
+    if drew := _DREW.fullmatch(text):
+        return _drew(drew)
     if i18n.current() == i18n.ENGLISH:
         return text
     for template, pattern in _patterns(EVENTS):
@@ -231,18 +244,11 @@ def event(text: str) -> str:
 
 
 # --- German names in the notation (parse_move accepts them beside the English keys) -----
-_UMLAUTS = str.maketrans({"ü": "u", "ö": "o", "ä": "a", "é": "e", "ß": "s"})
-
-
 def _spellings(text: str) -> list[str]:
     """The ways a German name may be typed, as the parser sees it (lower case, umlauts
     plain or as ue/oe/ae, spaces as hyphens)."""
-    base = re.sub(r"\s*\(.*\)\s*$", "", text).lower().replace(" ", "-")
-    plain = base.translate(_UMLAUTS)
-    digraph = base
-    for umlaut, pair in (("ü", "ue"), ("ö", "oe"), ("ä", "ae"), ("ß", "ss")):
-        digraph = digraph.replace(umlaut, pair)
-    return list(dict.fromkeys([plain, digraph]))
+    base = re.sub(r"\s*\(.*\)\s*$", "", text).replace(" ", "-")
+    return list(dict.fromkeys([i18n.fold(base, plain=True), i18n.fold(base)]))
 
 
 def german_aliases(names: Mapping[str, str], keys: tuple[str, ...] | list[str]

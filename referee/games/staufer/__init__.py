@@ -14,7 +14,7 @@ from referee.engine import Assumption, HiddenItem, Interpretation, Option
 from referee.errors import GameFileError
 from referee.rng import Rng
 
-from . import basics, components, gamesetup, moves, scoring, views
+from . import basics, components, gamesetup, moves, scoring, texts, views
 from . import rules as turn
 from .components import StauferData, current_files, data_digest, play_data
 from .state import State
@@ -92,6 +92,7 @@ class StauferGame:
     copy_state = staticmethod(State.copy)
     fingerprint = staticmethod(fingerprint_of)
     invariants = staticmethod(basics.invariants)
+    event_text = staticmethod(texts.event_text)  # an event of the state, for the reader
 
     def why_illegal(self, state: State, player: str, move: Any) -> str:
         from . import explain  # only for a move that is not legal
@@ -115,10 +116,16 @@ class StauferGame:
 
     # documentation
     def assumptions(self) -> list[Assumption]:
+        """The assumed values; what each is and its source in the reader's language."""
         return components.assumptions(self.data)
 
     def interpretations(self) -> list[Interpretation]:
-        return [Interpretation(**item) for item in self.data.interpretations]
+        """The readings in the reader's language (the data file's English through the
+        catalog)."""
+        from .texts import _
+
+        return [Interpretation(item["key"], _(item["topic"]), _(item["reading"]),
+                               _(item["rule"])) for item in self.data.interpretations]
 
     def data_files(self) -> dict[str, Any]:
         """All component data, with source and confidence per value."""

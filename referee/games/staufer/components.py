@@ -23,6 +23,8 @@ import msgspec
 
 from referee.engine import Assumption
 
+from .texts import _
+
 DATA_DIR = Path(__file__).parent / "data"
 
 # Values that only label or describe (never change play); left out of the data pin.
@@ -213,7 +215,7 @@ def _build(files: Mapping[str, Any]) -> StauferData:
         interpretations=files["interpretations"]["readings"],
         all_chests=list(kind),
         chest_kind=kind,
-        chest_type={cid: ctype for cid, (_, ctype) in kind.items()},
+        chest_type={cid: ctype for cid, (_cid, ctype) in kind.items()},
         purples=frozenset(cid for cid in kind if cid.startswith("purple")),
         contract_ids={
             "region": [f"contract:region-{r}" for r in region_contract["cards"]],
@@ -223,13 +225,14 @@ def _build(files: Mapping[str, Any]) -> StauferData:
         blue={f"contract:blue-{c['id']}": c for c in blue},
         red={f"contract:red-{c['id']}": c for c in red},
         supply_numbers=tuple(range(1, len(supply) + 1)),
-        max_cost=max(c for side in rows.values() for row in side.values() for c, _ in row),
+        max_cost=max(c for side in rows.values() for row in side.values() for c, _noble in row),
         max_seats=max(len(row) for side in rows.values() for row in side.values()),
     )
 
 
 def assumptions(data: StauferData) -> list[Assumption]:
-    """Every value of ``data``'s files whose confidence is 'assumed'."""
+    """Every value of ``data``'s files whose confidence is 'assumed' (what it is and its
+    source in the reader's language: the file's English through the catalog)."""
     out: list[Assumption] = []
     files = data.files
 
@@ -241,9 +244,9 @@ def assumptions(data: StauferData) -> list[Assumption]:
                     out.append(
                         Assumption(
                             key=key,
-                            what=files[file].get("about", file) + f" [{'.'.join(path)}]",
+                            what=_(files[file].get("about", file)) + f" [{'.'.join(path)}]",
                             value=json.dumps(node["value"]),
-                            source=node["source"],
+                            source=_(node["source"]),
                         )
                     )
                 return

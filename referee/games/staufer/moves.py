@@ -32,6 +32,7 @@ from typing import Annotated, Literal, Union, cast
 
 import msgspec
 
+from referee import i18n
 from referee.errors import AmbiguousMove, MalformedMove
 from referee.fileformat import NUMBER_DIGITS_MAX
 
@@ -191,13 +192,12 @@ FORMS = (
 #: the German names of regions where they differ from the English key (a token is read
 #: after folding: lower case, ß -> ss, ä/ö/ü -> ae/oe/ue)
 GERMAN_NAMES = {"mailand": "milano", "nimwegen": "nijmegen", "strassburg": "strasbourg"}
-_FOLD = str.maketrans({"ß": "ss", "ä": "ae", "ö": "oe", "ü": "ue"})
 
 
 def fold(token: str) -> str:
     """``token`` as it is compared with region names: lower case, German letters spelt
     out (Straßburg -> strassburg, Köln -> koeln)."""
-    return token.lower().translate(_FOLD)
+    return i18n.fold(token)
 
 
 def _names() -> list[tuple[str, str]]:

@@ -128,7 +128,7 @@ def layout(v: dict[str, Any], width: int = WIDTH) -> str:
         lines.append(_("Your contracts:"))
         lines += [f"  {c['text']}" for c in v["your_contracts"]]
     if v["finished"]:
-        lines.append(_("Final scoring:"))
+        lines += ["", _("Final scoring:")]
         for player, parts in v["final_scoring"].items():
             items = ", ".join(f"{final_part(what)} {points}" for what, points in parts.items())
             lines.append(f"  {player}: {items} = {sum(parts.values())}")

@@ -7,7 +7,8 @@ Runden-Plättchen, Regionenwertung, Aufräumphase, Schlusswertung, Königsregion
 cities have their German names (Mailand, Nimwegen, Straßburg).
 
 What is stored stays English: the events of the state (they are part of its
-fingerprint) are English lines, translated here when they are shown; the chest labels
+fingerprint) are English lines, translated here when they are shown (the judge's mails
+too, through the game's ``event_text``); the chest labels
 of a view ("turquoise supplies") are English and translated where they are drawn or
 written; the notation (region keys, chest types) is never translated.
 """
@@ -83,8 +84,20 @@ def chest_text(label: str, notation: bool = False) -> str:
     return f"{text} [{ctype}]" if notation else text
 
 
+_CONTRACT = re.compile(r"contract:(?P<back>region|blue|red)-(?P<id>[a-z0-9-]+)")
+
+
 def final_part(what: str) -> str:
-    """A Final Scoring part's name: a contract card's id, or a chest group's words."""
+    """A Final Scoring part's name: a contract card by its words (its id
+    ``contract:region-milano`` read as "Region Milano contract", ``contract:blue-2-gap``
+    as "pattern 2-gap", ``contract:red-pairs`` as "office seats pairs", as the card
+    lines name them), or a chest group's words."""
+    if m := _CONTRACT.fullmatch(what):
+        if m["back"] == "region":
+            return _("Region {region} contract").format(region=region_title(m["id"].title()))
+        if m["back"] == "blue":
+            return _("pattern {id}").format(id=m["id"])
+        return _("office seats {id}").format(id=m["id"])
     return _(FINAL_PARTS[what]) if what in FINAL_PARTS else what
 
 
@@ -96,8 +109,8 @@ def figure_name(name: str) -> str:
 
 @functools.cache
 def _patterns() -> dict[str, re.Pattern[str]]:
-    """The shapes of the English event lines (compiled when a German reader first needs
-    them: an English command never does)."""
+    """The shapes of the English event lines (compiled when an event line is first
+    written: a command that writes none never compiles them)."""
     return {"points": re.compile(r"(?P<who>\S+) \+(?P<n>\d+) \((?P<why>.*)\)"),
             "scoring": re.compile(r"Round (?P<round>\d+) scoring: (?P<names>.*)"),
             "king": re.compile(r"The King travels to (?P<title>.*)"),
@@ -122,9 +135,8 @@ def _why(why: str) -> str:
 
 
 def event_text(event: str) -> str:
-    """One event line of the state in the reader's language."""
-    if english():
-        return event
+    """One event line of the state in the reader's language (in English too, a contract
+    card is named by its words, not its id: :func:`final_part`)."""
     if m := _patterns()["points"].fullmatch(event):
         return _("{player} +{points} ({why})").format(player=m["who"], points=m["n"],
                                                       why=_why(m["why"]))

@@ -102,9 +102,14 @@ def phase_text(state: State) -> str:
     from . import rules  # the one generator says what else is legal
 
     kinds = {type(m).__name__ for m in rules.legal_moves(state, state.players[state.active])}
-    extra = [word for word, kind in (("first", "First"), ("privilege N", "Privilege"))
-             if kind in kinds]
-    return text + (_(", or {choices}").format(choices=" / ".join(extra)) if extra else "")
+    extra = [_("{what} ({move})").format(what=_(what), move=move)
+             for what, move, kind in _TURN_EXTRAS if kind in kinds]
+    return text + (_(", or {choices}").format(choices=_(" or ").join(extra)) if extra else "")
+
+
+#: what else a turn may start with: its words, its notation, its move kind
+_TURN_EXTRAS = ((N_("use your first-position chest"), "first", "First"),
+                (N_("take a privilege card"), "privilege N", "Privilege"))
 
 
 def prompt(state: State) -> str:
