@@ -17,6 +17,7 @@ from referee import dataversions, engine, nonces, vouch
 from referee import seats as seatsmod
 from referee.engine import Match, Move, State, full_options
 from referee.errors import GameFileError, ReplayError, SealedError, UsageError
+from referee.fileformat import CLOCK_KINDS, ENTRY_KINDS, GAME_MASTER
 from referee.gamefile import (
     GameFile,
     decode_move,
@@ -27,7 +28,6 @@ from referee.gamefile import (
 )
 from referee.i18n import domain
 from referee.rng import Rng
-from referee.schema import CLOCK_KINDS, ENTRY_KINDS, GAME_MASTER
 
 _, N_, ngettext = domain("referee")
 

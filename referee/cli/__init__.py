@@ -10,10 +10,12 @@ importing any of them; tests/test_startup.py holds the table equal to the real c
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
-import click
+from referee.lazyimport import collector_off, import_module
+
+with collector_off():  # (referee/lazyimport.py: click's import, without the collector)
+    import click
 
 from referee import __version__
 
@@ -49,7 +51,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "notify": ("notify", "Set PLAYER's notification channel: an apprise URL (discord://..., "
                          "ntfys://TOPIC, json://HOST/PATH...) the judge notifies besides "
                          "the mail, or instead of it with --only."),
-    "pending": ("check", "For a game master: which games wait on whom, and since when."),
+    "pending": ("pending", "For a game master: which games wait on whom, and since when."),
     "plan": ("plan", "Set PLAYER's plan: moves the referee plays for them when their "
                      "decision arises."),
     "release-data": ("info", "For maintainers: keep the current component data of each GAME "
@@ -105,7 +107,7 @@ class LazyGroup(click.Group):
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         if cmd_name not in self.commands and cmd_name in COMMANDS:
-            importlib.import_module(f"referee.cli.{COMMANDS[cmd_name][0]}")
+            import_module(f"referee.cli.{COMMANDS[cmd_name][0]}")
         return self.commands.get(cmd_name)
 
     def resolve_command(self, ctx: click.Context, args: list[str]
@@ -137,7 +139,7 @@ class LazyGroup(click.Group):
 def load_all() -> None:
     """Import every command's module (for tests and shell completion of every name)."""
     for module in sorted({module for module, _ in COMMANDS.values()}):
-        importlib.import_module(f"referee.cli.{module}")
+        import_module(f"referee.cli.{module}")
 
 
 def _keep_lang(ctx: click.Context, _param: click.Parameter, value: str | None) -> None:
