@@ -19,7 +19,7 @@ DOMAINS = sorted(tool.domains())
 
 
 def test_the_domains_are_the_core_and_each_game() -> None:
-    assert DOMAINS == ["dynasties", "referee", "staufer"]
+    assert DOMAINS == ["click", "dynasties", "referee", "staufer"]
     referee = tool.domains()["referee"]
     sources = {p.relative_to(tool.ROOT).as_posix() for p in referee.sources()}
     assert "referee/statusview.py" in sources

@@ -38,6 +38,7 @@ FORBIDDEN = (
 STATUS_NEEDS = {
     "referee", "referee.cli", "referee.cli.common", "referee.cli.play", "referee.dataversions",
     "referee.i18n",  # the language of what a player reads (English opens no catalog)
+    "referee.cli.clicktext",  # click's words in the language of --as's player (opens none)
     "referee.engine", "referee.errors", "referee.fileio", "referee.gamefile",
     "referee.nonces", "referee.replay", "referee.rng", "referee.schema", "referee.seats",
     "referee.secret", "referee.statusview", "referee.strictjson", "referee.textlayout",

@@ -11,6 +11,9 @@ importing any of them; tests/test_startup.py holds the table equal to the real c
 from __future__ import annotations
 
 import importlib
+import os
+import sys
+from collections.abc import Sequence
 from typing import Any
 
 import click
@@ -100,6 +103,18 @@ COMMANDS: dict[str, tuple[str, str]] = {
 class LazyGroup(click.Group):
     """A group that imports a command's module only when the command is looked up."""
 
+    def main(self, args: Sequence[str] | None = None, *rest: Any, **extra: Any) -> Any:
+        """click's ``main``, with click's own words (usage errors, ``--help``) in the
+        command line's language (referee/cli/clicktext.py)."""
+        words = list(sys.argv[1:] if args is None else args)
+        if not any(a.startswith(("--lang", "--as")) for a in words) \
+                and not os.environ.get("REFEREE_LANG"):
+            return super().main(words, *rest, **extra)  # English: nothing to set up
+        from referee.cli import clicktext
+
+        with clicktext.speaking(words):
+            return super().main(words, *rest, **extra)
+
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted({*COMMANDS, *self.commands})
 
@@ -122,7 +137,8 @@ class LazyGroup(click.Group):
         if not rows:
             return
         limit = formatter.width - 6 - max(len(name) for name, _ in rows)
-        with formatter.section("Commands"):
+        words = getattr(click.core, "_")  # click's word, in the command line's language
+        with formatter.section(words("Commands")):
             formatter.write_dl([(name, text(limit)) for name, text in rows])
 
     def _short_help(self, name: str) -> Any:
