@@ -100,8 +100,30 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
-class LazyGroup(click.Group):
+#: click's help of ``--help``, one of click's own words (the ``click`` catalog)
+HELP_OPTION_HELP = "Show this message and exit."
+
+
+class FreshHelpOption(click.Command):
+    """click keeps a command's ``--help`` option once made, with its help ("Show this
+    message and exit.") in the language of that moment: the help is set again in the
+    command line's language each time click asks for the option."""
+
+    def get_help_option(self, ctx: click.Context) -> click.Option | None:
+        option = super().get_help_option(ctx)
+        if option is not None:
+            option.help = click.decorators._(HELP_OPTION_HELP)
+        return option
+
+
+class Command(FreshHelpOption):
+    """Every command of ``main`` (``main.command()`` makes this class)."""
+
+
+class LazyGroup(FreshHelpOption, click.Group):
     """A group that imports a command's module only when the command is looked up."""
+
+    command_class = Command
 
     def main(self, args: Sequence[str] | None = None, *rest: Any, **extra: Any) -> Any:
         """click's ``main``, with click's own words (usage errors, ``--help``) in the
@@ -137,7 +159,7 @@ class LazyGroup(click.Group):
         if not rows:
             return
         limit = formatter.width - 6 - max(len(name) for name, _ in rows)
-        words = getattr(click.core, "_")  # click's word, in the command line's language
+        words = click.core._  # click's word, in the command line's language
         with formatter.section(words("Commands")):
             formatter.write_dl([(name, text(limit)) for name, text in rows])
 
@@ -148,6 +170,20 @@ class LazyGroup(click.Group):
         if cmd.hidden:
             return None
         return cmd.get_short_help_str
+
+
+class ClickWordOption(click.Option):
+    """An option whose help is one of click's own words ("Show the version and exit."),
+    looked up when it is shown, in the command line's language (referee/cli/clicktext.py),
+    not when the option is made."""
+
+    @property  # type: ignore[override]
+    def help(self) -> str | None:
+        return click.core._(self._help) if self._help else self._help
+
+    @help.setter
+    def help(self, value: str | None) -> None:
+        self._help = value
 
 
 def load_all() -> None:
@@ -164,7 +200,7 @@ def _keep_lang(ctx: click.Context, _param: click.Parameter, value: str | None) -
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="referee")
+@click.version_option(__version__, prog_name="referee", cls=ClickWordOption)
 @click.option("--lang", metavar="LANG", expose_value=False, callback=_keep_lang,
               help="The language to read the output in: en or de (also REFEREE_LANG; "
                    "without either, a command run --as PLAYER uses the language PLAYER "

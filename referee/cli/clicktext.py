@@ -30,7 +30,15 @@ from typing import Any
 from referee import i18n
 from referee.errors import RefereeError
 
-_, N_, _ngettext = i18n.domain("click")
+
+def _(message: str) -> str:
+    """``message`` from the ``click`` catalog, in the current language (the catalog is
+    found when first needed, never on the way of a command that has nothing to say)."""
+    return i18n.domain("click")[0](message)
+
+
+def _ngettext(singular: str, plural: str, n: int) -> str:
+    return i18n.domain("click")[2](singular, plural, n)
 
 #: the click modules whose ``_`` and ``ngettext`` hold a text a user reads (the others
 #: speak of Windows consoles, shell completion and the test runner)
@@ -90,10 +98,10 @@ def _language() -> str:
     return lang
 
 
-def stated_language(args: Sequence[str]) -> str:
+def stated_language(args: Sequence[str]) -> str | None:
     """The language the command line states: its last ``--lang`` (the command's own
-    comes after the group's and wins), else ``REFEREE_LANG``; English for none, or for a
-    language there is no catalog of (the command reports that one itself)."""
+    comes after the group's and wins), else ``REFEREE_LANG``; None for none; English
+    for a language there is no catalog of (the command reports that one itself)."""
     choice: str | None = None
     for i, arg in enumerate(args):
         if arg == "--":
@@ -103,6 +111,8 @@ def stated_language(args: Sequence[str]) -> str:
         elif arg.startswith("--lang="):
             choice = arg.split("=", 1)[1]
     choice = choice or os.environ.get("REFEREE_LANG")
+    if not choice:
+        return None
     try:
         return i18n.normalize(choice)
     except RefereeError:
@@ -151,8 +161,8 @@ def speaking(args: Sequence[str]) -> Iterator[None]:
     """click's words in the command line's language inside the block (nothing is
     changed when that is English: no ``--lang``, no ``REFEREE_LANG`` and no ``--as``)."""
     lang = stated_language(args)
-    player = player_of(args) if lang == i18n.ENGLISH else None
-    if lang == i18n.ENGLISH and player is None:
+    player = player_of(args) if lang is None else None
+    if lang in (None, i18n.ENGLISH) and player is None:
         yield
         return
     saved = _install()
