@@ -290,7 +290,12 @@ def test_the_help_frame_in_german_and_english_unchanged_after_it(tmp_path: Path)
     assert german.startswith("Aufruf: main [OPTIONS] COMMAND [ARGS]...\n")
     assert "\nOptionen:\n  --version    Die Version zeigen und beenden.\n" in german
     assert "\n  -h, --help   Diese Hilfe zeigen und beenden.\n" in german
-    assert "\nBefehle:\n  bot " in german
+    assert german.startswith("Aufruf: main [OPTIONS] COMMAND [ARGS]...\n\n"
+                             "  Ein Schiedsrichter für Brettspiele per E-Mail oder über git.\n")
+    assert "\nBefehle:\n  bot           Einen Bot den Zug von PLAYER in FILE wählen und " \
+        "wie `move`...\n" in german
+    assert "\n  new           Ein neues Spiel GAME in FILE beginnen.\n" in german
+    assert english_sentences(german) == []
     assert ok("status", "--help", "--lang", "de").output.endswith(
         "  -h, --help     Diese Hilfe zeigen und beenden.\n")
     # nothing stays behind: the next command (and any other program using click) in English

@@ -153,3 +153,11 @@ def test_a_mistyped_command_gets_the_close_names(tmp_path: Path) -> None:
     _, done = modules_of(tmp_path, "stats", "x.json")
     assert done.returncode == 2
     assert "No such command 'stats'" in done.stderr and "status" in done.stderr
+
+
+def test_the_groups_help_text_is_its_docstring() -> None:
+    import inspect
+
+    assert main.help is not None
+    paragraphs = [" ".join(p.split()) for p in inspect.cleandoc(main.help).split("\n\n")]
+    assert paragraphs == cli.ABOUT.split("\n\n")  # click wraps either the same way
