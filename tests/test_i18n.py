@@ -252,3 +252,25 @@ def test_english_sentences_leaves_out_notation_and_ignored_words() -> None:
     assert english_sentences("{player} noch {left} (--from-email MOVE PLAYER)") == []
     assert english_sentences("  notify turn|every|digest   wie oft (Vorgabe turn)") == []
     assert english_sentences("notify turn, every") != []  # not alternatives: words
+
+
+def test_a_plural_form_needs_the_plural_messages_placeholders_only() -> None:
+    from babel.messages.catalog import Message
+
+    ids = ("{value!r} is not {choice}.", "{value!r} is not one of {choices}.")
+    fine = Message(ids, ("{value!r} ist nicht {choice}.", "{value!r} ist keiner von {choices}."))
+    assert tool.message_problems(fine) == []
+    wrong = Message(ids, ("{value!r} ist nicht {choice}.", "{value!r} ist keiner von {choice}."))
+    assert tool.message_problems(wrong) == [
+        "'{value!r} is not {choice}.': the translation '{value!r} ist keiner von {choice}.' "
+        "has the placeholders ['choice', 'value'], not ['choice', 'choices', 'value']"]
+
+
+def test_the_click_catalog_holds_clicks_words_from_its_source() -> None:
+    click = tool.domains()["click"]
+    sources = {p.name for p in click.sources()}
+    assert sources == {"core.py", "decorators.py", "exceptions.py", "formatting.py",
+                       "parser.py", "termui.py", "types.py"}
+    assert {"Usage:", "Options", "Commands", "Error: {message}", "Missing argument",
+            "No such option {name!r}.", "Show this message and exit.",
+            "Try '{command} {option}' for help."} <= tool.msgids(tool.read(click.po("de")))
