@@ -256,11 +256,23 @@ def test_clicks_usage_errors_in_german_with_lang_or_the_environment(tmp_path: Pa
     result = run("bot", path, "--as", "ann", "--level", "huge", "--lang", "de")
     assert result.output.endswith("Fehler: Ungültiger Wert für '--level': 'huge' ist "
                                   "keiner der Werte 'random', 'greedy', 'mcts'.\n")
-    result = run("--lang", "de", "tick", "no-such-folder")
-    assert result.output.endswith("Fehler: Ungültiger Wert für 'GAMES_DIR': Verzeichnis "
-                                  "'no-such-folder' gibt es nicht.\n")
     for args in (("--lang", "de"), ("--lang", "de", "move", path, "--as", "ann")):
         assert english_sentences(run(*args).output) == []
+
+
+def test_clicks_words_in_a_shell(tmp_path: Path) -> None:
+    """click names a path's kind ("Verzeichnis") when the command is made: in a shell, one
+    command a process, in the command line's language."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "referee", "--lang", "de", "tick",
+                           "no-such-folder"], capture_output=True, text=True, check=False)
+    assert (done.returncode, done.stdout, done.stderr) == (2, "", (
+        "Aufruf: python -m referee tick [OPTIONS] GAMES_DIR\n"
+        "Hilfe mit 'python -m referee tick --help'.\n\n"
+        "Fehler: Ungültiger Wert für 'GAMES_DIR': Verzeichnis 'no-such-folder' gibt es "
+        "nicht.\n"))
 
 
 def test_clicks_usage_errors_follow_the_language_a_player_recorded(tmp_path: Path) -> None:

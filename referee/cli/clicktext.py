@@ -27,7 +27,7 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
-from referee import i18n
+from referee import fileio, i18n
 from referee.errors import RefereeError
 
 
@@ -145,15 +145,38 @@ def recorded(args: Sequence[str], player: str) -> Callable[[], str]:
 
 
 def _recorded_in(args: Sequence[str], player: str) -> str:
-    from referee.cli.common import recorded_language
-
     for arg in args:
-        if arg.startswith("-") or not Path(arg).is_file():
+        try:
+            if arg.startswith("-") or not Path(arg).is_file():
+                continue
+        except (OSError, ValueError):  # a name too long for a file, a NUL byte
             continue
         lang = recorded_language({"player": player, "path": Path(arg)})
         if lang != i18n.ENGLISH:
             return lang
     return i18n.ENGLISH
+
+
+def recorded_language(kwargs: dict[str, Any]) -> str:
+    """The language recorded for the command's ``--as`` player in its game file
+    (English when there is none, or the file cannot be read: the command says why)."""
+    player = kwargs.get("viewer") or kwargs.get("player")
+    path = kwargs.get("path")
+    if not isinstance(player, str) or not isinstance(path, Path):
+        return i18n.ENGLISH
+    try:
+        raw = fileio.read_bytes(path, "game file")
+    except RefereeError:
+        return i18n.ENGLISH
+    if b'"lang"' not in raw:  # no language record: no need to decode the file
+        return i18n.ENGLISH
+    from referee import gamefile, roster
+
+    try:
+        gf = gamefile.parse(raw, str(path))
+        return roster.settings(gf.data).lang(player)
+    except (RefereeError, KeyError, TypeError, ValueError):
+        return i18n.ENGLISH
 
 
 @contextmanager
@@ -193,4 +216,5 @@ def _restore(saved: list[tuple[Any, str, Any]]) -> None:
         setattr(module, attr, value)
 
 
-__all__ = ["MODULES", "gettext", "ngettext", "speaking", "stated_language"]
+__all__ = ["MODULES", "gettext", "ngettext", "recorded_language", "speaking",
+           "stated_language"]
