@@ -39,6 +39,7 @@ FORBIDDEN = (
 STATUS_NEEDS = {
     "referee", "referee.cli", "referee.cli.common", "referee.cli.play", "referee.dataversions",
     "referee.i18n",  # the language of what a player reads (English opens no catalog)
+    "referee.cli.clicktext",  # click's words in the language of --as's player (opens none)
     "referee.engine", "referee.errors", "referee.fileformat", "referee.fileio",
     "referee.gamefile", "referee.lazyimport",
     "referee.nonces", "referee.replay", "referee.rng", "referee.schema", "referee.seats",
@@ -123,7 +124,7 @@ def test_a_move_in_a_game_under_way_imports_only_what_it_uses(tmp_path: Path,
 # `pending` with every row in its cache reads, hashes and prints: no game is parsed.
 PENDING_CACHED_NEEDS = {
     "referee", "referee.__main__", "referee.cli", "referee.cli.common", "referee.cli.pending",
-    "referee.lazyimport",
+    "referee.cli.clicktext", "referee.lazyimport",
     "referee.errors", "referee.fileio", "referee.i18n", "referee.identity",
     "referee.pending", "referee.pendingcache",
 }
@@ -212,3 +213,9 @@ def test_imports_run_without_the_collector_and_leave_it_as_it_was() -> None:
     with pytest.raises(ImportError):
         import_module("referee.cli.nonexistent")
     assert gc.isenabled()
+def test_the_groups_help_text_is_its_docstring() -> None:
+    import inspect
+
+    assert main.help is not None
+    paragraphs = [" ".join(p.split()) for p in inspect.cleandoc(main.help).split("\n\n")]
+    assert paragraphs == cli.ABOUT.split("\n\n")  # click wraps either the same way
