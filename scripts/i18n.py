@@ -131,11 +131,6 @@ def extracted(domain: Domain) -> Catalog:
     return template
 
 
-#: the commands whose ``--help`` is in the referee catalog so far (the others, and their
-#: options, read in English until they are added here and translated)
-HELP_COMMANDS = ("lang", "log", "move", "status", "undo")
-
-
 def command_texts(domain: Domain) -> list[str]:
     """The ``referee`` domain's texts of every command's ``--help``: its help (the
     docstring, as click keeps it) and each option's help, which click keeps as made and
@@ -150,7 +145,7 @@ def command_texts(domain: Domain) -> list[str]:
 
     load_all()
     found: list[str] = []
-    for command in (main.commands[name] for name in HELP_COMMANDS):
+    for _name, command in sorted(main.commands.items()):
         found += [inspect.cleandoc(command.help)] if command.help else []
         found += [p.help for p in command.params if isinstance(p, click.Option) and p.help]
     return list(dict.fromkeys(found))
