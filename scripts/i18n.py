@@ -126,9 +126,29 @@ def extracted(domain: Domain) -> Catalog:
                 "python", str(path), keywords=KEYWORDS, comment_tags=("Translators:",),
                 strip_comment_tags=True):
             template.add(message, None, auto_comments=comments, context=context)
-    for text in data_texts(domain):
+    for text in data_texts(domain) + command_texts(domain):
         template.add(text, None)
     return template
+
+
+def command_texts(domain: Domain) -> list[str]:
+    """The ``referee`` domain's texts of every command's ``--help``: its help (the
+    docstring, as click keeps it) and each option's help, which click keeps as made and
+    referee/cli/__init__.py ``Command`` looks up when shown."""
+    if domain.name != "referee":
+        return []
+    import inspect
+
+    import click
+
+    from referee.cli import load_all, main
+
+    load_all()
+    found: list[str] = []
+    for _name, command in sorted(main.commands.items()):
+        found += [inspect.cleandoc(command.help)] if command.help else []
+        found += [p.help for p in command.params if isinstance(p, click.Option) and p.help]
+    return list(dict.fromkeys(found))
 
 
 #: the fields of a game's data files whose text `referee data` shows in the reader's

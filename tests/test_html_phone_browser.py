@@ -1,6 +1,7 @@
 """The HTML mail and the site in headless Chromium at a phone's width (390 px, a mobile
 viewport): the page is no wider than the screen (on the site only a box that scrolls
-sideways may hold something wider; in a mail nothing scrolls sideways at all), and a
+sideways may hold something wider; in a mail only the board in words, 78 columns of
+text, scrolls sideways inside its own box, and no picture does), and a
 mail's turn line, clock and options are above its first picture. Dynasties' ships, one
 picture each, wrap on the phone and sit in one row at 900 px. Screenshots go to
 $PICTURES_SCREENSHOTS (or a temporary folder).
@@ -28,6 +29,16 @@ MEASURE = ("[document.documentElement.scrollWidth, window.innerWidth,"
 SIDEWAYS = ("Math.max(0, ...Array.from(document.querySelectorAll('*'), e =>"
             " ['auto', 'scroll'].includes(getComputedStyle(e).overflowX)"
             " ? e.scrollWidth - e.clientWidth : 0))")
+#: ... leaving out the boxes of the board in words (a <pre> of 78 columns), the one thing
+#: of a mail that may scroll sideways, inside its own box
+PICTURES_SIDEWAYS = SIDEWAYS.replace("=>", "=> e.tagName !== 'PRE' &&", 1)
+#: [scrolls sideways in its box, lines shown, lines of its text] of each board-in-words box
+IN_WORDS = ("Array.from(document.querySelectorAll('pre')).filter(e =>"
+            " getComputedStyle(e).overflowX === 'auto').map(e => { const s = getComputedStyle(e);"
+            " const inner = e.clientHeight - parseFloat(s.paddingTop)"
+            " - parseFloat(s.paddingBottom);"
+            " return [e.scrollWidth > e.clientWidth, Math.round(inner / parseFloat(s.lineHeight)),"
+            " e.textContent.split('\\n').length]; })")
 #: [left, top, right] of each ship's picture (unpack names them ships-N.png)
 SHIPS = ("Array.from(document.images).filter(i => /ships-[0-9]+[.]png$/.test(i.src))"
          ".map(i => { const r = i.getBoundingClientRect(); return [r.left, r.top, r.right]; })")
@@ -53,14 +64,15 @@ def evaluate(browser: Browser, expression: str) -> Any:
                         expression=expression)["result"]["value"]
 
 
-def sideways(browser: Browser, url: str, width: int) -> list[Any]:
-    """At ``width`` px: [the page's width, the most any box scrolls sideways, the
-    ships' pictures (left, top, right each)]."""
+def sideways(browser: Browser, url: str, width: int,
+             boxes: str = PICTURES_SIDEWAYS) -> list[Any]:
+    """At ``width`` px: [the page's width, the most any of ``boxes`` scrolls sideways
+    (default: any but the board in words), the ships' pictures (left, top, right each)]."""
     browser.call("Emulation.setDeviceMetricsOverride", session=True, width=width,
                  height=844, deviceScaleFactor=1, mobile=width == PHONE)
     assert browser.load(url) == [], url
     return [evaluate(browser, "document.documentElement.scrollWidth"),
-            evaluate(browser, SIDEWAYS), evaluate(browser, SHIPS)]
+            evaluate(browser, boxes), evaluate(browser, SHIPS)]
 
 
 @pytest.mark.parametrize("lang", ["en", "de"])
@@ -75,7 +87,7 @@ def test_a_mail_fits_a_phone(phone: Browser, shots: Path, tmp_path: Path,  # noq
         width, inner, top_bottom, first_picture = measure(phone, page.as_uri())
         assert inner == PHONE and width <= PHONE, (who, width)
         assert top_bottom <= first_picture, who  # the top block comes first
-        assert evaluate(phone, SIDEWAYS) == 0, who  # no picture to scroll sideways
+        assert evaluate(phone, PICTURES_SIDEWAYS) == 0, who  # no picture to scroll sideways
         phone.screenshot(shots / f"phone-mail-{game}-{lang}-{who}.png")
 
 
@@ -98,6 +110,31 @@ def test_the_ships_wrap_on_a_phone_and_sit_in_a_row_when_wide(
         assert len(ships) == 3 and len({top for _left, top, _right in ships}) == 1
         lefts = [left for left, _top, _right in ships]
         assert lefts == sorted(lefts)  # ship 1, 2, 3 from the left
+    finally:
+        phone.call("Emulation.setDeviceMetricsOverride", session=True, width=PHONE,
+                   height=844, deviceScaleFactor=1, mobile=True)
+
+
+@pytest.mark.parametrize("game", ["staufer", "dynasties"])
+def test_the_board_in_words_keeps_its_lines_and_scrolls_only_in_its_box_on_a_phone(
+        phone: Browser, shots: Path, tmp_path: Path, game: str) -> None:  # noqa: F811
+    """At 390 px each line of the 78-column text stays one line (its box scrolls
+    sideways, the page does not); at 900 px it fits, and nothing scrolls."""
+    (tmp_path / "g").mkdir()
+    setup = start(tmp_path / "g", game, "en")
+    msg = next(m for m in setup.sent() if str(m["X-Referee-Player"]) == "ann")
+    page = unpack(msg, tmp_path / "ann").as_uri()
+    try:
+        width, _scrolled, _ships = sideways(phone, page, PHONE)
+        boxes = evaluate(phone, IN_WORDS)
+        phone.screenshot(shots / f"phone-in-words-{game}-{PHONE}.png")
+        assert width <= PHONE and boxes
+        assert any(scrolls for scrolls, _shown, _lines in boxes)  # the board's 78 columns
+        assert [shown for _s, shown, _l in boxes] == [lines for _s, _sh, lines in boxes]
+        width, scrolled, _ships = sideways(phone, page, WIDE, SIDEWAYS)
+        phone.screenshot(shots / f"phone-in-words-{game}-{WIDE}.png")
+        assert width <= WIDE and scrolled == 0
+        assert not any(scrolls for scrolls, _shown, _lines in evaluate(phone, IN_WORDS))
     finally:
         phone.call("Emulation.setDeviceMetricsOverride", session=True, width=PHONE,
                    height=844, deviceScaleFactor=1, mobile=True)

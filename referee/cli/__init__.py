@@ -10,6 +10,7 @@ importing any of them; tests/test_startup.py holds the table equal to the real c
 
 from __future__ import annotations
 
+import inspect
 import os
 import sys
 from collections.abc import Sequence
@@ -122,7 +123,29 @@ class FreshHelpOption(click.Command):
 
 
 class Command(FreshHelpOption):
-    """Every command of ``main`` (``main.command()`` makes this class)."""
+    """Every command of ``main`` (``main.command()`` makes this class). click keeps the
+    help of a command and of its options as they were made (English); ``--help`` shows
+    them in the reader's language, looked up in the referee catalog when shown."""
+
+    def format_help(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        from referee.cli.clicktext import reader_language
+
+        lang = reader_language()
+        if lang == i18n.ENGLISH:  # English: click's text as it is
+            super().format_help(ctx, formatter)
+            return
+        saved = [(self, self.help)] + [(p, p.help) for p in self.params
+                                       if isinstance(p, click.Option)
+                                       and not isinstance(p, ReaderOption)]
+        with i18n.language(lang):
+            try:
+                for owner, text in saved:
+                    if text:  # (a docstring as click shows it: its indentation cut)
+                        owner.help = _(inspect.cleandoc(text))
+                super().format_help(ctx, formatter)
+            finally:
+                for owner, text in saved:
+                    owner.help = text
 
 
 class LazyGroup(FreshHelpOption, click.Group):
@@ -209,6 +232,16 @@ class ClickWordOption(ReaderOption):
         return click.core._(text)
 
 
+class VersionMessage(str):
+    """click's "%(prog)s, version %(version)s", which ``version_option`` takes when
+    ``main`` is made: looked up in the command line's language when it is filled in."""
+
+    __slots__ = ()
+
+    def __mod__(self, values: Any) -> str:
+        return click.decorators._(str(self)) % values
+
+
 def load_all() -> None:
     """Import every command's module (for tests and shell completion of every name)."""
     for module in sorted({module for module, _ in COMMANDS.values()}):
@@ -223,7 +256,8 @@ def _keep_lang(ctx: click.Context, _param: click.Parameter, value: str | None) -
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="referee", cls=ClickWordOption)
+@click.version_option(__version__, prog_name="referee", cls=ClickWordOption,
+                      message=VersionMessage("%(prog)s, version %(version)s"))
 @click.option("--lang", metavar="LANG", expose_value=False, callback=_keep_lang,
               cls=ReaderOption,
               help=N_("The language to read the output in: en or de (also REFEREE_LANG; "

@@ -51,6 +51,13 @@ _recorded: ContextVar[Callable[[], str] | None] = ContextVar("referee_click_reco
                                                              default=None)
 
 
+_referee, N_, _referee_ngettext = i18n.domain("referee")
+
+#: click's words that click hands to ``_`` through a variable (``_(extra["required"])``
+#: of an option's help), so that no click catalog holds them: in the referee catalog
+_REFEREE_WORDS = frozenset({N_("required")})
+
+
 def gettext(message: str) -> str:
     """click's ``_``: ``message`` in the language of the command line."""
     if message in _TYPE_NAMES:
@@ -59,7 +66,7 @@ def gettext(message: str) -> str:
     if lang == i18n.ENGLISH:
         return _stdlib.gettext(message)
     with i18n.language(lang):
-        return _(message)
+        return _referee(message) if message in _REFEREE_WORDS else _(message)
 
 
 #: the names of click.Path's kinds, which a click.Path keeps from when it is made (when
@@ -88,6 +95,12 @@ def ngettext(singular: str, plural: str, n: int) -> str:
         return _stdlib.ngettext(singular, plural, n)
     with i18n.language(lang):
         return _ngettext(singular, plural, n)
+
+
+def reader_language() -> str:
+    """The language of the command line's reader: the current one, else (while
+    :func:`speaking` for a player of ``--as``) the language that player recorded."""
+    return _language()
 
 
 def _language() -> str:
@@ -216,5 +229,5 @@ def _restore(saved: list[tuple[Any, str, Any]]) -> None:
         setattr(module, attr, value)
 
 
-__all__ = ["MODULES", "gettext", "ngettext", "recorded_language", "speaking",
-           "stated_language"]
+__all__ = ["MODULES", "gettext", "ngettext", "reader_language", "recorded_language",
+           "speaking", "stated_language"]
