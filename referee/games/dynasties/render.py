@@ -40,7 +40,7 @@ def _players(v: dict[str, Any]) -> list[str]:
     for p in v["players"]:
         extra = []
         if p["book_tiles_open"]:
-            extra.append(_("open books") + " " + ",".join(p["book_tiles_open"]))
+            extra.append(_("open books") + ": " + ", ".join(p["book_tiles_open_names"]))
         if p["coats_of_arms"]:
             extra.append(_("arms") + " "
                          + ",".join(f"{c}:{n}" for c, n in p["coats_of_arms"].items()))
