@@ -89,12 +89,12 @@ def test_the_board_names_tiles_cards_and_scoring_cards() -> None:
     assert f"  {card:>2} = a{card:02d} ({text})" in lines
     blue = next(i for i, line in enumerate(lines) if line.startswith("  blue "))
     assert lines[blue:blue + 2] == [
-        "  blue   blue        0     17     5       2     0 kwgbp  open books: coat of",
-        "      arms of Britannia, 3 Points"]
+        "  blue   blue        0     17     5       2     0 kwgbp  open books: arms",
+        "      Britannia, 3 Points"]
     german = _german(DYNASTIES.render, s, "red", 78).splitlines()
     assert "  g04 (>= 2 Figuren in 2-Punkte-Städten)" in german
     assert f"Deine Buchplättchen: {_german(book_tile, top, COUNTRIES)} [{top}]" in german
-    assert "      Wappen von Britannia, 3 Punkte" in german
+    assert "      Wappen Britannia, 3 Punkte" in german
     for text in (DYNASTIES.render(s, "red", 78), DYNASTIES.render(s, None, 78)):
         assert "card:" not in text and "scoring:" not in text and "book:" not in text
         assert "arms-britannia" not in text and "points-1" not in text

@@ -18,7 +18,7 @@ from referee.pictures.svg import (
 )
 from referee.pictures.tiles import PAD, Tile, tile
 
-from .words import N_, _, book_tile, figure, name, symbol
+from .words import N_, _, figure, name, symbol
 
 WIDTH = 1200
 GAP = 14
@@ -42,13 +42,6 @@ def country_names() -> dict[str, str]:
     from referee.games.dynasties import GAME
 
     return {k: name(v) for k, v in GAME.data.country_names.items()}
-
-
-def _open_books(keys: list[str]) -> str:
-    """The open book tiles by their short names ("3 Points, arms SRI")."""
-    from referee.games.dynasties import GAME
-
-    return ", ".join(book_tile(k, GAME.data.country_names, short=True) for k in keys)
 
 
 def _symbol_text(key: str) -> str:
@@ -336,7 +329,7 @@ def _players(c: Canvas, y: float, view: dict[str, Any], marks: Marks) -> float:
         c.text(GAP + 400, ry, str(p["supply"]), g, size=12)
         c.text(GAP + 490, ry, str(p["action_cards"]), g, size=12)
         c.text(GAP + 545, ry, str(p["scoring_cards"]), g, size=12)
-        opened = _open_books(p["book_tiles_open"])
+        opened = ", ".join(p["book_tiles_open_names"])
         books = _("{n} hidden").format(n=p["book_tiles_face_down"]) + (
             _(", open: {tiles}").format(tiles=opened) if opened else "")
         fitted(c, GAP + 610, ry, books, 174, g, size=11, lines=2, centre=True)

@@ -160,7 +160,7 @@ def _player_public(state: State, i: int) -> dict[str, Any]:
         "goods": E.letters(pl.goods), "supply": pl.supply,
         "action_cards": len(pl.hand), "scoring_cards": len(pl.scoring) + len(pl.looking),
         "book_tiles_face_down": len(pl.books), "book_tiles_open": list(pl.books_open),
-        "book_tiles_open_names": [book_tile(b, state.data.country_names)
+        "book_tiles_open_names": [book_tile(b, state.data.country_names, short=True)
                                   for b in pl.books_open],
         "coats_of_arms": {c: n for c, n in zip(state.data.countries, pl.arms, strict=True)
                           if n},
