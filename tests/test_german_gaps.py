@@ -15,8 +15,7 @@ import pytest
 from referee import i18n
 from referee.engine import get_game
 from referee.errors import UsageError
-from referee.judge.gmlines import GM_HELP
-from referee.judge.gmlines import gm_meta
+from referee.judge.gmlines import GM_HELP, gm_meta
 from scripts import i18n as tool
 from tests.conftest import ok, run
 from tests.i18n_check import DYNASTIES, STAUFER, english_sentences

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from referee.games.dynasties import GAME
+from referee.games.dynasties import GAME, words
 from referee.games.dynasties import scoring as S
-from referee.games.dynasties import words
 from referee.games.dynasties.effects import letters
 from referee.games.dynasties.moves import Place, Use
 from tests.dynasties.helpers import (

@@ -101,8 +101,11 @@ def symbol(key: str) -> str:
 class Names(Protocol):
     """What an event needs of the data to name components (``data.Data``)."""
 
-    country_names: dict[str, str]
-    scoring: dict[str, dict[str, Any]]
+    @property
+    def country_names(self) -> dict[str, str]: ...
+
+    @property
+    def scoring(self) -> dict[str, dict[str, Any]]: ...
 
 
 def book_tile(key: str, country_names: Mapping[str, str], short: bool = False) -> str:
