@@ -46,7 +46,7 @@ _STAUFER_TEXT = """
     winner tied pick take keep first place space order supply deploy figures figure
     contracts contract seen public view legend discards recent office pattern majority
     already pointless available shown tile tracks initial letter travels travel province
-    supplies shared win now adjacent opposite alternating gap pairs series
+    supplies shared win now adjacent opposite alternating gap
 """
 # ... and those of Dynasties (Waren, Stadt, Figur, ...)
 _DYNASTIES_TEXT = """
