@@ -412,8 +412,9 @@ class Judge:
             return
         start = state["seen"] is None
         new = gf.log[state["seen"] or 0:]
-        if new and not start and all(e.get("meta", {}).get("kind") == "rematch"
-                                     or text.is_personal(e) for e in new):
+        personal = bool(new) and not start and all(
+            e.get("meta", {}).get("kind") == "rematch" or text.is_personal(e) for e in new)
+        if personal and not notes:
             # a rematch: the command told everyone; a player's own setting (language,
             # mail setting): the answer to the command tells them, and nobody else
             state["seen"], state["mark"] = len(gf.log), mark
@@ -440,8 +441,8 @@ class Judge:
 
         for pid in gf.players:
             to = game.settings.to(pid)
-            if to is None:
-                continue
+            if to is None or (personal and pid not in (notes or {})):
+                continue  # a setting changed for someone else: only they hear of it
             moved = state.setdefault("to", {}).get(pid, to) != to  # a new address or person
             full, short = self._wants(game, state, pid, start, over, authors, waiting)
             told = (notes or {}).get(pid)
@@ -457,7 +458,8 @@ class Judge:
                 self.queue(self.message(game, pid, to, body, board=full, notice=True))
             state["last"][pid] = len(gf.log)
         with i18n.language(i18n.ENGLISH):  # watchers and the game master read English
-            self._watchers(game, state, timeline, over)
+            if not personal:
+                self._watchers(game, state, timeline, over)
             if start and game.settings.gm:
                 self.queue(self.message(game, meta.GM, game.settings.gm, gm_welcome(game)))
         if sorted(waiting) != sorted(state["waiting"]) or start:
