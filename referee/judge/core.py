@@ -414,7 +414,10 @@ class Judge:
         new = gf.log[state["seen"] or 0:]
         personal = bool(new) and not start and all(
             e.get("meta", {}).get("kind") == "rematch" or text.is_personal(e) for e in new)
-        if personal and not notes:
+        # a player's setting the game master changed: that player is told, nobody else
+        told_of = {str(e["meta"].get("player")) for e in new
+                   if text.is_personal(e) and e["by"] == meta.GM} if personal else set()
+        if personal and not told_of:
             # a rematch: the command told everyone; a player's own setting (language,
             # mail setting): the answer to the command tells them, and nobody else
             state["seen"], state["mark"] = len(gf.log), mark
@@ -441,12 +444,12 @@ class Judge:
 
         for pid in gf.players:
             to = game.settings.to(pid)
-            if to is None or (personal and pid not in (notes or {})):
+            if to is None or (personal and pid not in told_of):
                 continue  # a setting changed for someone else: only they hear of it
             moved = state.setdefault("to", {}).get(pid, to) != to  # a new address or person
             full, short = self._wants(game, state, pid, start, over, authors, waiting)
             told = (notes or {}).get(pid)
-            short = short or told is not None
+            short = short or told is not None or pid in told_of
             if not (full or short or moved):
                 continue
             last = None if moved else state["last"].get(pid)

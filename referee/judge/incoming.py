@@ -409,8 +409,6 @@ class Incoming:
         fresh = self.judge.load(game.path) or game
         if change is not None and change.get("kind") == "replace" and fresh is not game:
             notes = notices.replaced(self.judge, game, fresh, str(change["player"]))
-        if change is not None and change.get("kind") == "notify" and fresh is not game:
-            notes = {str(change["player"]): []}  # a mail to them: the change in its words
         outcome = self._answer_gm(fresh, [*self._read(), f"> {line}", result], "command",
                                   f"gm {line}")
         self.judge.notify(game.path, notes)
