@@ -32,14 +32,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from referee.errors import ReplayError, UsageError
-from referee.i18n import domain
-from referee.schema import (
+from referee.fileformat import (
     CLOCK_KINDS,
     CLOCK_SECONDS_MAX,
     CLOCK_SECONDS_MIN,
     GAME_MASTER,
     VACATION_DAYS_MAX,
 )
+from referee.i18n import domain
 
 _, N_, ngettext = domain("referee")
 

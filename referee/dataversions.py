@@ -35,8 +35,8 @@ from typing import Any
 
 from referee.engine import Game, get_game
 from referee.errors import GameFileError, UsageError
+from referee.fileformat import GAME_MASTER
 from referee.i18n import domain
-from referee.schema import GAME_MASTER
 
 SEPARATOR = "+data."
 DIGEST = re.compile(r"[0-9a-f]{12}")  # the data part of a pin

@@ -17,8 +17,9 @@ import importlib
 import importlib.util
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
+
+import msgspec
 
 from referee.errors import (
     AmbiguousMove,
@@ -28,6 +29,7 @@ from referee.errors import (
     UsageError,
 )
 from referee.i18n import domain
+from referee.lazyimport import import_module
 from referee.rng import Rng
 
 _, N_, ngettext = domain("referee")
@@ -36,8 +38,7 @@ Move = Any  # a frozen msgspec.Struct of the game's move union
 State = Any  # the game's own state object
 
 
-@dataclass(frozen=True)
-class Option:
+class Option(msgspec.Struct, frozen=True):
     """A game option for ``referee new --option name=value``."""
 
     name: str
@@ -46,8 +47,7 @@ class Option:
     help: str
 
 
-@dataclass(frozen=True)
-class Assumption:
+class Assumption(msgspec.Struct, frozen=True):
     """A component value the rulebook does not give; shown by ``referee data``."""
 
     key: str  # e.g. "A1" or "seats.Aachen"
@@ -56,8 +56,7 @@ class Assumption:
     source: str  # where it comes from, e.g. "reference note A1 (ASSUMPTION)"
 
 
-@dataclass(frozen=True)
-class Interpretation:
+class Interpretation(msgspec.Struct, frozen=True):
     """A reading the engine chose where the rulebook is silent or unclear; shown by
     ``referee data`` so that players know which rulings they are playing under."""
 
@@ -67,8 +66,7 @@ class Interpretation:
     rule: str  # the rulebook passage it reads (section), or what the rulebook omits
 
 
-@dataclass(frozen=True)
-class HiddenItem:
+class HiddenItem(msgspec.Struct, frozen=True):
     """One piece of hidden state, for leak tests (``Game.hidden_items``).
 
     ``tokens`` are the exact strings a public text or view would show if it leaked the
@@ -331,8 +329,6 @@ def fingerprint(game: Game, state: State) -> str:
         return str(found(state))
     import hashlib
 
-    import msgspec
-
     def plain(obj: Any) -> Any:
         if isinstance(obj, Rng):
             return dict(sorted(obj.counters.items()))
@@ -439,7 +435,7 @@ def game_module(name: str) -> str | None:
 
 def _load(name: str, where: str) -> Game:
     module_name, _, attr = where.partition(":")
-    module = importlib.import_module(module_name)
+    module = import_module(module_name)  # (the collector off: referee/lazyimport.py)
     game = getattr(module, attr) if attr else getattr(module, "GAME", None)
     if game is None or getattr(game, "name", None) != name:
         raise UsageError(f"{where} does not define the game {name!r}",
@@ -529,8 +525,7 @@ def resolve_move(game: Game, state: State, player: str, text: str) -> Move:
     )
 
 
-@dataclass
-class Match:
+class Match(msgspec.Struct):
     """A game in progress: the game, its header facts, the state and the move log."""
 
     game: Game
@@ -538,7 +533,7 @@ class Match:
     options: dict[str, str]
     state: State
     rng: Rng
-    log: list[tuple[str, Move]] = field(default_factory=list)
+    log: list[tuple[str, Move]] = msgspec.field(default_factory=list)
 
     @classmethod
     def start(

@@ -182,17 +182,17 @@ def remove_stale_temps(folder: Path) -> None:
     """Finish or roll back interrupted sealed creations, then delete temporary files
     whose writer died (their flock is free). Best effort: never raises."""
     try:
-        names = sorted(os.listdir(folder))
+        # only dot-files can be ours: a folder of many games costs one listing
+        names = sorted(n for n in os.listdir(folder) if n.startswith("."))
     except OSError:
         return
     for name in names:
-        if name.startswith(".") and name.endswith(JOURNAL_SUFFIX):
+        if name.endswith(JOURNAL_SUFFIX):
             recover_pair(folder / name)
     for name in names:
-        path = folder / name
-        if name.startswith(".") and name.endswith(TEMP_SUFFIX) and _lock_is_free(path):
+        if name.endswith(TEMP_SUFFIX) and _lock_is_free(folder / name):
             with contextlib.suppress(OSError):
-                os.unlink(path)
+                os.unlink(folder / name)
 
 
 def fsync_dir(folder: Path) -> None:

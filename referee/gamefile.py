@@ -16,7 +16,6 @@ import hashlib
 import json
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -30,27 +29,15 @@ from referee.errors import (
     SealedError,
     UsageError,
 )
+from referee.fileformat import EMAIL, EMAIL_MAX, FORMAT, GAME_ID, GAME_MASTER, NAME_MAX, PLAYER_ID
 from referee.i18n import domain
-from referee.schema import (
-    EMAIL,
-    EMAIL_MAX,
-    FORMAT,
-    GAME_ID,
-    GAME_MASTER,
-    NAME_MAX,
-    PLAYER_ID,
-    check_shape,
-    path_first,
-    schema_text,
-    sealed_move_type,
-)
+from referee.schema import check_shape, path_first, sealed_move_type
 from referee.strictjson import JsonProblem, strict_json
 
 _, N_, ngettext = domain("referee")
 
 
-@dataclass
-class GameFile:
+class GameFile(msgspec.Struct):
     """A parsed, schema-valid game file: header fields and the raw log entries."""
 
     data: dict[str, Any]
@@ -163,6 +150,8 @@ def validate_strict(data: Any, where: str = "game file") -> None:
     """Validate with jsonschema against the published JSON Schema (``check --strict``).
     Raises GameFileError naming the JSON path."""
     import jsonschema
+
+    from referee.schemagen import schema_text
 
     name = data.get("game") if isinstance(data, dict) else None
     schema = json.loads(schema_text(name if engine.game_module(str(name)) else "file"))

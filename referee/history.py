@@ -30,8 +30,8 @@ from typing import Any
 from referee import gamefile, identity, replay, seats, secret
 from referee.engine import Match
 from referee.errors import GameFileError, ReplayError, UsageError
+from referee.fileformat import GAME_MASTER
 from referee.rng import commitment
-from referee.schema import GAME_MASTER
 
 SIGNERS = ".referee/allowed_signers"
 NO_REVISION = "0" * 40  # GitHub's github.event.before for a branch's first push

@@ -19,6 +19,7 @@ What never changes language: the move notation (the log's), player ids, file con
 
 from __future__ import annotations
 
+import functools
 import gettext as _gettext
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -65,10 +66,16 @@ def language(lang: str | None) -> Iterator[str]:
 class Domain:
     """One package's catalog: ``gettext``/``ngettext`` in the current language."""
 
-    def __init__(self, name: str, localedir: Path) -> None:
+    def __init__(self, name: str, anchor: str) -> None:
         self.name = name
-        self.localedir = localedir
+        self._anchor = anchor  # a file beside the ``locale/`` folder
         self._catalogs: dict[str, _gettext.NullTranslations] = {}
+
+    @functools.cached_property
+    def localedir(self) -> Path:
+        """The ``locale/`` folder (resolved when a catalog is first opened: a command in
+        English never needs it)."""
+        return Path(self._anchor).resolve().parent / "locale"
 
     def catalog(self, lang: str) -> _gettext.NullTranslations:
         found = self._catalogs.get(lang)
@@ -106,8 +113,7 @@ def domain(name: str, anchor: str | None = None
     ``anchor`` (a module's ``__file__``; None: the referee package itself)."""
     found = _DOMAINS.get(name)
     if found is None:
-        base = Path(anchor).resolve().parent if anchor else Path(__file__).resolve().parent
-        found = _DOMAINS[name] = Domain(name, base / "locale")
+        found = _DOMAINS[name] = Domain(name, anchor or __file__)
     return found.gettext, _mark, found.ngettext
 
 

@@ -20,10 +20,10 @@ import contextlib
 import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from referee import secret
-from referee.gamefile import GameFile
+if TYPE_CHECKING:
+    from referee.gamefile import GameFile
 
 # Checked in this order: the first shared key names the reason.
 KINDS = ("header", "commitment", "id")
@@ -54,12 +54,14 @@ class Duplicate:
 
 
 def header_of(game: GameFile | Mapping[str, Any]) -> Mapping[str, Any]:
-    return game.data if isinstance(game, GameFile) else game
+    return game if isinstance(game, Mapping) else game.data
 
 
 def keys(game: GameFile | Mapping[str, Any]) -> dict[str, str]:
     """The identity keys of a game (its parsed file or its JSON header): kind -> value.
     A header too damaged to have one gives no key of that kind."""
+    from referee import secret  # (not at import: `pending` reads its rows from a cache)
+
     header = header_of(game)
     out: dict[str, str] = {}
     with contextlib.suppress(Exception):  # a damaged header: no key of this kind

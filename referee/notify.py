@@ -10,7 +10,7 @@ open game has no referee key: the command refuses), and the judge keeps the URLs
 mail in its private state. What anybody may read of it is :func:`masked`: the scheme and
 the host.
 
-A URL is bounded (:data:`~referee.schema.CHANNEL_URL_MAX` printable ASCII characters, no
+A URL is bounded (:data:`~referee.fileformat.CHANNEL_URL_MAX` printable ASCII characters, no
 space) and is one of the network schemes of :data:`SCHEMES` that apprise knows; local
 schemes (a desktop notification, syslog, a file) are refused. Sending is retried
 (:data:`TRIES` tries, waiting :data:`BACKOFF` seconds between them: bounded), and what
@@ -31,7 +31,7 @@ from urllib.parse import urlsplit
 
 from referee import vouch, writecore
 from referee.errors import GameFileError, UsageError
-from referee.schema import CHANNEL_URL_MAX
+from referee.fileformat import CHANNEL_URL_MAX
 
 if TYPE_CHECKING:
     from referee.gamefile import GameFile

@@ -10,11 +10,13 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from referee import fileio, gamefile, history, identity, pendingcache, replay, seats, secret
+from referee import fileio, identity, pendingcache
 from referee.errors import RefereeError, internal_error
-from referee.statusview import prompt_line
+
+if TYPE_CHECKING:
+    from referee import gamefile
 
 
 def pending_rows(targets: Sequence[Path]) -> list[dict[str, Any]]:
@@ -36,7 +38,8 @@ def game_files(targets: Sequence[Path]) -> list[Path]:
             continue
         for folder, dirs, names in os.walk(target):
             dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-            files += [Path(folder, n) for n in sorted(names)
+            base = Path(folder)  # (a child of it costs less than a Path of two parts)
+            files += [base / n for n in sorted(names)
                       if n.endswith(".json") and not n.startswith(".")]
     return files
 
@@ -60,12 +63,19 @@ def pending_row(path: Path) -> dict[str, Any]:
 
 def _identity_of(raw: bytes | None) -> dict[str, Any]:
     """The identity of a file that could not be replayed (it may still copy a game)."""
+    from referee import history
+
     header = history.parse_header(raw)
     return {} if header is None else {"id": identity.game_id(header),
                                       "identity": identity.keys(header)}
 
 
 def _pending_state(raw: bytes, path: Path) -> dict[str, Any]:
+    """The row of a file the cache does not know: read, replayed and viewed (imported
+    here: a run whose rows all come from the cache needs none of it)."""
+    from referee import gamefile, replay, seats, secret
+    from referee.statusview import prompt_line
+
     gf = gamefile.parse(raw, str(path))
     seed = secret.find_seed(gf, None, path)
     match = replay.replay(gf, seed)
@@ -86,9 +96,10 @@ def _pending_state(raw: bytes, path: Path) -> dict[str, Any]:
 def times_out(gf: gamefile.GameFile, seed: str | None) -> dict[str, str]:
     """When each awaited seat of a game with a clock times out, as the referee last saw
     the game (it depends only on the file, so `pending`'s cache may keep it)."""
+    from referee import clock, clockview, replay
+
     if seed is None or not replay.has_clock_records(gf.data):
         return {}
-    from referee import clock, clockview
 
     try:
         tl = clock.timeline(gf, seed)
@@ -106,9 +117,12 @@ def mark_copies(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     copies = identity.duplicated_files(identity.duplicates_of_keys(keyed))
     out = []
     for row in rows:
-        row = {k: v for k, v in row.items() if k != "identity" and ("error" not in row
-                                                                   or k != "id")}
         if row["file"] in copies:
-            row = {"file": row["file"], "error": copies[row["file"]].message}
+            out.append({"file": row["file"], "error": copies[row["file"]].message})
+            continue
+        row = dict(row)
+        row.pop("identity", None)
+        if "error" in row:
+            row.pop("id", None)
         out.append(row)
     return out

@@ -156,8 +156,12 @@ def session() -> Iterator[None]:
 
 def lookup(raw: bytes) -> dict[str, Any] | None:
     """The stored row for a file with these bytes, if any."""
-    with _index() as index:
-        row = None if index is None else index.get(key(raw))
+    index = _session  # (in a session, as `pending` asks: no context manager a file)
+    if index is None:
+        with _index() as opened:
+            row = None if opened is None else opened.get(key(raw))
+    else:
+        row = index.get(key(raw))
     return None if row is None else msgspec.structs.asdict(row)
 
 

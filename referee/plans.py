@@ -1,6 +1,6 @@
 """Plans: a player's conditional moves and standing answers (docs/plans.md).
 
-A player writes a **plan**: up to :data:`~referee.schema.PLAN_LINES_MAX` lines, each
+A player writes a **plan**: up to :data:`~referee.fileformat.PLAN_LINES_MAX` lines, each
 
 * ``MOVE``, a **standing answer**: played at the next decision of theirs that it fits (a
   decision whose legal moves include a move of the same kind: ``pick purple`` fits a
@@ -34,8 +34,8 @@ from typing import TYPE_CHECKING, Any
 from referee import engine, vouch
 from referee.engine import Game, Match, Move
 from referee.errors import MoveError, ReplayError, UsageError
+from referee.fileformat import GAME_MASTER, PLAN_LINE, PLAN_LINE_MAX, PLAN_LINES_MAX
 from referee.i18n import domain
-from referee.schema import GAME_MASTER, PLAN_LINE, PLAN_LINE_MAX, PLAN_LINES_MAX
 
 _, N_, ngettext = domain("referee")
 

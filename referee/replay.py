@@ -17,6 +17,7 @@ from referee import dataversions, engine, nonces, vouch
 from referee import seats as seatsmod
 from referee.engine import Match, Move, State, full_options
 from referee.errors import GameFileError, ReplayError, SealedError, UsageError
+from referee.fileformat import CLOCK_KINDS, ENTRY_KINDS, GAME_MASTER
 from referee.gamefile import (
     GameFile,
     decode_move,
@@ -27,7 +28,6 @@ from referee.gamefile import (
 )
 from referee.i18n import domain
 from referee.rng import Rng
-from referee.schema import CLOCK_KINDS, ENTRY_KINDS, GAME_MASTER
 
 _, N_, ngettext = domain("referee")
 
@@ -366,7 +366,7 @@ def _replay_effective(gf: GameFile, moves: list[tuple[str, Move]], seed: str | N
     return match
 
 
-def _copy_position(match: Match) -> tuple[State, Rng]:
+def copy_position(match: Match) -> tuple[State, Rng]:
     """An independent copy of the state and its generator, for an undo to return to:
     ``Game.copy_state`` where the state carries the match's generator (both games do),
     else one deep copy of the two together (which keeps them one object)."""
@@ -431,7 +431,7 @@ def replay(gf: GameFile, seed: str | None = None, upto: int | None = None,
                     raise
                 continue  # a struck move whose sealed part cannot even be opened
             played = len(match.log)
-            position = _copy_position(match) if _undone_next(log, i) else None
+            position = copy_position(match) if _undone_next(log, i) else None
             _replay_move(gf, match, i, move, void_n)
             if position is not None and len(match.log) == played + 1:
                 kept = (i, *position)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from referee.errors import UsageError
-from referee.schema import NAME_MAX
+from referee.fileformat import NAME_MAX
 
 
 @dataclass

@@ -1,13 +1,13 @@
-"""The game-file format (docs/file-format.md): msgspec types, and the JSON Schemas made
-from them.
+"""The game-file format (docs/file-format.md) as msgspec types, and the checks of a
+file's shape.
 
 One definition: the msgspec Structs below check every file on every read (fast, with
 errors that name the JSON path), and the published JSON Schemas (2020-12) in ``schemas/``
-are generated from the same Structs plus each game's move union and the public parts of
-its sealed moves. Every field has a bound (the named constants below): no entry a player
-sends can make a file too big to read. The rules a Struct cannot express (an rng has a
-seed or a commitment; a log entry has exactly one kind; ``sealed`` and ``public`` come
-together, in a move) are added to the schema here and checked in :func:`check_shape`. A
+are generated from the same Structs (:mod:`referee.schemagen`). Every field has a bound
+(the named constants of :mod:`referee.fileformat`): no entry a player sends can make a
+file too big to read. The rules a Struct cannot express (an rng has a seed or a
+commitment; a log entry has exactly one kind; ``sealed`` and ``public`` come together,
+in a move) are checked in :func:`check_shape` and added to the generated schemas. A
 test checks that the committed schemas equal the generated ones and that example files
 pass both validators. :func:`referee.strictjson.strict_json` reads the JSON in one pass.
 """
@@ -16,7 +16,6 @@ pass both validators. :func:`referee.strictjson.strict_json` reads the JSON in o
 # decode of a game file, and evaluating them from strings costs every command some ms)
 
 import functools
-import json
 import re
 import typing
 from typing import Annotated, Any, Literal, Union
@@ -24,65 +23,47 @@ from typing import Annotated, Any, Literal, Union
 import msgspec
 from msgspec import UNSET, Meta, UnsetType
 
-from referee.engine import Game, get_game, packaged_games
-
-DIALECT = "https://json-schema.org/draft/2020-12/schema"
-FORMAT = "referee/1"
-PLAYER_ID = r"^[a-z][a-z0-9_-]{0,23}$"
-GAME_ID = r"^[A-Za-z0-9_-][A-Za-z0-9._-]{0,63}$"
-SCHEMA_BASE = "https://referee.invalid/schemas/"
-
-# --- bounds: every field of a game file has one (docs/file-format.md lists them) --------
-# A game file is read, whole, by every command; a field without a bound would let one
-# player's entry (a mail's Message-ID, a padded move) make the file unreadable for all.
-NAME_MAX = 100  # a player's display name, in characters
-EMAIL_MAX = 254  # an e-mail address (RFC 5321: a forward-path is at most 256 octets)
-MSG_ID_MAX = 998  # a Message-ID (RFC 5322: a line is at most 998 octets)
-GITHUB_MAX = 39  # a GitHub login
-GAME_NAME_MAX = 32  # a game's name ("staufer")
-RULES_MAX = 100  # a rules and data pin ("staufer-2+data.581a799773eb")
-SEED_MAX = 256  # an open or revealed seed
-NONCE_MAX = 128  # a player's nonce
-OPTION_KEY_MAX = 32
-OPTION_VALUE_MAX = 200
-OPTIONS_MAX = 32  # options in a header
-PLAYERS_MAX = 16  # players in a header (each game has its own, smaller, limit)
-ADDRESSES_MAX = 8  # accepted addresses of one player (meta ``address``)
-SEALED_MAX = 4096  # a sealed move's ciphertext, base64 characters
-PUBLIC_MAX = 200  # a sealed move's public text
-ENTRY_MAX = 1_000_000  # entry numbers (``n``, ``undo``, ``void``)
-DEADLINE_HOURS_MAX = 8760  # a deadline: at most a year a decision
-ITERATIONS_MAX = 5_000  # an mcts bot seat's iterations per decision
-DIGEST_MAX = 1000  # a watcher's digest: one mail per at most this many decisions
-SAY_MAX = 500  # a judge ``say`` text, after joining its lines (mailed, never stored)
-NUMBER_DIGITS_MAX = 6  # digits of a number in move notation ("number too long")
-# --- plans (referee/plans.py): a player's conditional moves and standing answers ---
-PLAN_LINES_MAX = 8  # lines of one player's plan (a new plan replaces the old one)
-PLAN_LINE_MAX = 120  # characters of one plan line
-PLAN_SEALED_MAX = SEALED_MAX  # a sealed plan's ciphertext, base64 characters
-PLAN_LINE = r"[^\x00-\x1f\x7f-\x9f]+"  # printable: no control character or line break
-# --- notification channels (referee/notify.py): a URL, only ever sealed to the referee ---
-CHANNEL_URL_MAX = 512  # characters of a channel URL (checked before it is sealed)
-CHANNEL_SEALED_MAX = 2048  # a sealed channel's ciphertext, base64 characters
-# --- time control bounds (referee/clock.py) ---
-CLOCK_SECONDS_MIN = 60  # a bank or cap: at least a minute
-CLOCK_SECONDS_MAX = 365 * 86400  # a bank, increment or cap: at most a year
-VACATION_DAYS_MAX = 365  # vacation days a player has for a game
-
-TIME_UTC = r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,9})?Z"
-_VISIBLE = r"[^@<>\s\x00-\x1f\x7f-\x9f]"  # no space, control character, "@", "<" or ">"
-EMAIL = rf"{_VISIBLE}+@{_VISIBLE}+"
-MSG_ID = r"<[^<>\s\x00-\x1f\x7f-\x9f]+>"  # RFC 5322 msg-id: <id-left@id-right>, loosely
-RULES = r"[^\s\x00-\x1f\x7f-\x9f]+"  # (referee/dataversions.py reads the pin)
-GITHUB = r"[A-Za-z0-9][A-Za-z0-9-]*"
-OPTION_KEY = r"[a-z][a-z0-9_-]*"
-BASE64 = r"[A-Za-z0-9+/]+={0,2}"
-
-
-def full(body: str) -> str:
-    """A pattern the whole string must match, in Python and in ECMA-262 (JSON Schema):
-    ``(?!\\n)`` after ``$`` refuses the trailing line break Python's ``$`` lets through."""
-    return rf"^(?:{body})$(?!\n)"
+from referee.engine import Game
+from referee.fileformat import (
+    ADDRESSES_MAX,
+    BASE64,
+    CHANNEL_SEALED_MAX,
+    CLOCK_SECONDS_MAX,
+    CLOCK_SECONDS_MIN,
+    DEADLINE_HOURS_MAX,
+    DIGEST_MAX,
+    EMAIL,
+    EMAIL_MAX,
+    ENTRY_MAX,
+    GAME_ID,
+    GAME_NAME_MAX,
+    GITHUB,
+    GITHUB_MAX,
+    ITERATIONS_MAX,
+    MSG_ID,
+    MSG_ID_MAX,
+    NAME_MAX,
+    NONCE_MAX,
+    OPTION_KEY,
+    OPTION_KEY_MAX,
+    OPTION_VALUE_MAX,
+    OPTIONS_MAX,
+    PATTERN_TEXT,
+    PLAN_LINE,
+    PLAN_LINE_MAX,
+    PLAN_LINES_MAX,
+    PLAN_SEALED_MAX,
+    PLAYER_ID,
+    PLAYERS_MAX,
+    PUBLIC_MAX,
+    RULES,
+    RULES_MAX,
+    SEALED_MAX,
+    SEED_MAX,
+    TIME_UTC,
+    VACATION_DAYS_MAX,
+    full,
+)
 
 
 def _text(max_length: int, min_length: int = 0, pattern: str | None = None) -> Meta:
@@ -292,11 +273,7 @@ MetaRecord = Union[  # noqa: UP007 - msgspec wants a plain Union of tagged Struc
     MetaClock, MetaStamp, MetaVacation, MetaTimeout,
 ]
 META_KINDS = tuple(t.__struct_config__.tag for t in typing.get_args(MetaRecord))
-CLOCK_KINDS = ("clock", "stamp", "vacation", "timeout")  # the time records (docs/clocks.md)
 
-
-ENTRY_KINDS = ("move", "undo", "void", "meta")
-GAME_MASTER = "gm"  # the ``by`` of entries made by the game master (never a player id)
 
 
 class LogEntry(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
@@ -347,21 +324,6 @@ class GameFileDoc(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     clock: FileClock | UnsetType = UNSET  # the time control (referee/clock.py)
     rematch_of: FileRematchOf | UnsetType = UNSET
     log: list[LogEntry]
-
-
-# What a pattern means, for messages ("expected an RFC 3339 UTC time" rather than a regex)
-PATTERN_TEXT = {
-    full(TIME_UTC): "an RFC 3339 UTC time like 2026-11-30T10:00:00Z",
-    full(EMAIL): "an e-mail address local@domain (no space, control character or <>)",
-    full(MSG_ID): "a Message-ID <id@host> (no space, control character or <> inside)",
-    full(RULES): "a rules pin like staufer-2+data.581a799773eb (no space or control character)",
-    full(GITHUB): "a GitHub login (letters, digits and -)",
-    full(OPTION_KEY): "an option name (lower-case letters, digits, _ and -)",
-    full(BASE64): "base64 text",
-    full(PLAN_LINE): "a plan line (printable text, no line break)",
-    full(PLAYER_ID[1:-1]): "a player id (a lower-case letter, then up to 23 more letters, "
-                           "digits, _ or -)",
-}
 
 
 def path_first(message: str, prefix: str = "$") -> str:
@@ -441,21 +403,53 @@ def _field(info: Any) -> tuple[Any, ...]:
 def _checked(data: Any) -> Any:
     """``data`` as a GameFileDoc, or why it is none (JSON path first).
 
-    A pattern per string costs a regex call per value, and a log has hundreds: so the log
-    entries are first checked by a copy of LogEntry that keeps every bound but the
-    patterns, and each pattern is then matched once over all the entries' values joined
-    by line breaks (no pattern matches a line break). Only a file that fails is checked
-    again with the full types, which name the path of what is wrong."""
-    try:
-        doc = msgspec.convert(data, _QUICK_DOC)
-        if _patterns_hold(data["log"]):
+    A pattern per string costs a regex call per value, and a log has hundreds: so once a
+    process has read enough entries to pay for building them (:data:`QUICK_AFTER`), the
+    log entries are first checked by :func:`_quick_checked`. Otherwise, and for a file
+    that fails it, the full types check the file and name the path of what is wrong."""
+    global _entries_read
+    log = data.get("log") if isinstance(data, dict) else None
+    _entries_read += len(log) if isinstance(log, list) else 0
+    if _entries_read >= QUICK_AFTER:
+        doc = _quick_checked(data)
+        if doc is not None:
             return doc
-    except msgspec.ValidationError:
-        pass
     try:
         return msgspec.convert(data, GameFileDoc)
     except msgspec.ValidationError as exc:
         return path_first(str(exc))
+
+
+# Entries read before the quick check pays: building its types costs about 1.5 ms once,
+# and it saves about 1 us an entry. A command that reads one game of a few hundred
+# entries never builds them; `check`, `pending` and the judge, reading many, do.
+QUICK_AFTER = 2000
+_entries_read = 0
+
+
+def _quick_checked(data: Any) -> Any:
+    """``data`` as a quick copy of GameFileDoc if it is a valid game file, else None: a
+    copy of LogEntry that keeps every bound but the patterns checks the entries, and each
+    pattern is then matched once over all the entries' values joined by line breaks (no
+    pattern matches a line break)."""
+    quick_doc, patterns = _quick_types()
+    try:
+        doc = msgspec.convert(data, quick_doc)
+    except msgspec.ValidationError:
+        return None
+    return doc if _patterns_hold(data["log"], patterns) else None
+
+
+@functools.cache
+def _quick_types() -> tuple[Any, dict[str, Any]]:
+    """The quick copy of GameFileDoc and the patterns of its log entries' fields."""
+    quick_entry, patterns = _without_patterns(LogEntry)
+    quick_doc = msgspec.defstruct(
+        "GameFileDocQuick",
+        [(f.name, list[quick_entry] if f.name == "log" else f.type,  # type: ignore[valid-type]
+          *_field(f)[2:]) for f in msgspec.structs.fields(GameFileDoc)],
+        kw_only=True, forbid_unknown_fields=True)
+    return quick_doc, patterns
 
 
 def _without_patterns(cls: Any) -> tuple[Any, dict[str, Any]]:
@@ -485,9 +479,9 @@ def _without_patterns(cls: Any) -> tuple[Any, dict[str, Any]]:
     return quick, patterns
 
 
-def _patterns_hold(log: list[dict[str, Any]]) -> bool:
+def _patterns_hold(log: list[dict[str, Any]], patterns: dict[str, Any]) -> bool:
     """Whether every log entry's values match their field's pattern (one match a field)."""
-    for name, pattern in _ENTRY_PATTERNS.items():
+    for name, pattern in patterns.items():
         values = [entry[name] for entry in log if name in entry]
         if values:
             joined = "\n".join(values)
@@ -497,12 +491,6 @@ def _patterns_hold(log: list[dict[str, Any]]) -> bool:
 
 
 _FULL_END = full("")[len("^(?:"):]  # ")$(?!\\n)"
-_QUICK_ENTRY, _ENTRY_PATTERNS = _without_patterns(LogEntry)
-_QUICK_DOC = msgspec.defstruct(
-    "GameFileDocQuick",
-    [(f.name, list[_QUICK_ENTRY] if f.name == "log" else f.type,  # type: ignore[valid-type]
-      *_field(f)[2:]) for f in msgspec.structs.fields(GameFileDoc)],
-    kw_only=True, forbid_unknown_fields=True)
 
 
 def _id_with_newline(doc: GameFileDoc) -> str | None:
@@ -519,62 +507,6 @@ def _id_with_newline(doc: GameFileDoc) -> str | None:
         if value.endswith("\n"):
             return path
     return None
-
-
-# --- JSON Schema generation -------------------------------------------------------------
-
-
-def _file_schema(name: str, title: str, move: dict[str, Any], move_defs: dict[str, Any],
-                 sealed: dict[str, Any]) -> dict[str, Any]:
-    generated = msgspec.json.schema(GameFileDoc)
-    defs = generated["$defs"]
-    top = defs.pop("GameFileDoc")
-    defs["FileRng"]["anyOf"] = [{"required": ["seed"]}, {"required": ["commitment"]}]
-    defs["FileBot"].update({"if": {"properties": {"level": {"const": "mcts"}}},
-                            "then": {"required": ["iterations"]},
-                            "else": {"not": {"required": ["iterations"]}}})
-    entry = defs["LogEntry"]
-    entry["oneOf"] = [{"required": [k]} for k in ENTRY_KINDS]
-    entry["dependentRequired"] = {"sealed": ["move", "public"], "public": ["sealed"]}
-    # a move in clear is one of the game's moves; a sealed one is its public part
-    entry["properties"]["move"] = {"type": "object"}
-    entry.update({"if": {"required": ["sealed"]},
-                  "then": {"properties": {"move": {"$ref": "#/$defs/SealedMove"}}},
-                  "else": {"properties": {"move": {"$ref": "#/$defs/GameMove"}}}})
-    defs["MetaPlan"]["oneOf"] = [{"required": ["lines"]}, {"required": ["sealed"]}]
-    defs["MetaChannel"].update({"if": {"properties": {"via": {"const": "off"}}},
-                                "then": {"not": {"required": ["sealed"]}},
-                                "else": {"required": ["sealed"]}})
-    entry["dependentSchemas"] = {"plan": {"required": ["move"], "not": {"required": ["bot"]}}}
-    defs["GameMove"] = move
-    defs["SealedMove"] = sealed
-    clash = set(defs) & set(move_defs)
-    assert not clash, f"move type names clash with file definitions: {clash}"
-    defs.update(move_defs)
-    return {"$schema": DIALECT, "$id": f"{SCHEMA_BASE}{name}.schema.json", **top,
-            "title": title, "$defs": dict(sorted(defs.items()))}
-
-
-def envelope() -> dict[str, Any]:
-    """The schema every game file satisfies, whatever the game (moves unchecked)."""
-    move = {"type": "object", "required": ["type"], "properties": {"type": {"type": "string"}}}
-    return _file_schema("file", "referee game file (any game)", move, {}, move)
-
-
-def game_file(game: Game) -> dict[str, Any]:
-    """The schema of one game's files: the envelope with the game's move union, and the
-    public parts of its moves that may be sealed (none: no sealed move is valid)."""
-    moves = msgspec.json.schema(game.move_type)
-    defs = moves.pop("$defs", {})
-    public = sealed_move_type(game)
-    if public is None:
-        sealed: dict[str, Any] = {"not": {}}
-    else:
-        sealed = msgspec.json.schema(public)
-        defs.update(sealed.pop("$defs", {}))
-    schema = _file_schema(game.name, f"referee game file: {game.title}", moves, defs, sealed)
-    schema["properties"]["game"] = {"const": game.name}
-    return schema
 
 
 # --- sealed moves -----------------------------------------------------------------------
@@ -609,15 +541,4 @@ def sealed_move_type(game: Game) -> Any:
     _SEALED_TYPES[id(game.move_type)] = (game.move_type, found)
     return found
 
-
-@functools.cache
-def schema_text(name: str) -> str:
-    """The committed text of schema ``name`` ("file" or a game name)."""
-    schema = envelope() if name == "file" else game_file(get_game(name))
-    return json.dumps(schema, indent=2, sort_keys=True) + "\n"
-
-
-def schema_names() -> list[str]:
-    """The published schemas: the envelope and one per game of this package."""
-    return ["file", *packaged_games()]
 

@@ -18,12 +18,13 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
+import msgspec
+
 from referee.errors import UsageError
+from referee.fileformat import GAME_MASTER, ITERATIONS_MAX
 from referee.i18n import domain
-from referee.schema import GAME_MASTER, ITERATIONS_MAX
 
 _, N_, ngettext = domain("referee")
 
@@ -43,8 +44,7 @@ RECORDED_MAX_ITERATIONS = ITERATIONS_MAX  # 5,000: what a file may record
 BOT_PREFIX = "bot:"
 
 
-@dataclass(frozen=True)
-class SeatBot:
+class SeatBot(msgspec.Struct, frozen=True):
     """How a bot seat plays: the level and, for mcts, the fixed iteration budget."""
 
     level: str
@@ -117,8 +117,7 @@ def header_seats(data: Mapping[str, Any]) -> dict[str, SeatBot]:
     return found
 
 
-@dataclass
-class Seats:
+class Seats(msgspec.Struct):
     """Who plays which seat at one point of the log: the bot seats, and who made each
     one a bot ("header", "gm" or the player)."""
 

@@ -39,7 +39,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from referee.errors import UsageError
-from referee.schema import GAME_MASTER, PLAYER_ID
+from referee.fileformat import GAME_MASTER, PLAYER_ID
 
 _PRINCIPAL = re.compile(PLAYER_ID)
 

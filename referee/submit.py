@@ -10,15 +10,16 @@ decides what to tell whom.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+import msgspec
 
 from referee import engine, gamefile, nonces, replay, seats, writecore
 from referee.engine import Match, resolve_move
 from referee.errors import MoveError, RefereeError, ReplayError, SealedError, UsageError
+from referee.fileformat import GAME_MASTER
 from referee.i18n import domain
-from referee.schema import GAME_MASTER
 
 _, N_, ngettext = domain("referee")
 
@@ -26,28 +27,26 @@ if TYPE_CHECKING:  # plans are imported only for a game that has some
     from referee.plan_play import Planned
 
 
-@dataclass
-class Accepted:
+class Accepted(msgspec.Struct):
     """One accepted move: its log number and canonical notation."""
 
     n: int
     text: str
 
 
-@dataclass
-class Submission:
+class Submission(msgspec.Struct):
     """The outcome of :func:`submit`."""
 
     gf: gamefile.GameFile
     player: str
     match: Match | None  # None when appended unchecked (no secret: no replay)
-    accepted: list[Accepted] = field(default_factory=list)
+    accepted: list[Accepted] = msgspec.field(default_factory=list)
     unchecked: bool = False
     # With keep_partial: the move that failed after the accepted ones (0-based index).
     failed: MoveError | None = None
     failed_index: int | None = None
     # moves the referee played from the players' plans after these (referee/plans.py)
-    planned: list[Planned] = field(default_factory=list)
+    planned: list[Planned] = msgspec.field(default_factory=list)
 
 
 # Called inside the lock with the parsed file and the seed (None if unknown); returns the
@@ -239,8 +238,7 @@ def refuse_bot_seat(gf: gamefile.GameFile, player: str) -> None:
                      "{player} --human --as {player}` (or --as gm)").format(player=player)])
 
 
-@dataclass
-class BotMove:
+class BotMove(msgspec.Struct):
     """A move a bot played for a seat (a bot seat, or a player who missed a deadline)."""
 
     n: int
@@ -469,8 +467,7 @@ def stamp(path: Path, *, secret_path: Path | None = None) -> dict[str, Any] | No
     return entry
 
 
-@dataclass
-class TimedOut:
+class TimedOut(msgspec.Struct):
     """A seat the referee timed out: its player, what happens (``bot``, ``gm``,
     ``forfeit``), the bot's level, and the timeout's log number."""
 

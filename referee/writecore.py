@@ -5,7 +5,10 @@ replies, from the CLI and the judge alike, are written by :func:`transaction`, i
 steps, all inside one exclusive lock on the file:
 
 1. **lock and read** the file, and parse it as any reader would;
-2. **replay** it with the secret where there is one (:attr:`Transaction.match`);
+2. **replay** it with the secret where there is one (:attr:`Transaction.match`), or,
+   when the file holds exactly the bytes this process wrote last with that secret, start
+   from a copy of the state it wrote then (:class:`Replayed`: the same bytes replay to
+   the same state);
 3. the caller **checks and appends** its entries (or changes the header: nonces, reveal);
 4. the new entries get their hash chain and, in a sealed game whose secret is at hand,
    the referee's **MAC**;
@@ -24,6 +27,7 @@ they never write a game file themselves.
 from __future__ import annotations
 
 import contextlib
+from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -176,6 +180,8 @@ class Transaction:
         fileio.replace(self.path, self.old, self._checked[2])
         self.gf = self._new
         self.written = True
+        if self.match is not None and self._can_replay(self._new):
+            _REPLAYED.keep(self.path, self._checked[2].encode(), self.seed, self.match)
 
     def _can_replay(self, gf: gamefile.GameFile) -> bool:
         return self.seed is not None or not gf.sealed
@@ -237,6 +243,47 @@ def transaction(path: Path, *, secret_path: Path | None = None, replayed: bool =
             tx.commit()
 
 
+class Replayed:
+    """The states this process wrote, by file: the state after a write, kept (a copy)
+    with the bytes written and the secret it was replayed with. The next transaction on
+    the same file starts from a copy of it when the file still holds exactly those bytes
+    (the same bytes and secret replay to the same state: replay is deterministic), instead
+    of replaying the log from the setup again; a judge writes each game again and again.
+    Holds the latest KEEP files; an entry is used once (a failed transaction leaves
+    none behind)."""
+
+    KEEP = 128
+
+    def __init__(self) -> None:
+        self._kept: OrderedDict[str, tuple[bytes, str | None, Match]] = OrderedDict()
+
+    def keep(self, path: Path, raw: bytes, seed: str | None, match: Match) -> None:
+        key = str(path)
+        self._kept[key] = (raw, seed, _copy(match))
+        self._kept.move_to_end(key)
+        while len(self._kept) > self.KEEP:
+            self._kept.popitem(last=False)
+
+    def match(self, path: Path, raw: bytes, seed: str | None) -> Match | None:
+        """The state kept for ``path`` if it was written as ``raw`` with ``seed``, handed
+        over (no longer kept: the transaction plays on it, and its write keeps the next
+        one); None otherwise."""
+        found = self._kept.pop(str(path), None)
+        if found is None or found[1] != seed or found[0] != raw:
+            return None
+        return found[2]
+
+
+def _copy(match: Match) -> Match:
+    """An independent copy of ``match`` (state, generator, log) that moves can be played on."""
+    state, rng = replay.copy_position(match)
+    return Match(match.game, list(match.players), dict(match.options), state, rng,
+                 list(match.log))
+
+
+_REPLAYED = Replayed()
+
+
 def _replay_into(tx: Transaction) -> None:
     if tx.seed is None and tx.gf.sealed:
         tx.problem = SealedError(
@@ -244,6 +291,11 @@ def _replay_into(tx: Transaction) -> None:
             hints=[_("give the game's secret with --secret FILE (or REFEREE_SECRET)")])
         return
     try:
+        known = _REPLAYED.match(tx.path, tx.old, tx.seed)
+        if known is not None:
+            replay.check_header(tx.gf)  # sets the file's game (its data version), as replay
+            tx.match = known
+            return
         tx.match = replay.replay(tx.gf, tx.seed)
     except RefereeError as exc:
         tx.problem = exc

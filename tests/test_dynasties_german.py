@@ -9,6 +9,7 @@ import re
 import xml.etree.ElementTree as ET
 from typing import Any
 
+import msgspec
 import pytest
 from babel.messages.pofile import read_po
 
@@ -43,10 +44,7 @@ def games(n: int) -> list[Match]:
 
 
 def _snap(match: Match) -> Match:
-    clone = object.__new__(Match)
-    clone.__dict__.update(match.__dict__)
-    clone.__dict__["state"] = GAME.copy_state(match.state)
-    return clone
+    return msgspec.structs.replace(match, state=GAME.copy_state(match.state))
 
 
 def _illegal_texts(state: Any) -> list[str]:

@@ -124,8 +124,9 @@ def test_the_top_holds_the_turn_line_the_clock_and_the_options(mails: Setup) -> 
 
 
 def test_a_wide_picture_scrolls_at_most_of_its_size(mails: Setup) -> None:
-    """Dynasties' ships (692 px) sit in a box that scrolls, at no less than 85% of
-    their size; the narrower tiles shrink to the screen."""
+    """A picture a little wider than a phone's screen (Staufer's Supply Board, 396 px)
+    sits in a box, at no less than 85% of its size (it fits the screen so); the
+    narrower tiles (each of Dynasties' ships among them) shrink to the screen."""
     page = images(mails.latest("ann"))[1]
     imgs = re.findall(r'<img [^>]*width="(\d+)"[^>]*style="([^"]*)"', page)
     assert imgs
@@ -134,6 +135,23 @@ def test_a_wide_picture_scrolls_at_most_of_its_size(mails: Setup) -> None:
             assert px(style, "min-width") == int(int(width) * 0.85)
         else:
             assert "max-width:100%" in style and px(style, "min-width") is None
+
+
+def test_the_ships_are_one_picture_each_on_a_line_of_their_own(mails: Setup) -> None:
+    """Dynasties' ships: a picture a ship (each narrower than a phone's screen), the
+    first after an empty block so that they begin a line (in a row on a wide screen, one
+    under the other on a phone: tests/test_html_phone_browser.py)."""
+    page = images(mails.latest("ann"))[1]
+    ships = re.findall(r'<img src="cid:ships-(\d)\.[^"]*" alt="([^"]*)" width="(\d+)"', page)
+    if str(mails.path.name).startswith("staufer"):
+        assert ships == []
+        return
+    assert ships == [("1", "Ship 1, as ann sees it", "232"), ("2", "Ship 2, as ann sees it",
+                     "232"), ("3", "Ship 3, as ann sees it", "232")]
+    first = page.index('<img src="cid:ships-1.')
+    assert page.rindex("<span", 0, first) - len("<div></div>") == page.rindex("<div></div>",
+                                                                             0, first)
+    assert page.count("<div></div>") == 1
 
 
 def test_the_html_part_stays_small(mails: Setup) -> None:

@@ -1,7 +1,9 @@
 """The HTML mail and the site in headless Chromium at a phone's width (390 px, a mobile
-viewport): the page is no wider than the screen (only a box that scrolls sideways may
-hold something wider), and a mail's turn line, clock and options are above its first
-picture. Screenshots go to $PICTURES_SCREENSHOTS (or a temporary folder).
+viewport): the page is no wider than the screen (on the site only a box that scrolls
+sideways may hold something wider; in a mail nothing scrolls sideways at all), and a
+mail's turn line, clock and options are above its first picture. Dynasties' ships, one
+picture each, wrap on the phone and sit in one row at 900 px. Screenshots go to
+$PICTURES_SCREENSHOTS (or a temporary folder).
 
 Without Chromium the tests skip, saying why, except under CI=true, where they fail."""
 
@@ -9,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -21,6 +24,14 @@ from tests.test_site_browser import Browser, open_browser
 MEASURE = ("[document.documentElement.scrollWidth, window.innerWidth,"
            " (document.getElementById('top') || document.body).getBoundingClientRect().bottom,"
            " document.images.length ? document.images[0].getBoundingClientRect().top : 1e9]")
+#: the most any box of the page scrolls sideways (0: nothing has to be scrolled to be read)
+SIDEWAYS = ("Math.max(0, ...Array.from(document.querySelectorAll('*'), e =>"
+            " ['auto', 'scroll'].includes(getComputedStyle(e).overflowX)"
+            " ? e.scrollWidth - e.clientWidth : 0))")
+#: [left, top, right] of each ship's picture (unpack names them ships-N.png)
+SHIPS = ("Array.from(document.images).filter(i => /ships-[0-9]+[.]png$/.test(i.src))"
+         ".map(i => { const r = i.getBoundingClientRect(); return [r.left, r.top, r.right]; })")
+WIDE = 900  # a desktop mail client's reading pane
 
 
 @pytest.fixture(scope="module")
@@ -33,8 +44,23 @@ def phone(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Browser]:
 
 def measure(browser: Browser, url: str) -> list[float]:
     assert browser.load(url) == [], url
-    return list(browser.call("Runtime.evaluate", session=True, returnByValue=True,
-                             expression=MEASURE)["result"]["value"])
+    return list(evaluate(browser, MEASURE))
+
+
+def evaluate(browser: Browser, expression: str) -> Any:
+    """The value of ``expression`` on the page loaded."""
+    return browser.call("Runtime.evaluate", session=True, returnByValue=True,
+                        expression=expression)["result"]["value"]
+
+
+def sideways(browser: Browser, url: str, width: int) -> list[Any]:
+    """At ``width`` px: [the page's width, the most any box scrolls sideways, the
+    ships' pictures (left, top, right each)]."""
+    browser.call("Emulation.setDeviceMetricsOverride", session=True, width=width,
+                 height=844, deviceScaleFactor=1, mobile=width == PHONE)
+    assert browser.load(url) == [], url
+    return [evaluate(browser, "document.documentElement.scrollWidth"),
+            evaluate(browser, SIDEWAYS), evaluate(browser, SHIPS)]
 
 
 @pytest.mark.parametrize("lang", ["en", "de"])
@@ -49,7 +75,45 @@ def test_a_mail_fits_a_phone(phone: Browser, shots: Path, tmp_path: Path,  # noq
         width, inner, top_bottom, first_picture = measure(phone, page.as_uri())
         assert inner == PHONE and width <= PHONE, (who, width)
         assert top_bottom <= first_picture, who  # the top block comes first
+        assert evaluate(phone, SIDEWAYS) == 0, who  # no picture to scroll sideways
         phone.screenshot(shots / f"phone-mail-{game}-{lang}-{who}.png")
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_the_ships_wrap_on_a_phone_and_sit_in_a_row_when_wide(
+        phone: Browser, shots: Path, tmp_path: Path, lang: str) -> None:  # noqa: F811
+    (tmp_path / "g").mkdir()
+    setup = start(tmp_path / "g", "dynasties", lang)
+    msg = next(m for m in setup.sent() if str(m["X-Referee-Player"]) == "ann")
+    page = unpack(msg, tmp_path / "ann").as_uri()
+    try:
+        width, scrolled, ships = sideways(phone, page, PHONE)
+        phone.screenshot(shots / f"phone-ships-dynasties-{lang}-{PHONE}.png")
+        assert width <= PHONE and scrolled == 0
+        assert len(ships) == 3 and all(right <= PHONE for _left, _top, right in ships)
+        assert len({top for _left, top, _right in ships}) == 3  # one under the other
+        width, scrolled, ships = sideways(phone, page, WIDE)
+        phone.screenshot(shots / f"phone-ships-dynasties-{lang}-{WIDE}.png")
+        assert width <= WIDE and scrolled == 0
+        assert len(ships) == 3 and len({top for _left, top, _right in ships}) == 1
+        lefts = [left for left, _top, _right in ships]
+        assert lefts == sorted(lefts)  # ship 1, 2, 3 from the left
+    finally:
+        phone.call("Emulation.setDeviceMetricsOverride", session=True, width=PHONE,
+                   height=844, deviceScaleFactor=1, mobile=True)
+
+
+def test_a_box_that_scrolls_sideways_is_measured(phone: Browser, tmp_path: Path) -> None:
+    """The measure of the mails' test fails a picture in a box that scrolls sideways
+    (as the ships were before they were cut into one picture each)."""
+    page = tmp_path / "wide.html"
+    page.write_text('<!doctype html><meta name="viewport" content="width=device-width">'
+                    '<body style="margin:0"><div style="max-width:100%;overflow-x:auto">'
+                    '<div style="width:692px;height:10px"></div></div></body>',
+                    encoding="utf-8")
+    width, _inner, _top, _first = measure(phone, page.as_uri())
+    assert width <= PHONE  # the page itself is no wider ...
+    assert evaluate(phone, SIDEWAYS) == 692 - PHONE  # ... but its box scrolls
 
 
 @pytest.mark.parametrize("lang", ["en", "de"])

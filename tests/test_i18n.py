@@ -19,7 +19,7 @@ DOMAINS = sorted(tool.domains())
 
 
 def test_the_domains_are_the_core_and_each_game() -> None:
-    assert DOMAINS == ["dynasties", "referee", "staufer"]
+    assert DOMAINS == ["click", "dynasties", "referee", "staufer"]
     referee = tool.domains()["referee"]
     sources = {p.relative_to(tool.ROOT).as_posix() for p in referee.sources()}
     assert "referee/statusview.py" in sources
@@ -252,3 +252,41 @@ def test_english_sentences_leaves_out_notation_and_ignored_words() -> None:
     assert english_sentences("{player} noch {left} (--from-email MOVE PLAYER)") == []
     assert english_sentences("  notify turn|every|digest   wie oft (Vorgabe turn)") == []
     assert english_sentences("notify turn, every") != []  # not alternatives: words
+
+
+def test_a_plural_form_needs_the_plural_messages_placeholders_only() -> None:
+    from babel.messages.catalog import Message
+
+    ids = ("{value!r} is not {choice}.", "{value!r} is not one of {choices}.")
+    fine = Message(ids, ("{value!r} ist nicht {choice}.", "{value!r} ist keiner von {choices}."))
+    assert tool.message_problems(fine) == []
+    wrong = Message(ids, ("{value!r} ist nicht {choice}.", "{value!r} ist keiner von {choice}."))
+    assert tool.message_problems(wrong) == [
+        "'{value!r} is not {choice}.': the translation '{value!r} ist keiner von {choice}.' "
+        "has the placeholders ['choice', 'value'], not ['choice', 'choices', 'value']"]
+
+
+def test_the_click_catalog_holds_clicks_words_from_its_source() -> None:
+    click = tool.domains()["click"]
+    sources = {p.name for p in click.sources()}
+    assert sources == {"core.py", "decorators.py", "exceptions.py", "formatting.py",
+                       "parser.py", "termui.py", "types.py"}
+    assert {"Usage:", "Options", "Commands", "Error: {message}", "Missing argument",
+            "No such option {name!r}.", "Show this message and exit.",
+            "Try '{command} {option}' for help."} <= tool.msgids(tool.read(click.po("de")))
+
+
+def test_another_click_release_still_needs_the_catalog_translated(monkeypatch) -> None:
+    """A message a click release added is a failure with the release the catalog was
+    made from, and not with another (it reads in English until `update`)."""
+    from importlib.metadata import version
+
+    domain = tool.domains()["click"]
+    made = tool.extracted(domain)
+    made.add("A message of a newer click.")
+    monkeypatch.setattr(tool, "extracted", lambda d: made)
+    monkeypatch.setattr(tool, "CLICK_MADE_WITH", version("click"))
+    assert tool.problems(domain) == ["click (de): 'A message of a newer click.' is not in "
+                                     "the catalog: run python -m scripts.i18n update"]
+    monkeypatch.setattr(tool, "CLICK_MADE_WITH", "0.0")
+    assert tool.problems(domain) == []

@@ -228,3 +228,93 @@ def test_clocks_vacations_plans_and_undo_in_german(tmp_path: Path) -> None:
     assert english.startswith("clock: 2d +1d a turn, at most 5d; 3 vacation days; out of "
                               "time: the seat\n")
     assert english_sentences(english) != []
+
+
+# --- click's own words ---------------------------------------------------------------
+# (run in process, the program is called "main": `referee` in a shell)
+
+
+def test_clicks_usage_errors_in_german_with_lang_or_the_environment(tmp_path: Path) -> None:
+    path = new(tmp_path, "staufer")
+    result = run("--lang", "de", "status")
+    assert (result.exit_code, result.output) == (2, (
+        "Aufruf: main status [OPTIONS] FILE\n"
+        "Hilfe mit 'main status --help'.\n\n"
+        "Fehler: Es fehlt das Argument 'FILE'.\n"))
+    result = run("status", path, "--wdie", env={"REFEREE_LANG": "de"})
+    assert (result.exit_code, result.output) == (2, (
+        "Aufruf: main status [OPTIONS] FILE\n"
+        "Hilfe mit 'main status --help'.\n\n"
+        "Fehler: Die Option '--wdie' gibt es nicht. Meintest du '--wide'?\n"))
+    result = run("--lang", "de", "statsu")
+    assert result.output.endswith(
+        "Fehler: Den Befehl 'statsu' gibt es nicht. (Meintest du eine davon: 'seat', "
+        "'status'?)\n")
+    result = run("vacation", path, "--as", "ann", "x", "--lang", "de")
+    assert result.output.endswith("Fehler: Ungültiger Wert für 'DAYS': 'x' ist keine "
+                                  "gültige Zahl (integer range).\n")
+    result = run("bot", path, "--as", "ann", "--level", "huge", "--lang", "de")
+    assert result.output.endswith("Fehler: Ungültiger Wert für '--level': 'huge' ist "
+                                  "keiner der Werte 'random', 'greedy', 'mcts'.\n")
+    for args in (("--lang", "de"), ("--lang", "de", "move", path, "--as", "ann")):
+        assert english_sentences(run(*args).output) == []
+
+
+def test_clicks_words_in_a_shell(tmp_path: Path) -> None:
+    """click names a path's kind ("Verzeichnis") when the command is made: in a shell, one
+    command a process, in the command line's language."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "referee", "--lang", "de", "tick",
+                           "no-such-folder"], capture_output=True, text=True, check=False)
+    assert (done.returncode, done.stdout, done.stderr) == (2, "", (
+        "Aufruf: python -m referee tick [OPTIONS] GAMES_DIR\n"
+        "Hilfe mit 'python -m referee tick --help'.\n\n"
+        "Fehler: Ungültiger Wert für 'GAMES_DIR': Verzeichnis 'no-such-folder' gibt es "
+        "nicht.\n"))
+
+
+def test_clicks_usage_errors_follow_the_language_a_player_recorded(tmp_path: Path) -> None:
+    path = new(tmp_path, "staufer")
+    ok("lang", path, "--as", "ann", "de")
+    german = run("status", path, "--as", "ann", "--bogus")
+    assert (german.exit_code, german.output) == (2, (
+        "Aufruf: main status [OPTIONS] FILE\n"
+        "Hilfe mit 'main status --help'.\n\n"
+        "Fehler: Die Option '--bogus' gibt es nicht.\n"))
+    assert run("status", path, "--bogus", "--as=ann").output == german.output
+    english = run("status", path, "--as", "ben", "--bogus")
+    assert english.output == ("Usage: main status [OPTIONS] FILE\n"
+                              "Try 'main status --help' for help.\n\n"
+                              "Error: No such option '--bogus'.\n")
+    assert run("status", path, "--as", "ann", "--bogus", "--lang", "en").output \
+        == english.output
+
+
+def test_the_help_frame_in_german_and_english_unchanged_after_it(tmp_path: Path) -> None:
+    import gettext
+
+    import click
+
+    english = ok("--help").output
+    german = ok("--lang", "de", "--help").output
+    assert german.startswith("Aufruf: main [OPTIONS] COMMAND [ARGS]...\n")
+    assert "\nOptionen:\n  --version    Die Version zeigen und beenden.\n" in german
+    assert "\n  -h, --help   Diese Hilfe zeigen und beenden.\n" in german
+    assert german.startswith("Aufruf: main [OPTIONS] COMMAND [ARGS]...\n\n"
+                             "  Ein Schiedsrichter für Brettspiele per E-Mail oder über git.\n")
+    assert "\nBefehle:\n  bot           Einen Bot den Zug von PLAYER in FILE wählen und " \
+        "wie `move`...\n" in german
+    assert "\n  new           Ein neues Spiel GAME in FILE beginnen.\n" in german
+    assert english_sentences(german) == []
+    assert ok("status", "--help", "--lang", "de").output.endswith(
+        "  -h, --help     Diese Hilfe zeigen und beenden.\n")
+    # nothing stays behind: the next command (and any other program using click) in English
+    assert ok("--help").output == english
+    assert english.startswith("Usage: main [OPTIONS] COMMAND [ARGS]...\n")
+    assert "\nOptions:\n  --version    Show the version and exit.\n" in english
+    for name in ("click.core", "click.exceptions", "click.types", "click.formatting"):
+        module = __import__(name, fromlist=["_"])
+        assert module._ is gettext.gettext, name
+    assert click.core.ngettext is gettext.ngettext

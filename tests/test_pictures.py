@@ -344,3 +344,72 @@ def test_staufer_picture_shows_the_pending_deploy_and_revealed_chests() -> None:
     for chest in pick["pending"]["revealed"]:
         assert f"{chest} chest" in titles
     assert not any("Revealed chests" in t for t in texts(draw_svg(seat)))
+
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+
+def _elementtree_text(canvas: object) -> str:
+    """What Canvas.finish wrote before its own writer: ElementTree's text with each
+    piece put in for its placeholder."""
+    from referee.pictures.svg import Canvas
+
+    assert isinstance(canvas, Canvas)
+    text = ET.tostring(canvas.root, encoding="unicode", xml_declaration=False)
+    for i, piece in enumerate(canvas._placed):
+        text = text.replace(f'<piece n="{i}" />', piece, 1)
+    return text
+
+
+def test_the_svg_writer_writes_elementtree_s_bytes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every picture and tile of both games (English and German, several positions and
+    viewers, the site's shared pieces too) is the text ElementTree wrote."""
+    from referee import i18n
+    from referee.pictures import Pieces, svg
+    from referee.pictures import tiles as tilesmod
+
+    compared: list[int] = []
+    finish = svg.Canvas.finish
+
+    def both(self: svg.Canvas, height: float) -> str:
+        ours = finish(self, height)
+        assert ours == _elementtree_text(self)
+        compared.append(1)
+        return ours
+
+    monkeypatch.setattr(svg.Canvas, "finish", both)
+    monkeypatch.setattr(tilesmod, "_DRAWN", type(tilesmod._DRAWN)())
+    for example in ("staufer-3p", "dynasties-3p", "staufer-5p", "dynasties-5p"):
+        gf = gamefile.read(EXAMPLES / f"{example}.json")
+        pieces = Pieces()
+
+        def each(i: int, match: Match, pieces: Pieces = pieces) -> None:
+            if i % 9:
+                return
+            for lang in ("en", "de"):
+                with i18n.language(lang):
+                    for viewer in [None, *match.players[:2]]:
+                        view = dict(match.game.view(match.state, viewer))
+                        tilesmod.tiles(view)
+                        draw_svg(view)
+                        draw_svg(view, pieces=pieces)
+
+        replay.replay(gf, on_entry=each)
+    assert len(compared) > 900  # (946 pictures and tiles)
+
+
+def test_the_svg_writer_escapes_as_elementtree_does() -> None:
+    from referee.pictures.svg import write_xml
+
+    root = ET.Element("svg", {"a": 'x & y < z > "q"\n\t\r', "b": "plain"})
+    ET.SubElement(root, "text", {"x": "1"}).text = "Fish & <chips> \"'\n"
+    ET.SubElement(root, "g").tail = "after & <"
+    title = ET.SubElement(ET.SubElement(root, "g", {"id": "é ♛"}), "title")
+    title.text = "Straßburg"
+    out: list[str] = []
+    write_xml(root, out)
+    assert "".join(out) == ET.tostring(root, encoding="unicode")
+    assert "".join(out) == (
+        '<svg a="x &amp; y &lt; z &gt; &quot;q&quot;&#10;&#09;&#13;" b="plain">'
+        '<text x="1">Fish &amp; &lt;chips&gt; "\'\n</text><g />after &amp; &lt;'
+        '<g id="é ♛"><title>Straßburg</title></g></svg>')

@@ -11,7 +11,7 @@ import pytest
 from referee import gamefile, plans
 from referee.engine import get_game
 from referee.errors import UsageError
-from referee.schema import PLAN_LINE_MAX, PLAN_LINES_MAX
+from referee.fileformat import PLAN_LINE_MAX, PLAN_LINES_MAX
 from tests import plangames as pg
 from tests.conftest import ok, run
 

@@ -11,7 +11,7 @@ import pytest
 
 from referee import gamefile
 from referee.errors import GameFileError
-from referee.schema import schema_names, schema_text
+from referee.schemagen import schema_names, schema_text
 
 SCHEMAS = Path(__file__).resolve().parent.parent / "schemas"
 

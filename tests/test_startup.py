@@ -11,6 +11,7 @@ equal to the real commands."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -26,7 +27,7 @@ FORBIDDEN = (
     "jsonschema", "pyrage", "bech32", "imapclient", "jinja2", "resvg_py", "chess",
     "referee.bots", "referee.judge", "referee.pictures", "referee.mail", "referee.history",
     "referee.gitdrivers", "referee.agebox", "referee.upgrade", "referee.upgrades",
-    "referee.checking", "referee.commits", "referee.commands",
+    "referee.checking", "referee.commits", "referee.commands", "referee.schemagen",
     "referee.cli.bot", "referee.cli.check", "referee.cli.git", "referee.cli.info",
     "referee.cli.judge", "referee.cli.mail", "referee.cli.pictures", "referee.cli.upgrade",
     "referee.pending", "referee.pendingcache", "referee.gamemail", "referee.gitviews",
@@ -38,7 +39,9 @@ FORBIDDEN = (
 STATUS_NEEDS = {
     "referee", "referee.cli", "referee.cli.common", "referee.cli.play", "referee.dataversions",
     "referee.i18n",  # the language of what a player reads (English opens no catalog)
-    "referee.engine", "referee.errors", "referee.fileio", "referee.gamefile",
+    "referee.cli.clicktext",  # click's words in the language of --as's player (opens none)
+    "referee.engine", "referee.errors", "referee.fileformat", "referee.fileio",
+    "referee.gamefile", "referee.lazyimport",
     "referee.nonces", "referee.replay", "referee.rng", "referee.schema", "referee.seats",
     "referee.secret", "referee.statusview", "referee.strictjson", "referee.textlayout",
     "referee.vouch",
@@ -64,10 +67,12 @@ main()
 """
 
 
-def modules_of(tmp_path: Path, *args: str) -> tuple[set[str], subprocess.CompletedProcess[str]]:
+def modules_of(tmp_path: Path, *args: str, env: dict[str, str] | None = None
+               ) -> tuple[set[str], subprocess.CompletedProcess[str]]:
     out = tmp_path / "modules.json"
     done = subprocess.run([sys.executable, "-c", _RUN, str(out), *args], text=True,
-                          capture_output=True, check=False)
+                          capture_output=True, check=False,
+                          env=None if env is None else {**os.environ, **env})
     assert out.exists(), done.stderr
     return set(json.loads(out.read_text())), done
 
@@ -82,8 +87,9 @@ def game(tmp_path: Path) -> Path:
     return path
 
 
-def _unwanted(loaded: set[str], needs: set[str]) -> list[str]:
-    heavy = [m for m in loaded if any(m == f or m.startswith(f + ".") for f in FORBIDDEN)]
+def _unwanted(loaded: set[str], needs: set[str],
+              forbidden: tuple[str, ...] = FORBIDDEN) -> list[str]:
+    heavy = [m for m in loaded if any(m == f or m.startswith(f + ".") for f in forbidden)]
     extra = [m for m in loaded if m.startswith("referee") and m not in needs]
     return sorted(set(heavy) | set(extra))
 
@@ -102,6 +108,41 @@ def test_move_imports_only_what_it_uses(tmp_path: Path, game: Path) -> None:
     assert "move 1: ann: supply 2" in done.stdout
     assert _unwanted(loaded, MOVE_NEEDS) == []
     assert "referee.submit" in loaded
+
+
+def test_a_move_in_a_game_under_way_imports_only_what_it_uses(tmp_path: Path,
+                                                             game: Path) -> None:
+    """The second move decodes the first from the log (the game's move types)."""
+    _, first = modules_of(tmp_path, "move", str(game), "--as", "ann", "supply 2")
+    assert first.returncode == 0, first.stderr
+    loaded, done = modules_of(tmp_path, "move", str(game), "--as", "ben", "supply 1")
+    assert done.returncode == 0, done.stderr
+    assert "move 2: ben: supply 1" in done.stdout
+    assert _unwanted(loaded, MOVE_NEEDS) == []
+
+
+# `pending` with every row in its cache reads, hashes and prints: no game is parsed.
+PENDING_CACHED_NEEDS = {
+    "referee", "referee.__main__", "referee.cli", "referee.cli.common", "referee.cli.pending",
+    "referee.cli.clicktext", "referee.lazyimport",
+    "referee.errors", "referee.fileio", "referee.i18n", "referee.identity",
+    "referee.pending", "referee.pendingcache",
+}
+
+
+PENDING_FORBIDDEN = tuple(f for f in FORBIDDEN if not f.startswith("referee.pending"))
+
+
+def test_pending_from_its_cache_imports_no_game(tmp_path: Path, game: Path) -> None:
+    env = {"REFEREE_CACHE_DIR": str(tmp_path / "cache")}
+    _, cold = modules_of(tmp_path, "pending", str(game), env=env)
+    assert cold.returncode == 0, cold.stderr
+    loaded, cached = modules_of(tmp_path, "pending", str(game), env=env)
+    assert cached.returncode == 0, cached.stderr
+    assert cached.stdout == cold.stdout
+    assert f"{game}: waiting for ann since " in cached.stdout
+    assert _unwanted(loaded, PENDING_CACHED_NEEDS, PENDING_FORBIDDEN) == []
+    assert "referee.pendingcache" in loaded
 
 
 def test_a_refused_move_still_explains_itself(tmp_path: Path, game: Path) -> None:
@@ -152,3 +193,29 @@ def test_a_mistyped_command_gets_the_close_names(tmp_path: Path) -> None:
     _, done = modules_of(tmp_path, "stats", "x.json")
     assert done.returncode == 2
     assert "No such command 'stats'" in done.stderr and "status" in done.stderr
+
+
+def test_imports_run_without_the_collector_and_leave_it_as_it_was() -> None:
+    import gc
+
+    from referee.lazyimport import collector_off, import_module
+
+    assert gc.isenabled()
+    with collector_off():
+        assert not gc.isenabled()
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        assert import_module("referee.cli.play").__name__ == "referee.cli.play"
+        assert not gc.isenabled()  # (a caller that turned it off keeps it off)
+    finally:
+        gc.enable()
+    with pytest.raises(ImportError):
+        import_module("referee.cli.nonexistent")
+    assert gc.isenabled()
+def test_the_groups_help_text_is_its_docstring() -> None:
+    import inspect
+
+    assert main.help is not None
+    paragraphs = [" ".join(p.split()) for p in inspect.cleandoc(main.help).split("\n\n")]
+    assert paragraphs == cli.ABOUT.split("\n\n")  # click wraps either the same way

@@ -208,3 +208,84 @@ def test_the_core_checks_a_played_move_whatever_the_caller_resolved(tmp_path: Pa
         with pytest.raises(IllegalMove, match=why), writecore.transaction(path) as tx:
             tx.play(player, move)
         assert path.read_bytes() == before
+
+
+def _play_first_legal(path: Path) -> writecore.Transaction:
+    with writecore.transaction(path) as tx:
+        match = tx.state()
+        player = sorted(match.game.to_move(match.state))[0]
+        tx.play(player, match.game.legal_moves(match.state, player)[0])
+    return tx
+
+
+def _counting_replays(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    calls: list[int] = []
+    real = writecore.replay.replay
+
+    def counting(*args: object, **kwargs: object) -> object:
+        calls.append(1)
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(writecore.replay, "replay", counting)
+    return calls
+
+
+def test_the_next_write_starts_from_the_state_this_process_wrote(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A transaction on a file this process wrote (the same bytes) starts from a copy of
+    the state it wrote instead of replaying from the setup; the state is the replay's."""
+    from referee import gamefile, replay
+
+    path = tmp_path / "s.json"
+    ok("new", "staufer", path, "--players", "ann,ben,cat", "--seed", SEED, "--id", "s1")
+    calls = _counting_replays(monkeypatch)
+    _play_first_legal(path)
+    assert len(calls) == 1  # a file it did not write: replayed
+    for _ in range(3):
+        tx = _play_first_legal(path)
+    assert len(calls) == 1  # its own writes: not replayed again
+    fresh = replay.replay(gamefile.read(path))
+    assert tx.match is not None and tx.match.log == fresh.log
+    game = fresh.game
+    for viewer in (None, "ann", "ben", "cat"):
+        assert game.view(tx.match.state, viewer) == game.view(fresh.state, viewer)
+
+
+def test_a_file_another_writer_changed_is_replayed_again(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "s.json"
+    ok("new", "staufer", path, "--players", "ann,ben,cat", "--seed", SEED, "--id", "s1")
+    _play_first_legal(path)
+    calls = _counting_replays(monkeypatch)
+    raw = json.loads(path.read_text())
+    player = raw["log"][-1]["by"]
+    result = run("undo", path, "--as", player)  # the CLI in this process: also kept
+    assert result.exit_code == 0, result.output
+    path.write_bytes(path.read_bytes() + b"\n")  # another writer: other bytes, same game
+    before = len(calls)
+    _play_first_legal(path)
+    assert len(calls) == before + 1
+
+
+def test_a_refused_write_leaves_no_kept_state_behind(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A block that plays a move and then refuses writes nothing; the next transaction
+    replays the file as it is (not the state the refused block played on)."""
+    from referee import gamefile, replay
+
+    path = tmp_path / "s.json"
+    ok("new", "staufer", path, "--players", "ann,ben,cat", "--seed", SEED, "--id", "s1")
+    _play_first_legal(path)
+    calls = _counting_replays(monkeypatch)
+    before = path.read_bytes()
+    with pytest.raises(IllegalMove, match="refused by the caller"), \
+            writecore.transaction(path) as tx:
+        match = tx.state()
+        player = sorted(match.game.to_move(match.state))[0]
+        tx.play(player, match.game.legal_moves(match.state, player)[0])
+        raise IllegalMove("refused by the caller")
+    assert path.read_bytes() == before and calls == []  # (it started from the kept state)
+    tx = _play_first_legal(path)
+    assert len(calls) == 1
+    fresh = replay.replay(gamefile.read(path))
+    assert tx.match is not None and tx.match.log == fresh.log and len(fresh.log) == 2

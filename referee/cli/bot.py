@@ -7,16 +7,17 @@ from pathlib import Path
 from typing import Any
 
 import click
+from msgspec.structs import asdict
 
 from referee import seats
 from referee.bots import LEVELS, choose, make_bot
 from referee.bots.simulate import Result, simulate
-from referee.cli.common import command, emit_json, secret_option
+from referee.cli.common import PATH, command, emit_json, secret_option
 from referee.cli.play import bots_done
 from referee.engine import get_game
 from referee.errors import UsageError
+from referee.fileformat import GAME_MASTER
 from referee.rng import Rng, new_seed
-from referee.schema import GAME_MASTER
 from referee.statusview import load
 from referee.submit import play_bots, set_seat, submit
 
@@ -24,7 +25,7 @@ LEVEL = click.Choice(LEVELS)
 
 
 @command(lang=True)
-@click.argument("path", metavar="FILE", type=click.Path(path_type=Path))
+@click.argument("path", metavar="FILE", type=PATH)
 @click.option("--as", "player", metavar="PLAYER",
               help="Who the bot plays (default: every bot seat that owes a decision).")
 @click.option("--level", type=LEVEL, help="random, greedy (best immediate score "
@@ -70,7 +71,7 @@ def bot(path: Path, player: str | None, level: str | None, think: float | None,
         _, after = load(path, secret_path)
     if as_json:
         emit_json({"n": accepted.n, "player": player, "move": accepted.text, "level": level,
-                   "bot_moves": [vars(b) for b in played],
+                   "bot_moves": [asdict(b) for b in played],
                    "prompt": after.game.prompt(after.state) if after else None})
         return
     click.echo(f"move {accepted.n}: {player}: {accepted.text} (bot, {level})")
@@ -84,7 +85,7 @@ def _play_seats(path: Path, secret_path: Path | None, as_json: bool) -> None:
     played = play_bots(path, secret_path=secret_path)
     _, match = load(path, secret_path)
     if as_json:
-        emit_json({"bot_moves": [vars(b) for b in played],
+        emit_json({"bot_moves": [asdict(b) for b in played],
                    "prompt": match.game.prompt(match.state)})
         return
     if not played:
@@ -95,7 +96,7 @@ def _play_seats(path: Path, secret_path: Path | None, as_json: bool) -> None:
 
 
 @command()
-@click.argument("path", metavar="FILE", type=click.Path(path_type=Path))
+@click.argument("path", metavar="FILE", type=PATH)
 @click.argument("player", metavar="PLAYER")
 @click.option("--bot", "level", metavar="LEVEL",
               help="Hand the seat to a bot: random, greedy, mcts or mcts:ITERATIONS "
@@ -119,7 +120,7 @@ def seat(path: Path, player: str, level: str | None, human: bool, by: str,
     played = bots_done(path, secret_path)
     if as_json:
         emit_json({"n": entry["n"], "player": player, "bot": chosen.to_json() if chosen
-                   else None, "bot_moves": [vars(b) for b in played]})
+                   else None, "bot_moves": [asdict(b) for b in played]})
         return
     who = "the game master" if by == GAME_MASTER else by
     click.echo(f"entry {entry['n']}: {who} handed {player}'s seat "

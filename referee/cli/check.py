@@ -1,4 +1,4 @@
-"""For CI and game masters: check (referee/checking.py) and pending (referee/pending.py)."""
+"""For CI: `check` (referee/checking.py)."""
 
 from __future__ import annotations
 
@@ -12,9 +12,8 @@ import click
 
 from referee import history
 from referee.checking import check_all, check_change
-from referee.cli.common import command, emit_json, secret_option
+from referee.cli.common import PATH, command, emit_json, secret_option
 from referee.errors import UsageError
-from referee.pending import pending_rows
 
 # --- check ----------------------------------------------------------------------------
 
@@ -49,7 +48,7 @@ def check_line(r: dict[str, Any]) -> list[str]:
 
 
 @command()
-@click.argument("paths", nargs=-1, metavar="[FILE]...", type=click.Path(path_type=Path))
+@click.argument("paths", nargs=-1, metavar="[FILE]...", type=PATH)
 @secret_option
 @click.option("--since", metavar="REV",
               help="Check the change since git revision REV as a whole: every game file at "
@@ -106,44 +105,3 @@ def check(paths: Sequence[Path], secret_path: Path | None, since: str | None, by
             click.echo("no game files to check")
     if not all(r["ok"] for r in results):
         sys.exit(1)
-
-
-# --- pending --------------------------------------------------------------------------
-
-
-@command()
-@click.argument("targets", nargs=-1, required=True, metavar="FILE_OR_DIR...",
-                type=click.Path(path_type=Path))
-def pending(targets: Sequence[Path], as_json: bool) -> None:
-    """For a game master: which games wait on whom, and since when.
-
-    Sealed games are read with FILE.secret beside them (or REFEREE_SECRET_FILE, or
-    the repository secret in REFEREE_SECRET). Two files of one game (a copy: the same
-    header, rng commitment or game id) are both reported, not shown.
-    """
-    rows = pending_rows(targets)
-    if as_json:
-        emit_json(rows)
-        return
-    lines: list[str] = []  # written at once: one write for thousands of rows
-    for row in rows:
-        if "error" in row:
-            lines.append(f"{row['file']}: cannot read: {row['error']}")
-        elif row["finished"]:
-            lines.append(f"{row['file']}: finished")
-        else:
-            bots = row.get("bots", [])
-            who = ", ".join(f"{p} (bot)" if p in bots else p for p in row["waiting"])
-            lines.append(f"{row['file']}: waiting for {who} since {row['since']}: "
-                         f"{row['prompt']}")
-            for pid, when in row.get("times_out", {}).items():
-                lines.append(f"       clock: {pid} times out {when}")
-            if bots:
-                lines.append(f"       a bot seat owes a decision: `referee bot {row['file']}` "
-                             "(with the game's secret) plays it")
-    if lines:
-        click.echo("\n".join(lines))
-    if any("error" in row for row in rows):
-        sys.exit(1)
-
-

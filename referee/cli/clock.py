@@ -6,12 +6,13 @@ from pathlib import Path
 from typing import Any
 
 import click
+from msgspec.structs import asdict
 
 from referee import clock, clockview, fileio, gamefile, replay, secret
-from referee.cli.common import command, emit_json, secret_option
+from referee.cli.common import PATH, command, emit_json, secret_option
 from referee.errors import RefereeError, SealedError, UsageError
+from referee.fileformat import GAME_MASTER
 from referee.i18n import domain
-from referee.schema import GAME_MASTER
 
 _, N_, ngettext = domain("referee")
 
@@ -35,7 +36,7 @@ def clock_report(path: Path, secret_path: Path | None, settled: bool = False
 
 
 @command("clock", lang=True)
-@click.argument("path", metavar="FILE", type=click.Path(path_type=Path))
+@click.argument("path", metavar="FILE", type=PATH)
 @secret_option
 @click.option("--set", "pace", metavar="BANK[+INCREMENT][/CAP]",
               help="As game master (with --as gm and the secret): a new time control from "
@@ -73,7 +74,7 @@ def clock_command(path: Path, secret_path: Path | None, pace: str | None, off: b
 
 
 @command(lang=True)
-@click.argument("path", metavar="FILE", type=click.Path(path_type=Path))
+@click.argument("path", metavar="FILE", type=PATH)
 @click.argument("days", type=click.IntRange(1, 365))
 @click.option("--as", "player", required=True, metavar="PLAYER", help="Who takes vacation.")
 @secret_option
@@ -140,7 +141,7 @@ def tick_one(path: Path, out_dir: Path | None) -> dict[str, Any] | None:
         done = submit.timeouts(path)
         played = submit.play_timed_out(path, done)
         stamped = submit.stamp(path)
-        out.update(timeouts=[vars(t) for t in done], bot_moves=[vars(b) for b in played],
+        out.update(timeouts=[asdict(t) for t in done], bot_moves=[asdict(b) for b in played],
                    stamp=stamped["n"] if stamped else None)
         out["clock"] = clock_report(path, None)
         if out_dir is not None:

@@ -17,10 +17,15 @@ from typing import Any, TypeVar
 import click
 
 from referee import fileio, i18n
+from referee.cli.clicktext import recorded_language
 from referee.errors import GameFileError, RefereeError, UsageError, internal_error
 
 F = TypeVar("F", bound=Callable[..., Any])
 _, N_, ngettext = i18n.domain("referee")
+
+# The one parameter type of a path argument or option: click's Path builds its name
+# through gettext each time it is made (about 80 us), and a command module has a dozen.
+PATH = click.Path(path_type=Path)
 
 
 JSON_HELP = "Output JSON."
@@ -66,28 +71,6 @@ def chosen_language(kwargs: dict[str, Any]) -> str:
         if choice:
             return i18n.normalize(choice)
     return recorded_language(kwargs)
-
-
-def recorded_language(kwargs: dict[str, Any]) -> str:
-    """The language recorded for the command's ``--as`` player in its game file
-    (English when there is none, or the file cannot be read: the command says why)."""
-    player = kwargs.get("viewer") or kwargs.get("player")
-    path = kwargs.get("path")
-    if not isinstance(player, str) or not isinstance(path, Path):
-        return i18n.ENGLISH
-    try:
-        raw = fileio.read_bytes(path, "game file")
-    except RefereeError:
-        return i18n.ENGLISH
-    if b'"lang"' not in raw:  # no language record: no need to decode the file
-        return i18n.ENGLISH
-    from referee import gamefile, roster
-
-    try:
-        gf = gamefile.parse(raw, str(path))
-        return roster.settings(gf.data).lang(player)
-    except (RefereeError, KeyError, TypeError, ValueError):
-        return i18n.ENGLISH
 
 
 def emit_json(obj: Any) -> None:
@@ -225,7 +208,7 @@ def escaped_output() -> Iterator[None]:
 
 def secret_option(func: F) -> F:
     return click.option(
-        "--secret", "secret_path", type=click.Path(path_type=Path), metavar="FILE",
+        "--secret", "secret_path", type=PATH, metavar="FILE",
         help="Secret file of a sealed game (or REFEREE_SECRET_FILE / REFEREE_SECRET; "
              "default FILE.secret beside the game).",
     )(func)

@@ -11,7 +11,7 @@ from typing import Any
 import click
 
 from referee import agebox, gitdrivers
-from referee.cli.common import command, emit_json, read_bytes, secret_option
+from referee.cli.common import PATH, command, emit_json, read_bytes, secret_option
 from referee.gitviews import default_signers, expected_of, verify_view, write_all_views
 
 # --- views ------------------------------------------------------------------------------
@@ -45,11 +45,11 @@ def _warnings(path: Path, report: agebox.ViewsReport, signers: agebox.Signers,
 
 @command()
 @click.argument("paths", nargs=-1, required=True, metavar="FILE...",
-                type=click.Path(path_type=Path))
-@click.option("--signers", "signers_path", type=click.Path(path_type=Path), metavar="PATH",
+                type=PATH)
+@click.option("--signers", "signers_path", type=PATH, metavar="PATH",
               help="The allowed-signers file with the players' SSH keys (default: "
                    ".referee/allowed_signers at the repository root).")
-@click.option("--out", "out_dir", type=click.Path(path_type=Path), metavar="DIR",
+@click.option("--out", "out_dir", type=PATH, metavar="DIR",
               help="Where to write the views (default: beside each FILE).")
 @secret_option
 @click.option("--require-all", is_flag=True,
@@ -97,10 +97,10 @@ def views(paths: Sequence[Path], signers_path: Path | None, out_dir: Path | None
 
 
 @command(json_help="Output the view as `referee status --as YOU --json` would.")
-@click.argument("path", metavar="FILE.age", type=click.Path(path_type=Path))
-@click.option("--identity", "-i", type=click.Path(path_type=Path), metavar="KEY",
+@click.argument("path", metavar="FILE.age", type=PATH)
+@click.option("--identity", "-i", type=PATH, metavar="KEY",
               help="Your SSH private key (default: ~/.ssh/id_ed25519, then ~/.ssh/id_rsa).")
-@click.option("--game", "game_path", type=click.Path(path_type=Path), metavar="FILE",
+@click.option("--game", "game_path", type=PATH, metavar="FILE",
               help="The game file the view is of: its header holds the referee key the view "
                    "is verified with (default: the file the view names, beside the view or "
                    "in the repository).")
@@ -127,7 +127,7 @@ def view(path: Path, identity: Path | None, game_path: Path | None, player: str 
 
 
 @command("git-textconv", json_help=None)
-@click.argument("path", metavar="FILE", type=click.Path(path_type=Path))
+@click.argument("path", metavar="FILE", type=PATH)
 def git_textconv(path: Path) -> None:
     """Git's diff driver: FILE as text, one line per move in notation.
 
@@ -138,9 +138,9 @@ def git_textconv(path: Path) -> None:
 
 
 @command("git-merge", json_help=None)
-@click.argument("base", metavar="BASE", type=click.Path(path_type=Path))
-@click.argument("ours", metavar="OURS", type=click.Path(path_type=Path))
-@click.argument("theirs", metavar="THEIRS", type=click.Path(path_type=Path))
+@click.argument("base", metavar="BASE", type=PATH)
+@click.argument("ours", metavar="OURS", type=PATH)
+@click.argument("theirs", metavar="THEIRS", type=PATH)
 @click.argument("name", metavar="NAME", required=False)
 @click.option("--accept-drop", is_flag=True,
               help="Exit 0 even when the other side's moves were dropped (unattended "

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import click
+from msgspec.structs import asdict
 
 from referee import dataversions, engine
 from referee.cli.common import (
@@ -12,7 +13,7 @@ from referee.cli.common import (
 from referee.engine import Game, get_game
 from referee.errors import UsageError
 from referee.i18n import domain
-from referee.schema import schema_names, schema_text
+from referee.schemagen import schema_names, schema_text
 
 _, N_, ngettext = domain("referee")
 
@@ -47,8 +48,8 @@ def data(game_name: str, reference: bool, as_json: bool) -> None:
             "game": game.name,
             "rules": game.data_version(),
             "versions": versions,
-            "assumptions": [a.__dict__ for a in assumed],
-            "interpretations": [r.__dict__ for r in readings],
+            "assumptions": [asdict(a) for a in assumed],
+            "interpretations": [asdict(r) for r in readings],
             "data": engine.data_files(game),
         })
         return

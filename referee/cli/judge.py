@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from referee.cli.common import command
+from referee.cli.common import PATH, command
 from referee.errors import UsageError
 
 EX_TEMPFAIL = 75  # sysexits.h: an MTA keeps a piped mail and delivers it again later
@@ -63,14 +63,14 @@ def _stdin_mail(judge, log) -> None:  # type: ignore[no-untyped-def]
 @click.argument("games_dir", metavar="GAMES_DIR",
                 type=click.Path(path_type=Path, file_okay=False))
 @click.option("--imap", metavar="URL", help="Read mail from imap[s]://USER[:PW]@HOST[:PORT]/FOLDER.")
-@click.option("--maildir", "maildir_in", metavar="IN", type=click.Path(path_type=Path),
+@click.option("--maildir", "maildir_in", metavar="IN", type=PATH,
               help="Read mail from this Maildir.")
 @click.option("--stdin", "from_stdin", is_flag=True,
               help="Read one message on stdin (an MTA pipe).")
 @click.option("--smtp", metavar="HOST:PORT", help="Send through this SMTP server.")
 @click.option("--starttls", is_flag=True, help="With --smtp: upgrade with STARTTLS.")
 @click.option("--user", help="With --smtp: log in (password in REFEREE_SMTP_PASSWORD).")
-@click.option("--outbox", metavar="MAILDIR", type=click.Path(path_type=Path),
+@click.option("--outbox", metavar="MAILDIR", type=PATH,
               help="Write outgoing mail into this Maildir instead of sending it.")
 @click.option("--from", "sender", required=True, help="The judge's From address.")
 @click.option("--gm", metavar="ADDRESS", help="The game master's address (all games).")

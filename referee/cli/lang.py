@@ -7,13 +7,13 @@ from pathlib import Path
 import click
 
 from referee import i18n
-from referee.cli.common import command, emit_json, secret_option
+from referee.cli.common import PATH, command, emit_json, secret_option
 
 _, N_, ngettext = i18n.domain("referee")
 
 
 @command()
-@click.argument("path", metavar="FILE", type=click.Path(path_type=Path))
+@click.argument("path", metavar="FILE", type=PATH)
 @click.option("--as", "player", required=True, metavar="PLAYER",
               help="Whose language (your own seat).")
 @click.argument("language", metavar="LANG")

@@ -5,18 +5,19 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
+from msgspec.structs import asdict
 
-from referee.cli.common import command, emit_json, secret_option
+from referee.cli.common import PATH, command, emit_json, secret_option
 
 # --- rematch --------------------------------------------------------------------------
 
 
 @command()
-@click.argument("path", metavar="FILE", type=click.Path(path_type=Path))
-@click.argument("new_path", metavar="NEW", type=click.Path(path_type=Path))
+@click.argument("path", metavar="FILE", type=PATH)
+@click.argument("new_path", metavar="NEW", type=PATH)
 @click.option("--id", "game_id", help="The new game's id (default: random).")
 @secret_option
-@click.option("--secret-out", type=click.Path(path_type=Path), metavar="SECRET",
+@click.option("--secret-out", type=PATH, metavar="SECRET",
               help="Where a sealed rematch writes its secret (default NEW.secret).")
 @click.option("--force", is_flag=True, help="Start a rematch of a game that is not finished.")
 def rematch(path: Path, new_path: Path, game_id: str | None, secret_path: Path | None,
@@ -41,7 +42,7 @@ def rematch(path: Path, new_path: Path, game_id: str | None, secret_path: Path |
     if as_json:
         out = {"file": str(new_path), "id": gf.game_id, "rematch_of": gf.data["rematch_of"],
                "players": made.seats, "moved_to_last": made.moved, "copied": made.copied,
-               "sealed": gf.sealed, "bot_moves": [vars(b) for b in played]}
+               "sealed": gf.sealed, "bot_moves": [asdict(b) for b in played]}
         if started.secret_path is not None:
             out["secret"] = str(started.secret_path)
         emit_json(out)
@@ -67,7 +68,7 @@ def rematch(path: Path, new_path: Path, game_id: str | None, secret_path: Path |
 
 
 @command()
-@click.argument("games_dir", metavar="GAMES_DIR", type=click.Path(path_type=Path))
+@click.argument("games_dir", metavar="GAMES_DIR", type=PATH)
 @click.option("--no-bots", is_flag=True,
               help="Leave out every game in which a bot played a seat or a decision.")
 def ratings(games_dir: Path, no_bots: bool, as_json: bool) -> None:

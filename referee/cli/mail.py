@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from referee.cli.common import command, emit_json, read_bytes, read_stdin, secret_option
+from referee.cli.common import PATH, command, emit_json, read_bytes, read_stdin, secret_option
 from referee.gamemail import MailIdentify, answer_rejection, deliver, game_mails
 
 __all__ = ["answer_rejection", "mail_command", "mail_identify"]
@@ -26,11 +26,11 @@ def mail_identify(email_path: Path, player: str | None, reply_out: Path | None,
 
 
 @command("mail", json_help="Output JSON (a summary).")
-@click.argument("path", metavar="FILE", type=click.Path(path_type=Path))
+@click.argument("path", metavar="FILE", type=PATH)
 @secret_option
 @click.option("--from", "sender", required=True, help="The referee's From address.")
 @click.option("--waiting-only", is_flag=True, help="Mail only the players who must move.")
-@click.option("--maildir", type=click.Path(path_type=Path), help="Deliver into this Maildir.")
+@click.option("--maildir", type=PATH, help="Deliver into this Maildir.")
 @click.option("--smtp", metavar="HOST:PORT", help="Send through this SMTP server.")
 @click.option("--starttls", is_flag=True, help="With --smtp: upgrade with STARTTLS.")
 @click.option("--user", help="With --smtp: log in as USER.")

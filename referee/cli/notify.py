@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from referee import gamefile, notify, secret
-from referee.cli.common import command, emit_json, secret_option
+from referee.cli.common import PATH, command, emit_json, secret_option
 from referee.errors import RefereeError, SealedError, UsageError
 
 TEST_TITLE = "referee: test notification"
@@ -19,7 +19,7 @@ class TestFailed(RefereeError):
 
 
 @command()
-@click.argument("path", metavar="FILE", type=click.Path(path_type=Path))
+@click.argument("path", metavar="FILE", type=PATH)
 @click.option("--as", "player", required=True, metavar="PLAYER", help="Whose channel.")
 @click.argument("url", required=False, metavar="[URL]")
 @click.option("--only", "only", is_flag=True,

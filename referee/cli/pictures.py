@@ -12,19 +12,19 @@ from pathlib import Path
 import click
 
 from referee import fileio, gamefile, secret
-from referee.cli.common import command, emit_json, secret_option
+from referee.cli.common import PATH, command, emit_json, secret_option
 from referee.errors import GameFileError, SealedError, UsageError
 
 
 @command(lang=True)
-@click.argument("path", metavar="FILE", type=click.Path(path_type=Path))
+@click.argument("path", metavar="FILE", type=PATH)
 @click.option("--as", "viewer", metavar="PLAYER",
               help="Draw this player's view (their hand, contracts); default: public only.")
 @click.option("--since", type=int, metavar="N",
               help="Frame in magenta what the moves after move N changed.")
-@click.option("--svg", "svg_out", type=click.Path(path_type=Path), metavar="OUT",
+@click.option("--svg", "svg_out", type=PATH, metavar="OUT",
               help="Write an SVG picture here (- = stdout).")
-@click.option("--png", "png_out", type=click.Path(path_type=Path), metavar="OUT",
+@click.option("--png", "png_out", type=PATH, metavar="OUT",
               help="Write a PNG picture here.")
 @secret_option
 def show(path: Path, viewer: str | None, since: int | None, svg_out: Path | None,
@@ -77,10 +77,10 @@ def _write_bytes(out: Path, data: bytes) -> None:
 
 
 @command()
-@click.argument("games_dir", metavar="GAMES_DIR", type=click.Path(path_type=Path))
-@click.option("-o", "--out", "out", required=True, type=click.Path(path_type=Path),
+@click.argument("games_dir", metavar="GAMES_DIR", type=PATH)
+@click.option("-o", "--out", "out", required=True, type=PATH,
               metavar="OUT", help="Folder to write the site to (replaced if it is a site).")
-@click.option("--secret", "secret_path", type=click.Path(path_type=Path), metavar="SECRET",
+@click.option("--secret", "secret_path", type=PATH, metavar="SECRET",
               help="Secrets of sealed games: a folder of FILE.secret files or one game's "
                    "secret file (also REFEREE_SECRET, the repository secret or one game's "
                    "seed; REFEREE_SECRET_FILE; FILE.secret beside each game).")

@@ -9,7 +9,7 @@ from typing import Any
 import click
 
 from referee import gamefile, plan_play, plans, secret, submit
-from referee.cli.common import command, emit_json, secret_option
+from referee.cli.common import PATH, command, emit_json, secret_option
 from referee.errors import UsageError
 from referee.i18n import domain
 
@@ -17,7 +17,7 @@ _, N_, ngettext = domain("referee")
 
 
 @command(lang=True)
-@click.argument("path", metavar="FILE", type=click.Path(path_type=Path))
+@click.argument("path", metavar="FILE", type=PATH)
 @click.option("--as", "player", required=True, metavar="PLAYER", help="Whose plan.")
 @click.argument("lines", nargs=-1, metavar="LINE...")
 @click.option("--clear", is_flag=True, help="Withdraw your plan.")

@@ -7,9 +7,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
+from msgspec.structs import asdict
 
 from referee import engine, gamefile, replay, seats
-from referee.cli.common import command, emit_json, parse_option_pairs, secret_option
+from referee.cli.common import PATH, command, emit_json, parse_option_pairs, secret_option
 from referee.errors import MoveError, UsageError
 from referee.i18n import domain
 from referee.statusview import legal_lines, load, prompt_line, status_json, status_text
@@ -46,7 +47,7 @@ def games(as_json: bool) -> None:
 
 @command()
 @click.argument("game_name", metavar="GAME")
-@click.argument("path", metavar="FILE", type=click.Path(path_type=Path))
+@click.argument("path", metavar="FILE", type=PATH)
 @click.option("--players", required=True,
               help="Comma-separated ids in seating order, e.g. ann,ben,cat "
                    "(optionally id=Name <email>; bot:cat, bot:cat=greedy or "
@@ -58,7 +59,7 @@ def games(as_json: bool) -> None:
 @click.option("--sealed", is_flag=True,
               help="Keep the seed out of the file: only its commitment is stored, the seed "
                    "goes to a secret file that the referee keeps.")
-@click.option("--secret-out", type=click.Path(path_type=Path), metavar="SECRET",
+@click.option("--secret-out", type=PATH, metavar="SECRET",
               help="Where --sealed writes the secret (default FILE.secret).")
 @click.option("--nonces", is_flag=True,
               help="Every player commits to a nonce and then reveals it (`referee nonce`) "
@@ -104,7 +105,7 @@ def new(game_name: str, path: Path, players: str, seed: str | None,
         out["assumed_values"] = len(assumed)
         if bots_json(gf):
             out["bots"] = bots_json(gf)
-            out["bot_moves"] = [vars(b) for b in made.played]
+            out["bot_moves"] = [asdict(b) for b in made.played]
         if made.secret_path is not None:
             out["secret"] = str(made.secret_path)
         emit_json(out)
@@ -161,7 +162,7 @@ def bot_move_lines(played: Sequence[BotMove]) -> list[str]:
 
 
 @command(lang=True)
-@click.argument("path", metavar="FILE", type=click.Path(path_type=Path))
+@click.argument("path", metavar="FILE", type=PATH)
 @click.option("--as", "viewer", metavar="PLAYER",
               help="Show this player's private view and legal moves.")
 @secret_option
@@ -218,17 +219,17 @@ def status_clock(gf: gamefile.GameFile, path: Path, secret_path: Path | None
 
 
 @command(lang=True)
-@click.argument("path", metavar="FILE", type=click.Path(path_type=Path))
+@click.argument("path", metavar="FILE", type=PATH)
 @click.option("--as", "player", metavar="PLAYER", help="Who is moving.")
 @click.argument("words", nargs=-1, metavar="MOVE...")
 @secret_option
 @click.option("--unchecked", is_flag=True,
               help="Sealed game without its secret: append the move after checking only its "
                    "notation; CI (which holds the secret) checks its legality.")
-@click.option("--from-email", "email_path", type=click.Path(path_type=Path), metavar="MESSAGE",
+@click.option("--from-email", "email_path", type=PATH, metavar="MESSAGE",
               help="Take the move(s) from a player's reply mail (a file, or - for stdin); "
                    "the player is identified and authenticated by the token in it.")
-@click.option("--reply-out", type=click.Path(path_type=Path), metavar="FILE",
+@click.option("--reply-out", type=PATH, metavar="FILE",
               help="With --from-email: write the answer to a rejected mail here (- = stdout).")
 @click.option("--from", "sender", default="referee@localhost", show_default=True,
               help="With --from-email: the From address of a rejection.")
@@ -278,7 +279,7 @@ def move(path: Path, player: str | None, words: Sequence[str], secret_path: Path
         out = status_json(gf, match, player)
         out["accepted"] = done.accepted[-1].text
         out["n"] = done.accepted[-1].n
-        out["bot_moves"] = [vars(b) for b in played]
+        out["bot_moves"] = [asdict(b) for b in played]
         out["planned_moves"] = [vars(p) for p in done.planned]
         if identify is not None and identify.taken is not None:
             out["mail_line"] = identify.taken.number
@@ -303,7 +304,7 @@ def move(path: Path, player: str | None, words: Sequence[str], secret_path: Path
 
 
 @command(lang=True)
-@click.argument("path", metavar="FILE", type=click.Path(path_type=Path))
+@click.argument("path", metavar="FILE", type=PATH)
 @click.option("--as", "viewer", metavar="PLAYER",
               help="Show PLAYER's own hidden choices (needs the secret).")
 @secret_option
@@ -330,10 +331,10 @@ def log(path: Path, viewer: str | None, secret_path: Path | None, as_json: bool)
 
 
 @command(lang=True)
-@click.argument("path", metavar="FILE", type=click.Path(path_type=Path))
+@click.argument("path", metavar="FILE", type=PATH)
 @click.option("--as", "player", required=True, metavar="PLAYER", help="Whose nonce.")
 @click.argument("value", required=False)
-@click.option("--keep", type=click.Path(path_type=Path), metavar="NONCEFILE",
+@click.option("--keep", type=PATH, metavar="NONCEFILE",
               help="Where your nonce is kept between commit and reveal (default "
                    "FILE.PLAYER.nonce, owner-only).")
 def nonce(path: Path, player: str, value: str | None, keep: Path | None,
@@ -352,7 +353,7 @@ def nonce(path: Path, player: str, value: str | None, keep: Path | None,
     played = [] if missing else bots_done(path, None)
     if as_json:
         emit_json({"step": step, "missing": missing, "phase": gamefile.nonce_phase(gf),
-                   "bot_moves": [vars(b) for b in played]})
+                   "bot_moves": [asdict(b) for b in played]})
         return
     if step == "commit":
         click.echo(_("{player} committed to a nonce (kept in {path}; do not share it "
@@ -366,7 +367,7 @@ def nonce(path: Path, player: str, value: str | None, keep: Path | None,
 
 
 @command()
-@click.argument("path", metavar="FILE", type=click.Path(path_type=Path))
+@click.argument("path", metavar="FILE", type=PATH)
 @click.option("--channels-revoked", is_flag=True,
               help="The notification channel URLs sealed in the log are revoked: reveal "
                    "anyway (the seed opens them).")
@@ -388,7 +389,7 @@ def reveal(path: Path, channels_revoked: bool, secret_path: Path | None,
 
 
 @command(lang=True)
-@click.argument("path", metavar="FILE", type=click.Path(path_type=Path))
+@click.argument("path", metavar="FILE", type=PATH)
 @click.option("--as", "player", required=True, metavar="PLAYER", help="Who takes back.")
 @secret_option
 def undo(path: Path, player: str, secret_path: Path | None, as_json: bool) -> None:
@@ -413,7 +414,7 @@ def undo(path: Path, player: str, secret_path: Path | None, as_json: bool) -> No
 
 
 @command(lang=True)
-@click.argument("path", metavar="FILE", type=click.Path(path_type=Path))
+@click.argument("path", metavar="FILE", type=PATH)
 @click.argument("number", type=int, metavar="N")
 @click.option("--as", "player", required=True, metavar="PLAYER",
               help="The move's author, or gm (the game master, who needs the secret).")
@@ -434,7 +435,7 @@ def void(path: Path, number: int, player: str, secret_path: Path | None,
         gf, match = load(path, secret_path)
     if as_json:
         emit_json({"void": number, "n": entry["n"], "checked": match is not None,
-                   "bot_moves": [vars(b) for b in played]})
+                   "bot_moves": [asdict(b) for b in played]})
         return
     click.echo(_("move {number} struck by {player} (entry {n})").format(
         number=number, player=player, n=entry["n"])

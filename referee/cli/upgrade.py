@@ -9,13 +9,13 @@ from typing import Any
 import click
 
 from referee import upgrades
-from referee.cli.common import command, emit_json, secret_option
+from referee.cli.common import PATH, command, emit_json, secret_option
 from referee.commands import upgrade_game
 from referee.errors import GameFileError
 
 
 @command()
-@click.argument("path", metavar="FILE", type=click.Path(path_type=Path))
+@click.argument("path", metavar="FILE", type=PATH)
 @click.option("--dry-run", is_flag=True, help="Only report; change nothing.")
 @click.option("--to", "target", metavar="PIN",
               help="The version to move to, RULES+data.DIGEST (default: this referee's "

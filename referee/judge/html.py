@@ -59,6 +59,7 @@ class Picture:
     digest: str
     below: bool = False  # goes right under the picture before it
     words: tuple[tuple[str, str], ...] = ()  # no PNG: these words instead
+    row: str = ""  # pictures of one row name begin a line of their own
 
 
 def pictures_available() -> bool:
@@ -211,15 +212,18 @@ def render(body: str, *, subject: str, images: list[dict[str, Any]], alt: str,
     """The HTML part (Jinja2, autoescaped), in the current language. ``images``: cid,
     alt, width, height, below (goes right under the image before it) each; one without
     a cid shows its ``words`` ((fill, text) pairs) instead, under its ``title`` when it
-    stands alone. A picture wider than a phone's screen keeps most of its size and
-    scrolls sideways there (its writing stays readable)."""
+    stands alone; pictures of one ``row`` name begin a line of their own. A picture
+    wider than a phone's screen keeps most of its size and scrolls sideways there (its
+    writing stays readable)."""
     groups: list[dict[str, Any]] = []
     for image in images:
         image = {**image, "label": _label(image)}
         if image.get("below") and groups:
             groups[-1]["images"].append(image)
         else:
-            groups.append({"images": [image]})
+            row = str(image.get("row") or "")
+            newline = bool(groups) and bool(row) and groups[-1]["row"] != row
+            groups.append({"images": [image], "row": row, "newline": newline})
         groups[-1]["wide"] = max(int(i.get("width") or 0) for i in groups[-1]["images"]) > PHONE
     return environment("an HTML mail").get_template("mail.html").render(
         subject=subject, groups=groups, alt=alt, note=note, colours=colours or [],
@@ -251,7 +255,7 @@ def _pictures(tiles: list[Any], cache: PictureCache, shown: set[str]) -> list[Pi
             png = cache.png(tile.svg) if tile.svg else b""
             out.append(Picture(tile.name, tile.title, png, tile.width, tile.height,
                                _digest(tile), tile.below and bool(out)
-                               and out[-1].name == previous, tile.words))
+                               and out[-1].name == previous, tile.words, tile.row))
         previous = tile.name
     return out
 
@@ -321,7 +325,8 @@ def board_body(plain: str, *, subject: str, msgid: str, match: Match, viewer: st
     seen_as = whose(viewer)
     images = [{"cid": f"{p.name}.{local}@{host}" if p.png else "",
                "alt": f"{p.title}, {seen_as}", "width": p.width, "height": p.height,
-               "below": p.below, "title": p.title, "words": p.words} for p in shown]
+               "below": p.below, "title": p.title, "words": p.words, "row": p.row}
+              for p in shown]
     from referee.pictures.tiles import colours
 
     page = render(plain, subject=subject, images=images,

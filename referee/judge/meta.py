@@ -37,7 +37,7 @@ from typing import Any
 
 from referee import i18n, roster, seats, writecore
 from referee.errors import UsageError
-from referee.schema import (
+from referee.fileformat import (
     ADDRESSES_MAX,
     DEADLINE_HOURS_MAX,
     DIGEST_MAX,
@@ -46,7 +46,7 @@ from referee.schema import (
     NAME_MAX,
     full,
 )
-from referee.schema import GAME_MASTER as GM
+from referee.fileformat import GAME_MASTER as GM
 
 _, N_, ngettext = i18n.domain("referee")
 

@@ -15,10 +15,10 @@ from typing import Any
 
 from referee import engine, gamefile, i18n, replay, seats
 from referee.engine import Match
+from referee.fileformat import GAME_MASTER as GM
 from referee.i18n import domain
 from referee.rng import Rng
 from referee.roster import Settings
-from referee.schema import GAME_MASTER as GM
 
 _, N_, ngettext = domain("referee")
 

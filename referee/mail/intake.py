@@ -31,10 +31,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from referee.fileformat import SAY_MAX
 from referee.i18n import domain
 from referee.mail.replies import Reply, parse_reply
 from referee.mail.tokens import MailError, MailId, check_id, check_token, find_ids
-from referee.schema import SAY_MAX
 
 _, N_, ngettext = domain("referee")
 STALE = N_("this answers an old mail; reply to the latest one")

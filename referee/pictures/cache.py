@@ -47,6 +47,7 @@ class PictureCache:
         self.hits = 0
         self._memory: OrderedDict[str, bytes] = OrderedDict()
         self._version: str | None = None
+        self._made: set[Path] = set()  # the folders made (or found) by this cache
 
     def png(self, svg: str) -> bytes:
         from referee.pictures import svg_to_png
@@ -87,8 +88,11 @@ class PictureCache:
         if path is None:
             return
         try:
-            path.parent.parent.mkdir(exist_ok=True, mode=0o700)  # the cache's folder
-            path.parent.mkdir(exist_ok=True, mode=0o700)
+            if path.parent not in self._made:  # (a look in the folder per render saved)
+                path.parent.parent.mkdir(exist_ok=True, mode=0o700)  # the cache's folder
+                path.parent.mkdir(exist_ok=True, mode=0o700)
+                self._made.add(path.parent)
             fileio.write_atomic(path, data, mode=0o600, durable=False, what="picture cache")
         except (OSError, RefereeError):
-            pass  # the picture is still used; only the next run renders it again
+            self._made.discard(path.parent)  # (a folder removed meanwhile is made again)
+            # the picture is still used; only the next run renders it again

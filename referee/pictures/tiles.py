@@ -45,6 +45,7 @@ class Tile:
     width: int
     height: int
     below: bool = False  # drawn right under the tile before it
+    row: str = ""  # tiles of one row name (Dynasties' ships) begin a line of their own
     words: tuple[Words, ...] = ()  # a tile without a picture (svg ""): (fill, text) each
 
 
@@ -74,13 +75,15 @@ def colours(view: dict[str, Any]) -> list[tuple[str, str]]:
 
 
 def tile(name: str, title: str, width: float, height: float,
-          draw: Callable[[Canvas], None], shows: Any, below: bool = False) -> Tile:
+          draw: Callable[[Canvas], None], shows: Any, below: bool = False,
+          row: str = "") -> Tile:
     """The tile drawn by ``draw``; ``shows`` holds everything it shows (JSON), so that a
     tile already drawn in this process (in the same language) is not drawn again.
     ``below``: the tile goes right under the one before it (no gap: together they are
-    one board)."""
+    one board). ``row``: tiles of the same row name sit side by side on a line of their
+    own (they wrap on a narrow screen), not after the tiles before them."""
     # the same position draws other words in another language: the language is in the key
-    key = hashlib.sha256(json.dumps([i18n.current(), name, title, width, height, shows, below],
+    key = hashlib.sha256(json.dumps([i18n.current(), name, title, width, height, shows, below, row],
                                     sort_keys=True).encode()).hexdigest()
     found = _DRAWN.get(key)
     if found is None:
@@ -88,7 +91,7 @@ def tile(name: str, title: str, width: float, height: float,
         c = Canvas(w, title, title)
         draw(c)
         svg = c.finish(h).replace("<style>", f"<style>{CRISP}", 1)
-        found = _DRAWN[key] = Tile(name, title, svg, w, h, below)
+        found = _DRAWN[key] = Tile(name, title, svg, w, h, below, row)
         while len(_DRAWN) > _KEEP:
             _DRAWN.popitem(last=False)
     return found

@@ -15,7 +15,7 @@ import msgspec
 
 from referee import i18n
 from referee.errors import AmbiguousMove, MalformedMove
-from referee.schema import NUMBER_DIGITS_MAX
+from referee.fileformat import NUMBER_DIGITS_MAX
 
 from .files import current_files, vocabulary
 from .state import COLOURS

@@ -289,23 +289,30 @@ def _middle(c: Canvas, y: float, view: dict[str, Any], colour: dict[str, str],
     return by + 72
 
 
+SHIP_W, SHIP_H = 220, 66  # one ship's box
+
+
 def ships(c: Canvas, x: float, y: float, view: dict[str, Any], marks: Marks) -> None:
     """The ships with their goods and taken spaces, 230 px a ship, 88 px high."""
     c.text(x, y + 14, _("Ships"), size=14, bold=True)
-    for s, ship in enumerate(view["ships"]):
-        sx = x + s * 230
-        g = c.group(title=_("ship {n}").format(n=ship["ship"]))
-        c.rect(sx, y + 22, 220, 66, g, fill="#eef5fb", stroke="#6d8ba3", rx=6)
-        fitted(c, sx + 8, y + 40, _("Ship {n}").format(n=ship["ship"]), 58, g, size=13,
-               bold=True)
-        _goods(c, sx + 70, y + 27, ship["goods"] or "", g)
-        if not ship["goods"]:
-            c.text(sx + 70, y + 40, _("no goods"), g, size=11, fill=MUTED)
-        spaces = _("large space: {large}   small: {small}").format(large=ship["large"],
-                                                                   small=ship["small"])
-        fitted(c, sx + 8, y + 76, spaces, 204, g, size=11)
-        if marks.hit("ships", s):
-            c.mark(sx, y + 22, 220, 66, g)
+    for s, place in enumerate(view["ships"]):
+        ship(c, x + s * 230, y + 22, place, marks.hit("ships", s))
+
+
+def ship(c: Canvas, x: float, y: float, place: dict[str, Any], marked: bool = False) -> None:
+    """One ship's box (SHIP_W by SHIP_H from (x, y)): its goods and taken spaces."""
+    g = c.group(title=_("ship {n}").format(n=place["ship"]))
+    c.rect(x, y, SHIP_W, SHIP_H, g, fill="#eef5fb", stroke="#6d8ba3", rx=6)
+    fitted(c, x + 8, y + 18, _("Ship {n}").format(n=place["ship"]), 58, g, size=13,
+           bold=True)
+    _goods(c, x + 70, y + 5, place["goods"] or "", g)
+    if not place["goods"]:
+        c.text(x + 70, y + 18, _("no goods"), g, size=11, fill=MUTED)
+    spaces = _("large space: {large}   small: {small}").format(large=place["large"],
+                                                               small=place["small"])
+    fitted(c, x + 8, y + 54, spaces, 204, g, size=11)
+    if marked:
+        c.mark(x, y, SHIP_W, SHIP_H, g)
 
 
 def _players(c: Canvas, y: float, view: dict[str, Any], marks: Marks) -> float:
@@ -406,7 +413,13 @@ def tiles(view: dict[str, Any]) -> list[Tile]:
 
             out.append(tile(f"city-{place['city']}", f"{place['name']} ({name})", col_w,
                             CITY_H - 4, draw, [place, colour], below=True))
-    count = len(view["ships"])
-    out.append(tile("ships", _("The ships"), count * 230 - 10, 88,
-                    lambda c: ships(c, PAD, PAD, view, NO_MARKS), view["ships"]))
+    # one tile a ship, so they wrap on a phone's screen ("ships-N": "ship-N" names a
+    # book tile, which may be hidden)
+    for place in view["ships"]:
+
+        def boat(c: Canvas, place: dict[str, Any] = place) -> None:
+            ship(c, PAD, PAD, place)
+
+        out.append(tile(f"ships-{place['ship']}", _("Ship {n}").format(n=place["ship"]),
+                        SHIP_W, SHIP_H, boat, place, row="ships"))
     return out

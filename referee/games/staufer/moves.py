@@ -24,7 +24,8 @@ any unique prefix):
     return province
 """
 
-from __future__ import annotations
+# (no `from __future__ import annotations`: msgspec reads the move types' annotations
+# when it builds a file's decoder, and evaluating them from strings costs every `move`)
 
 from collections.abc import Sequence
 from typing import Annotated, Literal, Union, cast
@@ -33,7 +34,7 @@ import msgspec
 
 from referee import i18n
 from referee.errors import AmbiguousMove, MalformedMove
-from referee.schema import NUMBER_DIGITS_MAX
+from referee.fileformat import NUMBER_DIGITS_MAX
 
 from .components import current
 from .texts import _

@@ -15,6 +15,7 @@ written; the notation (region keys, chest types) is never translated.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 
@@ -120,23 +121,27 @@ def figure_name(name: str) -> str:
 
 # --- the events of the state, stored in English (basics.add_points, rounds) ------------------
 
-_POINTS = re.compile(r"(?P<who>\S+) \+(?P<n>\d+) \((?P<why>.*)\)")
-_SCORING = re.compile(r"Round (?P<round>\d+) scoring: (?P<names>.*)")
-_KING = re.compile(r"The King travels to (?P<title>.*)")
-_PLACE = re.compile(r"(?P<title>.+) place (?P<place>\d)")
-_BONUS = re.compile(r"(?P<title>.+) bonus")
-_PRIVILEGE = re.compile(r"privilege (?P<number>\d+)")
+@functools.cache
+def _patterns() -> dict[str, re.Pattern[str]]:
+    """The shapes of the English event lines (compiled when an event line is first
+    written: a command that writes none never compiles them)."""
+    return {"points": re.compile(r"(?P<who>\S+) \+(?P<n>\d+) \((?P<why>.*)\)"),
+            "scoring": re.compile(r"Round (?P<round>\d+) scoring: (?P<names>.*)"),
+            "king": re.compile(r"The King travels to (?P<title>.*)"),
+            "place": re.compile(r"(?P<title>.+) place (?P<place>\d)"),
+            "bonus": re.compile(r"(?P<title>.+) bonus"),
+            "privilege": re.compile(r"privilege (?P<number>\d+)")}
 
 
 def _why(why: str) -> str:
     """The reason of a score line: "Milano place 1", "orange chest", "privilege 9",
     "Palermo bonus", a Final Scoring part."""
-    if (m := _PLACE.fullmatch(why)) and m["title"] in REGION_NAMES:
+    if (m := _patterns()["place"].fullmatch(why)) and m["title"] in REGION_NAMES:
         return _("{region} place {place}").format(region=region_title(m["title"]),
                                                   place=m["place"])
-    if (m := _BONUS.fullmatch(why)) and m["title"] in REGION_NAMES:
+    if (m := _patterns()["bonus"].fullmatch(why)) and m["title"] in REGION_NAMES:
         return _("{region} bonus").format(region=region_title(m["title"]))
-    if m := _PRIVILEGE.fullmatch(why):
+    if m := _patterns()["privilege"].fullmatch(why):
         return _("privilege {number}").format(number=m["number"])
     if why == "orange chest":
         return _("orange chest")
@@ -146,12 +151,12 @@ def _why(why: str) -> str:
 def event_text(event: str) -> str:
     """One event line of the state in the reader's language (in English too, a contract
     card is named by its words, not its id: :func:`final_part`)."""
-    if m := _POINTS.fullmatch(event):
+    if m := _patterns()["points"].fullmatch(event):
         return _("{player} +{points} ({why})").format(player=m["who"], points=m["n"],
                                                       why=_why(m["why"]))
-    if m := _SCORING.fullmatch(event):
+    if m := _patterns()["scoring"].fullmatch(event):
         names = ", ".join(region_title(t) for t in m["names"].split(", "))
         return _("Round {round} scoring: {regions}").format(round=m["round"], regions=names)
-    if m := _KING.fullmatch(event):
+    if m := _patterns()["king"].fullmatch(event):
         return _("The King travels to {region}").format(region=region_title(m["title"]))
     return event

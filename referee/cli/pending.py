@@ -1,0 +1,52 @@
+"""For game masters: `pending` (referee/pending.py). A module of its own, so that a run
+whose rows all come from the cache imports neither `check`'s git history nor the game
+file's reading."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import click
+
+from referee.cli.common import PATH, command, emit_json
+from referee.pending import pending_rows
+
+
+@command()
+@click.argument("targets", nargs=-1, required=True, metavar="FILE_OR_DIR...",
+                type=PATH)
+def pending(targets: Sequence[Path], as_json: bool) -> None:
+    """For a game master: which games wait on whom, and since when.
+
+    Sealed games are read with FILE.secret beside them (or REFEREE_SECRET_FILE, or
+    the repository secret in REFEREE_SECRET). Two files of one game (a copy: the same
+    header, rng commitment or game id) are both reported, not shown.
+    """
+    rows = pending_rows(targets)
+    if as_json:
+        emit_json(rows)
+        return
+    lines: list[str] = []  # written at once: one write for thousands of rows
+    for row in rows:
+        if "error" in row:
+            lines.append(f"{row['file']}: cannot read: {row['error']}")
+        elif row["finished"]:
+            lines.append(f"{row['file']}: finished")
+        else:
+            bots = row.get("bots", [])
+            who = ", ".join(f"{p} (bot)" if p in bots else p for p in row["waiting"])
+            lines.append(f"{row['file']}: waiting for {who} since {row['since']}: "
+                         f"{row['prompt']}")
+            for pid, when in row.get("times_out", {}).items():
+                lines.append(f"       clock: {pid} times out {when}")
+            if bots:
+                lines.append(f"       a bot seat owes a decision: `referee bot {row['file']}` "
+                             "(with the game's secret) plays it")
+    if lines:
+        click.echo("\n".join(lines))
+    if any("error" in row for row in rows):
+        sys.exit(1)
+
+
