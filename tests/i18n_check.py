@@ -46,27 +46,28 @@ _STAUFER_TEXT = """
     winner tied pick take keep first place space order supply deploy figures figure
     contracts contract seen public view legend discards recent office pattern majority
     already pointless available shown tile tracks initial letter travels travel province
-    supplies shared win now
+    supplies shared win now adjacent opposite alternating gap
 """
 # ... and those of Dynasties (Waren, Stadt, Figur, ...)
 _DYNASTIES_TEXT = """
     free cost costs space goods cards round figure figures city cities black white
     pink light blue large small majority crown supply drew took placed passed scored used
+    coat tile tiles revealed
 """
 
 # The notation and ids a German Staufer text may show: a move form in parentheses, a
-# chest type in brackets, the component ids of contract cards.
+# chest type in brackets, a contract card's id as the state stores it.
 STAUFER_NOTATION = re.compile(
     r"\((?:supply|deploy|seat|first|privilege|done|take|pick|keep|return)\b[^)]*\)"
     r"|\[(?:[a-z0-9+-]+)\]"
     r"|\b(?:supply|deploy|seat|privilege|done|take|pick|keep|return) ?(?:<[^>]*>|N|\.\.\.|none)"
-    r"|\+envoy|\+draw|\b\d-(?:adjacent|gap|opposite|alternating)\b|\ball-seats\b"
-    r"|\bpairs\b|\bseries\b|\bcost\d\b|contract:[a-z0-9-]+")
+    r"|\+envoy|\+draw|contract:[a-z0-9-]+")
 # The words of the Dynasties notation (moves, component keys) a German text may show.
 DYNASTIES_NOTATION = re.compile(
     r"\b(?:trade|twice|with|pay|special|use|sit out|pass|keep|divide|choose|take|from|bag|"
     r"ship|bonus|upgrade|wild|marry|envoy|save|release|score|done|prince|princess|long)\b"
-    r"|\b(?:points|cards|scoring|goods|ships|colours):")  # bonus space keys
+    r"|\b(?:points|cards|scoring|goods|ships|colours):"  # bonus space keys
+    r"|\[(?:card|points|ship|sword|arms)-[a-z0-9]+\]")  # a book tile's id
 
 #: the settings of a game's German texts: its words counted one at a time, its notation
 STAUFER: dict[str, Any] = {"least": 1, "words": STOP_WORDS | frozenset(_STAUFER_TEXT.split()),

@@ -18,7 +18,7 @@ from referee.errors import UsageError
 from referee.rng import Rng
 from tests.ci import UNDER_CI
 from tests.conftest import run
-from tests.leaks import tokens_by_owner
+from tests.leaks import assert_shows, leaks, own_items, tokens_by_owner
 
 SEED = "age-views-test-seed-0123456789"
 GAME_IDS = {"staufer": "g1", "dynasties": "g2"}  # one id per game: views refuse twins
@@ -151,21 +151,24 @@ def test_the_clear_files_hold_no_hidden_token(name: str, tmp_path: Path, signers
     game = sealed_game(tmp_path, played, name)
     path, _ = game
     write_views(game, signers)
-    tokens = tokens_by_owner(get_game(name),
-                             replay.replay(gamefile.read(path), seed_of(name)).state)
+    state = replay.replay(gamefile.read(path), seed_of(name)).state
+    game_ = get_game(name)
+    tokens = tokens_by_owner(game_, state)
     assert tokens["ann"] and tokens["ben"]
     folder = path.parent
     clear = [(folder / name).read_text() for name in ("g.public.txt", "g.views.json")]
-    clear += [(folder / name).read_bytes().decode("latin-1")
-              for name in ("g.ann.age", "g.ben.age")]
     clear.append(run("git-textconv", path).output)
-    for text in clear:
+    for text in clear:  # every form of every hidden item, as whole words
+        assert seed_of(name) not in text
+        assert leaks(text, game_.hidden_items(state, None)) == []
+    for sealed in ("g.ann.age", "g.ben.age"):  # no clear id in the encrypted bytes
+        text = (folder / sealed).read_bytes().decode("latin-1")
         assert seed_of(name) not in text
         for token in (t for ts in tokens.values() for t in ts):
             assert token not in text, f"{token!r} is readable without a key"
     own = run("view", folder / "g.ann.age", "-i", keys / "ann", "--json").output
-    assert all(token in own for token in tokens["ann"])  # control: the tokens are real
-    assert not any(token in own for token in tokens["ben"])
+    assert_shows(own, own_items(game_, state, "ann"))  # control: the forms are real
+    assert leaks(own, game_.hidden_items(state, "ann")) == []
 
 
 def test_the_index_holds_keyed_hashes(game: tuple[Path, Path], signers: Path,

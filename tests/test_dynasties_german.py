@@ -84,7 +84,7 @@ def test_every_event_has_a_template(n: int) -> None:
     untranslated = []
     for match in games(n):
         with i18n.language("de"):
-            untranslated += [e for e in match.state.events if words.event(e) == e]
+            untranslated += [e for e in match.state.events if words.event(e, match.game.data) == e]
     assert not untranslated
 
 

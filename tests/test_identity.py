@@ -68,9 +68,9 @@ def hands(path: Path, seed: str | None = None) -> dict[str, list[int]]:
 
 
 def names_a_card(text: str, cards: list[int]) -> list[str]:
-    """The cards of ``cards`` that ``text`` names (as a card id or in a move's text)."""
+    """The cards of ``cards`` that ``text`` names (as a hand lists it or in a move's text)."""
     return [f"a{n:02d}" for n in cards
-            if f"card:a{n:02d}" in text or re.search(rf"\bwith {n}\b", text)]
+            if re.search(rf"\b{n} = a{n:02d}\b|\bwith {n}\b", text)]
 
 
 def output(done: subprocess.CompletedProcess[str]) -> str:

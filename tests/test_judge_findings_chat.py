@@ -212,11 +212,14 @@ def test_contract_cards_are_named_by_their_words_in_the_scoring() -> None:
     from referee.games.staufer.texts import event_text, final_part
 
     assert final_part("contract:region-milano") == "Region Milano contract"
-    assert final_part("contract:blue-2-opposite") == "pattern 2-opposite"
-    assert event_text("ann +16 (contract:red-pairs)") == "ann +16 (office seats pairs)"
+    assert final_part("contract:blue-2-opposite") == "pattern: 2 opposite regions"
+    assert event_text("ann +16 (contract:red-pairs)") == \
+        "ann +16 (office seats: pairs of equal cost)"
     with i18n.language("de"):
         assert final_part("contract:region-milano") == "Auftrag Region Mailand"
-        assert event_text("ann +16 (contract:red-pairs)") == "ann +16 (Amtssitze pairs)"
+        assert final_part("contract:blue-2-opposite") == "Muster: 2 gegenüberliegende Regionen"
+        assert event_text("ann +16 (contract:red-pairs)") == \
+            "ann +16 (Amtssitze: Paare gleicher Kosten)"
         assert event_text("ann +5 (orange chest)") == "ann +5 (orange Truhe)"
 
 
@@ -251,8 +254,9 @@ def test_events_are_told_after_the_game_keeps_only_its_last_ones(tmp_path) -> No
 
 def test_a_count_of_cards_is_told_as_one_card_or_several() -> None:
     from referee import i18n
-    from referee.games.dynasties.words import event
+    from referee.games.dynasties import GAME
 
+    event = GAME.event_text
     assert event("cat drew 1 scoring card(s)") == "cat drew 1 scoring card"
     assert event("ann drew 2 action card(s)") == "ann drew 2 action cards"
     with i18n.language("de"):

@@ -412,8 +412,12 @@ class Judge:
             return
         start = state["seen"] is None
         new = gf.log[state["seen"] or 0:]
-        if new and not start and all(e.get("meta", {}).get("kind") == "rematch"
-                                     or text.is_personal(e) for e in new):
+        personal = bool(new) and not start and all(
+            e.get("meta", {}).get("kind") == "rematch" or text.is_personal(e) for e in new)
+        # a player's setting the game master changed: that player is told, nobody else
+        told_of = {str(e["meta"].get("player")) for e in new
+                   if text.is_personal(e) and e["by"] == meta.GM} if personal else set()
+        if personal and not told_of:
             # a rematch: the command told everyone; a player's own setting (language,
             # mail setting): the answer to the command tells them, and nobody else
             state["seen"], state["mark"] = len(gf.log), mark
@@ -440,12 +444,12 @@ class Judge:
 
         for pid in gf.players:
             to = game.settings.to(pid)
-            if to is None:
-                continue
+            if to is None or (personal and pid not in told_of):
+                continue  # a setting changed for someone else: only they hear of it
             moved = state.setdefault("to", {}).get(pid, to) != to  # a new address or person
             full, short = self._wants(game, state, pid, start, over, authors, waiting)
             told = (notes or {}).get(pid)
-            short = short or told is not None
+            short = short or told is not None or pid in told_of
             if not (full or short or moved):
                 continue
             last = None if moved else state["last"].get(pid)
@@ -457,7 +461,8 @@ class Judge:
                 self.queue(self.message(game, pid, to, body, board=full, notice=True))
             state["last"][pid] = len(gf.log)
         with i18n.language(i18n.ENGLISH):  # watchers and the game master read English
-            self._watchers(game, state, timeline, over)
+            if not personal:
+                self._watchers(game, state, timeline, over)
             if start and game.settings.gm:
                 self.queue(self.message(game, meta.GM, game.settings.gm, gm_welcome(game)))
         if sorted(waiting) != sorted(state["waiting"]) or start:

@@ -133,6 +133,9 @@ def _describe(gf: gamefile.GameFile, seed: str | None, i: int, match: Match,
     if kind == "meta" and entry["meta"].get("kind") == "channel":  # the player's own
         return _("{n}. you set your notification channel").format(n=n) if viewer == by else ""
     if kind == "meta" and entry["meta"].get("kind") in PERSONAL:  # nobody else's business
+        if entry["meta"].get("kind") == "notify" and viewer is not None and \
+                viewer == entry["meta"].get("player") != by:
+            return changed_for_you(n, entry["meta"])  # the game master's change
         return _personal_line(n, entry["meta"]) if viewer == by else ""
     if kind == "meta":
         meta = entry["meta"]
@@ -162,10 +165,27 @@ PERSONAL = ("lang", "notify")
 
 
 def is_personal(entry: Mapping[str, Any]) -> bool:
-    """Whether a log entry is a player's own personal setting (:data:`PERSONAL`)."""
+    """Whether a log entry is a player's personal setting (:data:`PERSONAL`), set by the
+    player or by the game master for them."""
     meta = entry.get("meta")
     return isinstance(meta, dict) and meta.get("kind") in PERSONAL and \
-        entry.get("by") == meta.get("player")
+        entry.get("by") in (meta.get("player"), GM)
+
+
+#: what each mail setting means, as its player is told when the game master changes it
+MODE_TEXT = {"turn": N_("a full mail when you must decide, a short one when your move "
+                        "was accepted"),
+             "every": N_("a full mail after every change"),
+             "digest": N_("only the full mail when you must decide")}
+
+
+def changed_for_you(n: int, meta: Mapping[str, Any]) -> str:
+    """The game master's change of a player's mail setting (entry ``n``), as that player
+    reads it: the new setting and what it means."""
+    mode = str(meta.get("mode"))
+    meaning = _(MODE_TEXT[mode]) if mode in MODE_TEXT else mode
+    return _("{n}. the game master set how often you get mail: {mode} ({meaning})").format(
+        n=n, mode=mode, meaning=meaning)
 
 
 def _personal_line(n: int, meta: Mapping[str, Any]) -> str:
@@ -214,6 +234,8 @@ class Timeline:
         for i in range(since, len(gf.log)):
             before = match.game.scores(match.state)
             by = gf.log[i]["by"]
+            if is_personal(gf.log[i]):  # told to the player it is about, whoever set it
+                by = str(gf.log[i]["meta"].get("player"))
             own = _describe(gf, seed, i, match, by, struck)
             public = _describe(gf, seed, i, match, None, struck)
             told = _raw_events(match)

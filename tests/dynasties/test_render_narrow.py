@@ -26,7 +26,7 @@ ABBREVIATIONS = {
                                           "space",
     r":\w+\(\d[bg]\b": "2b/1g costs 2 light blue/1 gold",
     r"\b\d\(\dp\):": "1(3p):ann space 1 costs 3 pink, taken by ann",
-    r"\d+ = card:a\d\d": "card 7 = a07",
+    r"\d+ = a\d\d": "card 7 = a07",
     r"(: | )-( |$)": "- none",
 }
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from referee.games.dynasties import GAME
+from referee.games.dynasties import GAME, words
 from referee.games.dynasties import scoring as S
 from referee.games.dynasties.effects import letters
 from referee.games.dynasties.moves import Place, Use
@@ -271,8 +271,10 @@ def test_red_prince_in_augsburg_takes_the_top_book_tile() -> None:
     assert red.books == [top] and s.cities["augsburg"].books == [bottom]
     assert s.cities["augsburg"].prince == idx(s, "red") and red.score == 0
     assert s.queue == [] and GAME.to_move(s) == ["yellow"]  # no marriage: the turn ends
-    assert f"book:{top}" in GAME.render(s, "red")
-    assert f"book:{top}" not in GAME.render(s, "blue") + GAME.render(s, None)
+    own = f"Your book tiles: {words.book_tile(top, s.data.country_names)} [{top}]"
+    assert own in GAME.render(s, "red").splitlines()
+    assert "Your book tiles: none" in GAME.render(s, "blue").splitlines()
+    assert "Your book tiles" not in GAME.render(s, None)
 
 
 def test_round_one_scores_four_and_two_for_unmarried_figures() -> None:

@@ -229,8 +229,9 @@ def test_contract_texts() -> None:
         "Region Milano: majority 12 (no 2nd place with 2 players)")
     assert describe_contract(GAME.data, region, 3) == "Region Milano: majority 12, 2nd place 6"
     assert describe_contract(GAME.data, "contract:red-all-seats", 3) == (
-        "Office seats all-seats: 1/3/6/10/15 for 1-5 seats, +5 for each further seat")
-    assert describe_contract(GAME.data, "contract:red-pairs", 3) == "Office seats pairs: 8 each"
+        "Office seats (all your seats): 1/3/6/10/15 for 1-5 seats, +5 for each further seat")
+    assert describe_contract(GAME.data, "contract:red-pairs", 3) == (
+        "Office seats (pairs of equal cost): 8 each")
 
 
 def test_final_line_names_the_winner_of_the_tie_break() -> None:

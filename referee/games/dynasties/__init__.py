@@ -78,7 +78,6 @@ class DynastiesGame:
     invariants = staticmethod(checks.invariants)
     hidden_items = staticmethod(hidden.hidden_items)
     reveals = staticmethod(hidden.reveals)
-    event_text = staticmethod(words.event)  # an event of the state, for the reader
 
     # documentation: from the data files
     def assumptions(self) -> list[Assumption]:
@@ -92,6 +91,10 @@ class DynastiesGame:
         return [Interpretation(i["key"], _(i["topic"]), _(i["reading"]), _(i["rule"]))
                 for i in self.data.files["interpretations"]["interpretations"]
                 if self.rules in i.get("rules", RULES_VERSIONS)]
+
+    def event_text(self, event: str) -> str:
+        """An event of the state, for the reader (its components named from this data)."""
+        return words.event(event, self.data)
 
     def data_files(self) -> dict[str, Any]:
         """All component data with source and confidence per value (``referee data``)."""

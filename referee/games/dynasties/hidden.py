@@ -6,13 +6,16 @@ drawn) and face-down book tiles. Hidden from everyone: the action deck and the y
 scoring deck (the future draws, top first), the green scoring cards left in the box,
 and the face-down book tiles on the book cities, on the free-city pile and in the box.
 Every card and tile has its own id, so each item is found by its id alone: views write
-``card:a07``/``a07``, ``scoring:y05``/``y05``, ``book:ship-1``/``ship-1``, and a card's
-text where no other card has the same; a deck's order is also one item, the run of its
-next ids (``a12, a03, a27``). An id that the public events on view name (``sat
-out (discarded a07...)``, ``scoring card y05``) was seen by everyone before the card was
-shuffled back into its deck: its plain form is left out, the other forms stay. The bag is
-not hidden: every good outside it is
-on view, so its contents follow from the public goods (its draws are the generator's).
+``a07``, ``y05``, ``ship-1`` (the forms ``card:a07``, ``scoring:y05``, ``book:ship-1`` are
+searched too), and a card's text, in English and in German, where no other card has the
+same (a book tile's name, ``Ship (2 goods)``, is its kind's: two tiles share it, and the
+public events name open tiles so). A deck's order is
+also one item, the run of its next ids (``a12, a03, a27``). An id that the public events
+on view name (``sat out (discarded a07...)``, ``scoring card y05``) was seen by everyone
+before the card was shuffled back into its deck: its plain form is left out, the other
+forms stay (a scoring card's text goes too: the events write it beside the id of a card
+played). The bag is not hidden: every good outside it is on view, so its contents follow
+from the public goods (its draws are the generator's).
 """
 
 from __future__ import annotations
@@ -22,28 +25,40 @@ from collections.abc import Callable, Container
 from functools import cache, partial
 from typing import Any
 
+from referee import i18n
 from referee.engine import HiddenItem
 
 from .data import Data
 from .state import State
+from .words import card_text, name
 
 Tokens = Callable[[Any, Container[str]], tuple[str, ...]]
 ORDER_RUN = 3  # plain ids of the next draws that make one "deck order" token
 ORDER_MIN = 2
 
 
+def _texts(english: str, german: Callable[[], str]) -> tuple[str, ...]:
+    """A card's text as the views write it in English and in German."""
+    with i18n.language("de"):
+        other = german()
+    return (english,) if other == english else (english, other)
+
+
 @cache
 def _card_forms(data: Data, n: int, seen: bool) -> tuple[str, ...]:
-    text = data.action_cards[n].describe()
+    card = data.action_cards[n]
+    text = card.describe()
     return ((f"card:a{n:02d}",) + (() if seen else (f"a{n:02d}",))
-            + ((text,) if data.card_text_counts[text] == 1 else ()))
+            + (_texts(text, lambda: card_text(card, data.cities))
+               if data.card_text_counts[text] == 1 else ()))
 
 
 @cache
 def _scoring_forms(data: Data, key: str, seen: bool) -> tuple[str, ...]:
     text = data.scoring[key]["text"]
+    unique = data.scoring_text_counts[text] == 1
     return ((f"scoring:{key}",) + (() if seen else (key,))
-            + ((text,) if data.scoring_text_counts[text] == 1 else ()))
+            + (_texts(text, lambda: name(text)) if unique and not seen else ()))
 
 
 def card_tokens(data: Data, n: int, named: Container[str]) -> tuple[str, ...]:

@@ -336,7 +336,7 @@ def _players(c: Canvas, y: float, view: dict[str, Any], marks: Marks) -> float:
         c.text(GAP + 400, ry, str(p["supply"]), g, size=12)
         c.text(GAP + 490, ry, str(p["action_cards"]), g, size=12)
         c.text(GAP + 545, ry, str(p["scoring_cards"]), g, size=12)
-        opened = ", ".join(p["book_tiles_open"])
+        opened = ", ".join(p["book_tiles_open_names"])
         books = _("{n} hidden").format(n=p["book_tiles_face_down"]) + (
             _(", open: {tiles}").format(tiles=opened) if opened else "")
         fitted(c, GAP + 610, ry, books, 174, g, size=11, lines=2, centre=True)

@@ -40,7 +40,7 @@ def _players(v: dict[str, Any]) -> list[str]:
     for p in v["players"]:
         extra = []
         if p["book_tiles_open"]:
-            extra.append(_("open books") + " " + ",".join(p["book_tiles_open"]))
+            extra.append(_("open books") + ": " + ", ".join(p["book_tiles_open_names"]))
         if p["coats_of_arms"]:
             extra.append(_("arms") + " "
                          + ",".join(f"{c}:{n}" for c, n in p["coats_of_arms"].items()))
@@ -92,12 +92,21 @@ def _city_word(c: dict[str, Any]) -> str:
     return str(c["city"])
 
 
+def _personality_word(p: dict[str, Any]) -> str:
+    """How the board names a personality: its notation key, or in another language its
+    name there when that is one word (the notation accepts it: ``Heiratsvermittler``)."""
+    word = re.sub(r"\s*\(.*\)\s*$", "", str(p["name"]))
+    if i18n.current() != i18n.ENGLISH and re.fullmatch(r"[\w-]+", word):
+        return word
+    return str(p["personality"])
+
+
 def _tables(v: dict[str, Any], width: int) -> list[str]:
     used = _(", used")
     lines = wrap_items([f"{s['ship']}: {s['goods'] or '-'} [{s['large']}/{s['small']}]"
                         for s in v["ships"]], _("Ships: "), "  ", width, sep="   ")
     lines += wrap_items(
-        [f"{p['space']}:{p['personality']}({p['cost'].split(' ')[0]}"
+        [f"{p['space']}:{_personality_word(p)}({p['cost'].split(' ')[0]}"
          f"{'b' if p['space'] <= 6 else 'g'}{used if p['used'] else ''})"
          for p in v["personalities"]], _("Personalities: "), "  ", width, sep=", ")
     track = [f"{t['space']}({t['cost_pink']}p):{t['player']}" for t in v["passing_track"][:-1]]

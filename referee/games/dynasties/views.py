@@ -1,8 +1,11 @@
 """What each viewer may see, as JSON and as text, and one-line prompts.
 
 Hidden: hands of action cards, scoring cards and book tiles (own only), the order of the
-decks and the contents of the bag. Private items are written with their token prefix
-("card:a07", "scoring:y05", "book:ship-1") only in the owner's own section.
+decks and the contents of the bag. Private items are written only in the owner's own
+section: a card by its id, as the notation and the public events name it, beside its
+text in the reader's language ("7 = a07 (trade+prince | ...)", "y05 (...)"), a book tile
+by its name and, in brackets, its id ("Ship (2 goods) [ship-1]": no move names a tile,
+but two tiles share a name, and the id tells the leak tests which one it is).
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from .render import render as board_text
 from .rules import pending, track_order
 from .scoring import tablet_values
 from .state import State
-from .words import N_, _, card_text, event, name
+from .words import N_, _, book_tile, card_text, event, name
 
 KIND_TEXT = {  # N_(): translated where used
     "divide": N_("divide the goods on ship {ship1} into two groups"),
@@ -71,7 +74,18 @@ def prompt(state: State) -> str:
 
 def _card(state: State, n: int) -> str:
     text = card_text(state.data.action_cards[n], state.data.cities)
-    return f"{n:>2} = card:a{n:02d} ({text})"
+    return f"{n:>2} = a{n:02d} ({text})"
+
+
+def _scoring_card(state: State, key: str) -> str:
+    return f"{key} ({name(state.data.scoring[key]['text'])})"
+
+
+
+
+
+def _book_tile(state: State, key: str) -> str:
+    return f"{book_tile(key, state.data.country_names)} [{key}]"
 
 
 def view(state: State, viewer: str | None) -> dict[str, Any]:
@@ -115,7 +129,7 @@ def view(state: State, viewer: str | None) -> dict[str, Any]:
         "yellow_deck": len(state.yellow),
         "scoring_discard": list(state.yellow_discard) + list(state.scored),
         "bag": sum(state.bag),
-        "events": [event(text) for text in state.events],
+        "events": [event(text, d) for text in state.events],
     }
     if state.final:
         out["final_scoring"] = state.final
@@ -125,11 +139,9 @@ def view(state: State, viewer: str | None) -> dict[str, Any]:
                 out["you"] = {
                     "player": pl.id,
                     "hand": [_card(state, n) for n in pl.hand],
-                    "scoring_cards": [f"scoring:{c} ({name(d.scoring[c]['text'])})"
-                                      for c in pl.scoring],
-                    "drawn_scoring_cards": [f"scoring:{c} ({name(d.scoring[c]['text'])})"
-                                            for c in pl.looking],
-                    "book_tiles": [f"book:{b}" for b in pl.books],
+                    "scoring_cards": [_scoring_card(state, c) for c in pl.scoring],
+                    "drawn_scoring_cards": [_scoring_card(state, c) for c in pl.looking],
+                    "book_tiles": [_book_tile(state, b) for b in pl.books],
                     "index": i,
                 }
     return out
@@ -148,6 +160,8 @@ def _player_public(state: State, i: int) -> dict[str, Any]:
         "goods": E.letters(pl.goods), "supply": pl.supply,
         "action_cards": len(pl.hand), "scoring_cards": len(pl.scoring) + len(pl.looking),
         "book_tiles_face_down": len(pl.books), "book_tiles_open": list(pl.books_open),
+        "book_tiles_open_names": [book_tile(b, state.data.country_names, short=True)
+                                  for b in pl.books_open],
         "coats_of_arms": {c: n for c, n in zip(state.data.countries, pl.arms, strict=True)
                           if n},
         "wild": dict(pl.wild), "passed": pl.passed,

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from functools import cache
-from typing import Any
+from typing import Any, Protocol
 
 from referee import i18n
 from referee.i18n import domain
@@ -70,6 +70,15 @@ COMPONENT_NAMES = (
 FIGURE_NAME = {"prince": N_("Prince"), "princess": N_("Princess")}
 SYMBOL_NAME = {"crown": N_("crown"), "points": N_("points"), "anchor": N_("anchor"),
                "book": N_("book")}
+#: a book tile's name by its kind (book_tiles.json); "arms" tiles name their country
+BOOK_TILE_NAME = {"card": N_("Card (1 scoring card)"), "points": N_("3 Points"),
+                  "ship": N_("Ship (2 goods)"), "sword": N_("Sword/Rose (1 coat of arms)")}
+BOOK_ARMS_NAME = N_("coat of arms of {country}")
+#: ... and short, where room is scarce (a picture's table): SRI as the scoring cards say
+BOOK_TILE_SHORT = {"card": N_("Card"), "points": N_("3 Points"), "ship": N_("Ship"),
+                   "sword": N_("Sword/Rose")}
+BOOK_ARMS_SHORT = N_("arms {country}")
+SHORT_COUNTRY = {"sri": "SRI"}
 ACTION_WORD = {"trade": N_("trade"), "prince": N_("prince"), "princess": N_("princess"),
                "personality": N_("personality")}
 
@@ -87,6 +96,29 @@ def figure(key: str) -> str:
 def symbol(key: str) -> str:
     """A city symbol's name (crown, points, anchor, book)."""
     return _(SYMBOL_NAME[key]) if key in SYMBOL_NAME else key
+
+
+class Names(Protocol):
+    """What an event needs of the data to name components (``data.Data``)."""
+
+    @property
+    def country_names(self) -> dict[str, str]: ...
+
+    @property
+    def scoring(self) -> dict[str, dict[str, Any]]: ...
+
+
+def book_tile(key: str, country_names: Mapping[str, str], short: bool = False) -> str:
+    """A book tile's name (of its id ``ship-1``, ``arms-sri``; ``country_names``: the
+    data's country key -> English name); ``short``: without what it gives."""
+    kind, _sep, rest = key.partition("-")
+    if kind == "arms":
+        country = name(country_names.get(rest, rest))
+        if short:
+            return _(BOOK_ARMS_SHORT).format(country=SHORT_COUNTRY.get(rest, country))
+        return _(BOOK_ARMS_NAME).format(country=country)
+    names = BOOK_TILE_SHORT if short else BOOK_TILE_NAME
+    return _(names[kind]) if kind in names else key
 
 
 def card_text(card: Any, cities: Mapping[str, Any]) -> str:
@@ -138,7 +170,6 @@ EVENTS = (
     N_("{player} took a coat of arms of {country}"),
     N_("{player} is the new starting player"),
     N_("everybody received {n} new action cards"),
-    N_("{player} revealed book tile {tile}"),
     N_("round 1 begins; {player} (the Banker) starts"),
     N_("round {n} begins; {player} starts"),
     N_("final scoring done; the game is over"),
@@ -215,6 +246,8 @@ _FIELDS = {"city": name, "country": name, "personality": name, "why": _why, "spa
            "figure": lambda text: figure(text.lower()) if text.lower() in FIGURE_NAME else text}
 
 
+_SCORED_CARD = re.compile(r"(?P<player>\S+) scored (?P<n>-?\d+) \(scoring card (?P<card>\w+)\)")
+_REVEALED = re.compile(r"(?P<player>\S+) revealed book tile (?P<tile>[\w-]+)")
 _DREW = re.compile(r"(?P<player>\S+) drew (?P<n>\d+) (?P<what>action|scoring) card\(s\)")
 
 
@@ -227,12 +260,25 @@ def _drew(found: re.Match[str]) -> str:
     return said.format(player=found["player"], n=n)
 
 
-def event(text: str) -> str:
+def _scored_card(found: re.Match[str], data: Names) -> str:
+    key = found["card"]
+    card = f"{key}: {name(data.scoring[key]['text'])}" if key in data.scoring else key
+    return _("{player} scored {n} ({why})").format(
+        player=found["player"], n=found["n"], why=_("scoring card {card}").format(card=card))
+
+
+def event(text: str, data: Names) -> str:
     """A public event of the state in the reader's language (unchanged in English, and
     for a text no template matches; a count of cards, stored as "card(s)", is told as one
-    card or several in both)."""
+    card or several in both, a revealed book tile by its name, a scoring card played by
+    its id and its text)."""
     if drew := _DREW.fullmatch(text):
         return _drew(drew)
+    if revealed := _REVEALED.fullmatch(text):
+        return _("{player} revealed a book tile: {tile}").format(
+            player=revealed["player"], tile=book_tile(revealed["tile"], data.country_names))
+    if scored := _SCORED_CARD.fullmatch(text):
+        return _scored_card(scored, data)
     if i18n.current() == i18n.ENGLISH:
         return text
     for template, pattern in _patterns(EVENTS):

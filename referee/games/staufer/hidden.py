@@ -6,13 +6,15 @@ contracts left in the box and the face-down chest stack (from everyone, always).
 stack's contents follow from the chests on view, so what it hides is its order: which
 chest is drawn next. Chests with the same label (``purple``, ``turquoise keep``) cannot
 be told apart, so a leaked single label cannot be told from a public one by its text;
-a leaked id or a run of the next labels in draw order can.
+a leaked id or a run of the next labels in draw order can. A contract is found by its
+id and by its text in English and in German.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from referee import i18n
 from referee.engine import HiddenItem
 
 from .state import State
@@ -25,7 +27,9 @@ ORDER_MIN = 4  # fewer chests left: no order token (a short run appears by chanc
 def _contract(state: State, cid: str, kind: str, where: str, owner: str | None
               ) -> HiddenItem:
     text = describe_contract(state.data, cid, len(state.players))
-    return HiddenItem(kind, where, (cid, text), owner)
+    with i18n.language("de"):
+        german = describe_contract(state.data, cid, len(state.players))
+    return HiddenItem(kind, where, (cid, text, german), owner)
 
 
 def _stack(state: State) -> list[HiddenItem]:

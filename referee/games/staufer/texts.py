@@ -45,6 +45,15 @@ CHEST_TYPE_NAMES = {
     "noble": N_("noble"), "first": N_("first"), "supplies": N_("supplies"),
     "free-move": N_("free-move"), "free-pay": N_("free-pay"), "keep": N_("keep"),
 }
+#: a blue or red contract card's id -> its name (the card's condition in words)
+CONTRACT_NAMES = {
+    "2-adjacent": N_("2 adjacent regions"), "2-gap": N_("2 regions with 1 between"),
+    "2-opposite": N_("2 opposite regions"), "3-adjacent": N_("3 adjacent regions"),
+    "3-alternating": N_("3 alternating regions"), "4-adjacent": N_("4 adjacent regions"),
+    "cost3": N_("payment cost 3"), "cost4": N_("payment cost 4"),
+    "cost5": N_("payment cost 5"), "all-seats": N_("all your seats"),
+    "pairs": N_("pairs of equal cost"), "series": N_("series 3-4-5"),
+}
 #: Final Scoring parts that are not a contract card
 FINAL_PARTS = {"brown": N_("brown"), "turquoise+purple": N_("turquoise+purple")}
 FIGURE_NAMES = {"Envoy": N_("Envoy"), "Noble": N_("Noble")}
@@ -90,15 +99,20 @@ _CONTRACT = re.compile(r"contract:(?P<back>region|blue|red)-(?P<id>[a-z0-9-]+)")
 def final_part(what: str) -> str:
     """A Final Scoring part's name: a contract card by its words (its id
     ``contract:region-milano`` read as "Region Milano contract", ``contract:blue-2-gap``
-    as "pattern 2-gap", ``contract:red-pairs`` as "office seats pairs", as the card
-    lines name them), or a chest group's words."""
+    as "pattern: 2 regions with 1 between", ``contract:red-pairs`` as "office seats: pairs of
+    equal cost", as the card lines name them), or a chest group's words."""
     if m := _CONTRACT.fullmatch(what):
         if m["back"] == "region":
             return _("Region {region} contract").format(region=region_title(m["id"].title()))
         if m["back"] == "blue":
-            return _("pattern {id}").format(id=m["id"])
-        return _("office seats {id}").format(id=m["id"])
+            return _("pattern: {name}").format(name=contract_name(m["id"]))
+        return _("office seats: {name}").format(name=contract_name(m["id"]))
     return _(FINAL_PARTS[what]) if what in FINAL_PARTS else what
+
+
+def contract_name(card_id: str) -> str:
+    """A blue or red contract card's name (of its id ``2-opposite``, ``pairs``)."""
+    return _(CONTRACT_NAMES[card_id]) if card_id in CONTRACT_NAMES else card_id
 
 
 def figure_name(name: str) -> str:

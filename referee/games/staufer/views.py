@@ -10,7 +10,7 @@ from .render import WIDTH, layout
 from .rounds import b_region
 from .rules import legal_moves
 from .state import E, N, State
-from .texts import N_, _, event_text, figure_name, region_title
+from .texts import N_, _, contract_name, event_text, figure_name, region_title
 
 CONDITION_TEXT = {
     "king": N_("King's Region"),
@@ -55,18 +55,18 @@ def describe_contract(data: StauferData, cid: str, players: int) -> str:
             region=region, first=first, second=second)
     if cid in data.blue:
         card = data.blue[cid]
-        return _("Pattern {id} (offsets {offsets}): {points} each").format(
-            id=card["id"], offsets=card["offsets"], points=card["points"])
+        return _("Pattern ({name}, offsets {offsets}): {points} each").format(
+            name=contract_name(card["id"]), offsets=card["offsets"], points=card["points"])
     card = data.red[cid]
     if "values" not in card:
-        return _("Office seats {id}: {points} each").format(id=card["id"],
-                                                           points=card["points"])
+        return _("Office seats ({name}): {points} each").format(
+            name=contract_name(card["id"]), points=card["points"])
     what = _("seats") if card["kind"] == "all" else _("cost-{cost} seats").format(
         cost=card["cost"])
     row = "/".join(str(v) for v in card["values"])
-    return _("Office seats {id}: {row} for 1-{n} {what}, +{beyond} for each further seat"
-             ).format(id=card["id"], row=row, n=len(card["values"]), what=what,
-                      beyond=card["beyond"])
+    return _("Office seats ({name}): {row} for 1-{n} {what}, +{beyond} for each further "
+             "seat").format(name=contract_name(card["id"]), row=row, n=len(card["values"]),
+                            what=what, beyond=card["beyond"])
 
 
 def result_line(state: State) -> str:
