@@ -23,18 +23,22 @@ _, N_, ngettext = domain("referee")
 if TYPE_CHECKING:
     from referee.judge.core import Judge, Loaded
 
-def tend(judge: Judge, path: Path) -> None:
-    """Reminders and timeouts for the game at ``path`` (called each round)."""
+def tend(judge: Judge, path: Path) -> int | None:
+    """Reminders and timeouts for the game at ``path``. Returns the next moment of the
+    referee's clock (:func:`referee.clock.now`) at which the game needs a look: the
+    soonest reminder or running out of an awaited seat, at most an hour on (None: no
+    clock runs; nothing happens until the file changes)."""
     game = judge.load(path)
     if game is None or not replay.has_time_control(game.gf.data):
-        return
+        return None
     if game.match.game.finished(game.match.state):
-        return
+        return None
     now = clock.now()
     clocks = timeline(game.gf, game.seed).clocks(now)
     state = judge.store.game(game.gf.game_id)
     reminded = state.setdefault("clock_reminded", {})
     due_now = []
+    looks = [now + clock.HOUR]
     for pid in clocks.running():
         due = clocks.due(pid)
         seat = clocks.seats[pid]
@@ -44,8 +48,11 @@ def tend(judge: Judge, path: Path) -> None:
             due_now.append(pid)
             continue
         _remind(judge, game, pid, due, now, reminded, seat.since)
+        looks += [due, *(due - h for h in clock.REMINDERS if due - h > now)]
     if due_now:
         _time_out(judge, path)
+        return now  # (the file changed: the next look sees it anew)
+    return min(looks)
 
 
 def _remind(judge: Judge, game: Loaded, pid: str, due: int, now: int,

@@ -29,13 +29,14 @@ from email.utils import format_datetime, getaddresses
 from pathlib import Path
 from typing import Any
 
-from referee import gamefile, i18n, identity, replay, roster, seats, secret
+from referee import clock, gamefile, i18n, identity, replay, roster, seats, secret
 from referee import mail as mailmod
 from referee.engine import Match
 from referee.errors import RefereeError
 from referee.judge import html, meta, notifications, text
 from referee.judge.failures import RetryLater, describe, environment_failure
 from referee.judge.gmlines import gm_welcome
+from referee.judge.looks import Look, Looks
 from referee.judge.store import Store
 from referee.judge.transport import Outbox
 from referee.mail import intake, mime, tokens
@@ -107,6 +108,8 @@ class Judge:
         self._dropped: set[str] = set()  # mails left out: their notice went to a channel
         self._ids: dict[Path, tuple[float, int, str, dict[str, str]]] = {}
         self._notified: dict[Path, tuple[int, int]] = {}
+        self._marks: dict[Path, tuple[int, int, int]] = {}  # each file as last listed
+        self._looks = Looks()  # the sweep's last look at each game (referee/judge/looks.py)
         # the games replayed, by file (kept while its inode, mtime and size are the same)
         self._loaded: OrderedDict[Path, tuple[tuple[int, int, int], Loaded]] = OrderedDict()
         self._twins: set[str] = set()  # the skipped files logged
@@ -122,6 +125,7 @@ class Judge:
         self.channels = self._channels()
         self._dropped.clear()
         self._notified.clear()
+        self._looks.clear()
         self._loaded.clear()
         self._positions = text.Positions()
 
@@ -180,7 +184,9 @@ class Judge:
             stat = os.stat(path)
         except OSError:
             self._ids.pop(path, None)
+            self._marks.pop(path, None)
             return None
+        self._marks[path] = _mark(stat)
         cached = self._ids.get(path)
         if cached is None or cached[:2] != (stat.st_mtime, stat.st_size):
             try:
@@ -355,17 +361,29 @@ class Judge:
     # ------------------------------------------------------------------ notify
 
     def notify_all(self) -> None:
-        """Notify and check the deadlines of every game. A game whose handling fails
-        (a bug) is logged and skipped this round; the others go on. A failure of the
-        disk raises RetryLater, of the outgoing mail DeliveryError."""
-        for path in self.game_paths().values():
+        """Notify and check the deadlines and clocks of every game whose file changed
+        since its last look, or whose next reminder, deadline or timeout has come
+        (referee/judge/looks.py): the others are passed over, their look would do
+        nothing. A game whose handling fails (a bug) is logged and skipped this round;
+        the others go on. A failure of the disk raises RetryLater, of the outgoing mail
+        DeliveryError."""
+        now = (self.config.clock(), clock.now())
+        paths = self.game_paths()
+        for path in paths.values():
+            mark = self._marks.get(path)  # (as the listing saw it: a write since is seen next)
+            if not self._looks.due(path, mark, now):
+                continue
             try:
                 self.notify(path)
-                self.deadlines(path)
-                self.clocks(path)
+                deadline = self.deadlines(path)
+                clocks = self.clocks(path)
             except Exception as exc:
                 self.failed(exc)
                 self.config.log(f"skipping {path.name} this round: {describe(exc)}")
+                continue
+            if mark is not None:
+                self._looks.done(path, Look(mark, now, deadline, clocks))
+        self._looks.keep_only(set(paths.values()))
         try:
             self.settle()
         except Exception as exc:
@@ -540,16 +558,17 @@ class Judge:
 
     # ------------------------------------------------------------------ clocks
 
-    def clocks(self, path: Path) -> None:
+    def clocks(self, path: Path) -> int | None:
         """Time banks: reminders at 24 h and 4 h, and the timeouts the judge writes
-        itself (referee/judge/clocks.py)."""
+        itself (referee/judge/clocks.py); returns when the game needs the next look."""
         from referee.judge import clocks
 
-        clocks.tend(self, path)
+        return clocks.tend(self, path)
 
-    def deadlines(self, path: Path) -> None:
+    def deadlines(self, path: Path) -> dt.datetime | None:
         """A reminder to whoever is awaited before the deadline; at the deadline a mail
-        to the game master and the players, or a stand-in bot (referee/judge/deadlines.py)."""
+        to the game master and the players, or a stand-in bot (referee/judge/deadlines.py);
+        returns when the game needs the next look."""
         from referee.judge import deadlines
 
-        deadlines.tend(self, path)
+        return deadlines.tend(self, path)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import datetime as dt
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from referee import gamefile, i18n, roster, seats
 from referee.errors import RefereeError
@@ -20,11 +20,37 @@ if TYPE_CHECKING:
     from referee.judge.core import Judge, Loaded
 
 
-def tend(judge: Judge, path: Path) -> None:
+def tend(judge: Judge, path: Path) -> dt.datetime | None:
     """A reminder to whoever is awaited before the deadline; at the deadline a mail
-    to the game master and the players."""
+    to the game master and the players. Returns the next moment of the judge's clock
+    at which this game needs a look (None: none until its file changes)."""
+    _tend(judge, path)
+    return next_look(judge, path)
+
+
+def next_look(judge: Judge, path: Path) -> dt.datetime | None:
+    """When the reminder or the deadline of the game at ``path`` falls, whichever is
+    still to be told (None: neither, or no deadline): before it :func:`tend` does
+    nothing while the file and the judge's state of the game stay as they are."""
+    state = _state(judge, path)
+    if not state or not state["waiting"] or not state.get("since"):
+        return None
+    found = _settings(judge, path)
+    if found is None or found.deadline_hours is None or state.get("expired") == state["since"]:
+        return None
+    since = dt.datetime.fromisoformat(state["since"])
+    fraction = 1.0 if state.get("reminded") == state["since"] else \
+        min(judge.config.reminder_fraction, 1.0)  # (the deadline first if it is sooner)
+    return since + dt.timedelta(hours=found.deadline_hours * fraction)
+
+
+def _state(judge: Judge, path: Path) -> dict[str, Any] | None:
     gid = judge._ids.get(path, (0, 0, None, {}))[2]
-    state = judge.store.data["games"].get(gid) if gid else None
+    return judge.store.data["games"].get(gid) if gid else None
+
+
+def _tend(judge: Judge, path: Path) -> None:
+    state = _state(judge, path)
     if not state or not state["waiting"] or not state.get("since"):
         return
     found = _settings(judge, path)
