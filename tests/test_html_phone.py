@@ -217,3 +217,23 @@ def test_the_site_in_english_keeps_its_words(games: Path, tmp_path: Path) -> Non
     assert "All games" in game and "5 moves." in game and '<span class="turn">' in game
     for page in pages(tmp_path / "site"):
         assert too_wide(page.read_text()) == [], page
+
+
+def test_the_clock_at_the_top_is_one_line_a_seat_that_the_screen_wraps(tmp_path: Path) -> None:
+    """The clock's 78-column text (its wrapped control line, the seats padded to a
+    column, their continuation lines) is one line each in the HTML, the seat first:
+    on a phone the browser wraps each with a hanging indent instead of breaking the
+    columns apart."""
+    import html as stdhtml
+
+    setup = start(tmp_path, "dynasties", "de")
+    ann = setup.latest("ann")
+    plain = body_text(ann).split("\n\n")[1].splitlines()
+    assert plain[0].startswith("Uhr: ") and plain[1].startswith("  ") and len(plain) > 4
+    head = stdhtml.unescape(top(images(ann)[1]))
+    lines = re.findall(r'text-indent:-16px;margin:0 0 2px 0">([^<]*)</div>', head)
+    assert lines[0] == f"{plain[0]} {plain[1].strip()}"  # the control, joined
+    assert [line.split(":")[0] for line in lines[1:]] == ["ann", "ben", "cat"]
+    assert lines[1].startswith("ann: Zeitkonto 2d, Urlaub 0d, erwartet: Zeit läuft ab ")
+    assert lines[1].endswith(" UTC (in 2d)")  # its continuation line joined
+    assert lines[2] == "ben: Zeitkonto 2d, Urlaub 0d"

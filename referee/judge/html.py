@@ -20,6 +20,7 @@ import base64
 import hashlib
 import json
 from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -134,6 +135,7 @@ class Known:
     board: str = ""
     legal: tuple[str, ...] | None = None
     asks: bool | None = None
+    players: tuple[str, ...] = ()
 
 
 def known(match: Match, viewer: str | None) -> Known:
@@ -148,7 +150,7 @@ def known(match: Match, viewer: str | None) -> Known:
     legal = None
     if viewer is not None and not finished and viewer in game.to_move(state):
         legal = tuple(group_legal(engine.legal_strings(game, state, viewer)))
-    return Known(board, legal, viewer is not None and not finished)
+    return Known(board, legal, viewer is not None and not finished, tuple(match.players))
 
 
 def _split(rest: list[str], info: Known) -> int:
@@ -161,6 +163,34 @@ def _split(rest: list[str], info: Known) -> int:
         if _starts(part, SINCE) or _starts(part, CLOCK):
             cut = i + 1
     return cut
+
+
+def _clock_lines(block: str, players: Sequence[str]) -> list[str]:
+    """The clock block's lines as the clock writes them before wrapping them at 78
+    columns (referee/clockview.py): the time control, one line a seat (``"  ann   bank
+    ..."``: the seat's id padded to 12), the ranking; a line that is none of these
+    continues the one before. The browser wraps them to the screen, each with a hanging
+    indent, instead of the 78-column breaks and alignment falling apart on a phone."""
+    rows = tuple(f"  {pid:<12} " for pid in players)
+    out: list[str] = []
+    for line in block.splitlines():
+        if line.startswith(rows):
+            pid, _sep, rest = line.strip().partition(" ")
+            out.append(f"{pid}: {rest.strip()}")
+        elif out and line.startswith("  "):
+            out[-1] += " " + line.strip()
+        else:
+            out.append(line)
+    return out
+
+
+def _top(block: str, info: Known) -> list[str]:
+    """A block above the board as the lines the HTML shows: the clock's rebuilt (see
+    :func:`_clock_lines`); any other as it is."""
+    clock = (CLOCK, _("clock: {pace}").partition("{")[0])  # (the clock's own message)
+    if info.players and block.startswith(clock):
+        return _clock_lines(block, info.players)
+    return [block]
 
 
 def _options(block: str) -> dict[str, Any]:
@@ -199,7 +229,7 @@ def blocks(body: str, info: Known | None = None) -> dict[str, Any]:
         reply = below[-1]
     elif info.asks is None:
         reply = next((b for b in below if _starts(b, REPLY)), None)
-    return {"headline": headline, "before": before,
+    return {"headline": headline, "before": [_top(b, info) for b in before],
             "options": _options(legal) if legal else None,
             "reply": " ".join(reply.split()) if reply else "",
             "after": [b for b in below if b is not legal and b is not reply],
