@@ -131,13 +131,30 @@ def smtp_server() -> Iterator[Callable[..., tuple[Collector, int]]]:
         controller.stop()
 
 
-@pytest.fixture
-def toy(tmp_path: Path) -> Any:
-    """A started judge game of the toy game (tests/test_judge.py's Setup) whose players
-    have their first mails: the judge tests' common start."""
+GM_ADDRESS = "gm@example.org"  # the game master of the judge tests' games
+
+
+def judge_game(tmp_path: Path, gm: str | None = None, mails: bool = True) -> Any:
+    """A started judge game of the toy game (tests/test_judge.py's Setup), with ``gm``
+    as its game master; with ``mails``, its players have their first mails."""
     from tests.test_judge import Setup
 
     setup = Setup(tmp_path)
+    if gm:
+        setup.options = ("--gm", gm)
     setup.judge()
-    setup.new_mail()
+    if mails:
+        setup.new_mail()
     return setup
+
+
+@pytest.fixture
+def toy(tmp_path: Path) -> Any:
+    """The judge tests' common start: :func:`judge_game` without a game master."""
+    return judge_game(tmp_path)
+
+
+@pytest.fixture
+def gm_toy(tmp_path: Path) -> Any:
+    """:func:`judge_game` with GM_ADDRESS as its game master."""
+    return judge_game(tmp_path, GM_ADDRESS)

@@ -14,20 +14,17 @@ import pytest
 from referee import gamefile, roster
 from referee.errors import UsageError
 from referee.judge.gmlines import gm_meta
+from tests.conftest import GM_ADDRESS
 from tests.test_judge import Setup
 from tests.test_judge_support import body_text, reply
 
-GM = "gm@example.org"
+GM = GM_ADDRESS
 YUKI = "yuki@example.org"
 
 
 @pytest.fixture
-def game(tmp_path: Path) -> Setup:
-    setup = Setup(tmp_path)
-    setup.options = ("--gm", GM)
-    setup.judge()
-    setup.new_mail()
-    return setup
+def game(gm_toy: Setup) -> Setup:
+    return gm_toy
 
 
 def gm(game: Setup, line: str) -> list:  # type: ignore[type-arg]

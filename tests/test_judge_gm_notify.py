@@ -4,23 +4,17 @@ that player is told in one short mail, in their language, and nobody else hears 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
+from tests.conftest import GM_ADDRESS
 from tests.test_judge import Setup
 from tests.test_judge_support import body_text, reply
 
-GM_ADDRESS = "gm@example.org"
-
 
 @pytest.fixture
-def gm_game(tmp_path: Path) -> Setup:
-    setup = Setup(tmp_path)
-    setup.options = ("--gm", GM_ADDRESS)
-    setup.judge()
-    setup.new_mail()
-    return setup
+def gm_game(gm_toy: Setup) -> Setup:
+    return gm_toy
 
 
 def _lines(msg) -> list[str]:  # type: ignore[no-untyped-def]

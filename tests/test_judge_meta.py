@@ -13,18 +13,14 @@ from referee.errors import UsageError
 from referee.judge import Config, Judge, meta, run_once
 from referee.judge.gmlines import gm_meta
 from referee.judge.transport import MaildirInbox, MaildirOutbox
+from tests.conftest import GM_ADDRESS, judge_game
 from tests.test_judge import Setup
 from tests.test_judge_support import body_text, reply
-
-GM_ADDRESS = "gm@example.org"
 
 
 @pytest.fixture
 def gm_game(tmp_path: Path) -> Setup:
-    setup = Setup(tmp_path)
-    setup.options = ("--gm", GM_ADDRESS)
-    setup.judge()
-    return setup
+    return judge_game(tmp_path, GM_ADDRESS, mails=False)  # (each test marks its mails)
 
 
 def gm_mail(setup: Setup):  # type: ignore[no-untyped-def]
