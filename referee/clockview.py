@@ -53,6 +53,12 @@ def ranked(ranking: Sequence[Sequence[str]], forfeits: Sequence[str]
     return out + ([sorted(forfeits)] if forfeits else [])
 
 
+def seat_prefix(pid: str) -> str:
+    """How a seat's line of :func:`lines` begins: its id, indented and padded to a column
+    (the judge's HTML finds the seat lines by it)."""
+    return f"  {pid:<12} "
+
+
 def lines(rep: Mapping[str, Any], width: int = 78) -> list[str]:
     """The report as text lines of at most ``width`` characters (``clock``, the judge's
     mails): the time control, then one seat a line (continued, indented, if long)."""
@@ -63,7 +69,7 @@ def lines(rep: Mapping[str, Any], width: int = 78) -> list[str]:
     out = textwrap.wrap(_("clock: {pace}").format(pace=rep["pace"]), width,
                         subsequent_indent="  ")
     for pid, row in rep["seats"].items():
-        out += textwrap.wrap(f"  {pid:<12} " + ", ".join(_seat_parts(row)), width,
+        out += textwrap.wrap(seat_prefix(pid) + ", ".join(_seat_parts(row)), width,
                              subsequent_indent=" " * 16)
     if "ranking" in rep:
         out += textwrap.wrap(_ranking(rep["ranking"]), width, subsequent_indent="  ")

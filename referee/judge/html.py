@@ -171,7 +171,9 @@ def _clock_lines(block: str, players: Sequence[str]) -> list[str]:
     ..."``: the seat's id padded to 12), the ranking; a line that is none of these
     continues the one before. The browser wraps them to the screen, each with a hanging
     indent, instead of the 78-column breaks and alignment falling apart on a phone."""
-    rows = tuple(f"  {pid:<12} " for pid in players)
+    from referee.clockview import seat_prefix
+
+    rows = tuple(seat_prefix(pid) for pid in players)
     out: list[str] = []
     for line in block.splitlines():
         if line.startswith(rows):
