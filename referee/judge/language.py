@@ -32,12 +32,6 @@ WORDS = ("lang", "sprache")
 ALIASES = {"englisch": "en", "german": "de"}
 
 
-def reader(settings: Settings, who: str) -> str:
-    """The language ``who`` (a player id, or anyone else: a watcher, the game master)
-    reads the judge's mails in."""
-    return settings.lang(who) if who in settings.names else i18n.ENGLISH
-
-
 def of_address(settings: Settings, address: str | None) -> str:
     """The language of whoever writes from ``address``: the first player it is
     registered for, else English (a stranger)."""

@@ -194,9 +194,9 @@ def append(path: Path, by: str, meta: Mapping[str, Any],
 def has_plan(log: Sequence[Mapping[str, Any]], player: str) -> bool:
     """Whether ``player``'s latest plan record may hold lines (a sealed record may: its
     lines are sealed; one in clear without lines withdrew the plan)."""
-    records = [e["meta"] for e in log
-               if e.get("by") == player and isinstance(e.get("meta"), dict)
-               and e["meta"].get("kind") == "plan"]
+    from referee import plans
+
+    records = [e["meta"] for e in log if e.get("by") == player and plans.is_record(e)]
     return bool(records) and ("sealed" in records[-1] or bool(records[-1].get("lines")))
 
 
