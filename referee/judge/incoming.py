@@ -212,6 +212,16 @@ class Incoming:
             return self._answer_gm(game, note, "rejected", "stale")
         return self._answer_state(game, seat.player, note, "rejected", "stale")
 
+    def _not_done(self, game: Loaded, player: str, command: str, exc: RefereeError
+                  ) -> Outcome:
+        """The answer to ``player``'s ``command`` that ``exc`` refused: "`command` not
+        done: reason". A full or read-only disk is raised instead: the mail is tried
+        again later."""
+        if environment_failure(exc):
+            raise exc
+        return self._answer_state(game, player, [_("`{command}` not done: {reason}").format(
+            command=command, reason=exc.message)], "rejected", exc.message)
+
     def _answer_state(self, game: Loaded, player: str, note: list[str], action: str,
                       detail: str = "") -> Outcome:
         to = game.settings.to(player)
@@ -372,10 +382,7 @@ class Incoming:
                             {"kind": "notify", "player": player, "mode": arg.lower()},
                             extra={"mail": self.msgid}, guard=guard)
         except RefereeError as exc:
-            if environment_failure(exc):  # a full or read-only disk: try again later
-                raise
-            return self._answer_state(game, player, [_("`{command}` not done: {reason}").format(
-                command=word, reason=exc.message)], "rejected", exc.message)
+            return self._not_done(game, player, word, exc)
         read = self._read()
         self.judge.notify(game.path, {player: read} if read else None)
         self.judge.store.mark_answered(self.msgid)

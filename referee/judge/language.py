@@ -63,18 +63,13 @@ def command(incoming: Incoming, game: Loaded, player: str, word: str, arg: str,
     """``lang LANG`` by mail from ``player`` (already authenticated: the seat's address
     and token, fresh): their ``lang`` record through the write core, then the answer in
     the new language. A bad language or a failed write is answered in the old one."""
-    from referee.judge.failures import environment_failure
 
     try:
         lang = parse(arg)
         meta.append(game.path, player, {"kind": "lang", "player": player, "lang": lang},
                     extra={"mail": incoming.msgid}, guard=guard)
     except RefereeError as exc:
-        if environment_failure(exc):  # a full or read-only disk: try again later
-            raise
-        return incoming._answer_state(game, player, [
-            _("`{command}` not done: {reason}").format(command=word, reason=exc.message)],
-            "rejected", exc.message)
+        return incoming._not_done(game, player, word, exc)
     judge = incoming.judge
     judge.notify(game.path)
     judge.store.mark_answered(incoming.msgid)

@@ -47,12 +47,7 @@ def rematch(incoming: Incoming, game: Loaded, player: str, guard: Guard) -> Outc
             meta.append(game.path, player, {"kind": "rematch", "player": player},
                         extra={"mail": incoming.msgid}, guard=guard)
         except RefereeError as exc:
-            if environment_failure(exc):
-                raise
-            return incoming._answer_state(game, player, [_(
-                "`{command}` not done: {reason}").format(command="rematch",
-                                                        reason=exc.message)],
-                "rejected", exc.message)
+            return incoming._not_done(game, player, "rematch", exc)
         game = incoming.judge.load(game.path) or game
     agreed = game.settings.rematch
     waiting = [p for p in rematch.waiting_for(game.gf.data, agreed)
@@ -112,12 +107,7 @@ def plan(incoming: Incoming, game: Loaded, player: str, lines: list[str],
             submit.set_plan(game.path, player, [] if clear else lines,
                            extra={"mail": incoming.msgid}, guard=incoming._still_fresh(mid))
         except RefereeError as exc:
-            if environment_failure(exc):  # a full or read-only disk: try again later
-                raise
-            return incoming._answer_state(game, player, [_(
-                "`{command}` not done: {reason}").format(command="plan",
-                                                        reason=exc.message)],
-                "rejected", exc.message)
+            return incoming._not_done(game, player, "plan", exc)
         incoming.judge.store.mark_answered(incoming.msgid)
         incoming.judge.store.save()
     fresh = incoming.judge.load(game.path) or game
