@@ -193,8 +193,9 @@ def reveal_seed(path: Path, *, secret_path: Path | None = None,
         if not match.game.finished(match.state):
             raise UsageError(_("the game is not finished; revealing the seed now would show "
                              "every hidden card and the order of every stack"))
-        channels = [e["n"] for e in gf.log if "sealed" in e.get("meta", {})
-                    and e["meta"].get("kind") == "channel"]
+        from referee import notify
+
+        channels = [e["n"] for e in gf.log if notify.is_record(e) and "sealed" in e["meta"]]
         if channels and not channels_revoked:
             raise UsageError(
                 f"the log holds notification channels sealed to the referee (entry "

@@ -36,9 +36,11 @@ from babel.messages.extract import extract_from_file
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po, write_po
 
+from referee.i18n import LANGUAGES
+
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "referee"
-TARGETS = ("de",)  # every language but the source (English): referee.i18n.LANGUAGES[1:]
+TARGETS = LANGUAGES[1:]  # every language but the source (English)
 KEYWORDS = {"_": None, "N_": None, "ngettext": (1, 2)}
 FIXED_DATE = datetime(2026, 1, 1, tzinfo=UTC)  # no dates that change each run
 PLACEHOLDER = re.compile(r"(?<!\{)\{([A-Za-z_][A-Za-z0-9_]*)[^{}]*\}")

@@ -194,12 +194,6 @@ FORMS = (
 GERMAN_NAMES = {"mailand": "milano", "nimwegen": "nijmegen", "strassburg": "strasbourg"}
 
 
-def fold(token: str) -> str:
-    """``token`` as it is compared with region names: lower case, German letters spelt
-    out (Straßburg -> strassburg, Köln -> koeln)."""
-    return i18n.fold(token)
-
-
 def _names() -> list[tuple[str, str]]:
     """(name, region key): every key, then every German name."""
     return [(k, k) for k in REGION_KEYS] + [(n, k) for n, k in GERMAN_NAMES.items()
@@ -227,7 +221,7 @@ def _region(tok: str, text: str) -> str:
     """The region key ``tok`` names: a key or a German name, whole or a unique prefix."""
     if tok in REGION_KEYS:
         return tok
-    folded = fold(tok)
+    folded = i18n.fold(tok)  # lower case, German letters spelt out (Straßburg -> strassburg)
     names = _names()
     exact = [k for n, k in names if n == folded]
     if exact:
