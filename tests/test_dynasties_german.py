@@ -94,8 +94,11 @@ def test_english_is_unchanged_by_the_language_machinery() -> None:
     assert GAME.prompt(state).startswith("game over: ")
     with i18n.language("de"):
         german = GAME.render(state, "ann", 78)
-    assert GAME.render(state, "ann", 78) != german
-    assert "Final scoring:" in GAME.render(state, "ann", 78)
+    english = GAME.render(state, "ann", 78)
+    with i18n.language("en"):
+        assert GAME.render(state, "ann", 78) == english  # no language: English, the same
+    assert english != german
+    assert "Final scoring:" in english
 
 
 def test_a_few_exact_german_lines() -> None:
@@ -219,6 +222,9 @@ def test_picture_texts_fit_their_boxes(n: int, lang: str) -> None:
 
 def test_the_overflow_check_finds_a_long_text() -> None:
     view = GAME.view(games(3)[0].state, "ann")
+    assert overflows(draw(view)) == []  # (the finding below is the long text's own)
     view["personalities"][0]["cost"] = "a cost far too long for its box " * 3
-    assert any("cut" in b or "box" in b for b in overflows(draw(view)))
-    assert fit("x" * 50, 30) != "x" * 50
+    found = overflows(draw(view))
+    assert found and all(b.startswith(("cut: ", "out of its")) and "a cost far too" in b
+                         for b in found)
+    assert fit("x" * 50, 30) != "x" * 50  # (what the pictures cut with)
