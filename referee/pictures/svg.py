@@ -294,6 +294,37 @@ def wrap(text: str, width_px: float, size: float = 12, bold: bool = False) -> li
     return lines
 
 
+MIN_SIZE = 8.0  # the smallest font a text is shrunk to before it is cut
+
+
+def fitted(c: Canvas, x: float, y: float, text: str, width: float, parent: Any = None,
+           size: float = 12, lines: int = 1, leading: float = 1.15, centre: bool = False,
+           **style: Any) -> int:
+    """``text`` within ``width`` px: at ``size``, else in up to ``lines`` lines (the
+    first at ``y``; with ``centre`` the lines centred on ``y``), else shrunk down to
+    MIN_SIZE, and only then cut. Returns the lines drawn."""
+    shown = [text]
+    bold = bool(style.get("bold"))
+    while True:
+        shown = wrap(text, width, size, bold) if lines > 1 else [text]
+        if len(shown) <= lines and all(_fits(line, width, size, bold) for line in shown):
+            break
+        if size <= MIN_SIZE:  # cut: the last line shown ends in an ellipsis
+            rest = " ".join(shown[lines - 1:])
+            shown = [fit(line, width, size, bold) for line in [*shown[:lines - 1], rest]]
+            break
+        size = max(MIN_SIZE, size - 0.5)
+    if centre:
+        y -= (len(shown) - 1) * size * leading / 2
+    for i, line in enumerate(shown):
+        c.text(x, y + i * size * leading, line, parent, size=size, **style)
+    return len(shown)
+
+
+def _fits(text: str, width: float, size: float, bold: bool = False) -> bool:
+    return fit(text, width, size, bold) == text
+
+
 def title_block(c: Canvas, x: float, title: str, prompt: str) -> None:
     """A picture's title and, under it, the prompt in at most two lines (both games)."""
     c.text(x, 28, title, size=20, bold=True)

@@ -12,9 +12,9 @@ from referee.pictures.svg import (
     Pieces,
     change_note,
     fit,
+    fitted,
     player_fill,
     title_block,
-    wrap,
 )
 from referee.pictures.tiles import PAD, Tile, tile
 
@@ -33,7 +33,6 @@ PERSONALITY_H = 62  # a personality's box: name, cost in up to 2 lines, "used"
 HEADS = ((N_("player"), 0), (N_("points"), 130), (N_("goods"), 190), (N_("figures left"), 400),
          (N_("cards"), 490), (N_("scoring"), 545), (N_("book tiles"), 610),
          (N_("coats of arms"), 790), (N_("track order"), 1090))
-MIN_SIZE = 8.0  # the smallest font a text is shrunk to before it is cut
 
 
 def country_names() -> dict[str, str]:
@@ -46,34 +45,6 @@ def country_names() -> dict[str, str]:
 
 def _symbol_text(key: str) -> str:
     return f"{SYMBOL_MARK[key]} {symbol(key)}" if key in SYMBOL_MARK else key
-
-
-def fitted(c: Canvas, x: float, y: float, text: str, width: float, parent: Any = None,
-           size: float = 12, lines: int = 1, leading: float = 1.15, centre: bool = False,
-           **style: Any) -> int:
-    """``text`` within ``width`` px: at ``size``, else in up to ``lines`` lines (the
-    first at ``y``; with ``centre`` the lines centred on ``y``), else shrunk down to
-    MIN_SIZE, and only then cut. Returns the lines drawn."""
-    shown = [text]
-    bold = bool(style.get("bold"))
-    while True:
-        shown = wrap(text, width, size, bold) if lines > 1 else [text]
-        if len(shown) <= lines and all(_fits(line, width, size, bold) for line in shown):
-            break
-        if size <= MIN_SIZE:  # cut: the last line shown ends in an ellipsis
-            rest = " ".join(shown[lines - 1:])
-            shown = [fit(line, width, size, bold) for line in [*shown[:lines - 1], rest]]
-            break
-        size = max(MIN_SIZE, size - 0.5)
-    if centre:
-        y -= (len(shown) - 1) * size * leading / 2
-    for i, line in enumerate(shown):
-        c.text(x, y + i * size * leading, line, parent, size=size, **style)
-    return len(shown)
-
-
-def _fits(text: str, width: float, size: float, bold: bool = False) -> bool:
-    return fit(text, width, size, bold) == text
 
 
 def draw(view: dict[str, Any], marks: Marks = NO_MARKS, since: int | None = None,

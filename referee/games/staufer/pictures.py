@@ -12,6 +12,7 @@ from referee.pictures.svg import (
     Pieces,
     change_note,
     fit,
+    fitted,
     player_fill,
     title_block,
 )
@@ -254,10 +255,8 @@ def _middle(c: Canvas, y: float, view: dict[str, Any], colour: dict[str, str],
                                                         a=_title(view, row["a"]), b=b,
                                                         c=row["c"])
         now = row["round"] == view["round"]
-        room, size = (262 if now else 290), 11.0
-        while size > 8 and fit(text, room, size, now) != text:  # smaller before cut
-            size -= 0.5
-        c.text(rx, y + 34 + 16 * k, fit(text, room, size, now), size=size, bold=now)
+        fitted(c, rx, y + 34 + 16 * k, text, 262 if now else 290, size=11.0,
+               bold=now)  # smaller before cut
     priv = view["privilege_display"]
     left = ", ".join(f"#{num} ×{k}" for num, k in priv["left"].items()) or _("none")
     vp = ", ".join(str(v) for v in reversed(priv["vp_stack_top_last"])) or _("empty")
