@@ -48,11 +48,7 @@ def notify_command(path: Path, player: str, url: str | None, only: bool, off: bo
     sent = None
     if test and url is not None:
         url = notify.check_url(url)
-        sent = notify.send(url, TEST_TITLE, f"A test from the referee for {player}.",
-                           allow_private=True)
-        if not sent.ok:
-            raise TestFailed(f"the test notification to {notify.masked(url)} failed after "
-                             f"{sent.tries} tries: {sent.error}; nothing was stored")
+        sent = _send_test(url, notify.masked(url), player, "; nothing was stored")
     via = "off" if off else "only" if only else "also"
     entry, _ = notify.set_channel(path, player, None if off else url, via,
                                   secret_path=secret_path)
@@ -71,6 +67,17 @@ def notify_command(path: Path, player: str, url: str | None, only: bool, off: bo
                "sealed to the referee.")
 
 
+def _send_test(url: str, shown: str, player: str, failed_note: str = "") -> notify.Sent:
+    """A test notification to ``url`` (``shown``: masked); raises TestFailed if it was
+    not delivered after the retries."""
+    sent = notify.send(url, TEST_TITLE, f"A test from the referee for {player}.",
+                       allow_private=True)
+    if not sent.ok:
+        raise TestFailed(f"the test notification to {shown} failed after {sent.tries} "
+                         f"tries: {sent.error}{failed_note}")
+    return sent
+
+
 def _test_stored(path: Path, player: str, secret_path: Path | None, as_json: bool) -> None:
     """--test without a URL: the channel in force, opened with the game's secret."""
     gf = gamefile.read(path)
@@ -84,11 +91,7 @@ def _test_stored(path: Path, player: str, secret_path: Path | None, as_json: boo
     if found is None or found.channel is None:
         raise UsageError(found.error if found is not None and found.error else
                          f"{player} has no notification channel in this game")
-    sent = notify.send(found.channel.url, TEST_TITLE,
-                       f"A test from the referee for {player}.", allow_private=True)
-    if not sent.ok:
-        raise TestFailed(f"the test notification to {found.channel.shown} failed after "
-                         f"{sent.tries} tries: {sent.error}")
+    sent = _send_test(found.channel.url, found.channel.shown, player)
     if as_json:
         emit_json({"player": player, "channel": found.channel.shown, "ok": True,
                    "tries": sent.tries})
