@@ -20,8 +20,7 @@ from referee.engine import Assumption
 from referee.errors import GameFileError
 
 from .files import Vocabulary, data_digest, vocabulary
-from .moves import Figure, Pass, SitOut, Trade
-from .state import COLOURS
+from .movetypes import COLOURS, Figure, Pass, SitOut, Trade
 from .words import _
 
 FIGURES: tuple[Figure, ...] = ("prince", "princess")

@@ -7,19 +7,17 @@ from __future__ import annotations
 import copy
 import hashlib
 from dataclasses import dataclass, field, fields
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 import msgspec
 
 from referee.rng import Rng
 
-if TYPE_CHECKING:
-    from .data import Data
+from .data import Data
+from .movetypes import COLOURS as COLOURS  # (the goods letters, kept importable from here)
 
 NEUTRAL_FIGURE = -1  # a pink neutral figure on a city space
-# A goods vector counts the 5 colours in this order; the letters are the notation's.
-COLOURS = "kwgbp"
-K, W, G, B, P = range(5)
+K, W, G, B, P = range(5)  # a goods vector counts the 5 colours in the order of COLOURS
 ROUNDS = 3  # "Exactly 3 rounds are played in total"
 
 T = TypeVar("T")
