@@ -1,5 +1,6 @@
 """The Game protocol: the core every game implements, the optional capabilities with
-their fallbacks, finding games (entry points), and playing moves.
+their fallbacks, a game class made from its rules' modules (:func:`functions_from`),
+finding games (entry points), and playing moves.
 
 One definition of legality: a game generates its legal moves in one function
 (``legal_moves``); a submitted move is accepted only if it is equal to one of them, and
@@ -16,8 +17,9 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import re
-from collections.abc import Mapping, Sequence
-from typing import Any, Protocol, runtime_checkable
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 import msgspec
 
@@ -377,6 +379,57 @@ def legend(game: Game) -> list[str]:
         return []
     lines = getattr(found, "LINES", found)
     return [str(line) for line in (lines() if callable(lines) else lines)]
+
+
+# --- a game object from the game's modules ------------------------------------------------
+def _functions(*protocols: type) -> list[str]:
+    return sorted({n for p in protocols for n, v in vars(p).items() if callable(v) and n[0] != "_"})
+
+
+CORE_FUNCTIONS = _functions(Game)
+# what the referee may ask a game for: the core, every capability, and event_text
+FUNCTIONS = [*_functions(Game, Explains, FastLegality, Seals, Bots, Documents, Inspects, Undo),
+             "event_text"]
+_Class = TypeVar("_Class", bound=type)
+
+
+def _on_demand(module: str, name: str) -> Callable[..., Any]:
+    def call(*args: Any, **kwargs: Any) -> Any:
+        found = sys.modules.get(module) or importlib.import_module(module)
+        return getattr(found, name)(*args, **kwargs)
+
+    return call
+
+
+def functions_from(*modules: object, lazy: Mapping[str, str] | None = None
+                   ) -> Callable[[_Class], _Class]:
+    """A class decorator: every function of :data:`FUNCTIONS` the game class does not
+    define itself becomes its (static) member, from the one of ``modules`` that defines
+    it, or (``lazy``: name -> module) from a module imported at its first call (start-up
+    pays nothing for what only bots or explanations use). TypeError when the class is
+    made for a name two sources define (a class's own member settles it for modules), a
+    ``lazy`` name that is no game function, and a core function nobody defines."""
+    later = dict(lazy or {})
+    if unknown := sorted(set(later) - set(FUNCTIONS)):
+        raise TypeError(f"not functions of a game: {', '.join(unknown)}")
+
+    def decorate(cls: _Class) -> _Class:
+        for name in FUNCTIONS:
+            own = hasattr(cls, name)  # (a member that needs the object, e.g. its data)
+            found = {id(f): f for m in modules if callable(f := getattr(m, name, None))}
+            if own and name not in later:
+                continue
+            if len(found) + own + (name in later) > 1:
+                raise TypeError(f"{cls.__name__}: two sources of {name} (say which in it)")
+            if name in later:
+                setattr(cls, name, staticmethod(_on_demand(later[name], name)))
+            elif found:
+                setattr(cls, name, staticmethod(next(iter(found.values()))))
+        if missing := [n for n in CORE_FUNCTIONS if not hasattr(cls, n)]:
+            raise TypeError(f"{cls.__name__} lacks {', '.join(missing)} (engine.Game)")
+        return cls
+
+    return decorate
 
 
 # --- finding games -----------------------------------------------------------------------

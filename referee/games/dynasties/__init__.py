@@ -10,23 +10,31 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from referee.engine import Assumption, Interpretation, Option
+from referee.engine import Assumption, Interpretation, Option, functions_from
 from referee.errors import GameFileError, UsageError
 from referee.rng import Rng
 
-from . import checks, determinize, hidden, moves, play, rules, views, words
 from . import data as D
+from . import moves, play, rules, state, views, words
 from .files import current_files, data_digest, play_data, vocabulary
 from .rules import RULES_VERSIONS
-from .state import State, fingerprint
+from .state import State
 
 __all__ = ["GAME", "RULES_VERSIONS", "DynastiesGame", "current_files", "data_digest", "game",
            "play_data"]
+_LATER = "referee.games.dynasties."  # modules imported when first asked (start-up time)
 
 
+@functions_from(play, moves, views, state, lazy={
+    "determinize": _LATER + "determinize",  # the bots only
+    "hidden_items": _LATER + "hidden", "reveals": _LATER + "hidden",  # inspection, undo
+    "invariants": _LATER + "checks",  # inspection only
+})
 class DynastiesGame:
     """Dynasties played with the component data ``data`` by the rules version ``rules``.
-    The members that need neither are the rules' own functions."""
+    The rules' own functions are its members (:func:`engine.functions_from`: play,
+    explanations, notation, views, copies, inspection); the methods here need the
+    object's data or rules version."""
 
     name = "dynasties"
     title = "Dynasties: Heirate & Herrsche"
@@ -53,31 +61,6 @@ class DynastiesGame:
 
     def parse_move(self, text: str, legal: Sequence[Any]) -> Any:
         return moves.parse_move(text, legal, self.data)
-
-    def render(self, state: State, viewer: str | None, width: int = 80) -> str:
-        return views.render(state, viewer, width)
-
-    # the core protocol: the rules' functions
-    to_move = staticmethod(play.to_move)
-    legal_moves = staticmethod(play.legal_moves)
-    apply = staticmethod(play.apply)
-    format_move = staticmethod(moves.format_move)
-    view = staticmethod(views.view)
-    prompt = staticmethod(views.prompt)
-    finished = staticmethod(play.finished)
-    scores = staticmethod(play.scores)
-    ranking = staticmethod(play.ranking)
-    # capabilities: explanations, fast legality, bots, sealing, inspection, undo
-    why_illegal = staticmethod(play.why_illegal)
-    is_legal = staticmethod(play.is_legal)
-    copy_state = staticmethod(State.copy)
-    determinize = staticmethod(determinize.determinize)
-    private_fields = staticmethod(moves.private_fields)
-    public_text = staticmethod(moves.public_text)
-    fingerprint = staticmethod(fingerprint)
-    invariants = staticmethod(checks.invariants)
-    hidden_items = staticmethod(hidden.hidden_items)
-    reveals = staticmethod(hidden.reveals)
 
     # documentation: from the data files
     def assumptions(self) -> list[Assumption]:

@@ -156,6 +156,9 @@ class State:
         return self.players[idx].id
 
 
+copy_state = State.copy  # the game's copy for the bots and undo (engine.Bots)
+
+
 def fingerprint(state: State) -> str:
     """A hash of the whole state (hidden parts and generator counters included; the
     component data left out): equal fingerprints mean equal states."""

@@ -10,23 +10,29 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from referee.engine import Assumption, HiddenItem, Interpretation, Option
+from referee.engine import Assumption, Interpretation, Option, functions_from
 from referee.errors import GameFileError
 from referee.rng import Rng
 
-from . import basics, components, gamesetup, moves, scoring, texts, views
+from . import basics, components, gamesetup, moves, scoring, state, texts, views
 from . import rules as turn
 from .components import StauferData, current_files, data_digest, play_data
 from .state import State
-from .state import fingerprint as fingerprint_of
 
 RULES_VERSIONS: tuple[str, ...] = ("staufer-2",)
+_LATER = "referee.games.staufer."  # modules imported when first asked (start-up time)
 
 
+@functions_from(turn, scoring, moves, views, state, basics, texts, lazy={
+    "why_illegal": _LATER + "explain",  # only for a move that is not legal
+    "hidden_items": _LATER + "hidden", "reveals": _LATER + "hidden",  # inspection, undo
+    "determinize": _LATER + "determinize",  # the bots only
+})
 class StauferGame:
     """The Staufer Dynasty played with the component data ``data`` by rules version
-    ``rules``. Its members are the rules' own functions; the few methods need the
-    object's data or import a module only when it is asked for (start-up time)."""
+    ``rules``. The rules' own functions are its members (:func:`engine.functions_from`:
+    play, notation, views, copies, inspection and the words of its events); the methods
+    here need the object's data."""
 
     name = "staufer"
     title = "The Staufer Dynasty"
@@ -70,49 +76,6 @@ class StauferGame:
 
     def setup(self, players: Sequence[str], options: Mapping[str, str], rng: Rng) -> State:
         return gamesetup.setup(self.data, players, options, rng)
-
-    # play
-    to_move = staticmethod(turn.to_move)
-    legal_moves = staticmethod(turn.legal_moves)
-    is_legal = staticmethod(turn.is_legal)
-    apply = staticmethod(turn.apply)
-    finished = staticmethod(turn.finished)
-    scores = staticmethod(scoring.scores)
-    ranking = staticmethod(scoring.ranking)
-    # notation (no move holds a secret: the public text is the notation)
-    format_move = staticmethod(moves.format_move)
-    parse_move = staticmethod(moves.parse_move)
-    private_fields = staticmethod(moves.private_fields)
-    public_text = staticmethod(moves.format_move)
-    # what players see
-    prompt = staticmethod(views.prompt)
-    view = staticmethod(views.view)
-    render = staticmethod(views.render)
-    # bots and inspection
-    copy_state = staticmethod(State.copy)
-    fingerprint = staticmethod(fingerprint_of)
-    invariants = staticmethod(basics.invariants)
-    event_text = staticmethod(texts.event_text)  # an event of the state, for the reader
-
-    def why_illegal(self, state: State, player: str, move: Any) -> str:
-        from . import explain  # only for a move that is not legal
-
-        return explain.why_illegal(state, player, move)
-
-    def hidden_items(self, state: State, viewer: str | None) -> list[HiddenItem]:
-        from . import hidden  # inspection and undo only
-
-        return hidden.hidden_items(state, viewer)
-
-    def reveals(self, before: State, after: State) -> bool:
-        from . import hidden
-
-        return hidden.reveals(before, after)
-
-    def determinize(self, state: State, player: str, rng: Rng) -> State:
-        from .determinize import determinize  # the bots only
-
-        return determinize(state, player, rng)
 
     # documentation
     def assumptions(self) -> list[Assumption]:

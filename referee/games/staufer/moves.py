@@ -175,6 +175,9 @@ def private_fields(move: Move) -> tuple[str, ...]:
     return ()
 
 
+public_text = format_move  # (no secret in any move: what others read is the notation)
+
+
 FORMS = (
     "supply <1-5> [chests <1-5>] [+envoy] [+draw]",
     "deploy <region> <seat> [free-move] [free-pay]",

@@ -143,6 +143,8 @@ class State(msgspec.Struct):
         )
 
 
+copy_state = State.copy  # the game's copy for the bots and undo (engine.Bots)
+
 # Fields of State fixed at setup, shared between a state and its copy().
 SHARED = ("data", "players", "options", "ring", "tiles", "seat_cost", "seat_noble", "rows",
           "unused_a", "priv_numbers")
