@@ -382,14 +382,15 @@ def legend(game: Game) -> list[str]:
 
 
 # --- a game object from the game's modules ------------------------------------------------
-def _functions(*protocols: type) -> list[str]:
-    return sorted({n for p in protocols for n, v in vars(p).items() if callable(v) and n[0] != "_"})
+def _functions(*protocols: type) -> tuple[str, ...]:
+    return tuple(sorted({n for p in protocols for n, v in vars(p).items()
+                         if callable(v) and n[0] != "_"}))
 
 
 CORE_FUNCTIONS = _functions(Game)
 # what the referee may ask a game for: the core, every capability, and event_text
-FUNCTIONS = [*_functions(Game, Explains, FastLegality, Seals, Bots, Documents, Inspects, Undo),
-             "event_text"]
+FUNCTIONS = (*_functions(Game, Explains, FastLegality, Seals, Bots, Documents, Inspects, Undo),
+             "event_text")
 _Class = TypeVar("_Class", bound=type)
 
 

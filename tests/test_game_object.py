@@ -61,7 +61,7 @@ print("ok")
     ("staufer", ["referee.games.staufer.explain", "referee.games.staufer.hidden",
                  "referee.games.staufer.determinize"]),
     ("dynasties", ["referee.games.dynasties.hidden", "referee.games.dynasties.determinize",
-                   "referee.games.dynasties.checks", "referee.deal"]),
+                   "referee.games.dynasties.checks"]),
 ])
 def test_what_only_bots_undo_and_inspection_use_is_imported_when_asked(
         name: str, later: list[str]) -> None:
@@ -105,7 +105,7 @@ def test_a_lazy_function_is_imported_at_its_first_call(tmp_path: Path,
         pass
 
     assert "probe_lazy_rules" not in sys.modules
-    assert engine.why_illegal(Made(), None, "ann", "x") == "no x for ann"  # type: ignore[arg-type]
+    assert engine.why_illegal(Made(), None, "ann", "x") == "no x for ann"
     assert "probe_lazy_rules" in sys.modules
 
 
