@@ -11,8 +11,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from referee.engine import Assumption, Interpretation, Option
+from referee.engine.rng import Rng
 from referee.errors import GameFileError, UsageError
-from referee.rng import Rng
 
 from . import checks, determinize, hidden, moves, play, rules, views, words
 from . import data as D

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, Union
 import msgspec
 
 from referee import i18n
+from referee.engine import NUMBER_DIGITS_MAX
 from referee.errors import AmbiguousMove, MalformedMove
-from referee.fileformat import NUMBER_DIGITS_MAX
 
 from .files import current_files, vocabulary
 from .state import COLOURS

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import msgspec
 
-from referee.rng import Rng
+from referee.engine.rng import Rng
 
 if TYPE_CHECKING:
     from .data import Data
