@@ -21,8 +21,8 @@ import hashlib
 import importlib
 
 from referee.engine import Game, Match, get_game
+from referee.engine.rng import Rng
 from referee.errors import RefereeError
-from referee.rng import Rng
 
 
 def game_of(name: str, rules: str | None) -> Game:

@@ -51,9 +51,9 @@ if __package__ in (None, ""):  # run by path: make `scripts` and `referee` impor
 
 import msgspec
 
-from referee import gamefile, replay
 from referee.engine import Match, get_game, legal_strings
-from referee.replay import undo_refusal
+from referee.ledger import gamefile, replay
+from referee.ledger.replay import undo_refusal
 from scripts.make_examples import play
 
 ROOT = Path(__file__).resolve().parent.parent

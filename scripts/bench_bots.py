@@ -20,7 +20,7 @@ from typing import Any
 from referee.bots.mcts import MctsBot
 from referee.bots.simulate import simulate
 from referee.engine import Match, get_game, random_playout
-from referee.rng import Rng
+from referee.engine.rng import Rng
 
 PLAYERS = ["ann", "ben", "cat", "dan"]
 

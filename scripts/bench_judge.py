@@ -190,7 +190,7 @@ def count_mails(game: str, seed: int) -> dict[str, float]:
     everyone on `turn`), count the mails and weigh them; return the weights."""
     from collections import Counter
 
-    from referee import gamefile, replay, secret
+    from referee.ledger import gamefile, replay, secret
     from tests.test_judge import Setup
     from tests.test_judge_support import STYLES, body_text, deliver
 

@@ -26,11 +26,11 @@ from pathlib import Path
 if __package__ in (None, ""):  # run by path: make `scripts`, `tests` and `referee` importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from referee import gamefile
+from referee.ledger import gamefile
+from referee.pages.positions import positions
+from referee.pages.site import build_site
 from referee.pictures import draw_svg, svg_to_png
 from referee.pictures.changes import Marks
-from referee.pictures.positions import positions
-from referee.pictures.site import build_site
 from scripts.make_examples import play
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from referee.schemagen import schema_names, schema_text
+from referee.ledger.schemagen import schema_names, schema_text
 
 OUT = Path(__file__).resolve().parent.parent / "schemas"
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from referee import gamefile, replay
 from referee.engine import Match, get_game, random_playout
-from referee.rng import Rng
+from referee.engine.rng import Rng
+from referee.ledger import gamefile, replay
 
 OUT = Path(__file__).resolve().parent.parent / "examples"
 PLAYERS = ["ann", "ben", "cat", "dan", "eve"]

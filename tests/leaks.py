@@ -29,7 +29,7 @@ from functools import lru_cache
 from typing import Any
 
 from referee.engine import Game, HiddenItem
-from referee.rng import Rng
+from referee.engine.rng import Rng
 
 _WORD = re.compile(r"\w+(?:[+\-]\w+)*")
 _ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})|\\[nrtbf\"\\/]")

@@ -9,9 +9,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from referee import gamefile, replay
 from referee.engine import Match, Move
-from referee.rng import Rng
+from referee.engine.rng import Rng
+from referee.ledger import gamefile, replay
 from tests.conftest import ok
 
 PLAYERS = "ann,ben,cat"

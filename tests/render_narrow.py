@@ -7,8 +7,8 @@ import re
 from collections.abc import Mapping
 
 from referee.engine import Game, Match
-from referee.rng import Rng
-from referee.statusview import legal_lines
+from referee.engine.rng import Rng
+from referee.play.statusview import legal_lines
 
 LONG = ["a" * 24, "bartholomew-of-hohenlohe", "c_" * 12, "dietrich-von-bern-012345",
         "eberhard-im-bart-0123456"]

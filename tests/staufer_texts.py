@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from referee.engine import full_options
+from referee.engine.rng import Rng
 from referee.games.staufer import GAME, gamesetup
 from referee.games.staufer.state import State
-from referee.rng import Rng
 
 NAMES = ["ann", "ben", "cat", "dan", "eve"]
 

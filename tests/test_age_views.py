@@ -12,10 +12,11 @@ from pathlib import Path
 import pytest
 from click.testing import Result
 
-from referee import agebox, gamefile, replay, viewsign
 from referee.engine import get_game
+from referee.engine.rng import Rng
 from referee.errors import UsageError
-from referee.rng import Rng
+from referee.ledger import gamefile, replay
+from referee.trust import agebox, viewsign
 from tests.ci import UNDER_CI
 from tests.conftest import run
 from tests.leaks import assert_shows, leaks, own_items, tokens_by_owner
@@ -194,7 +195,7 @@ def test_the_index_holds_keyed_hashes(game: tuple[Path, Path], signers: Path,
 
 
 def _plaintext(path: Path, player: str) -> bytes:
-    from referee.statusview import load, status_json, status_text
+    from referee.play.statusview import load, status_json, status_text
 
     gf, match = load(path, path.parent / "keep.secret")
     return viewsign.document(gf, SEED, path.name, player,
@@ -597,7 +598,8 @@ def vouch_doc_signed_by_another_key(doc: dict) -> dict:
     """A correct XEdDSA signature, by a key of the forger's own."""
     import base64
 
-    from referee import vouch, xeddsa
+    from referee.ledger import vouch
+    from referee.trust import xeddsa
 
     forged = {k: v for k, v in doc.items() if k != "signature"}
     secret = vouch._derive("the forger's seed", b"age-identity")
@@ -666,7 +668,7 @@ def test_views_are_padded_so_sizes_tell_nothing(name: str, tmp_path: Path,
     for size in sizes:
         assert size["ann"] == size["ben"]  # ...the same size
     assert len({s["ann"] for s in sizes}) == 1  # and the same after moves
-    from referee.statusview import load, status_json, status_text
+    from referee.play.statusview import load, status_json, status_text
 
     gf, match = load(path, secret)
     plain = viewsign.document(gf, SEED, "g.json", "ann", status_text(gf, match, "ann", "g"),
@@ -701,7 +703,7 @@ def test_two_files_with_one_game_id_get_no_views(game: tuple[Path, Path], signer
 
 def test_views_refuse_a_header_with_a_forged_referee_key(tmp_path: Path, signers: Path
                                                          ) -> None:
-    from referee import vouch
+    from referee.ledger import vouch
 
     path, secret = tmp_path / "f.json", tmp_path / "f.secret"
     assert run("new", "staufer", path, "--players", "ann,ben", "--sealed", "--seed",
@@ -751,7 +753,7 @@ def test_an_open_games_view_is_checked_by_replaying_it(tmp_path: Path, signers: 
 ])
 def test_ed25519_arithmetic_matches_rfc_8032(secret: str, public: str, message: str,
                                              signature: str) -> None:
-    from referee import xeddsa
+    from referee.trust import xeddsa
 
     sig, pub, msg = (bytes.fromhex(x) for x in (signature, public, message))
     assert xeddsa.sign_ed25519(bytes.fromhex(secret), msg) == sig
@@ -764,7 +766,8 @@ def test_ed25519_arithmetic_matches_rfc_8032(secret: str, public: str, message: 
 
 def test_xeddsa_verifies_with_the_headers_age_recipient() -> None:
     """The key that signs is the one pyrage derives the header's recipient from."""
-    from referee import vouch, xeddsa
+    from referee.ledger import vouch
+    from referee.trust import xeddsa
 
     for seed in ("one", "two", "three", "four", "five"):
         u = viewsign.recipient_u(vouch.recipient(seed))

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from click.testing import Result
 
-from referee import gamefile, replay, seats
-from referee.submit import play_bots
+from referee.ledger import gamefile, replay, seats
+from referee.play.submit import play_bots
 from tests.conftest import run
 
 
@@ -383,7 +383,7 @@ def test_bot_seat_moves_are_the_same_in_other_processes(tmp_path: Path) -> None:
 
 
 def test_seat_levels_are_the_bots_levels() -> None:
-    """referee/seats.py names the levels without importing the bots: the same ones."""
+    """referee/ledger/seats.py names the levels without importing the bots: the same ones."""
     from referee.bots import LEVELS
 
     assert seats.LEVELS == LEVELS

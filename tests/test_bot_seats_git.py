@@ -12,8 +12,9 @@ import msgspec
 import pytest
 from click.testing import Result
 
-from referee import gamefile, history, replay, seats, secret
 from referee.bots.players import seat_move
+from referee.git import history
+from referee.ledger import gamefile, replay, seats, secret
 from tests.conftest import run
 
 

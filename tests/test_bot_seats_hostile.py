@@ -12,7 +12,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from referee import gamefile, replay
+from referee.ledger import gamefile, replay
 from tests.conftest import run
 
 SETTINGS = settings(max_examples=60, deadline=None, derandomize=True, database=None,

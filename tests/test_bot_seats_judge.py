@@ -6,9 +6,9 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 
-from referee import gamefile, roster
 from referee.judge import Config, Judge, run_once
 from referee.judge.transport import MaildirInbox, MaildirOutbox
+from referee.ledger import gamefile, roster
 from tests.conftest import run
 from tests.test_judge import SENDER, Setup
 from tests.test_judge_support import body_text, deliver, reply

@@ -7,7 +7,7 @@ import pytest
 
 from referee.bots import choose, make_bot
 from referee.engine import Match, get_game
-from referee.rng import Rng
+from referee.engine.rng import Rng
 from tests.leaks import tokens_by_owner
 
 GAMES = [("staufer", 4), ("dynasties", 4), ("staufer", 2), ("dynasties", 3)]

@@ -14,8 +14,8 @@ from referee.bots.players import GreedyBot, margin
 from referee.bots.simulate import seat_bots, simulate
 from referee.bots.usage import in_play, matches, usage_prefix
 from referee.engine import Match, get_game
+from referee.engine.rng import Rng
 from referee.errors import NotYourTurn, UsageError
-from referee.rng import Rng
 from tests.conftest import run
 
 

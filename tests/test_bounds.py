@@ -1,5 +1,5 @@
 """Nothing a player sends can brick a game: every field of a game file has a bound
-(referee/schema.py, docs/file-format.md), checked on every read with a message naming the
+(referee/ledger/schema.py, docs/file-format.md), checked on every read with a message naming the
 JSON path and the bound; moves and entries refuse unknown fields; move notation refuses
 numbers too long to be one; honest sealed games pass `check --strict`; and the one-pass
 JSON reader gives the same data and the same refusals as the careful one.
@@ -19,9 +19,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from referee import fileformat, gamefile, schema, strictjson
 from referee.engine import get_game
 from referee.errors import AmbiguousMove, GameFileError, MalformedMove
+from referee.ledger import fileformat, gamefile, schema, strictjson
 from tests.conftest import ok, run
 
 ROOT = Path(__file__).resolve().parent.parent

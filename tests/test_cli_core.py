@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from click.testing import Result
 
-from referee import fileio, gamefile
+from referee.ledger import fileio, gamefile
 from tests.conftest import run
 
 

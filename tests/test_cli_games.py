@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from referee.engine import get_game
-from referee.rng import Rng
+from referee.engine.rng import Rng
 from tests.conftest import run
 from tests.leaks import assert_hidden, assert_shows, own_items
 
@@ -80,7 +80,7 @@ def test_public_status_hides_private_views(tmp_path: Path, name: str, n: int) ->
     path = tmp_path / "g.json"
     players = ["ann", "ben", "cat", "dan", "eve"][:n]
     run("new", name, path, "--players", ",".join(players), "--seed", "hidden")
-    from referee import gamefile, replay
+    from referee.ledger import gamefile, replay
 
     match = replay.replay(gamefile.read(path))
     game = get_game(name)

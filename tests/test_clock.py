@@ -1,4 +1,4 @@
-"""Time banks (referee/clock.py): the arithmetic, whole games of both games with an
+"""Time banks (referee/clocks/clock.py): the arithmetic, whole games of both games with an
 injected clock (REFEREE_NOW), and the commands new --clock, clock, vacation, status."""
 
 from __future__ import annotations
@@ -9,8 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from referee import clock, clockview, gamefile, replay, secret, submit
+from referee.clocks import clock, clockview
 from referee.engine import get_game
+from referee.ledger import gamefile, replay, secret
+from referee.play import submit
 from tests.conftest import ok, require_module, run
 
 DAY, HOUR = clock.DAY, clock.HOUR

@@ -16,7 +16,8 @@ from typing import Any
 
 import pytest
 
-from referee import clock, gamefile, secret, vouch
+from referee.clocks import clock
+from referee.ledger import gamefile, secret, vouch
 from tests.conftest import ok, run
 
 DAY, HOUR = clock.DAY, clock.HOUR

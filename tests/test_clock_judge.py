@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from referee import gamefile
+from referee.ledger import gamefile
 from tests.conftest import ok
 from tests.test_judge import Setup
 from tests.test_judge_support import body_text, reply

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from referee import gamefile
+from referee.ledger import gamefile
 from tests import plangames as pg
 from tests.conftest import ok
 from tests.test_judge import Setup

@@ -1,4 +1,4 @@
-"""Property tests of the clock arithmetic (referee/clock.py, hypothesis): over random
+"""Property tests of the clock arithmetic (referee/clocks/clock.py, hypothesis): over random
 timelines (turns that pass between seats after random delays, vacations, weekend pauses,
 a referee that writes a timeout when one is due, as the judge and `tick` do), no bank
 ever goes negative, a seat is never out of time without a timeout following, replaying
@@ -9,7 +9,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from referee import clock
+from referee.clocks import clock
 
 DAY, HOUR = clock.DAY, clock.HOUR
 T0 = clock.seconds("2026-12-01T09:00:00Z")

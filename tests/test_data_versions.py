@@ -14,9 +14,9 @@ from typing import Any
 import msgspec
 import pytest
 
-from referee import dataversions, gamefile, replay, secret
 from referee.engine import Game, Match, get_game
-from referee.rng import Rng
+from referee.engine.rng import Rng
+from referee.ledger import dataversions, gamefile, replay, secret
 from tests.conftest import ok, run
 
 PLAYERS = ["ann", "ben", "cat", "dan"]

@@ -28,7 +28,7 @@ def test_every_file_of_the_package_is_found_missing_or_present(tmp_path: Path) -
     expected = check_dist.package_files()
     assert "referee/cli/common.py" in expected
     data = [name for name in expected if name.endswith((".json", ".md", ".html"))]
-    assert "referee/pictures/templates/base.html" in data and len(data) > 20
+    assert "referee/pages/templates/base.html" in data and len(data) > 20
     whole = make(tmp_path / "whole", expected, expected)
     assert check_dist.check(whole, expected) == []
     lacking = make(tmp_path / "lacking", [n for n in expected if n != data[0]],

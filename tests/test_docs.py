@@ -50,3 +50,45 @@ def test_nothing_cites_a_document_outside_the_repository() -> None:
             if re.search(r"DESIGN(\.md| §)|\.\./shared|\bshared/(rules|reference)\b", line):
                 cited.append(f"{path.relative_to(ROOT)}:{i}: {line.strip()}")
     assert cited == []
+
+
+# the pages that describe the code as it is (the changelog is history: its paths are of then)
+CURRENT = [p for p in PAGES if p.name != "CHANGELOG.md"]
+PATH = re.compile(r"(?<![\w./-])referee/[\w./<>*-]*[\w>*]")
+MODULE = re.compile(r"(?<![\w./-])referee(?:\.[a-z_][a-z0-9_]*)+")
+# the same shapes that are no path: key-derivation labels and example host names
+NOT_CODE = {"referee/1", "referee/bot-seat/1", "referee/game-seed/2", "referee.target",
+            "referee.invalid"}
+
+
+def _exists(named: str) -> bool:
+    """A path of the repository, with ``<name>`` standing for any one part and ``*`` a
+    glob."""
+    pattern = re.sub(r"<[^>]+>", "*", named.rstrip("/"))
+    return any(ROOT.glob(pattern)) if "*" in pattern else (ROOT / pattern).exists()
+
+
+def _module_exists(dotted: str) -> bool:
+    """``referee.a.b`` is a module or package, or names a member of one (``a.b.C``)."""
+    parts = dotted.split(".")
+    for cut in range(len(parts), 1, -1):
+        base = ROOT.joinpath(*parts[:cut])
+        if base.with_suffix(".py").exists() or (base / "__init__.py").exists():
+            return True
+    return False
+
+
+def test_every_path_and_module_the_docs_name_exists() -> None:
+    """The docs follow the tree: every ``referee/...`` path and ``referee.x`` module named
+    in the README, CONTRIBUTING and docs/ is there (the entry-point group
+    ``referee.games`` is a package too)."""
+    missing = []
+    for page in CURRENT:
+        text = page.read_text()
+        for named in sorted(set(PATH.findall(text))):
+            if named not in NOT_CODE and not _exists(named):
+                missing.append(f"{page.relative_to(ROOT)}: {named}")
+        for dotted in sorted(set(MODULE.findall(text))):
+            if dotted not in NOT_CODE and not _module_exists(dotted):
+                missing.append(f"{page.relative_to(ROOT)}: {dotted}")
+    assert missing == []

@@ -15,12 +15,12 @@ from babel.messages.pofile import read_po
 
 from referee import i18n
 from referee.engine import Match
+from referee.engine.rng import Rng
 from referee.errors import AmbiguousMove
 from referee.games.dynasties import GAME, moves, words
 from referee.games.dynasties.moves import Pass, SecondTrade, Trade
 from referee.games.dynasties.pictures import draw
 from referee.pictures.svg import fit
-from referee.rng import Rng
 from tests.i18n_check import DYNASTIES, english_sentences
 from tests.svg_fit import overflows
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from referee import gamefile, replay
+from referee.ledger import gamefile, replay
 from scripts.make_examples import transcript
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"

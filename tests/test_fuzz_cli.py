@@ -29,8 +29,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.strategies import DrawFn
 
-from referee import gamefile
 from referee.cli import main
+from referee.ledger import gamefile
 from tests.conftest import run
 
 ROOT = Path(__file__).resolve().parent.parent

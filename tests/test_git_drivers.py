@@ -11,10 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from referee import gamefile, gitdrivers
 from referee.engine import get_game
+from referee.engine.rng import commitment
 from referee.errors import GameFileError
-from referee.rng import commitment
+from referee.git import drivers as gitdrivers
+from referee.ledger import gamefile
 from tests.conftest import require_tool, run
 
 NOW = "2026-01-01T00:00:00Z"

@@ -16,7 +16,7 @@ import pytest
 
 from referee import i18n
 from referee.judge import meta
-from referee.pictures.site import build_site
+from referee.pages.site import build_site
 from tests.test_judge import Setup
 from tests.test_judge_support import body_text
 from tests.test_mail_html import KIM, images

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from referee import i18n
-from referee.pictures.site import build_site
+from referee.pages.site import build_site
 from tests.test_html_phone import PHONE, games, start  # noqa: F401  (a fixture)
 from tests.test_mail_html_browser import shots, unpack  # noqa: F401  (a fixture)
 from tests.test_site_browser import Browser, open_browser

@@ -22,7 +22,7 @@ def test_the_domains_are_the_core_and_each_game() -> None:
     assert DOMAINS == ["click", "dynasties", "referee", "staufer"]
     referee = tool.domains()["referee"]
     sources = {p.relative_to(tool.ROOT).as_posix() for p in referee.sources()}
-    assert "referee/statusview.py" in sources
+    assert "referee/play/statusview.py" in sources
     assert not any(s.startswith("referee/games/") for s in sources)
 
 

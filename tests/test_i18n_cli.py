@@ -13,9 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from referee import engine, gamefile, i18n, statusview
+from referee import engine, i18n
+from referee.engine.rng import Rng
 from referee.errors import NotYourTurn
-from referee.rng import Rng
+from referee.ledger import gamefile
+from referee.play import statusview
 from tests.conftest import ok, run
 from tests.i18n_check import english_sentences
 

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from referee import gamefile, identity, replay, secret
+from referee.ledger import gamefile, identity, replay, secret
 from tests.conftest import run
 from tests.leaks import leaks
 from tests.test_trust_git import (  # noqa: F401  (fixtures)
@@ -429,7 +429,7 @@ def test_a_seat_above_the_cap_stays_readable_but_neither_plays_nor_is_replayed(
     still reads; its new bot moves are refused unreplayed by `check --since`, the seat
     does not play, and `check --bots` replays its old moves at the recorded level. (The
     cap is lowered to 1 here so that the recorded level, 2, is cheap to replay.)"""
-    from referee import seats
+    from referee.ledger import seats
 
     git(tmp_path, "init", "-q", "-b", "main")
     path = tmp_path / "g.json"

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from referee.engine import Match, get_game
-from referee.rng import Rng
+from referee.engine.rng import Rng
 
 CASES = [("staufer", n) for n in range(2, 6)] + [("dynasties", n) for n in range(3, 6)]
 POOL = 60  # candidates kept from earlier states

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from click.testing import Result
 
-from referee import gamefile, replay
+from referee.ledger import gamefile, replay
 from referee.mail import tokens
 from tests.conftest import run
 from tests.test_judge_support import (
@@ -123,7 +123,7 @@ def test_every_message_id_is_unique_and_carries_a_mac(toy: Setup) -> None:
         assert jid is not None and jid.game == "toy-1"
         forged = msgid.replace(jid.mac, "a" * 13)
         assert tokens.parse_id(forged) is not None
-    key = __import__("referee.secret", fromlist=["mail_key"]).mail_key("judge-seed")
+    key = __import__("referee.ledger.secret", fromlist=["mail_key"]).mail_key("judge-seed")
     assert all(tokens.check_id(key, tokens.parse_id(m)) for m in msgids)  # type: ignore[arg-type]
     assert not tokens.check_id(key, tokens.MailId("toy-1", "ann", 0, 1, "a" * 13))
 

@@ -12,7 +12,7 @@ import sys
 import time
 from pathlib import Path
 
-from referee import gamefile, replay
+from referee.ledger import gamefile, replay
 from tests.test_judge import SENDER, Setup
 from tests.test_judge_support import STYLES, Player, body_text, deliver, outbox_messages
 

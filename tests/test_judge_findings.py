@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from referee import gamefile, roster
 from referee.errors import UsageError
 from referee.judge.gmlines import gm_meta
+from referee.ledger import gamefile, roster
 from tests.conftest import GM_ADDRESS
 from tests.test_judge import Setup
 from tests.test_judge_support import body_text, reply

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 
-from referee import gamefile
+from referee.ledger import gamefile
 from tests.test_judge import Setup
 from tests.test_judge_findings import GM, gm
 from tests.test_judge_support import body_text, reply

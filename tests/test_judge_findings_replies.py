@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from referee import gamefile, replay
 from referee.engine import legal_strings
 from referee.games.staufer import GAME
+from referee.ledger import gamefile, replay
 from referee.mail.replies import clean_line, parse_reply
 from tests.test_judge import Setup
 from tests.test_judge_support import body_text, reply

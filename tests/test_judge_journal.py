@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from referee import fileio
 from referee.judge import Config, Judge, run_once
 from referee.judge.store import SENT_NAME, STATE_NAME, Store
 from referee.judge.transport import MaildirInbox
+from referee.ledger import fileio
 from tests.test_judge import SENDER, Setup
 from tests.test_judge_support import deliver, reply
 

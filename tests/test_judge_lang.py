@@ -156,7 +156,7 @@ def test_a_move_before_the_nonces_is_answered_in_mail_words(tmp_path: Path) -> N
 
 @pytest.mark.parametrize("example", ["staufer-3p", "dynasties-3p"])
 def test_the_game_over_mail_has_one_final_scoring(example: str) -> None:
-    from referee import gamefile, replay, roster
+    from referee.ledger import gamefile, replay, roster
 
     gf = gamefile.read(Path(__file__).parents[1] / "examples" / f"{example}.json")
     match = replay.replay(gf, None)

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from referee import gamefile, replay, roster
 from referee.errors import UsageError
 from referee.judge import Config, Judge, meta, run_once
 from referee.judge.gmlines import gm_meta
 from referee.judge.transport import MaildirInbox, MaildirOutbox
+from referee.ledger import gamefile, replay, roster
 from tests.conftest import GM_ADDRESS, judge_game
 from tests.test_judge import Setup
 from tests.test_judge_support import body_text, reply

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from referee import gamefile, replay, secret
 from referee.judge import text
+from referee.ledger import gamefile, replay, secret
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 

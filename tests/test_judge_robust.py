@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 from click.testing import Result
 
-from referee import gamefile
 from referee.judge import incoming
+from referee.ledger import gamefile
 from tests.conftest import run
 from tests.test_judge import PLAYERS, SENDER, Setup
 from tests.test_judge_support import body_text, parse, reply

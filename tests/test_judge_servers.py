@@ -30,7 +30,7 @@ from typing import Any
 
 import pytest
 
-from referee import gamefile, replay, secret
+from referee.ledger import gamefile, replay, secret
 from tests.conftest import free_port, missing, run
 from tests.test_judge_support import STYLES, Player, parse, summary
 

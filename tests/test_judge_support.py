@@ -14,8 +14,8 @@ from email.message import EmailMessage
 from email.utils import make_msgid
 from pathlib import Path
 
-from referee import gamefile, replay, secret
 from referee.engine import legal_strings
+from referee.ledger import gamefile, replay, secret
 from referee.mail import tokens
 
 STYLES = ("top", "bottom", "html", "outlook", "mobile", "token-line", "german", "plain")

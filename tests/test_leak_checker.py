@@ -15,10 +15,10 @@ from typing import Any
 
 import pytest
 
-from referee import gamefile, replay
 from referee.engine import get_game
 from referee.games.dynasties import views as dyn_views
 from referee.games.staufer import views as st_views
+from referee.ledger import gamefile, replay
 from tests.conftest import ok
 from tests.leaks import (
     assert_hidden,
@@ -265,7 +265,7 @@ def test_undo_refuses_the_same_moves_as_before(name: str, old: Callable[[Any], A
     """Game.reveals (what undo asks now) agrees, move by move of random games, with the
     comparison of hidden tokens that undo made before it had its own function."""
     from referee.engine import Match
-    from referee.rng import Rng
+    from referee.engine.rng import Rng
 
     game = get_game(name)
     answers = {True: 0, False: 0}

@@ -18,7 +18,8 @@ from pathlib import Path
 import pytest
 from click.testing import Result
 
-from referee import gamefile, mail, secret
+from referee import mail
+from referee.ledger import gamefile, secret
 from referee.mail import tokens
 from tests.conftest import run
 from tests.test_judge import SENDER, Setup

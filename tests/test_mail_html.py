@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from referee import gamefile, replay
 from referee.engine import get_game
 from referee.judge import html as mailhtml
 from referee.judge import meta
+from referee.ledger import gamefile, replay
 from referee.pictures import svg_to_png
 from referee.pictures.tiles import Tile, tiles
 from tests.leaks import assert_hidden, assert_shows, own_items

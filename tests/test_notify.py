@@ -18,7 +18,8 @@ from typing import Any
 
 import pytest
 
-from referee import gamefile, notify
+from referee.ledger import gamefile
+from referee.mail import notify
 from tests.conftest import ok, require_module, require_tool, run
 
 PLAYERS = "ann=Ann <ann@example.org>,ben=Ben <ben@example.org>,cat=Cat <cat@example.org>"
@@ -336,7 +337,7 @@ def test_apprise_is_imported_only_when_a_channel_is_used(tmp_path: Path,
                                                          ) -> None:
     import sys
 
-    code = ("import sys, referee.notify, referee.judge.core, referee.judge.incoming, "
+    code = ("import sys, referee.mail.notify, referee.judge.core, referee.judge.incoming, "
             "referee.cli.notify; print('apprise' in sys.modules)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           check=True)

@@ -12,8 +12,8 @@ from pathlib import Path
 
 from click.testing import Result
 
-from referee import gamefile
 from referee.judge.store import STATE_NAME
+from referee.ledger import gamefile
 from tests.conftest import ok, run
 from tests.test_judge import Setup
 from tests.test_judge_support import body_text, reply

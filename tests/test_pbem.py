@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from referee import gamefile, replay
+from referee.ledger import gamefile, replay
 from tests.conftest import ok, run
 from tests.leaks import assert_hidden
 

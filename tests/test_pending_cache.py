@@ -10,8 +10,8 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from referee import fileio, replay
-from referee import pendingcache as cache
+from referee.ledger import fileio, replay
+from referee.reports import pendingcache as cache
 from tests.conftest import run
 
 

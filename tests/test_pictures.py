@@ -11,13 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from referee import gamefile, replay, vouch, writecore
-from referee import rng as rngmod
-from referee import secret as secretmod
 from referee.engine import Match, get_game
+from referee.engine import rng as rngmod
+from referee.engine.rng import Rng
+from referee.ledger import gamefile, replay, vouch
+from referee.ledger import secret as secretmod
 from referee.pictures import draw_svg, svg_to_png
 from referee.pictures.changes import Marks, changed_paths, new_events
-from referee.rng import Rng
+from referee.play import writecore
 from tests.conftest import run
 from tests.leaks import assert_hidden, assert_shows, own_items
 
@@ -326,7 +327,7 @@ def test_show_refuses_a_missing_or_broken_game(tmp_path: Path, content: str | No
 
 
 def test_staufer_picture_shows_the_pending_deploy_and_revealed_chests() -> None:
-    from referee.pictures.positions import positions
+    from referee.pages.positions import positions
 
     gf = gamefile.read(ROOT / "examples" / "staufer-5p.json")
     steps = positions(gf, None)

@@ -1,4 +1,4 @@
-"""The picture cache (referee/pictures/cache.py) and the board's tiles for mails
+"""The picture cache (referee/pages/cache.py) and the board's tiles for mails
 (referee/pictures/tiles.py): a cached picture is byte for byte a fresh render, a picture
 seen before is not rendered again (in memory, or from the folder in a new process), and
 a damaged cache file is rendered anew instead of being mailed."""
@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from referee import gamefile
-from referee.pictures import cache as cachemod
+from referee.ledger import gamefile
+from referee.pages import cache as cachemod
+from referee.pages.cache import PictureCache, whole_png
+from referee.pages.positions import view_at
 from referee.pictures import draw_svg, svg_to_png
-from referee.pictures.cache import PictureCache, whole_png
-from referee.pictures.positions import view_at
 from referee.pictures.tiles import Tile, tiles
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -156,7 +156,7 @@ def test_the_judge_keeps_its_pictures_beside_the_games(tmp_path: Path) -> None:
     probe = ("import resvg_py, sys; calls = []; real = resvg_py.svg_to_bytes\n"
              "resvg_py.svg_to_bytes = lambda **k: calls.append(1) or real(**k)\n"
              "from referee.judge import html; from referee.pictures.tiles import tiles\n"
-             "from referee import gamefile, replay\n"
+             "from referee.ledger import gamefile, replay\n"
              f"gf = gamefile.read({str(setup.path)!r})\n"
              "m = replay.replay(gf, 'judge-seed')\n"
              f"c = html.cache_for(__import__('pathlib').Path({str(setup.games)!r}))\n"

@@ -1,4 +1,4 @@
-"""Plans (referee/plans.py, `referee plan`): reading lines, and plans answering the
+"""Plans (referee/ledger/plans.py, `referee plan`): reading lines, and plans answering the
 decisions that arise in real games of both games, through the CLI."""
 
 from __future__ import annotations
@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from referee import gamefile, plans
 from referee.engine import get_game
 from referee.errors import UsageError
-from referee.fileformat import PLAN_LINE_MAX, PLAN_LINES_MAX
+from referee.ledger import gamefile, plans
+from referee.ledger.fileformat import PLAN_LINE_MAX, PLAN_LINES_MAX
 from tests import plangames as pg
 from tests.conftest import ok, run
 

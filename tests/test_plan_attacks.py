@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from referee import gamefile
+from referee.ledger import gamefile
 from tests import leaks
 from tests import plangames as pg
 from tests.conftest import ok, require_tool, run
@@ -151,7 +151,7 @@ SECRET_LINE_WORDS = "return court"
 
 def test_in_a_sealed_game_nobody_else_reads_a_plan(tmp_path: Path) -> None:
     path, mover, move, picker, picks = pg.pick_position(tmp_path, sealed=True)
-    secret = tmp_path / "referee.secret"
+    secret = tmp_path / "referee.ledger.secret"
     shutil.move(str(path) + ".secret", secret)  # the players do not hold the secret
     plan_line = f"if {mover} {move} then {picks[-1]}"
     out = ok("plan", path, "--as", picker, plan_line, SECRET_LINE_WORDS).output

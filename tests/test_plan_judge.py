@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from referee import gamefile
+from referee.ledger import gamefile
 from tests import leaks
 from tests import plangames as pg
 from tests.test_judge import Setup

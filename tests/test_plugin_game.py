@@ -125,7 +125,7 @@ def test_a_plugin_rules_version_upgrade(site: Path, tmp_path: Path,
     """A game begun under nim-1 (the last counter wins) moves to nim-2 (misère): every
     move stays legal, the scores turn round, and the upgrade entry holds the full pin.
     (In this process, with the plug-in's folder on sys.path: found by its entry point.)"""
-    from referee import gamefile
+    from referee.ledger import gamefile
     from tests.test_data_versions import play
 
     monkeypatch.syspath_prepend(str(site))
@@ -222,7 +222,7 @@ def test_a_strange_game_name_is_unknown(name: str) -> None:
 
 def test_the_fallbacks_of_a_core_only_game() -> None:
     from referee import engine
-    from referee.rng import Rng
+    from referee.engine.rng import Rng
     from tests.toygame import CORE, Take
 
     state = CORE.setup(["ann", "ben"], {"pile": "10"}, Rng("f"))

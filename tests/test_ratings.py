@@ -197,7 +197,7 @@ def test_a_bug_on_one_file_skips_it(tmp_path: Path, bot_game: Path,
                                     monkeypatch: pytest.MonkeyPatch) -> None:
     """An internal error while replaying one file (a bug, simulated here) skips that
     file with a message, and the others still count."""
-    from referee import ratings
+    from referee.reports import ratings
 
     fill(tmp_path / "g", bot_game, ["t1", "t2"])
     real = ratings.result_of

@@ -9,9 +9,9 @@ import json
 from email.utils import make_msgid
 from pathlib import Path
 
-from referee import gamefile, replay, roster
 from referee.judge import meta
-from referee.replay import MAX_PLAYER_RECORDS
+from referee.ledger import gamefile, replay, roster
+from referee.ledger.replay import MAX_PLAYER_RECORDS
 from tests.leaks import assert_hidden, own_items
 from tests.test_judge import Setup
 from tests.test_judge_support import body_text, deliver, reply

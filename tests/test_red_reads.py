@@ -3,7 +3,7 @@ holds the file and recomputes the hash chain) and read by `referee check`.
 
 The write side bounds a player's meta records between two plays, a player's undos and
 voids in a row, and refuses an undo of a bot seat's move (tests/test_red_writes.py).
-Every read makes the same checks (referee/replay.py), so a pull request that adds them by
+Every read makes the same checks (referee/ledger/replay.py), so a pull request that adds them by
 hand fails `check` too."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from referee import gamefile
-from referee.replay import MAX_PLAYER_RECORDS, MAX_TAKEBACKS
+from referee.ledger import gamefile
+from referee.ledger.replay import MAX_PLAYER_RECORDS, MAX_TAKEBACKS
 from tests.conftest import run
 
 SUPPLY_2 = {"type": "supply", "space": 2, "chests": 0, "envoy": False, "draw": False}

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from click.testing import Result
 
-from referee.replay import MAX_PLAYER_RECORDS, MAX_TAKEBACKS
+from referee.ledger.replay import MAX_PLAYER_RECORDS, MAX_TAKEBACKS
 from tests.conftest import run
 
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from referee import gamefile
+from referee.ledger import gamefile
 from tests.conftest import ok, run
 
 PLAYERS = "ann=Ann A <ann@example.org>,ben=Ben B <ben@example.org>,cat"
@@ -180,7 +180,7 @@ def test_bad_input_changes_nothing(done: Path, tmp_path: Path, case: str) -> Non
 def test_header_fields_of_later_releases_are_copied(done: Path, tmp_path: Path) -> None:
     """Whatever the header carries beyond a new game's own fields (a time control) is
     copied as it stands: here a field the format knows, added to the old header."""
-    from referee.rematch import new_header
+    from referee.play.rematch import new_header
 
     gf = gamefile.read(done)
     gf.data["clock"] = {"bank": 86400}
@@ -284,7 +284,7 @@ def test_people_as_they_stand_at_the_end(tmp_path: Path) -> None:
 
 
 def test_bot_seats_need_no_agreement_and_paths_count_up(tmp_path: Path) -> None:
-    from referee.rematch import humans, next_path, waiting_for
+    from referee.play.rematch import humans, next_path, waiting_for
 
     path = tmp_path / "h.json"
     ok("new", "staufer", path, "--players", "ann,ben,bot:cat=greedy")

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from referee import gamefile, replay, roster, textlayout
-from referee.engine import get_game
+from referee.engine import get_game, textlayout
 from referee.judge import text as mailtext
+from referee.ledger import gamefile, replay, roster
 from tests.conftest import run
 from tests.test_textlayout import played
 

@@ -12,12 +12,12 @@ from typing import Any
 
 import pytest
 
-from referee import gamefile
-from referee import replay as rp
-from referee import seats as seatsmod
 from referee.engine import Match, get_game
+from referee.engine.rng import Rng
 from referee.errors import GameFileError, RefereeError, ReplayError
-from referee.rng import Rng
+from referee.ledger import gamefile
+from referee.ledger import replay as rp
+from referee.ledger import seats as seatsmod
 
 PLAYERS = ["ann", "ben", "cat"]
 

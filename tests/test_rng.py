@@ -6,11 +6,11 @@ import hashlib
 
 import pytest
 
-from referee.rng import Rng, combine_key, commitment
+from referee.engine.rng import Rng, combine_key, commitment
 
 
 def reference_block(key: bytes, stream: str, counter: int) -> int:
-    """docs/rng.md, written independently of referee.rng."""
+    """docs/rng.md, written independently of referee.engine.rng."""
     msg = key + b"\x00" + stream.encode() + b"\x00" + counter.to_bytes(8, "big")
     return int.from_bytes(hashlib.sha256(msg).digest(), "big")
 

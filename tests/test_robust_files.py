@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from click.testing import Result
 
-from referee import fileio
+from referee.ledger import fileio
 from tests.conftest import run
 
 ROOT = Path(__file__).resolve().parent.parent

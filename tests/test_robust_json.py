@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from referee import gamefile
 from referee.cli.common import escape_text
 from referee.errors import GameFileError
+from referee.ledger import gamefile
 from tests.conftest import run
 
 ROOT = Path(__file__).resolve().parent.parent

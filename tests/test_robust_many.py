@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from referee import checking, gamefile, replay
-from referee import pendingcache as cache
+from referee.ledger import gamefile, replay
+from referee.reports import checking
+from referee.reports import pendingcache as cache
 from tests.conftest import run
 
 

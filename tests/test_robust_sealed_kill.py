@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from referee import fileio
+from referee.ledger import fileio
 
 ROOT = Path(__file__).resolve().parent.parent
 GAME_TEXT = '{"game": "x"}\n' * 200

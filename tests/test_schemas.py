@@ -9,9 +9,9 @@ from typing import Any
 import jsonschema
 import pytest
 
-from referee import gamefile
 from referee.errors import GameFileError
-from referee.schemagen import schema_names, schema_text
+from referee.ledger import gamefile
+from referee.ledger.schemagen import schema_names, schema_text
 
 SCHEMAS = Path(__file__).resolve().parent.parent / "schemas"
 

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from referee import gamefile, replay
 from referee.engine import get_game
-from referee.rng import Rng
+from referee.engine.rng import Rng
+from referee.ledger import gamefile, replay
 from tests.conftest import run
 from tests.leaks import assert_hidden, assert_shows, own_items, words
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from referee import gamefile, replay
+from referee.ledger import gamefile, replay
 from referee.pictures import draw_svg
 from referee.pictures.changes import Marks
 from tests.conftest import run

@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from referee.pictures.site import build_site
+from referee.pages.site import build_site
 from tests.conftest import missing
 from tests.test_pictures import make_game
 

@@ -25,26 +25,32 @@ from referee.cli import COMMANDS, load_all, main
 # Never on the path of `status` or `move` (a plain game, no bot seat, no mail).
 FORBIDDEN = (
     "jsonschema", "pyrage", "bech32", "imapclient", "jinja2", "resvg_py", "chess",
-    "referee.bots", "referee.judge", "referee.pictures", "referee.mail", "referee.history",
-    "referee.gitdrivers", "referee.agebox", "referee.upgrade", "referee.upgrades",
-    "referee.checking", "referee.commits", "referee.commands", "referee.schemagen",
+    "referee.bots", "referee.judge", "referee.pictures", "referee.mail", "referee.git.history",
+    "referee.git.drivers", "referee.trust.agebox", "referee.upgrade", "referee.play.upgrades",
+    "referee.reports.checking", "referee.git.commits", "referee.play.commands",
+    "referee.ledger.schemagen",
     "referee.cli.bot", "referee.cli.check", "referee.cli.git", "referee.cli.info",
     "referee.cli.judge", "referee.cli.mail", "referee.cli.pictures", "referee.cli.upgrade",
-    "referee.pending", "referee.pendingcache", "referee.gamemail", "referee.gitviews",
+    "referee.reports.pending", "referee.reports.pendingcache", "referee.mail.gamemail",
+    "referee.git.views",
     "referee.games.dynasties", "referee.games.staufer.explain",
     "subprocess", "tempfile", "email", "smtplib", "imaplib", "difflib", "secrets",
     "traceback", "base64", "random", "statistics", "shutil",
 )
 # The referee's modules that `status` of a Staufer game needs.
 STATUS_NEEDS = {
-    "referee", "referee.cli", "referee.cli.common", "referee.cli.play", "referee.dataversions",
+    "referee", "referee.cli", "referee.cli.common", "referee.cli.play", "referee.ledger",
+    "referee.play",
+    "referee.ledger.dataversions",
     "referee.i18n",  # the language of what a player reads (English opens no catalog)
     "referee.cli.clicktext",  # click's words in the language of --as's player (opens none)
-    "referee.engine", "referee.errors", "referee.fileformat", "referee.fileio",
-    "referee.gamefile", "referee.lazyimport",
-    "referee.nonces", "referee.replay", "referee.rng", "referee.schema", "referee.seats",
-    "referee.secret", "referee.statusview", "referee.strictjson", "referee.textlayout",
-    "referee.vouch",
+    "referee.engine", "referee.errors", "referee.ledger.fileformat", "referee.ledger.fileio",
+    "referee.ledger.gamefile",
+    "referee.ledger.nonces", "referee.ledger.replay", "referee.engine.rng", "referee.ledger.schema",
+    "referee.ledger.seats",
+    "referee.ledger.secret", "referee.play.statusview", "referee.ledger.strictjson",
+    "referee.engine.textlayout",
+    "referee.ledger.vouch",
     "referee.games",
     "referee.games.staufer", "referee.games.staufer.basics",
     "referee.games.staufer.components", "referee.games.staufer.gamesetup",
@@ -55,7 +61,7 @@ STATUS_NEEDS = {
     "referee.games.staufer.views", "referee.__main__",
 }
 # `move` also writes the file (and lets any bot seat play after it, so it asks submit).
-MOVE_NEEDS = STATUS_NEEDS | {"referee.submit", "referee.writecore"}
+MOVE_NEEDS = STATUS_NEEDS | {"referee.play.submit", "referee.play.writecore"}
 
 _RUN = """
 import atexit, json, sys
@@ -107,7 +113,7 @@ def test_move_imports_only_what_it_uses(tmp_path: Path, game: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert "move 1: ann: supply 2" in done.stdout
     assert _unwanted(loaded, MOVE_NEEDS) == []
-    assert "referee.submit" in loaded
+    assert "referee.play.submit" in loaded
 
 
 def test_a_move_in_a_game_under_way_imports_only_what_it_uses(tmp_path: Path,
@@ -124,13 +130,14 @@ def test_a_move_in_a_game_under_way_imports_only_what_it_uses(tmp_path: Path,
 # `pending` with every row in its cache reads, hashes and prints: no game is parsed.
 PENDING_CACHED_NEEDS = {
     "referee", "referee.__main__", "referee.cli", "referee.cli.common", "referee.cli.pending",
-    "referee.cli.clicktext", "referee.lazyimport",
-    "referee.errors", "referee.fileio", "referee.i18n", "referee.identity",
-    "referee.pending", "referee.pendingcache",
+    "referee.ledger", "referee.reports",
+    "referee.cli.clicktext",
+    "referee.errors", "referee.ledger.fileio", "referee.i18n", "referee.ledger.identity",
+    "referee.reports.pending", "referee.reports.pendingcache",
 }
 
 
-PENDING_FORBIDDEN = tuple(f for f in FORBIDDEN if not f.startswith("referee.pending"))
+PENDING_FORBIDDEN = tuple(f for f in FORBIDDEN if not f.startswith("referee.reports.pending"))
 
 
 def test_pending_from_its_cache_imports_no_game(tmp_path: Path, game: Path) -> None:
@@ -142,7 +149,7 @@ def test_pending_from_its_cache_imports_no_game(tmp_path: Path, game: Path) -> N
     assert cached.stdout == cold.stdout
     assert f"{game}: waiting for ann since " in cached.stdout
     assert _unwanted(loaded, PENDING_CACHED_NEEDS, PENDING_FORBIDDEN) == []
-    assert "referee.pendingcache" in loaded
+    assert "referee.reports.pendingcache" in loaded
 
 
 def test_a_refused_move_still_explains_itself(tmp_path: Path, game: Path) -> None:
@@ -198,7 +205,7 @@ def test_a_mistyped_command_gets_the_close_names(tmp_path: Path) -> None:
 def test_imports_run_without_the_collector_and_leave_it_as_it_was() -> None:
     import gc
 
-    from referee.lazyimport import collector_off, import_module
+    from referee import collector_off, import_module
 
     assert gc.isenabled()
     with collector_off():

@@ -1,4 +1,4 @@
-"""referee.textlayout: lines that fit 80 columns, and legal moves grouped by kind."""
+"""referee.engine.textlayout: lines that fit 80 columns, and legal moves grouped by kind."""
 
 from __future__ import annotations
 
@@ -7,10 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from referee import gamefile
 from referee.engine import Match, get_game
-from referee.rng import Rng
-from referee.textlayout import (
+from referee.engine.rng import Rng
+from referee.engine.textlayout import (
     expand,
     fit,
     fit_all,
@@ -19,6 +18,7 @@ from referee.textlayout import (
     merge_one_word,
     wrap_items,
 )
+from referee.ledger import gamefile
 
 PLAYERS = ["ann", "ben", "cat", "dan", "eve"]
 

@@ -416,7 +416,7 @@ BASE_TEXT = "".join(f"{p} {fake_key(p)}\n" for p in ("gm", "ann", "ben"))
     (None, "gm", "may not be deleted"),
 ])
 def test_the_rules(new: str | None, signer: str, expected: str | None) -> None:
-    from referee import signers
+    from referee.trust import signers
 
     found = signers.change_problems(BASE_TEXT, new, frozenset([signer] if signer else []),
                                     "commit c", ".referee/allowed_signers")
@@ -427,7 +427,7 @@ def test_the_rules(new: str | None, signer: str, expected: str | None) -> None:
 
 
 def test_a_line_that_cannot_be_read_is_named() -> None:
-    from referee import signers
+    from referee.trust import signers
 
     with pytest.raises(signers.SignersError) as caught:
         signers.change_problems(BASE_TEXT, BASE_TEXT + "ben ssh-ed25519 not*base64\n",

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from referee import gamefile
+from referee.ledger import gamefile
 from tests.conftest import require_tool
 
 ROOT = Path(__file__).resolve().parent.parent

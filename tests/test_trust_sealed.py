@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 from click.testing import Result
 
-from referee import gamefile, rng, secret
+from referee.engine import rng
+from referee.ledger import gamefile, secret
 from tests.conftest import ok, run
 
 SEED = "3f9a1c7e5b2d4f6a8c0e1a3b5d7f9a1c"  # 128 bits

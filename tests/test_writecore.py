@@ -1,4 +1,4 @@
-"""The one write core (referee/writecore.py), attacked: the referee never signs what it
+"""The one write core (referee/play/writecore.py), attacked: the referee never signs what it
 has not replayed, a write never makes a file a read refuses, a refused write changes
 nothing, and no module but the core writes a game file. Through the CLI and the judge's
 meta writer, toy game."""
@@ -11,9 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from referee import fileio, vouch, writecore
 from referee.errors import GameFileError, IllegalMove, ReplayError
 from referee.judge import meta
+from referee.ledger import fileio, vouch
+from referee.play import writecore
 from tests.conftest import ok, run
 
 SEED = "3f9a1c7e5b2d4f6a8c0e1a3b5d7f9a1c"  # 128 bits
@@ -119,7 +120,7 @@ def test_the_core_macs_each_new_entry_over_the_one_before(sealed: tuple[Path, Pa
 
 # The functions that write a game file's bytes, and the only modules that may call them.
 GAME_WRITES = {"replace", "create", "create_pair", "locked"}
-ALLOWED = {"referee/fileio.py", "referee/writecore.py"}
+ALLOWED = {"referee/ledger/fileio.py", "referee/play/writecore.py"}
 
 
 def _calls(tree: ast.AST) -> list[tuple[str, str, int]]:
@@ -141,7 +142,7 @@ def test_only_the_write_core_writes_game_files() -> None:
         for owner, attr, line in _calls(ast.parse(path.read_text())):
             if owner in ("fileio", "gamefile") and attr in GAME_WRITES:
                 offenders.append(f"{rel}:{line}: {owner}.{attr}")
-            trial = rel == "referee/upgrades.py"  # its in-memory trial of an upgrade
+            trial = rel == "referee/play/upgrades.py"  # its in-memory trial of an upgrade
             if owner == "gamefile" and attr in ("append_raw", "append_entry") and not trial:
                 offenders.append(f"{rel}:{line}: {owner}.{attr}")
     assert offenders == []
@@ -149,7 +150,7 @@ def test_only_the_write_core_writes_game_files() -> None:
 
 # The Maildir moves delivered mails between its folders (flags, quarantine) by rename:
 # the Maildir protocol's own steps (mailbox.Maildir), not a file written by the referee.
-RENAMES_ALLOWED = {"referee/fileio.py", "referee/mail/delivery.py"}
+RENAMES_ALLOWED = {"referee/ledger/fileio.py", "referee/mail/delivery.py"}
 
 
 def test_files_are_written_through_the_one_atomic_write() -> None:
@@ -196,7 +197,7 @@ def test_mails_with_huge_message_ids_leave_a_readable_file(tmp_path: Path) -> No
 
 
 def test_the_core_checks_a_played_move_whatever_the_caller_resolved(tmp_path: Path) -> None:
-    """`Transaction.play` makes the replay's own check (referee.replay.refusal): a caller
+    """`Transaction.play` makes the replay's own check (referee.ledger.replay.refusal): a caller
     that hands it a move out of turn, or an illegal one, writes nothing."""
     from tests.toygame import Take
 
@@ -234,7 +235,7 @@ def test_the_next_write_starts_from_the_state_this_process_wrote(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A transaction on a file this process wrote (the same bytes) starts from a copy of
     the state it wrote instead of replaying from the setup; the state is the replay's."""
-    from referee import gamefile, replay
+    from referee.ledger import gamefile, replay
 
     path = tmp_path / "s.json"
     ok("new", "staufer", path, "--players", "ann,ben,cat", "--seed", SEED, "--id", "s1")
@@ -271,7 +272,7 @@ def test_a_refused_write_leaves_no_kept_state_behind(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A block that plays a move and then refuses writes nothing; the next transaction
     replays the file as it is (not the state the refused block played on)."""
-    from referee import gamefile, replay
+    from referee.ledger import gamefile, replay
 
     path = tmp_path / "s.json"
     ok("new", "staufer", path, "--players", "ann,ben,cat", "--seed", SEED, "--id", "s1")

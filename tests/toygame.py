@@ -23,8 +23,8 @@ from typing import Any
 import msgspec
 
 from referee.engine import Assumption, HiddenItem, Option
+from referee.engine.rng import Rng
 from referee.errors import MalformedMove
-from referee.rng import Rng
 
 
 class Take(msgspec.Struct, frozen=True, tag="take"):

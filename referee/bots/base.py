@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from referee import engine
 from referee.engine import Game, Move, State
+from referee.engine.rng import Rng
 from referee.errors import UsageError
-from referee.rng import Rng
 
 
 def observed(game: Game, state: State, player: str, rng: Rng) -> tuple[State, list[Move]]:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from referee import engine
 from referee.bots.base import margin, observed
 from referee.engine import Game, Move, State
-from referee.rng import Rng
+from referee.engine.rng import Rng
 
 EXPLORE = 0.7
 STOP_CHECK = 16  # every this many iterations, see whether the leading move is settled

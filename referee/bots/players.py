@@ -8,8 +8,8 @@ from typing import Protocol
 from referee import engine
 from referee.bots.base import margin, observed
 from referee.engine import Game, Move, State
+from referee.engine.rng import Rng
 from referee.errors import NotYourTurn, UsageError
-from referee.rng import Rng
 
 LEVELS = ("random", "greedy", "mcts")
 
@@ -76,12 +76,12 @@ def choose(game: Game, state: State, player: str, bot: Bot, rng: Rng) -> Move:
 
 def seat_move(game: Game, state: State, player: str, level: str, iterations: int | None,
               key: bytes, limit: int | None = None) -> Move:
-    """The move of a bot seat (referee/seats.py): ``level`` with a fixed iteration budget
+    """The move of a bot seat (referee/ledger/seats.py): ``level`` with a fixed iteration budget
     (never a wall time) and a generator keyed by ``key``, so that the same position and
     key give the same move anywhere. A seat recorded (by an earlier release) with more
     iterations than ``limit`` (default: the cap, seats.MAX_ITERATIONS) does not play:
     UsageError."""
-    from referee import seats
+    from referee.ledger import seats
 
     cap = seats.MAX_ITERATIONS if limit is None else limit
     if iterations is not None and iterations > cap:

@@ -17,8 +17,8 @@ from referee import engine
 from referee.bots.players import Bot, choose, make_bot
 from referee.bots.usage import game_usage, in_play, matches, usage_prefix
 from referee.engine import Game, Match
+from referee.engine.rng import Rng
 from referee.errors import UsageError
-from referee.rng import Rng
 
 RARE = 0.05  # an assumed component used in fewer than 5 % of the games is flagged
 MAX_MOVES = 5000  # a game that is not over by then is a bug in the rules

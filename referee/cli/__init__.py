@@ -16,9 +16,9 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from referee.lazyimport import collector_off, import_module
+from referee import collector_off, import_module
 
-with collector_off():  # (referee/lazyimport.py: click's import, without the collector)
+with collector_off():  # (referee/__init__.py: click's import, without the collector)
     import click
 
 from referee import __version__, i18n

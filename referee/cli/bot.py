@@ -9,17 +9,17 @@ from typing import Any
 import click
 from msgspec.structs import asdict
 
-from referee import seats
 from referee.bots import LEVELS, choose, make_bot
 from referee.bots.simulate import Result, simulate
 from referee.cli.common import PATH, command, emit_json, secret_option
 from referee.cli.play import bots_done
 from referee.engine import get_game
+from referee.engine.rng import Rng, new_seed
 from referee.errors import UsageError
-from referee.fileformat import GAME_MASTER
-from referee.rng import Rng, new_seed
-from referee.statusview import load
-from referee.submit import play_bots, set_seat, submit
+from referee.ledger import seats
+from referee.ledger.fileformat import GAME_MASTER
+from referee.play.statusview import load
+from referee.play.submit import play_bots, set_seat, submit
 
 LEVEL = click.Choice(LEVELS)
 

@@ -1,4 +1,4 @@
-"""For CI: `check` (referee/checking.py)."""
+"""For CI: `check` (referee/reports/checking.py)."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ from typing import Any
 
 import click
 
-from referee import history
-from referee.checking import check_all, check_change
 from referee.cli.common import PATH, command, emit_json, secret_option
 from referee.errors import UsageError
+from referee.git import history
+from referee.reports.checking import check_all, check_change
 
 # --- check ----------------------------------------------------------------------------
 

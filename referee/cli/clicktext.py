@@ -27,8 +27,9 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
-from referee import fileio, i18n
+from referee import i18n
 from referee.errors import RefereeError
+from referee.ledger import fileio
 
 
 def _(message: str) -> str:
@@ -183,7 +184,7 @@ def recorded_language(kwargs: dict[str, Any]) -> str:
         return i18n.ENGLISH
     if b'"lang"' not in raw:  # no language record: no need to decode the file
         return i18n.ENGLISH
-    from referee import gamefile, roster
+    from referee.ledger import gamefile, roster
 
     try:
         gf = gamefile.parse(raw, str(path))

@@ -8,18 +8,19 @@ from typing import Any
 import click
 from msgspec.structs import asdict
 
-from referee import clock, clockview, fileio, gamefile, replay, secret
 from referee.cli.common import PATH, command, emit_json, secret_option
+from referee.clocks import clock, clockview
 from referee.errors import RefereeError, SealedError, UsageError
-from referee.fileformat import GAME_MASTER
 from referee.i18n import domain
+from referee.ledger import fileio, gamefile, replay, secret
+from referee.ledger.fileformat import GAME_MASTER
 
 _, N_, ngettext = domain("referee")
 
 
 def clock_report(path: Path, secret_path: Path | None, settled: bool = False
                  ) -> dict[str, Any]:
-    """The clocks of the game at ``path`` now (:func:`referee.clockview.report`), or with
+    """The clocks of the game at ``path`` now (:func:`referee.clocks.clockview.report`), or with
     ``settled`` as of the last time the referee vouched for (what a published view
     shows: it changes only with the file). Raises SealedError without the secret, and
     the errors of a replay."""
@@ -56,7 +57,7 @@ def clock_command(path: Path, secret_path: Path | None, pace: str | None, off: b
     The clocks are computed from the log's vouched times (the referee's MAC'd entries);
     the game master changes the time control with --set (or --off).
     """
-    from referee.submit import set_clock
+    from referee.play.submit import set_clock
 
     if pace is not None or off:
         if by != GAME_MASTER:
@@ -82,7 +83,7 @@ def vacation(path: Path, days: int, player: str, secret_path: Path | None,
              as_json: bool) -> None:
     """Take DAYS vacation days: your clock stops for that long, from when the referee
     sees the record (within your allowance)."""
-    from referee.submit import vacation as take
+    from referee.play.submit import vacation as take
 
     entry = take(path, player, days, secret_path=secret_path)
     gf = gamefile.read(path)
@@ -128,7 +129,7 @@ def tick(games_dir: Path, out_dir: Path | None, as_json: bool) -> None:
 
 def tick_one(path: Path, out_dir: Path | None) -> dict[str, Any] | None:
     """Timeouts, the bots' moves after them and a stamp for one game (None: no clock)."""
-    from referee import submit
+    from referee.play import submit
 
     out: dict[str, Any] = {"file": str(path)}
     try:

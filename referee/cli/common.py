@@ -1,6 +1,6 @@
 """Helpers shared by the commands: the ``command`` decorator (error handling and
 ``--json``), JSON output, escaping, the shared options and reading input. What the
-commands show of a game is the library's (:mod:`referee.statusview`)."""
+commands show of a game is the library's (:mod:`referee.play.statusview`)."""
 
 from __future__ import annotations
 
@@ -16,9 +16,10 @@ from typing import Any, TypeVar
 
 import click
 
-from referee import fileio, i18n
+from referee import i18n
 from referee.cli.clicktext import recorded_language
 from referee.errors import GameFileError, RefereeError, UsageError, internal_error
+from referee.ledger import fileio
 
 F = TypeVar("F", bound=Callable[..., Any])
 _, N_, ngettext = i18n.domain("referee")

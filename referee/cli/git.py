@@ -1,5 +1,5 @@
 """Games in a git repository: encrypted private views (the library's
-:mod:`referee.gitviews`), and git's diff and merge drivers."""
+:mod:`referee.git.views`), and git's diff and merge drivers."""
 
 from __future__ import annotations
 
@@ -10,9 +10,10 @@ from typing import Any
 
 import click
 
-from referee import agebox, gitdrivers
 from referee.cli.common import PATH, command, emit_json, read_bytes, secret_option
-from referee.gitviews import default_signers, expected_of, verify_view, write_all_views
+from referee.git import drivers as gitdrivers
+from referee.git.views import default_signers, expected_of, verify_view, write_all_views
+from referee.trust import agebox
 
 # --- views ------------------------------------------------------------------------------
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 from msgspec.structs import asdict
 
-from referee import dataversions, engine
+from referee import engine
 from referee.cli.common import (
     command,
     emit_json,
@@ -13,7 +13,8 @@ from referee.cli.common import (
 from referee.engine import Game, get_game
 from referee.errors import UsageError
 from referee.i18n import domain
-from referee.schemagen import schema_names, schema_text
+from referee.ledger import dataversions
+from referee.ledger.schemagen import schema_names, schema_text
 
 _, N_, ngettext = domain("referee")
 

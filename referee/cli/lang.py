@@ -25,7 +25,7 @@ def lang(path: Path, player: str, language: str, secret_path: Path | None,
 
     The record is the player's own (a log entry, like `notify` or `vacation`); a
     command's --lang, or REFEREE_LANG, still overrides it for that command."""
-    from referee.submit import set_language
+    from referee.play.submit import set_language
 
     code = i18n.normalize(language)
     entry = set_language(path, player, code, secret_path=secret_path)

@@ -28,9 +28,9 @@ def rematch(path: Path, new_path: Path, game_id: str | None, secret_path: Path |
     first player moves to the last seat; a fresh seed, sealed if FILE was sealed; the new
     header's `rematch_of` names FILE's game id and header hash.
     """
-    from referee import rematch as rematchmod
     from referee.cli.play import bot_move_lines, bots_done, players_text
-    from referee.statusview import load, prompt_line
+    from referee.play import rematch as rematchmod
+    from referee.play.statusview import load, prompt_line
 
     made = rematchmod.rematch(path, new_path, secret_path=secret_path, secret_out=secret_out,
                               game_id=game_id, force=force)
@@ -77,7 +77,7 @@ def ratings(games_dir: Path, no_bots: bool, as_json: bool) -> None:
     Only games that replay as `referee check` replays them count; every other file is
     listed as skipped with its reason. The same folder gives the same table anywhere.
     """
-    from referee import ratings as ratingsmod
+    from referee.reports import ratings as ratingsmod
 
     found = ratingsmod.league(games_dir, no_bots=no_bots)
     if as_json:

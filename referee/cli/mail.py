@@ -1,5 +1,5 @@
 """Mail: the `mail` command and the e-mail side of `move --from-email` (the library's
-:mod:`referee.gamemail`)."""
+:mod:`referee.mail.gamemail`)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from referee.cli.common import PATH, command, emit_json, read_bytes, read_stdin, secret_option
-from referee.gamemail import MailIdentify, answer_rejection, deliver, game_mails
+from referee.mail.gamemail import MailIdentify, answer_rejection, deliver, game_mails
 
 __all__ = ["answer_rejection", "mail_command", "mail_identify"]
 

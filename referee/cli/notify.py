@@ -7,9 +7,10 @@ from pathlib import Path
 
 import click
 
-from referee import gamefile, notify, secret
 from referee.cli.common import PATH, command, emit_json, secret_option
 from referee.errors import RefereeError, SealedError, UsageError
+from referee.ledger import gamefile, secret
+from referee.mail import notify
 
 TEST_TITLE = "referee: test notification"
 

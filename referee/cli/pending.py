@@ -1,4 +1,4 @@
-"""For game masters: `pending` (referee/pending.py). A module of its own, so that a run
+"""For game masters: `pending` (referee/reports/pending.py). A module of its own, so that a run
 whose rows all come from the cache imports neither `check`'s git history nor the game
 file's reading."""
 
@@ -11,7 +11,7 @@ from pathlib import Path
 import click
 
 from referee.cli.common import PATH, command, emit_json
-from referee.pending import pending_rows
+from referee.reports.pending import pending_rows
 
 
 @command()

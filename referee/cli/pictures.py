@@ -11,9 +11,9 @@ from pathlib import Path
 
 import click
 
-from referee import fileio, gamefile, secret
 from referee.cli.common import PATH, command, emit_json, secret_option
 from referee.errors import GameFileError, SealedError, UsageError
+from referee.ledger import fileio, gamefile, secret
 
 
 @command(lang=True)
@@ -30,9 +30,9 @@ from referee.errors import GameFileError, SealedError, UsageError
 def show(path: Path, viewer: str | None, since: int | None, svg_out: Path | None,
          png_out: Path | None, secret_path: Path | None, as_json: bool) -> None:
     """Draw the board of FILE as SVG or PNG, from the same view as `status --json`."""
+    from referee.pages.positions import since_marks, view_at
     from referee.pictures import draw_svg, svg_to_png
     from referee.pictures.changes import NO_MARKS
-    from referee.pictures.positions import since_marks, view_at
 
     if (svg_out is None) == (png_out is None):
         raise UsageError("give exactly one of --svg OUT or --png OUT")
@@ -91,7 +91,7 @@ def site(games_dir: Path, out: Path, secret_path: Path | None, workers: int | No
     """Write a static site of the games in GAMES_DIR: an index, and per game (at
     OUT/GAME-ID/) its board, scores, log and every position. A file that is the same
     game as another (a copy) is not served, and said so."""
-    from referee.pictures.site import build_site_report, summaries_json
+    from referee.pages.site import build_site_report, summaries_json
 
     report = build_site_report(games_dir, out, secret_path, workers)
     summaries = report.games

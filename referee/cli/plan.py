@@ -8,10 +8,11 @@ from typing import Any
 
 import click
 
-from referee import gamefile, plan_play, plans, secret, submit
 from referee.cli.common import PATH, command, emit_json, secret_option
 from referee.errors import UsageError
 from referee.i18n import domain
+from referee.ledger import gamefile, plans, secret
+from referee.play import plan_play, submit
 
 _, N_, ngettext = domain("referee")
 

@@ -9,14 +9,15 @@ from typing import TYPE_CHECKING, Any
 import click
 from msgspec.structs import asdict
 
-from referee import engine, gamefile, replay, seats
+from referee import engine
 from referee.cli.common import PATH, command, emit_json, parse_option_pairs, secret_option
 from referee.errors import MoveError, UsageError
 from referee.i18n import domain
-from referee.statusview import legal_lines, load, prompt_line, status_json, status_text
+from referee.ledger import gamefile, replay, seats
+from referee.play.statusview import legal_lines, load, prompt_line, status_json, status_text
 
 if TYPE_CHECKING:  # the commands import what they use: `status` starts faster
-    from referee.submit import BotMove
+    from referee.play.submit import BotMove
 
 _, N_, ngettext = domain("referee")
 
@@ -26,7 +27,7 @@ _, N_, ngettext = domain("referee")
 @command()
 def games(as_json: bool) -> None:
     """List the games, their player counts and options."""
-    from referee.commands import game_rows
+    from referee.play.commands import game_rows
 
     rows = game_rows()
     if as_json:
@@ -89,7 +90,7 @@ def new(game_name: str, path: Path, players: str, seed: str | None,
     REFEREE_SECRET (derived from the game's header: no secret file is written), else a strong
     random seed written to the secret file.
     """
-    from referee.commands import NewGameRequest, new_game
+    from referee.play.commands import NewGameRequest, new_game
 
     made = new_game(path, NewGameRequest(
         game_name, players, seed, parse_option_pairs(options), game_id, sealed, secret_out,
@@ -143,7 +144,7 @@ def bots_json(gf: gamefile.GameFile) -> dict[str, Any]:
 def bots_done(path: Path, secret_path: Path | None) -> list[BotMove]:
     """Let the bot seats play what they owe after a command did its work; if they
     cannot go on, say why on stderr (the command's own change stands)."""
-    from referee.submit import bots_after
+    from referee.play.submit import bots_after
 
     played, problem = bots_after(path, secret_path)
     if problem:
@@ -193,18 +194,18 @@ def status(path: Path, viewer: str | None, secret_path: Path | None, wide: bool,
         for line in owner_text(gf, path, viewer, secret_path):
             click.echo(line)
     if clocks:
-        from referee import clockview
+        from referee.clocks import clockview
 
         click.echo(clockview.line(clocks))
 
 
 def status_clock(gf: gamefile.GameFile, path: Path, secret_path: Path | None
                  ) -> dict[str, Any] | None:
-    """The clocks of a game with a time control (referee/clock.py), else None."""
+    """The clocks of a game with a time control (referee/clocks/clock.py), else None."""
     if not replay.has_time_control(gf.data):
         return None
     from referee.cli.clock import clock_report
-    from referee.clock import ClockError
+    from referee.clocks.clock import ClockError
 
     try:
         return clock_report(path, secret_path)
@@ -237,7 +238,7 @@ def move(path: Path, player: str | None, words: Sequence[str], secret_path: Path
          unchecked: bool, email_path: Path | None, reply_out: Path | None, sender: str,
          as_json: bool) -> None:
     """Check a move against the rules and append it to FILE."""
-    from referee.submit import submit
+    from referee.play.submit import submit
 
     if email_path is None and (player is None or not words):
         raise UsageError(_("move needs --as PLAYER and the MOVE (or --from-email MESSAGE)"))
@@ -311,7 +312,7 @@ def move(path: Path, player: str | None, words: Sequence[str], secret_path: Path
 def log(path: Path, viewer: str | None, secret_path: Path | None, as_json: bool) -> None:
     """List the moves in notation (hidden choices of sealed games only to their author,
     with --as and the secret)."""
-    from referee.commands import game_log
+    from referee.play.commands import game_log
 
     done = game_log(path, viewer, secret_path)
     gf, match, rows = done.gf, done.match, done.rows
@@ -346,7 +347,7 @@ def nonce(path: Path, player: str, value: str | None, keep: Path | None,
     a nonce after seeing the others', so nobody can steer the shuffle (docs/rng.md).
     """
     keep = keep or path.with_name(f"{path.name}.{player}.nonce")
-    from referee.submit import give_nonce
+    from referee.play.submit import give_nonce
 
     step, gf = give_nonce(path, player, value, keep)
     missing = gamefile.missing_nonces(gf)
@@ -375,7 +376,7 @@ def nonce(path: Path, player: str, value: str | None, keep: Path | None,
 def reveal(path: Path, channels_revoked: bool, secret_path: Path | None,
            as_json: bool) -> None:
     """Write the secret seed into a finished sealed game so that anyone can verify it."""
-    from referee.submit import reveal_seed
+    from referee.play.submit import reveal_seed
 
     reveal_seed(path, secret_path=secret_path, channels_revoked=channels_revoked)
     if as_json:
@@ -398,7 +399,7 @@ def undo(path: Path, player: str, secret_path: Path | None, as_json: bool) -> No
     Only the last move, only by its author, and never once it revealed anything (a draw,
     a roll, a card seen).
     """
-    from referee.submit import undo as submit_undo
+    from referee.play.submit import undo as submit_undo
 
     done = submit_undo(path, player, secret_path=secret_path)
     gf, match = done.gf, done.match
@@ -427,7 +428,7 @@ def void(path: Path, number: int, player: str, secret_path: Path | None,
     disguise). Without the secret of a sealed game the void is appended unchecked, and
     CI (holding the secret) checks it.
     """
-    from referee.submit import strike
+    from referee.play.submit import strike
 
     entry, gf, match = strike(path, number, player, secret_path=secret_path)
     played = bots_done(path, secret_path) if match is not None else []

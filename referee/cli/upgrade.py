@@ -8,10 +8,10 @@ from typing import Any
 
 import click
 
-from referee import upgrades
 from referee.cli.common import PATH, command, emit_json, secret_option
-from referee.commands import upgrade_game
 from referee.errors import GameFileError
+from referee.play import upgrades
+from referee.play.commands import upgrade_game
 
 
 @command()

@@ -2,7 +2,7 @@
 
 It reads the players' mails from a Maildir or an IMAP mailbox, finds each mail's game
 among the game files of one directory, authenticates it, plays it through
-:func:`referee.submit.submit`, and sends every answer and notification itself (to a
+:func:`referee.play.submit.submit`, and sends every answer and notification itself (to a
 Maildir or an SMTP server). See docs/judge.md.
 
 Exactly once: an incoming mail is marked done only after its game file is durably

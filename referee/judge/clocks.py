@@ -1,9 +1,9 @@
-"""The judge's clocks (referee/clock.py, docs/clocks.md): the clock lines of its mails,
+"""The judge's clocks (referee/clocks/clock.py, docs/clocks.md): the clock lines of its mails,
 the reminders to an awaited player 24 h and 4 h before their bank runs out, the timeout
 it writes itself when it does, and a player's ``vacation DAYS`` by mail.
 
-Every write is the library's (:func:`referee.submit.timeouts`, ``play_timed_out``,
-``vacation``); the times are the referee's clock (:func:`referee.clock.now`, which
+Every write is the library's (:func:`referee.play.submit.timeouts`, ``play_timed_out``,
+``vacation``); the times are the referee's clock (:func:`referee.clocks.clock.now`, which
 REFEREE_NOW overrides), the same clock that stamps every entry the judge writes.
 """
 
@@ -13,10 +13,12 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from referee import clock, gamefile, i18n, replay
+from referee import i18n
+from referee.clocks import clock
 from referee.errors import RefereeError
 from referee.i18n import domain
 from referee.judge.timelines import timeline
+from referee.ledger import gamefile, replay
 
 _, N_, ngettext = domain("referee")
 
@@ -25,7 +27,7 @@ if TYPE_CHECKING:
 
 def tend(judge: Judge, path: Path) -> int | None:
     """Reminders and timeouts for the game at ``path``. Returns the next moment of the
-    referee's clock (:func:`referee.clock.now`) at which the game needs a look: the
+    referee's clock (:func:`referee.clocks.clock.now`) at which the game needs a look: the
     soonest reminder or running out of an awaited seat, at most an hour on (None: no
     clock runs; nothing happens until the file changes)."""
     game = judge.load(path)
@@ -88,7 +90,7 @@ def _remind(judge: Judge, game: Loaded, pid: str, due: int, now: int,
 def _time_out(judge: Judge, path: Path) -> None:
     """Write the timeouts that are due and let the bots play what they owe, then mail
     everyone as after any move, and the game master when they are asked."""
-    from referee import submit
+    from referee.play import submit
 
     try:
         done = submit.timeouts(path)
@@ -139,8 +141,8 @@ def vacation(path: Path, player: str, arg: str, msgid: str,
              guard: Callable[[gamefile.GameFile], None] | None = None) -> str:
     """``vacation DAYS`` by mail: the library's vacation record (within the allowance);
     returns the note for the player. Raises UsageError, ClockError."""
-    from referee import submit
     from referee.errors import UsageError
+    from referee.play import submit
 
     if not arg.strip().isdigit() or not 1 <= int(arg) <= 365:
         raise UsageError(_("vacation: give a number of days, e.g. `vacation 3`"))
@@ -190,4 +192,4 @@ def gm_record(args: Sequence[str]) -> dict[str, Any]:
 
 
 if TYPE_CHECKING:
-    from referee import submit as submit_types
+    from referee.play import submit as submit_types

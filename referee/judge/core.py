@@ -29,8 +29,9 @@ from email.utils import format_datetime, getaddresses
 from pathlib import Path
 from typing import Any
 
-from referee import clock, gamefile, i18n, identity, replay, roster, seats, secret
+from referee import i18n
 from referee import mail as mailmod
+from referee.clocks import clock
 from referee.engine import Match
 from referee.errors import RefereeError
 from referee.judge import html, meta, notifications, text
@@ -39,9 +40,10 @@ from referee.judge.gmlines import gm_welcome
 from referee.judge.looks import Look, Looks
 from referee.judge.store import Store
 from referee.judge.transport import Outbox
+from referee.ledger import gamefile, identity, replay, roster, seats, secret
 from referee.mail import intake, mime, tokens
 from referee.mail.delivery import DeliveryError, Refused
-from referee.submit import BotMove, play_bots
+from referee.play.submit import BotMove, play_bots
 
 _, N_, ngettext = i18n.domain("referee")
 # The seat part of a watcher's mails: no player id starts with '_', so a player called
@@ -138,7 +140,7 @@ class Judge:
 
     def game_paths(self) -> dict[str, Path]:
         """Game id -> file, for every game file in the directory (cached by mtime).
-        Two files of one game (the same header, commitment or id: referee/identity.py):
+        Two files of one game (the same header, commitment or id: referee/ledger/identity.py):
         the one this judge has served before (else the first by name) is served, the
         other skipped with a log line. Asked every poll: one directory listing and one
         stat a file; the rest is kept while no file and no served name changed."""
@@ -528,7 +530,7 @@ class Judge:
 
     @staticmethod
     def _bots_owe(game: Loaded) -> bool:
-        """Whether a bot seat owes a decision now (referee/seats.py)."""
+        """Whether a bot seat owes a decision now (referee/ledger/seats.py)."""
         bots = seats.seats_at(game.gf.data).bots
         return any(p in bots for p in gamefile.waiting(game.gf, game.match))
 

@@ -9,10 +9,11 @@ import datetime as dt
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from referee import gamefile, i18n, roster, seats
+from referee import i18n
 from referee.errors import RefereeError
 from referee.i18n import domain
 from referee.judge import meta, text
+from referee.ledger import gamefile, roster, seats
 
 _, N_, ngettext = domain("referee")
 

@@ -7,10 +7,10 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from referee import roster, seats
 from referee.errors import UsageError
 from referee.i18n import domain
 from referee.judge import meta
+from referee.ledger import roster, seats
 
 if TYPE_CHECKING:
     from referee.judge.core import Loaded
@@ -22,7 +22,7 @@ def gm_meta(line: str, players: list[str]) -> dict[str, Any] | None:
     """The meta object of one game master command line (None: status or help).
     Raises UsageError for a line that is no command. A name and address are written as
     mail programs show them: ``Wendy Watcher <wendy@example.org>``, ``"Watcher, Wendy"
-    <wendy@example.org>`` or a bare address (:func:`referee.roster.name_and_address`)."""
+    <wendy@example.org>`` or a bare address (:func:`referee.ledger.roster.name_and_address`)."""
     words = line.split()
     kind = words[0].lower() if words else "help"
     args = words[1:]

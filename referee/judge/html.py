@@ -4,7 +4,7 @@ public view for watchers and the game master) as inline PNGs (multipart/related,
 ``cid:``), since most mail clients show no SVG.
 
 The board is cut into tiles (:mod:`referee.pictures.tiles`: a region, a country, the
-Supply Board, the ships), each a PNG kept by :class:`referee.pictures.cache.PictureCache`
+Supply Board, the ships), each a PNG kept by :class:`referee.pages.cache.PictureCache`
 in the games folder, so a move costs the render of the tiles it changed only. A mail
 shows the whole board when it is the recipient's first, an answer to their mail or the
 game-over mail; otherwise only the tiles that changed since
@@ -29,8 +29,8 @@ from referee import i18n
 from referee.engine import Match
 from referee.errors import UsageError
 from referee.mail import mime
-from referee.pictures.cache import PNG_SIGNATURE, PictureCache
-from referee.pictures.templating import environment
+from referee.pages.cache import PNG_SIGNATURE, PictureCache
+from referee.pages.templating import environment
 
 __all__ = ["PNG_SIGNATURE", "board_body", "board_tiles", "cache_for", "render"]
 
@@ -167,11 +167,11 @@ def _split(rest: list[str], info: Known) -> int:
 
 def _clock_lines(block: str, players: Sequence[str]) -> list[str]:
     """The clock block's lines as the clock writes them before wrapping them at 78
-    columns (referee/clockview.py): the time control, one line a seat (``"  ann   bank
+    columns (referee/clocks/clockview.py): the time control, one line a seat (``"  ann   bank
     ..."``: the seat's id padded to 12), the ranking; a line that is none of these
     continues the one before. The browser wraps them to the screen, each with a hanging
     indent, instead of the 78-column breaks and alignment falling apart on a phone."""
-    from referee.clockview import seat_prefix
+    from referee.clocks.clockview import seat_prefix
 
     rows = tuple(seat_prefix(pid) for pid in players)
     out: list[str] = []

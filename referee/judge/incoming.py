@@ -26,7 +26,7 @@ from email.utils import format_datetime
 from pathlib import Path
 from typing import Any
 
-from referee import gamefile, i18n
+from referee import i18n
 from referee import mail as mailmod
 from referee.errors import AmbiguousMove, MalformedMove, MoveError, RefereeError
 from referee.i18n import domain
@@ -35,10 +35,11 @@ from referee.judge.core import GM_TOKEN, Judge, Loaded
 from referee.judge.failures import environment_failure
 from referee.judge.gmlines import GM_HELP, bot_level, gm_meta
 from referee.judge.outcome import Outcome
+from referee.ledger import gamefile
 from referee.mail import intake, mime
 from referee.mail.intake import Refusal
 from referee.mail.tokens import MailId
-from referee.submit import submit
+from referee.play.submit import submit
 
 PLAYER_COMMANDS = ("status", "help", "undo", "nonce", "say", "notify", "bot", "vacation",
                    "rematch", *language.WORDS)

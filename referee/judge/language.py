@@ -16,12 +16,12 @@ from referee import i18n
 from referee.errors import RefereeError, UsageError
 from referee.i18n import domain
 from referee.judge import meta
-from referee.roster import Settings
+from referee.ledger.roster import Settings
 
 if TYPE_CHECKING:
     from referee.judge.core import Loaded
     from referee.judge.incoming import Incoming, Outcome
-    from referee.writecore import Guard
+    from referee.play.writecore import Guard
 
 _, N_, ngettext = domain("referee")
 

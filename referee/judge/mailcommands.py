@@ -19,7 +19,7 @@ from referee.judge.outcome import Outcome
 from referee.mail import intake
 from referee.mail.intake import Refusal
 from referee.mail.tokens import MailId
-from referee.writecore import Guard
+from referee.play.writecore import Guard
 
 if TYPE_CHECKING:
     from referee.judge.core import Loaded
@@ -35,8 +35,8 @@ def rematch(incoming: Incoming, game: Loaded, player: str, guard: Guard) -> Outc
     """``rematch``: the player's agreement to a rematch of the finished game, recorded
     in its log; the other players are told who is still waiting. Once every human
     player has agreed, the judge starts the rematch beside the game
-    (referee/rematch.py: ``g.json`` -> ``g-r2.json``) and mails its players."""
-    from referee import rematch
+    (referee/play/rematch.py: ``g.json`` -> ``g-r2.json``) and mails its players."""
+    from referee.play import rematch
 
     if not game.match.game.finished(game.match.state):
         return incoming._answer_state(game, player, [
@@ -74,7 +74,7 @@ def tell_rematch(incoming: Incoming, game: Loaded, player: str, agreed: list[str
                   waiting: list[str]) -> None:
     """The agreement to its author, and to every other human player who is waiting
     and who has agreed; each mail names who is waiting."""
-    from referee import rematch
+    from referee.play import rematch
 
     names = ", ".join(waiting)
     for pid in rematch.humans(game.gf.data):
@@ -99,7 +99,7 @@ def plan(incoming: Incoming, game: Loaded, player: str, lines: list[str],
     """``plan``: set the player's plan from the mail's lines (``plan --clear``
     withdraws it; ``plan`` alone shows it), then answer with the plan now in force:
     to the player only (docs/plans.md)."""
-    from referee import plan_play, submit
+    from referee.play import plan_play, submit
 
     clear = [w.lower() for w in lines] in (["--clear"], ["clear"])
     if lines:
@@ -179,16 +179,16 @@ def say_allowed(incoming: Incoming, gid: str, player: str) -> None:
 
 def undo(path: Path, player: str, msgid: str, guard: Guard | None = None) -> None:
     """Take back ``player``'s last move by mail: the library's undo, as `referee undo`."""
-    from referee.submit import undo as submit_undo
+    from referee.play.submit import undo as submit_undo
 
     submit_undo(path, player, extra={"mail": msgid}, guard=guard)
 
 
 def add_nonce(path: Path, player: str, value: str, guard: Guard | None = None) -> None:
-    """Take ``player``'s next nonce step by mail (:func:`referee.nonces.give`: commit,
+    """Take ``player``'s next nonce step by mail (:func:`referee.ledger.nonces.give`: commit,
     then reveal); between the two the nonce is kept beside the game file, owner-only, as
     `referee nonce` keeps it."""
-    from referee.submit import give_nonce
+    from referee.play.submit import give_nonce
 
     keep = path.with_name(f"{path.name}.{player}.nonce")
     give_nonce(path, player, value.strip() or None, keep, guard=guard)

@@ -16,7 +16,7 @@ Kinds (fields besides ``kind``):
   ``bot`` (``random``, ``greedy``, ``mcts``; null: none): at the deadline a bot of that
   level plays the decisions of whoever missed it, instead of only a mail.
 * ``bot``      ``player``, ``level`` (null: back to a person), ``iterations``: the seat
-  is handed to a bot (referee/seats.py; by the game master, or a player for their own
+  is handed to a bot (referee/ledger/seats.py; by the game master, or a player for their own
   seat).
 * ``watcher``  ``email``, ``on`` (bool): add or remove someone who gets public mails;
   optional ``name`` (how their mails address them); optional ``digest``: ``"round"``
@@ -25,7 +25,7 @@ Kinds (fields besides ``kind``):
 * ``lang``     ``player``, ``lang`` (``en``, ``de``): the language the player reads.
 * ``gm``       ``email``: the game master's address.
 * ``rematch``  ``player``: the player agrees to a rematch of the finished game (by mail;
-  the judge starts it once every human player has agreed: referee/rematch.py).
+  the judge starts it once every human player has agreed: referee/play/rematch.py).
 """
 
 from __future__ import annotations
@@ -35,9 +35,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from referee import i18n, roster, seats, writecore
+from referee import i18n
 from referee.errors import UsageError
-from referee.fileformat import (
+from referee.ledger import roster, seats
+from referee.ledger.fileformat import (
     ADDRESSES_MAX,
     DEADLINE_HOURS_MAX,
     DIGEST_MAX,
@@ -46,7 +47,8 @@ from referee.fileformat import (
     NAME_MAX,
     full,
 )
-from referee.fileformat import GAME_MASTER as GM
+from referee.ledger.fileformat import GAME_MASTER as GM
+from referee.play import writecore
 
 _, N_, ngettext = i18n.domain("referee")
 
@@ -160,16 +162,16 @@ def append(path: Path, by: str, meta: Mapping[str, Any],
     """Append a checked meta entry by ``by`` ("gm" or a player) to the game file at
     ``path`` through the write core (in a sealed game with the referee's MAC, from the
     secret beside the file, only once the whole log has replayed); return the entry. A
-    ``bot`` entry goes through :func:`referee.submit.set_seat` (who may hand which seat).
-    ``guard`` checks the file inside the lock (:func:`referee.writecore.transaction`).
+    ``bot`` entry goes through :func:`referee.play.submit.set_seat` (who may hand which seat).
+    ``guard`` checks the file inside the lock (:func:`referee.play.writecore.transaction`).
     Raises UsageError and the errors of a write."""
     if meta.get("kind") == "clock":  # the game master's time control: MAC'd, checked
-        from referee import submit
+        from referee.play import submit
 
         return submit.set_clock(path, meta.get("control"), extra=dict(extra or {}),
                                 guard=guard)
     if meta.get("kind") == "bot":
-        from referee import submit
+        from referee.play import submit
 
         level = meta.get("level")
         seat = None if level is None else seats.make_seat(level, meta.get("iterations"))
@@ -183,7 +185,7 @@ def append(path: Path, by: str, meta: Mapping[str, Any],
         planned = checked["kind"] == "replace" and has_plan(gf.log, checked["player"])
         entry = tx.append({"by": by, "meta": checked}, extra)
         if planned:  # the person who leaves takes their plan along: none plays for the next
-            from referee import plans
+            from referee.ledger import plans
 
             seat = checked["player"]
             tx.append({"by": seat, "meta": plans.record(gf.data, seat, [])}, extra)
@@ -194,7 +196,7 @@ def append(path: Path, by: str, meta: Mapping[str, Any],
 def has_plan(log: Sequence[Mapping[str, Any]], player: str) -> bool:
     """Whether ``player``'s latest plan record may hold lines (a sealed record may: its
     lines are sealed; one in clear without lines withdrew the plan)."""
-    from referee import plans
+    from referee.ledger import plans
 
     records = [e["meta"] for e in log if e.get("by") == player and plans.is_record(e)]
     return bool(records) and ("sealed" in records[-1] or bool(records[-1].get("lines")))

@@ -9,9 +9,9 @@ their channel as a short text: the game, whose turn, who moved since their last 
 and the game's site page when the judge has a site URL. With ``only`` the mail is left
 out, except the first mail of a thread (it says how to play) and whenever the channel
 failed; answers, ``say`` messages and the like always go by mail. A failed channel is
-tried :data:`referee.notify.TRIES` times within the judge's pass; the last error (never
+tried :data:`referee.mail.notify.TRIES` times within the judge's pass; the last error (never
 the URL) is told in the player's next mail. The URL itself is never written to a mail,
-the log or the site: only :func:`referee.notify.masked`.
+the log or the site: only :func:`referee.mail.notify.masked`.
 """
 
 from __future__ import annotations
@@ -21,9 +21,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from referee import gamefile, i18n, notify
+from referee import i18n
 from referee.errors import UsageError
 from referee.judge import text
+from referee.ledger import gamefile
+from referee.mail import notify
 
 if TYPE_CHECKING:
     from referee.judge.core import Loaded

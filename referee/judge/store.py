@@ -28,8 +28,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from referee import fileio
 from referee.errors import GameFileError, UsageError
+from referee.ledger import fileio
 
 STATE_NAME = ".referee-judge.json"
 SENT_NAME = ".referee-judge.sent"  # the Message-IDs sent since the last save

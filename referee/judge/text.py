@@ -13,12 +13,13 @@ from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from referee import engine, gamefile, i18n, replay, seats
+from referee import engine, i18n
 from referee.engine import Match
-from referee.fileformat import GAME_MASTER as GM
+from referee.engine.rng import Rng
 from referee.i18n import domain
-from referee.rng import Rng
-from referee.roster import Settings
+from referee.ledger import gamefile, replay, seats
+from referee.ledger.fileformat import GAME_MASTER as GM
+from referee.ledger.roster import Settings
 
 _, N_, ngettext = domain("referee")
 
@@ -338,7 +339,7 @@ def _and(names: Sequence[str]) -> str:
 def headline(gf: gamefile.GameFile, match: Match, viewer: str | None,
              name: str | None = None) -> str:
     """The first body line: whose turn it is (or the result); ``name``: how the viewer
-    is addressed (:meth:`referee.roster.Settings.addressed`; default the seat id)."""
+    is addressed (:meth:`referee.ledger.roster.Settings.addressed`; default the seat id)."""
     game = match.game
     if game.finished(match.state):
         ranking = game.ranking(match.state)
@@ -400,11 +401,11 @@ def final_scoring(match: Match) -> list[str]:
 
 def _plan_news(gf: gamefile.GameFile, seed: str | None, viewer: str | None,
                since: int | None, note: Sequence[str]) -> list[str]:
-    """What the viewer's plan played and dropped since their last mail (referee/plans.py),
+    """What the viewer's plan played and dropped since their last mail (referee/ledger/plans.py),
     for them alone; nothing in a mail that already tells their plan."""
     if viewer is None or any(line.startswith("Your plan") for line in note):
         return []
-    from referee import plan_play
+    from referee.play import plan_play
 
     told = plan_play.mail_lines(gf, seed, viewer, since or 0)
     return [*(wrap(line) for line in told), ""] if told else []

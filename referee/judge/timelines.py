@@ -3,8 +3,9 @@ its mails (docs/clocks.md); the reminders and timeouts are :mod:`referee.judge.c
 
 from __future__ import annotations
 
-from referee import clock, clockview, gamefile, replay
+from referee.clocks import clock, clockview
 from referee.errors import RefereeError
+from referee.ledger import gamefile, replay
 
 # game id -> (log length, hash of the last entry, timeline): one replay per file version
 _TIMELINES: dict[str, tuple[int, str, clock.Timeline]] = {}

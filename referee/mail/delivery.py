@@ -25,8 +25,8 @@ from email.utils import getaddresses, parsedate_to_datetime
 from pathlib import Path
 from typing import TextIO
 
-from referee import fileio
 from referee.errors import RefereeError, UsageError
+from referee.ledger import fileio
 from referee.mail.tokens import ENVELOPE_SENDER, MailError
 
 

@@ -31,8 +31,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from referee.fileformat import SAY_MAX
 from referee.i18n import domain
+from referee.ledger.fileformat import SAY_MAX
 from referee.mail.replies import Reply, parse_reply
 from referee.mail.tokens import MailError, MailId, check_id, check_token, find_ids
 
@@ -211,7 +211,7 @@ def _too_long(length: int) -> Refusal:
         length=length, most=SAY_MAX))
 
 
-# --- plans (referee/plans.py) ------------------------------------------------------------
+# --- plans (referee/ledger/plans.py) ------------------------------------------------------------
 
 PLAN_WORD = "plan"
 

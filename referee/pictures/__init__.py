@@ -1,4 +1,9 @@
-"""Pictures of a position (SVG, PNG) and a static site of games, drawn from views only.
+"""The drawing toolkit: pictures of a position (SVG, PNG), drawn from views only.
+
+A game's pictures module builds on it (``svg``: the canvas, ``tiles``: one tile a part of
+the board, ``changes``: what a move changed, ``generic``: the picture of a game without
+one of its own); pages and the site are :mod:`referee.pages`. May import:
+:mod:`referee.engine`, :mod:`referee.errors`, :mod:`referee.i18n` only.
 
 Everything here starts from ``game.view(state, viewer)`` — the same view that
 ``referee status --json`` prints — and never from the state itself, so a

@@ -6,7 +6,7 @@ A mail shows the board as a row of tiles that wraps (two or three to a line in a
 window, one under the other on a phone, each at its own size, so its writing stays
 readable), and the rest of the position in words beside them. A tile depends only on the
 part of the view it shows, so consecutive positions of a game share most tiles: with
-:class:`referee.pictures.cache.PictureCache` a judge renders only the tiles a move
+:class:`referee.pages.cache.PictureCache` a judge renders only the tiles a move
 changed. Like every picture, tiles are drawn from ``game.view(state, viewer)`` only.
 """
 

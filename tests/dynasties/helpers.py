@@ -5,12 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from referee.engine import resolve_move
+from referee.engine.rng import Rng
 from referee.games.dynasties import GAME
 from referee.games.dynasties import effects as E
 from referee.games.dynasties.moves import Bonus, Done, Monastery
 from referee.games.dynasties.rules import advance
 from referee.games.dynasties.state import COLOURS, State
-from referee.rng import Rng
 
 D = GAME.data  # the component data of the current game
 

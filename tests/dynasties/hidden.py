@@ -6,9 +6,9 @@ import copy
 from typing import Any
 
 from referee.engine import Match
+from referee.engine.rng import Rng
 from referee.games.dynasties import GAME
 from referee.games.dynasties.state import State
-from referee.rng import Rng
 
 
 def positions(n: int, seed: str) -> dict[str, State]:

@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 
 from referee.engine import Match
+from referee.engine.rng import Rng
 from referee.games.dynasties import GAME
 from referee.games.dynasties.state import State
-from referee.rng import Rng
 
 D = GAME.data  # the component data of the current game
 

@@ -7,11 +7,11 @@ import copy
 import pytest
 
 from referee.engine import Interpretation, Match
+from referee.engine.rng import Rng
 from referee.errors import GameFileError
 from referee.games import dynasties
 from referee.games.dynasties import GAME
 from referee.games.dynasties import scoring as S
-from referee.rng import Rng
 
 D = GAME.data  # the component data of the current game
 

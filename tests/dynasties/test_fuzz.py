@@ -8,8 +8,8 @@ import msgspec
 import pytest
 
 from referee.engine import Match, random_playout
+from referee.engine.rng import Rng
 from referee.games.dynasties import GAME
-from referee.rng import Rng
 from tests.leaks import assert_state_hides, assert_views_hide
 
 SEEDS = range(12)

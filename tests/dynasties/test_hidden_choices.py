@@ -8,10 +8,10 @@ import msgspec
 import pytest
 
 from referee.engine import Match, resolve_move
+from referee.engine.rng import Rng
 from referee.errors import AmbiguousMove, IllegalMove
 from referee.games.dynasties import GAME
 from referee.games.dynasties.moves import Done, KeepScoring, Pass, Score, Trade
-from referee.rng import Rng
 from tests.dynasties.helpers import idx, new_game, turn_of
 from tests.dynasties.hidden import named_in, positions, redeal_secrets
 

@@ -12,11 +12,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from referee.engine import Match
+from referee.engine.rng import Rng
 from referee.games.dynasties import GAME
 from referee.games.dynasties import moves as M
 from referee.games.dynasties.rules import legal_moves
 from referee.games.dynasties.state import State
-from referee.rng import Rng
 from tests.dynasties.test_crafted_moves import valid_value
 
 

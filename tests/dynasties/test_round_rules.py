@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
+from referee.engine.rng import Rng
 from referee.games.dynasties import GAME
 from referee.games.dynasties.effects import letters
 from referee.games.dynasties.moves import Bonus, Done, SecondTrade
 from referee.games.dynasties.state import G
-from referee.rng import Rng
 from tests.dynasties.helpers import (
     NAMES,
     everyone_else_passed,

@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from referee import dataversions, gamefile, replay
 from referee.engine import Match
+from referee.engine.rng import Rng
 from referee.games.dynasties import GAME, game
 from referee.games.dynasties import rules as R
 from referee.games.dynasties.state import COLOURS, State
-from referee.rng import Rng
+from referee.ledger import dataversions, gamefile, replay
 from tests.conftest import ok
 
 FIVE = ["ann", "ben", "cat", "dan", "eve"]

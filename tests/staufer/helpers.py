@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from referee.engine import full_options
+from referee.engine.rng import Rng
 from referee.games.staufer import GAME, gamesetup
 from referee.games.staufer.state import KIND_INDEX, State
-from referee.rng import Rng
 
 NAMES = ["bettina", "rudi", "gabi", "guenter", "uwe"]
 

@@ -11,9 +11,9 @@ import msgspec
 import pytest
 
 from referee.engine import Match, random_playout
+from referee.engine.rng import Rng
 from referee.games.staufer import GAME
 from referee.games.staufer.state import SHARED, State, encode
-from referee.rng import Rng
 
 MUTABLE = (list, dict, msgspec.Struct)
 

@@ -15,9 +15,9 @@ from hypothesis import strategies as st
 
 from referee import engine
 from referee.engine import Match
+from referee.engine.rng import Rng
 from referee.games.staufer import GAME
 from referee.games.staufer.moves import CHEST_TYPES
-from referee.rng import Rng
 from tests.leaks import assert_no_leaks
 
 TAGS = ("supply", "deploy", "seat", "first", "privilege", "done", "take", "pick", "keep",

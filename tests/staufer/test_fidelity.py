@@ -11,10 +11,10 @@ import pytest
 from click.testing import CliRunner
 
 from referee.cli import main
+from referee.engine.rng import Rng
 from referee.errors import MalformedMove, UsageError
 from referee.games.staufer import GAME, current_files, data_digest, gamesetup, rounds
 from referee.games.staufer.views import describe_contract
-from referee.rng import Rng
 
 from .helpers import (
     give,

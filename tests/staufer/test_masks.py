@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from referee.engine import Match
+from referee.engine.rng import Rng
 from referee.games.staufer import GAME, rules
 from referee.games.staufer.moves import (
     CHEST_TYPES,
@@ -32,7 +33,6 @@ from referee.games.staufer.moves import (
     Supply,
     Take,
 )
-from referee.rng import Rng
 
 DECKS = ("1,2,3,4,5,6", "1,7,8,10,11,12", "1,2,4,10,12,16", "1,3,5,8,11,13")
 SPACES = GAME.data.supply_numbers

@@ -4,7 +4,7 @@ moves hold one (a group's finding: the first prompt offered them when neither wa
 from __future__ import annotations
 
 from referee.engine import Match, get_game
-from referee.rng import Rng
+from referee.engine.rng import Rng
 
 
 def test_the_turn_prompt_offers_only_what_is_legal() -> None:

@@ -14,7 +14,7 @@ from referee.engine import Match
 from referee.games.staufer import GAME
 from referee.games.staufer.render import LEGEND
 from referee.games.staufer.views import view
-from referee.statusview import load, status_text
+from referee.play.statusview import load, status_text
 from tests.render_narrow import board_and_legend, walk_boards
 from tests.test_textlayout import played
 

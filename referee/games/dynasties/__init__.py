@@ -11,8 +11,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from referee.engine import Assumption, Interpretation, Option, functions_from
+from referee.engine.rng import Rng
 from referee.errors import GameFileError, UsageError
-from referee.rng import Rng
 
 from . import data as D
 from . import moves, play, rules, state, views, words

@@ -15,8 +15,8 @@ deck) is not used: those places are re-dealt like any other hidden place.
 
 from __future__ import annotations
 
-from referee.deal import Slot, fresh_rng, redeal, redeal_by_kind, slots_of
-from referee.rng import Rng
+from referee.engine.deal import Slot, fresh_rng, redeal, redeal_by_kind, slots_of
+from referee.engine.rng import Rng
 
 from .state import State
 

@@ -16,8 +16,8 @@ from typing import Any
 import msgspec
 
 from referee import i18n
+from referee.engine import NUMBER_DIGITS_MAX
 from referee.errors import AmbiguousMove, MalformedMove
-from referee.fileformat import NUMBER_DIGITS_MAX
 
 from .data import Data
 from .movetypes import (

@@ -10,7 +10,7 @@ import re
 from typing import Any
 
 from referee import i18n
-from referee.textlayout import WIDTH, fit_all, wrap_items
+from referee.engine.textlayout import WIDTH, fit_all, wrap_items
 
 from .words import N_, _, symbol
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from referee.rng import Rng
+from referee.engine.rng import Rng
 
 from . import effects as E
 from .board import (

@@ -11,7 +11,7 @@ from typing import Any, TypeVar
 
 import msgspec
 
-from referee.rng import Rng
+from referee.engine.rng import Rng
 
 from .data import Data
 from .movetypes import COLOURS as COLOURS  # (the goods letters, kept importable from here)

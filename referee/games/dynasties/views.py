@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from referee.textlayout import WIDTH
+from referee.engine.textlayout import WIDTH
 
 from . import effects as E
 from .render import render as board_text

@@ -11,8 +11,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from referee.engine import Assumption, Interpretation, Option, functions_from
+from referee.engine.rng import Rng
 from referee.errors import GameFileError
-from referee.rng import Rng
 
 from . import basics, components, gamesetup, moves, scoring, state, texts, views
 from . import rules as turn

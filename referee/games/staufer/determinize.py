@@ -9,8 +9,8 @@ up), the discard pile (each discarded chest was seen face up), PLAYER's contract
 
 from __future__ import annotations
 
-from referee.deal import Slot, fresh_rng, redeal, redeal_by_kind, slots_of
-from referee.rng import Rng
+from referee.engine.deal import Slot, fresh_rng, redeal, redeal_by_kind, slots_of
+from referee.engine.rng import Rng
 
 from .state import State
 

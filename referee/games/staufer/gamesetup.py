@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from referee.engine.rng import Rng
 from referee.errors import UsageError
-from referee.rng import Rng
 
 from .components import StauferData
 from .state import State

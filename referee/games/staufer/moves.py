@@ -33,8 +33,8 @@ from typing import Annotated, Literal, Union, cast
 import msgspec
 
 from referee import i18n
+from referee.engine import NUMBER_DIGITS_MAX
 from referee.errors import AmbiguousMove, MalformedMove
-from referee.fileformat import NUMBER_DIGITS_MAX
 
 from .components import current
 from .texts import _

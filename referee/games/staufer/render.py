@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from referee.textlayout import WIDTH, fit_all, wrap_items
+from referee.engine.textlayout import WIDTH, fit_all, wrap_items
 
 from .texts import N_, _, chest_text, final_part, region_word
 

@@ -55,7 +55,7 @@ class State(msgspec.Struct):
     data: StauferData  # the component data (not encoded)
     players: list[str]
     options: dict[str, str]
-    rng: Any  # referee.rng.Rng; fingerprint encodes its counters
+    rng: Any  # referee.engine.rng.Rng; fingerprint encodes its counters
     ring: list[str]
     king: int
     tiles: list[list[int]]

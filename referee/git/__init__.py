@@ -1,0 +1,9 @@
+"""Git: game files as commits.
+
+A game's history across commits (``history``), who made which commit (``commits``), git's
+diff and merge drivers for game files (``drivers``) and the players' encrypted views
+written for a repository (``views``).
+
+May import: :mod:`referee.play`, :mod:`referee.trust`, :mod:`referee.clocks`,
+:mod:`referee.bots`, :mod:`referee.ledger` and below.
+"""

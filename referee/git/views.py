@@ -1,0 +1,213 @@
+"""Games in a git repository: each player's private view, signed with the game's referee
+key and encrypted to their SSH keys (:mod:`referee.trust.agebox`, :mod:`referee.trust.viewsign`),
+written for `views`, and a view opened with `view` verified against the game file; and
+where the game and the allowed-signers file are in the repository."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from referee.errors import RefereeError, UsageError
+from referee.git import history
+from referee.ledger import gamefile, identity, replay, secret
+from referee.play.statusview import load, status_json, status_text
+from referee.trust import agebox, viewsign
+
+SIGNERS_IN_REPO = Path(history.SIGNERS)  # the file `check --signed` verifies commits with
+
+
+def repo_root(path: Path) -> Path | None:
+    """The root of the git work tree holding ``path`` (None outside one, or no git)."""
+    try:
+        top = subprocess.run(["git", "rev-parse", "--show-toplevel"],
+                             cwd=path.resolve().parent, capture_output=True, check=False)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    return Path(top.stdout.decode().strip()) if top.returncode == 0 else None
+
+
+def default_signers(game_path: Path) -> Path:
+    """``.referee/allowed_signers`` at the root of the git repository holding the game.
+    Raises UsageError outside a repository."""
+    top = repo_root(game_path)
+    if top is None:
+        raise UsageError(f"{game_path} is not in a git repository, so there is no default "
+                         "allowed-signers file", hints=["give --signers PATH"])
+    return top / SIGNERS_IN_REPO
+
+
+def repo_name(path: Path) -> str:
+    """The game file's path in its repository (its name outside one): what a view
+    names it by."""
+    top = repo_root(path)
+    if top is not None:
+        try:
+            return path.resolve().relative_to(top.resolve()).as_posix()
+        except ValueError:
+            pass
+    return path.name
+
+
+def write_game_views(path: Path, out: Path, secret_path: Path | None,
+                     signers: agebox.Signers) -> agebox.ViewsReport:
+    """Replay the game at ``path`` with its secret and write its views into ``out``,
+    each signed with the game's referee key. Raises RefereeError."""
+    gf, match = load(path, secret_path)
+    seed = secret.find_seed(gf, secret_path, path)
+    assert seed is not None  # load() replayed, so the seed is known
+    problem = viewsign.header_key_problem(gf, seed)
+    if problem:
+        raise viewsign.ViewError(problem)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(f"cannot create {out}: {exc.strerror}") from None
+    name, rel = path.name, repo_name(path)
+    plaintexts = {
+        p: viewsign.document(gf, seed, rel, p, status_text(gf, match, p, name),
+                             status_json(gf, match, p))
+        for p in gf.players
+    }
+    public = status_text(gf, match, None, name) + "\n"
+    return agebox.write_views(out, path.stem, gf.game_id, agebox.views_key(seed),
+                              plaintexts, public, signers)
+
+
+@dataclass
+class GameViews:
+    """What `views` did for one game: its report, or the error that stopped it."""
+
+    path: Path
+    out: Path
+    report: agebox.ViewsReport | None = None
+    error: RefereeError | None = None
+
+
+def write_all_views(paths: Sequence[Path], signers_path: Path, out_dir: Path | None,
+                    secret_path: Path | None) -> tuple[agebox.Signers, list[GameViews]]:
+    """Write the views of every game in ``paths`` (:func:`write_game_views`); a game that
+    fails (unreadable, no secret, the same game as another file) is reported and the
+    others' views are still written. Raises UsageError for unusable arguments."""
+    targets = view_targets(paths, out_dir)
+    signers = agebox.read_signers(signers_path)
+    twins = duplicate_ids(paths)
+    done: list[GameViews] = []
+    for path, out in targets:
+        try:
+            if path in twins:
+                raise viewsign.ViewError(twins[path], hints=[
+                    "one game, one file: remove the copy (`check --since` tells which is "
+                    "new)"])
+            done.append(GameViews(path, out, write_game_views(path, out, secret_path,
+                                                              signers)))
+        except RefereeError as exc:
+            done.append(GameViews(path, out, error=exc))
+    return signers, done
+
+
+def duplicate_ids(paths: Sequence[Path]) -> dict[Path, str]:
+    """The files among ``paths`` that are the same game as another one (the same header,
+    rng commitment or game id: :mod:`referee.ledger.identity`, as `pending` and `site` find
+    them), each with the message saying so (a copy of a game with a forged header must
+    not be served beside the real one). Unreadable files are left to the caller."""
+    games = []
+    for path in paths:
+        try:
+            games.append((path, gamefile.read(path)))
+        except RefereeError:
+            continue
+    copies = identity.duplicated_files(identity.duplicates(games))
+    return {Path(f): f"{d.message}: no views are written for either"
+            for f, d in copies.items()}
+
+
+def view_targets(paths: Sequence[Path], out_dir: Path | None) -> list[tuple[Path, Path]]:
+    """(game, folder of its views) per game. Raises UsageError when two games' views
+    would have the same names."""
+    targets = [(p, out_dir or p.parent) for p in paths]
+    seen: dict[tuple[Path, str], Path] = {}
+    for path, out in targets:
+        key = (out.resolve(), path.stem)
+        if key in seen and seen[key].resolve() != path.resolve():
+            raise UsageError(f"{seen[key]} and {path} would write the same view files in "
+                             f"{out}", hints=["give them different names or run views "
+                                              "once per game with its own --out"])
+        seen[key] = path
+    return targets
+
+
+def expected_of(path: Path, player: str | None) -> tuple[str, str | None]:
+    """(whose view ``path`` must be, the game file stem its name says or None)."""
+    parts = path.name[:-4].rsplit(".", 1) if path.name.endswith(".age") else []
+    if player is not None:
+        return player, parts[0] if len(parts) == 2 and parts[1] == player else None
+    if len(parts) != 2 or not parts[0]:
+        raise UsageError(f"cannot tell whose view {path} is meant to be: its name is not "
+                         "STEM.PLAYER.age", hints=["give --as YOUR_PLAYER_ID"])
+    return parts[1], parts[0]
+
+
+def locate_game(doc: dict[str, Any], view_path: Path, game_path: Path | None) -> Path:
+    """The game file to verify the view with: ``game_path``, else the file the view
+    names at its path in the repository (signed, in a sealed game's view), else the file
+    of that name beside the view. Raises ViewError."""
+    if game_path is not None:
+        return game_path
+    named = Path(str(doc["file"]))
+    candidates = []
+    top = repo_root(view_path)
+    if top is not None and not named.is_absolute() and ".." not in named.parts:
+        candidates.append(top / named)  # first: a copy beside the view may be an old one
+    candidates.append(view_path.parent / named.name)
+    for candidate in candidates:
+        if candidate.is_file():
+            return candidate
+    raise viewsign.ViewError(f"cannot verify {view_path}: the game file it is of "
+                             f"({doc['file']}) is not at hand",
+                             hints=["give --game FILE (the game file from the repository)"])
+
+
+def verify_view(doc: dict[str, Any], path: Path, game_path: Path | None, player: str,
+                stem: str | None) -> str | None:
+    """Refuse a view that is not the referee's, not ``player``'s, not of this game or
+    older than the game file (viewsign). Returns a note for a view newer than the game
+    file at hand. Raises RefereeError."""
+    game = locate_game(doc, path, game_path)
+    gf = gamefile.read(game)
+    if game_path is not None and Path(str(doc["file"])).name != game.name \
+            and doc["game"] == gf.game_id:
+        stem = Path(str(doc["file"])).stem  # a copy under another name: the id decides
+    if gf.sealed and "seed" not in gf.data["rng"]:
+        viewsign.check_signature(doc, gf, str(path), str(game))
+        return viewsign.check_binding(doc, gf, str(path), str(game), player, stem)
+    if game_path is None:  # anybody may commit an open game for a forged view to match
+        raise viewsign.ViewError(
+            f"{game} is an open game (its seed is public, so anyone could write a view "
+            f"that matches it): {path} is checked only against a game file you name",
+            hints=[f"give --game FILE, or simply `referee status FILE --as {player}`"])
+    note = viewsign.check_binding(doc, gf, str(path), str(game), player, stem)
+    if note is not None:
+        raise viewsign.ViewError(f"{path} is of move {doc['moves']}, but {game} has only "
+                                 f"{len(gf.log)} entries: pull, then view it again")
+    check_replayed(doc, gf, path, game, player)
+    return None
+
+
+def check_replayed(doc: dict[str, Any], gf: gamefile.GameFile, path: Path, game: Path,
+                   player: str) -> None:
+    """An open game's view (anyone could sign it: the seed is public) is the game
+    replayed to the view's move. Raises ViewError."""
+    part = gamefile.GameFile({**gf.data, "log": gf.log[:int(doc["moves"])]}, gf.game)
+    match = replay.replay(part, secret.find_seed(part, None, game))
+    name = Path(str(doc["file"])).name
+    status = json.loads(json.dumps(status_json(part, match, player)))
+    if doc["text"] != status_text(part, match, player, name) or doc["status"] != status:
+        raise viewsign.ViewError(f"{path} does not show what {game} shows {player} at move "
+                                 f"{doc['moves']}: it is forged, do not trust it",
+                                 hints=["`referee status --as YOU` shows the real view of "
+                                        "an open game"])

@@ -1,0 +1,228 @@
+"""The mails of one game file, without the judge: the mails after a move (`mail`: each
+waiting player's private view and how to reply, the public update to the others) and
+their delivery, and a reply mail played with `move --from-email` (authenticated with the
+judge's checks, :mod:`referee.mail.intake`) and the answer to a rejected one
+(`--reply-out`)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from referee import i18n
+from referee.engine import Match
+from referee.errors import RefereeError, SealedError, UsageError
+from referee.i18n import domain
+from referee.ledger import gamefile, roster, secret
+from referee.play.statusview import status_text
+
+_, N_, ngettext = domain("referee")
+
+
+def mail_date() -> dt.datetime:
+    return dt.datetime.fromisoformat(gamefile.now().replace("Z", "+00:00"))
+
+
+class MailIdentify:
+    """The ``identify`` step of :func:`referee.play.submit.submit` for a reply mail: reads the
+    mail once, authenticates it inside the game's lock with the judge's checks
+    (:mod:`referee.mail.intake`), and keeps its bytes (``raw``) and the authenticated
+    player (``found``) for the answer to a rejection (``read`` gives the mail's bytes).
+    The accepted mail's Message-ID goes into the log entry, so the same mail is refused
+    a second time."""
+
+    def __init__(self, read: Callable[[], bytes], player: str | None,
+                 reply_out: Path | None, sender: str) -> None:
+        self.read, self.player = read, player
+        self.reply_out, self.sender = reply_out, sender
+        self.raw = b""
+        self.found: str | None = None
+        self.taken: Any = None  # the line read as the move (intake.Taken), if chat came first
+
+    def __call__(self, gf: gamefile.GameFile, seed: str | None
+                 ) -> tuple[str, list[str], dict[str, Any]]:
+        self.raw = self.read()
+        player, texts, msgid, self.taken = from_email(gf, seed, self.raw, self.player,
+                                                      self.reply_out, self.sender)
+        self.found = player
+        return player, texts, {"mail": msgid}
+
+    def note(self) -> list[str]:
+        """The line that says which line of the mail was read as the move, when chat came
+        before it (the judge's words, :func:`referee.mail.intake.taken_note`)."""
+        from referee.mail import intake
+
+        return intake.taken_note(self.taken)
+
+
+def from_email(gf: gamefile.GameFile, seed: str | None, raw: bytes, player: str | None,
+               reply_out: Path | None, sender: str) -> tuple[str, list[str], str, Any]:
+    """The authenticated player, the moves, the Message-ID of a reply mail and the line
+    read as the move when chat came before it (:class:`referee.mail.intake.Taken`, or
+    None): the same checks and the same reading as the judge's (a MAC'd referee
+    Message-ID of this game answered at the current play number, a registered From
+    address, the token, not played before; the first line that reads as a move).
+    Raises MailError (after writing the rejection to ``reply_out``)."""
+    from referee.mail import intake
+
+    if seed is None:
+        raise SealedError("mail tokens need the game's secret", hints=["give --secret FILE"])
+    mail = intake.read(raw)
+    key = secret.mail_key(seed)
+    try:
+        mid = intake.answered(mail, gf.game_id, key)
+        if mid.player not in gf.players:
+            raise intake.Refusal("seat", _("this mail answers a mail to {seat}, who plays "
+                                           "no seat: only players move").format(
+                                               seat=repr(mid.player)))
+        if player is not None and player != mid.player:
+            raise intake.Refusal("seat", _("the mail is {author}'s, not {player}'s").format(
+                author=mid.player, player=player))
+        settings = roster.settings(gf.data)
+        seat = intake.Seat(mid.player, settings.token_name(mid.player),
+                           tuple(settings.emails.get(mid.player, [])))
+        intake.admit(mail, mid, seat, key=key, game_id=gf.game_id, log=gf.log)
+        if not mail.reply.moves:
+            raise intake.Refusal("no-move", _("no move found in the mail: write it on the "
+                                              "first line, or as 'move: ...'"))
+    except intake.Refusal as exc:
+        # a vacation notice or a bounce is never answered; a mail without a From neither
+        if exc.reason != "automatic" and mail.reply.sender:
+            answer_rejection(gf, raw, exc, reply_out, sender, None)
+        raise
+    taken = _taken(gf, seed, mail.reply, mid.player)
+    moves = [taken.line] if taken is not None else list(mail.reply.moves)
+    return mid.player, moves, mail.msgid, taken if taken and taken.index else None
+
+
+def _taken(gf: gamefile.GameFile, seed: str, reply: Any, player: str) -> Any:
+    """The line of ``reply`` that reads as ``player``'s move now (the judge's reading:
+    chat before it is passed over); None for ``move:`` lines."""
+    from referee.ledger import replay
+    from referee.mail import intake
+
+    if len(reply.lines) < 2:
+        return None
+    match = replay.replay(gf, seed)
+    return intake.take_line(reply, (), match.game, match.state, player)
+
+
+def answer_rejection(gf: gamefile.GameFile, raw: bytes, exc: RefereeError,
+                     reply_out: Path | None, sender: str, player: str | None,
+                     taken: Any = None) -> None:
+    """Write the mail that answers a rejected reply. ``player``: the authenticated
+    player (their registered address gets it, with the legal moves); None: the mail was
+    not authenticated, and its sender gets only the reason. It is written in the
+    player's recorded language (a mail not authenticated: the current language).
+    ``taken``: the line read as the move when chat came first (the answer names it)."""
+    from referee import mail
+    from referee.mail import intake
+
+    if reply_out is None:
+        return
+    reply = mail.parse_reply(raw)
+    if taken is not None:
+        reply = intake.from_taken(reply, taken)
+    legal = getattr(exc, "legal", []) if player is not None else []
+    settings = roster.settings(gf.data)
+    known = player is not None and player in gf.players
+    to = settings.address(player) if known and player is not None else None
+    lang = settings.lang(player) if known and player is not None else i18n.current()
+    with i18n.language(lang):
+        reason = "\n".join([*intake.taken_note(taken), exc.message])
+        message = mail.rejection(reply, reason, legal, sender=sender, to=to,
+                                 date=mail_date())
+    if str(reply_out) == "-":
+        mail.write_stdout([message], sys.stdout)
+    else:  # the one atomic write: it replaces a symlink there, never writes through it
+        import io
+
+        from referee.errors import GameFileError
+        from referee.ledger import fileio
+
+        text = io.StringIO()
+        mail.write_stdout([message], text)
+        try:
+            fileio.write_atomic(reply_out, text.getvalue().encode("utf-8", "surrogateescape"),
+                                durable=False, what="answer")
+        except GameFileError as exc:  # "cannot write the answer PATH: REASON; ..."
+            reason = exc.message.rsplit(": ", 1)[-1].removesuffix("; nothing was changed")
+            raise UsageError(f"cannot write {reply_out}: {reason}") from None
+
+
+
+def game_mails(path: Path, secret_path: Path | None, sender: str, waiting_only: bool
+               ) -> tuple[gamefile.GameFile, list[Any], list[str]]:
+    """The game at ``path`` replayed with its secret, its mails (to the players who must
+    move their view and options, to the others the public update) and the players left
+    out for want of an address. Raises SealedError without the secret, and the errors of
+    reading and replaying."""
+    from referee.ledger import replay
+
+    gf = gamefile.read(path)
+    seed = secret.find_seed(gf, secret_path, path)
+    if seed is None:
+        raise SealedError("mailing needs the game's secret", hints=["give --secret"])
+    match = replay.replay(gf, seed)
+    messages, skipped = build_mails(gf, match, seed, sender, waiting_only, path.name)
+    return gf, messages, skipped
+
+
+def build_mails(gf: gamefile.GameFile, match: Match, seed: str, sender: str,
+                waiting_only: bool, name: str) -> tuple[list[Any], list[str]]:
+    from referee import mail
+    from referee.mail import intake
+
+    game = match.game
+    waiting = gamefile.waiting(gf, match)
+    settings = roster.settings(gf.data)
+    outgoing, skipped = [], []
+    for pid in gf.players:
+        if waiting_only and pid not in waiting:
+            continue
+        to = settings.to(pid)  # the name quoted: it can add no recipient
+        if not to:
+            skipped.append(pid)
+            continue
+        lang = settings.lang(pid)  # each player reads their own language
+        with i18n.language(lang):
+            subject = mail.subject(game.title, gf.game_id, waiting)
+            if pid in waiting:
+                body = status_text(gf, match, pid, name) + "\n\n" + _(
+                    "Reply to this mail with your move on the first line (or lines "
+                    "'move: ...' for several). Keep the [#...] tag in the subject: it is "
+                    "your token.") + "\n"
+            else:
+                body = status_text(gf, match, None, name) + "\n"
+        outgoing.append(mail.Outgoing(pid, to, subject, body, lang))
+    messages = mail.compose(outgoing, sender=sender, game_id=gf.game_id,
+                            move_number=intake.plays(gf.log), date=mail_date(),
+                            key=secret.mail_key(seed),
+                            token_names={p: settings.token_name(p) for p in gf.players})
+    return messages, skipped
+
+
+def deliver(messages: list[Any], maildir: Path | None, smtp: str | None, starttls: bool,
+            user: str | None, password_env: str, quiet: bool) -> list[str]:
+    from referee import mail
+
+    if maildir is not None:
+        return mail.write_maildir(messages, maildir)
+    if smtp is not None:
+        host, _, port = smtp.rpartition(":")
+        if not host or not port.isdigit():
+            raise UsageError(f"--smtp takes HOST:PORT, got {smtp!r}")
+        password = os.environ.get(password_env) if user else None
+        if user and password is None:
+            raise UsageError(f"--user needs the password in the environment variable "
+                             f"{password_env}")
+        return mail.send_smtp(messages, host, int(port), starttls=starttls, username=user,
+                              password=password)
+    if not quiet:
+        mail.write_stdout(messages, sys.stdout)
+    return []
+

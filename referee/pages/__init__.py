@@ -1,0 +1,9 @@
+"""Pages: HTML pages and pictures made from game files.
+
+The static site of a folder of games (``site``), the positions of a game file drawn move by
+move (``positions``), the Jinja2 templates and their environment (``templating``,
+``templates/``), the page words (``words``) and the on-disk picture cache (``cache``).
+Jinja2 and the PNG library are imported only when a page or a PNG is made.
+
+May import: :mod:`referee.reports`, :mod:`referee.pictures` and everything below them.
+"""

@@ -1,0 +1,355 @@
+"""A static site of the games in a folder: an index and, per game, its board, scores,
+log and one page (and one SVG) per position.
+
+Public views only: the site is for everyone. A sealed game whose secret is not at hand
+cannot be replayed, so its page shows the log and says that the board needs the secret.
+The site is built in a temporary folder beside OUT and moved into place at the end, so a
+failure leaves OUT as it was.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from referee import i18n
+from referee.engine.rng import commitment
+from referee.errors import GameFileError, RefereeError, UsageError
+from referee.ledger import gamefile, replay, secret
+from referee.pages.positions import Position, replay_positions
+from referee.pages.templating import environment
+from referee.pages.words import SiteWords
+from referee.pictures import Pieces, draw_svg
+from referee.pictures.changes import Marks
+from referee.pictures.svg import player_fill
+
+MARKER = ".referee-site"  # a folder holding this file was written by `referee site`
+
+
+@dataclass
+class MoveRow:
+    n: int
+    by: str
+    text: str
+    words: list[str] = field(default_factory=list)
+    at: str | None = None
+
+
+@dataclass
+class GameSummary:
+    """One game as the index and its page show it."""
+
+    slug: str
+    file: str
+    game: str
+    title: str
+    game_id: str
+    players: list[dict[str, str]]
+    moves: int
+    since: str
+    finished: bool = False
+    to_move: list[str] = field(default_factory=list)
+    prompt: str = ""
+    scores: dict[str, int] = field(default_factory=dict)
+    ranking: list[list[str]] = field(default_factory=list)
+    needs_secret: bool = False
+    colours: dict[str, str] = field(default_factory=dict)  # player -> fill colour
+    log: list[MoveRow] = field(default_factory=list)
+    clock: list[str] = field(default_factory=list)  # a time bank's lines (docs/clocks.md)
+
+
+def build_site(games_dir: Path, out: Path, secret_path: Path | None = None,
+               workers: int | None = None) -> list[GameSummary]:
+    """Write the site of every ``*.json`` game in ``games_dir`` to ``out``.
+
+    Raises UsageError (no games, OUT is something else) or GameFileError / ReplayError
+    naming the bad file; OUT is unchanged then.
+    """
+    return build_site_report(games_dir, out, secret_path, workers).games
+
+
+@dataclass
+class SiteReport:
+    """What `referee site` wrote, and the game files it would not serve."""
+
+    games: list[GameSummary]
+    refused: list[dict[str, str]] = field(default_factory=list)  # file, message
+
+
+def build_site_report(games_dir: Path, out: Path, secret_path: Path | None = None,
+                      workers: int | None = None) -> SiteReport:
+    """:func:`build_site`, with the files left out: a game file that is the same game as
+    another (a copy: the same header, commitment or id; referee/ledger/identity.py) is served
+    by neither, and a game whose id is a name the site itself uses is not served."""
+    files = _game_files(games_dir)
+    _check_out(out)
+    read = [(path, gamefile.read(path)) for path in files]
+    refused = _refused(read)
+    jobs = [(str(path), _seed(gf, path, secret_path), gf.game_id) for path, gf in read
+            if str(path) not in refused]
+    if not jobs:
+        raise UsageError(f"no game in {games_dir} can be served: "
+                         + "; ".join(refused.values()))
+    tmp = out.with_name(f".{out.name}.tmp-{os.getpid()}")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    try:
+        summaries = _render_games(jobs, tmp, workers)
+        env = environment("the site")
+        (tmp / "style.css").write_text(_STYLE_CSS, encoding="utf-8")
+        league = league_page(games_dir, tmp, env)
+        _write(tmp / "index.html", env.get_template("index.html").render(
+            games=summaries, league=league, w=SiteWords()))
+        (tmp / MARKER).write_text("written by referee site\n", encoding="utf-8")
+        if out.exists():
+            shutil.rmtree(out)
+        tmp.rename(out)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return SiteReport(summaries, [{"file": f, "message": m} for f, m in refused.items()])
+
+
+# Names in OUT that the site itself writes: no game's folder may take one (case-blind).
+SITE_NAMES = frozenset({"index.html", "style.css", "league.html", MARKER})
+
+
+def _refused(read: list[tuple[Path, gamefile.GameFile]]) -> dict[str, str]:
+    """file -> why it is not served: copies (both sides, naming each other) and ids that
+    are the site's own names. A game's page is at OUT/ID/, so a new file can never take
+    over another game's page."""
+    from referee.ledger import identity
+
+    found = {f: d.message for f, d in
+             identity.duplicated_files(identity.duplicates(
+                 [(str(p), gf) for p, gf in read])).items()}
+    for path, gf in read:
+        if gf.game_id.casefold() in SITE_NAMES:
+            found.setdefault(str(path), f"{path}: its game id {gf.game_id!r} is a name the "
+                                        "site uses for itself")
+    return found
+
+
+def _game_files(games_dir: Path) -> list[Path]:
+    if not games_dir.is_dir():
+        raise UsageError(f"{games_dir} is not a folder of game files")
+    files = sorted(games_dir.glob("*.json"))
+    if not files:
+        raise UsageError(f"no game files (*.json) in {games_dir}")
+    return files
+
+
+def _check_out(out: Path) -> None:
+    if out.exists() and (not out.is_dir() or (any(out.iterdir())
+                                              and not (out / MARKER).exists())):
+        raise UsageError(
+            f"{out} exists and is not a site written by `referee site`; refusing to replace it",
+            hints=["choose an empty or new folder for -o"],
+        )
+
+
+def _seed(gf: gamefile.GameFile, path: Path, secret_path: Path | None) -> str | None:
+    """The game's seed for a site of many games: revealed in the file, or a secret that
+    belongs to this game: ``--secret`` (a folder of FILE.secret files, or one game's
+    secret file), the repository secret in REFEREE_SECRET (derived as every command
+    derives it: secret.repository_seed; or one game's seed itself), REFEREE_SECRET_FILE
+    when it is this game's, or FILE.secret beside it. A secret that is another game's is
+    passed over: that game's page then shows its log only."""
+    rng = gf.data["rng"]
+    if "seed" in rng:
+        return str(rng["seed"])
+    if secret_path is not None and secret_path.is_dir():
+        candidate = secret_path / f"{path.name}.secret"
+        if candidate.exists():
+            return secret.find_seed(gf, candidate)
+    elif secret_path is not None and _secret_game(secret_path) == gf.game_id:
+        return secret.find_seed(gf, secret_path, path)
+    env_seed = os.environ.get("REFEREE_SECRET")
+    if env_seed:
+        found = secret.repository_seed(env_seed, gf)
+        if found is not None or commitment(env_seed) == rng["commitment"]:
+            return found or env_seed
+    if os.environ.get("REFEREE_SECRET_FILE"):
+        env_file = Path(os.environ["REFEREE_SECRET_FILE"])
+        if _secret_game(env_file) == gf.game_id:
+            return secret.find_seed(gf, env_file)
+    default = secret.default_secret_path(path)
+    return secret.find_seed(gf, default) if default.exists() else None
+
+
+def _secret_game(path: Path) -> str | None:
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError):
+        raise UsageError(f"{path} is not a referee secret file") from None
+    return data.get("game") if isinstance(data, dict) else None
+
+
+def _render_games(jobs: list[tuple[str, str | None, str]], tmp: Path,
+                  workers: int | None) -> list[GameSummary]:
+    lang = i18n.current()  # (a worker process starts in English: it is told)
+    tasks = [(path, seed, str(tmp / slug), slug, lang) for path, seed, slug in jobs]
+    count = workers if workers is not None else min(len(tasks), os.cpu_count() or 1)
+    if count <= 1 or len(tasks) == 1:
+        return [_game_task(*t) for t in tasks]
+    with ProcessPoolExecutor(max_workers=count) as pool:
+        return list(pool.map(_game_task, *zip(*tasks, strict=True)))
+
+
+def _game_task(path: str, seed: str | None, folder: str, slug: str,
+               lang: str = i18n.ENGLISH) -> GameSummary:
+    """Write one game's pages in ``lang`` (run in a worker process); returns its
+    summary."""
+    try:
+        with i18n.language(lang):
+            return render_game(gamefile.read(Path(path)), seed, Path(folder), slug, path)
+    except RefereeError as exc:
+        raise GameFileError(f"{path}: {exc.message}", hints=exc.hints) from None
+
+
+def render_game(gf: gamefile.GameFile, seed: str | None, folder: Path, slug: str,
+                file: str) -> GameSummary:
+    """Write ``folder``/index.html, pos-N.html and pos-N.svg for every position."""
+    folder.mkdir(parents=True)
+    game = gf.game
+    last = gf.log[-1].get("at") if gf.log else None
+    summary = GameSummary(slug=slug, file=Path(file).name, game=game.name, title=game.title,
+                          game_id=gf.game_id, players=gf.data["players"], moves=len(gf.log),
+                          since=last or gf.data.get("created", ""))
+    env = environment("the site")
+    words = SiteWords()
+    if gf.sealed and seed is None:
+        replay.check_structure(gf)
+        summary.needs_secret = True
+        summary.log = [_sealed_row(gf, i, e) for i, e in enumerate(gf.log)]
+        _write(folder / "index.html", env.get_template("game.html").render(g=summary,
+                                                                           w=words))
+        return summary
+    from markupsafe import Markup
+
+    match, steps = replay_positions(gf, seed)
+    summary.finished = game.finished(match.state)
+    summary.to_move = gamefile.waiting(gf, match)
+    summary.prompt = game.prompt(match.state)
+    summary.scores = dict(game.scores(match.state))
+    summary.ranking = game.ranking(match.state) if summary.finished else []
+    summary.clock = _clock_lines(gf, seed)
+    summary.log = [MoveRow(p.n, p.by or "", p.text, p.words, p.at) for p in steps[1:]]
+    summary.colours = _colours(steps[-1].view)
+    page = env.get_template("position.html")
+    moves = Markup(env.get_template("moves.html").render(g=summary, w=words))  # once a game
+    previous: dict[str, Any] | None = None
+    pieces = Pieces()  # unchanged regions / countries are drawn once per game
+    for step in steps:
+        svg = draw_svg(step.view, Marks.between(previous, step.view),
+                       step.n - 1 if step.n else None, pieces, game)
+        _write(folder / f"pos-{step.n}.svg", svg)
+        _write(folder / f"pos-{step.n}.html", page.render(
+            g=summary, p=_position(step), last=len(steps) - 1, moves=moves, w=words))
+        previous = step.view
+    _write(folder / "index.html", env.get_template("game.html").render(g=summary, w=words))
+    return summary
+
+
+def _colours(view: dict[str, Any]) -> dict[str, str]:
+    players = view.get("players", {})
+    rows = players.items() if isinstance(players, dict) else ((p["id"], p) for p in players)
+    return {who: player_fill(str(pv.get("colour", "")))[0] for who, pv in rows}
+
+
+def _position(step: Position) -> dict[str, Any]:
+    return {"n": step.n, "by": step.by, "text": step.text, "words": step.words,
+            "prompt": step.view.get("prompt", ""), "at": step.at}
+
+
+def league_page(games_dir: Path, tmp: Path, env: Any) -> bool:
+    """``league.html``: the ratings of the folder's finished games (referee/reports/ratings.py),
+    written when openskill (the ``ratings`` extra) is installed; whether it was."""
+    try:
+        import openskill  # noqa: F401
+    except ImportError:
+        return False
+    from referee.reports import ratings
+
+    found = ratings.league(games_dir)
+    _write(tmp / "league.html", env.get_template("league.html").render(
+        league=found.to_json(), provisional=ratings.PROVISIONAL_GAMES, w=SiteWords()))
+    return True
+
+
+def _sealed_row(gf: gamefile.GameFile, i: int, entry: dict[str, Any]) -> MoveRow:
+    text = replay.entry_text(gf, i)
+    return MoveRow(entry["n"], entry["by"], text, [], entry.get("at"))
+
+
+def _clock_lines(gf: gamefile.GameFile, seed: str | None) -> list[str]:
+    """The clocks of a game with a time bank, as the referee last saw it (the site
+    changes only with the file), or none."""
+    if seed is None or not replay.has_time_control(gf.data):
+        return []
+    from referee.clocks import clock, clockview
+    from referee.errors import RefereeError
+
+    try:
+        tl = clock.timeline(gf, seed)
+        return clockview.lines(clockview.report(tl, clock.verify(gf, tl).at))
+    except RefereeError as exc:
+        return [f"clock: cannot be computed: {exc.message}"]
+
+
+def _write(path: Path, text: str) -> None:
+    path.write_text(text, encoding="utf-8")
+
+
+def summaries_json(summaries: list[GameSummary]) -> list[dict[str, Any]]:
+    out = []
+    for s in summaries:
+        row = asdict(s)
+        row.pop("log")
+        out.append(row)
+    return out
+
+
+_STYLE_CSS = """\
+body { font-family: "DejaVu Sans", "Liberation Sans", Arial, sans-serif; margin: 0;
+       background: #f4f1ea; color: #1b1b1b; }
+header, main, footer { max-width: 1240px; margin: 0 auto; padding: 0 16px; }
+header h1 { margin: 16px 0 4px; font-size: 1.6em; }
+a { color: #1f4fa0; }
+table { border-collapse: collapse; background: #fff; }
+th, td { padding: 4px 10px; border-bottom: 1px solid #ddd; text-align: left;
+         vertical-align: top; }
+th { background: #ece6d6; }
+td.num { text-align: right; }
+.board { max-width: 100%; height: auto; border: 1px solid #bbb; background: #fbf8f1; }
+.boardbox { margin: 1em 0; }
+nav.steps { display: flex; gap: 12px; align-items: center; margin: 10px 0;
+            flex-wrap: wrap; }
+nav.steps a, nav.steps span.off { padding: 4px 10px; border: 1px solid #999;
+    border-radius: 4px; background: #fff; text-decoration: none; }
+nav.steps span.off { color: #aaa; }
+.notice { background: #fff4cc; border: 1px solid #d8b64a; padding: 8px 12px; }
+.words { color: #444; font-size: 0.92em; }
+.turn { font-weight: bold; }
+ol.log { padding-left: 3.5em; }
+ol.log li { margin: 2px 0; }
+ol.log li.current { background: #ffe0f0; }
+.swatch { display: inline-block; width: 0.9em; height: 0.9em; border: 1px solid #000;
+          vertical-align: middle; margin-right: 4px; }
+.scroll { max-width: 100%; overflow-x: auto; }
+pre.clock { white-space: pre-wrap; overflow-wrap: anywhere; }
+@media (max-width: 600px) {
+  header, main, footer { padding: 0 10px; }
+  header h1 { font-size: 1.35em; }
+  th, td { padding: 4px 6px; }
+  nav.steps { gap: 6px; }
+  nav.steps a, nav.steps span.off { padding: 6px 8px; }
+  ol.log { padding-left: 2.6em; }
+  .boardbox { overflow-x: auto; }
+  .boardbox .board { max-width: none; }  /* its own size: the writing stays readable */
+}
+"""
