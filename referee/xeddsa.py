@@ -113,7 +113,7 @@ def edwards_of(u_raw: bytes) -> bytes | None:
     u = int.from_bytes(u_raw, "little")
     if len(u_raw) != 32 or u >= P or u == P - 1:
         return None
-    return ((u - 1) * pow(u + 1, P - 2, P) % P).to_bytes(32, "little")
+    return ((u - 1) * pow(u + 1, -1, P) % P).to_bytes(32, "little")
 
 
 def verify(u_raw: bytes, message: bytes, signature: bytes) -> bool:

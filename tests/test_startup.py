@@ -24,7 +24,7 @@ from referee.cli import COMMANDS, load_all, main
 
 # Never on the path of `status` or `move` (a plain game, no bot seat, no mail).
 FORBIDDEN = (
-    "jsonschema", "pyrage", "bech32", "imapclient", "jinja2", "resvg_py", "chess",
+    "jsonschema", "pyrage", "bech32", "nacl", "imapclient", "jinja2", "resvg_py", "chess",
     "referee.bots", "referee.judge", "referee.pictures", "referee.mail", "referee.history",
     "referee.gitdrivers", "referee.agebox", "referee.upgrade", "referee.upgrades",
     "referee.checking", "referee.commits", "referee.commands", "referee.schemagen",
