@@ -741,7 +741,7 @@ def test_an_open_games_view_is_checked_by_replaying_it(tmp_path: Path, signers: 
 # --- the signature scheme ----------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("secret", "public", "message", "signature"), [
+RFC_8032 = [  # RFC 8032, 7.1: TEST 1, TEST 2 (secret, public, message, signature)
     ("9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60",
      "d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a", "",
      "e5564300c360ac729086e2cc806e828a84877f1eb8e5d974d873e065224901555fb8821590a33bacc6"
@@ -750,34 +750,74 @@ def test_an_open_games_view_is_checked_by_replaying_it(tmp_path: Path, signers: 
      "3d4017c3e843895a92b70aa74d1b7ebc9c982ccf2ec4968cc0cd55f12af4660c", "72",
      "92a009a9f0d4cab8720e820b5f642540a2b27b5416503f8fb3762223ebdb69da085ac1e43e15996e45"
      "8f3613d0f11d8c387b2eaeb4302aeeb00d291612bb0c00"),
-])
-def test_ed25519_arithmetic_matches_rfc_8032(secret: str, public: str, message: str,
-                                             signature: str) -> None:
+]
+
+
+@pytest.mark.parametrize(("secret", "public", "message", "signature"), RFC_8032)
+def test_ed25519_verification_matches_rfc_8032(secret: str, public: str, message: str,
+                                               signature: str) -> None:
+    """The verifier (libsodium's crypto_sign_open) accepts RFC 8032's vectors, which
+    libsodium's own signer and the 0.5 reference make too, and refuses them changed."""
+    from nacl.signing import SigningKey
+
     from referee.trust import xeddsa
+    from tests import xeddsa_reference
 
     sig, pub, msg = (bytes.fromhex(x) for x in (signature, public, message))
-    assert xeddsa.sign_ed25519(bytes.fromhex(secret), msg) == sig
+    key = SigningKey(bytes.fromhex(secret))
+    assert bytes(key.verify_key) == pub and key.sign(msg).signature == sig
+    assert xeddsa_reference.sign_ed25519(bytes.fromhex(secret), msg) == sig
     assert xeddsa.verify_ed25519(pub, msg, sig)
     assert not xeddsa.verify_ed25519(pub, msg + b"x", sig)
-    bad = bytearray(sig)
-    bad[40] ^= 1
-    assert not xeddsa.verify_ed25519(pub, msg, bytes(bad))
+    for i in (0, 31, 40, 63):  # R and s, low and high bytes
+        bad = bytearray(sig)
+        bad[i] ^= 1
+        assert not xeddsa.verify_ed25519(pub, msg, bytes(bad))
+    assert not xeddsa.verify_ed25519(pub, msg, sig[:63])
+    assert not xeddsa.verify_ed25519(pub[:31], msg, sig)
 
 
 def test_xeddsa_verifies_with_the_headers_age_recipient() -> None:
-    """The key that signs is the one pyrage derives the header's recipient from."""
+    """The key that signs is the one pyrage derives the header's recipient from
+    (libsodium's X25519 of the secret gives the recipient's u)."""
+    from nacl.bindings import crypto_scalarmult_base
+
     from referee.ledger import vouch
     from referee.trust import xeddsa
 
     for seed in ("one", "two", "three", "four", "five"):
         u = viewsign.recipient_u(vouch.recipient(seed))
         secret = vouch._derive(seed, b"age-identity")
-        assert u is not None and xeddsa.montgomery_public(secret) == u
+        assert u is not None and crypto_scalarmult_base(secret) == u
         sig = xeddsa.sign(secret, b"a view")
         assert xeddsa.verify(u, b"a view", sig)
         assert not xeddsa.verify(u, b"a viev", sig)
         other = viewsign.recipient_u(vouch.recipient(seed + "x"))
         assert other is not None and not xeddsa.verify(other, b"a view", sig)
+
+
+def test_a_view_signed_by_the_old_pure_python_code_still_verifies(
+        game: tuple[Path, Path], signers: Path, keys: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The publish job of 0.5 signed with the pure-Python XEdDSA (kept in
+    tests/xeddsa_reference.py); its views are read by `referee view` of this release,
+    and this release writes the very same bytes."""
+    from referee.trust import xeddsa
+    from tests import xeddsa_reference
+
+    path, secret = game
+    with monkeypatch.context() as patched:
+        patched.setattr(xeddsa, "sign", xeddsa_reference.sign)
+        assert write_views(game, signers).exit_code == 0
+    old = decrypt(path.with_name("g.ann.age"), keys, "ann")
+    monkeypatch.chdir(path.parent)  # views name the game by its file name, as here
+    shown = run("view", "g.ann.age", "-i", keys / "ann")
+    assert shown.exit_code == 0, shown.output
+    assert shown.output == run("status", "g.json", "--as", "ann", "--secret", secret).output
+    for name in ("g.ann.age", "g.ben.age", "g.views.json"):  # written anew: the new signer
+        path.with_name(name).unlink()
+    assert write_views(game, signers).exit_code == 0
+    assert decrypt(path.with_name("g.ann.age"), keys, "ann") == old
 
 
 def test_a_fake_open_game_beside_the_views_does_not_vouch(game: tuple[Path, Path],

@@ -57,7 +57,8 @@ CURRENT = [p for p in PAGES if p.name != "CHANGELOG.md"]
 PATH = re.compile(r"(?<![\w./-])referee/[\w./<>*-]*[\w>*]")
 MODULE = re.compile(r"(?<![\w./-])referee(?:\.[a-z_][a-z0-9_]*)+")
 # the same shapes that are no path: key-derivation labels and example host names
-NOT_CODE = {"referee/1", "referee/bot-seat/1", "referee/game-seed/2", "referee.target",
+NOT_CODE = {"referee/1", "referee/bot-seat/1", "referee/game-seed/2", "referee/xeddsa-nonce",
+            "referee/ratings-deal", "referee.target",
             "referee.invalid"}
 
 

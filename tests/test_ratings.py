@@ -1,7 +1,9 @@
 """`referee ratings GAMES_DIR` through the CLI, over folders of finished games made here:
 both real games (the examples) and toy games with shared places, a file that fails the
-replay skipped with its reason, a copy and an unfinished game skipped, bot games marked
-and left out by --no-bots, and the same table whatever the order of the files on disk."""
+replay skipped with its reason, a copy counted once and an unfinished game skipped, bot
+games left out by default and rated apart with --with-bots, and the same table whatever
+the order of the files on disk. (The cheater's attacks on the ratings:
+tests/test_edges_sign_ratings.py.)"""
 
 from __future__ import annotations
 
@@ -64,9 +66,11 @@ NAMES = [*EXAMPLES, *TOY_GAMES, "bots"]
 
 def test_tables_per_game_shared_places_and_bots(tmp_path: Path, bot_game: Path) -> None:
     fill(tmp_path / "g", bot_game, NAMES)
-    out = league(tmp_path / "g")
+    out = league(tmp_path / "g", "--with-bots")
     assert sorted(out["tables"]) == ["dynasties", "staufer", "toy"]
     assert out["skipped"] == []
+    assert out["counted"] == {"people": 7, "with_bots": 1, "bots_rated_apart": True,
+                              "copies": 0, "skipped": 0}
     toy_rows = {r["player"]: r for r in out["tables"]["toy"]}
     # rows show names; the addresses are compared (Ann@Example.org is ann@example.org)
     # and never printed
@@ -82,25 +86,38 @@ def test_tables_per_game_shared_places_and_bots(tmp_path: Path, bot_game: Path) 
     staufer = {r["player"]: r for r in out["tables"]["staufer"]}
     # the examples' seats have no address: seat ids, shown by name ("cat" is the toy
     # games' Cat too: one identity)
-    # three random bots in one game: one identity at three seats, told apart by seat
-    for seat in ("ann", "ben", "cat"):
-        assert staufer[f"bot:random#{seat}"]["bot"]
-        assert staufer[f"bot:random#{seat}"]["games"] == 1
     assert staufer["Ann"]["games"] == 2 and not staufer["Ann"]["bot"]
     assert staufer["Cat"]["games"] == 2
-    bots = next(g for g in out["games"] if g["id"] == "staufer-bots")
+    assert not any(r["bot"] for rows in out["tables"].values() for r in rows)
+    # the bot game, rated apart: three random bots in one game, one identity at three
+    # seats, told apart by seat
+    apart = {r["player"]: r for r in out["bot_tables"]["staufer"]}
+    assert sorted(apart) == ["bot:random#ann", "bot:random#ben", "bot:random#cat"]
+    assert all(r["bot"] and r["games"] == 1 for r in apart.values())
+    bots = out["bot_games"][0]
+    assert bots["id"] == "staufer-bots" and out["left_out"] == ["bots.json"]
     assert bots["bot_seats"] == ["ann", "ben", "cat"] and bots["bot_moves"] > 0
-    text = ok("ratings", tmp_path / "g").output
+    text = ok("ratings", tmp_path / "g", "--with-bots").output
+    assert text.startswith("counted: 7 games between people; 1 game with bots rated apart; "
+                           "0 copies counted once\n")
     assert "toy: 3 games rated" in text and "(bot)" in text and " *" in text
+    assert "staufer (games with bots, rated apart): 1 game rated" in text
+    # the people's tables are the same with the games with bots rated apart or not
+    assert league(tmp_path / "g")["tables"] == out["tables"]
 
 
-def test_no_bots_leaves_bot_games_out(tmp_path: Path, bot_game: Path) -> None:
+def test_bot_games_are_left_out_by_default(tmp_path: Path, bot_game: Path) -> None:
     fill(tmp_path / "g", bot_game, ["staufer-3p.json", "bots"])
-    out = league(tmp_path / "g", "--no-bots")
+    out = league(tmp_path / "g")
     assert out["left_out"] == ["bots.json"]
     assert [g["id"] for g in out["games"]] == ["staufer-3p-example"]
     assert not any(r["bot"] for r in out["tables"]["staufer"])
-    assert "left out (bots): bots.json" in ok("ratings", tmp_path / "g", "--no-bots").output
+    assert out["bot_tables"] == {} and out["bot_games"] == []
+    text = ok("ratings", tmp_path / "g").output
+    assert text.startswith("counted: 1 game between people; 1 game with bots left out "
+                           "(--with-bots rates them apart); 0 copies counted once\n")
+    assert "left out (bots): bots.json" in text and "(bot)" not in text
+    assert league(tmp_path / "g", "--no-bots") == out  # the old option: the default
 
 
 def test_same_table_whatever_the_order_on_disk(tmp_path: Path, bot_game: Path) -> None:
@@ -123,17 +140,19 @@ def test_failing_unfinished_and_copied_files_are_skipped(tmp_path: Path,
     # a result rewritten by hand: ben's 2 made 3, which the replay refuses
     (folder / "forged.json").write_text(
         t1.replace('"toy-t1"', '"toy-forged"').replace('{"n":2}', '{"n":3}'))
-    (folder / "u1.json").write_text(t1)  # the same game twice: neither counts
+    (folder / "u1.json").write_text(t1)  # the same game twice: it counts once
     unfinished = folder / "t4.json"
     ok("new", "toy", unfinished, "--players", PEOPLE, "--option", "pile=5")
     ok("move", unfinished, "--as", "ann", "take 1")
     (folder / "junk.json").write_text("{not json")
     out = league(folder)
     skipped = {s["file"]: s["reason"] for s in out["skipped"]}
-    assert sorted(skipped) == ["forged.json", "junk.json", "t1.json", "t4.json", "u1.json"]
+    assert sorted(skipped) == ["forged.json", "junk.json", "t4.json"]
     assert skipped["t4.json"] == "not finished"
-    assert "same game" in skipped["u1.json"] and "same game" in skipped["t1.json"]
-    assert [g["id"] for g in out["games"]] == ["toy-t2"]
+    assert out["copies"] == [{"file": "u1.json", "copy_of": "t1.json",
+                              "why": "the same moves, the same header, the same game id"}]
+    assert [g["id"] for g in out["games"]] == [g["id"] for g in clean["games"]]
+    assert out["tables"] == clean["tables"]
     assert [g["id"] for g in clean["games"]] == ["toy-t1", "toy-t2"]
     text = ok("ratings", folder).output
     assert "skipped: forged.json:" in text
@@ -190,24 +209,26 @@ def test_the_site_gets_a_league_page(tmp_path: Path, bot_game: Path) -> None:
         assert f"<td>{row['player']}" in staufer
     assert staufer.index(tables["staufer"][0]["player"]) < staufer.index(
         tables["staufer"][-1]["player"])
-    assert "(bot)" in staufer
+    assert "(bot)" not in staufer  # the bot game is left out, and the page says so
+    assert ("2 games between people; 1 game with bots left out; 0 copies counted once"
+            in page)
 
 
 def test_a_bug_on_one_file_skips_it(tmp_path: Path, bot_game: Path,
                                     monkeypatch: pytest.MonkeyPatch) -> None:
     """An internal error while replaying one file (a bug, simulated here) skips that
     file with a message, and the others still count."""
-    from referee.reports import ratings
+    from referee.reports.ratings import results
 
     fill(tmp_path / "g", bot_game, ["t1", "t2"])
-    real = ratings.result_of
+    real = results.result_of
 
-    def flaky(path: Path, name: str) -> ratings.Result:
+    def flaky(path: Path, name: str) -> results.Result:
         if name == "t1.json":
             raise KeyError("boom")
         return real(path, name)
 
-    monkeypatch.setattr(ratings, "result_of", flaky)
+    monkeypatch.setattr(results, "result_of", flaky)
     out = league(tmp_path / "g")
     assert [g["id"] for g in out["games"]] == ["toy-t2"]
     assert "internal error while replaying it (KeyError)" in out["skipped"][0]["reason"]

@@ -24,7 +24,7 @@ from referee.cli import COMMANDS, load_all, main
 
 # Never on the path of `status` or `move` (a plain game, no bot seat, no mail).
 FORBIDDEN = (
-    "jsonschema", "pyrage", "bech32", "imapclient", "jinja2", "resvg_py", "chess",
+    "jsonschema", "pyrage", "bech32", "nacl", "imapclient", "jinja2", "resvg_py", "chess",
     "referee.bots", "referee.judge", "referee.pictures", "referee.mail", "referee.git.history",
     "referee.git.drivers", "referee.trust.agebox", "referee.upgrade", "referee.play.upgrades",
     "referee.reports.checking", "referee.git.commits", "referee.play.commands",

@@ -69,17 +69,22 @@ def rematch(path: Path, new_path: Path, game_id: str | None, secret_path: Path |
 
 @command()
 @click.argument("games_dir", metavar="GAMES_DIR", type=PATH)
-@click.option("--no-bots", is_flag=True,
-              help="Leave out every game in which a bot played a seat or a decision.")
-def ratings(games_dir: Path, no_bots: bool, as_json: bool) -> None:
+@click.option("--with-bots", is_flag=True,
+              help="Also rate the games in which a bot played a seat or a decision, in "
+                   "tables of their own (never mixed into the people's).")
+@click.option("--no-bots", is_flag=True, hidden=True)  # the default now; kept for old scripts
+def ratings(games_dir: Path, with_bots: bool, no_bots: bool, as_json: bool) -> None:
     """Rate the players of the finished games in GAMES_DIR (openskill), one table per game.
 
-    Only games that replay as `referee check` replays them count; every other file is
-    listed as skipped with its reason. The same folder gives the same table anywhere.
+    Only games between people count, each once however often it was copied: a game in
+    which a bot played is left out (rated apart with --with-bots), and files of one game
+    count once, or not at all if they disagree. Only games that replay as `referee
+    check` replays them count; every other file is listed as skipped with its reason.
+    The same folder gives the same table anywhere.
     """
     from referee.reports import ratings as ratingsmod
 
-    found = ratingsmod.league(games_dir, no_bots=no_bots)
+    found = ratingsmod.league(games_dir, with_bots=with_bots and not no_bots)
     if as_json:
         emit_json(found.to_json())
         return

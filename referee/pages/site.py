@@ -267,7 +267,7 @@ def _position(step: Position) -> dict[str, Any]:
 
 
 def league_page(games_dir: Path, tmp: Path, env: Any) -> bool:
-    """``league.html``: the ratings of the folder's finished games (referee/reports/ratings.py),
+    """``league.html``: the ratings of the folder's finished games (referee/reports/ratings/),
     written when openskill (the ``ratings`` extra) is installed; whether it was."""
     try:
         import openskill  # noqa: F401

@@ -110,3 +110,17 @@ class SiteWords:
 
     def left_out(self, names: str) -> str:
         return _("Left out (bots): {names}").format(names=names)
+
+    def counted(self, people: int, bots: int, copies: int) -> str:
+        """What the league counts: games between people, games with bots left out,
+        copies counted once."""
+        return "; ".join([
+            ngettext("{n} game between people", "{n} games between people",
+                     people).format(n=people),
+            ngettext("{n} game with bots left out", "{n} games with bots left out",
+                     bots).format(n=bots),
+            ngettext("{n} copy counted once", "{n} copies counted once",
+                     copies).format(n=copies)]) + "."
+
+    def copy_of(self, file: str, other: str) -> str:
+        return _("{file}: a copy of {other}, counted once").format(file=file, other=other)
