@@ -33,6 +33,7 @@ from tests.test_trust_git import (
     legal,
     passed,
     play,
+    push,
     referee,
     refused,
     rehash,
@@ -365,6 +366,21 @@ def test_an_honest_new_branch_with_new_games_passes(repo: Path) -> None:  # noqa
     assert verdict(done.stdout, "games/n.json") == "ok" and "1 new moves" in done.stdout
     passed(check(repo, {"github.event_name": "push", "github.event.before": ZERO},
                  REPO_SECRET))
+
+
+def test_a_first_push_checks_every_game_as_new(repo: Path) -> None:  # noqa: F811
+    git(repo, "checkout", "-q", "main")
+    passed(push(repo, "0" * 40))  # a root commit: every game is new
+    path = repo / "games" / "g.json"
+    data = json.loads(path.read_text())
+    data["log"][0]["by"] = "ben"  # not ben's turn
+    path.write_text(gamefile.dumps(data))
+    commit(repo, "broken")
+    # zeros name no revision: the push is checked against HEAD^, whose history it rewrote
+    refused(push(repo, "0" * 40), "changed since HEAD^", "rewritten")
+    git(repo, "checkout", "-q", "--orphan", "fresh")
+    commit(repo, "the broken game as a root commit")
+    refused(push(repo, "0" * 40), "not ben's turn")
 
 
 def test_json_stays_json_with_a_zero_base(repo: Path) -> None:  # noqa: F811

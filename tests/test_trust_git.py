@@ -94,8 +94,7 @@ def action_steps(step: dict, context: dict[str, str]) -> list[tuple[dict, dict[s
     return [(inner, extra) for inner in action["runs"]["steps"]]
 
 
-# The job that checks a change, for each event (tests/test_edges_workflow.py shows these
-# are the jobs GitHub runs on them).
+# the job that checks a change on each event (as tests/test_edges_workflow.py shows)
 CHECK_JOB = {"pull_request": "check", "pull_request_target": "check-sealed",
              "push": "check-main", "workflow_dispatch": "check-main"}
 
@@ -320,22 +319,6 @@ def test_a_force_pushed_history_is_refused_on_push(repo: Path) -> None:
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "--amend", "-m", "start two games")  # the old main is gone
     refused(push(repo, before), "not an ancestor", "rewritten")
-
-
-def test_a_first_push_checks_every_game_as_new(repo: Path) -> None:
-    git(repo, "checkout", "-q", "main")
-    passed(push(repo, "0" * 40))  # a root commit: every game is new
-    path = repo / "games" / "g.json"
-    data = json.loads(path.read_text())
-    data["log"][0]["by"] = "ben"  # not ben's turn
-    path.write_text(gamefile.dumps(data))
-    commit(repo, "broken")
-    # zeros name no revision: the push is checked against HEAD^, whose history it rewrote
-    # (tests/test_edges_workflow.py has the other cases)
-    refused(push(repo, "0" * 40), "changed since HEAD^", "rewritten")
-    git(repo, "checkout", "-q", "--orphan", "fresh")
-    commit(repo, "the broken game as a root commit")
-    refused(push(repo, "0" * 40), "not ben's turn")
 
 
 # --- new games ----------------------------------------------------------------------
