@@ -37,8 +37,9 @@ FINISHED = ["staufer-3p.json", "dynasties-3p.json"]
 def run_action(where: Path, given: dict[str, str], context: dict[str, str],
                env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     """The action's `run:` steps (but the install) with these inputs, as GitHub runs a
-    composite action: each step's env from the inputs and the context."""
-    done = subprocess.CompletedProcess([], 0, "", "")
+    composite action: each step's env from the inputs and the context. The output is
+    every step's, in order; the exit status the first failing step's, else 0."""
+    out, err = [], []
     for step, extra in action_steps({"uses": "org/referee@v1", "with": given}, context):
         if "run" not in step or step.get("name") == "install referee":
             continue
@@ -49,9 +50,13 @@ def run_action(where: Path, given: dict[str, str], context: dict[str, str],
                 **{k: substitute(str(v), context | extra) for k, v in step["env"].items()}}
         done = subprocess.run(["bash", "-e", "-c", step["run"]], cwd=where, env=full,
                               capture_output=True, text=True)
+        out.append(done.stdout)
+        err.append(done.stderr)
         if done.returncode != 0:
-            return done
-    return done
+            break
+    else:
+        return subprocess.CompletedProcess([], 0, "".join(out), "".join(err))
+    return subprocess.CompletedProcess([], done.returncode, "".join(out), "".join(err))
 
 
 def test_the_action_is_composite_with_documented_inputs() -> None:
@@ -65,16 +70,24 @@ def test_the_action_is_composite_with_documented_inputs() -> None:
     assert all("${{" not in s["run"] for s in runs), "expressions belong in env"
     install = next(s for s in runs if s["name"] == "install referee")
     assert install["run"] == 'pip install "${GITHUB_ACTION_PATH}[pictures,ratings]"'
+    # installed from the action's folder: nothing of a checked-out pull request is read
+    assert install["working-directory"] == "${{ github.action_path }}"
 
 
 def test_the_example_workflow_uses_the_action_for_check_and_publish() -> None:
+    """Each check and the publishing through the action, no steps of their own; the
+    secret only where no pull request controls the job (tests/test_edges_workflow.py
+    proves that for every job and event)."""
     flow = yaml.safe_load(WORKFLOW.read_text())
-    for job, mode in (("check", "check"), ("publish", "publish")):
+    for job, mode, secret in (("check", "check", False), ("check-sealed", "check", True),
+                              ("check-main", "check", True), ("publish", "publish", True)):
         steps = flow["jobs"][job]["steps"]
         ours = [s for s in steps if REFEREE_ACTION.fullmatch(str(s.get("uses", "")))]
         assert len(ours) == 1 and ours[0]["with"]["mode"] == mode
         assert not [s for s in steps if "run" in s], f"{job}: steps of its own"
-        assert ours[0]["with"]["secret"] == "${{ secrets.REFEREE_SECRET }}"
+        assert ours[0]["with"].get("secret") == (
+            "${{ secrets.REFEREE_SECRET }}" if secret else None), job
+        assert (flow["jobs"][job].get("environment") == "referee") == secret, job
 
 
 def test_unknown_input_is_refused_by_the_runner() -> None:
@@ -87,6 +100,7 @@ def test_check_mode_with_the_signed_input(repo: Path) -> None:  # noqa: F811
     commit(repo, "ben moves")
     context = {"github.event_name": "pull_request",
                "github.event.pull_request.base.sha": base(repo),
+               "github.event.pull_request.head.sha": git(repo, "rev-parse", "HEAD"),
                "github.event.pull_request.user.login": "ben-gh"}
     passed(run_action(repo, {"mode": "check"}, context))
     refused(run_action(repo, {"mode": "check", "signed": "true"}, context), "sign")

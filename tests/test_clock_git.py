@@ -32,7 +32,7 @@ def clock_job(repo: Path, when: str) -> subprocess.CompletedProcess[str]:
     """The `clock` job's run steps (not the install), at ``when``."""
     flow = yaml.safe_load(WORKFLOW.read_text())
     job = flow["jobs"]["clock"]
-    assert "schedule" in flow[True] and job["needs"] == ["check", "publish"]
+    assert "schedule" in flow[True] and job["needs"] == ["check-main", "publish"]
     context = {"github.event_name": "schedule", "secrets.REFEREE_SECRET": REPO_SECRET}
     top = {k: substitute(str(v), context) for k, v in flow["env"].items()}
     done = subprocess.CompletedProcess([], 0, "", "")

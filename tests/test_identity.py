@@ -29,6 +29,7 @@ from tests.test_trust_git import (  # noqa: F401  (fixtures)
     legal,
     passed,
     pull_request,
+    pull_request_jobs,
     referee,
     refused,
     repo,
@@ -293,9 +294,13 @@ def test_a_forged_bot_move_in_a_sealed_game_names_the_entry_not_the_bots_move(
     told = names_a_card(game.format_move(forged), cats)  # the forger's own text
     assert names_a_card(output(done), [n for n in cats if f"a{n:02d}" not in told]) == [], \
         output(done)
-    (repo / SEALED).write_bytes(honest.read_bytes())  # the bot's own move passes
+    (repo / SEALED).write_bytes(honest.read_bytes())  # the bot's own move passes...
     commit(repo, "the bot's own move")
-    passed(pull_request(repo, base(repo), "ann-gh"))
+    plain, sealed = pull_request_jobs(repo, base(repo), "ann-gh")
+    passed(sealed)
+    # ...the check with the secret; the pull_request job, without it, cannot replay the
+    # bot and counts its move as the author's (docs/git-and-ci.md)
+    refused(plain, f"entry {n} is by cat, but only entries by ann")
 
 
 # --- check FILE --since sees renames -----------------------------------------------------

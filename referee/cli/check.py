@@ -13,7 +13,7 @@ import click
 from referee.cli.common import PATH, command, emit_json, secret_option
 from referee.errors import UsageError
 from referee.git import history
-from referee.reports.checking import check_all, check_change
+from referee.reports.checking import change_root, check_all, check_change, resolve_base
 
 # --- check ----------------------------------------------------------------------------
 
@@ -54,7 +54,9 @@ def check_line(r: dict[str, Any]) -> list[str]:
               help="Check the change since git revision REV as a whole: every game file at "
                    "REV still exists with its header unchanged and its old log a prefix of "
                    "the new one; new files are valid new games; every new move is legal. "
-                   "Without FILEs: every game file in the repository.")
+                   "Without FILEs: every game file in the repository. REV must be an "
+                   "ancestor of HEAD; an empty or all-zero REV (GitHub's `before` when a "
+                   "push creates a branch) means HEAD's first parent.")
 @click.option("--by", metavar="PLAYER", help="With --since: every new entry is PLAYER's.")
 @click.option("--by-github", "github", metavar="LOGIN",
               help="With --since: every new entry is by the player whose `github` login is "
@@ -66,9 +68,10 @@ def check_line(r: dict[str, Any]) -> list[str]:
 @click.option("--signers", default=history.SIGNERS, show_default=True, metavar="PATH",
               help="The allowed-signers file, a path in the repository: --since checks every "
                    "change to it, --signed verifies commits with it as it is at REV.")
-@click.option("--require-secret", is_flag=True,
+@click.option("--require-secret/--no-require-secret", default=None,
               help="Fail on a sealed game whose secret is missing (the default when "
-                   "CI=true).")
+                   "CI=true), or check without it what can be checked and list what was "
+                   "not (a pull request's job, which must not hold the secret).")
 @click.option("--vouched", is_flag=True,
               help="Sealed games: fail unless every entry carries the referee's MAC (for "
                    "games refereed with the secret, by mail or by a game master).")
@@ -78,7 +81,7 @@ def check_line(r: dict[str, Any]) -> list[str]:
               help="Replay every move of a bot seat in the whole game and require it to be "
                    "exactly its bot's move (--since does this for the new moves).")
 def check(paths: Sequence[Path], secret_path: Path | None, since: str | None, by: str | None,
-          github: str | None, signed: bool, signers: str, require_secret: bool,
+          github: str | None, signed: bool, signers: str, require_secret: bool | None,
           vouched: bool, strict: bool, bots: bool, as_json: bool) -> None:
     """Validate and replay game files; exit 0 only if every one is a legal game."""
     if (by or github or signed) and since is None:
@@ -89,11 +92,14 @@ def check(paths: Sequence[Path], secret_path: Path | None, since: str | None, by
         raise UsageError("check needs FILEs, or --since REV to check a whole change")
     options: dict[str, Any] = {
         "secret_path": secret_path, "strict": strict, "vouched": vouched, "bots": bots,
-        "need_secret": require_secret or require_secret_env()}
+        "need_secret": require_secret_env() if require_secret is None else require_secret}
     if since is None:
         results = check_all(list(paths), since=None, **options)
     else:
-        results = check_change(since, paths, by=by, github=github, signed=signed,
+        base = resolve_base(since, change_root(paths))
+        if base.note:
+            click.echo(f"note: {base.note}", err=True)
+        results = check_change(base, paths, by=by, github=github, signed=signed,
                                signers=signers, **options)
     if as_json:
         emit_json(results)

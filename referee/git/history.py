@@ -93,8 +93,8 @@ def open_repo(rev: str, where: Path) -> Repo:
     if top.returncode != 0:
         raise UsageError(f"--since needs a git repository, and {where} is not in one")
     root = Path(top.stdout.decode().strip())
-    if rev.strip("0") == "" and len(rev) >= 7:
-        return Repo(root, None)
+    # (zeros, GitHub's `before` of a new branch, are no revision: checking.resolve_base
+    # reads them as HEAD's first parent before it comes here)
     if _git(["rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}"], root).returncode != 0:
         raise UsageError(f"unknown git revision {rev!r}",
                          hints=["fetch it first (actions/checkout with fetch-depth: 0)"])

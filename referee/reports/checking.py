@@ -16,7 +16,13 @@ from typing import Any
 
 from referee import engine
 from referee.engine import Match
-from referee.errors import RefereeError, ReplayError, SealedError, internal_error
+from referee.errors import (
+    RefereeError,
+    ReplayError,
+    SealedError,
+    UsageError,
+    internal_error,
+)
 from referee.git import commits, history
 from referee.ledger import gamefile, replay, seats, secret
 
@@ -56,13 +62,13 @@ def check_one(path: Path, secret_path: Path | None, since: Since | None = None,
                 raise SealedError(
                     "sealed game without its secret: in CI the secret is required, or "
                     "illegal moves would pass unseen",
-                    hints=["set the repository secret REFEREE_SECRET for this workflow"])
+                    hints=["give this job the secret REFEREE_SECRET (an environment "
+                           "secret that only main's jobs get: docs/git-and-ci.md), or "
+                           "--no-require-secret in a pull request's job, which must not "
+                           "hold it"])
             replay.check_structure(gf)
             out.update(ok=True, verified="structure", players=len(gf.players),
-                       moves=len(gf.log), unverified=[
-                           "sealed game without its secret: the legality of each move, the "
-                           "state and the scores were not checked (give --secret, or "
-                           "`referee reveal` after the game)"])
+                       moves=len(gf.log), unverified=unverified_without_secret(gf))
             return out
         match = replay.replay(gf, seed)
         clocks = check_clocks(gf, seed)
@@ -92,6 +98,24 @@ def check_one(path: Path, secret_path: Path | None, since: Since | None = None,
         err = internal_error(exc, str(path))
         out.update(ok=False, error=err.message, hints=err.hints)
         return out
+
+
+def unverified_without_secret(gf: gamefile.GameFile) -> list[str]:
+    """What a check of sealed game ``gf`` without its secret leaves unchecked, each said
+    (a pull request's check runs without the secret: docs/git-and-ci.md). What it does
+    check: the structure, the hash chain, each entry's seat and shape, the public part
+    of each move and, with --since, the history and who added each entry."""
+    left = ["sealed game without its secret: the legality of each move, the state and "
+            "the scores were not checked (give --secret, or `referee reveal` after the "
+            "game)",
+            "the referee's MAC on each entry and the hidden part of each sealed choice"]
+    if replay.has_clock_records(gf.data):
+        left.append("the clock: the referee's stamps, the banks and any timeout")
+    if any(isinstance(e.get("meta"), dict) and e["meta"].get("kind") == "bot"
+           for e in gf.log) or seats.seats_at(gf.data, 0).bots:
+        left.append("the bot seats' moves (not replayed: with --since each counts as its "
+                    "author's)")
+    return left
 
 
 COPY_HINT = ("a new game is made with `referee new` (with an id of its own), never by "
@@ -185,17 +209,84 @@ def check_all(paths: list[Path], **options: Any) -> list[dict[str, Any]]:
         return [one(p) for p in paths]
 
 
-def check_change(rev: str, paths: Sequence[Path], *, by: str | None = None,
+# --- the base of a change (--since REV) ------------------------------------------------
+# GitHub passes `before` = 000...0 when a push creates a branch (or recreates a deleted
+# one). Read as "nothing before", every game would be new and a rewritten or deleted game
+# would pass; so a base that names no revision (zeros, or none at all) is read as HEAD's
+# first parent: every game file there must survive. Only a root commit, which has no
+# parent, checks every game as new. A base that is named but unknown here, or is not an
+# ancestor of HEAD (a force push), fails (history.open_repo): never a fallback.
+
+
+@dataclass
+class Base:
+    """The revision a change is checked against, as :func:`resolve_base` found it."""
+
+    repo: history.Repo  # repo.rev None: a root commit, every game file is new
+    label: str  # how the messages name it
+    note: str | None = None  # why it is not the revision given
+
+
+def names_no_revision(rev: str) -> bool:
+    """Whether ``rev`` is no base at all: empty, or all zeros (GitHub's ``before`` when a
+    push creates a branch; SHA-1 or SHA-256 length, or abbreviated)."""
+    text = rev.strip()
+    return text == "" or (len(text) >= 7 and text.strip("0") == "")
+
+
+def resolve_base(rev: str, where: Path) -> Base:
+    """The base of ``check --since REV`` in the repository around ``where``. Raises
+    UsageError outside a repository or for a revision this clone does not have,
+    ReplayError for a revision that is not an ancestor of HEAD (history.open_repo)."""
+    if rev.startswith("-"):
+        raise UsageError(f"--since {rev!r} is not a git revision")
+    head = history.open_repo("HEAD", where)
+    if not names_no_revision(rev):
+        if not _commit_of(head, rev):
+            raise UsageError(f"unknown git revision {rev!r}: this clone does not have it",
+                             hints=["fetch the whole history (actions/checkout with "
+                                    "fetch-depth: 0)",
+                                    "a base that is gone (a force push or a deleted branch "
+                                    "left it behind) is never replaced by another: the "
+                                    "history of a game only grows"])
+        return Base(history.open_repo(rev, where), rev)
+    given = (f"{rev.strip()} (GitHub's `before` when a push creates a branch)"
+             if rev.strip() else "'' (no base given)")
+    parent = _commit_of(head, "HEAD^1")
+    if not parent:
+        return Base(history.Repo(head.root, None), "the root commit",
+                    f"--since {given} names no revision, and HEAD is a root commit: every "
+                    "game file is new")
+    return Base(history.open_repo(parent, where), f"HEAD^ ({parent[:12]})",
+                f"--since {given} names no revision: the change is HEAD's commit, checked "
+                f"against its first parent {parent[:12]}, where every game file must "
+                "survive")
+
+
+def _commit_of(repo: history.Repo, rev: str) -> str:
+    """The commit ``rev`` names in ``repo``, or '' if it names none there."""
+    return repo.git("rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}",
+                    check=False).decode().strip()
+
+
+def change_root(paths: Sequence[Path]) -> Path:
+    """Where the repository of a change is looked for: beside the first FILE, else here."""
+    return paths[0].resolve().parent if paths else Path.cwd()
+
+
+def check_change(base: Base | str, paths: Sequence[Path], *, by: str | None = None,
                  github: str | None = None, signed: bool = False,
                  signers: str = history.SIGNERS, **options: Any) -> list[dict[str, Any]]:
-    """The change since git revision ``rev`` checked as a whole: every game file at
-    ``rev`` still there, no copied game, each changed or new file checked (``options``
-    as for :func:`check_one`) with its new entries by ``by`` (or the player of GitHub
-    login ``github``), the allowed-signers file changed only as its owners allow, and
-    with ``signed`` every commit signed by a player and adding only its signer's
-    entries. ``paths``: the files to check (default: every game file of the
-    repository)."""
-    repo = history.open_repo(rev, paths[0].resolve().parent if paths else Path.cwd())
+    """The change since ``base`` (a :class:`Base`, or a git revision resolved by
+    :func:`resolve_base`) checked as a whole: every game file at the base still there,
+    no copied game, each changed or new file checked (``options`` as for
+    :func:`check_one`) with its new entries by ``by`` (or the player of GitHub login
+    ``github``), the allowed-signers file changed only as its owners allow, and with
+    ``signed`` every commit signed by a player and adding only its signer's entries.
+    ``paths``: the files to check (default: every game file of the repository)."""
+    if isinstance(base, str):
+        base = resolve_base(base, change_root(paths))
+    repo, rev = base.repo, base.label
     files = history.change_files(repo, paths)
     must_exist, rels = files.old, files.check
     results = change_failures(repo, rev, must_exist, files.now)
