@@ -92,7 +92,7 @@ def test_a_channel_is_sealed_to_the_referee_and_never_in_clear(tmp_path: Path,
                                                               receiver: Receiver) -> None:
     path = sealed_game(tmp_path)
     url = receiver.url("hook/SECRET-TOKEN-ann")
-    out = ok("notify", path, "--as", "ann", url).output
+    out = ok("notify", path, "--notify-private", "--as", "ann", url).output
     assert "json://127.0.0.1, besides the mail" in out and "SECRET" not in out
     raw = path.read_bytes()
     assert b"SECRET" not in raw and f":{receiver.port}".encode() not in raw
@@ -114,8 +114,8 @@ def test_a_channel_is_sealed_to_the_referee_and_never_in_clear(tmp_path: Path,
 def test_only_is_recorded_and_the_json_answer_is_masked(tmp_path: Path,
                                                        receiver: Receiver) -> None:
     path = sealed_game(tmp_path)
-    done = json.loads(ok("notify", path, "--as", "ben", receiver.url("b/SECRET"), "--only",
-                         "--json").output)
+    done = json.loads(ok("notify", path, "--notify-private", "--as", "ben",
+                         receiver.url("b/SECRET"), "--only", "--json").output)
     assert done == {"player": "ben", "n": 1, "via": "only", "channel": "json://127.0.0.1",
                     "test": None}
 
@@ -158,7 +158,8 @@ def test_no_url_and_bad_combinations_are_usage_errors(tmp_path: Path) -> None:
 
 def test_the_url_can_come_on_standard_input(tmp_path: Path, receiver: Receiver) -> None:
     path = sealed_game(tmp_path)
-    result = run("notify", path, "--as", "cat", "-", input=receiver.url("c/SECRET") + "\n")
+    result = run("notify", path, "--notify-private", "--as", "cat", "-",
+                 input=receiver.url("c/SECRET") + "\n")
     assert result.exit_code == 0, result.output
     assert notify.from_log(gamefile.read(path), "s-1")["cat"].channel is not None
 
@@ -195,7 +196,7 @@ def test_a_channel_without_its_sealed_url_is_refused(tmp_path: Path) -> None:
 
 def test_a_channel_for_another_seat_is_refused(tmp_path: Path, receiver: Receiver) -> None:
     path = sealed_game(tmp_path)
-    ok("notify", path, "--as", "ann", receiver.url("a/x"))
+    ok("notify", path, "--notify-private", "--as", "ann", receiver.url("a/x"))
     meta = dict(gamefile.read(path).log[-1]["meta"])
     other = sealed_game(tmp_path, "h.json")
     _append(other, {"by": "ben", "meta": meta})  # ben sets ann's channel
@@ -205,7 +206,7 @@ def test_a_channel_for_another_seat_is_refused(tmp_path: Path, receiver: Receive
 def test_a_sealed_channel_in_an_open_game_is_refused(tmp_path: Path,
                                                      receiver: Receiver) -> None:
     sealed = sealed_game(tmp_path)
-    ok("notify", sealed, "--as", "ann", receiver.url("a/x"))
+    ok("notify", sealed, "--notify-private", "--as", "ann", receiver.url("a/x"))
     meta = dict(gamefile.read(sealed).log[-1]["meta"])
     path = tmp_path / "open.json"
     ok("new", "toy", path, "--seed", "s-1", "--players", PLAYERS)
@@ -231,9 +232,9 @@ def test_through_git_a_player_cannot_set_another_seats_channel(tmp_path: Path,
     git("add", "-A")
     git("commit", "-qm", "start")
     base = git("rev-parse", "HEAD")
-    ok("notify", path, "--as", "ben", receiver.url("b/x"))
+    ok("notify", path, "--notify-private", "--as", "ben", receiver.url("b/x"))
     ok("check", path, "--since", base, "--by", "ben")  # ben's own channel: his change
-    ok("notify", path, "--as", "ann", receiver.url("a/x"))  # ... and then ann's
+    ok("notify", path, "--notify-private", "--as", "ann", receiver.url("a/x"))  # ... and then ann's
     result = run("check", path, "--since", base, "--by", "ben")
     assert result.exit_code == 1 and "is by ann" in result.output, result.output
 
@@ -243,13 +244,14 @@ def test_through_git_a_player_cannot_set_another_seats_channel(tmp_path: Path,
 
 def test_test_posts_to_the_url_before_storing_it(tmp_path: Path, receiver: Receiver) -> None:
     path = sealed_game(tmp_path)
-    out = ok("notify", path, "--as", "ann", receiver.url("hook/SECRET"), "--test").output
+    out = ok("notify", path, "--notify-private", "--as", "ann", receiver.url("hook/SECRET"),
+             "--test").output
     assert "test notification delivered to json://127.0.0.1 (1 tries)" in out
     (post,) = receiver.at("hook/SECRET")
     assert post["title"] == "referee: test notification" and "ann" in post["message"]
     assert len(gamefile.read(path).log) == 1
     # the stored channel, with the secret beside the file
-    assert "delivered" in ok("notify", path, "--as", "ann", "--test").output
+    assert "delivered" in ok("notify", path, "--notify-private", "--as", "ann", "--test").output
     assert len(receiver.at("hook/SECRET")) == 2
 
 
@@ -257,7 +259,8 @@ def test_a_failed_test_stores_nothing_and_tells_no_url(tmp_path: Path,
                                                       receiver: Receiver) -> None:
     path = sealed_game(tmp_path)
     receiver.codes = [500]
-    out = _refused(1, path, "--as", "ann", receiver.url("hook/SECRET"), "--test",
+    out = _refused(1, path, "--notify-private", "--as", "ann", receiver.url("hook/SECRET"),
+                   "--test",
                    words=("failed after 3 tries", "error=500", "nothing was stored"))
     assert "SECRET" not in out and str(receiver.port) not in out
     assert len(receiver.at("hook/SECRET")) == 3
@@ -266,7 +269,7 @@ def test_a_failed_test_stores_nothing_and_tells_no_url(tmp_path: Path,
 def test_testing_the_stored_channel_needs_the_secret(tmp_path: Path,
                                                     receiver: Receiver) -> None:
     path = sealed_game(tmp_path)
-    ok("notify", path, "--as", "ann", receiver.url("hook/x"))
+    ok("notify", path, "--notify-private", "--as", "ann", receiver.url("hook/x"))
     path.with_name("g.json.secret").rename(tmp_path / "elsewhere.secret")
     result = run("notify", path, "--as", "ann", "--test")
     assert result.exit_code == 1 and "needs the game's secret" in result.output
@@ -296,11 +299,12 @@ def test_a_dead_channel_is_told_without_its_url(receiver: Receiver) -> None:
 
 def test_a_private_target_is_refused_unless_allowed(receiver: Receiver) -> None:
     sent = notify.send(receiver.url("p/x"), "t", "b", sleep=lambda s: None)
-    assert sent == notify.Sent(False, 0, "not sent: it posts to a private or local address")
+    assert not sent.ok and sent.tries == 0
+    assert sent.error.startswith("not sent: its host resolves to a loopback address")
+    assert "--notify-private" in sent.error
     assert receiver.posts == []
-    assert notify.private_target("json://10.1.2.3/x") is not None
-    assert notify.private_target("json://localhost/x") is not None
-    assert notify.private_target("discord://1234567/token") is None  # no host: the service
+    assert notify.send(receiver.url("p/x"), "t", "b", allow_private=True).ok
+    assert len(receiver.posts) == 1
 
 
 def test_what_is_shown_of_a_url() -> None:
@@ -320,7 +324,7 @@ def test_what_is_shown_of_a_url() -> None:
 def test_revealing_the_seed_waits_until_the_channels_are_revoked(
         tmp_path: Path, receiver: Receiver) -> None:
     path = sealed_game(tmp_path)
-    ok("notify", path, "--as", "ben", receiver.url("b/SECRET"))
+    ok("notify", path, "--notify-private", "--as", "ben", receiver.url("b/SECRET"))
     for pid, move in (("ann", "take 3"), ("ben", "take 3"), ("cat", "take 3"),
                       ("ann", "take 1")):
         ok("move", path, "--as", pid, move)

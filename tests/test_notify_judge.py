@@ -166,7 +166,7 @@ def test_a_bad_url_by_mail_is_refused_without_repeating_it(
 def test_a_channel_set_with_the_command_line_is_used_by_the_judge_and_turned_off(
         tmp_path: Path, receiver: Receiver) -> None:  # noqa: F811
     setup = _setup(tmp_path)
-    ok("notify", setup.path, "--as", "ben", receiver.url("ben/cli-SECRET"))
+    ok("notify", setup.path, "--notify-private", "--as", "ben", receiver.url("ben/cli-SECRET"))
     assert b"cli-SECRET" not in setup.path.read_bytes()
     setup.judge()
     _play(setup, "ann", "take 1")
@@ -186,11 +186,20 @@ def test_a_private_target_is_refused_without_the_judge_option(
         tmp_path: Path, receiver: Receiver) -> None:  # noqa: F811
     setup = _setup(tmp_path)
     setup.options = ()
+    (answer,) = setup.send(reply(setup.latest("ben"), f"notify via {receiver.url('ben/x')}"))
+    told = " ".join(body_text(answer).split())
+    assert "`notify via` not done: this json:// channel is refused: its host resolves to a " \
+        "loopback address" in told and "--notify-private" in told, told
+    assert str(receiver.port) not in told and "ben/x" not in told
+    # set while the judge allowed it, then the judge runs without: checked before the send
+    setup.options = ("--notify-private",)
     setup.send(reply(setup.latest("ben"), f"notify via {receiver.url('ben/x')}"))
+    setup.options = ()
     out = _play(setup, "ann", "take 1")
     assert receiver.posts == []
     ben = next(m for m in out if m["X-Referee-Player"] == "ben")
-    assert "private or local address" in body_text(ben)
+    assert "not sent: its host resolves to a loopback address" in \
+        " ".join(body_text(ben).split())
 
 
 def test_a_say_still_comes_by_mail_and_is_no_notice(tmp_path: Path,

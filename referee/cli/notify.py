@@ -29,9 +29,13 @@ class TestFailed(RefereeError):
 @click.option("--test", "test", is_flag=True,
               help="Send a test notification (to URL before storing it, or to the stored "
                    "channel, which needs the game's secret) and report the result.")
+@click.option("--notify-private", "allow_private", is_flag=True,
+              help="Let the channel reach this machine or a private network (refused by "
+                   "default; the judge needs the same option to use it).")
 @secret_option
 def notify_command(path: Path, player: str, url: str | None, only: bool, off: bool,
-                   test: bool, secret_path: Path | None, as_json: bool) -> None:
+                   test: bool, allow_private: bool, secret_path: Path | None,
+                   as_json: bool) -> None:
     """Set PLAYER's notification channel: an apprise URL (discord://..., ntfys://TOPIC,
     json://HOST/PATH...) the judge notifies besides the mail, or instead of it with
     --only. URL `-` reads it from standard input (kept out of the shell's history). The
@@ -44,15 +48,16 @@ def notify_command(path: Path, player: str, url: str | None, only: bool, off: bo
         raise UsageError("give a channel URL, --off or --test",
                          hints=["referee notify FILE --as PLAYER discord://ID/TOKEN"])
     if url is None and test:
-        _test_stored(path, player, secret_path, as_json)
+        _test_stored(path, player, secret_path, as_json, allow_private)
         return
     sent = None
     if test and url is not None:
-        url = notify.check_url(url)
-        sent = _send_test(url, notify.masked(url), player, "; nothing was stored")
+        url = notify.check_channel(url, allow_private=allow_private)
+        sent = _send_test(url, notify.masked(url), player, allow_private,
+                          "; nothing was stored")
     via = "off" if off else "only" if only else "also"
     entry, _ = notify.set_channel(path, player, None if off else url, via,
-                                  secret_path=secret_path)
+                                  secret_path=secret_path, allow_private=allow_private)
     shown = None if off or url is None else notify.masked(url)
     if as_json:
         emit_json({"player": player, "n": entry["n"], "via": via, "channel": shown,
@@ -68,18 +73,20 @@ def notify_command(path: Path, player: str, url: str | None, only: bool, off: bo
                "sealed to the referee.")
 
 
-def _send_test(url: str, shown: str, player: str, failed_note: str = "") -> notify.Sent:
-    """A test notification to ``url`` (``shown``: masked); raises TestFailed if it was
-    not delivered after the retries."""
+def _send_test(url: str, shown: str, player: str, allow_private: bool,
+               failed_note: str = "") -> notify.Sent:
+    """A test notification to ``url`` (``shown``: masked), checked and guarded as the
+    judge's notices are; raises TestFailed if it was not delivered after the retries."""
     sent = notify.send(url, TEST_TITLE, f"A test from the referee for {player}.",
-                       allow_private=True)
+                       allow_private=allow_private)
     if not sent.ok:
         raise TestFailed(f"the test notification to {shown} failed after {sent.tries} "
                          f"tries: {sent.error}{failed_note}")
     return sent
 
 
-def _test_stored(path: Path, player: str, secret_path: Path | None, as_json: bool) -> None:
+def _test_stored(path: Path, player: str, secret_path: Path | None, as_json: bool,
+                 allow_private: bool) -> None:
     """--test without a URL: the channel in force, opened with the game's secret."""
     gf = gamefile.read(path)
     gf.player(player)
@@ -92,7 +99,7 @@ def _test_stored(path: Path, player: str, secret_path: Path | None, as_json: boo
     if found is None or found.channel is None:
         raise UsageError(found.error if found is not None and found.error else
                          f"{player} has no notification channel in this game")
-    sent = _send_test(found.channel.url, found.channel.shown, player)
+    sent = _send_test(found.channel.url, found.channel.shown, player, allow_private)
     if as_json:
         emit_json({"player": player, "channel": found.channel.shown, "ok": True,
                    "tries": sent.tries})

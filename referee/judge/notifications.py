@@ -11,7 +11,10 @@ out, except the first mail of a thread (it says how to play) and whenever the ch
 failed; answers, ``say`` messages and the like always go by mail. A failed channel is
 tried :data:`referee.mail.notify.TRIES` times within the judge's pass; the last error (never
 the URL) is told in the player's next mail. The URL itself is never written to a mail,
-the log or the site: only :func:`referee.mail.notify.masked`.
+the log or the site: only :func:`referee.mail.notify.masked`. Without the judge's
+``--notify-private`` a channel that would reach a non-public address is refused when it is
+set by mail (:func:`referee.mail.notify.check_channel`) and again at each notice
+(:func:`referee.mail.notify.send`, which also guards the connection itself).
 """
 
 from __future__ import annotations
@@ -48,10 +51,10 @@ class Options:
     log: Callable[[str], None] = field(default=lambda line: None)
 
 
-def parse_command(arg: str) -> tuple[str | None, str]:
+def parse_command(arg: str, *, allow_private: bool = False) -> tuple[str | None, str]:
     """The words after ``notify`` of a mail ``notify via URL [also|only]`` or ``notify via
-    off``: (the URL checked, or None; ``via``). Raises UsageError (never repeating the
-    URL)."""
+    off``: (the URL checked as a channel, where it connects too, or None; ``via``).
+    Raises UsageError (never repeating the URL)."""
     words = arg.split()
     if not words or words[0].lower() != "via" or not 2 <= len(words) <= 3:
         raise UsageError(f"write `{MAIL_USAGE}`")
@@ -61,7 +64,7 @@ def parse_command(arg: str) -> tuple[str | None, str]:
     if via not in ("also", "only"):
         raise UsageError(f"after the URL: `also` (besides the mail) or `only` (instead of "
                          f"it), not {via[:10]!r}")
-    return notify.check_url(words[1]), via
+    return notify.check_channel(words[1], allow_private=allow_private), via
 
 
 class Channels:
@@ -189,15 +192,16 @@ def summary(game: Loaded, player: str, since: int | None, site_url: str | None
 
 def command(incoming: Incoming, game: Loaded, player: str, arg: str) -> Outcome:
     """A player's mail ``notify via ...``: their channel set (kept in the judge's state)
-    and confirmed to them only, masked."""
+    and confirmed to them only, masked. A channel the judge would not post to (a private
+    address without ``--notify-private``) is refused here, with the reason."""
+    channels = incoming.judge.channels
     try:
-        url, via = parse_command(arg)
+        url, via = parse_command(arg, allow_private=channels.options.allow_private)
     except UsageError as exc:
         with i18n.language(game.settings.lang(player)):
             told = _("`{command}` not done: {reason}").format(command="notify via",
                                                               reason=exc.message)
         return incoming._answer_state(game, player, [told], "rejected", "notify via")
-    channels = incoming.judge.channels
     channels.set(game, player, url, via)
     incoming.judge.store.mark_answered(incoming.msgid)
     incoming.judge.store.save()

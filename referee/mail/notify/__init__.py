@@ -12,16 +12,19 @@ the host.
 
 A URL is bounded (:data:`~referee.ledger.fileformat.CHANNEL_URL_MAX` printable ASCII characters, no
 space) and is one of the network schemes of :data:`SCHEMES` that apprise knows; local
-schemes (a desktop notification, syslog, a file) are refused. Sending is retried
-(:data:`TRIES` tries, waiting :data:`BACKOFF` seconds between them: bounded), and what
-went wrong is told without the URL (:func:`redact`).
+schemes (a desktop notification, syslog, a file) are refused. Unless private targets are
+allowed (``--notify-private``), a channel reaches public addresses only
+(:func:`check_channel` when it is set, :func:`refusal` again before each send, and the
+resolver guard of :mod:`referee.mail.notify.guard` during it); a channel that names a file or
+URL for the judge to read is refused always (:func:`referee.mail.notify.targets.local_reads`).
+Sending is retried (:data:`TRIES` tries, waiting :data:`BACKOFF` seconds between them,
+each try at most :data:`DEADLINE` seconds: bounded), and what went wrong is told without
+the URL (:func:`redact`).
 """
 
 from __future__ import annotations
 
-import ipaddress
 import re
-import socket
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -32,6 +35,8 @@ from urllib.parse import urlsplit
 from referee.errors import GameFileError, UsageError
 from referee.ledger import vouch
 from referee.ledger.fileformat import CHANNEL_URL_MAX
+from referee.mail.notify import guard as netguard
+from referee.mail.notify import targets
 from referee.play import writecore
 
 if TYPE_CHECKING:
@@ -41,17 +46,19 @@ if TYPE_CHECKING:
 #: the same service over TLS)
 SCHEMES = (
     "json", "jsons", "form", "forms", "xml", "xmls",  # plain webhooks
-    "discord", "slack", "msteams", "matrix", "matrixs", "mmost", "mmosts",
+    "discord", "slack", "matrix", "matrixs", "mmost", "mmosts",
     "rocket", "rockets", "zulip", "tgram", "signal", "signals",
     "ntfy", "ntfys", "gotify", "gotifys", "pover", "pbul", "apprise", "apprises",
     "mailto", "mailtos",
 )
-#: schemes whose host is the very server the notification is posted to
-WEBHOOK_SCHEMES = ("json", "jsons", "form", "forms", "xml", "xmls", "gotify", "gotifys",
-                   "apprise", "apprises")
 VIA = ("also", "only", "off")
 TRIES = 3  # tries of one notification
 BACKOFF = (0.5, 2.0)  # seconds waited before the second and the third try
+DEADLINE = 30.0  # seconds one try may take, all its connections together
+#: the most a URL may set apprise's connect and read timeouts to (``cto=``, ``rto=``)
+TIMEOUT_MAX = 15.0
+PRIVATE_HINT = ("a channel reaches public Internet addresses only, unless the referee runs "
+                "with --notify-private")
 ERROR_MAX = 200  # characters of an error told to the player
 INSTALL_HINT = "install the notification extra: pip install 'referee[notify]'"
 _PRINTABLE = re.compile(r"^[\x21-\x7e]+$")
@@ -103,9 +110,20 @@ def check_url(url: str) -> str:
         shown = scheme[:20] or "none"
         raise UsageError(f"a channel URL must use a network scheme; {shown!r} is not one "
                          "of them", hints=["schemes: " + ", ".join(SCHEMES)])
-    if _apprise().Apprise.instantiate(url, suppress_exceptions=True) is None:
+    if _plugin(_apprise(), url) is None:
         raise UsageError(f"apprise cannot read this {scheme}:// URL",
                          hints=["the URL forms: https://appriseit.com/services/"])
+    return url
+
+
+def check_channel(url: str, *, allow_private: bool = False) -> str:
+    """``url`` checked as a channel about to be set: :func:`check_url`, and where it
+    connects (:func:`refusal`). Returns it stripped. Raises UsageError (naming what is
+    refused, never the URL)."""
+    url = check_url(url)
+    refused = refusal(_plugin(_apprise(), url), scheme_of(url), allow_private=allow_private)
+    if refused:
+        raise UsageError(f"this {scheme_of(url)}:// channel is refused: {refused}")
     return url
 
 
@@ -150,6 +168,15 @@ def record(data: Mapping[str, Any], player: str, url: str | None, via: str
     game only), or ``off``. Raises UsageError, GameFileError."""
     if url is None or via == "off":
         return {"kind": "channel", "player": player, "via": "off"}
+    sealable(data)
+    from referee.ledger.gamefile import sealed_recipient
+
+    return {"kind": "channel", "player": player, "via": via,
+            "sealed": vouch.seal(sealed_recipient(data), {"url": url})}
+
+
+def sealable(data: Mapping[str, Any]) -> None:
+    """Raises UsageError unless the game can hold a sealed channel URL."""
     if "commitment" not in data["rng"]:
         raise UsageError("this game is open: it has no referee key to seal a channel URL "
                          "to, and a URL in the file would be readable by anyone",
@@ -159,22 +186,23 @@ def record(data: Mapping[str, Any], player: str, url: str | None, via: str
     if data["rng"].get("seed") is not None:
         raise UsageError("the game's seed is revealed: anything sealed in it now is "
                          "readable by anyone, so no channel URL is stored")
-    from referee.ledger.gamefile import sealed_recipient
-
-    return {"kind": "channel", "player": player, "via": via,
-            "sealed": vouch.seal(sealed_recipient(data), {"url": url})}
 
 
 def set_channel(path: Path, player: str, url: str | None, via: str = "also", *,
                 secret_path: Path | None = None, extra: Mapping[str, Any] | None = None,
-                guard: writecore.Guard | None = None) -> tuple[dict[str, Any], GameFile]:
+                guard: writecore.Guard | None = None, allow_private: bool = False
+                ) -> tuple[dict[str, Any], GameFile]:
     """Write ``player``'s channel (``url`` None or ``via`` ``off``: none) as one
-    ``channel`` record through the write core; returns the entry and the new file.
-    Raises UsageError and the errors of a write."""
+    ``channel`` record through the write core, checked first (:func:`check_channel`);
+    returns the entry and the new file. Raises UsageError and the errors of a write."""
     if via not in VIA:
         raise UsageError(f"via is one of {', '.join(VIA)}, not {via!r}")
     if url is not None and via != "off":
+        from referee.ledger import gamefile
+
         url = check_url(url)
+        sealable(gamefile.read(path).data)  # an open game is told so before any look-up
+        url = check_channel(url, allow_private=allow_private)
     with writecore.transaction(path, secret_path=secret_path, replayed=False,
                                guard=guard) as tx:
         tx.gf.player(player)
@@ -235,62 +263,94 @@ def _apprise() -> Any:
     return apprise
 
 
-def private_target(url: str) -> str | None:
-    """Why ``url`` posts to this machine or its private network (loopback, private,
-    link-local or reserved addresses, as the host resolves now), or None. Only for
-    the hosts that are the target: a webhook's, or a host name of a self-hosted service."""
-    try:
-        host = urlsplit(url).hostname or ""
-    except ValueError:
-        return "its host cannot be read"
-    if scheme_of(url) not in WEBHOOK_SCHEMES and not (
-            host == "localhost" or "." in host or ":" in host):
+def _plugin(apprise: Any, url: str) -> Any:
+    """apprise's plugin object for ``url`` (None: apprise cannot read it): the one that is
+    checked is the one that sends. Its asset keeps apprise in the calling thread
+    (``async_mode`` off, no service timeout: the guard's context and :data:`DEADLINE`
+    bound it instead) and its storage in memory."""
+    asset = apprise.AppriseAsset(storage_mode="memory", secure_logging=True,
+                                 async_mode=False, service_timeout=0)
+    return apprise.Apprise.instantiate(url, asset=asset, suppress_exceptions=True)
+
+
+def refusal(plugin: Any, scheme: str, *, allow_private: bool = False) -> str | None:
+    """Why the channel of ``plugin`` may not be used, or None: it names a file or URL for
+    the judge to read (always refused); without ``allow_private``, the referee cannot
+    tell where it connects, or one of its hosts does not resolve or resolves to an
+    address that is not public (:func:`referee.mail.notify.guard.why_not_public`)."""
+    reads = targets.local_reads(plugin)
+    if reads:
+        return reads
+    if allow_private:
         return None
     try:
-        infos = socket.getaddrinfo(host, None, proto=socket.IPPROTO_TCP)
-    except (OSError, UnicodeError):
-        return "its host does not resolve"
-    for info in infos:
-        address = ipaddress.ip_address(str(info[4][0]).split("%")[0])
-        if (address.is_private or address.is_loopback or address.is_link_local
-                or address.is_reserved or address.is_multicast or address.is_unspecified):
-            return "it posts to a private or local address"
+        found = targets.of(plugin, scheme)
+    except targets.Unknown as exc:
+        return f"{exc}; {PRIVATE_HINT}"
+    for target in found:
+        why = netguard.refusal(target.host)
+        if why:
+            hint = "" if why == netguard.UNRESOLVED else f"; {PRIVATE_HINT}"
+            return f"{target.what} {why}{hint}"
     return None
+
+
+def _bounded(plugin: Any) -> None:
+    """The knobs a URL may turn in apprise bounded: its connect and read timeouts at
+    :data:`TIMEOUT_MAX`, apprise's own retries off (the referee retries, :data:`TRIES`)."""
+    for name in ("socket_connect_timeout", "socket_read_timeout"):
+        value = getattr(plugin, name, None)
+        if isinstance(value, int | float) and not 0 < value <= TIMEOUT_MAX:
+            setattr(plugin, name, TIMEOUT_MAX)
+    if hasattr(plugin, "retry"):
+        plugin.retry = 0
 
 
 def send(url: str, title: str, body: str, *, allow_private: bool = False,
          sleep: Callable[[float], None] = time.sleep, tries: int = TRIES) -> Sent:
     """Post one notification to ``url``, tried up to ``tries`` times (waiting
-    :data:`BACKOFF` between tries). Never raises for a failed delivery: the result says
-    what went wrong, without the URL. Raises UsageError when apprise is not installed."""
+    :data:`BACKOFF` between tries). Without ``allow_private`` the channel is checked
+    first (:func:`refusal`: DNS may have changed since it was set) and each try runs in
+    :func:`referee.mail.notify.guard.guarded`. Never raises for a failed delivery: the result
+    says what went wrong, without the URL. Raises UsageError when apprise is not
+    installed."""
     apprise = _apprise()
-    if not allow_private:
-        refusal = private_target(url)
-        if refusal:
-            return Sent(False, 0, f"not sent: {refusal}")
+    plugin = _plugin(apprise, url)
+    if plugin is None:
+        return Sent(False, 0, "apprise cannot read the URL")
+    refused = refusal(plugin, scheme_of(url), allow_private=allow_private)
+    if refused:
+        return Sent(False, 0, f"not sent: {refused}")
+    _bounded(plugin)
     error = ""
     for attempt in range(1, tries + 1):
         if attempt > 1:
             sleep(BACKOFF[min(attempt - 2, len(BACKOFF) - 1)])
-        ok, error = _once(apprise, url, title, body)
+        ok, error = _once(apprise, plugin, url, title, body, check=not allow_private)
         if ok:
             return Sent(True, attempt)
     return Sent(False, tries, error)
 
 
-def _once(apprise: Any, url: str, title: str, body: str) -> tuple[bool, str]:
-    """One try: (delivered, the last warning apprise logged, redacted)."""
-    with apprise.LogCapture(level=apprise.logging.WARNING) as log:
+def _once(apprise: Any, plugin: Any, url: str, title: str, body: str, *, check: bool
+          ) -> tuple[bool, str]:
+    """One try, in the guard (``check``: public addresses only) and its deadline:
+    (delivered, the last warning apprise logged, redacted)."""
+    with apprise.LogCapture(level=apprise.logging.WARNING) as log, \
+            netguard.guarded(check=check, deadline=DEADLINE) as sending:
         try:
-            asset = apprise.AppriseAsset(storage_mode="memory", secure_logging=True)
-            sender = apprise.Apprise(asset=asset)
-            if not sender.add(url):
+            sender = apprise.Apprise(asset=plugin.asset)
+            if not sender.add(plugin):
                 return False, "apprise cannot read the URL"
             ok = bool(sender.notify(body=body, title=title))
         except Exception as exc:  # a plugin's own failure: told, never raised
             return False, redact(f"{type(exc).__name__}: {exc}", url)
         lines = [line for line in log.getvalue().splitlines() if line.strip()]
+    if sending.expired:  # an answer cut off at the deadline may still look like a 200
+        return False, f"no answer within {DEADLINE:g} seconds"
     if ok:
         return True, ""
+    if sending.refused:  # apprise's own warning says only "a connection error"
+        return False, f"not sent: {sending.refused}"
     last = lines[-1].split(" - ", 2)[-1] if lines else "the channel did not accept it"
     return False, redact(last, url)
