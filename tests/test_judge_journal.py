@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from referee.judge import Config, Judge, run_once
+from referee.judge import Config, Judge, run_once, sweep
 from referee.judge.store import SENT_NAME, STATE_NAME, Store
 from referee.judge.transport import MaildirInbox
 from referee.ledger import fileio
@@ -46,7 +46,7 @@ def test_mails_sent_before_a_crash_are_not_sent_again(tmp_path: Path,
     first = Recording()
     judge = judge_of(setup, first)
     monkeypatch.setattr(judge, "settle", lambda: None)  # killed before the round's save
-    judge.notify_all()
+    sweep(judge)
     assert len(first.sent) == 3
     assert [m["id"] for m in state(setup)["queue"]] == first.sent  # saved before sending
     assert (setup.games / SENT_NAME).read_text().splitlines() == first.sent
@@ -64,7 +64,7 @@ def test_a_journal_line_cut_short_names_no_mail(tmp_path: Path,
     first = Recording()
     judge = judge_of(setup, first)
     monkeypatch.setattr(judge, "settle", lambda: None)
-    judge.notify_all()
+    sweep(judge)
     journal = setup.games / SENT_NAME
     whole = first.sent[0]
     journal.write_text(f"{whole}\n{first.sent[1]}")  # the last line lost its end

@@ -8,7 +8,9 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 
-from referee.judge import Config, Judge, run_once
+import pytest
+
+from referee.judge import Config, Judge, deadlines, run_once
 from referee.judge.transport import MaildirInbox, MaildirOutbox
 from tests.conftest import run
 from tests.test_judge import PLAYERS, SENDER, Setup
@@ -17,13 +19,23 @@ from tests.test_judge_support import deliver, reply
 
 
 class Counting(Judge):
-    """A judge that counts the games whose deadlines it tends (each look does so once)."""
+    """A judge that counts the games whose deadlines the sweep tends (each look does so
+    once: see :func:`counting`)."""
 
     looked: list[str]
 
-    def deadlines(self, path: Path) -> dt.datetime | None:
-        self.looked.append(path.name)
-        return super().deadlines(path)
+
+@pytest.fixture(autouse=True)
+def counting(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The sweep's deadline look, counted on the judge it is made for."""
+    real = deadlines.tend
+
+    def counted(judge: Judge, path: Path) -> dt.datetime | None:
+        if isinstance(judge, Counting):
+            judge.looked.append(path.name)
+        return real(judge, path)
+
+    monkeypatch.setattr(deadlines, "tend", counted)
 
 
 def judge_of(setup: Setup, clock: Clock, hours: int | None = None) -> Counting:

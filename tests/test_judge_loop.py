@@ -6,6 +6,7 @@ server offers it, with or without ``--idle``."""
 from __future__ import annotations
 
 import contextlib
+import datetime as dt
 import subprocess
 import sys
 import threading
@@ -15,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from referee.judge import RetryLater, loop
+from referee.judge.looks import Looks
 from referee.judge.transport import Incoming, MaildirInbox
 from referee.mail import MailError
 from tests.test_judge import SENDER, Setup
@@ -32,18 +34,25 @@ class Stop(Exception):
 
 class FakeJudge:
     """What run_once asks of a judge when every mail is unreadable (quarantined
-    without being handled): flush, notify_all, a log."""
+    without being handled): flush, the sweep (no games), a log."""
 
     def __init__(self, calls: list[str], fail: list[Exception]) -> None:
         self.calls, self.fail = calls, fail
         self.config = self
+        self.looks = Looks()
 
     def flush(self) -> int:
         if self.fail:
             raise self.fail.pop(0)
         return 0
 
-    def notify_all(self) -> None:
+    def clock(self) -> dt.datetime:
+        return dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
+
+    def game_paths(self) -> dict[str, Path]:
+        return {}
+
+    def settle(self) -> None:
         return None
 
     def log(self, line: str) -> None:

@@ -46,14 +46,14 @@ def _stdin_mail(judge, log) -> None:  # type: ignore[no-untyped-def]
     while size > MAX_MAIL_BYTES and (rest := sys.stdin.buffer.read(1 << 16)):
         size += len(rest)  # read to the end: the MTA must not see a broken pipe
     try:
-        judge.notify_all()
+        judgemod.sweep(judge)
         if size > MAX_MAIL_BYTES:
             log(f"quarantined: mail on stdin: {too_large(size)} (dropped)")
         else:
             outcome = judgemod.process(judge, raw)
             if outcome.action == judgemod.QUARANTINED:
                 log(f"quarantined: mail on stdin: {outcome.detail} (dropped)")
-        judge.notify_all()
+        judgemod.sweep(judge)
     except (judgemod.RetryLater, DeliveryError) as exc:
         click.echo(f"error: {exc.message}", err=True)
         sys.exit(EX_TEMPFAIL)

@@ -24,11 +24,13 @@ from dataclasses import dataclass
 from referee.judge.core import Config, Judge
 from referee.judge.failures import RetryLater, describe
 from referee.judge.incoming import Incoming, Outcome
+from referee.judge.tend import sweep
 from referee.judge.transport import Inbox, Outbox
 from referee.mail import MailError
 
 __all__ = ["Config", "Inbox", "Judge", "Outbox", "Outcome", "RetryLater", "Stats", "process",
-           "run_once"]
+           "run_once",
+           "sweep"]
 
 QUARANTINED = "quarantined"
 
@@ -71,7 +73,7 @@ def run_once(judge: Judge, inbox: Inbox) -> Stats:
     deadlines."""
     stats = Stats()
     judge.flush()
-    judge.notify_all()
+    sweep(judge)
     for item in inbox.pending():
         outcome = Outcome(QUARANTINED, detail=item.unread) if item.unread else \
             process(judge, item.raw)
@@ -88,5 +90,5 @@ def run_once(judge: Judge, inbox: Inbox) -> Stats:
         stats.processed += 1
         stats.played += outcome.action == "played"
     if stats.processed:  # (no mail: the look before this one saw every change)
-        judge.notify_all()
+        sweep(judge)
     return stats

@@ -165,31 +165,5 @@ def tell_vacation(judge: Judge, game: Loaded, player: str, days: int) -> None:
     judge.flush()
 
 
-def gm_record(args: Sequence[str]) -> dict[str, Any]:
-    """The game master's ``clock PACE [vacation DAYS] [pause weekends] [timeout T]`` or
-    ``clock off`` by mail, as a ``clock`` record. Raises UsageError."""
-    from referee.errors import UsageError
-
-    if [a.lower() for a in args] == ["off"]:
-        return {"kind": "clock", "control": None}
-    if not args:
-        raise UsageError(_("clock: give a pace like 2d+1d/5d, or off"))
-    options = {"vacation": "0", "pause": None, "timeout": "gm"}
-    rest = list(args[1:])
-    while rest:
-        key = rest.pop(0).lower()
-        if key not in options or not rest:
-            raise UsageError(_("clock: {word}: after the pace come `vacation DAYS`, "
-                               "`pause weekends` and `timeout bot:LEVEL|gm|forfeit`").format(
-                word=repr(key)))
-        options[key] = rest.pop(0).lower()
-    days = options["vacation"] or "0"
-    if not days.isdigit():
-        raise UsageError(_("clock: vacation takes a number of days, not {days}").format(
-            days=repr(days)))
-    return {"kind": "clock", "control": clock.control(args[0], int(days), options["pause"],
-                                                       options["timeout"] or "gm")}
-
-
 if TYPE_CHECKING:
     from referee.play import submit as submit_types

@@ -17,13 +17,10 @@ the public view after every change, or with a digest once a round or every N dec
 
 from __future__ import annotations
 
-import datetime as dt
 import email.policy
 import os
-import time
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from email.message import EmailMessage
 from email.utils import format_datetime, getaddresses
 from pathlib import Path
@@ -31,66 +28,20 @@ from typing import Any
 
 from referee import i18n
 from referee import mail as mailmod
-from referee.clocks import clock
-from referee.engine import Match
 from referee.errors import RefereeError
 from referee.judge import html, meta, notifications, text
+from referee.judge.basics import GM_TOKEN, WATCHER, Config, Loaded, plays
 from referee.judge.failures import RetryLater, describe, environment_failure
 from referee.judge.gmlines import gm_welcome
-from referee.judge.looks import Look, Looks
+from referee.judge.looks import Looks
 from referee.judge.store import Store
 from referee.judge.transport import Outbox
 from referee.ledger import gamefile, identity, replay, roster, seats, secret
-from referee.mail import intake, mime, tokens
+from referee.mail import mime, tokens
 from referee.mail.delivery import DeliveryError, Refused
 from referee.play.submit import BotMove, play_bots
 
 _, N_, ngettext = i18n.domain("referee")
-# The seat part of a watcher's mails: no player id starts with '_', so a player called
-# "watcher" is never taken for the watchers (their board, their token) nor they for it.
-WATCHER = "_watcher"
-GM_TOKEN = "#gm"  # what the game master's token is computed over (no player id has '#')
-
-
-def plays(gf: gamefile.GameFile) -> int:
-    """The number of log entries that change the game (all but meta entries): a reply
-    must answer a mail written at the current number (:func:`referee.mail.intake.plays`)."""
-    return intake.plays(gf.log)
-
-
-def utcnow() -> dt.datetime:
-    return dt.datetime.now(dt.UTC).replace(microsecond=0)
-
-
-@dataclass
-class Config:
-    """What a judge needs besides its inbox."""
-
-    games_dir: Path
-    sender: str
-    gm: str | None = None
-    deadline_hours: int | None = None
-    deadline_bot: str | None = None  # a bot of this level plays a missed decision
-    reminder_fraction: float = 0.75
-    clock: Callable[[], dt.datetime] = utcnow
-    log: Callable[[str], None] = field(default=lambda line: None)
-    site_url: str | None = None  # the games' site: notices link to SITE/GAME-ID/
-    notify_private: bool = False  # channels may post to loopback or a private network
-    sleep: Callable[[float], None] = field(default=time.sleep)  # between channel tries
-
-
-@dataclass
-class Loaded:
-    """A game file with everything the judge needs to write about it."""
-
-    path: Path
-    gf: gamefile.GameFile
-    seed: str
-    key: bytes
-    match: Match
-    settings: roster.Settings
-
-
 #: how many games a judge keeps replayed (each a few hundred KB at most)
 LOADED_KEPT = 128
 
@@ -110,8 +61,8 @@ class Judge:
         self._dropped: set[str] = set()  # mails left out: their notice went to a channel
         self._ids: dict[Path, tuple[float, int, str, dict[str, str]]] = {}
         self._notified: dict[Path, tuple[int, int]] = {}
-        self._marks: dict[Path, tuple[int, int, int]] = {}  # each file as last listed
-        self._looks = Looks()  # the sweep's last look at each game (referee/judge/looks.py)
+        self.marks: dict[Path, tuple[int, int, int]] = {}  # each file as last listed
+        self.looks = Looks()  # the sweep's last look at each game (referee/judge/looks.py)
         # the games replayed, by file (kept while its inode, mtime and size are the same)
         self._loaded: OrderedDict[Path, tuple[tuple[int, int, int], Loaded]] = OrderedDict()
         self._twins: set[str] = set()  # the skipped files logged
@@ -127,7 +78,7 @@ class Judge:
         self.channels = self._channels()
         self._dropped.clear()
         self._notified.clear()
-        self._looks.clear()
+        self.looks.clear()
         self._loaded.clear()
         self._positions = text.Positions()
 
@@ -186,9 +137,9 @@ class Judge:
             stat = os.stat(path)
         except OSError:
             self._ids.pop(path, None)
-            self._marks.pop(path, None)
+            self.marks.pop(path, None)
             return None
-        self._marks[path] = _mark(stat)
+        self.marks[path] = _mark(stat)
         cached = self._ids.get(path)
         if cached is None or cached[:2] != (stat.st_mtime, stat.st_size):
             try:
@@ -362,35 +313,6 @@ class Judge:
 
     # ------------------------------------------------------------------ notify
 
-    def notify_all(self) -> None:
-        """Notify and check the deadlines and clocks of every game whose file changed
-        since its last look, or whose next reminder, deadline or timeout has come
-        (referee/judge/looks.py): the others are passed over, their look would do
-        nothing. A game whose handling fails (a bug) is logged and skipped this round;
-        the others go on. A failure of the disk raises RetryLater, of the outgoing mail
-        DeliveryError."""
-        now = (self.config.clock(), clock.now())
-        paths = self.game_paths()
-        for path in paths.values():
-            mark = self._marks.get(path)  # (as the listing saw it: a write since is seen next)
-            if not self._looks.due(path, mark, now):
-                continue
-            try:
-                self.notify(path)
-                deadline = self.deadlines(path)
-                clocks = self.clocks(path)
-            except Exception as exc:
-                self.failed(exc)
-                self.config.log(f"skipping {path.name} this round: {describe(exc)}")
-                continue
-            if mark is not None:
-                self._looks.done(path, Look(mark, now, deadline, clocks))
-        self._looks.keep_only(set(paths.values()))
-        try:
-            self.settle()
-        except Exception as exc:
-            self.failed(exc)  # the disk: RetryLater (the journal keeps what was sent)
-
     def failed(self, exc: Exception) -> None:
         """After ``exc`` in the middle of a mail or a game: forget what was not saved;
         re-raise a failure of the outgoing mail or (as RetryLater) of the disk."""
@@ -557,20 +479,3 @@ class Judge:
         if decide or mode == "every":
             return True, False
         return False, mode == "turn" and pid in authors
-
-    # ------------------------------------------------------------------ clocks
-
-    def clocks(self, path: Path) -> int | None:
-        """Time banks: reminders at 24 h and 4 h, and the timeouts the judge writes
-        itself (referee/judge/clocks.py); returns when the game needs the next look."""
-        from referee.judge import clocks
-
-        return clocks.tend(self, path)
-
-    def deadlines(self, path: Path) -> dt.datetime | None:
-        """A reminder to whoever is awaited before the deadline; at the deadline a mail
-        to the game master and the players, or a stand-in bot (referee/judge/deadlines.py);
-        returns when the game needs the next look."""
-        from referee.judge import deadlines
-
-        return deadlines.tend(self, path)

@@ -5,15 +5,17 @@ writes for them (:mod:`referee.judge.meta` checks and writes them)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from referee.clocks import clock
 from referee.errors import UsageError
 from referee.i18n import domain
 from referee.judge import meta
 from referee.ledger import roster, seats
 
 if TYPE_CHECKING:
-    from referee.judge.core import Loaded
+    from referee.judge.basics import Loaded
 
 _, N_, ngettext = domain("referee")
 
@@ -42,9 +44,7 @@ def gm_meta(line: str, players: list[str]) -> dict[str, Any] | None:
         return out
     if kind == "bot" and len(args) == 2:
         return {"kind": "bot", "player": args[0], **bot_level(args[1])}
-    if kind == "clock":  # a time bank (referee/judge/clocks.py)
-        from referee.judge.clocks import gm_record
-
+    if kind == "clock":  # a time bank (docs/clocks.md)
         return gm_record(args)
     if kind in ("watch", "unwatch") and args:
         return _watch(kind, line.split(None, 1)[1])
@@ -107,3 +107,27 @@ def gm_welcome(game: Loaded) -> str:
              _("Players: {players}.").format(players=", ".join(gf.players)), "",
              *(_(line) for line in GM_HELP)]
     return "\n".join(lines) + "\n"
+
+
+def gm_record(args: Sequence[str]) -> dict[str, Any]:
+    """The game master's ``clock PACE [vacation DAYS] [pause weekends] [timeout T]`` or
+    ``clock off`` by mail, as a ``clock`` record. Raises UsageError."""
+    if [a.lower() for a in args] == ["off"]:
+        return {"kind": "clock", "control": None}
+    if not args:
+        raise UsageError(_("clock: give a pace like 2d+1d/5d, or off"))
+    options = {"vacation": "0", "pause": None, "timeout": "gm"}
+    rest = list(args[1:])
+    while rest:
+        key = rest.pop(0).lower()
+        if key not in options or not rest:
+            raise UsageError(_("clock: {word}: after the pace come `vacation DAYS`, "
+                               "`pause weekends` and `timeout bot:LEVEL|gm|forfeit`").format(
+                word=repr(key)))
+        options[key] = rest.pop(0).lower()
+    days = options["vacation"] or "0"
+    if not days.isdigit():
+        raise UsageError(_("clock: vacation takes a number of days, not {days}").format(
+            days=repr(days)))
+    return {"kind": "clock", "control": clock.control(args[0], int(days), options["pause"],
+                                                       options["timeout"] or "gm")}

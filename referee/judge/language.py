@@ -19,7 +19,7 @@ from referee.judge import meta
 from referee.ledger.roster import Settings
 
 if TYPE_CHECKING:
-    from referee.judge.core import Loaded
+    from referee.judge.basics import Loaded
     from referee.judge.incoming import Incoming, Outcome
     from referee.play.writecore import Guard
 

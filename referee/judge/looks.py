@@ -1,4 +1,4 @@
-"""Which games the judge's sweep looks at (:meth:`referee.judge.core.Judge.notify_all`).
+"""Which games the judge's sweep looks at (:func:`referee.judge.tend.sweep`).
 
 After each mail the judge looks over the games it serves: to mail what changed (a
 move by mail, or by another writer such as ``referee move``), and to tell the deadline

@@ -22,7 +22,7 @@ from referee.mail.tokens import MailId
 from referee.play.writecore import Guard
 
 if TYPE_CHECKING:
-    from referee.judge.core import Loaded
+    from referee.judge.basics import Loaded
     from referee.judge.incoming import Incoming
 
 _, N_, ngettext = domain("referee")

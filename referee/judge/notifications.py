@@ -31,7 +31,7 @@ from referee.ledger import gamefile
 from referee.mail import notify
 
 if TYPE_CHECKING:
-    from referee.judge.core import Loaded
+    from referee.judge.basics import Loaded
     from referee.judge.incoming import Incoming, Outcome
     from referee.judge.store import Store
 

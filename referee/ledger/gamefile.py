@@ -15,7 +15,7 @@ import datetime as dt
 import hashlib
 import json
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -526,3 +526,9 @@ def check_new(data: Mapping[str, Any]) -> None:
     problem = check_shape(data)
     if problem:
         raise UsageError(f"the new game would break the file format: {problem}")
+
+
+def play_number(log: Iterable[Mapping[str, Any]]) -> int:
+    """The play number: log entries that change the game (all but ``meta`` entries). A
+    reply must answer a referee message written at the current number."""
+    return sum(1 for e in log if "meta" not in e)

@@ -1,0 +1,64 @@
+"""The judge's data types: its configuration, a loaded game and the fixed names.
+
+A leaf of :mod:`referee.judge`: it imports nothing of the judge, so every part of the
+judge (the core, the front doors, the handlers, the sweep) can name these types without a
+loop.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from referee.engine import Match
+from referee.ledger import gamefile, roster
+
+# The seat part of a watcher's mails: no player id starts with '_', so a player called
+# "watcher" is never taken for the watchers (their board, their token) nor they for it.
+WATCHER = "_watcher"
+GM_TOKEN = "#gm"  # what the game master's token is computed over (no player id has '#')
+
+
+def plays(gf: gamefile.GameFile) -> int:
+    """The number of log entries that change the game (all but meta entries): a reply
+    must answer a mail written at the current number
+    (:func:`referee.ledger.gamefile.play_number`)."""
+    return gamefile.play_number(gf.log)
+
+
+def utcnow() -> dt.datetime:
+    return dt.datetime.now(dt.UTC).replace(microsecond=0)
+
+
+@dataclass
+class Config:
+    """What a judge needs besides its inbox."""
+
+    games_dir: Path
+    sender: str
+    gm: str | None = None
+    deadline_hours: int | None = None
+    deadline_bot: str | None = None  # a bot of this level plays a missed decision
+    reminder_fraction: float = 0.75
+    clock: Callable[[], dt.datetime] = utcnow
+    log: Callable[[str], None] = field(default=lambda line: None)
+    site_url: str | None = None  # the games' site: notices link to SITE/GAME-ID/
+    notify_private: bool = False  # channels may post to loopback or a private network
+    sleep: Callable[[float], None] = field(default=time.sleep)  # between channel tries
+
+
+@dataclass
+class Loaded:
+    """A game file with everything the judge needs to write about it."""
+
+    path: Path
+    gf: gamefile.GameFile
+    seed: str
+    key: bytes
+    match: Match
+    settings: roster.Settings
+
+
