@@ -553,30 +553,26 @@ def test_garbage_does_not_crash() -> None:
 # --------------------------------------------------------------------------- rejection
 
 
+def rejected(reply: Reply) -> EmailMessage:
+    return mail.rejection(reply, "Rome is not on the board.", ["place knight Ulm", "pass"],
+                          sender=SENDER, to="ann@example.org", game_id=GAME, player="ann",
+                          token=tok("ann"), date=DATE)
+
+
 def test_rejection_is_threaded_to_the_players_mail() -> None:
     reply = mail.parse_reply(raw_mail("place knight Rome\n"))
-    msg = mail.rejection(
-        reply, "Rome is not on the board.", ["place knight Ulm", "pass"], sender=SENDER, date=DATE
-    )
+    msg = rejected(reply)
     assert msg["To"] == "ann@example.org"
     assert msg["In-Reply-To"] == "<CAF1234abcd@mail.example.org>"
     assert msg["References"].split() == [ROOT_ID, ANN_ID, "<CAF1234abcd@mail.example.org>"]
-    assert msg["Subject"] == reply.subject  # already "Re: ...", token tag kept
+    # rebuilt from the game and the token, not copied from the player's subject
+    assert msg["Subject"] == f"Re: [referee] {GAME}: move not accepted [#{tok('ann')}]"
     assert msg["Auto-Submitted"] == "auto-replied"
     assert msg["X-Referee-Player"] == "ann"
     body = msg.get_body(("plain",)).get_content()
     assert "place knight Rome" in body and "Rome is not on the board." in body
     assert "    place knight Ulm\n    pass\n" in body
-    assert (
-        msg.as_bytes()
-        == mail.rejection(
-            reply,
-            "Rome is not on the board.",
-            ["place knight Ulm", "pass"],
-            sender=SENDER,
-            date=DATE,
-        ).as_bytes()
-    )
+    assert msg.as_bytes() == rejected(reply).as_bytes()
     # the player answers the rejection: still identified through References
     again = mail.parse_reply(
         raw_mail(
@@ -590,12 +586,29 @@ def test_rejection_is_threaded_to_the_players_mail() -> None:
     assert mail.is_authentic(again, KEY)
 
 
-def test_rejection_to_the_registered_address() -> None:
-    reply = mail.parse_reply(raw_mail("pass\n", subject="Re: hi", sender="mallory@example.com"))
-    msg = mail.rejection(reply, "no token", [], sender=SENDER, to="ann@example.org")
-    assert msg["To"] == "ann@example.org"
-    assert msg["Subject"] == "Re: hi"
-    assert "Legal moves" not in msg.get_content()
+def test_rejection_subject_never_carries_the_players_subject() -> None:
+    for subject in ("Re: hi", "=?iso-8859-1?q?\xe9?= =?utf-8?q?=ED=A0=80?= [#" + tok("ann") + "]",
+                    "=?utf-8?b?7aCA?= \x00 " + "x" * 10000):
+        raw = raw_mail("pass\n").replace(
+            b"Subject: Re: [referee] staufer game-42: ann to move [#" + tok("ann").encode()
+            + b"]", b"Subject: " + subject.encode("utf-8", "surrogateescape"))
+        msg = rejected(mail.parse_reply(raw))
+        assert msg["Subject"] == f"Re: [referee] {GAME}: move not accepted [#{tok('ann')}]"
+        assert b"[#" + tok("ann").encode() + b"]" in msg.as_bytes()
+
+
+def test_an_answer_to_a_stranger_quotes_nothing_of_their_mail() -> None:
+    raw = raw_mail("BUY-PILLS-BODY\n", subject="Re: BUY-PILLS-SUBJECT",
+                   sender="BUY-PILLS-NAME <mallory@example.com>")
+    reply = mail.parse_reply(raw)
+    msg = mail.stranger_answer(reply.sender, "Not accepted: the mail is not authenticated.",
+                               sender=SENDER, msgid=str(reply.message_id), date=DATE)
+    assert msg["To"] == "mallory@example.com"
+    ref = mail.reference(str(reply.message_id))
+    assert msg["Subject"] == f"[referee] your mail (ref {ref})"
+    assert msg["In-Reply-To"] is None and msg["References"] is None
+    assert b"BUY-PILLS" not in msg.as_bytes() and b"CAF1234abcd" not in msg.as_bytes()
+    assert "not authenticated" in msg.get_body(("plain",)).get_content()
 
 
 # --------------------------------------------------------------------------- SMTP

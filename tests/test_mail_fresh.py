@@ -168,9 +168,11 @@ def test_judge_forward_from_a_stranger_sent_as_re_is_refused(round_played: Setup
     setup = round_played
     latest = setup.latest("ann")
     before = setup.path.read_bytes()
-    for command in ("bot random", "say ann resigns", "notify digest", "take 1"):
-        out = setup.send(reply(latest, command, sender="Zed <zed@stranger.example>"))
-        assert [str(m["To"]) for m in out] == ["zed@stranger.example"]
+    for k, command in enumerate(("bot random", "say ann resigns", "notify digest",
+                                 "take 1")):
+        stranger = f"Zed <zed{k}@stranger.example>"  # (one answer an hour to an address)
+        out = setup.send(reply(latest, command, sender=stranger))
+        assert [str(m["To"]) for m in out] == [f"zed{k}@stranger.example"]
         assert "not registered for ann" in flat(out[0])
         assert "Your legal moves" not in body_text(out[0])
     assert setup.path.read_bytes() == before

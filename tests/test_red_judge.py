@@ -135,8 +135,9 @@ def test_referee_mail_quotes_the_display_name_too(tmp_path: Path) -> None:
 def test_reply_out_never_writes_through_a_planted_symlink(tmp_path: Path) -> None:
     """`move --from-email` answers a rejected mail into --reply-out. A player who can
     put a symlink at that path (a shared checkout) must not get the answer, whose text
-    quotes their mail ("Your move was not accepted: ssh-ed25519 AAAA..."), written into
-    the file it points to (an authorized_keys): the answer replaces the link instead."""
+    they choose in part (its address; an answer to an authenticated player quotes their
+    move), written into the file it points to (an authorized_keys): the answer replaces
+    the link instead."""
     from email.message import EmailMessage
 
     from tests.conftest import run
@@ -159,7 +160,10 @@ def test_reply_out_never_writes_through_a_planted_symlink(tmp_path: Path) -> Non
     result = run("move", game, "--from-email", eml, "--reply-out", answer)
     assert result.exit_code == 1 and "Traceback" not in result.output
     assert target.read_text() == "ssh-ed25519 AAAAgood gm@host\n"
-    assert not answer.is_symlink() and "AAAAevil" in answer.read_text()
+    # the answer replaces the link; it quotes nothing of the mail (docs/judge.md), but
+    # what it holds (the To address) is still the sender's choice
+    assert not answer.is_symlink() and "To: eve@evil.example" in answer.read_text()
+    assert "AAAAevil" not in answer.read_text()
 
 
 def test_a_replaced_player_with_a_re_registered_address_still_cannot_move(

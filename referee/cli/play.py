@@ -256,7 +256,7 @@ def move(path: Path, player: str | None, words: Sequence[str], secret_path: Path
             from referee.cli.mail import answer_rejection
 
             answer_rejection(gamefile.read(path), identify.raw, exc, reply_out, sender,
-                             identify.found, identify.taken)
+                             identify.found, identify.taken, token=identify.token)
             for line in identify.note():
                 click.echo(line, err=True)
         raise

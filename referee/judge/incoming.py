@@ -13,16 +13,18 @@ of at most 500 characters (:func:`referee.mail.intake.say_text`), at most
 :data:`SAY_RATE` says per player per hour of the judge's clock.
 
 Auto-replies (Auto-Submitted, Precedence bulk/junk/list/auto_reply, X-Autoreply,
-delivery reports) are dropped without an answer.
+delivery reports) are dropped without an answer. A mail whose sender is not
+authenticated (not the seat's registered address with its token, no referee mail
+answered, a watcher's) is answered by :meth:`Incoming._answer_stranger` only: a fixed
+subject and the referee's own words, quoting nothing of the mail, and only as often as
+:meth:`referee.judge.store.Store.may_answer` allows (a forged From must not make the
+judge mail anyone at will).
 """
 
 from __future__ import annotations
 
-import hashlib
-import re
 from collections.abc import Callable, Sequence
 from email.message import EmailMessage
-from email.utils import format_datetime
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +40,7 @@ from referee.judge.outcome import Outcome
 from referee.ledger import gamefile
 from referee.mail import intake, mime
 from referee.mail.intake import Refusal
-from referee.mail.tokens import MailId
+from referee.mail.tokens import MailError, MailId
 from referee.play.submit import submit
 
 PLAYER_COMMANDS = ("status", "help", "undo", "nonce", "say", "notify", "bot", "vacation",
@@ -112,8 +114,9 @@ class Incoming:
             return Outcome("ignored", detail="no game and no sender address")
         with i18n.language(language.of_address(mine[0][0].settings, sender) if mine
                            else i18n.ENGLISH):
-            self._send_plain(sender, "\n".join(self._no_game(mine, forged)) + "\n")
-        return Outcome("answered", detail="forged id" if forged else "no game")
+            unsent = self._answer_stranger(sender, "\n".join(self._no_game(mine, forged)))
+        return Outcome("ignored" if unsent else "answered",
+                       detail=("forged id" if forged else "no game") + unsent)
 
     @staticmethod
     def _no_game(mine: list[tuple[Loaded, str]], forged: bool) -> list[str]:
@@ -128,22 +131,42 @@ class Incoming:
             lines.append(_("This address plays no game here."))
         return lines
 
-    def _send_plain(self, to: str, body: str) -> None:
-        import email.policy
+    def _answer_stranger(self, to: str, body: str) -> str:
+        """Answer a sender who is not authenticated (:func:`referee.mail.stranger_answer`:
+        a fixed subject and ``body``, the referee's own words, quoting nothing of the
+        mail), unless the rate for such answers to ``to`` is spent
+        (:meth:`referee.judge.store.Store.may_answer`: a forged From must not make the
+        judge mail anyone often) or no mail can go to ``to``. "" when it was sent, else
+        what the log line adds; the mail counts as answered either way."""
+        store = self.judge.store
+        now = self.judge.config.clock()
+        try:
+            answer = mailmod.stranger_answer(to, body, sender=self.judge.config.sender,
+                                             msgid=self.msgid, date=now)
+        except MailError:  # (the From was read as an address the writer refuses)
+            answer, why = None, ", not answered (no mail can go to that address)"
+        else:
+            why = ", not answered (the rate of answers to unauthenticated senders is spent)"
+        if answer is None or not store.may_answer(to, now.timestamp(), self._known(to)):
+            store.mark_answered(self.msgid)
+            store.save()
+            return why
+        self._queue([answer])
+        return ""
 
-        msg = EmailMessage(policy=email.policy.default)
-        subject = self.reply.subject or _("your mail")
-        msg["From"] = self.judge.config.sender
-        msg["To"] = to
-        msg["Subject"] = subject if re.match(r"^\s*re\s*:", subject, re.I) else f"Re: {subject}"
-        msg["Date"] = format_datetime(self.judge.config.clock())
-        digest = hashlib.sha256(self.msgid.encode()).hexdigest()[:24]
-        msg["Message-ID"] = f"<rf-answer.{digest}@{mailmod.DOMAIN}>"
-        msg["In-Reply-To"] = self.msgid
-        msg["References"] = self.msgid
-        msg["Auto-Submitted"] = "auto-replied"
-        mailmod.set_text(msg, body)
-        self._queue([msg])
+    def _known(self, address: str) -> bool:
+        """Whether ``address`` is registered in a game here: a seat's, the game
+        master's or a watcher's."""
+        lowered = address.lower()
+        for path in self.judge.game_paths().values():
+            game = self.judge.load(path)
+            if game is None:
+                continue
+            found = game.settings
+            if found.players_of(address) or (found.gm or "").lower() == lowered or \
+                    lowered in (w.lower() for w in found.watchers):
+                return True
+        return False
 
     def _queue(self, messages: Sequence[mime.Mail | EmailMessage]) -> None:
         for msg in messages:
@@ -164,9 +187,11 @@ class Incoming:
     def _for_game(self, game: Loaded, mid: MailId) -> Outcome:
         gid, player = game.gf.game_id, mid.player
         if player != meta.GM and player not in game.gf.players:
-            self._send_plain(self.reply.sender,
-                             "Watchers' mails are not read: only players move.\n")
-            return Outcome("answered", gid, "watcher")
+            if not self.reply.sender:
+                return Outcome("ignored", gid, "watcher, no sender address")
+            unsent = self._answer_stranger(self.reply.sender,
+                                           "Watchers' mails are not read: only players move.")
+            return Outcome("ignored" if unsent else "answered", gid, "watcher" + unsent)
         seat = self._seat(game, player)
         # the seat's language for an answer to its registered address; else English
         lang = game.settings.lang(player) if player != meta.GM and game.settings.accepts(
@@ -190,14 +215,14 @@ class Incoming:
             if not self.reply.sender:  # nobody to tell
                 return Outcome("rejected", gid, f"{exc.reason}, no sender address")
             if seat.player == meta.GM:
-                self._send_plain(self.reply.sender, "Not accepted: game master commands "
-                                 "need the game master's address and token (reply to a "
-                                 f"game master mail): {exc.message}.\n")
+                unsent = self._answer_stranger(self.reply.sender, "Not accepted: game "
+                                               "master commands need the game master's "
+                                               "address and token (reply to a game master "
+                                               f"mail): {exc.public}.")
             else:
-                self._send_plain(self.reply.sender, _(
-                    "Not accepted: {reason}. Nothing was done.").format(reason=exc.message)
-                    + "\n")
-            return Outcome("rejected", gid, exc.reason)
+                unsent = self._answer_stranger(self.reply.sender, _(
+                    "Not accepted: {reason}. Nothing was done.").format(reason=exc.public))
+            return Outcome("rejected", gid, exc.reason + unsent)
         commands = GM_KINDS if seat.player == meta.GM else PLAYER_COMMANDS
         taken = intake.take_line(self.reply, commands)  # (a command after chat, too)
         first = (taken.line if taken else self.reply.moves[0] if self.reply.moves

@@ -1,8 +1,10 @@
 """The judge's own durable state: one small JSON file per games directory.
 
 What was sent (per game: the log length last notified, each player's last mail and
-thread root, the ID counter), the mails not yet delivered (the outbox queue) and the
-incoming Message-IDs already answered. The state is saved once per incoming mail, after
+thread root, the ID counter), the mails not yet delivered (the outbox queue), the
+incoming Message-IDs already answered, and the answers of the last hour to senders who
+were not authenticated (:meth:`Store.may_answer`: a digest of each address, not the
+address). The state is saved once per incoming mail, after
 its answers are queued and before they are sent, atomically and durably
 (``fileio.write_atomic``: temporary file, fsync, rename, fsync of the directory), so a
 judge killed at any moment restarts from the last complete state. An exclusive lock
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import hashlib
 import json
 import os
 from collections.abc import Iterator
@@ -35,10 +38,18 @@ STATE_NAME = ".referee-judge.json"
 SENT_NAME = ".referee-judge.sent"  # the Message-IDs sent since the last save
 LOCK_NAME = ".referee-judge.lock"
 ANSWERED_KEPT = 5000
+# answers to senders who are not authenticated, in any hour (docs/judge.md, "Answers to
+# senders who are not authenticated")
+HOUR = 3600.0
+STRANGER_ANSWERS_EACH = 1  # to one address that no game here knows
+STRANGER_ANSWERS = 20  # to all of those
+KNOWN_ANSWERS_EACH = 3  # to one registered address (a player whose token got lost)
+KNOWN_KEPT = 1000  # records of answers to registered addresses
 
 
 def _empty() -> dict[str, Any]:
-    return {"format": "referee-judge/1", "games": {}, "queue": [], "answered": []}
+    return {"format": "referee-judge/1", "games": {}, "queue": [], "answered": [],
+            "strangers": []}
 
 
 class Store:
@@ -95,6 +106,32 @@ class Store:
             self.data["answered"].append(msgid)
             del self.data["answered"][:-ANSWERED_KEPT]
 
+    def may_answer(self, address: str, now: float, known: bool = False) -> bool:
+        """Whether the judge may answer ``address``, a sender who is not authenticated,
+        at ``now`` (seconds since the epoch); a yes is recorded (saved with the next
+        :meth:`save`). In any hour: an address no game here knows gets at most
+        :data:`STRANGER_ANSWERS_EACH` answers, and all of them together
+        :data:`STRANGER_ANSWERS`; an address registered in a game here (``known``: a
+        seat's, a game master's or a watcher's: its owner expects the judge's mail)
+        :data:`KNOWN_ANSWERS_EACH`, apart from that sum. The record holds the answers of
+        the last hour only, each as a digest of the lowercased address, its time and
+        whether it was known: at most STRANGER_ANSWERS + :data:`KNOWN_KEPT` entries (a
+        full record refuses), and no stranger's address. An entry later than ``now``
+        (a clock set back) is dropped."""
+        key = hashlib.sha256(address.strip().lower().encode("utf-8", "replace")).hexdigest()
+        key = key[:16]
+        recent = [entry for entry in self.data.get("strangers", [])
+                  if _entry(entry) and 0 <= now - entry[1] < HOUR]
+        self.data["strangers"] = recent
+        mine = sum(1 for k, _, _ in recent if k == key)
+        alike = sum(1 for _, _, kind in recent if kind == int(known))
+        if known and (mine >= KNOWN_ANSWERS_EACH or alike >= KNOWN_KEPT):
+            return False
+        if not known and (mine >= STRANGER_ANSWERS_EACH or alike >= STRANGER_ANSWERS):
+            return False
+        recent.append([key, now, int(known)])
+        return True
+
     def enqueue(self, msgid: str, recipients: list[str], raw: bytes) -> None:
         self.data["queue"].append({"id": msgid, "to": recipients,
                                    "raw": raw.decode("utf-8", "surrogateescape")})
@@ -122,6 +159,12 @@ class Store:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(self.sent_path)
             self.unsaved = False
+
+
+def _entry(entry: Any) -> bool:
+    """A record of :meth:`Store.may_answer`: [digest, seconds, 0 or 1]."""
+    return isinstance(entry, list) and len(entry) == 3 and isinstance(entry[0], str) \
+        and type(entry[1]) in (int, float) and entry[2] in (0, 1)
 
 
 @contextlib.contextmanager

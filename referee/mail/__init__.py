@@ -20,6 +20,9 @@ Design of tokens and replies
   ("On ... wrote:"), signatures ("-- ", "--", "Sent from my ...") and everything below an
   "-----Original Message-----" / forwarded-message marker never give a token or a move.
   Quoted text is only used to *identify* game and player, which the token then confirms.
+* Every header of an incoming mail is read by :mod:`referee.mail.headers` (decoded with
+  replacement, cleaned, bounded; addresses and Message-IDs from the raw value), and no
+  answer copies one into its own headers (:mod:`referee.mail.rejections`).
 * Game and player come from, in order: the X-Referee-* headers of an attached original
   (message/rfc822), the Message-IDs in In-Reply-To/References that ``compose`` made,
   ``game:``/``player:`` lines anywhere in the text: hints only.
@@ -54,7 +57,7 @@ from referee.mail.outgoing import (
     subject,
     thread_id,
 )
-from referee.mail.rejections import rejection
+from referee.mail.rejections import reference, rejection, stranger_answer
 from referee.mail.replies import Reply, html_to_text, is_authentic, parse_reply
 from referee.mail.tokens import (
     DOMAIN,
@@ -92,9 +95,11 @@ __all__ = [
     "parse_reply",
     "player_token",
     "quote_id_part",
+    "reference",
     "rejection",
     "send_smtp",
     "set_text",
+    "stranger_answer",
     "subject",
     "thread_id",
     "unquote_id_part",

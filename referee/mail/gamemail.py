@@ -10,6 +10,7 @@ import datetime as dt
 import os
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -30,10 +31,10 @@ def mail_date() -> dt.datetime:
 class MailIdentify:
     """The ``identify`` step of :func:`referee.play.submit.submit` for a reply mail: reads the
     mail once, authenticates it inside the game's lock with the judge's checks
-    (:mod:`referee.mail.intake`), and keeps its bytes (``raw``) and the authenticated
-    player (``found``) for the answer to a rejection (``read`` gives the mail's bytes).
-    The accepted mail's Message-ID goes into the log entry, so the same mail is refused
-    a second time."""
+    (:mod:`referee.mail.intake`), and keeps its bytes (``raw``), the authenticated
+    player (``found``) and their token (``token``) for the answer to a rejection
+    (``read`` gives the mail's bytes). The accepted mail's Message-ID goes into the log
+    entry, so the same mail is refused a second time."""
 
     def __init__(self, read: Callable[[], bytes], player: str | None,
                  reply_out: Path | None, sender: str) -> None:
@@ -41,15 +42,15 @@ class MailIdentify:
         self.reply_out, self.sender = reply_out, sender
         self.raw = b""
         self.found: str | None = None
+        self.token: str | None = None
         self.taken: Any = None  # the line read as the move (intake.Taken), if chat came first
 
     def __call__(self, gf: gamefile.GameFile, seed: str | None
                  ) -> tuple[str, list[str], dict[str, Any]]:
         self.raw = self.read()
-        player, texts, msgid, self.taken = from_email(gf, seed, self.raw, self.player,
-                                                      self.reply_out, self.sender)
-        self.found = player
-        return player, texts, {"mail": msgid}
+        found = from_email(gf, seed, self.raw, self.player, self.reply_out, self.sender)
+        self.found, self.token, self.taken = found.player, found.token, found.taken
+        return found.player, found.moves, {"mail": found.msgid}
 
     def note(self) -> list[str]:
         """The line that says which line of the mail was read as the move, when chat came
@@ -59,20 +60,36 @@ class MailIdentify:
         return intake.taken_note(self.taken)
 
 
+@dataclass(frozen=True)
+class Found:
+    """An authenticated reply mail: its player and their token, its moves, its
+    Message-ID, and the line read as the move when chat came before it
+    (:class:`referee.mail.intake.Taken`, or None)."""
+
+    player: str
+    token: str
+    moves: list[str]
+    msgid: str
+    taken: Any
+
+
 def from_email(gf: gamefile.GameFile, seed: str | None, raw: bytes, player: str | None,
-               reply_out: Path | None, sender: str) -> tuple[str, list[str], str, Any]:
-    """The authenticated player, the moves, the Message-ID of a reply mail and the line
-    read as the move when chat came before it (:class:`referee.mail.intake.Taken`, or
-    None): the same checks and the same reading as the judge's (a MAC'd referee
-    Message-ID of this game answered at the current play number, a registered From
-    address, the token, not played before; the first line that reads as a move).
-    Raises MailError (after writing the rejection to ``reply_out``)."""
+               reply_out: Path | None, sender: str) -> Found:
+    """The authenticated reply mail ``raw``: the same checks and the same reading as the
+    judge's (a MAC'd referee Message-ID of this game answered at the current play
+    number, a registered From address, the token, not played before; the first line
+    that reads as a move). Raises MailError (after writing the answer to
+    ``reply_out``: to the player when the mail was authenticated but holds no move,
+    else to its sender, quoting nothing of it)."""
+    from referee import mail as mailmod
     from referee.mail import intake
 
     if seed is None:
         raise SealedError("mail tokens need the game's secret", hints=["give --secret FILE"])
     mail = intake.read(raw)
     key = secret.mail_key(seed)
+    settings = roster.settings(gf.data)
+    authenticated: str | None = None
     try:
         mid = intake.answered(mail, gf.game_id, key)
         if mid.player not in gf.players:
@@ -82,21 +99,25 @@ def from_email(gf: gamefile.GameFile, seed: str | None, raw: bytes, player: str 
         if player is not None and player != mid.player:
             raise intake.Refusal("seat", _("the mail is {author}'s, not {player}'s").format(
                 author=mid.player, player=player))
-        settings = roster.settings(gf.data)
         seat = intake.Seat(mid.player, settings.token_name(mid.player),
                            tuple(settings.emails.get(mid.player, [])))
         intake.admit(mail, mid, seat, key=key, game_id=gf.game_id, log=gf.log)
+        authenticated = mid.player
         if not mail.reply.moves:
             raise intake.Refusal("no-move", _("no move found in the mail: write it on the "
                                               "first line, or as 'move: ...'"))
     except intake.Refusal as exc:
         # a vacation notice or a bounce is never answered; a mail without a From neither
-        if exc.reason != "automatic" and mail.reply.sender:
-            answer_rejection(gf, raw, exc, reply_out, sender, None)
+        if exc.reason != "automatic" and (mail.reply.sender or authenticated):
+            token = mailmod.player_token(key, gf.game_id, settings.token_name(
+                authenticated)) if authenticated else None
+            answer_rejection(gf, raw, exc, reply_out, sender, authenticated, token=token)
         raise
     taken = _taken(gf, seed, mail.reply, mid.player)
     moves = [taken.line] if taken is not None else list(mail.reply.moves)
-    return mid.player, moves, mail.msgid, taken if taken and taken.index else None
+    token = mailmod.player_token(key, gf.game_id, seat.token_name)
+    return Found(mid.player, token, moves, mail.msgid,
+                 taken if taken and taken.index else None)
 
 
 def _taken(gf: gamefile.GameFile, seed: str, reply: Any, player: str) -> Any:
@@ -113,46 +134,65 @@ def _taken(gf: gamefile.GameFile, seed: str, reply: Any, player: str) -> Any:
 
 def answer_rejection(gf: gamefile.GameFile, raw: bytes, exc: RefereeError,
                      reply_out: Path | None, sender: str, player: str | None,
-                     taken: Any = None) -> None:
-    """Write the mail that answers a rejected reply. ``player``: the authenticated
-    player (their registered address gets it, with the legal moves); None: the mail was
-    not authenticated, and its sender gets only the reason. It is written in the
-    player's recorded language (a mail not authenticated: the current language).
-    ``taken``: the line read as the move when chat came first (the answer names it)."""
+                     taken: Any = None, token: str | None = None) -> None:
+    """Write the mail that answers a rejected reply (one mail, to ``reply_out``; ``-``:
+    standard output). ``player``: the authenticated player, whose registered address
+    gets the reason and the legal moves, under a subject rebuilt from the game and
+    their ``token``; it is written in their recorded language. None: the mail was not
+    authenticated, and its From address gets a fixed answer that quotes nothing of it
+    (:func:`referee.mail.rejections.stranger_answer`), in the current language.
+    ``taken``: the line read as the move when chat came first (the answer names it).
+    Unlike the judge, this keeps no record of whom it answered: each run writes one
+    answer, and whoever sends it on decides (docs/mail.md)."""
     from referee import mail
-    from referee.mail import intake
+    from referee.mail import MailError, intake
 
     if reply_out is None:
         return
     reply = mail.parse_reply(raw)
     if taken is not None:
         reply = intake.from_taken(reply, taken)
-    legal = getattr(exc, "legal", []) if player is not None else []
     settings = roster.settings(gf.data)
-    known = player is not None and player in gf.players
-    to = settings.address(player) if known and player is not None else None
-    lang = settings.lang(player) if known and player is not None else i18n.current()
-    with i18n.language(lang):
-        reason = "\n".join([*intake.taken_note(taken), exc.message])
-        message = mail.rejection(reply, reason, legal, sender=sender, to=to,
-                                 date=mail_date())
+    to = settings.address(player) if player is not None and player in gf.players else None
+    if player is not None and to is not None:
+        with i18n.language(settings.lang(player)):
+            reason = "\n".join([*intake.taken_note(taken), exc.message])
+            message = mail.rejection(reply, reason, getattr(exc, "legal", []), sender=sender,
+                                     to=to, game_id=gf.game_id, player=player, token=token,
+                                     date=mail_date())
+    else:
+        if not reply.sender or not isinstance(exc, intake.Refusal):
+            return  # (nobody to tell; a move is refused only after the intake passed)
+        try:
+            message = mail.stranger_answer(
+                reply.sender, _("Not accepted: {reason}. Nothing was done.").format(
+                    reason=exc.public), sender=sender, msgid=intake.read(raw).msgid,
+                date=mail_date())
+        except MailError:  # an address no mail can go to: no answer (the refusal stands)
+            return
+    _write_answer(message, reply_out)
+
+
+def _write_answer(message: Any, reply_out: Path) -> None:
+    """``message`` as an mbox to ``reply_out`` (``-``: standard output)."""
+    from referee import mail
+
     if str(reply_out) == "-":
         mail.write_stdout([message], sys.stdout)
-    else:  # the one atomic write: it replaces a symlink there, never writes through it
-        import io
+        return
+    import io  # the one atomic write: it replaces a symlink there, never writes through it
 
-        from referee.errors import GameFileError
-        from referee.ledger import fileio
+    from referee.errors import GameFileError
+    from referee.ledger import fileio
 
-        text = io.StringIO()
-        mail.write_stdout([message], text)
-        try:
-            fileio.write_atomic(reply_out, text.getvalue().encode("utf-8", "surrogateescape"),
-                                durable=False, what="answer")
-        except GameFileError as exc:  # "cannot write the answer PATH: REASON; ..."
-            reason = exc.message.rsplit(": ", 1)[-1].removesuffix("; nothing was changed")
-            raise UsageError(f"cannot write {reply_out}: {reason}") from None
-
+    text = io.StringIO()
+    mail.write_stdout([message], text)
+    try:
+        fileio.write_atomic(reply_out, text.getvalue().encode("utf-8", "surrogateescape"),
+                            durable=False, what="answer")
+    except GameFileError as exc:  # "cannot write the answer PATH: REASON; ..."
+        reason = exc.message.rsplit(": ", 1)[-1].removesuffix("; nothing was changed")
+        raise UsageError(f"cannot write {reply_out}: {reason}") from None
 
 
 def game_mails(path: Path, secret_path: Path | None, sender: str, waiting_only: bool

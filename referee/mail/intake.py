@@ -46,11 +46,16 @@ _MSGID_RE = re.compile(rf"^<[\x21-\x3b\x3d\x3f-\x7e]{{1,{MSGID_MAX - 2}}}>$")
 
 
 class Refusal(MailError):
-    """A mail that does not count; ``reason`` names the check that failed."""
+    """A mail that does not count; ``reason`` names the check that failed. ``public``:
+    what its sender may be told when they are not authenticated (default: the
+    message), which names no text of the mail that an authenticated referee did not
+    write (see :func:`referee.mail.rejections.stranger_answer`)."""
 
-    def __init__(self, reason: str, message: str, hints: Sequence[str] = ()) -> None:
+    def __init__(self, reason: str, message: str, hints: Sequence[str] = (),
+                 public: str | None = None) -> None:
         super().__init__(message, hints=list(hints))
         self.reason = reason
+        self.public = public if public is not None else message
 
 
 @dataclass(frozen=True)
@@ -79,20 +84,8 @@ def read(raw: bytes) -> Mail:
     own = reply.message_id
     if own is None or not _MSGID_RE.match(own):
         own = "<nomid." + hashlib.sha256(raw).hexdigest()[:24] + "@referee.invalid>"
-    named = [*([reply.in_reply_to] if reply.in_reply_to else []),
-             *_all_in_reply_to(raw), *reversed(reply.references)]
+    named = [*reply.replies_to, *reversed(reply.references)]
     return Mail(raw, reply, own, tuple(dict.fromkeys(find_ids(named))))
-
-
-def _all_in_reply_to(raw: bytes) -> list[str]:
-    """Every Message-ID of the In-Reply-To header (``Reply`` keeps only the first); only
-    the header block is parsed."""
-    import email.policy
-    from email.parser import BytesHeaderParser
-
-    msg = BytesHeaderParser(policy=email.policy.compat32).parsebytes(raw)
-    values = [str(v) for k, v in msg.items() if k.lower() == "in-reply-to"]
-    return re.findall(r"<[^<>\s]+>", " ".join(values))
 
 
 def plays(log: Iterable[Mapping[str, Any]]) -> int:
@@ -117,7 +110,8 @@ def answered(mail: Mail, game_id: str, key: bytes) -> MailId:
                                   "to the latest mail"))
     if mail.answers:
         raise Refusal("other-game", _("this mail is for game {game}, not {other}").format(
-            game=repr(mail.answers[0].game), other=repr(game_id)))
+            game=repr(mail.answers[0].game), other=repr(game_id)),  # (repr: no line breaks)
+            public=_("this mail answers a mail of another game"))
     raise Refusal("unanswered", _("cannot tell which referee mail this answers: reply to the "
                                   "latest mail and keep its subject"))
 

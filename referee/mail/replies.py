@@ -11,12 +11,11 @@ import threading
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from email.errors import HeaderParseError
-from email.header import decode_header, make_header
+from email.errors import MessageError
 from email.message import EmailMessage, Message, MIMEPart
-from email.utils import getaddresses
 from html.parser import HTMLParser
 
+from referee.mail import headers
 from referee.mail.outgoing import _parse_our_id
 from referee.mail.tokens import TOKEN_RE as _TOKEN_RE
 from referee.mail.tokens import MailError, check_token
@@ -47,6 +46,7 @@ class Reply:
     lines: tuple[str, ...] = ()
     # where each of ``lines`` is in ``own`` (its index there)
     origins: tuple[int, ...] = ()
+    replies_to: tuple[str, ...] = ()  # every Message-ID of In-Reply-To, in order
 
     def line_number(self, k: int) -> int:
         """The number of ``lines[k]`` among the player's own non-empty lines (1: the
@@ -172,25 +172,61 @@ def html_to_text(markup: str) -> str:
     return parser.text()
 
 
-def _part_text(part: MIMEPart) -> str:
+# what the standard library's structured header parsers may raise on junk in a part's
+# Content-Type or Content-Disposition (its charset, boundary or filename parameters)
+_PARSER_ERRORS = (LookupError, ValueError, TypeError, AttributeError, AssertionError,
+                  MessageError)
+
+
+def _part_text(part: Message) -> str:
+    """A text part's content: through the standard library (its charset, transfer
+    encoding); when that fails, its decoded payload in the charset of its raw
+    Content-Type (:func:`referee.mail.headers.param`), else UTF-8, with replacement."""
     try:
-        content = part.get_content()
+        content = part.get_content() if isinstance(part, MIMEPart) else None
         if isinstance(content, str):
             return content
-    except (LookupError, KeyError, ValueError, AssertionError):
+    except _PARSER_ERRORS:
         pass
-    payload = part.get_payload(decode=True)
-    return payload.decode("utf-8", "replace") if isinstance(payload, bytes) else ""
+    try:
+        payload = part.get_payload(decode=True)
+    except _PARSER_ERRORS:
+        payload = None
+    if not isinstance(payload, bytes):
+        text = part.get_payload() if not part.is_multipart() else ""
+        payload = headers.raw_bytes(text) if isinstance(text, str) else b""
+    charset = headers.param(part, "Content-Type", "charset") or "utf-8"
+    try:
+        return payload.decode(charset, "replace")
+    except (LookupError, ValueError, TypeError):  # unknown, a NUL in the name, no text
+        return payload.decode("utf-8", "replace")
 
 
 def _body_text(msg: EmailMessage) -> str:
-    plain = msg.get_body(preferencelist=("plain",))
+    """The text of the mail's body: its plain part, else its HTML part as text."""
+    plain: Message | None
+    rich: Message | None
+    try:
+        plain = msg.get_body(preferencelist=("plain",))
+        rich = None if plain is not None else msg.get_body(preferencelist=("html",))
+    except _PARSER_ERRORS:  # a header the parser chokes on: the parts found by hand
+        plain, rich = _first_part(msg, "text/plain"), _first_part(msg, "text/html")
     if plain is not None:
         return _part_text(plain)
-    rich = msg.get_body(preferencelist=("html",))
     if rich is not None:
         return html_to_text(_part_text(rich))
     return ""
+
+
+def _first_part(msg: Message, media: str) -> Message | None:
+    """The first part of ``media`` type that is no attachment, by the raw headers."""
+    for part in msg.walk():
+        if part.is_multipart() or headers.content_type(part) != media:
+            continue
+        disposition = headers.header_text(part, "Content-Disposition", 100).lower()
+        if not disposition.startswith("attachment"):
+            return part
+    return None
 
 
 _SIGNATURE_RE = re.compile(r"^(--\s?|__+|sent from my\b.*|get outlook for\b.*)$", re.I)
@@ -334,45 +370,24 @@ def _moves(own: Sequence[str]
     return tuple(lines[:1]), tuple(lines), tuple(origins)
 
 
-def _msgids(value: object) -> list[str]:
-    return re.findall(r"<[^<>\s]+>", str(value)) if value is not None else []
-
-
-def _raw_header(msg: Message, name: str) -> str | None:
-    """A header's unparsed value (the structured parsers of ``email`` crash on some junk)."""
-    for key, value in msg.raw_items():
-        if key.lower() == name.lower():
-            return str(value)
-    return None
-
-
-def _decoded_header(msg: Message, name: str) -> str:
-    value = _raw_header(msg, name)
-    if value is None:
-        return ""
-    value = value[:MAX_HEADER_CHARS]
-    try:
-        return str(make_header(decode_header(value))).replace("\r", "").replace("\n", "")
-    except (ValueError, LookupError, HeaderParseError, UnicodeError):
-        return re.sub(r"\s*\n\s*", " ", value).strip()
-
-
 def _is_automatic(msg: EmailMessage) -> bool:
-    auto = (_raw_header(msg, "Auto-Submitted") or "no").strip().lower()
-    precedence = (_raw_header(msg, "Precedence") or "").strip().lower()
+    auto = headers.header_text(msg, "Auto-Submitted") if headers.raw(
+        msg, "Auto-Submitted") is not None else "no"
+    precedence = headers.header_text(msg, "Precedence").lower()
     return (
-        auto not in ("", "no")
+        auto.lower() not in ("", "no")
         or precedence in ("bulk", "junk", "list", "auto_reply")
-        or _raw_header(msg, "X-Autoreply") is not None
-        or _raw_header(msg, "X-Autorespond") is not None
-        or str(msg.get_content_type()) == "multipart/report"
+        or headers.raw(msg, "X-Autoreply") is not None
+        or headers.raw(msg, "X-Autorespond") is not None
+        or headers.content_type(msg) == "multipart/report"
     )
 
 
 MAX_MIME_DEPTH = 10  # multipart levels and attached messages, counted together
 MAX_MIME_PARTS = 200  # parts in all (the standard library's parser is slow on many)
-MAX_HEADER_CHARS = 8192  # of a header that is decoded (decoding is slow on huge ones)
 PARSE_SECONDS = 5.0  # what one mail may take to read, whatever the bounds above missed
+MAX_IDS = 100  # Message-IDs read of In-Reply-To (the first) and of References (the last)
+HINT_CHARS = 200  # of a game or player named by an attached original or a line: hints
 
 _BOUNDARY_RE = re.compile(
     rb'boundary(?:\*0?)?\*?\s*=\s*(?:"([^"\r\n]{1,200})"|([^\s;"]{1,200}))', re.I)
@@ -420,8 +435,10 @@ def _depth(msg: Message) -> int:
     while stack:
         part, level = stack.pop()
         deepest = max(deepest, level)
+        if not part.is_multipart():  # (a leaf's payload would be decoded in its charset)
+            continue
         payload = part.get_payload()
-        if part.is_multipart() and isinstance(payload, list) and level <= MAX_MIME_DEPTH:
+        if isinstance(payload, list) and level <= MAX_MIME_DEPTH:
             stack.extend((p, level + 1) for p in payload if isinstance(p, Message))
     return deepest
 
@@ -477,26 +494,26 @@ def parse_reply(raw: bytes) -> Reply:
                         "take apart") from None
     except RecursionError:
         raise MailError("cannot read this mail: its MIME parts nest too deeply") from None
-    except (ValueError, IndexError, TypeError, LookupError, AttributeError) as exc:
+    except (*_PARSER_ERRORS, IndexError) as exc:
         raise MailError(f"cannot read this mail: {type(exc).__name__}: {exc}") from exc
 
 
 def _parse_reply(raw: bytes) -> Reply:
-    msg = email.message_from_bytes(raw, policy=email.policy.default)
+    msg = email.message_from_bytes(raw, policy=headers.POLICY)
     assert isinstance(msg, EmailMessage)
     if _depth(msg) > MAX_MIME_DEPTH:
         raise MailError(f"cannot read this mail: its MIME parts nest more than "
                         f"{MAX_MIME_DEPTH} levels deep")
     warnings: list[str] = []
 
-    senders = getaddresses([_decoded_header(msg, "From")])
-    sender = senders[0][1] if senders and "@" in senders[0][1] else ""
+    # every header through referee/mail/headers.py: decoded with replacement, never raising
+    sender = headers.address(msg, "From")
     if not sender:
         warnings.append("the From line names no address")
-    subj = _decoded_header(msg, "Subject")
-    in_reply_to_ids = _msgids(_raw_header(msg, "In-Reply-To"))
-    references = tuple(_msgids(_raw_header(msg, "References")))
-    own_id = _msgids(_raw_header(msg, "Message-ID"))
+    subj = headers.header_text(msg, "Subject")
+    in_reply_to_ids = headers.msgids(msg, "In-Reply-To")[:MAX_IDS]
+    references = tuple(headers.msgids(msg, "References")[-MAX_IDS:])
+    own_id = headers.msgids(msg, "Message-ID")
 
     own, other, forwarded = _split_own(_body_text(msg))
     prefix = _FWD_SUBJECT_RE.match(subj)
@@ -508,13 +525,13 @@ def _parse_reply(raw: bytes) -> Reply:
     player: str | None = None
     move_number: int | None = None
     for part in msg.walk():
-        if part.get_content_type() == "message/rfc822":
+        if headers.content_type(part) == "message/rfc822":
             inner = part.get_payload(0) if part.is_multipart() else None
-            if isinstance(inner, Message) and _decoded_header(inner, "X-Referee-Game"):
-                game = _decoded_header(inner, "X-Referee-Game").strip()
-                player = _decoded_header(inner, "X-Referee-Player").strip() or None
-                number = _decoded_header(inner, "X-Referee-Move").strip()
-                move_number = int(number) if number.isdigit() else None
+            if isinstance(inner, Message) and headers.header_text(inner, "X-Referee-Game"):
+                game = headers.header_text(inner, "X-Referee-Game", HINT_CHARS)
+                player = headers.header_text(inner, "X-Referee-Player", HINT_CHARS) or None
+                number = headers.header_text(inner, "X-Referee-Move")
+                move_number = int(number) if re.fullmatch(r"[0-9]{1,9}", number) else None
                 forwarded = True
                 break
     if game is None:
@@ -532,9 +549,9 @@ def _parse_reply(raw: bytes) -> Reply:
     if game is None or player is None:
         for line in [*own, *other]:
             if game is None and (m := _GAME_LINE_RE.match(line)):
-                game = m.group(1)
+                game = headers.clean(m.group(1), HINT_CHARS)
             if player is None and (m := _PLAYER_LINE_RE.match(line)):
-                player = m.group(1)
+                player = headers.clean(m.group(1), HINT_CHARS)
 
     # token: own "token:" line, else the Subject tag unless this is a forward
     token: str | None = None
@@ -558,6 +575,7 @@ def _parse_reply(raw: bytes) -> Reply:
         lines=lines,
         origins=origins,
         in_reply_to=in_reply_to_ids[0] if in_reply_to_ids else None,
+        replies_to=tuple(in_reply_to_ids),
         message_id=own_id[0] if own_id else None,
         references=references,
         subject=subj,
