@@ -1,8 +1,8 @@
 """No import cycle among the modules of ``referee`` (docs/architecture.md#layers).
 
-The imports are read from the source with ``ast``: module-level and function-level
-(lazy) ones alike, since a lazy import that runs upward is a cycle all the same, only
-hidden. ``lint-imports`` (the contracts in pyproject.toml) holds the layers in CI; this
+The imports are read from the source with ``ast``: module-level, function-level (lazy)
+and ``if TYPE_CHECKING:`` ones alike, since an import that runs upward is a cycle all the
+same, only hidden. ``lint-imports`` (the contracts in pyproject.toml) holds the layers in CI; this
 test catches a cycle even where import-linter is not installed.
 """
 
@@ -34,30 +34,12 @@ def _known(name: str, known: Mapping[str, Path]) -> str | None:
     return name or None
 
 
-def _is_type_checking(test: ast.expr) -> bool:
-    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
-
-
-def _runtime_nodes(tree: ast.AST) -> Iterable[ast.AST]:
-    """Every node of ``tree`` except the bodies of ``if TYPE_CHECKING:`` (imports for the
-    type checker only, never run: no cycle, as import-linter's
-    ``exclude_type_checking_imports``)."""
-    todo = [tree]
-    while todo:
-        node = todo.pop()
-        yield node
-        if isinstance(node, ast.If) and _is_type_checking(node.test):
-            todo.extend(node.orelse)
-            continue
-        todo.extend(ast.iter_child_nodes(node))
-
-
 def imports_of(name: str, path: Path, known: Mapping[str, Path]) -> set[str]:
     """The ``referee`` modules that module ``name`` imports anywhere in its source."""
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found: set[str] = set()
-    for node in _runtime_nodes(ast.parse(path.read_text(encoding="utf-8"))):
+    # every import counts: at the top, inside a function, under ``if TYPE_CHECKING:``
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         targets: list[str] = []
         if isinstance(node, ast.Import):
             targets = [alias.name for alias in node.names]

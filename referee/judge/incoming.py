@@ -32,7 +32,7 @@ from referee import i18n
 from referee import mail as mailmod
 from referee.errors import AmbiguousMove, MalformedMove, MoveError, RefereeError
 from referee.i18n import domain
-from referee.judge import language, mailcommands, meta, notices, notifications, text
+from referee.judge import language, mailcommands, meta, notices, text
 from referee.judge.core import GM_TOKEN, Judge, Loaded
 from referee.judge.failures import environment_failure
 from referee.judge.gmlines import GM_HELP, bot_level, gm_meta
@@ -108,7 +108,7 @@ class Incoming:
                            _("Your mail did not answer a referee mail, so nothing was "
                              "played."))
                     note = [why, _(CURRENT)]
-                    return self._answer_state(game, pid, note, "answered",
+                    return self.answer_state(game, pid, note, "answered",
                                               "forged id" if forged else "no referee mail")
         if not sender:
             return Outcome("ignored", detail="no game and no sender address")
@@ -151,7 +151,7 @@ class Incoming:
             store.mark_answered(self.msgid)
             store.save()
             return why
-        self._queue([answer])
+        self.queue([answer])
         return ""
 
     def _known(self, address: str) -> bool:
@@ -168,7 +168,7 @@ class Incoming:
                 return True
         return False
 
-    def _queue(self, messages: Sequence[mime.Mail | EmailMessage]) -> None:
+    def queue(self, messages: Sequence[mime.Mail | EmailMessage]) -> None:
         for msg in messages:
             self.judge.queue(msg)
         self.judge.store.mark_answered(self.msgid)
@@ -236,25 +236,25 @@ class Incoming:
         note = [done, _(CURRENT)]
         if seat.player == meta.GM:
             return self._answer_gm(game, note, "rejected", "stale")
-        return self._answer_state(game, seat.player, note, "rejected", "stale")
+        return self.answer_state(game, seat.player, note, "rejected", "stale")
 
-    def _not_done(self, game: Loaded, player: str, command: str, exc: RefereeError
+    def not_done(self, game: Loaded, player: str, command: str, exc: RefereeError
                   ) -> Outcome:
         """The answer to ``player``'s ``command`` that ``exc`` refused: "`command` not
         done: reason". A full or read-only disk is raised instead: the mail is tried
         again later."""
         if environment_failure(exc):
             raise exc
-        return self._answer_state(game, player, [_("`{command}` not done: {reason}").format(
+        return self.answer_state(game, player, [_("`{command}` not done: {reason}").format(
             command=command, reason=exc.message)], "rejected", exc.message)
 
-    def _answer_state(self, game: Loaded, player: str, note: list[str], action: str,
+    def answer_state(self, game: Loaded, player: str, note: list[str], action: str,
                       detail: str = "") -> Outcome:
         to = game.settings.to(player)
         assert to is not None
         body = text.body(game.gf, game.match, game.seed, player, None, game.settings,
                          note=[*self._read(), *note])
-        self._queue([self.judge.message(game, player, to, body, answers=self.msgid,
+        self.queue([self.judge.message(game, player, to, body, answers=self.msgid,
                                         board=True)])
         return Outcome(action, game.gf.game_id, detail)
 
@@ -263,13 +263,13 @@ class Incoming:
         assert game.settings.gm is not None
         body = text.body(game.gf, game.match, game.seed, None, None, game.settings,
                          full=True, note=[*note, "", *(_(line) for line in GM_HELP)])
-        self._queue([self.judge.message(game, meta.GM, game.settings.gm, body,
+        self.queue([self.judge.message(game, meta.GM, game.settings.gm, body,
                                         answers=self.msgid, board=True)])
         return Outcome(action, game.gf.game_id, detail)
 
     def _player(self, game: Loaded, player: str, mid: MailId) -> Outcome:
         if not self.reply.moves:
-            return self._answer_state(game, player, [
+            return self.answer_state(game, player, [
                 _("No move found in your mail: write it on the first line.")], "rejected",
                 "no move")
         self._take((*PLAYER_COMMANDS, intake.PLAN_WORD), game, player)
@@ -317,7 +317,7 @@ class Incoming:
                 raise
             reason = text.nonce_needed(game.gf) if gamefile.missing_nonces(game.gf) \
                 else exc.message  # (before the nonces: in the words of a mail)
-            return self._answer_state(self.judge.load(game.path) or game, player,
+            return self.answer_state(self.judge.load(game.path) or game, player,
                                       [_("Not played: {reason}").format(reason=reason)],
                                       "rejected", exc.message)
         if done.match is not None:  # the state submit just wrote: no second replay
@@ -358,11 +358,11 @@ class Incoming:
         if isinstance(exc, MalformedMove) and not index and len(self.reply.lines) > 1:
             note.append(_("No line of your mail reads as a move, so nothing was played."))
         note.append(_("Reply to this mail with your decision."))
-        return self._answer_state(game, player, note, "rejected", exc.message)
+        return self.answer_state(game, player, note, "rejected", exc.message)
 
     # ------------------------------------------------------------------ commands
 
-    def _still_fresh(self, mid: MailId) -> Callable[[gamefile.GameFile], None]:
+    def still_fresh(self, mid: MailId) -> Callable[[gamefile.GameFile], None]:
         """A check that the write core runs inside the game file's lock: the mail is
         still unplayed and still answers the latest mail (the file may have changed since
         the judge read it, e.g. by a `referee move` run by hand)."""
@@ -378,20 +378,20 @@ class Incoming:
                  mid: MailId) -> Outcome:
         arg = rest[0].strip() if rest else ""
         if word == "status":
-            return self._answer_state(game, player, [_("The current state, as you asked.")],
+            return self.answer_state(game, player, [_("The current state, as you asked.")],
                                       "command", "status")
         if word == "help":
-            return self._answer_state(game, player, [_(line) for line in HELP], "command",
+            return self.answer_state(game, player, [_(line) for line in HELP], "command",
                                       "help")
         if word == "say":
             return mailcommands.say(self, game, player)
-        guard = self._still_fresh(mid)
+        guard = self.still_fresh(mid)
         if word in language.WORDS:  # referee/judge/language.py
             return language.command(self, game, player, word, arg, guard)
         if word == "rematch":
             return mailcommands.rematch(self, game, player, guard)
         if word == "notify" and arg.lower().split()[:1] == ["via"]:  # notifications.py
-            return notifications.command(self, game, player, arg)
+            return mailcommands.notify_via(self, game, player, arg)
         try:
             if word == "undo":
                 mailcommands.undo(game.path, player, self.msgid, guard)
@@ -408,20 +408,20 @@ class Incoming:
                             {"kind": "notify", "player": player, "mode": arg.lower()},
                             extra={"mail": self.msgid}, guard=guard)
         except RefereeError as exc:
-            return self._not_done(game, player, word, exc)
+            return self.not_done(game, player, word, exc)
         read = self._read()
         self.judge.notify(game.path, {player: read} if read else None)
         self.judge.store.mark_answered(self.msgid)
         self.judge.store.save()
         if word == "notify":
             fresh = self.judge.load(game.path) or game
-            return self._answer_state(fresh, player, [_(
+            return self.answer_state(fresh, player, [_(
                 "Your mail setting is now {mode}.").format(mode=arg)], "command", "notify")
         if word == "bot":
             fresh = self.judge.load(game.path) or game
             done = _("Done: a bot plays your seat.") if bot_level(arg)["level"] else \
                 _("Done: you play your seat again.")
-            return self._answer_state(fresh, player, [done], "command", "bot")
+            return self.answer_state(fresh, player, [done], "command", "bot")
         return Outcome("command", game.gf.game_id, word)
 
     def _gm(self, game: Loaded, mid: MailId) -> Outcome:
@@ -432,7 +432,7 @@ class Incoming:
             change = gm_meta(line, game.gf.players)
             if change is not None:
                 meta.append(game.path, meta.GM, change, extra={"mail": self.msgid},
-                            guard=self._still_fresh(mid))
+                            guard=self.still_fresh(mid))
         except RefereeError as exc:
             if environment_failure(exc):  # a full or read-only disk: try again later
                 raise

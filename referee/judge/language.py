@@ -20,7 +20,8 @@ from referee.ledger.roster import Settings
 
 if TYPE_CHECKING:
     from referee.judge.basics import Loaded
-    from referee.judge.incoming import Incoming, Outcome
+    from referee.judge.outcome import Outcome
+    from referee.judge.request import Request
     from referee.play.writecore import Guard
 
 _, N_, ngettext = domain("referee")
@@ -58,7 +59,7 @@ def _choices() -> str:
     return ", ".join(f"{code} ({name})" for code, name in i18n.NAMES.items())
 
 
-def command(incoming: Incoming, game: Loaded, player: str, word: str, arg: str,
+def command(incoming: Request, game: Loaded, player: str, word: str, arg: str,
             guard: Guard) -> Outcome:
     """``lang LANG`` by mail from ``player`` (already authenticated: the seat's address
     and token, fresh): their ``lang`` record through the write core, then the answer in
@@ -69,7 +70,7 @@ def command(incoming: Incoming, game: Loaded, player: str, word: str, arg: str,
         meta.append(game.path, player, {"kind": "lang", "player": player, "lang": lang},
                     extra={"mail": incoming.msgid}, guard=guard)
     except RefereeError as exc:
-        return incoming._not_done(game, player, word, exc)
+        return incoming.not_done(game, player, word, exc)
     judge = incoming.judge
     judge.notify(game.path)
     judge.store.mark_answered(incoming.msgid)
@@ -78,4 +79,4 @@ def command(incoming: Incoming, game: Loaded, player: str, word: str, arg: str,
     with i18n.language(lang):
         note = [_("Your mails are now in {language}.").format(language=i18n.NAMES[lang]),
                 _("To change it: `lang en` (English) or `lang de` (Deutsch).")]
-        return incoming._answer_state(fresh, player, note, "command", f"lang {lang}")
+        return incoming.answer_state(fresh, player, note, "command", f"lang {lang}")

@@ -2,7 +2,8 @@
 reads the mail and calls these): ``rematch``, ``plan``, ``vacation``, ``say`` (relayed,
 bounded: :data:`SAY_RATE` says per player per hour of the judge's clock), ``undo`` and
 ``nonce``. Each writes through the write core with the mail's freshness guard and
-answers the player (:meth:`referee.judge.incoming.Incoming._answer_state`)."""
+answers the player (:meth:`referee.judge.request.Request.answer_state`); ``notify via``
+sets a player's channel (:mod:`referee.judge.notifications`)."""
 
 from __future__ import annotations
 
@@ -11,9 +12,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from referee import i18n
-from referee.errors import RefereeError
+from referee.errors import RefereeError, UsageError
 from referee.i18n import domain
-from referee.judge import meta, text
+from referee.judge import meta, notifications, text
 from referee.judge.failures import environment_failure
 from referee.judge.outcome import Outcome
 from referee.mail import intake
@@ -23,7 +24,7 @@ from referee.play.writecore import Guard
 
 if TYPE_CHECKING:
     from referee.judge.basics import Loaded
-    from referee.judge.incoming import Incoming
+    from referee.judge.request import Request
 
 _, N_, ngettext = domain("referee")
 
@@ -31,7 +32,7 @@ SAY_RATE = 5  # says per player per hour of the judge's clock
 SAY_WINDOW = dt.timedelta(hours=1)
 
 
-def rematch(incoming: Incoming, game: Loaded, player: str, guard: Guard) -> Outcome:
+def rematch(incoming: Request, game: Loaded, player: str, guard: Guard) -> Outcome:
     """``rematch``: the player's agreement to a rematch of the finished game, recorded
     in its log; the other players are told who is still waiting. Once every human
     player has agreed, the judge starts the rematch beside the game
@@ -39,7 +40,7 @@ def rematch(incoming: Incoming, game: Loaded, player: str, guard: Guard) -> Outc
     from referee.play import rematch
 
     if not game.match.game.finished(game.match.state):
-        return incoming._answer_state(game, player, [
+        return incoming.answer_state(game, player, [
             _("`rematch` not done: the game is not finished yet.")], "rejected",
             "rematch")
     if player not in game.settings.rematch:
@@ -47,7 +48,7 @@ def rematch(incoming: Incoming, game: Loaded, player: str, guard: Guard) -> Outc
             meta.append(game.path, player, {"kind": "rematch", "player": player},
                         extra={"mail": incoming.msgid}, guard=guard)
         except RefereeError as exc:
-            return incoming._not_done(game, player, "rematch", exc)
+            return incoming.not_done(game, player, "rematch", exc)
         game = incoming.judge.load(game.path) or game
     agreed = game.settings.rematch
     waiting = [p for p in rematch.waiting_for(game.gf.data, agreed)
@@ -62,15 +63,15 @@ def rematch(incoming: Incoming, game: Loaded, player: str, guard: Guard) -> Outc
     except RefereeError as exc:
         if environment_failure(exc):
             raise
-        return incoming._answer_state(game, player, [_(
+        return incoming.answer_state(game, player, [_(
             "The rematch was not started: {reason}").format(reason=exc.message)],
             "rejected", exc.message)
     incoming.judge.notify(new)
-    return incoming._answer_state(game, player, [_(
+    return incoming.answer_state(game, player, [_(
         "Everyone agreed: the rematch has started ({file}); its first mail comes "
         "on its own.").format(file=new.name)], "command", "rematch")
 
-def tell_rematch(incoming: Incoming, game: Loaded, player: str, agreed: list[str],
+def tell_rematch(incoming: Request, game: Loaded, player: str, agreed: list[str],
                   waiting: list[str]) -> None:
     """The agreement to its author, and to every other human player who is waiting
     and who has agreed; each mail names who is waiting."""
@@ -90,11 +91,11 @@ def tell_rematch(incoming: Incoming, game: Loaded, player: str, agreed: list[str
                              note=note)
             answers = incoming.msgid if pid == player else None
             incoming.judge.queue(incoming.judge.message(game, pid, to, body, answers=answers))
-    incoming._queue([])
+    incoming.queue([])
 
 
 
-def plan(incoming: Incoming, game: Loaded, player: str, lines: list[str],
+def plan(incoming: Request, game: Loaded, player: str, lines: list[str],
          mid: MailId) -> Outcome:
     """``plan``: set the player's plan from the mail's lines (``plan --clear``
     withdraws it; ``plan`` alone shows it), then answer with the plan now in force:
@@ -105,9 +106,9 @@ def plan(incoming: Incoming, game: Loaded, player: str, lines: list[str],
     if lines:
         try:
             submit.set_plan(game.path, player, [] if clear else lines,
-                           extra={"mail": incoming.msgid}, guard=incoming._still_fresh(mid))
+                           extra={"mail": incoming.msgid}, guard=incoming.still_fresh(mid))
         except RefereeError as exc:
-            return incoming._not_done(game, player, "plan", exc)
+            return incoming.not_done(game, player, "plan", exc)
         incoming.judge.store.mark_answered(incoming.msgid)
         incoming.judge.store.save()
     fresh = incoming.judge.load(game.path) or game
@@ -121,10 +122,10 @@ def plan(incoming: Incoming, game: Loaded, player: str, lines: list[str],
     if lines and not clear:
         note.append(_("Note: {note}.").format(note=_(
             plan_play.SEALED_NOTE if fresh.gf.sealed else plan_play.OPEN_NOTE)))
-    return incoming._answer_state(fresh, player, note, "command", "plan")
+    return incoming.answer_state(fresh, player, note, "command", "plan")
 
 
-def vacation(incoming: Incoming, game: Loaded, player: str, arg: str,
+def vacation(incoming: Request, game: Loaded, player: str, arg: str,
              guard: Guard) -> Outcome:
     """``vacation DAYS``: the player's clock stops (referee/judge/clocks.py); the
     others are told. Raises RefereeError (answered by the caller)."""
@@ -134,9 +135,9 @@ def vacation(incoming: Incoming, game: Loaded, player: str, arg: str,
     incoming.judge.store.mark_answered(incoming.msgid)
     fresh = incoming.judge.load(game.path) or game
     clocks.tell_vacation(incoming.judge, fresh, player, int(arg))
-    return incoming._answer_state(fresh, player, [note], "command", "vacation")
+    return incoming.answer_state(fresh, player, [note], "command", "vacation")
 
-def say(incoming: Incoming, game: Loaded, player: str) -> Outcome:
+def say(incoming: Request, game: Loaded, player: str) -> Outcome:
     try:
         said = intake.say_text(incoming.reply)
         say_allowed(incoming, game.gf.game_id, player)
@@ -145,17 +146,17 @@ def say(incoming: Incoming, game: Loaded, player: str) -> Outcome:
             incoming.judge.store.mark_answered(incoming.msgid)
             incoming.judge.store.save()
             return Outcome("rejected", game.gf.game_id, "say rate")
-        return incoming._answer_state(game, player, [exc.message], "rejected", "say")
+        return incoming.answer_state(game, player, [exc.message], "rejected", "say")
     out = []
     for pid in game.gf.players:
         to = game.settings.to(pid)
         if pid != player and to:
             with i18n.language(game.settings.lang(pid)):
                 out.append(incoming.judge.message(game, pid, to, text.say_text(player, said)))
-    incoming._queue(out)
+    incoming.queue(out)
     return Outcome("command", game.gf.game_id, "say")
 
-def say_allowed(incoming: Incoming, gid: str, player: str) -> None:
+def say_allowed(incoming: Request, gid: str, player: str) -> None:
     """Count a say against the player's rate (the judge's state file), or refuse it:
     ``say`` once per hour with the reason, ``quiet`` for the rest of that hour."""
     now = incoming.judge.config.clock()
@@ -192,3 +193,29 @@ def add_nonce(path: Path, player: str, value: str, guard: Guard | None = None) -
 
     keep = path.with_name(f"{path.name}.{player}.nonce")
     give_nonce(path, player, value.strip() or None, keep, guard=guard)
+
+
+def notify_via(incoming: Request, game: Loaded, player: str, arg: str) -> Outcome:
+    """A player's mail ``notify via ...``: their channel set (kept in the judge's state)
+    and confirmed to them only, masked. A channel the judge would not post to (a private
+    address without ``--notify-private``) is refused here, with the reason."""
+    channels = incoming.judge.channels
+    try:
+        url, via = notifications.parse_command(
+            arg, allow_private=channels.options.allow_private)
+    except UsageError as exc:
+        with i18n.language(game.settings.lang(player)):
+            told = _("`{command}` not done: {reason}").format(command="notify via",
+                                                              reason=exc.message)
+        return incoming.answer_state(game, player, [told], "rejected", "notify via")
+    channels.set(game, player, url, via)
+    incoming.judge.store.mark_answered(incoming.msgid)
+    incoming.judge.store.save()
+    note = [channels.described(game, player)]
+    if via == "only":
+        with i18n.language(game.settings.lang(player)):
+            note.append(_("The first mail of the game, any mail whose notice the channel "
+                          "did not take, answers to your mails and messages of the other "
+                          "players still come by mail; reply `status` to any mail of the "
+                          "game to get one to answer."))
+    return incoming.answer_state(game, player, note, "command", f"notify via {via}")

@@ -32,7 +32,6 @@ from referee.mail import notify
 
 if TYPE_CHECKING:
     from referee.judge.basics import Loaded
-    from referee.judge.incoming import Incoming, Outcome
     from referee.judge.store import Store
 
 _, N_, ngettext = i18n.domain("referee")
@@ -188,28 +187,3 @@ def summary(game: Loaded, player: str, since: int | None, site_url: str | None
     if site_url:
         lines.append(f"{site_url.rstrip('/')}/{gf.game_id}/")
     return title, "\n".join(lines)
-
-
-def command(incoming: Incoming, game: Loaded, player: str, arg: str) -> Outcome:
-    """A player's mail ``notify via ...``: their channel set (kept in the judge's state)
-    and confirmed to them only, masked. A channel the judge would not post to (a private
-    address without ``--notify-private``) is refused here, with the reason."""
-    channels = incoming.judge.channels
-    try:
-        url, via = parse_command(arg, allow_private=channels.options.allow_private)
-    except UsageError as exc:
-        with i18n.language(game.settings.lang(player)):
-            told = _("`{command}` not done: {reason}").format(command="notify via",
-                                                              reason=exc.message)
-        return incoming._answer_state(game, player, [told], "rejected", "notify via")
-    channels.set(game, player, url, via)
-    incoming.judge.store.mark_answered(incoming.msgid)
-    incoming.judge.store.save()
-    note = [channels.described(game, player)]
-    if via == "only":
-        with i18n.language(game.settings.lang(player)):
-            note.append(_("The first mail of the game, any mail whose notice the channel "
-                          "did not take, answers to your mails and messages of the other "
-                          "players still come by mail; reply `status` to any mail of the "
-                          "game to get one to answer."))
-    return incoming._answer_state(game, player, note, "command", f"notify via {via}")
