@@ -19,18 +19,6 @@ from referee.errors import NotYourTurn, UsageError
 from tests.conftest import run
 
 
-@pytest.mark.parametrize("name", ["staufer", "dynasties"])
-@pytest.mark.parametrize("level", ["random", "greedy", "mcts"])
-def test_bots_choose_a_legal_move_reproducibly(name: str, level: str) -> None:
-    game = get_game(name)
-    match = Match.start(game, ["ann", "ben", "cat"], {}, "bots")
-    player = game.to_move(match.state)[0]
-    first = choose(game, match.state, player, make_bot(level, iterations=5), Rng("x"))
-    again = choose(game, match.state, player, make_bot(level, iterations=5), Rng("x"))
-    assert first == again
-    assert first in game.legal_moves(match.state, player)
-
-
 def test_greedy_takes_the_best_immediate_margin() -> None:
     """Every move greedy may choose has the best score difference found by trying them all
     on the same determinization it used."""

@@ -122,25 +122,6 @@ def move_on(path: Path) -> None:
     assert result.exit_code == 0, result.output
 
 
-# --- released versions in the package ----------------------------------------------------
-
-
-@pytest.mark.parametrize("name", ["staufer", "dynasties"])
-def test_current_data_is_released(name: str) -> None:
-    digest = dataversions.split_pin(dataversions.current_pin(name))[1]
-    assert digest in dataversions.on_disk(name), (
-        f"the {name} data changed: release it with `referee release-data {name}` and"
-        f" commit data/versions/{digest}.json")
-
-
-@pytest.mark.parametrize("name", ["staufer", "dynasties"])
-def test_each_snapshot_hashes_to_its_name(name: str) -> None:
-    for digest in dataversions.on_disk(name):
-        body = json.loads((dataversions.versions_dir(name) / f"{digest}.json").read_text())
-        assert dataversions.digest_of(name, body["files"]) == digest
-        assert body["rules"] == f"{dataversions.split_pin(body['rules'])[0]}+data.{digest}"
-
-
 # --- a game replays with its pinned version ------------------------------------------------
 
 

@@ -2,11 +2,14 @@
 command ends with exit 0, 1 or 2, one message, no traceback, and the file unchanged on
 failure.
 
-Game files are valid ones (the toy game, Staufer, Dynasties) mutated three ways: byte
-flips; crafted move objects (a field set to any JSON value, the hash chain recomputed so
-that the move reaches decoding and replay); JSON edge cases spliced in (huge integers,
-deep nesting, lone surrogates, NaN, duplicate keys, terminal escapes). Move texts are
-game words and arbitrary text.
+Game files are valid ones of every registered game (found as the referee finds them,
+the Nim plug-in installed: tests/conformance/registry.py; the toys, Staufer, Dynasties),
+partway through a seeded random game, mutated three ways: byte flips; crafted move
+objects (a field set to any JSON value, the hash chain recomputed so that the move
+reaches decoding and replay); JSON edge cases spliced in (huge integers, deep nesting,
+lone surrogates, NaN, duplicate keys, terminal escapes). Move texts are
+the words of each game's notation (those of the legal moves met on the way to the base
+file, and numbers past the edges) and arbitrary text.
 
 CI runs the profile ``referee-ci`` (a few hundred inputs, well under a minute);
 ``HYPOTHESIS_PROFILE=referee-long`` runs thousands. The test prints how many inputs it
@@ -21,19 +24,22 @@ import json
 import os
 import tempfile
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from click.testing import CliRunner, Result
+import pytest
+from click.testing import Result
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.strategies import DrawFn
 
-from referee.cli import main
-from referee.ledger import gamefile
+from referee.engine import get_game
+from referee.ledger import gamefile, replay
+from scripts import make_examples
+from tests.conformance.registry import GAMES, plugin_on_path
 from tests.conftest import run
-
-ROOT = Path(__file__).resolve().parent.parent
 
 settings.register_profile(
     "referee-ci", max_examples=250, deadline=None, derandomize=True, database=None,
@@ -53,43 +59,51 @@ EDGE_TOKENS = [
     '"\\u001b]0;x\\u0007\\u001b[2J"', "null", "true", '""', "[]", "{}", "-1", "0",
     '"' + "x" * 100000 + '"',
 ]
-WORDS = {
-    "toy": ["take", "peek", "draw", "1", "2", "3", "0", "-1", "99999999999999999999"],
-    "staufer": ["supply", "deploy", "seat", "envoy", "noble", "nobles", "first", "privilege",
-                "done", "take", "pick", "keep", "return", "court", "province", "none",
-                "chests", "+envoy", "+draw", "aachen", "milano", "st", "purple", "vp3",
-                "free-move", "free-pay", "double", "bonus", "1", "3", "5", "0", "99"],
-    "dynasties": ["trade", "twice", "with", "prince", "princess", "use", "special", "pay",
-                  "sit", "out", "pass", "keep", "divide", "choose", "take", "from", "ship",
-                  "bag", "bonus", "arms", "upgrade", "wild", "marry", "envoy", "book",
-                  "save", "release", "score", "done", "granada", "france", "kkp/wg", "7",
-                  "y05", "child", "arms+points", "1", "2", "0", "40"],
-}
+EDGE_NUMBERS = ["0", "-1", "99", "99999999999999999999"]
 
 
-def _toy_file() -> dict[str, Any]:
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "toy.json"
-        runner = CliRunner()
-        for args in (["new", "toy", str(path), "--players", "ann,ben,cat", "--seed", "f"],
-                     ["move", str(path), "--as", "ann", "take 2"],
-                     ["move", str(path), "--as", "ben", "take 1"],
-                     ["move", str(path), "--as", "cat", "take 3"]):
-            assert runner.invoke(main, args).exit_code == 0
-        return json.loads(path.read_text())
+@contextmanager
+def fixed_clock() -> Iterator[None]:
+    """REFEREE_NOW set while a base file is made (its times the same on every run)."""
+    old = os.environ.get("REFEREE_NOW")
+    os.environ["REFEREE_NOW"] = make_examples.CREATED
+    try:
+        yield
+    finally:
+        if old is None:
+            del os.environ["REFEREE_NOW"]
+        else:
+            os.environ["REFEREE_NOW"] = old
 
 
-def _example(name: str, keep: int) -> dict[str, Any]:
-    data = json.loads((ROOT / "examples" / name).read_text())
-    data["log"] = data["log"][:keep]
-    return data
+def _base(name: str) -> tuple[dict[str, Any], list[str]]:
+    """A valid game file of game ``name`` partway through (30 moves into a seeded random
+    game, or half of a shorter one), and the words of its notation: every word of the
+    legal moves met on the way, and numbers at and past the edges."""
+    game = get_game(name)
+    with fixed_clock():
+        data = make_examples.play(name, make_examples.counts(game)[0], f"fuzz-{name}")
+    data["log"] = data["log"][:min(30, len(data["log"]) // 2)]
+    seen: set[str] = set(EDGE_NUMBERS)
+    replay.replay(gamefile.GameFile(data, game), on_entry=lambda i, match: seen.update(
+        word for p in game.to_move(match.state)
+        for m in game.legal_moves(match.state, p) for word in game.format_move(m).split()))
+    return data, sorted(seen)
 
 
-BASES = {
-    "toy": _toy_file(),
-    "staufer": _example("staufer-3p.json", 30),
-    "dynasties": _example("dynasties-3p.json", 30),
-}
+BASES: dict[str, dict[str, Any]] = {}
+WORDS: dict[str, list[str]] = {}
+with plugin_on_path():  # every registered game, the Nim plug-in included
+    for _name in GAMES:
+        BASES[_name], WORDS[_name] = _base(_name)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def plugin_installed() -> Iterator[Path]:
+    """The plug-in's game found through its entry point while the module runs."""
+    with plugin_on_path() as site:
+        yield site
+
 
 json_scalars = st.one_of(
     st.none(), st.booleans(), st.integers(-(2**63), 2**63 - 1),

@@ -61,7 +61,9 @@ PARSE_ERRORS = [
                       "nicht möglich, erwartet: ein Land, eines von: britannia, france, "
                       "hispania, sri"),
     ("pass 3", "'pass 3' passt zu mehreren erlaubten Zügen; gib an, welchen (keep)"),
-    ("trade 1 with 99", "'trade 1 with 99' ist nicht erlaubt: du hast die Karte 99 nicht "
+    ("trade 1 with 99", "'trade 1 with 99' ist kein lesbarer Dynasties-Zug: erwartet: eine "
+                        "Aktionskarte, eine Zahl von 1 bis 34, gefunden: 99"),
+    ("trade 1 with 30", "'trade 1 with 30' ist nicht erlaubt: du hast die Karte 30 nicht "
                         "(spiele eine Karte aus deiner Hand)"),
 ]
 

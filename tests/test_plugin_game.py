@@ -1,6 +1,7 @@
 """A game from another installed package: Nim (tests/plugin), a distribution of its own
 that declares an entry point in the group ``referee.games``. It is installed into a
-temporary folder and the referee runs with that folder on PYTHONPATH: `games`, `new`,
+temporary folder (as the conformance suite installs it, tests/conformance/registry.py)
+and the referee runs with that folder on PYTHONPATH: `games`, `new`,
 `status`, `move`, `undo`, `check`, `show`, `data`, `simulate`, `bot`, `upgrade` and the
 judge's mails work for it with no edit inside referee/ (the generic picture, no legend,
 moves counted by kind for `simulate`). Also the core-only toy (tests/toygame.py: no
@@ -16,60 +17,18 @@ from pathlib import Path
 
 import pytest
 
+from tests.conformance.registry import PLUGIN, plugin_site
 from tests.conftest import run
 from tests.test_judge_support import body_text, deliver, outbox_messages, reply
 
-PLUGIN = Path(__file__).resolve().parent / "plugin"
 SENDER = "Referee <referee@example.org>"
 
 
-def build_wheel(source: Path, out: Path) -> Path:
-    """The plug-in as a wheel, from its pyproject.toml (its name, version and entry
-    points) and its package folder: what a build backend would make, without one (the
-    test runs offline and in a second)."""
-    import base64
-    import hashlib
-    import tomllib
-    import zipfile
-
-    project = tomllib.loads((source / "pyproject.toml").read_text())["project"]
-    dist = f"{project['name'].replace('-', '_')}-{project['version']}"
-    meta = {
-        "METADATA": f"Metadata-Version: 2.1\nName: {project['name']}\n"
-                    f"Version: {project['version']}\n",
-        "WHEEL": "Wheel-Version: 1.0\nGenerator: tests\nRoot-Is-Purelib: true\n"
-                 "Tag: py3-none-any\n",
-        "entry_points.txt": "".join(
-            f"[{group}]\n" + "".join(f"{k} = {v}\n" for k, v in points.items())
-            for group, points in project["entry-points"].items()),
-    }
-    files = {str(p.relative_to(source)): p.read_bytes()
-             for p in sorted((source / "referee_nim").rglob("*"))
-             if p.is_file() and "__pycache__" not in p.parts}
-    files |= {f"{dist}.dist-info/{name}": text.encode() for name, text in meta.items()}
-    record = "".join(
-        f"{name},sha256={base64.urlsafe_b64encode(hashlib.sha256(body).digest()).rstrip(b'=').decode()},{len(body)}\n"
-        for name, body in files.items()) + f"{dist}.dist-info/RECORD,,\n"
-    wheel = out / f"{dist}-py3-none-any.whl"
-    with zipfile.ZipFile(wheel, "w") as z:
-        for name, body in files.items():
-            z.writestr(name, body)
-        z.writestr(f"{dist}.dist-info/RECORD", record)
-    return wheel
-
-
 @pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The plug-in installed with pip into a folder of its own, from its wheel."""
-    root = tmp_path_factory.mktemp("plugin")
-    target = root / "site"
-    done = subprocess.run(
-        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-index",
-         "--target", str(target), str(build_wheel(PLUGIN, root))],
-        capture_output=True, text=True, check=False)
-    assert done.returncode == 0, done.stderr
-    assert (target / "referee_nim" / "data" / "nim.json").is_file()
-    return target
+def site() -> Path:
+    """The plug-in installed with pip into a folder of its own, from its wheel (the
+    conformance suite's install, tests/conformance/registry.py: once per process)."""
+    return plugin_site()
 
 
 def referee(site: Path, *args: object, ok: bool = True) -> subprocess.CompletedProcess[str]:

@@ -18,7 +18,7 @@ import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Annotated, Any
 
 import msgspec
 
@@ -28,7 +28,7 @@ from referee.errors import MalformedMove
 
 
 class Take(msgspec.Struct, frozen=True, tag="take"):
-    n: int
+    n: Annotated[int, msgspec.Meta(ge=1, le=99)]  # (a bound, as every field has)
 
 
 class Peek(msgspec.Struct, frozen=True, tag="peek"):
@@ -111,9 +111,11 @@ class ToyCore:
             return Peek()
         if words == ["draw"]:
             return Draw()
-        if len(words) == 2 and words[0] == "take" and words[1].isdigit():
+        if len(words) == 2 and words[0] == "take" and words[1].isascii() and words[1].isdigit() \
+                and len(words[1]) <= 2 and int(words[1]) >= 1:
             return Take(int(words[1]))
-        raise MalformedMove(f"cannot read {text!r}: expected 'take N', 'peek' or 'draw'")
+        raise MalformedMove(f"cannot read {text!r}: expected 'take N' (N from 1 to 99), "
+                            "'peek' or 'draw'")
 
     def prompt(self, state: ToyState) -> str:
         if state.winner:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from referee.engine import resolve_move
@@ -134,3 +136,30 @@ def test_choose_by_number() -> None:
     s = divide_position()
     play(s, "blue", "divide wg/kkp")
     assert GAME.format_move(resolve_move(GAME, s, "red", "choose 2")) == "choose wg"
+
+
+@pytest.mark.parametrize(("text", "why"), [
+    ("trade 9 with 3", "a ship is a number from 1 to 3, not 9"),
+    ("trade 1 with 35", "an action card is a number from 1 to 34, not 35"),
+    ("sit out 0", "an action card is a number from 1 to 34, not 0"),
+    ("pass 5", "a passing-track space is a number from 0 to 4, not 5"),
+    ("pass keep 99", "the action card you keep is a number from 0 to 34, not 99"),
+    ("take k from ship 4", "'4' is not a ship (1-3)"),
+    ("choose " + "k" * 17, "goods letters (k w g b p): at most 16, not 17"),
+])
+def test_a_value_outside_its_bound_is_malformed_before_any_rule(text: str, why: str) -> None:
+    """The parser never returns a move the file format would refuse (Privilege(17) of
+    the issue: a value past its bound was read, then called illegal by the rules)."""
+    s = new_game()
+    player = GAME.to_move(s)[0]
+    with pytest.raises(MalformedMove, match=re.escape(why)):
+        resolve_move(GAME, s, player, text)
+
+
+def test_the_bound_is_named_in_german_too() -> None:
+    from referee import i18n
+
+    with i18n.language("de"), pytest.raises(
+            MalformedMove, match=re.escape("erwartet: ein Schiff, eine Zahl von 1 bis 3, "
+                                           "gefunden: 9")):
+        GAME.parse_move("trade 9 with 3", [])

@@ -1,17 +1,17 @@
-"""Random legal games at every player count: the engine contracts hold throughout."""
+"""Random legal games of The Staufer Dynasty: the rounds, the turns, the privilege decks
+and the office seats follow the rules. (The promises every game keeps at every position
+are the conformance suite's: tests/conformance/.)"""
 
 from __future__ import annotations
 
 import copy
 from typing import Any
 
-import msgspec
 import pytest
 
 from referee.engine import Match, random_playout
 from referee.engine.rng import Rng
 from referee.games.staufer import GAME
-from tests.leaks import assert_state_hides, assert_views_hide
 
 SEEDS = range(12)
 
@@ -24,7 +24,11 @@ def _play(n: int, seed: int, options: dict[str, str] | None = None) -> Match:
 
 @pytest.mark.parametrize("n", [2, 3, 4, 5])
 @pytest.mark.parametrize("seed", SEEDS)
-def test_random_game_checks_every_move(n: int, seed: int) -> None:
+def test_random_games_follow_the_rounds_and_turns(n: int, seed: int) -> None:
+    """Five rounds of 15 turns (Supply or Move/Deploy) per player, one player owing a
+    decision at a time, scores that never fall. (What every game must do at every
+    position, the notation, the views, the leaks, the replay, is the conformance suite's:
+    tests/conformance/.)"""
     players = [f"p{i}" for i in range(n)]
     match = Match.start(GAME, players, {}, f"seed-{n}-{seed}")
     state = match.state
@@ -38,43 +42,17 @@ def test_random_game_checks_every_move(n: int, seed: int) -> None:
         player = owing[0]
         legal = GAME.legal_moves(state, player)
         assert legal and len(legal) < 400
-        for move in legal:
-            text = GAME.format_move(move)
-            assert GAME.parse_move(text, legal) == move, text
-            assert GAME.parse_move("  " + text.upper() + " ", legal) == move
-            assert msgspec.convert(msgspec.to_builtins(move), GAME.move_type) == move
         move = rng.choice(legal, "playout")
         if state.phase == "turn" and type(move).__name__ in ("Supply", "Deploy"):
             turns[player] += 1
         match.play(player, move)
-        assert GAME.invariants(state) == []
         scores = GAME.scores(state)
         assert all(scores[p] >= previous[p] for p in players)
         previous = dict(scores)
         if state.round != rounds_seen[-1]:
             rounds_seen.append(state.round)
-        if len(match.log) % 3 == 0 or GAME.finished(state):  # a third of the positions
-            _check_views(state, text=len(match.log) % 12 == 0 or GAME.finished(state))
     assert rounds_seen == [1, 2, 3, 4, 5]
     assert all(t == 15 for t in turns.values()), turns
-    assert GAME.to_move(state) == [] and GAME.legal_moves(state, players[0]) == []
-    ranking = GAME.ranking(state)
-    assert sorted(p for place in ranking for p in place) == sorted(players)
-    # replay from the header gives the same state
-    again = Match.start(GAME, players, {}, f"seed-{n}-{seed}")
-    for who, mv in match.log:
-        assert mv in GAME.legal_moves(again.state, who)
-        again.play(who, msgspec.convert(msgspec.to_builtins(mv), GAME.move_type))
-    assert GAME.fingerprint(again.state) == GAME.fingerprint(state)
-
-
-def _check_views(state: object, text: bool) -> None:
-    """Every viewer's view (and with ``text`` their board as text) shows nothing hidden
-    from them, item by item, and each player's own contracts (the control); with
-    ``text`` also: no view changes when what its viewer cannot see is re-dealt."""
-    assert_state_hides(GAME, state, text)
-    if text:
-        assert_views_hide(GAME, state, seeds=2)
 
 
 @pytest.mark.parametrize("deck", ["alternatives", "synergies", "raining-points", "quantity",

@@ -418,6 +418,43 @@ def _turn_trade(text: str, ship: int, legal: Sequence[Any]) -> Any:
 
 DEFAULTS: dict[str, Any] = {"pay": "", "keep": 0, "space": 1}
 
+#: what each bounded field is, as a refusal names it (the words of ``EXPECTED``)
+FIELD_WHAT = {"card": "an action card", "keep": "the action card you keep", "ship": "a ship",
+              "space": "a passing-track space", "source": "a ship (1-3)",
+              **dict.fromkeys(("pay", "goods", "first", "second"), "goods letters (k w g b p)")}
+
+
+def _bounded(move: Any, text: str) -> Any:
+    """``move`` if every field is within the bounds its type declares (what the file
+    format checks of a logged move); else the text is malformed, naming the bound."""
+    try:
+        msgspec.convert(msgspec.to_builtins(move), type(move))
+    except msgspec.ValidationError as exc:
+        raise _malformed(text, _out_of_bounds(move) or str(exc)) from None
+    return move
+
+
+def _out_of_bounds(move: Any) -> str | None:
+    """Which field of ``move`` is past its bound, in the reader's words."""
+    import msgspec.inspect as mi  # only for a refused move
+
+    info = mi.type_info(type(move))
+    assert isinstance(info, mi.StructType)
+    for field in info.fields:
+        kind = field.type.type if isinstance(field.type, mi.Metadata) else field.type
+        value, what = getattr(move, field.name), _what(FIELD_WHAT.get(field.name, field.name))
+        if isinstance(kind, mi.IntType) and kind.ge is not None and kind.le is not None \
+                and not kind.ge <= value <= kind.le:
+            return _("{what} is a number from {low} to {high}, not {value}").format(
+                what=what, low=kind.ge, high=kind.le, value=value)
+        if isinstance(kind, mi.StrType) and kind.max_length is not None \
+                and len(value) > kind.max_length:
+            return _("{what}: at most {most}, not {count}").format(
+                what=what, most=kind.max_length, count=len(value))
+        if isinstance(kind, mi.LiteralType) and value not in kind.values:
+            return _("{value} is not {what}").format(value=repr(value), what=what)
+    return None
+
 
 def parse_move(text: str, legal: Sequence[Any], data: Data) -> Any:
     """Read notation (the names of ``data``); fields left out (pay, keep, space) are
@@ -434,10 +471,10 @@ def parse_move(text: str, legal: Sequence[Any], data: Data) -> Any:
         return offered[k - 1]
     cls, fields = _parse(_Reader(text, data))
     if cls is SecondTrade and SecondTrade(**fields) not in legal:
-        return _turn_trade(text, fields["ship"], legal)
+        return _bounded(_turn_trade(text, fields["ship"], legal), text)
     missing = [k for k, v in fields.items() if v is None]
     if not missing:
-        return cls(**fields)
+        return _bounded(cls(**fields), text)
     given = {k: v for k, v in fields.items() if v is not None}
     fits = [m for m in legal if type(m) is cls
             and all(getattr(m, k) == v for k, v in given.items())]
@@ -450,4 +487,4 @@ def parse_move(text: str, legal: Sequence[Any], data: Data) -> Any:
                 text=repr(text), fields=", ".join(named)),
             legal=list(dict.fromkeys(shown_public_text(m) for m in fits)),
         )
-    return cls(**{**given, **{k: DEFAULTS[k] for k in missing}})
+    return _bounded(cls(**{**given, **{k: DEFAULTS[k] for k in missing}}), text)

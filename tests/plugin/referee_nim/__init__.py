@@ -134,8 +134,11 @@ class Nim:
         words = text.lower().replace("from", " ").split()
         if len(words) == 1 and len(words[0]) >= 2:
             words = ["take", words[0][1:], words[0][0]]
-        if (len(words) == 3 and words[0] == "take" and words[1].isdigit()
-                and len(words[1]) <= 2 and len(words[2]) == 1 and words[2].isalpha()):
+        if (len(words) == 3 and words[0] == "take" and words[1].isascii() and words[1].isdigit()
+                and len(words[1]) <= 2 and len(words[2]) == 1
+                and words[2] in string.ascii_lowercase):
+            if int(words[1]) == 0:  # every parsed move within Take's bounds (1-99)
+                raise MalformedMove(f"cannot read {text!r}: take 1 to 99 counters")
             return Take(words[2], int(words[1]))
         raise MalformedMove(f"cannot read {text!r}: expected 'take N from HEAP', e.g. "
                             "'take 2 from b'")
