@@ -11,6 +11,7 @@ import pytest
 
 from referee.clocks import clock, clockview
 from referee.engine import get_game
+from referee.errors import UsageError
 from referee.ledger import gamefile, replay, secret
 from referee.play import submit
 from tests.conftest import ok, require_module, run
@@ -31,12 +32,12 @@ def test_pace_and_durations_parse_and_refuse() -> None:
     assert clock.parse_pace("2d") == (2 * DAY, 0, 2 * DAY)
     assert clock.parse_duration("1d12h") == 36 * HOUR
     for bad in ("", "3x", "3d+", "2d/1d", "30s", "0m", "400d", "3d+12h/5d/6d"):
-        with pytest.raises(clock.UsageError):
+        with pytest.raises(UsageError):
             clock.parse_pace(bad)
     assert clock.parse_timeout("bot:mcts") == ("bot", "mcts")
     assert clock.parse_timeout("forfeit") == ("forfeit", "greedy")
     assert clock.parse_timeout("gm") == ("gm", None)
-    with pytest.raises(clock.UsageError):
+    with pytest.raises(UsageError):
         clock.parse_timeout("bot:genius")
     assert clock.format_duration(2 * DAY + 3 * HOUR + 59) == "2d 3h"
     assert clock.format_duration(4 * HOUR + 20 * 60) == "4h 20m"

@@ -227,3 +227,39 @@ def test_a_hand_made_time_control_out_of_bounds_is_refused(
         data["clock"].update(change)
         path.write_text(gamefile.dumps(data))
         refused(run("check", path), why)
+
+
+def test_a_late_move_is_refused_and_no_write_of_the_referee_vouches_for_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """ann's bank (1 d, no vacation) runs out at 09:00 on 2 December; at 10:00 she
+    appends a move without the secret (her entry says 10:00). `check` refuses it; and a
+    write with the referee's MAC would vouch for it at the write's time, so every such
+    write is refused until it is gone: a stamp, a game master's time control or seat."""
+    game = Game(tmp_path, monkeypatch, vacation=0)
+    moved = game.player("2026-12-02T10:00:00Z", "move", game.path, "--as", "ann", "supply",
+                        "2", "--unchecked")
+    assert moved.exit_code == 0, moved.output  # (no secret: nothing to judge it with)
+    late = "entry 1: ann's move came after their time ran out at 2026-12-02 09:00 UTC"
+    refused(game.check(), late)
+    before = game.path.read_bytes()
+    for args in (("tick", game.dir), ("clock", game.path, "--set", "2d", "--as", "gm"),
+                 ("seat", game.path, "ben", "--bot", "random", "--as", "gm")):
+        refused(game.referee("2026-12-02T11:00:00Z", *args), late)
+        assert game.path.read_bytes() == before, args
+
+
+def test_a_turn_that_began_at_a_pending_entry_gets_the_benefit_of_the_doubt(
+        game: Game) -> None:
+    """ann moves at 09:30 and nobody stamps it; ben answers the next day at 12:00. Had
+    ben's turn begun at 09:30, his day would have run out, but no vouched time says when
+    it began: his move stands, and the stamp vouches for both at once."""
+    game.player("2026-12-01T09:30:00Z", "move", game.path, "--as", "ann", "supply", "2",
+                "--unchecked")
+    legal = json.loads(game.referee(T0, "status", game.path, "--as", "ben",
+                                    "--json").output)["legal"]
+    game.player("2026-12-02T12:00:00Z", "move", game.path, "--as", "ben", legal[0],
+                "--unchecked")
+    assert game.check().exit_code == 0
+    assert "stamped at entry 3" in game.referee("2026-12-02T12:05:00Z", "tick",
+                                                game.dir).output
+    assert game.check().exit_code == 0

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from msgspec.structs import asdict
@@ -16,6 +17,10 @@ from referee.ledger import fileio, gamefile, replay, secret
 from referee.ledger.fileformat import GAME_MASTER
 
 _, N_, ngettext = domain("referee")
+
+if TYPE_CHECKING:
+    from referee.git.vouching import History
+    from referee.ledger.identity import Duplicate
 
 
 def clock_report(path: Path, secret_path: Path | None, settled: bool = False
@@ -115,30 +120,64 @@ def tick(games_dir: Path, out_dir: Path | None, as_json: bool) -> None:
     out the seats whose bank ran out (a bot plays, the game master is asked, or the seat
     forfeits), and stamp the new entries with the referee's time (a MAC'd record).
 
+    A game is ticked only if its log extends what the referee vouched for (in the git
+    history) and its entries after the last MAC pass the checks `check` makes with the
+    secret; otherwise nothing is written to it and the reason is printed.
+
     Exit 1 if a game could not be handled (the others are)."""
-    found = [tick_one(path, out_dir) for path in sorted(games_dir.glob("[!.]*.json"))]
+    from referee.git import vouching
+
+    paths = sorted(games_dir.glob("[!.]*.json"))
+    past = vouching.read_history(games_dir)
+    copies = _copies(paths)
+    found = [tick_one(path, out_dir, past, copies) for path in paths]
     rows = [r for r in found if r is not None]
     if as_json:
         emit_json(rows)
     else:
+        if past is None and rows:
+            click.echo(f"note: {games_dir} is not in a git repository: tick cannot see "
+                       "whether an entry the referee vouched for was rewritten since",
+                       err=True)
         for r in rows:
             click.echo(tick_line(r))
     if any("error" in r for r in rows):
         raise click.exceptions.Exit(1)
 
 
-def tick_one(path: Path, out_dir: Path | None) -> dict[str, Any] | None:
-    """Timeouts, the bots' moves after them and a stamp for one game (None: no clock)."""
+def _copies(paths: list[Path]) -> dict[str, Duplicate]:
+    """The files of the folder that are the same game as another one
+    (referee/ledger/identity.py), each with the duplicate that names it."""
+    from referee.errors import GameFileError
+    from referee.ledger import identity
+
+    games = []
+    for path in paths:
+        try:
+            games.append((str(path), gamefile.read(path)))
+        except GameFileError:
+            continue  # (its own row says why)
+    return identity.duplicated_files(identity.duplicates(games))
+
+
+def tick_one(path: Path, out_dir: Path | None, past: History | None = None,
+             copies: Mapping[str, Duplicate] | None = None) -> dict[str, Any] | None:
+    """Timeouts, the bots' moves after them and a stamp for one game (None: no clock),
+    once :func:`referee.git.vouching.check` holds (``past``: the folder's git history,
+    None outside git; ``copies``: the folder's duplicated files)."""
+    from referee.git import vouching
     from referee.play import submit
 
-    out: dict[str, Any] = {"file": str(path)}
+    out: dict[str, Any] = {"file": str(path), "history": past is not None}
     try:
         gf = gamefile.read(path)
         if not replay.has_time_control(gf.data):
             return None
-        if secret.find_seed(gf, None, path) is None:
+        seed = secret.find_seed(gf, None, path)
+        if seed is None:
             raise SealedError(_("no secret for this game (set REFEREE_SECRET or "
                                 "REFEREE_SECRET_FILE)"))
+        vouching.check(path, gf, seed, past, copies or {})
         done = submit.timeouts(path)
         played = submit.play_timed_out(path, done)
         stamped = submit.stamp(path)

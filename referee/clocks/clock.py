@@ -1,474 +1,86 @@
-"""Time banks and vacations (docs/clocks.md): each seat's clock, computed from the log.
+"""Each seat's clock from a game file (docs/clocks.md), and what the clocks refuse; the
+arithmetic itself is :mod:`referee.clocks.clockmath` (its names are re-exported here).
 
-A game's time control (the header's ``clock``, changed by the game master's ``clock``
-record) gives every seat a **bank** at the start; while the seat is awaited (it owes a
-decision) its bank runs down; each time it finishes its turn (it is no longer awaited) the
-**increment** is added, up to the **cap**. With ``pause: weekends`` no time runs on
-Saturdays and Sundays (UTC). Each player has **vacation** days: taken by a ``vacation``
-record (the clock stops for that many days), and used one day at a time, automatically,
-when the bank is empty while any are left. When bank and vacation are both gone the seat
-is **out of time**, and the referee writes a ``timeout`` record.
+**Vouched times.** A player's own ``at`` never makes an entry early: the time of an entry
+is the ``at`` of the first entry at or after it that carries the referee's MAC (in a
+mail game the judge MACs every entry it writes; in a git game the CI job writes a MAC'd
+``stamp`` record after each push, ``referee tick``). So the clocks need a sealed game,
+whose secret only the referee holds. Entries after the last MAC are *pending*: they count
+at "now" for display and at the last vouched time for checks.
 
-**Vouched times.** A player's own ``at`` is never trusted: the time of an entry is the
-``at`` of the first entry at or after it that carries the referee's MAC (in a mail game
-the judge MACs every entry it writes; in a git game the CI job writes a MAC'd ``stamp``
-record after each push, ``referee tick``). So the clocks need a sealed game, whose secret
-only the referee holds. Entries after the last MAC are *pending*: they count at "now"
-for display and at the last vouched time for checks.
+**Late moves.** A person's move that comes after their bank and vacation days ran out,
+before a timeout was recorded in that turn, does not stand: the timeout wins. When the
+move came is known as well as the log proves it:
 
-The arithmetic is pure: times are whole seconds since the epoch (UTC), durations whole
-seconds. :func:`fold` walks a list of :class:`Event` and returns each seat's clock;
-:func:`events` makes the events from a game file (one replay, to know who was awaited
-after each entry); :func:`verify` refuses a record the vouched times do not support.
+* a move the referee writes itself (the judge's, `move` with the secret) comes at the
+  moment it is written, the ``at`` its own MAC vouches for: :func:`refuse_late_move`,
+  which the write core asks before it plays a person's move;
+* a move appended without the secret (git) is pending. It was written after the entry
+  before it (its ``prev`` is that entry's hash), so after the last vouched time before
+  it; and not before its own ``at`` (an author may say they were late, never that they
+  were early). It is late when either bound is past its mover's time, in a turn that
+  began at a vouched time (a turn that began at a pending entry began at a time nobody
+  vouched for, so it is given the benefit of the doubt): :func:`refuse_late_pending`,
+  in ``check`` and, before a MAC vouches for pending entries, in the write core
+  (:func:`refuse_late_vouching`).
+
+A move the referee saw only after the time ran out but that no bound proves late (a
+pull request merged after the deadline) is vouched at the stamp's time: it stands, and
+its seat's bank is 0 plus the increment (``late`` counts such turns).
 """
 
 from __future__ import annotations
 
-import copy
-import datetime as dt
-import re
+import dataclasses
+import hashlib
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
-from referee.errors import ReplayError, UsageError
-from referee.i18n import domain
-from referee.ledger.fileformat import (
-    CLOCK_KINDS,
-    CLOCK_SECONDS_MAX,
-    CLOCK_SECONDS_MIN,
-    GAME_MASTER,
-    VACATION_DAYS_MAX,
+from referee.clocks.clockmath import (
+    DAY,
+    DEFAULT_LEVEL,
+    HOUR,
+    MINUTE,
+    REMINDERS,
+    TIMEOUTS,
+    UNITS,
+    WEEK,
+    ClockError,
+    Clocks,
+    Event,
+    Interval,
+    SeatClock,
+    apply,
+    charged,
+    control,
+    describe,
+    fold,
+    format_duration,
+    now,
+    parse_duration,
+    parse_pace,
+    parse_timeout,
+    run_out,
+    seconds,
+    start,
+    utc,
+    utc_json,
 )
-
-_, N_, ngettext = domain("referee")
-
-MINUTE, HOUR, DAY, WEEK = 60, 3600, 86400, 7 * 86400
-UNITS = {"m": MINUTE, "h": HOUR, "d": DAY}
-TIMEOUTS = ("bot", "gm", "forfeit")
-DEFAULT_LEVEL = "greedy"  # the bot of `--timeout bot` and `forfeit` without a level
-REMINDERS = (24 * HOUR, 4 * HOUR)  # the judge reminds an awaited player this long before
-_FAR = 2**62  # "never"
-
-# --- reading a time control ---------------------------------------------------------
-
-
-def parse_duration(text: str, what: str = N_("duration")) -> int:
-    """``3d``, ``12h``, ``90m`` or ``1d12h`` in seconds. Raises UsageError."""
-    text = text.strip().lower()
-    parts = re.findall(r"(\d{1,6})([mhd])", text)
-    if not text or "".join(n + u for n, u in parts) != text:
-        raise UsageError(_("{what}: {text} is not a duration like 3d, 12h, 90m or 1d12h")
-                         .format(what=_(what), text=repr(text)))
-    return sum(int(n) * UNITS[u] for n, u in parts)
-
-
-def parse_pace(text: str) -> tuple[int, int, int]:
-    """``BANK[+INCREMENT][/CAP]`` (``3d+12h/5d``) as (bank, increment, cap) in seconds;
-    the cap defaults to the bank. Raises UsageError."""
-    m = re.fullmatch(r"\s*([^+/\s]+)\s*(?:\+\s*([^/\s]+)\s*)?(?:/\s*(\S+)\s*)?", text or "")
-    if m is None:
-        raise UsageError(_("--clock: {text} is not BANK[+INCREMENT][/CAP], e.g. 3d+12h/5d")
-                         .format(text=repr(text)))
-    bank = parse_duration(m.group(1), N_("--clock bank"))
-    increment = parse_duration(m.group(2), N_("--clock increment")) if m.group(2) else 0
-    cap = parse_duration(m.group(3), N_("--clock cap")) if m.group(3) else bank
-    for name, value, low in ((N_("the bank"), bank, CLOCK_SECONDS_MIN),
-                             (N_("the increment"), increment, 0),
-                             (N_("the cap"), cap, CLOCK_SECONDS_MIN)):
-        if not low <= value <= CLOCK_SECONDS_MAX:
-            raise UsageError(_("--clock: {part} must be {low} to 365d, not {value}").format(
-                part=_(name), low=format_duration(low), value=format_duration(value)))
-    if cap < bank:
-        raise UsageError(_("--clock: the cap ({cap}) is less than the bank ({bank})").format(
-            cap=format_duration(cap), bank=format_duration(bank)))
-    return bank, increment, cap
-
-
-def parse_timeout(text: str) -> tuple[str, str | None]:
-    """``bot:LEVEL``, ``bot``, ``gm``, ``forfeit`` or ``forfeit:LEVEL`` as (kind, level).
-    Raises UsageError."""
-    from referee.ledger.seats import LEVELS
-
-    kind, _sep, level = text.strip().lower().partition(":")
-    if kind not in TIMEOUTS or (kind == "gm" and level):
-        raise UsageError(_("--timeout: {text} is not bot:LEVEL, gm or forfeit").format(
-            text=repr(text)), hints=[_("levels: {levels}").format(levels=", ".join(LEVELS))])
-    if kind == "gm":
-        return kind, None
-    if level and level not in LEVELS:
-        raise UsageError(_("--timeout: unknown bot level {level}").format(level=repr(level)),
-                         hints=[_("levels: {levels}").format(levels=", ".join(LEVELS))])
-    return kind, level or DEFAULT_LEVEL
-
-
-def control(pace: str, vacation: int = 0, pause: str | None = None,
-            timeout: str = "gm") -> dict[str, Any]:
-    """The header's ``clock`` object from the command line's options. Raises UsageError."""
-    bank, increment, cap = parse_pace(pace)
-    if not 0 <= vacation <= VACATION_DAYS_MAX:
-        raise UsageError(_("--vacation: 0-{most} days, not {days}").format(
-            most=VACATION_DAYS_MAX, days=vacation))
-    if pause not in (None, "weekends"):
-        raise UsageError(_("--pause: only `weekends`, not {pause}").format(pause=repr(pause)))
-    kind, level = parse_timeout(timeout)
-    out: dict[str, Any] = {"bank": bank, "increment": increment, "cap": cap,
-                           "vacation": vacation, "timeout": kind}
-    if pause:
-        out["pause"] = pause
-    if level:
-        out["level"] = level
-    return out
-
-
-def format_duration(seconds: int) -> str:
-    """``2d 3h``, ``4h 20m``, ``45m``, ``0m`` (rounded down to the minute)."""
-    seconds = max(0, int(seconds))
-    days, rest = divmod(seconds, DAY)
-    hours, rest = divmod(rest, HOUR)
-    minutes = rest // MINUTE
-    parts = [f"{days}d" if days else "", f"{hours}h" if hours else "",
-             f"{minutes}m" if minutes and not days else ""]
-    return " ".join(p for p in parts if p) or "0m"
-
-
-def describe(ctl: Mapping[str, Any]) -> str:
-    """A time control as people read it: ``3d +12h a turn, at most 5d; 7 vacation days;
-    paused at weekends; out of time: a bot (greedy) plays``."""
-    parts = [format_duration(ctl["bank"])]
-    if ctl["increment"]:
-        parts[0] += _(" +{increment} a turn").format(increment=format_duration(ctl["increment"]))
-    parts[0] += _(", at most {cap}").format(cap=format_duration(ctl["cap"]))
-    parts.append(ngettext("{n} vacation day", "{n} vacation days", ctl["vacation"]).format(
-        n=ctl["vacation"]))
-    if ctl.get("pause") == "weekends":
-        parts.append(_("paused at weekends"))
-    level = ctl.get("level", DEFAULT_LEVEL)
-    then = {"bot": _("a bot ({level}) plays the owed decisions"),
-            "gm": _("the game master is asked"),
-            "forfeit": _("the seat forfeits (a bot, {level}, plays on; it ranks last)"),
-            }[ctl["timeout"]].format(level=level)
-    return "; ".join(parts) + _("; out of time: {then}").format(then=then)
-
-
-# --- times --------------------------------------------------------------------------
-
-
-def seconds(text: str) -> int:
-    """An RFC 3339 UTC time (``2026-11-30T10:00:00Z``) in seconds since the epoch."""
-    return int(dt.datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp())
-
-
-def utc(t: int) -> str:
-    return dt.datetime.fromtimestamp(t, dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
-
-
-def utc_json(t: int) -> str:
-    return dt.datetime.fromtimestamp(t, dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def now() -> int:
-    """Now (REFEREE_NOW overrides it, as for every entry's ``at``)."""
-    from referee.ledger.gamefile import now as file_now
-
-    return seconds(file_now())
-
-
-# --- the arithmetic: charged time, with weekends and vacations ----------------------
-
-Interval = tuple[int, int]
-
-
-def _weekday(t: int) -> int:
-    return (t // DAY + 3) % 7  # Monday 0 (1970-01-01 was a Thursday)
-
-
-def _free_end(t: int, pause: bool, vacations: Sequence[Interval]) -> int | None:
-    """If no time is charged at ``t`` (a weekend, a vacation): when charging starts
-    again; else None."""
-    end, moved = t, True
-    while moved:
-        moved = False
-        if pause and _weekday(end) >= 5:
-            end = (end // DAY + 7 - _weekday(end)) * DAY
-            moved = True
-        for start, stop in vacations:
-            if start <= end < stop:
-                end, moved = stop, True
-    return None if end == t else end
-
-
-def _next_free(t: int, pause: bool, vacations: Sequence[Interval]) -> int:
-    """The start of the next stretch after ``t`` in which no time is charged."""
-    found = _FAR
-    if pause:
-        found = (t // DAY + (5 - _weekday(t)) % 7) * DAY
-    for start, _end in vacations:
-        if t < start < found:
-            found = start
-    return found
-
-
-def charged(a: int, b: int, pause: bool = False, vacations: Sequence[Interval] = ()) -> int:
-    """The seconds of [a, b) that count on a clock: not at a weekend (with ``pause``)
-    nor in a vacation."""
-    total, t = 0, a
-    while t < b:
-        free = _free_end(t, pause, vacations)
-        if free is not None:
-            t = free
-            continue
-        stop = min(b, _next_free(t, pause, vacations))
-        total += stop - t
-        t = stop
-    return total
-
-
-def run_out(a: int, budget: int, pause: bool = False,
-            vacations: Sequence[Interval] = ()) -> int:
-    """The moment a clock started at ``a`` with ``budget`` seconds is empty: the first
-    charged instant after ``budget`` charged seconds."""
-    t, left = a, budget
-    while True:
-        free = _free_end(t, pause, vacations)
-        if free is not None:
-            t = free
-            continue
-        stop = _next_free(t, pause, vacations)
-        if t + left < stop or stop >= _FAR:
-            return t + left
-        left -= stop - t
-        t = stop
-
-
-# --- one seat's clock, and the fold over the log's events ---------------------------
-
-
-@dataclass
-class SeatClock:
-    """One seat's clock at a point of the log."""
-
-    bank: int
-    vacation_left: int
-    vacations: list[Interval] = field(default_factory=list)
-    since: int | None = None  # awaited since (the start of this turn)
-    out: int | None = None  # the moment bank and vacation ran out, in this turn
-    timed_out: bool = False  # a timeout was written in this turn
-    forfeited: bool = False
-    timeouts: int = 0
-    late: int = 0  # turns finished after running out, before a timeout was written
-    used: int = 0  # vacation days used (taken or automatic)
-    taken: int = 0  # vacation days asked for by record
-
-    def on_vacation(self, t: int) -> Interval | None:
-        return next(((a, b) for a, b in self.vacations if a <= t < b), None)
-
-
-@dataclass
-class Event:
-    """One log entry as the clocks see it: its number, its vouched time (None: pending),
-    its author, its clock or bot record, and who is awaited after it."""
-
-    n: int
-    t: int | None
-    by: str
-    meta: Mapping[str, Any] | None
-    awaited: tuple[str, ...]
-    mac: bool = False
-
-
-@dataclass
-class Clocks:
-    """Every seat's clock at a moment: the time control in force (None: none), the
-    seats, who is awaited, and the moment the clocks were last advanced to."""
-
-    control: dict[str, Any] | None
-    seats: dict[str, SeatClock]
-    awaited: tuple[str, ...]
-    at: int
-    bots: set[str] = field(default_factory=set)
-
-    def running(self) -> list[str]:
-        """The awaited seats whose clocks run (people, with a time control)."""
-        if self.control is None:
-            return []
-        return [p for p in self.awaited if p in self.seats and p not in self.bots]
-
-    def due(self, player: str) -> int | None:
-        """When ``player`` (awaited) runs out of time, vacation days included (None: not
-        awaited or no clock); the moment already passed if they are out of time."""
-        if player not in self.running():
-            return None
-        seat = self.seats[player]
-        if seat.out is not None:
-            return seat.out
-        probe = copy.deepcopy(seat)
-        _charge(probe, self.at, _FAR, self.pause)
-        return probe.out
-
-    @property
-    def pause(self) -> bool:
-        return self.control is not None and self.control.get("pause") == "weekends"
-
-    def advance(self, t: int) -> None:
-        """Run the awaited seats' clocks up to ``t``."""
-        if t <= self.at:
-            return
-        for pid in self.running():
-            _charge(self.seats[pid], self.at, t, self.pause)
-        self.at = t
-
-
-def _charge(seat: SeatClock, a: int, b: int, pause: bool) -> None:
-    """Charge [a, b) to ``seat``; when its bank is empty, a vacation day is used while
-    any are left, then the seat is out of time (``out``)."""
-    while a < b and seat.out is None:
-        end = run_out(a, seat.bank, pause, seat.vacations)
-        if end > b:
-            seat.bank -= charged(a, b, pause, seat.vacations)
-            return
-        seat.bank = 0
-        if seat.vacation_left > 0:
-            seat.vacation_left -= 1
-            seat.used += 1
-            seat.vacations.append((end, end + DAY))
-            a = end
-        else:
-            seat.out = end
-
-
-def start(ctl: Mapping[str, Any] | None, players: Sequence[str], t: int,
-          awaited: Sequence[str], bots: set[str]) -> Clocks:
-    """The clocks at the start of a game (or of a log prefix)."""
-    seats = {p: SeatClock(ctl["bank"] if ctl else 0, ctl["vacation"] if ctl else 0)
-             for p in players}
-    clocks = Clocks(dict(ctl) if ctl else None, seats, (), t, set(bots))
-    _await(clocks, tuple(awaited), t)
-    return clocks
-
-
-def _await(clocks: Clocks, awaited: tuple[str, ...], t: int) -> None:
-    """Who is awaited changes at ``t``: a seat whose turn ended gets the increment (up to
-    the cap); a seat whose turn begins starts its clock."""
-    ctl = clocks.control
-    for pid, seat in clocks.seats.items():
-        was, now_awaited = pid in clocks.awaited, pid in awaited
-        if was and not now_awaited:
-            if seat.out is not None and not seat.timed_out:
-                seat.late += 1
-            if ctl is not None and pid not in clocks.bots:
-                seat.bank = min(ctl["cap"], max(seat.bank, 0) + ctl["increment"])
-            seat.since = seat.out = None
-            seat.timed_out = False
-        elif now_awaited and not was:
-            seat.since = t
-    clocks.awaited = awaited
-
-
-class ClockError(ReplayError):
-    """A clock record the vouched times (or the allowance) do not support."""
-
-
-def apply(clocks: Clocks, event: Event, t: int) -> None:
-    """One event at its time ``t``: the clocks run up to ``t``, its record (if any)
-    applies, then who is awaited changes. Raises ClockError for a record that does not
-    stand."""
-    clocks.advance(t)
-    meta = event.meta
-    if meta is not None:
-        _record(clocks, event, meta, t)
-    _await(clocks, event.awaited, t)
-
-
-def _record(clocks: Clocks, event: Event, meta: Mapping[str, Any], t: int) -> None:
-    kind = meta.get("kind")
-    where = f"entry {event.n}"
-    if kind == "bot":
-        if meta.get("level") is None:
-            clocks.bots.discard(meta["player"])
-        else:
-            clocks.bots.add(meta["player"])
-    elif kind == "clock":
-        _new_control(clocks, meta.get("control"))
-    elif kind == "vacation":
-        _vacation(clocks, where, meta["player"], int(meta["days"]), t)
-    elif kind == "timeout":
-        _timeout(clocks, where, meta["player"], t)
-
-
-def _new_control(clocks: Clocks, ctl: Mapping[str, Any] | None) -> None:
-    """The game master's new time control: each bank carries on (within the new cap),
-    the vacation days left are the new allowance less those used."""
-    before = clocks.control
-    clocks.control = dict(ctl) if ctl else None
-    if ctl is None:
-        return
-    for seat in clocks.seats.values():
-        seat.bank = ctl["bank"] if before is None else min(seat.bank, ctl["cap"])
-        seat.vacation_left = max(0, ctl["vacation"] - seat.used)
-
-
-def _vacation(clocks: Clocks, where: str, player: str, days: int, t: int) -> None:
-    """A ``vacation`` record: the days a player takes by record are within the
-    allowance (what the player controls: refused otherwise). Days used automatically
-    before the referee saw the record are gone, so it grants what is left, and nothing
-    once the player is out of time (a record is never refused for the time it took the
-    referee to see it: that would strand the game)."""
-    seat = clocks.seats[player]
-    if clocks.control is None:
-        raise ClockError(f"{where}: {player}'s vacation: this game has no clock")
-    allowance = int(clocks.control["vacation"])
-    if seat.taken + days > allowance:
-        left = max(0, allowance - seat.taken)
-        raise ClockError(f"{where}: {player} asks for {days} vacation day(s) and has "
-                         f"{min(left, seat.vacation_left)} left: a vacation is within the "
-                         "allowance")
-    seat.taken += days
-    granted = 0 if seat.out is not None else min(days, seat.vacation_left)
-    if granted:
-        begin = max([t, *(b for _a, b in seat.vacations)])
-        seat.vacations.append((begin, begin + granted * DAY))
-        seat.vacation_left -= granted
-        seat.used += granted
-
-
-def _timeout(clocks: Clocks, where: str, player: str, t: int) -> None:
-    seat = clocks.seats[player]
-    if player not in clocks.running():
-        raise ClockError(f"{where}: a timeout of {player}, who was not awaited (or has no "
-                         "running clock) at that point")
-    if seat.timed_out:
-        raise ClockError(f"{where}: {player} was already timed out in this turn")
-    due = clocks.due(player)  # (an empty bank at the start of a turn: due at once)
-    if due is None or due > t:
-        raise ClockError(f"{where}: a timeout of {player} at {utc(t)}, but by the vouched "
-                         f"times their time runs out only at "
-                         f"{utc(due) if due is not None else 'never'}")
-    seat.timed_out = True
-    seat.timeouts += 1
-    if clocks.control is not None and clocks.control["timeout"] == "forfeit":
-        seat.forfeited = True
-
-
-def fold(ctl: Mapping[str, Any] | None, players: Sequence[str], t0: int,
-         awaited0: Sequence[str], bots0: set[str], events: Sequence[Event],
-         pending_at: int | None = None) -> Clocks:
-    """The clocks after ``events``: vouched events at their time, pending ones (``t``
-    None) at ``pending_at`` (None: the last vouched time). Raises ClockError."""
-    clocks = start(ctl, players, t0, awaited0, bots0)
-    last = t0
-    for event in events:
-        t = event.t if event.t is not None else max(last, pending_at or last)
-        t = max(t, last)  # vouched times never run backwards
-        apply(clocks, event, t)
-        last = t
-    return clocks
-
-
-# --- from a game file --------------------------------------------------------------
-
-
-@dataclass
+from referee.errors import IllegalMove
+from referee.ledger.fileformat import CLOCK_KINDS, GAME_MASTER
+
+__all__ = [
+    "DAY", "DEFAULT_LEVEL", "HOUR", "MINUTE", "REMINDERS", "TIMEOUTS", "UNITS", "WEEK",
+    "ClockError", "Clocks", "Event", "Interval", "SeatClock", "Timeline", "apply",
+    "charged", "control", "describe", "fold", "format_duration", "now", "parse_duration",
+    "parse_pace", "parse_timeout", "refuse_late_move", "refuse_late_pending",
+    "refuse_late_vouching", "run_out", "seconds", "start", "timeline", "utc", "utc_json",
+    "verify",
+]
+
+
+@dataclasses.dataclass
 class Timeline:
     """What the clocks need of a game file, from one replay: the time control at the
     start, the players, the start time and who is awaited then, and one event per
@@ -499,11 +111,33 @@ def _awaited(gf: Any, match: Any) -> tuple[str, ...]:
     return tuple(gamefile.waiting(gf, match)) if not gamefile.missing_nonces(gf) else ()
 
 
+# The timelines of the game files seen last, by their whole content and the seed: the
+# same bytes replay the same (a judge, the write core and `tick` ask for one version
+# several times).
+_TIMELINES: OrderedDict[tuple[str, str], Timeline] = OrderedDict()
+_KEPT = 64
+
+
 def timeline(gf: Any, seed: str | None, match: Any = None) -> Timeline:
     """The clock timeline of the game file ``gf`` (one replay with the seed). The time of
     each entry is the ``at`` of the first MAC'd entry at or after it (None after the last
     one); the start is the header's ``created``, never after the first vouched time.
     Raises the errors of a replay."""
+    from referee.ledger import gamefile
+
+    key = (hashlib.sha256(gamefile.canonical(gf.data)).hexdigest(),
+           hashlib.sha256((seed or "").encode()).hexdigest())
+    found = _TIMELINES.get(key)
+    if found is None:
+        found = _timeline(gf, seed)
+        _TIMELINES[key] = found
+        while len(_TIMELINES) > _KEPT:
+            _TIMELINES.popitem(last=False)
+    _TIMELINES.move_to_end(key)
+    return found
+
+
+def _timeline(gf: Any, seed: str | None) -> Timeline:
     from referee.ledger import replay, seats
 
     awaited: list[tuple[str, ...]] = []
@@ -528,11 +162,33 @@ def timeline(gf: Any, seed: str | None, match: Any = None) -> Timeline:
         t0 = min(t0, first_vouched)
     awaited0 = () if "nonces" in gf.data["rng"] else _awaited(gf, first)
     _keep_through_undos(log, awaited, awaited0)
-    events = [Event(e["n"], vouched[i], e["by"], _clock_meta(e), awaited[i], "mac" in e)
+    struck = replay.voided(gf)
+    events = [Event(e["n"], vouched[i], e["by"], _clock_meta(e), awaited[i], "mac" in e,
+                    _counts_late(log, i, struck), _claimed(e))
               for i, e in enumerate(log)]
     return Timeline(gf.data.get("clock"), list(gf.players), t0, awaited0,
                     set(seats.header_seats(gf.data)), events, gf.sealed,
                     final.game.ranking(final.state) if over else None)
+
+
+def _counts_late(log: Sequence[Mapping[str, Any]], i: int, struck: Mapping[int, int]
+                 ) -> bool:
+    """Whether entry ``i`` is a person's move that a clock may find late: not a bot's
+    (a bot seat's clock does not run; a stand-in plays after a timeout), not a plan's
+    (played the moment its decision came up), not struck by a void, not taken back by
+    the next entry (it never ended the turn)."""
+    entry = log[i]
+    if "move" not in entry or entry.get("bot") or "plan" in entry or entry["n"] in struck:
+        return False
+    return not (i + 1 < len(log) and log[i + 1].get("undo") == entry["n"])
+
+
+def _claimed(entry: Mapping[str, Any]) -> int | None:
+    """The time an entry's own ``at`` says (its author's word), None if it has none."""
+    try:
+        return seconds(str(entry["at"]))
+    except (KeyError, ValueError):
+        return None
 
 
 def _keep_through_undos(log: Sequence[Mapping[str, Any]], awaited: list[tuple[str, ...]],
@@ -555,8 +211,8 @@ def _clock_meta(entry: Mapping[str, Any]) -> Mapping[str, Any] | None:
 def verify(gf: Any, tl: Timeline) -> Clocks:
     """Refuse what the vouched times do not support: a clock in a game without a secret
     to vouch for time, a stamp that vouches for nothing new, a vacation beyond the
-    allowance, a timeout before the time ran out. Returns the clocks at the last vouched
-    time. Raises ClockError."""
+    allowance, a timeout before the time ran out, a pending move the log proves late.
+    Returns the clocks at the last vouched time. Raises ClockError."""
     from referee.ledger import replay
 
     if replay.has_time_control(gf.data) and not tl.sealed:
@@ -573,4 +229,93 @@ def verify(gf: Any, tl: Timeline) -> Clocks:
             raise ClockError(f"entry {event.n}: a stamp that vouches for nothing new (the "
                              "entry before it already carries the referee's MAC)")
         previous_mac = event.mac
+    refuse_late_pending(tl)
     return tl.clocks(None)
+
+
+# --- late moves ------------------------------------------------------------------------
+
+
+LATE_HINTS = {
+    "bot": "a bot ({level}) plays the owed decisions once the timeout is written",
+    "forfeit": "the seat forfeits once the timeout is written: a bot ({level}) plays on",
+    "gm": "the game master is asked once the timeout is written; until they decide, the "
+          "seat may move again",
+}
+
+
+def _what_follows(clocks: Clocks) -> str:
+    ctl = clocks.control or {}
+    return LATE_HINTS[ctl.get("timeout", "gm")].format(
+        level=ctl.get("level", DEFAULT_LEVEL))
+
+
+def refuse_late_move(gf: Any, seed: str | None, player: str, t: int) -> None:
+    """Refuse a move by ``player`` that the referee would write at ``t`` (and vouch for
+    at ``t``) after the whole log of ``gf``, when their time ran out before ``t`` and no
+    timeout was recorded in this turn. Nothing to do in a game without a time control or
+    without the secret. Raises IllegalMove naming when the time ran out."""
+    from referee.ledger import replay
+
+    if seed is None or not gf.sealed or not replay.has_time_control(gf.data):
+        return
+    clocks = timeline(gf, seed).clocks(t)
+    out = clocks.ran_out_by(player, t)
+    if out is None:
+        return
+    raise IllegalMove(
+        f"{player}'s time ran out at {utc(out)} (bank and vacation days used up), before "
+        f"this move came at {utc(t)}: the timeout wins, the move is not played",
+        hints=[_what_follows(clocks) + " (the judge's next round, or `referee tick`)"])
+
+
+def refuse_late_pending(tl: Timeline, first: int | None = None,
+                        stop: int | None = None) -> None:
+    """Refuse a pending move the log proves late (see the module's docstring). ``first``
+    and ``stop``: judge the entries of indices ``first`` to ``stop`` as pending (what a
+    write is about to vouch for) and ignore those from ``stop`` on; by default the entries
+    after the last MAC. Raises ClockError."""
+    events = tl.events[:stop]
+    if first is not None:
+        events = [*events[:first], *(dataclasses.replace(e, t=None) for e in events[first:])]
+    clocks = start(tl.control, tl.players, tl.t0, tl.awaited0, tl.bots0)
+    last = tl.t0
+    for event in events:
+        if event.t is None and event.move:
+            _refuse_if_late(clocks, event, last)
+        t = max(event.t if event.t is not None else last, last)
+        apply(clocks, event, t)
+        last = t
+
+
+def _refuse_if_late(clocks: Clocks, event: Event, vouched: int) -> None:
+    """A pending move: came after ``vouched`` (the last vouched time before it) and not
+    before its own ``at``; late if its mover ran out by then in a turn that began at a
+    vouched time."""
+    seat = clocks.seats.get(event.by)
+    if seat is None or not seat.since_vouched:
+        return
+    low = max(vouched, event.claimed or vouched)
+    out = clocks.ran_out_by(event.by, low)
+    if out is None:
+        return
+    if out <= vouched:
+        proof = f"the referee had vouched for {utc(vouched)} before it was written"
+    else:
+        proof = f"its own time says {utc(low)}"
+    raise ClockError(
+        f"entry {event.n}: {event.by}'s move came after their time ran out at {utc(out)} "
+        f"({proof}), before a timeout was recorded: the timeout wins, the move does not "
+        "stand",
+        hints=["in git: revert the commit that added it; " + _what_follows(clocks)])
+
+
+def refuse_late_vouching(gf: Any, seed: str, first: int, stop: int) -> None:
+    """Before a write's MACs vouch for the pending entries ``first`` to ``stop`` of the
+    new file ``gf`` (indices): none may be a move the log proves late. Raises
+    ClockError."""
+    from referee.ledger import replay
+
+    if first >= stop or not replay.has_time_control(gf.data):
+        return
+    refuse_late_pending(timeline(gf, seed), first, stop)

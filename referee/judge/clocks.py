@@ -9,7 +9,7 @@ REFEREE_NOW overrides), the same clock that stamps every entry the judge writes.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -135,6 +135,25 @@ def _then(t: Any) -> str:
             "gm": _("the game master is asked to replace the player"),
             "forfeit": _("the seat forfeits: a bot ({level}) plays on, it ranks last")
             }[t.then].format(level=t.level)
+
+
+def late_note(log: Sequence[Mapping[str, Any]], player: str, answered: int) -> str | None:
+    """Why a move mail of ``player``'s that answers the referee mail of play number
+    ``answered`` (now an old one) is not played, when the reason is their clock: a
+    timeout of theirs was recorded since that mail. None otherwise. (The judge reads a
+    mail after it writes the timeouts that are due: a move read after the time ran out
+    meets the timeout, which wins.)"""
+    count = 0
+    for entry in log:
+        meta = entry.get("meta")
+        if (count >= answered and isinstance(meta, dict) and meta.get("kind") == "timeout"
+                and meta.get("player") == player):
+            return _("Not played: your time ran out before your mail was read, and the "
+                     "timeout was recorded at {time}: the timeout wins.").format(
+                time=clock.utc(clock.seconds(str(entry["at"]))))
+        if meta is None:
+            count += 1
+    return None
 
 
 def vacation(path: Path, player: str, arg: str, msgid: str,

@@ -32,7 +32,7 @@ from referee import i18n
 from referee import mail as mailmod
 from referee.errors import AmbiguousMove, MalformedMove, MoveError, RefereeError
 from referee.i18n import domain
-from referee.judge import language, mailcommands, meta, notices, text
+from referee.judge import clocks, language, mailcommands, meta, notices, text
 from referee.judge.core import GM_TOKEN, Judge, Loaded
 from referee.judge.failures import environment_failure
 from referee.judge.gmlines import GM_HELP, bot_level, gm_meta
@@ -201,13 +201,14 @@ class Incoming:
                 intake.admit(self.mail, mid, seat, key=game.key, game_id=gid,
                              log=game.gf.log)
             except Refusal as exc:
-                return self._refused(game, seat, exc)
+                return self._refused(game, seat, exc, mid)
         if player == meta.GM:
             return self._gm(game, mid)
         with i18n.language(game.settings.lang(player)):
             return self._player(game, player, mid)
 
-    def _refused(self, game: Loaded, seat: intake.Seat, exc: Refusal) -> Outcome:
+    def _refused(self, game: Loaded, seat: intake.Seat, exc: Refusal, mid: MailId
+                 ) -> Outcome:
         gid = game.gf.game_id
         if exc.reason == "replayed":  # delivered or sent again: no second answer
             return Outcome("duplicate", gid, "replayed: already in the log")
@@ -229,7 +230,8 @@ class Incoming:
                  else "").split()
         word = first[0].lower() if first else ""
         if seat.player != meta.GM and word not in PLAYER_COMMANDS:
-            done = _("Not played: {reason}.").format(reason=exc.message)
+            done = clocks.late_note(game.gf.log, seat.player, mid.n) or \
+                _("Not played: {reason}.").format(reason=exc.message)
         else:
             done = _("`{command}` not done: {reason}.").format(command=word,
                                                                  reason=exc.message)

@@ -70,6 +70,7 @@ class Transaction:
     _checked: tuple[int, bool, str] | None = None
     _new: gamefile.GameFile | None = None
     _entries: list[dict[str, Any]] = field(default_factory=list)
+    _timed: set[str] = field(default_factory=set)  # players whose clock play() asked
 
     # --- what the caller reads ----------------------------------------------------------
 
@@ -95,11 +96,14 @@ class Transaction:
     def play(self, player: str, move: Move, extra: Mapping[str, Any] | None = None
              ) -> dict[str, Any]:
         """Play ``move`` for ``player`` on the replayed state and append its entry. The move
-        is checked here too (whose turn, legality), whatever the caller resolved."""
+        is checked here too (whose turn, legality, and a person's clock: a move after their
+        time ran out is refused, referee/clocks/clock.py), whatever the caller resolved."""
         match = self.state()
         why = replay.refusal(match, player, move, self.gf.sealed)
         if why is not None:
             raise IllegalMove(why)
+        if self.seed is not None and not (extra or {}).keys() & {"bot", "plan"}:
+            self._refuse_late(player)
         match.play(player, move)
         return self._append_move(player, move, extra)
 
@@ -127,6 +131,16 @@ class Transaction:
         self.header_changed = True
         self.only_played = False
         self._checked = None
+
+    def _refuse_late(self, player: str) -> None:
+        """A person's first move in this transaction, at the moment it is written (what
+        its MAC will vouch for): refused if their time ran out before it."""
+        if player in self._timed:
+            return
+        from referee.clocks import clock
+
+        clock.refuse_late_move(self.gf, self.seed, player, clock.now())
+        self._timed.add(player)
 
     def _append_move(self, player: str, move: Move, extra: Mapping[str, Any] | None
                      ) -> dict[str, Any]:
@@ -162,11 +176,31 @@ class Transaction:
         if self._can_replay(new):
             if not self.only_played or self.header_changed:
                 self.match = replay.replay(new, self.seed)
+            self._refuse_late_vouching(new)
         else:
             replay.check_structure(new)
         self._checked = (len(self.gf.log), self.header_changed, text)
         self._new = new
         return self.match
+
+    def _refuse_late_vouching(self, new: gamefile.GameFile) -> None:
+        """The new MACs vouch for the entries after the file's last MAC, at this write's
+        time: in a game with a clock none of them may be a move the log proves late
+        (referee/clocks/clock.py)."""
+        log = new.log
+        if not (self._macs() and self._entries and self.start and "mac" not in log[self.start - 1]):
+            return
+        from referee.clocks import clock
+
+        first = max((i + 1 for i in range(self.start) if "mac" in log[i]), default=0)
+        assert self.seed is not None
+        clock.refuse_late_vouching(new, self.seed, first, self.start)
+
+    def _macs(self) -> bool:
+        """Whether this write MACs its entries: a sealed game whose secret is at hand and
+        whose seed is not revealed."""
+        rng = self.gf.data["rng"]
+        return self.seed is not None and "commitment" in rng and "seed" not in rng
 
     def commit(self) -> None:
         """Step 6, after :meth:`verify` if the log changed since: the atomic write. The
@@ -191,8 +225,7 @@ class Transaction:
         MAC included) and the referee's MAC where the secret is at hand."""
         data = self.gf.data
         log = data["log"]
-        mac = (self.seed is not None and "commitment" in data["rng"]
-               and "seed" not in data["rng"])
+        mac = self._macs()
         for i in range(self.start, len(log)):
             entry = log[i]
             entry.pop("mac", None)
