@@ -263,3 +263,22 @@ def test_a_turn_that_began_at_a_pending_entry_gets_the_benefit_of_the_doubt(
     assert "stamped at entry 3" in game.referee("2026-12-02T12:05:00Z", "tick",
                                                 game.dir).output
     assert game.check().exit_code == 0
+
+
+def test_a_late_move_marked_as_a_bots_is_still_late(game_without_vacation: Game) -> None:
+    """ann's pending move after her time ran out, written by hand with the ``bot`` field
+    of the referee's stand-ins: a pending entry's fields are its author's word, and
+    exempt nothing from the clock. (A planned move must follow the move that raised its
+    decision, with an older plan: the replay holds that.)"""
+    game = game_without_vacation
+    gf = gamefile.read(game.path)
+    move = gf.game.parse_move("supply 2", [])
+    game.mp.setenv("REFEREE_NOW", "2026-12-02T10:00:00Z")
+    game.append({**gamefile.move_entry(gf.data, "ann", move), "bot": True})
+    refused(game.check(), "entry 1: ann's move came after their time ran out at "
+            "2026-12-02 09:00 UTC")
+
+
+@pytest.fixture
+def game_without_vacation(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Game:
+    return Game(tmp_path, monkeypatch, vacation=0)

@@ -173,12 +173,13 @@ def _timeline(gf: Any, seed: str | None) -> Timeline:
 
 def _counts_late(log: Sequence[Mapping[str, Any]], i: int, struck: Mapping[int, int]
                  ) -> bool:
-    """Whether entry ``i`` is a person's move that a clock may find late: not a bot's
-    (a bot seat's clock does not run; a stand-in plays after a timeout), not a plan's
-    (played the moment its decision came up), not struck by a void, not taken back by
-    the next entry (it never ended the turn)."""
+    """Whether entry ``i`` is a move that a clock may find late: not struck by a void,
+    not taken back by the next entry (it never ended the turn). A bot seat's clock does
+    not run, so its moves are never late; an entry's own ``bot`` or ``plan`` field
+    exempts nothing (a pending entry's fields are its author's word: the referee's own
+    stand-ins and planned moves are judged as it writes them, referee/play/writecore.py)."""
     entry = log[i]
-    if "move" not in entry or entry.get("bot") or "plan" in entry or entry["n"] in struck:
+    if "move" not in entry or entry["n"] in struck:
         return False
     return not (i + 1 < len(log) and log[i + 1].get("undo") == entry["n"])
 

@@ -260,10 +260,9 @@ class SeatClock:
 class Event:
     """One log entry as the clocks see it: its number, its vouched time (None: pending),
     its author, its clock or bot record, who is awaited after it, whether it carries a
-    MAC of its own, whether it is a person's move that a clock may find late (not a
-    bot's, not a plan's, not struck, not taken back by the next entry), and the time
-    its own ``at`` claims (the author's word: it can prove the entry late, never early).
-    """
+    MAC of its own, whether it is a move that a clock may find late (not struck, not
+    taken back by the next entry), and the time its own ``at`` claims (the author's
+    word: it can prove the entry late, never early)."""
 
     n: int
     t: int | None
