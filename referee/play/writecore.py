@@ -135,8 +135,9 @@ class Transaction:
     def _refuse_late(self, player: str) -> None:
         """A person's first move in this transaction, at the moment it is written (what
         its MAC will vouch for): refused if their time ran out before it."""
-        if player in self._timed:
-            return
+        if player in self._timed or not (self.gf.sealed and replay.has_time_control(
+                self.gf.data)):
+            return  # (no clock to run out: the clocks are not even imported)
         from referee.clocks import clock
 
         clock.refuse_late_move(self.gf, self.seed, player, clock.now())
@@ -188,7 +189,8 @@ class Transaction:
         time: in a game with a clock none of them may be a move the log proves late
         (referee/clocks/clock.py)."""
         log = new.log
-        if not (self._macs() and self._entries and self.start and "mac" not in log[self.start - 1]):
+        if not (self._macs() and self._entries and self.start
+                and "mac" not in log[self.start - 1] and replay.has_time_control(new.data)):
             return
         from referee.clocks import clock
 
