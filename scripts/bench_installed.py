@@ -72,7 +72,7 @@ def _run(cmd: list[str], env: dict[str, str] | None = None) -> None:
 def build_wheel(work: Path) -> Path:
     """The wheel of the current source tree (a clean copy of it), in ``work/dist``."""
     source = work / "source"
-    shutil.copytree(ROOT, source, ignore=_SKIP)
+    shutil.copytree(ROOT, source, ignore=_SKIP, dirs_exist_ok=True)
     _run([sys.executable, "-m", "build", "--wheel", "--outdir", str(work / "dist"),
           str(source)])
     (wheel,) = (work / "dist").glob("referee-*.whl")
@@ -129,7 +129,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=15, help="timed runs of each command")
     parser.add_argument("--keep", type=Path, default=None,
-                        help="build and keep the wheel and venvs in DIR (reused if there)")
+                        help="build and keep the wheel and venvs in DIR; reused as they are "
+                        "when there (delete DIR after changing the tree)")
     parser.add_argument("--no-editable", action="store_true",
                         help="leave out this venv (when it is not an editable install)")
     args = parser.parse_args()
