@@ -13,6 +13,7 @@ commit and the machine, then:
   ``referee status FILE --as P`` and ``referee move FILE --as P MOVE`` (each on a fresh
   copy of a new game), wall and CPU time, each as a ratio to the floor. Bytecode is
   written first (PYTHONDONTWRITEBYTECODE is dropped), as an installed package has it.
+  ``scripts/bench_installed.py`` times the same in venvs installed from the wheel.
 - replay: in process, best CPU time, per move, of the finished 5-player examples
   (already parsed), beside python-chess's cost per ply of the same kind of replay (every
   move checked against the full generated legal list; the [bench] extra).
