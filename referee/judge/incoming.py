@@ -33,9 +33,10 @@ from referee import mail as mailmod
 from referee.errors import AmbiguousMove, MalformedMove, MoveError, RefereeError
 from referee.i18n import domain
 from referee.judge import language, mailcommands, meta, notices, text
-from referee.judge.core import GM_TOKEN, Judge, Loaded
+from referee.judge.basics import GM_TOKEN, Loaded
 from referee.judge.failures import environment_failure
 from referee.judge.gmlines import GM_HELP, bot_level, gm_meta
+from referee.judge.mailfront import MailJudge
 from referee.judge.outcome import Outcome
 from referee.ledger import gamefile
 from referee.mail import intake, mime
@@ -54,7 +55,7 @@ _, N_, ngettext = domain("referee")
 class Incoming:
     """Handles one raw mail for a judge."""
 
-    def __init__(self, judge: Judge, raw: bytes) -> None:
+    def __init__(self, judge: MailJudge, raw: bytes) -> None:
         self.judge, self.raw = judge, raw
         self.mail = intake.read(raw)
         self.reply = self.mail.reply
