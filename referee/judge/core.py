@@ -239,10 +239,13 @@ class Judge:
             raise RetryLater(f"{describe(exc)}; the mail stays in the inbox for the next "
                              "run") from exc
 
-    def notify(self, path: Path, notes: Mapping[str, Sequence[str]] | None = None) -> None:
-        """Mail whoever must hear about what changed in the game since the last run.
-        ``notes``: lines for some players' mails (a player named there gets at least a
-        short mail, with the lines after its headline)."""
+    def notify(self, path: Path, notes: Mapping[str, Sequence[str]] | None = None, *,
+               bots: bool = True) -> None:
+        """Tell whoever must hear about what changed in the game since the last run.
+        ``notes``: lines for some players' messages (a player named there gets at least a
+        short one, with the lines after its headline). First the bot seats play what
+        they owe, unless ``bots`` is False (they just had their turn:
+        referee/play/reply.py)."""
         try:
             stat = path.stat()
         except OSError:
@@ -253,7 +256,7 @@ class Judge:
         game = self.load(path)
         if game is None:
             return
-        if self._bots_owe(game):
+        if bots and self._bots_owe(game):
             self.play_bots(path)
             game = self.load(path)
             if game is None:
@@ -379,11 +382,20 @@ class Judge:
         try:
             played = play_bots(path, stand_in=stand_in)
         except RefereeError as exc:
-            self.config.log(f"bots of {path.name} could not move: {exc.message}")
+            self.bots_played(path, [], exc.message)
             return []
+        self.bots_played(path, played, None)
+        return played
+
+    def bots_played(self, path: Path, played: Sequence[BotMove], problem: str | None
+                    ) -> None:
+        """Log what the bots of the game at ``path`` played, or (``problem``) why they
+        could not move (then nothing else)."""
+        if problem is not None:
+            self.config.log(f"bots of {path.name} could not move: {problem}")
+            return
         for b in played:
             self.config.log(f"bot: {path.name} {b.n}. {b.player}: {b.text} ({b.level})")
-        return played
 
     def _wants(self, game: Loaded, state: dict[str, Any], pid: str, start: bool,
                over: bool, authors: set[str], waiting: list[str]) -> tuple[bool, bool]:
