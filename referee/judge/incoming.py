@@ -255,7 +255,7 @@ class Incoming:
         to = game.settings.to(player)
         assert to is not None
         body = text.body(game.gf, game.match, game.seed, player, None, game.settings,
-                         note=[*self._read(), *note])
+                         note=[*self.read_note(), *note])
         self.queue([self.judge.message(game, player, to, body, answers=self.msgid,
                                         board=True)])
         return Outcome(action, game.gf.game_id, detail)
@@ -287,7 +287,7 @@ class Incoming:
     def _take(self, commands: Sequence[str], game: Loaded, player: str | None) -> None:
         """Read the line of the mail that is a command or (``player``'s) move, passing
         over chat before it (:func:`referee.mail.intake.take_line`); the answers then
-        say which line was taken (:meth:`_read`)."""
+        say which line was taken (:meth:`read_note`)."""
         match = game.match
         taken = intake.take_line(self.reply, commands, match.game if player else None,
                                  match.state, player)
@@ -295,7 +295,7 @@ class Incoming:
             self.taken = taken
             self.reply = intake.from_taken(self.reply, taken)
 
-    def _read(self) -> list[str]:
+    def read_note(self) -> list[str]:
         """The line that says which line of the mail was taken (none: the first)."""
         return intake.taken_note(self.taken)
 
@@ -307,8 +307,10 @@ class Incoming:
         assert message.outcome is not None
         return message.outcome
 
-    def _rejected(self, game: Loaded, player: str, moves: list[str], index: int,
-                  exc: MoveError) -> Outcome:
+    def answer_rejected(self, game: Loaded, player: str, moves: list[str], index: int,
+                        exc: MoveError) -> Outcome:
+        """Answer that line ``index`` of ``moves`` was not accepted (and that the lines
+        before it were played), with the state and the closest legal moves."""
         note: list[str] = []
         if index:
             note.append(ngettext("Your first {n} move(s) were played; the rest were not.",
@@ -380,7 +382,7 @@ class Incoming:
                             extra={"mail": self.msgid}, guard=guard)
         except RefereeError as exc:
             return self.not_done(game, player, word, exc)
-        read = self._read()
+        read = self.read_note()
         self.judge.notify(game.path, {player: read} if read else None)
         self.judge.store.mark_answered(self.msgid)
         self.judge.store.save()
@@ -413,7 +415,7 @@ class Incoming:
         fresh = self.judge.load(game.path) or game
         if change is not None and change.get("kind") == "replace" and fresh is not game:
             notes = notices.replaced(self.judge, game, fresh, str(change["player"]))
-        outcome = self._answer_gm(fresh, [*self._read(), f"> {line}", result], "command",
+        outcome = self._answer_gm(fresh, [*self.read_note(), f"> {line}", result], "command",
                                   f"gm {line}")
         self.judge.notify(game.path, notes)
         return outcome
@@ -429,7 +431,7 @@ class MailMoves:
                  mid: MailId) -> None:
         self.incoming, self.game, self.player, self.moves, self.mid = \
             incoming, game, player, moves, mid
-        self.read = incoming._read()  # (before the answers reset it)
+        self.read = incoming.read_note()  # (before the answers reset it)
         self.outcome: Outcome | None = None
         self.done: Submission | None = None
 
@@ -443,11 +445,11 @@ class MailMoves:
     def refused(self, exc: MoveError, index: int) -> None:
         incoming, game = self.incoming, self.game
         if self.done is None:  # nothing was played
-            self.outcome = incoming._rejected(game, self.player, self.moves, index, exc)
+            self.outcome = incoming.answer_rejected(game, self.player, self.moves, index, exc)
             return
         fresh = incoming.judge.load(game.path) or game
         incoming.taken = None  # (told in the mail just sent)
-        outcome = incoming._rejected(fresh, self.player, self.moves, index, exc)
+        outcome = incoming.answer_rejected(fresh, self.player, self.moves, index, exc)
         # the moves before the failing line are played: the mail counts as played
         self.outcome = Outcome("played", game.gf.game_id, f"{self._played()} (then "
                                f"{outcome.detail})")
