@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 from click.testing import Result
 
-from referee.judge import incoming
 from referee.ledger import gamefile
+from referee.play import reply as reply_case
 from tests.conftest import run
 from tests.test_judge import PLAYERS, SENDER, Setup
 from tests.test_judge_support import body_text, parse, reply
@@ -167,7 +167,7 @@ def test_a_5000_digit_number_in_a_move_is_answered_or_quarantined(toy: Setup) ->
                                    KeyError("k"), MemoryError()])
 def test_any_exception_while_handling_one_mail_quarantines_only_that_mail(
         toy: Setup, monkeypatch: pytest.MonkeyPatch, error: BaseException) -> None:
-    real = incoming.submit
+    real = reply_case.submit
     calls: list[object] = []
 
     def failing_once(*args: Any, **kwargs: Any) -> Any:
@@ -176,7 +176,7 @@ def test_any_exception_while_handling_one_mail_quarantines_only_that_mail(
             raise error
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(incoming, "submit", failing_once)
+    monkeypatch.setattr(reply_case, "submit", failing_once)
     put(toy.inbox, HOSTILE_NAME, ann_reply(toy, "take 1", "<first@player.example>"))
     put(toy.inbox, HONEST_NAME, ann_reply(toy, "take 2"))
     state_before = json.loads((toy.games / ".referee-judge.json").read_text())

@@ -11,13 +11,14 @@ from msgspec.structs import asdict
 
 from referee import engine
 from referee.cli.common import PATH, command, emit_json, parse_option_pairs, secret_option
-from referee.errors import MoveError, UsageError
+from referee.errors import MoveError, RefereeError, UsageError
 from referee.i18n import domain
 from referee.ledger import gamefile, replay, seats
 from referee.play.statusview import legal_lines, load, prompt_line, status_json, status_text
 
 if TYPE_CHECKING:  # the commands import what they use: `status` starts faster
-    from referee.play.submit import BotMove
+    from referee.mail.gamemail import MailIdentify
+    from referee.play.submit import BotMove, Submission
 
 _, N_, ngettext = domain("referee")
 
@@ -219,6 +220,36 @@ def status_clock(gf: gamefile.GameFile, path: Path, secret_path: Path | None
 # --- move -----------------------------------------------------------------------------
 
 
+class MailMove:
+    """`move --from-email`'s side of the use-case it shares with the judge
+    (:class:`referee.play.reply.Message`): the mail authenticated by ``identify``; a
+    rejection answered to ``reply_out`` (and raised: the command fails); a warning on
+    standard error when the bots could not go on."""
+
+    def __init__(self, path: Path, identify: MailIdentify, reply_out: Path | None,
+                 sender: str) -> None:
+        self.path, self.identify = path, identify
+        self.reply_out, self.sender = reply_out, sender
+
+    def refused(self, exc: MoveError, index: int) -> None:
+        from referee.cli.mail import answer_rejection
+
+        found = self.identify
+        answer_rejection(gamefile.read(self.path), found.raw, exc, self.reply_out,
+                         self.sender, found.found, found.taken, token=found.token)
+        for line in found.note():
+            click.echo(line, err=True)
+        raise exc
+
+    def not_played(self, exc: RefereeError) -> None:
+        raise exc
+
+    def played(self, done: Submission, bots: list[BotMove], problem: str | None) -> None:
+        if problem:
+            click.echo(_("warning: the bots could not move: {problem}").format(
+                problem=problem), err=True)
+
+
 @command(lang=True)
 @click.argument("path", metavar="FILE", type=PATH)
 @click.option("--as", "player", metavar="PLAYER", help="Who is moving.")
@@ -242,24 +273,23 @@ def move(path: Path, player: str | None, words: Sequence[str], secret_path: Path
 
     if email_path is None and (player is None or not words):
         raise UsageError(_("move needs --as PLAYER and the MOVE (or --from-email MESSAGE)"))
-    texts = [" ".join(words)] if words else []
     identify = None
-    if email_path is not None:
+    if email_path is not None:  # the judge's use-case (referee/play/reply.py)
         from referee.cli.mail import mail_identify  # only for a move by mail
+        from referee.play.reply import play_message
 
         identify = mail_identify(email_path, player, reply_out, sender)
-    try:
-        done = submit(path, player, texts, secret_path=secret_path, unchecked=unchecked,
-                      identify=identify)
-    except MoveError as exc:
-        if identify is not None:
-            from referee.cli.mail import answer_rejection
-
-            answer_rejection(gamefile.read(path), identify.raw, exc, reply_out, sender,
-                             identify.found, identify.taken, token=identify.token)
-            for line in identify.note():
-                click.echo(line, err=True)
-        raise
+        message = MailMove(path, identify, reply_out, sender)
+        found = play_message(path, message, secret_path=secret_path)
+        assert found.done is not None  # (a refusal was raised)
+        done, played = found.done, found.bots
+    else:
+        done = submit(path, player, [" ".join(words)], secret_path=secret_path,
+                      unchecked=unchecked)
+        # a game without bot seats (in the file just written) owes no bot a move: not
+        # read again
+        played = bots_done(path, secret_path) if done.match is not None and \
+            seats.seats_at(done.gf.data).bots else []
     if done.match is None:
         first = done.accepted[0]
         click.echo(_("move {n}: {player}: {move} (appended UNCHECKED: only a referee with "
@@ -269,8 +299,6 @@ def move(path: Path, player: str | None, words: Sequence[str], secret_path: Path
             click.echo(_("bot seats move when a referee with the secret runs `referee bot "
                          "FILE`"))
         return
-    # a game without bot seats (in the file just written) owes no bot a move: not read again
-    played = bots_done(path, secret_path) if seats.seats_at(done.gf.data).bots else []
     gf, match, player = done.gf, done.match, done.player
     if played:
         gf, match = load(path, secret_path)

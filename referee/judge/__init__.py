@@ -15,80 +15,45 @@ to the quarantine (the Maildir's ``.Quarantine`` folder, an IMAP flag), and the 
 mail is handled. Only a failure of the judge's surroundings (a full or read-only disk:
 RetryLater; the outgoing mail: DeliveryError) stops the round, and leaves the mail to
 be tried again.
+
+The package loads its parts when they are first asked for (``referee.judge.Judge``,
+``run_once``, ...): importing the core (:mod:`referee.judge.core`) loads nothing of mail,
+so a second front door (chat) can sit beside the mail door over the same core.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import importlib
+from typing import TYPE_CHECKING, Any
 
-from referee.judge.core import Config, Judge
-from referee.judge.failures import RetryLater, describe
-from referee.judge.incoming import Incoming, Outcome
-from referee.judge.tend import sweep
-from referee.judge.transport import Inbox, Outbox
-from referee.mail import MailError
+if TYPE_CHECKING:
+    from referee.judge.basics import Config
+    from referee.judge.failures import RetryLater, describe
+    from referee.judge.mailfront import MailJudge as Judge
+    from referee.judge.mailrun import QUARANTINED, Stats, process, run_once
+    from referee.judge.outcome import Outcome
+    from referee.judge.tend import sweep
+    from referee.judge.transport import Inbox, Outbox
 
-__all__ = ["Config", "Inbox", "Judge", "Outbox", "Outcome", "RetryLater", "Stats", "process",
-           "run_once",
-           "sweep"]
+__all__ = ["QUARANTINED", "Config", "Inbox", "Judge", "Outbox", "Outcome", "RetryLater",
+           "Stats", "describe", "process", "run_once", "sweep"]
 
-QUARANTINED = "quarantined"
-
-
-@dataclass
-class Stats:
-    processed: int = 0
-    played: int = 0
-    quarantined: int = 0
-
-    def summary(self) -> str:
-        """The log line of a pass: ``processed 1 mail, 1 played, 0 quarantined`` (a mail
-        counts as played when any of its moves was)."""
-        mails = "mail" if self.processed == 1 else "mails"
-        return f"processed {self.processed} {mails}, {self.played} played, " \
-               f"{self.quarantined} quarantined"
+#: where each public name lives (the module, and its name there)
+_WHERE = {
+    "Config": ("basics", "Config"), "RetryLater": ("failures", "RetryLater"),
+    "describe": ("failures", "describe"), "Judge": ("mailfront", "MailJudge"),
+    "QUARANTINED": ("mailrun", "QUARANTINED"), "Stats": ("mailrun", "Stats"),
+    "process": ("mailrun", "process"), "run_once": ("mailrun", "run_once"),
+    "Outcome": ("outcome", "Outcome"), "sweep": ("tend", "sweep"),
+    "Inbox": ("transport", "Inbox"), "Outbox": ("transport", "Outbox"),
+}
 
 
-def process(judge: Judge, raw: bytes) -> Outcome:
-    """Handle one incoming mail (deliver what is still queued first). A mail that cannot
-    be read, or whose handling fails (a bug), is "quarantined" (logged by the caller);
-    raises RetryLater (the disk) or DeliveryError (the outgoing mail)."""
-    judge.flush()
-    try:
-        try:
-            incoming = Incoming(judge, raw)
-        except MailError as exc:
-            return Outcome(QUARANTINED, detail=exc.message)
-        outcome = incoming.handle()
-    except Exception as exc:
-        judge.failed(exc)  # re-raises a failure of the disk or of the outgoing mail
-        return Outcome(QUARANTINED, detail=describe(exc))
-    judge.config.log(f"{outcome.action}: {outcome.game or '-'} {outcome.detail}".rstrip())
-    return outcome
-
-
-def run_once(judge: Judge, inbox: Inbox) -> Stats:
-    """One pass: deliver the queue, mail new games and changes, process every pending
-    message (each marked done, or quarantined, only after it was handled), check
-    deadlines."""
-    stats = Stats()
-    judge.flush()
-    sweep(judge)
-    for item in inbox.pending():
-        outcome = Outcome(QUARANTINED, detail=item.unread) if item.unread else \
-            process(judge, item.raw)
-        try:
-            if outcome.action == QUARANTINED:
-                where = inbox.quarantine(item)
-                judge.config.log(f"{QUARANTINED}: mail {item.key}: {outcome.detail} ({where})")
-                stats.quarantined += 1
-            else:
-                inbox.done(item)
-        except OSError as exc:  # a Maildir on a full or read-only disk
-            raise RetryLater(f"cannot move the mail {item.key} in the inbox: "
-                             f"{exc.strerror or exc}; it stays for the next run") from exc
-        stats.processed += 1
-        stats.played += outcome.action == "played"
-    if stats.processed:  # (no mail: the look before this one saw every change)
-        sweep(judge)
-    return stats
+def __getattr__(name: str) -> Any:
+    """A public name, imported from its module when first asked for (PEP 562)."""
+    if name not in _WHERE:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    module, attr = _WHERE[name]
+    found = getattr(importlib.import_module(f"{__name__}.{module}"), attr)
+    globals()[name] = found
+    return found

@@ -1,8 +1,13 @@
-"""The judge: finds the games of a directory, mails their players, and keeps its state.
+"""The judge's core: finds the games of a directory, decides who is told what, keeps its state.
 
 :class:`Judge` ties the pieces together: :mod:`referee.judge.store` (what was sent),
-:mod:`referee.judge.text` (what the mails say), :mod:`referee.mail.tokens` (MAC'd
-Message-IDs) and an outbox. Incoming mail is handled in :mod:`referee.judge.incoming`.
+:mod:`referee.judge.text` (what the messages say) and a front door
+(:class:`referee.judge.door.Door`) that turns each :class:`~referee.judge.door.Notice`
+into a message and delivers it. The core knows nothing of mail: the mail door
+(:mod:`referee.judge.mailfront`: Message-IDs, threads, HTML, the outbox) and its
+dispatcher of incoming mail (:mod:`referee.judge.incoming`) sit above it, and a second
+door would be their sibling. It knows nothing of clocks or deadlines either: the sweep
+over them (:mod:`referee.judge.tend`) sits above it too.
 
 Notification rule per player (setting ``notify``, a meta entry; default ``turn``):
 
@@ -17,28 +22,22 @@ the public view after every change, or with a digest once a round or every N dec
 
 from __future__ import annotations
 
-import email.policy
 import os
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
-from email.message import EmailMessage
-from email.utils import format_datetime, getaddresses
 from pathlib import Path
 from typing import Any
 
 from referee import i18n
-from referee import mail as mailmod
 from referee.errors import RefereeError
-from referee.judge import html, meta, notifications, text
-from referee.judge.basics import GM_TOKEN, WATCHER, Config, Loaded, plays
+from referee.judge import meta, text
+from referee.judge.basics import WATCHER, Config, Loaded, plays
+from referee.judge.door import Door, Notice
 from referee.judge.failures import RetryLater, describe, environment_failure
 from referee.judge.gmlines import gm_welcome
 from referee.judge.looks import Looks
 from referee.judge.store import Store
-from referee.judge.transport import Outbox
 from referee.ledger import gamefile, identity, replay, roster, seats, secret
-from referee.mail import mime, tokens
-from referee.mail.delivery import DeliveryError, Refused
 from referee.play.submit import BotMove, play_bots
 
 _, N_, ngettext = i18n.domain("referee")
@@ -53,12 +52,11 @@ def _mark(stat: os.stat_result) -> tuple[int, int, int]:
 
 
 class Judge:
-    def __init__(self, config: Config, outbox: Outbox) -> None:
+    def __init__(self, config: Config, door: Door) -> None:
         self.config = config
-        self.outbox = outbox
         self.store = Store(config.games_dir)
-        self.channels = self._channels()
-        self._dropped: set[str] = set()  # mails left out: their notice went to a channel
+        self.door = door
+        door.attach(self.store)
         self._ids: dict[Path, tuple[float, int, str, dict[str, str]]] = {}
         self._notified: dict[Path, tuple[int, int]] = {}
         self.marks: dict[Path, tuple[int, int, int]] = {}  # each file as last listed
@@ -75,17 +73,11 @@ class Judge:
         """Forget everything not saved (after a failure in the middle of a mail or a
         game): the state as on disk, as after a restart."""
         self.store = Store(self.config.games_dir)
-        self.channels = self._channels()
-        self._dropped.clear()
+        self.door.attach(self.store)
         self._notified.clear()
         self.looks.clear()
         self._loaded.clear()
         self._positions = text.Positions()
-
-    def _channels(self) -> notifications.Channels:
-        config = self.config
-        return notifications.Channels(self.store, notifications.Options(
-            config.site_url, config.notify_private, config.sleep, config.log))
 
     # ------------------------------------------------------------------ games
 
@@ -211,99 +203,23 @@ class Judge:
                              deadline_hours=self.config.deadline_hours,
                              deadline_bot=self.config.deadline_bot)
 
-    def token(self, game: Loaded, player: str) -> str:
-        name = GM_TOKEN if player == meta.GM else game.settings.token_name(player)
-        return mailmod.player_token(game.key, game.gf.game_id, name)
-
-    def subject(self, game: Loaded, player: str) -> str:
-        """The subject of every mail of the game to ``player``: fixed for the whole game."""
-        base = f"[referee] {game.gf.game_id} {game.match.game.title}"
-        if player == WATCHER:
-            return base
-        return f"{base} [#{self.token(game, player)}]"
-
-    # ------------------------------------------------------------------ mails
+    # ------------------------------------------------------------------ notices
 
     def message(self, game: Loaded, player: str, to: str, body: str,
                 answers: str | None = None, references: Sequence[str] = (), *,
-                board: bool = False, notice: bool = False) -> mime.Mail:
-        """A mail of the game to ``player`` (or WATCHER / GM): fixed subject, a fresh
-        MAC'd Message-ID, threaded under the player's root (this mail is the root if
-        there is none yet), or under ``answers``. ``board``: an HTML part too, with the
-        picture of the board as ``player`` sees it (when the pictures extra is there).
-        ``notice``: a notification of the game's state (your turn, what happened, the game
-        over, a reminder), posted to the player's channel too, or instead
-        (referee/judge/notifications.py)."""
-        gid = game.gf.game_id
-        state = self.store.game(gid)
-        msgid = tokens.make_id(game.key, gid, player, plays(game.gf), self.store.next_counter(gid))
-        thread = f"{player}|{to}"  # a new address (or person) starts a new thread
-        root = state["roots"].get(thread)
-        subject = self.subject(game, player)
-        headers = [("From", self.config.sender), ("To", to), ("Subject", subject),
-                   ("Date", format_datetime(self.config.clock())), ("Message-ID", msgid)]
-        refs = [r for r in [root, *references] if r]
-        if answers:
-            headers.append(("In-Reply-To", answers))
-            refs.append(answers)
-        elif root:
-            headers.append(("In-Reply-To", root))
-        if refs:
-            headers.append(("References", " ".join(dict.fromkeys(refs))))
-        mime.check(headers)  # (a bad value fails before the state changes)
-        if root is None:
-            state["roots"][thread] = msgid
-        shown = "watcher" if player == WATCHER else player
-        headers += [("Auto-Submitted", "auto-generated" if answers is None else "auto-replied"),
-                    ("X-Referee-Game", gid), ("X-Referee-Player", shown),
-                    ("X-Referee-Move", str(len(game.gf.log)))]
-        footer = ["", "-- ", f"game: {gid}", f"player: {shown}"]
-        if player in game.gf.players:  # a notice to the player's channel too (or instead)
-            if notice and self.channels.notice(game, player, first=root is None):
-                self._dropped.add(msgid)  # (left out by queue: no board, no tiles seen)
-                board = False
-            footer[:0] = self.channels.error_note(game, player)
-        plain = body.rstrip("\n") + "\n" + "\n".join(footer) + "\n"
-        content: mime.Leaf | mime.Multipart | None = None
-        if board and not gamefile.missing_nonces(game.gf):
-            viewer = player if player in game.gf.players else None
-            content = html.board_body(
-                plain, subject=subject, msgid=msgid, match=game.match, viewer=viewer,
-                game_id=gid, moves=len(game.gf.log),
-                cache=html.cache_for(self.config.games_dir),
-                seen=state.setdefault("tiles", {}).setdefault(thread, {}),
-                whole=answers is not None)
-        return mime.Mail(headers, content or mime.text(plain, mime_version=True))
+                board: bool = False, notice: bool = False) -> object:
+        """The front door's message of the game to ``player`` (or WATCHER / GM) at ``to``
+        (:class:`referee.judge.door.Notice`), made now; sent by :meth:`queue` and
+        :meth:`flush`."""
+        return self.door.prepare(game, Notice(player, to, body, answers, tuple(references),
+                                              board, notice))
 
-    def queue(self, msg: mime.Mail | EmailMessage) -> None:
-        if str(msg["Message-ID"]) in self._dropped:  # told on the player's channel only
-            self._dropped.discard(str(msg["Message-ID"]))
-            return
-        recipients = [a for _, a in getaddresses([str(v) for v in msg.get_all("To", []) or []])
-                      if a]
-        raw = msg.as_bytes() if isinstance(msg, mime.Mail) else \
-            msg.as_bytes(policy=email.policy.default.clone(linesep="\n"))
-        self.store.enqueue(str(msg["Message-ID"]), recipients, raw)
+    def queue(self, message: object) -> None:
+        self.door.queue(message)
 
     def flush(self) -> int:
-        """Deliver every queued mail, each taken off the queue once delivered and named
-        in the store's journal (the next save writes the queue without it)."""
-        sent = 0
-        queue = self.store.data["queue"]
-        while queue:
-            item = queue[0]
-            try:
-                notes = self.outbox.deliver(item["id"], item["to"], item["raw"].encode(
-                    "utf-8", "surrogateescape"))
-            except Refused as exc:  # for good: sending it again would not help
-                if not exc.permanent:
-                    raise DeliveryError(exc.message) from exc
-                notes = [f"{exc.message} (dropped)"]
-            self.store.sent()
-            for note in notes or ():
-                self.config.log(f"mail not delivered: {note}")
-            sent += 1
-        return sent
+        """Deliver every queued message (the front door's)."""
+        return self.door.flush()
 
     def settle(self) -> None:
         """Save the state if mails were sent since the last save (once a round: until
@@ -317,16 +233,19 @@ class Judge:
         """After ``exc`` in the middle of a mail or a game: forget what was not saved;
         re-raise a failure of the outgoing mail or (as RetryLater) of the disk."""
         self.reset()
-        if isinstance(exc, DeliveryError):
+        if self.door.fatal(exc):
             raise exc
         if environment_failure(exc):
             raise RetryLater(f"{describe(exc)}; the mail stays in the inbox for the next "
                              "run") from exc
 
-    def notify(self, path: Path, notes: Mapping[str, Sequence[str]] | None = None) -> None:
-        """Mail whoever must hear about what changed in the game since the last run.
-        ``notes``: lines for some players' mails (a player named there gets at least a
-        short mail, with the lines after its headline)."""
+    def notify(self, path: Path, notes: Mapping[str, Sequence[str]] | None = None, *,
+               bots: bool = True) -> None:
+        """Tell whoever must hear about what changed in the game since the last run.
+        ``notes``: lines for some players' messages (a player named there gets at least a
+        short one, with the lines after its headline). First the bot seats play what
+        they owe, unless ``bots`` is False (they just had their turn:
+        referee/play/reply.py)."""
         try:
             stat = path.stat()
         except OSError:
@@ -337,7 +256,7 @@ class Judge:
         game = self.load(path)
         if game is None:
             return
-        if self._bots_owe(game):
+        if bots and self._bots_owe(game):
             self.play_bots(path)
             game = self.load(path)
             if game is None:
@@ -463,11 +382,20 @@ class Judge:
         try:
             played = play_bots(path, stand_in=stand_in)
         except RefereeError as exc:
-            self.config.log(f"bots of {path.name} could not move: {exc.message}")
+            self.bots_played(path, [], exc.message)
             return []
+        self.bots_played(path, played, None)
+        return played
+
+    def bots_played(self, path: Path, played: Sequence[BotMove], problem: str | None
+                    ) -> None:
+        """Log what the bots of the game at ``path`` played, or (``problem``) why they
+        could not move (then nothing else)."""
+        if problem is not None:
+            self.config.log(f"bots of {path.name} could not move: {problem}")
+            return
         for b in played:
             self.config.log(f"bot: {path.name} {b.n}. {b.player}: {b.text} ({b.level})")
-        return played
 
     def _wants(self, game: Loaded, state: dict[str, Any], pid: str, start: bool,
                over: bool, authors: set[str], waiting: list[str]) -> tuple[bool, bool]:

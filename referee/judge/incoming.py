@@ -33,15 +33,17 @@ from referee import mail as mailmod
 from referee.errors import AmbiguousMove, MalformedMove, MoveError, RefereeError
 from referee.i18n import domain
 from referee.judge import clocks, language, mailcommands, meta, notices, text
-from referee.judge.core import GM_TOKEN, Judge, Loaded
+from referee.judge.basics import GM_TOKEN, Loaded
 from referee.judge.failures import environment_failure
 from referee.judge.gmlines import GM_HELP, bot_level, gm_meta
+from referee.judge.mailfront import MailJudge
 from referee.judge.outcome import Outcome
 from referee.ledger import gamefile
 from referee.mail import intake, mime
 from referee.mail.intake import Refusal
 from referee.mail.tokens import MailError, MailId
-from referee.play.submit import submit
+from referee.play.reply import play_message
+from referee.play.submit import BotMove, Submission
 
 PLAYER_COMMANDS = ("status", "help", "undo", "nonce", "say", "notify", "bot", "vacation",
                    "rematch", *language.WORDS)
@@ -54,7 +56,7 @@ _, N_, ngettext = domain("referee")
 class Incoming:
     """Handles one raw mail for a judge."""
 
-    def __init__(self, judge: Judge, raw: bytes) -> None:
+    def __init__(self, judge: MailJudge, raw: bytes) -> None:
         self.judge, self.raw = judge, raw
         self.mail = intake.read(raw)
         self.reply = self.mail.reply
@@ -255,7 +257,7 @@ class Incoming:
         to = game.settings.to(player)
         assert to is not None
         body = text.body(game.gf, game.match, game.seed, player, None, game.settings,
-                         note=[*self._read(), *note])
+                         note=[*self.read_note(), *note])
         self.queue([self.judge.message(game, player, to, body, answers=self.msgid,
                                         board=True)])
         return Outcome(action, game.gf.game_id, detail)
@@ -287,7 +289,7 @@ class Incoming:
     def _take(self, commands: Sequence[str], game: Loaded, player: str | None) -> None:
         """Read the line of the mail that is a command or (``player``'s) move, passing
         over chat before it (:func:`referee.mail.intake.take_line`); the answers then
-        say which line was taken (:meth:`_read`)."""
+        say which line was taken (:meth:`read_note`)."""
         match = game.match
         taken = intake.take_line(self.reply, commands, match.game if player else None,
                                  match.state, player)
@@ -295,51 +297,22 @@ class Incoming:
             self.taken = taken
             self.reply = intake.from_taken(self.reply, taken)
 
-    def _read(self) -> list[str]:
+    def read_note(self) -> list[str]:
         """The line that says which line of the mail was taken (none: the first)."""
         return intake.taken_note(self.taken)
 
     def _moves(self, game: Loaded, player: str, moves: list[str], mid: MailId) -> Outcome:
-        """Play ``moves`` (the answer says which line was taken when chat came first)."""
-        gid, msgid, mail = game.gf.game_id, self.msgid, self.mail
-        read = self._read()
+        """Play ``moves`` (the answer says which line was taken when chat came first)
+        through the use-case `move --from-email` shares (referee/play/reply.py)."""
+        message = MailMoves(self, game, player, moves, mid)
+        play_message(game.path, message, keep_partial=True)
+        assert message.outcome is not None
+        return message.outcome
 
-        def identify(gf: gamefile.GameFile, seed: str | None
-                     ) -> tuple[str, list[str], dict[str, Any]]:
-            intake.check_unplayed(mail, gf.log)  # again inside the lock: the file may
-            intake.check_fresh(mid, gf.log)  # have changed since it was read
-            return player, moves, {"mail": msgid}
-
-        try:
-            done = submit(game.path, None, moves, keep_partial=True, identify=identify)
-        except MoveError as exc:
-            return self._rejected(game, player, moves, 0, exc)
-        except RefereeError as exc:
-            if environment_failure(exc):  # a full or read-only disk: try again later
-                raise
-            reason = text.nonce_needed(game.gf) if gamefile.missing_nonces(game.gf) \
-                else exc.message  # (before the nonces: in the words of a mail)
-            return self.answer_state(self.judge.load(game.path) or game, player,
-                                      [_("Not played: {reason}").format(reason=reason)],
-                                      "rejected", exc.message)
-        if done.match is not None:  # the state submit just wrote: no second replay
-            self.judge.remember(Loaded(game.path, done.gf, game.seed, game.key, done.match,
-                                       self.judge.settings(done.gf)))
-        self.judge.notify(game.path, {player: read} if read else None)
-        played = " / ".join(a.text for a in done.accepted)
-        if done.failed is not None and done.failed_index is not None:
-            fresh = self.judge.load(game.path) or game
-            self.taken = None  # (told in the mail just sent)
-            outcome = self._rejected(fresh, player, moves, done.failed_index, done.failed)
-            # the moves before the failing line are played: the mail counts as played
-            return Outcome("played", gid, f"{played} (then {outcome.detail})")
-        # no save of its own: the log already says this mail was played; the next save of
-        # the state keeps the mark that spares a re-delivered copy the game's replay
-        self.judge.store.mark_answered(msgid)
-        return Outcome("played", gid, played)
-
-    def _rejected(self, game: Loaded, player: str, moves: list[str], index: int,
-                  exc: MoveError) -> Outcome:
+    def answer_rejected(self, game: Loaded, player: str, moves: list[str], index: int,
+                        exc: MoveError) -> Outcome:
+        """Answer that line ``index`` of ``moves`` was not accepted (and that the lines
+        before it were played), with the state and the closest legal moves."""
         note: list[str] = []
         if index:
             note.append(ngettext("Your first {n} move(s) were played; the rest were not.",
@@ -411,7 +384,7 @@ class Incoming:
                             extra={"mail": self.msgid}, guard=guard)
         except RefereeError as exc:
             return self.not_done(game, player, word, exc)
-        read = self._read()
+        read = self.read_note()
         self.judge.notify(game.path, {player: read} if read else None)
         self.judge.store.mark_answered(self.msgid)
         self.judge.store.save()
@@ -444,10 +417,72 @@ class Incoming:
         fresh = self.judge.load(game.path) or game
         if change is not None and change.get("kind") == "replace" and fresh is not game:
             notes = notices.replaced(self.judge, game, fresh, str(change["player"]))
-        outcome = self._answer_gm(fresh, [*self._read(), f"> {line}", result], "command",
+        outcome = self._answer_gm(fresh, [*self.read_note(), f"> {line}", result], "command",
                                   f"gm {line}")
         self.judge.notify(game.path, notes)
         return outcome
+
+
+class MailMoves:
+    """The judge's side of the use-case it shares with `move --from-email`
+    (:class:`referee.play.reply.Message`): the mail's moves for ``player``, identified
+    again inside the lock (unplayed, fresh); a rejection answered with the state; the
+    moves played remembered and notified to everyone; the outcome kept in ``outcome``."""
+
+    def __init__(self, incoming: Incoming, game: Loaded, player: str, moves: list[str],
+                 mid: MailId) -> None:
+        self.incoming, self.game, self.player, self.moves, self.mid = \
+            incoming, game, player, moves, mid
+        self.read = incoming.read_note()  # (before the answers reset it)
+        self.outcome: Outcome | None = None
+        self.done: Submission | None = None
+
+    def identify(self, gf: gamefile.GameFile, seed: str | None
+                 ) -> tuple[str, list[str], dict[str, Any]]:
+        mail = self.incoming.mail
+        intake.check_unplayed(mail, gf.log)  # again inside the lock: the file may
+        intake.check_fresh(self.mid, gf.log)  # have changed since it was read
+        return self.player, self.moves, {"mail": self.incoming.msgid}
+
+    def refused(self, exc: MoveError, index: int) -> None:
+        incoming, game = self.incoming, self.game
+        if self.done is None:  # nothing was played
+            self.outcome = incoming.answer_rejected(game, self.player, self.moves, index, exc)
+            return
+        fresh = incoming.judge.load(game.path) or game
+        incoming.taken = None  # (told in the mail just sent)
+        outcome = incoming.answer_rejected(fresh, self.player, self.moves, index, exc)
+        # the moves before the failing line are played: the mail counts as played
+        self.outcome = Outcome("played", game.gf.game_id, f"{self._played()} (then "
+                               f"{outcome.detail})")
+
+    def not_played(self, exc: RefereeError) -> None:
+        if environment_failure(exc):  # a full or read-only disk: try again later
+            raise exc
+        game = self.game
+        reason = text.nonce_needed(game.gf) if gamefile.missing_nonces(game.gf) \
+            else exc.message  # (before the nonces: in the words of a mail)
+        self.outcome = self.incoming.answer_state(
+            self.incoming.judge.load(game.path) or game, self.player,
+            [_("Not played: {reason}").format(reason=reason)], "rejected", exc.message)
+
+    def played(self, done: Submission, bots: list[BotMove], problem: str | None) -> None:
+        judge, game = self.incoming.judge, self.game
+        self.done = done
+        judge.bots_played(game.path, bots, problem)
+        if done.match is not None and not bots:  # the state just written: no second replay
+            judge.remember(Loaded(game.path, done.gf, game.seed, game.key, done.match,
+                                  judge.settings(done.gf)))
+        judge.notify(game.path, {self.player: self.read} if self.read else None, bots=False)
+        if done.failed is None:
+            # no save of its own: the log already says this mail was played; the next
+            # save of the state keeps the mark that spares a re-delivered copy the replay
+            judge.store.mark_answered(self.incoming.msgid)
+            self.outcome = Outcome("played", game.gf.game_id, self._played())
+
+    def _played(self) -> str:
+        assert self.done is not None
+        return " / ".join(a.text for a in self.done.accepted)
 
 
 HELP = [  # each line translated where it is shown: _(line)

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from referee.judge import RetryLater, run_once
-from referee.judge.core import Judge
+from referee.judge.failures import RetryLater
+from referee.judge.mailfront import MailJudge
+from referee.judge.mailrun import run_once
 from referee.judge.transport import Inbox, Outbox
 from referee.mail import MailError
 
 
-def serve(judge: Judge, inbox: Inbox, out: Outbox, log: Callable[[str], None],
+def serve(judge: MailJudge, inbox: Inbox, out: Outbox, log: Callable[[str], None],
           wait: float | None) -> None:
     """``wait`` None: one look (a failure raised). Otherwise run until stopped, waiting
     at most ``wait`` seconds between looks; a failure of the outgoing mail or of the

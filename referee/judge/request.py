@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Protocol
 if TYPE_CHECKING:
     from referee.errors import RefereeError
     from referee.judge.basics import Loaded
-    from referee.judge.core import Judge
+    from referee.judge.mailfront import MailJudge
     from referee.judge.outcome import Outcome
     from referee.ledger.gamefile import GameFile
     from referee.mail import Reply, mime
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 class Request(Protocol):
     """One player's message being answered."""
 
-    judge: Judge
+    judge: MailJudge
     msgid: str  # the message's own Message-ID (what the store marks answered)
     reply: Reply
 

@@ -34,7 +34,8 @@ class MailIdentify:
     (:mod:`referee.mail.intake`), and keeps its bytes (``raw``), the authenticated
     player (``found``) and their token (``token``) for the answer to a rejection
     (``read`` gives the mail's bytes). The accepted mail's Message-ID goes into the log
-    entry, so the same mail is refused a second time."""
+    entry, so the same mail is refused a second time. The sequence around it (submit,
+    answer a rejection, let the bots play) is the judge's too: referee/play/reply.py."""
 
     def __init__(self, read: Callable[[], bytes], player: str | None,
                  reply_out: Path | None, sender: str) -> None:
