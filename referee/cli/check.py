@@ -108,6 +108,7 @@ def check(paths: Sequence[Path], secret_path: Path | None, since: str | None, by
             for line in check_line(r):
                 click.echo(line)
         if not results:
-            click.echo("no game files to check")
+            click.echo("no game files to check" if since is None else
+                       f"no game file changed since {since}: nothing to check")
     if not all(r["ok"] for r in results):
         sys.exit(1)

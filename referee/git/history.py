@@ -30,6 +30,7 @@ from typing import Any
 from referee.engine import Match
 from referee.engine.rng import commitment
 from referee.errors import GameFileError, ReplayError, UsageError
+from referee.git import delta
 from referee.ledger import gamefile, identity, replay, seats, secret
 from referee.ledger.fileformat import GAME_MASTER
 
@@ -153,22 +154,42 @@ def rel_path(repo: Repo, path: Path) -> str:
 
 @dataclass
 class ChangeFiles:
-    """The game files of a change: at the revision, in the work tree, and to check."""
+    """The game files of a change: at the revision, in the work tree, and to check.
+    With ``delta`` (the fast path, referee/git/delta.py) ``old`` and ``now`` hold only
+    the paths git reports changed or in doubt: every other game file is byte for byte
+    what it was at the revision. Without it they hold every game file."""
 
     old: list[str]
     now: list[str]
     check: list[str]
+    delta: delta.Delta | None = None
+    base: dict[str, bytes | None] = field(default_factory=dict)  # old bytes of changed paths
+    given: bool = False  # FILEs named: only those are checked
 
 
 def change_files(repo: Repo, given: Sequence[Path]) -> ChangeFiles:
-    """Every game file at the revision and in the work tree; the ones to replay are all
-    of them, or only ``given`` ones. Deletions, renames and copies are judged over all
-    of them either way (``check FILE --since REV`` cannot hide a deleted game)."""
+    """The game files of the change; the ones to replay are the changed ones, or only
+    ``given`` ones. Deletions, renames and copies are judged over all of them either way
+    (``check FILE --since REV`` cannot hide a deleted game). A file git reports
+    unchanged since the revision (the same blob, written as it is) need not be read:
+    its bytes were checked when they came in."""
+    given_rels = sorted({rel_path(repo, p) for p in given})
+    if repo.rev is None:
+        return all_change_files(repo, given_rels)
+    found = delta.working_changes(repo.root, repo.rev)
+    base = delta.blobs(repo.root, repo.rev, sorted(found.changed))
+    old = sorted(p for p, raw in base.items() if is_game_file(raw))
+    now = sorted(p for p in found.changed if is_game_file(read_work_file(repo.root / p)))
+    return ChangeFiles(old, now, given_rels or sorted(set(now) | set(old)), found, base,
+                       bool(given_rels))
+
+
+def all_change_files(repo: Repo, given_rels: Sequence[str]) -> ChangeFiles:
+    """:func:`change_files` reading every game file (no fast path)."""
     old = old_game_files(repo)
     now = current_game_files(repo)
-    if given:
-        return ChangeFiles(old, now, sorted({rel_path(repo, p) for p in given}))
-    return ChangeFiles(old, now, sorted(set(now) | set(old)))
+    return ChangeFiles(old, now, list(given_rels) or sorted(set(now) | set(old)),
+                       given=bool(given_rels))
 
 
 def files_to_check(repo: Repo, given: Sequence[Path]) -> tuple[list[str], list[str]]:
@@ -191,19 +212,60 @@ def new_game_clashes(repo: Repo, label: str, files: ChangeFiles
                      ) -> dict[str, identity.Duplicate]:
     """Every new game file (not at the revision) that is the same game as another game
     file at the revision or in the work tree (the same header, commitment or id): a
-    copy, which would deal a running game's cards under other seats."""
+    copy, which would deal a running game's cards under other seats. On the fast path
+    the other files are the changed ones and those ``git grep`` names
+    (:func:`delta.candidates`); when it cannot vouch for its answer, every file."""
+    now = [(p, h) for p in files.now if (h := parse_header(read_work_file(repo.root / p)))]
+    new = [(p, h) for p, h in now if p not in files.old]
+    if not new or files.delta is None or repo.rev is None:
+        return _clashes(repo, label, files, now) if new else {}
+    found = delta.candidates(repo.root, [h for _, h in new])
+    if found is None:  # nothing the search can vouch for: read them all
+        return _clashes(repo, label, all_change_files(repo, []), None)
+    base = dict(files.base)
+    for p in found - files.delta.changed:  # unchanged: its bytes are those at the revision
+        base[p] = read_work_file(repo.root / p)
+    at_rev = sorted(p for p in base if (p in found or p in files.old) and is_game_file(base[p]))
+    others = [(f"{p} at {label}", h) for p in at_rev if (h := parse_header(base[p]))]
+    return _first_clashes(new, others + now)
+
+
+def _clashes(repo: Repo, label: str, files: ChangeFiles,
+             now: list[tuple[str, dict[str, Any]]] | None) -> dict[str, identity.Duplicate]:
+    """The clashes of the new files of ``files``, every game file read."""
     others: list[tuple[str, dict[str, Any]]] = []
     if repo.rev is not None:
         others += [(f"{p} at {label}", h) for p in files.old
                    if (h := parse_header(repo.show(repo.rev, p))) is not None]
-    now = [(p, h) for p in files.now if (h := parse_header(read_work_file(repo.root / p)))]
+    if now is None:
+        now = [(p, h) for p in files.now if (h := parse_header(read_work_file(repo.root / p)))]
+    return _first_clashes([(p, h) for p, h in now if p not in files.old], others + now)
+
+
+def _first_clashes(new: list[tuple[str, dict[str, Any]]],
+                   among: list[tuple[str, dict[str, Any]]]) -> dict[str, identity.Duplicate]:
     found: dict[str, identity.Duplicate] = {}
-    for rel, header in now:
-        if rel not in files.old:
-            clash = identity.clashes(rel, header, others + now)
-            if clash:
-                found[rel] = clash[0]
+    for rel, header in new:
+        clash = identity.clashes(rel, header, among)
+        if clash:
+            found[rel] = clash[0]
     return found
+
+
+def signed_paths(repo: Repo, files: ChangeFiles) -> list[str]:
+    """The game files ``--signed`` checks commit by commit: the ones to check, and on
+    the fast path also every game file a commit since the revision touched (a change
+    undone by a later commit leaves the file unchanged, not its commits)."""
+    if files.delta is None or repo.rev is None or files.given:
+        return files.check
+    out = repo.git("log", "-m", "--no-renames", "--name-only", "--format=", "-z",
+                   f"{repo.rev}..HEAD", "--")
+    touched = {n.decode(errors="surrogateescape") for n in out.replace(b"\n", b"\0")
+               .split(b"\0") if n.endswith(b".json")} - set(files.check)
+    base = delta.blobs(repo.root, repo.rev, sorted(touched))
+    games = {p for p in touched if is_game_file(base[p])
+             or is_game_file(read_work_file(repo.root / p))}
+    return sorted(games | set(files.check))
 
 
 # --- one file -------------------------------------------------------------------------

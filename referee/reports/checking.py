@@ -302,5 +302,6 @@ def check_change(base: Base | str, paths: Sequence[Path], *, by: str | None = No
     if signed:
         results += [{"file": "(commits)", "ok": False, "verified": "nothing",
                      "error": problem, "hints": []}
-                    for problem in commits.check_signed(repo, signers, rels)]
+                    for problem in commits.check_signed(repo, signers,
+                                                        history.signed_paths(repo, files))]
     return results
