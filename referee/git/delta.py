@@ -185,14 +185,14 @@ def search_terms(headers: Sequence[Mapping[str, Any]]) -> list[str] | None:
     return terms
 
 
-def grep(root: Path, terms: Sequence[str], exact: bool) -> set[str]:
-    """The tracked ``.json`` files of the work tree that contain any of ``terms``
-    (ASCII case ignored unless ``exact``), by ``git grep -F -l``: bytes only, in C."""
+def grep(root: Path, terms: Sequence[str]) -> set[str]:
+    """The tracked ``.json`` files of the work tree that contain any of ``terms``, ASCII
+    case ignored, by one ``git grep -F -l -i`` in the C locale (bytes only, in C; a
+    byte outside ASCII matches only itself)."""
     if not terms:
         return set()
-    args = ["grep", "-l", "-z", "-F", "-a", "--no-color", "--no-textconv", "--full-name"]
-    if not exact:
-        args.append("-i")
+    args = ["grep", "-l", "-z", "-F", "-i", "-a", "--no-color", "--no-textconv",
+            "--full-name"]
     for term in terms:
         args += ["-e", term]
     args += ["--", "*.json"]
@@ -206,4 +206,4 @@ def candidates(root: Path, headers: Sequence[Mapping[str, Any]]) -> set[str] | N
     terms = search_terms(headers)
     if terms is None:
         return None
-    return grep(root, terms, exact=False) | grep(root, MARKERS, exact=True)
+    return grep(root, [*terms, *MARKERS])
