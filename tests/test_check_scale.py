@@ -1,11 +1,12 @@
+# ruff: noqa: F811  (the fixtures `repo` and `signed_repo` come from tests/test_trust_git.py)
 """`check --since REV` reads what changed, not the archive (referee/git/delta.py), and the
 fast path gives up nothing: the files read for one move do not grow with the number of
 games, and every copy the full scan refused is still refused through the CLI (the same
 id in another case or written with JSON escapes, a non-ASCII letter that folds to the
 id, the same commitment, a non-game file turned into a copy, an untracked copy), as are
-a rename and a deletion, while a file git cannot vouch for (a checkout filter, a
-skip-worktree entry) is read as if changed. The honest move and the honest new game
-pass.
+a rename and a deletion, and a signed forgery a later commit undid, while a file git
+cannot vouch for (a checkout filter, a skip-worktree entry) is read as if changed. The
+honest move and the honest new game pass.
 """
 
 from __future__ import annotations
@@ -23,6 +24,14 @@ import pytest
 from referee.git import delta, history
 from referee.ledger import gamefile
 from tests.conftest import run
+from tests.test_trust_git import (  # noqa: F401  (fixtures)
+    play,
+    repo,
+    signed_commit,
+    signed_pr,
+    signed_repo,
+)
+from tests.test_trust_git import refused as refused_in_ci
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -273,6 +282,20 @@ def test_a_skip_worktree_entry_is_read_as_changed(at: Path) -> None:
     git(at, "update-index", "--skip-worktree", target)
     (at / target).unlink()
     refused(*check("HEAD"), target, "is gone")
+
+
+def test_a_signed_forgery_undone_by_a_later_commit_is_still_seen(
+        signed_repo: dict[str, object]) -> None:
+    """ann signs a commit with ben's move, then a second that puts the file back: the
+    file is unchanged since the base, its commits are not. --signed still reads them."""
+    repo, keys = signed_repo["repo"], signed_repo["keys"]
+    assert isinstance(repo, Path) and isinstance(keys, dict)
+    before = (repo / "games" / "g.json").read_bytes()
+    play(repo, "games/g.json", "ben")
+    signed_commit(repo, keys["ann"], "ann signs ben's move")
+    (repo / "games" / "g.json").write_bytes(before)
+    signed_commit(repo, keys["ann"], "and takes it back")
+    refused_in_ci(signed_pr(repo, "ann-gh"), "signed by ann adds entry 2", "by ben")
 
 
 # --- the honest controls ------------------------------------------------------------------

@@ -54,7 +54,8 @@ def check_line(r: dict[str, Any]) -> list[str]:
               help="Check the change since git revision REV as a whole: every game file at "
                    "REV still exists with its header unchanged and its old log a prefix of "
                    "the new one; new files are valid new games; every new move is legal. "
-                   "Without FILEs: every game file in the repository. REV must be an "
+                   "Without FILEs: every game file changed since REV (as git reports it; "
+                   "one git cannot vouch for counts as changed). REV must be an "
                    "ancestor of HEAD; an empty or all-zero REV (GitHub's `before` when a "
                    "push creates a branch) means HEAD's first parent.")
 @click.option("--by", metavar="PLAYER", help="With --since: every new entry is PLAYER's.")

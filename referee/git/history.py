@@ -260,8 +260,8 @@ def signed_paths(repo: Repo, files: ChangeFiles) -> list[str]:
         return files.check
     out = repo.git("log", "-m", "--no-renames", "--name-only", "--format=", "-z",
                    f"{repo.rev}..HEAD", "--")
-    touched = {n.decode(errors="surrogateescape") for n in out.replace(b"\n", b"\0")
-               .split(b"\0") if n.endswith(b".json")} - set(files.check)
+    touched = {n.decode(errors="surrogateescape") for n in out.split(b"\0")
+               if n.endswith(b".json")} - set(files.check)
     base = delta.blobs(repo.root, repo.rev, sorted(touched))
     games = {p for p in touched if is_game_file(base[p])
              or is_game_file(read_work_file(repo.root / p))}
