@@ -298,6 +298,26 @@ def test_a_signed_forgery_undone_by_a_later_commit_is_still_seen(
     refused_in_ci(signed_pr(repo, "ann-gh"), "signed by ann adds entry 2", "by ben")
 
 
+@pytest.mark.parametrize(("attributes", "doubtful"), [
+    ("* text=auto\n", False), ("*.json text\n", False), ("*.json -text\n", False),
+    ("*.json eol=crlf\n", True), ("*.json ident\n", True), ("*.json filter=lfs\n", True),
+    ("*.json working-tree-encoding=UTF-16\n", True), ("*.json crlf\n", True)])
+def test_which_attributes_put_a_file_in_doubt(at: Path, attributes: str,
+                                              doubtful: bool) -> None:
+    games = base_with(at, 2)
+    (at / ".git" / "info" / "attributes").write_text(attributes)
+    found = delta.working_changes(at, "HEAD")
+    expected = {f"games/{g['id']}.json" for g in games} if doubtful else set()
+    assert found.doubt == expected and found.changed == expected
+
+
+def test_core_autocrlf_puts_every_file_in_doubt(at: Path) -> None:
+    games = base_with(at, 2)
+    git(at, "config", "core.autocrlf", "true")
+    assert delta.working_changes(at, "HEAD").doubt == {f"games/{g['id']}.json"
+                                                        for g in games}
+
+
 # --- the honest controls ------------------------------------------------------------------
 
 

@@ -38,8 +38,12 @@ PLAIN = re.compile(r"[A-Za-z0-9._:-]{1,128}")
 # tests/test_check_scale.py recomputes this list from every code point.
 FOLDS_TO_ASCII = "\u00df\u017f\u1e9e\u212a\ufb00\ufb01\ufb02\ufb03\ufb04\ufb05\ufb06"
 MARKERS = ("\\u", *FOLDS_TO_ASCII)
-# Attributes under which the work-tree file may not be the blob's bytes.
+# Attributes under which the work-tree file may not be the blob's bytes: any value but
+# unspecified puts a file in doubt, except that ``text`` (set, unset or auto: the
+# common ``* text=auto``) converts on checkout only with an ``eol`` attribute (itself
+# in doubt) or core.autocrlf / core.eol=crlf (every file in doubt: _converts_everything).
 CONVERTING = ("filter", "ident", "working-tree-encoding", "eol", "crlf", "text")
+NEUTRAL = {"text": (b"unspecified", b"set", b"unset", b"auto")}
 
 
 @dataclass
@@ -69,9 +73,7 @@ def _diffed(root: Path, rev: str) -> set[str]:
 
 def _in_doubt(root: Path, tracked: Sequence[str], flags: Mapping[str, str]) -> set[str]:
     """Tracked paths whose work-tree bytes git may not compare as they are: a flag other
-    than a plain cached entry, or any converting attribute (with core.autocrlf or
-    core.eol set, ``text`` converts; without them, only an explicit ``eol`` does, and
-    every converting attribute is counted anyway)."""
+    than a plain cached entry, or a converting attribute (:data:`NEUTRAL`)."""
     doubt = {p for p, tag in flags.items() if tag != "H"}
     if not tracked:
         return doubt
@@ -79,7 +81,7 @@ def _in_doubt(root: Path, tracked: Sequence[str], flags: Mapping[str, str]) -> s
     done = _run(root, ["check-attr", "-z", "--stdin", *CONVERTING], stdin)
     parts = done.split(b"\0")
     for i in range(0, len(parts) - 2, 3):  # path\0attribute\0value\0
-        if parts[i + 2] != b"unspecified":
+        if parts[i + 2] not in NEUTRAL.get(parts[i + 1].decode(), (b"unspecified",)):
             doubt.add(parts[i].decode(errors="surrogateescape"))
     return doubt
 
