@@ -163,8 +163,38 @@ def bench_check(archives: Sequence[Archive], rounds: int) -> list[str]:
     return lines
 
 
+READ_ALL = [sys.executable, "-c", "import pathlib\n"
+            "for p in sorted(pathlib.Path('games').glob('*.json')): p.read_bytes()"]
+
+
+def bench_folder(label: str, command: Sequence[str], archives: Sequence[Archive],
+                 rounds: int) -> list[str]:
+    """``command`` over the whole folder of games, beside reading the folder's bytes in
+    one Python process (the anchor: the least a command over every game must do)."""
+    rows, anchors = [], []
+    for a in archives:
+        rows.append((a.games, best([*command, "games"], a.root, rounds)))
+        anchors.append((a.games, best(READ_ALL, a.root, rounds)))
+    lines = report(label, rows) + report("anchor: reading every game file's bytes", anchors)
+    lines += [f"  {n:>6} games  {t.seconds / r.seconds:5.1f}x the anchor"
+              for (n, t), (_, r) in zip(rows, anchors, strict=True)]
+    return lines
+
+
+def bench_pending(archives: Sequence[Archive], rounds: int) -> list[str]:
+    """`referee pending games` with an empty cache (every file read and replayed once)."""
+    return bench_folder("pending games (cache empty)", [REFEREE, "pending"], archives, rounds)
+
+
+def bench_ratings(archives: Sequence[Archive], rounds: int) -> list[str]:
+    """`referee ratings games` (every finished game replayed and rated)."""
+    return bench_folder("ratings games", [REFEREE, "ratings"], archives, rounds)
+
+
 COMMANDS: dict[str, Callable[[Sequence[Archive], int], list[str]]] = {
     "check": bench_check,
+    "pending": bench_pending,
+    "ratings": bench_ratings,
 }
 
 
