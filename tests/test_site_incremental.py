@@ -256,3 +256,40 @@ def test_a_bad_changed_game_leaves_the_site_as_it_was(games: Path, tmp_path: Pat
     assert "c-staufer.json" in result.output
     assert tree(out) == before
     assert not any(p.name.startswith(".referee-stage-") for p in out.iterdir())
+
+
+def test_a_sealed_key_spelt_with_escapes_is_still_sealed(games: Path, tmp_path: Path) -> None:
+    sealed = make_game(games, "staufer", 2, moves=3, seed="escaped", sealed=True,
+                       file="s-escaped.json")
+    text = sealed.read_text()
+    assert '"commitment"' in text
+    sealed.write_text(text.replace('"commitment"', '"\\u0063ommitment"'))
+    assert b'"commitment"' not in sealed.read_bytes()
+    out = tmp_path / "site"
+    site(games, out)
+    assert (out / "staufer-2p-escaped" / "pos-3.svg").is_file()
+    sealed.with_name(sealed.name + ".secret").unlink()
+    assert site(games, out)["drawn"] == ["staufer-2p-escaped"]
+    assert not (out / "staufer-2p-escaped" / "pos-3.svg").exists()
+    same_as_full(games, out, tmp_path)
+
+
+def test_the_league_is_the_one_ratings_computes(games: Path, tmp_path: Path) -> None:
+    """The league from kept results is `referee ratings`' league, after a game finishes."""
+    from referee.pages.templating import environment
+    from referee.pages.words import SiteWords
+    from referee.reports import ratings
+
+    make_game(games, "staufer", 3, seed="second", file="f-second.json")
+    out = tmp_path / "site"
+    site(games, out)
+    (games / "f-second.json").rename(games / "g-moved.json")
+    one_move(games / "c-staufer.json")
+    site(games, out)
+    expected = environment().get_template("league.html").render(
+        league=ratings.league(games).to_json(), provisional=ratings.PROVISIONAL_GAMES,
+        w=SiteWords())
+    page = (out / "league.html").read_text()
+    assert page == expected
+    assert page.count('<table class="league">') == 1 and '<td class="num">2</td>' in page
+    same_as_full(games, out, tmp_path)

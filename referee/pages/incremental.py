@@ -11,6 +11,7 @@ computed anew (whether its secret is at hand is not in its bytes).
 
 from __future__ import annotations
 
+import os
 import shutil
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -39,6 +40,7 @@ class Item:
     entry: manifest.Entry | None = None  # kept from the last build: not drawn again
     summary: GameSummary | None = None
     state: tuple[str, int] = ("", 0)  # the folder's names digest and size
+    row: str = ""  # its row of the index (HTML)
     result: dict[str, Any] | None = None
     skip: str | None = None
 
@@ -64,7 +66,11 @@ def plan(files: list[Path], out: Path, secret_path: Path | None, full: bool) -> 
     loaded = None if full or not _live(out) else manifest.load(out, key)
     entries = loaded.entries if loaded is not None else {}
     items = [_item(path, secret_path, entries, loaded, out) for path in files]
-    return Plan(items, _refused(items), loaded, key, has_league, entries)
+    refused = _refused(items)
+    ids = [i.game_id.casefold() for i in items if i.file not in refused]
+    if loaded is not None and len(ids) != len(set(ids)):
+        return plan(files, out, secret_path, True)  # (kept ids that clash: trust none)
+    return Plan(items, refused, loaded, key, has_league, entries)
 
 
 def _live(out: Path) -> bool:
@@ -84,7 +90,9 @@ def _item(path: Path, secret_path: Path | None, entries: dict[tuple[str, str], A
     raw = fileio.read_bytes(path)
     sha = manifest.file_sha(raw)
     entry = entries.get((path.name, sha))
-    sealed = b'"commitment"' in raw  # (an open game's file may say it too: then checked)
+    # A sealed game names its commitment; a key may be spelt with \u escapes, so a file
+    # holding one is treated as sealed too (parsed: its seed looked for, never trusted).
+    sealed = b'"commitment"' in raw or b"\\u" in raw
     if entry is not None and not sealed:
         item = Item(path, sha, sealed, entry.game_id, dict(entry.keys), entry=entry)
     else:
@@ -102,6 +110,7 @@ def _item(path: Path, secret_path: Path | None, entries: dict[tuple[str, str], A
         if item.entry.summary is not None:
             item.summary = GameSummary(**item.entry.summary)
         item.state = (item.entry.names, item.entry.size)
+        item.row = item.entry.row
     return item
 
 
@@ -184,7 +193,8 @@ def entries(found_plan: Plan) -> list[manifest.Entry]:
             summary = asdict(item.summary)
             summary.pop("log")
         out.append(manifest.Entry(item.path.name, item.sha256, item.seeded, item.game_id,
-                                  item.keys, summary, item.result, item.skip, *item.state))
+                                  item.keys, summary, item.row if summary else "",
+                                  item.result, item.skip, *item.state))
     return out
 
 
@@ -209,9 +219,9 @@ def update(out: Path, stage: Path, found_plan: Plan, drawn: list[str],
         (stage / slug).rename(out / slug)
     wanted = {i.game_id for i in found_plan.items if i.file not in found_plan.refused}
     wanted |= set(pages) | {stage.name}
-    for path in sorted(out.iterdir()):
-        if path.name not in wanted:
-            _remove(path)
+    for name in sorted(os.listdir(out)):
+        if name not in wanted:
+            _remove(out / name)
     write_pages(out, pages)
     write_manifest(out, found_plan)
 

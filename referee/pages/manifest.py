@@ -52,7 +52,8 @@ class Entry(msgspec.Struct, forbid_unknown_fields=True):
     seeded: bool  # its seed was at hand (always, for an open game)
     game_id: str
     keys: dict[str, str]  # identity.keys: what makes two files one game
-    summary: dict[str, Any] | None  # the index's row; None: not served (a copy)
+    summary: dict[str, Any] | None  # what the index knows of it; None: not served (a copy)
+    row: str  # its row of the index, as HTML
     result: dict[str, Any] | None  # the league's result, or
     skip: str | None  # why the league does not count it
     names: str  # the digest of the folder's file names

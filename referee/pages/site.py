@@ -114,8 +114,13 @@ def _front_pages(games_dir: Path, plan: Any, served: list[Any]) -> dict[str, str
     if league is not None:
         pages["league.html"] = env.get_template("league.html").render(
             league=league.to_json(), provisional=_provisional(), w=SiteWords())
+    from markupsafe import Markup
+
+    row, words = env.get_template("index_row.html"), SiteWords()
+    for item in served:  # (a kept game's row is kept: rendering 10,000 rows costs)
+        item.row = item.row or row.render(g=item.summary, w=words)
     pages["index.html"] = env.get_template("index.html").render(
-        games=[i.summary for i in served], league=league is not None, w=SiteWords())
+        rows=[Markup(i.row) for i in served], league=league is not None, w=words)
     return pages
 
 
