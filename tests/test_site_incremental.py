@@ -210,7 +210,7 @@ def test_a_hostile_manifest_writes_nothing_outside_and_skips_no_change(
     same_as_full(games, out, tmp_path)
 
 
-@pytest.mark.parametrize("damage", ["cut", "garbage", "big", "type", "link"])
+@pytest.mark.parametrize("damage", ["cut", "garbage", "big", "type", "summary", "link"])
 def test_a_damaged_manifest_is_a_full_build(games: Path, tmp_path: Path, damage: str,
                                             monkeypatch: pytest.MonkeyPatch) -> None:
     out = tmp_path / "site"
@@ -226,6 +226,11 @@ def test_a_damaged_manifest_is_a_full_build(games: Path, tmp_path: Path, damage:
     elif damage == "type":
         data = json.loads(raw)
         data["games"][0]["size"] = "many"
+        path.write_text(json.dumps(data))
+    elif damage == "summary":
+        data = json.loads(raw)
+        data["games"][0]["summary"]["moves"] = {"not": "a count"}
+        data["games"][1]["summary"]["planted"] = "<script>"
         path.write_text(json.dumps(data))
     else:
         elsewhere = tmp_path / "elsewhere.json"

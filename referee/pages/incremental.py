@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 import shutil
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -41,7 +41,7 @@ class Item:
     summary: GameSummary | None = None
     state: tuple[str, int] = ("", 0)  # the folder's names digest and size
     row: str = ""  # its row of the index (HTML)
-    result: dict[str, Any] | None = None
+    result: Any = None  # its league result (referee.reports.ratings.results.Result)
     skip: str | None = None
 
     @property
@@ -107,8 +107,7 @@ def _item(path: Path, secret_path: Path | None, entries: dict[tuple[str, str], A
     if item.entry is None and item.sealed is False and item.seed is None:
         item.seed = seed_for(gamefile.parse(raw, str(path)), path, secret_path)
     if item.entry is not None:
-        if item.entry.summary is not None:
-            item.summary = GameSummary(**item.entry.summary)
+        item.summary = item.entry.summary
         item.state = (item.entry.names, item.entry.size)
         item.row = item.entry.row
     return item
@@ -150,7 +149,7 @@ def league(games_dir: Path, found_plan: Plan) -> Any:
             continue  # (ratings.game_files leaves these out)
         _result(games_dir, item, found_plan.entries.get((item.path.name, item.sha256)))
         if item.result is not None:
-            found.append(results.Result(**item.result))
+            found.append(item.result)
         else:
             skipped.append((item.path.name, item.skip or ""))
     kept, copies, disputed = copiesmod.dedupe(found)
@@ -172,7 +171,7 @@ def _result(games_dir: Path, item: Item, entry: manifest.Entry | None) -> None:
         return
     name = item.path.relative_to(games_dir).as_posix()
     try:
-        item.result = asdict(results.result_of(item.path, name))
+        item.result = results.result_of(item.path, name)
     except RefereeError as exc:
         item.skip = exc.message
     except Exception as exc:  # a bug on this file: skipped with its kind, never a crash
@@ -190,8 +189,7 @@ def entries(found_plan: Plan) -> list[manifest.Entry]:
             continue
         summary = None
         if item.summary is not None and item.file not in found_plan.refused:
-            summary = asdict(item.summary)
-            summary.pop("log")
+            summary = replace(item.summary, log=[])
         out.append(manifest.Entry(item.path.name, item.sha256, item.seeded, item.game_id,
                                   item.keys, summary, item.row if summary else "",
                                   item.result, item.skip, *item.state))

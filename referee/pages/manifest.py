@@ -29,7 +29,6 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import msgspec
 
@@ -37,6 +36,8 @@ import referee
 from referee.errors import RefereeError
 from referee.ledger import fileio
 from referee.ledger.fileformat import GAME_ID
+from referee.pages.summary import GameSummary
+from referee.reports.ratings.results import Result
 
 FORMAT = 1
 MAX_BYTES = 64 * 1024 * 1024  # bigger than this is not read: built in full
@@ -52,9 +53,9 @@ class Entry(msgspec.Struct, forbid_unknown_fields=True):
     seeded: bool  # its seed was at hand (always, for an open game)
     game_id: str
     keys: dict[str, str]  # identity.keys: what makes two files one game
-    summary: dict[str, Any] | None  # what the index knows of it; None: not served (a copy)
+    summary: GameSummary | None  # what the index knows of it; None: not served (a copy)
     row: str  # its row of the index, as HTML
-    result: dict[str, Any] | None  # the league's result, or
+    result: Result | None  # the league's result, or
     skip: str | None  # why the league does not count it
     names: str  # the digest of the folder's file names
     size: int  # the folder's total bytes
@@ -178,7 +179,8 @@ def _valid(entry: Entry) -> bool:
     """An entry whose names could not be a game's own is dropped (that game rebuilt)."""
     if not _SLUG.match(entry.game_id) or "/" in entry.file:
         return False
-    if entry.summary is not None and entry.summary.get("slug") != entry.game_id:
+    if entry.summary is not None and (entry.summary.slug != entry.game_id
+                                      or entry.summary.log):
         return False
     return len(entry.sha256) == 64 and entry.size >= 0
 
