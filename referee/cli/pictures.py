@@ -86,18 +86,22 @@ def _write_bytes(out: Path, data: bytes) -> None:
                    "seed; REFEREE_SECRET_FILE; FILE.secret beside each game).")
 @click.option("--workers", type=click.IntRange(1, 64), default=None,
               help="Processes to draw with (default: one per CPU).")
+@click.option("--full", is_flag=True,
+              help="Draw every game again, whatever OUT's manifest says.")
 def site(games_dir: Path, out: Path, secret_path: Path | None, workers: int | None,
-         as_json: bool) -> None:
+         full: bool, as_json: bool) -> None:
     """Write a static site of the games in GAMES_DIR: an index, and per game (at
     OUT/GAME-ID/) its board, scores, log and every position. A file that is the same
-    game as another (a copy) is not served, and said so."""
+    game as another (a copy) is not served, and said so. When OUT is a site this
+    builder wrote, only the games that changed are drawn again (the same bytes)."""
     from referee.pages.site import build_site_report, summaries_json
 
-    report = build_site_report(games_dir, out, secret_path, workers)
+    report = build_site_report(games_dir, out, secret_path, workers, full)
     summaries = report.games
     if as_json:
         emit_json({"out": str(out), "games": summaries_json(summaries),
-                   "not_served": report.refused})
+                   "not_served": report.refused, "drawn": report.rendered,
+                   "incremental": report.incremental})
         return
     for refused in report.refused:
         click.echo(f"not served: {refused['message']}", err=True)

@@ -9,7 +9,6 @@ failure leaves OUT as it was.
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 from concurrent.futures import ProcessPoolExecutor
@@ -18,49 +17,15 @@ from pathlib import Path
 from typing import Any
 
 from referee import i18n
-from referee.engine.rng import commitment
 from referee.errors import GameFileError, RefereeError, UsageError
-from referee.ledger import gamefile, replay, secret
+from referee.ledger import gamefile, replay
 from referee.pages.positions import Position, replay_positions
+from referee.pages.summary import MARKER, GameSummary, MoveRow
 from referee.pages.templating import environment
 from referee.pages.words import SiteWords
 from referee.pictures import Pieces, draw_svg
 from referee.pictures.changes import Marks
 from referee.pictures.svg import player_fill
-
-MARKER = ".referee-site"  # a folder holding this file was written by `referee site`
-
-
-@dataclass
-class MoveRow:
-    n: int
-    by: str
-    text: str
-    words: list[str] = field(default_factory=list)
-    at: str | None = None
-
-
-@dataclass
-class GameSummary:
-    """One game as the index and its page show it."""
-
-    slug: str
-    file: str
-    game: str
-    title: str
-    game_id: str
-    players: list[dict[str, str]]
-    moves: int
-    since: str
-    finished: bool = False
-    to_move: list[str] = field(default_factory=list)
-    prompt: str = ""
-    scores: dict[str, int] = field(default_factory=dict)
-    ranking: list[list[str]] = field(default_factory=list)
-    needs_secret: bool = False
-    colours: dict[str, str] = field(default_factory=dict)  # player -> fill colour
-    log: list[MoveRow] = field(default_factory=list)
-    clock: list[str] = field(default_factory=list)  # a time bank's lines (docs/clocks.md)
 
 
 def build_site(games_dir: Path, out: Path, secret_path: Path | None = None,
@@ -79,59 +44,90 @@ class SiteReport:
 
     games: list[GameSummary]
     refused: list[dict[str, str]] = field(default_factory=list)  # file, message
+    rendered: list[str] = field(default_factory=list)  # the games drawn by this build
+    incremental: bool = False  # OUT was updated in place from its manifest
 
 
 def build_site_report(games_dir: Path, out: Path, secret_path: Path | None = None,
-                      workers: int | None = None) -> SiteReport:
+                      workers: int | None = None, full: bool = False) -> SiteReport:
     """:func:`build_site`, with the files left out: a game file that is the same game as
     another (a copy: the same header, commitment or id; referee/ledger/identity.py) is served
-    by neither, and a game whose id is a name the site itself uses is not served."""
+    by neither, and a game whose id is a name the site itself uses is not served.
+
+    When OUT is a site with a manifest this builder wrote for the same referee
+    (referee/pages/manifest.py), only the games whose files changed are drawn again, and
+    the index, the league and the manifest rewritten: the same bytes as a full build.
+    ``full`` ignores the manifest."""
+    from referee.pages import incremental, manifest
+
     files = _game_files(games_dir)
     _check_out(out)
-    read = [(path, gamefile.read(path)) for path in files]
-    refused = _refused(read)
-    jobs = [(str(path), _seed(gf, path, secret_path), gf.game_id) for path, gf in read
-            if str(path) not in refused]
-    if not jobs:
+    plan = incremental.plan(files, out, secret_path, full)
+    served = [i for i in plan.items if i.file not in plan.refused]
+    if not served:
         raise UsageError(f"no game in {games_dir} can be served: "
-                         + "; ".join(refused.values()))
-    tmp = out.with_name(f".{out.name}.tmp-{os.getpid()}")
-    shutil.rmtree(tmp, ignore_errors=True)
-    tmp.mkdir(parents=True)
+                         + "; ".join(plan.refused.values()))
+    if plan.loaded is not None:
+        stage = out / f"{incremental.STAGE}{os.getpid()}"
+    else:
+        stage = out.with_name(f".{out.name}.tmp-{os.getpid()}")
+    shutil.rmtree(stage, ignore_errors=True)
+    stage.mkdir(parents=True)
     try:
-        summaries = _render_games(jobs, tmp, workers)
-        env = environment("the site")
-        (tmp / "style.css").write_text(_STYLE_CSS, encoding="utf-8")
-        league = league_page(games_dir, tmp, env)
-        _write(tmp / "index.html", env.get_template("index.html").render(
-            games=summaries, league=league, w=SiteWords()))
-        (tmp / MARKER).write_text("written by referee site\n", encoding="utf-8")
-        if out.exists():
-            shutil.rmtree(out)
-        tmp.rename(out)
+        todo = [i for i in served if i.entry is None]
+        drawn = _render_games([(i.file, i.seed, i.game_id) for i in todo], stage, workers)
+        for item, summary in zip(todo, drawn, strict=True):
+            item.summary = summary
+            item.state = manifest_state(stage / item.game_id)
+        pages = _front_pages(games_dir, plan, served)
+        if plan.loaded is not None:
+            incremental.update(out, stage, plan, [i.game_id for i in todo], pages)
+        else:
+            incremental.write_pages(stage, pages)
+            manifest.forget(out)
+            if out.exists():
+                shutil.rmtree(out)
+            stage.rename(out)
+            incremental.write_manifest(out, plan)
     finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    return SiteReport(summaries, [{"file": f, "message": m} for f, m in refused.items()])
+        shutil.rmtree(stage, ignore_errors=True)
+    summaries = [i.summary for i in served if i.summary is not None]
+    return SiteReport(summaries, [{"file": f, "message": m} for f, m in plan.refused.items()],
+                      [i.game_id for i in todo], plan.loaded is not None)
 
 
-# Names in OUT that the site itself writes: no game's folder may take one (case-blind).
-SITE_NAMES = frozenset({"index.html", "style.css", "league.html", MARKER})
+def manifest_state(folder: Path) -> tuple[str, int]:
+    from referee.pages import manifest
 
-
-def _refused(read: list[tuple[Path, gamefile.GameFile]]) -> dict[str, str]:
-    """file -> why it is not served: copies (both sides, naming each other) and ids that
-    are the site's own names. A game's page is at OUT/ID/, so a new file can never take
-    over another game's page."""
-    from referee.ledger import identity
-
-    found = {f: d.message for f, d in
-             identity.duplicated_files(identity.duplicates(
-                 [(str(p), gf) for p, gf in read])).items()}
-    for path, gf in read:
-        if gf.game_id.casefold() in SITE_NAMES:
-            found.setdefault(str(path), f"{path}: its game id {gf.game_id!r} is a name the "
-                                        "site uses for itself")
+    found = manifest.folder_state(folder)
+    assert found is not None  # (a folder this build has just written)
     return found
+
+
+def _front_pages(games_dir: Path, plan: Any, served: list[Any]) -> dict[str, str]:
+    """The pages beside the games' folders, by name: style, index, league, marker."""
+    from referee.pages import incremental
+
+    env = environment("the site")
+    pages = {"style.css": _STYLE_CSS, MARKER: "written by referee site\n"}
+    league = incremental.league(games_dir, plan) if plan.league else None
+    if league is not None:
+        pages["league.html"] = env.get_template("league.html").render(
+            league=league.to_json(), provisional=_provisional(), w=SiteWords())
+    from markupsafe import Markup
+
+    row, words = env.get_template("index_row.html"), SiteWords()
+    for item in served:  # (a kept game's row is kept: rendering 10,000 rows costs)
+        item.row = item.row or row.render(g=item.summary, w=words)
+    pages["index.html"] = env.get_template("index.html").render(
+        rows=[Markup(i.row) for i in served], league=league is not None, w=words)
+    return pages
+
+
+def _provisional() -> int:
+    from referee.reports import ratings
+
+    return ratings.PROVISIONAL_GAMES
 
 
 def _game_files(games_dir: Path) -> list[Path]:
@@ -150,43 +146,6 @@ def _check_out(out: Path) -> None:
             f"{out} exists and is not a site written by `referee site`; refusing to replace it",
             hints=["choose an empty or new folder for -o"],
         )
-
-
-def _seed(gf: gamefile.GameFile, path: Path, secret_path: Path | None) -> str | None:
-    """The game's seed for a site of many games: revealed in the file, or a secret that
-    belongs to this game: ``--secret`` (a folder of FILE.secret files, or one game's
-    secret file), the repository secret in REFEREE_SECRET (derived as every command
-    derives it: secret.repository_seed; or one game's seed itself), REFEREE_SECRET_FILE
-    when it is this game's, or FILE.secret beside it. A secret that is another game's is
-    passed over: that game's page then shows its log only."""
-    rng = gf.data["rng"]
-    if "seed" in rng:
-        return str(rng["seed"])
-    if secret_path is not None and secret_path.is_dir():
-        candidate = secret_path / f"{path.name}.secret"
-        if candidate.exists():
-            return secret.find_seed(gf, candidate)
-    elif secret_path is not None and _secret_game(secret_path) == gf.game_id:
-        return secret.find_seed(gf, secret_path, path)
-    env_seed = os.environ.get("REFEREE_SECRET")
-    if env_seed:
-        found = secret.repository_seed(env_seed, gf)
-        if found is not None or commitment(env_seed) == rng["commitment"]:
-            return found or env_seed
-    if os.environ.get("REFEREE_SECRET_FILE"):
-        env_file = Path(os.environ["REFEREE_SECRET_FILE"])
-        if _secret_game(env_file) == gf.game_id:
-            return secret.find_seed(gf, env_file)
-    default = secret.default_secret_path(path)
-    return secret.find_seed(gf, default) if default.exists() else None
-
-
-def _secret_game(path: Path) -> str | None:
-    try:
-        data = json.loads(path.read_text())
-    except (OSError, ValueError):
-        raise UsageError(f"{path} is not a referee secret file") from None
-    return data.get("game") if isinstance(data, dict) else None
 
 
 def _render_games(jobs: list[tuple[str, str | None, str]], tmp: Path,
@@ -264,21 +223,6 @@ def _colours(view: dict[str, Any]) -> dict[str, str]:
 def _position(step: Position) -> dict[str, Any]:
     return {"n": step.n, "by": step.by, "text": step.text, "words": step.words,
             "prompt": step.view.get("prompt", ""), "at": step.at}
-
-
-def league_page(games_dir: Path, tmp: Path, env: Any) -> bool:
-    """``league.html``: the ratings of the folder's finished games (referee/reports/ratings/),
-    written when openskill (the ``ratings`` extra) is installed; whether it was."""
-    try:
-        import openskill  # noqa: F401
-    except ImportError:
-        return False
-    from referee.reports import ratings
-
-    found = ratings.league(games_dir)
-    _write(tmp / "league.html", env.get_template("league.html").render(
-        league=found.to_json(), provisional=ratings.PROVISIONAL_GAMES, w=SiteWords()))
-    return True
 
 
 def _sealed_row(gf: gamefile.GameFile, i: int, entry: dict[str, Any]) -> MoveRow:

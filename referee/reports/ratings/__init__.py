@@ -160,6 +160,13 @@ def league(games_dir: Path, *, with_bots: bool = False) -> League:
         raise UsageError("ratings need openskill",
                          hints=["pip install 'referee[ratings]'"]) from None
     kept, copies, skipped = read_all(games_dir)
+    return league_of(kept, copies, skipped, with_bots=with_bots)
+
+
+def league_of(kept: Sequence[Result], copies: list[copiesmod.Copy],
+              skipped: list[tuple[str, str]], *, with_bots: bool = False) -> League:
+    """The league of games already read and counted once (``read_all``'s result, or the
+    site's from its kept results): the people's tables, the bot games apart."""
     out = League(skipped=skipped, copies=copies, with_bots=with_bots)
     out.games = [r for r in kept if not r.with_bots]
     out.left_out = [r.file for r in kept if r.with_bots]

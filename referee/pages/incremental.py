@@ -1,0 +1,230 @@
+"""The site built from what changed: which games the manifest lets the builder keep,
+the league from the games' kept results, and OUT updated in place.
+
+A game is kept when the trusted manifest (referee/pages/manifest.py) has an entry for
+its name and its bytes as read now, its seed is at hand as it was then, and its folder
+holds what was written. Every other game is parsed and drawn again, as a full build
+draws it. The copy check and the league use each game's kept keys and result, so an
+unchanged game is neither parsed nor replayed; a sealed game's result is always
+computed anew (whether its secret is at hand is not in its bytes).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from referee import i18n
+from referee.errors import RefereeError
+from referee.ledger import fileio, gamefile, identity
+from referee.pages import manifest
+from referee.pages.summary import MARKER, SITE_NAMES, GameSummary, seed_for
+
+STAGE = ".referee-stage-"  # OUT/.referee-stage-PID: the changed games before they move in
+
+
+@dataclass
+class Item:
+    """One game file of this build."""
+
+    path: Path
+    sha256: str
+    sealed: bool  # its bytes name a commitment: the seed may or may not be at hand
+    game_id: str
+    keys: dict[str, str]
+    seed: str | None = None
+    seeded: bool = True
+    entry: manifest.Entry | None = None  # kept from the last build: not drawn again
+    summary: GameSummary | None = None
+    state: tuple[str, int] = ("", 0)  # the folder's names digest and size
+    row: str = ""  # its row of the index (HTML)
+    result: Any = None  # its league result (referee.reports.ratings.results.Result)
+    skip: str | None = None
+
+    @property
+    def file(self) -> str:
+        return str(self.path)
+
+
+@dataclass
+class Plan:
+    items: list[Item]
+    refused: dict[str, str]  # file -> why it is not served
+    loaded: manifest.Loaded | None  # None: a full build
+    key: str
+    league: bool  # openskill is installed: league.html is written
+    entries: dict[tuple[str, str], manifest.Entry] = field(default_factory=dict)
+
+
+def plan(files: list[Path], out: Path, secret_path: Path | None, full: bool) -> Plan:
+    """Read every game file (its bytes and their hash; a game not kept is parsed)."""
+    has_league = _has_openskill()
+    key = manifest.build_key(i18n.current(), has_league)
+    loaded = None if full or not _live(out) else manifest.load(out, key)
+    entries = loaded.entries if loaded is not None else {}
+    items = [_item(path, secret_path, entries, loaded, out) for path in files]
+    refused = _refused(items)
+    ids = [i.game_id.casefold() for i in items if i.file not in refused]
+    if loaded is not None and len(ids) != len(set(ids)):
+        return plan(files, out, secret_path, True)  # (kept ids that clash: trust none)
+    return Plan(items, refused, loaded, key, has_league, entries)
+
+
+def _live(out: Path) -> bool:
+    return out.is_dir() and not out.is_symlink() and (out / MARKER).is_file()
+
+
+def _has_openskill() -> bool:
+    try:
+        import openskill  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _item(path: Path, secret_path: Path | None, entries: dict[tuple[str, str], Any],
+          loaded: manifest.Loaded | None, out: Path) -> Item:
+    raw = fileio.read_bytes(path)
+    sha = manifest.file_sha(raw)
+    entry = entries.get((path.name, sha))
+    # A sealed game names its commitment; a key may be spelt with \u escapes, so a file
+    # holding one is treated as sealed too (parsed: its seed looked for, never trusted).
+    sealed = b'"commitment"' in raw or b"\\u" in raw
+    if entry is not None and not sealed:
+        item = Item(path, sha, sealed, entry.game_id, dict(entry.keys), entry=entry)
+    else:
+        gf = gamefile.parse(raw, str(path))
+        item = Item(path, sha, sealed, identity.game_id(gf), dict(identity.keys(gf)))
+        item.seed = seed_for(gf, path, secret_path)
+        item.seeded = item.seed is not None
+        if entry is not None and entry.seeded == item.seeded and entry.game_id == item.game_id:
+            item.entry = entry
+    if item.entry is not None and not _kept_folder(item.entry, loaded, out):
+        item.entry = None
+    if item.entry is None and item.sealed is False and item.seed is None:
+        item.seed = seed_for(gamefile.parse(raw, str(path)), path, secret_path)
+    if item.entry is not None:
+        item.summary = item.entry.summary
+        item.state = (item.entry.names, item.entry.size)
+        item.row = item.entry.row
+    return item
+
+
+def _kept_folder(entry: manifest.Entry, loaded: manifest.Loaded | None, out: Path) -> bool:
+    """The entry's game was served and its folder is as written, or it was not served."""
+    if entry.summary is None:
+        return False  # (a copy last time: drawn if it is served now)
+    assert loaded is not None
+    found = manifest.folder_state(out / entry.game_id, loaded.mtime_ns)
+    return found == (entry.names, entry.size)
+
+
+def _refused(items: list[Item]) -> dict[str, str]:
+    """file -> why it is not served: copies (both sides, naming each other) and ids that
+    are the site's own names. A game's page is at OUT/ID/, so a new file can never take
+    over another game's page."""
+    found = {f: d.message for f, d in identity.duplicated_files(identity.duplicates_of_keys(
+        [(i.file, i.keys, i.game_id) for i in items])).items()}
+    for item in items:
+        if item.game_id.casefold() in SITE_NAMES:
+            found.setdefault(item.file, f"{item.path}: its game id {item.game_id!r} is a "
+                                        "name the site uses for itself")
+    return found
+
+
+def league(games_dir: Path, found_plan: Plan) -> Any:
+    """The league of the folder as `referee ratings` computes it (referee/reports/ratings/),
+    from each unchanged open game's kept result and the others replayed."""
+    from referee.reports import ratings
+    from referee.reports.ratings import copies as copiesmod
+    from referee.reports.ratings import results
+
+    found: list[results.Result] = []
+    skipped: list[tuple[str, str]] = []
+    for item in found_plan.items:
+        if item.path.name.startswith("."):
+            continue  # (ratings.game_files leaves these out)
+        _result(games_dir, item, found_plan.entries.get((item.path.name, item.sha256)))
+        if item.result is not None:
+            found.append(item.result)
+        else:
+            skipped.append((item.path.name, item.skip or ""))
+    kept, copies, disputed = copiesmod.dedupe(found)
+    return ratings.league_of(kept, copies, sorted(skipped + disputed))
+
+
+def _result(games_dir: Path, item: Item, entry: manifest.Entry | None) -> None:
+    """The game's result for the league, or why it does not count (as ratings.read_all):
+    kept for an open game's unchanged bytes (its pages may still be drawn again)."""
+    from referee.reports.ratings import results
+
+    kept = entry is not None and (entry.result is not None or entry.skip is not None)
+    if entry is not None and kept and not item.sealed:
+        item.result, item.skip = entry.result, entry.skip
+        return
+    name = item.path.relative_to(games_dir).as_posix()
+    try:
+        item.result = results.result_of(item.path, name)
+    except RefereeError as exc:
+        item.skip = exc.message
+    except Exception as exc:  # a bug on this file: skipped with its kind, never a crash
+        item.skip = (f"internal error while replaying it ({type(exc).__name__});"
+                     " please report it with the file")
+
+
+def entries(found_plan: Plan) -> list[manifest.Entry]:
+    out = []
+    for item in found_plan.items:
+        kept = item.entry
+        if (kept is not None and item.file not in found_plan.refused
+                and (kept.result, kept.skip) == (item.result, item.skip)):
+            out.append(kept)  # (the same game, the same bytes: the same entry)
+            continue
+        summary = None
+        if item.summary is not None and item.file not in found_plan.refused:
+            summary = replace(item.summary, log=[])
+        out.append(manifest.Entry(item.path.name, item.sha256, item.seeded, item.game_id,
+                                  item.keys, summary, item.row if summary else "",
+                                  item.result, item.skip, *item.state))
+    return out
+
+
+def write_pages(folder: Path, pages: dict[str, str]) -> None:
+    for name, text in pages.items():
+        fileio.write_atomic(folder / name, text.encode(), durable=False, what="site page")
+
+
+def write_manifest(out: Path, found_plan: Plan) -> None:
+    """Last, so that every file of the site is no newer than the manifest."""
+    manifest.save(out, found_plan.key, entries(found_plan))
+
+
+def update(out: Path, stage: Path, found_plan: Plan, drawn: list[str],
+           pages: dict[str, str]) -> None:
+    """Move the drawn games into OUT, remove what a full build would not hold, write the
+    pages beside them and the manifest last. The old manifest goes first: a build cut
+    short leaves a site that the next build rebuilds in full."""
+    manifest.forget(out)
+    for slug in drawn:
+        _remove(out / slug)
+        (stage / slug).rename(out / slug)
+    wanted = {i.game_id for i in found_plan.items if i.file not in found_plan.refused}
+    wanted |= set(pages) | {stage.name}
+    for name in sorted(os.listdir(out)):
+        if name not in wanted:
+            _remove(out / name)
+    write_pages(out, pages)
+    write_manifest(out, found_plan)
+
+
+def _remove(path: Path) -> None:
+    """Whatever is at ``path`` in OUT, never following a link out of it."""
+    if path.is_symlink() or path.is_file():
+        path.unlink()
+    elif path.is_dir():
+        shutil.rmtree(path)
+    elif path.exists():
+        path.unlink()

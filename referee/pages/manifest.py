@@ -1,0 +1,215 @@
+"""The site's manifest: what `referee site` wrote for each game, so that the next build
+keeps an unchanged game's pages and renders only the games that changed.
+
+The manifest of a site lives in the builder's cache folder (``REFEREE_CACHE_DIR``, else
+``$XDG_CACHE_HOME/referee``), at ``site-1/SHA256-OF-OUT'S-REAL-PATH.json``, never in OUT:
+OUT is published, and the manifest holds what the league counts (its players'
+identities, which may be e-mail addresses) that the site never shows; and a manifest
+that came with a repository or a copied site is never read. It holds, per game file, the
+SHA-256 of its bytes and its name, whether its seed was at hand, what the index, the copy
+check and the league need of it (its summary, identity keys and rating result), and what
+its folder held (a digest of the file names and their total size). The whole is keyed by
+a digest of the referee's own files (code, templates, data, catalogs), the versions of
+the libraries that shape a page, the language and whether the league is written.
+
+It is read defensively: at most 64 MiB, decoded into typed fields (anything else, or
+another key: a full build), an entry used only for the same name and the same bytes
+(SHA-256 of the file as read now) and a valid game id, and only while the game's folder
+holds regular files with exactly the recorded names and total size, none newer than the
+manifest. Anything else rebuilds that game. Nothing in a manifest names a path the
+builder writes or removes: a game's folder is OUT/GAME-ID of the game as read now, and
+what is removed is what a full build would not hold.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import msgspec
+
+import referee
+from referee.errors import RefereeError
+from referee.ledger import fileio
+from referee.ledger.fileformat import GAME_ID
+from referee.pages.summary import GameSummary
+from referee.reports.ratings.results import Result
+
+FORMAT = 1
+MAX_BYTES = 64 * 1024 * 1024  # bigger than this is not read: built in full
+MAX_GAMES = 100_000
+_SLUG = re.compile(GAME_ID)
+
+
+class Entry(msgspec.Struct, forbid_unknown_fields=True):
+    """One game file as the last build saw it."""
+
+    file: str
+    sha256: str
+    seeded: bool  # its seed was at hand (always, for an open game)
+    game_id: str
+    keys: dict[str, str]  # identity.keys: what makes two files one game
+    summary: GameSummary | None  # what the index knows of it; None: not served (a copy)
+    row: str  # its row of the index, as HTML
+    result: Result | None  # the league's result, or
+    skip: str | None  # why the league does not count it
+    names: str  # the digest of the folder's file names
+    size: int  # the folder's total bytes
+
+
+class Manifest(msgspec.Struct, forbid_unknown_fields=True):
+    format: int
+    key: str
+    games: list[Entry]
+
+
+_DECODER = msgspec.json.Decoder(Manifest)
+
+
+@dataclass
+class Loaded:
+    """A trusted manifest: its entries by (file, sha256) and its time on disk."""
+
+    entries: dict[tuple[str, str], Entry]
+    mtime_ns: int
+
+
+def path_for(out: Path) -> Path | None:
+    """Where OUT's manifest lives, or None when caching is off (every build is full)."""
+    configured = os.environ.get("REFEREE_CACHE_DIR")
+    if configured == "off":
+        return None
+    if configured:
+        base = Path(configured)
+    else:
+        home = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"),
+                                                                ".cache")
+        base = Path(home) / "referee"
+    where = hashlib.sha256(os.path.realpath(out).encode()).hexdigest()
+    return base / "site-1" / f"{where}.json"
+
+
+@functools.cache
+def code_digest() -> str:
+    """The SHA-256 of every file of the referee package (its code, templates, data and
+    catalogs: what a page is made from) and of the libraries that shape a page."""
+    from importlib import metadata
+
+    root = Path(referee.__file__).parent
+    digest = hashlib.sha256(f"referee {referee.__version__}\n".encode())
+    for folder, dirs, names in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        for name in sorted(names):
+            if name.endswith((".pyc", ".pyo")):
+                continue
+            path = os.path.join(folder, name)
+            digest.update(f"{os.path.relpath(path, root)}\n".encode())
+            with open(path, "rb") as handle:
+                digest.update(hashlib.sha256(handle.read()).digest())
+    for dist in ("jinja2", "markupsafe", "openskill", "msgspec", "resvg-py"):
+        try:
+            digest.update(f"{dist} {metadata.version(dist)}\n".encode())
+        except metadata.PackageNotFoundError:
+            digest.update(f"{dist} none\n".encode())
+    return digest.hexdigest()
+
+
+def build_key(lang: str, league: bool) -> str:
+    return hashlib.sha256(f"{FORMAT}\n{code_digest()}\n{lang}\n{league}".encode()).hexdigest()
+
+
+def dump(key: str, entries: list[Entry]) -> bytes:
+    """The manifest's bytes: the same entries give the same bytes (sorted by file)."""
+    # (dicts keep their order: a summary's scores are shown in the order the game gives)
+    return msgspec.json.encode(Manifest(FORMAT, key, sorted(entries, key=lambda e: e.file)))
+
+
+def save(out: Path, key: str, entries: list[Entry]) -> None:
+    """Write OUT's manifest (after every file of the site: none is newer); a cache that
+    cannot be written only costs the next build its shortcut."""
+    path = path_for(out)
+    if path is None:
+        return
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        fileio.write_atomic(path, dump(key, entries), mode=0o600, durable=False,
+                            what="site manifest")
+    except (OSError, RefereeError):
+        forget(out)
+
+
+def forget(out: Path) -> None:
+    """Drop OUT's manifest (before OUT changes: a build cut short is then built in full)."""
+    path = path_for(out)
+    try:
+        if path is not None:
+            path.unlink(missing_ok=True)
+    except OSError:
+        pass
+
+
+def load(out: Path, key: str) -> Loaded | None:
+    """The entries of OUT's manifest, or None (missing, too big, damaged, from another
+    version or language, for another key)."""
+    path = path_for(out)
+    if path is None:
+        return None
+    try:
+        st = path.lstat()
+        if path.is_symlink() or not path.is_file() or st.st_size > MAX_BYTES:
+            return None
+        raw = path.read_bytes()
+    except OSError:
+        return None
+    try:
+        manifest = _DECODER.decode(raw)
+    except msgspec.DecodeError:
+        return None
+    if manifest.format != FORMAT or manifest.key != key or len(manifest.games) > MAX_GAMES:
+        return None
+    found = {(e.file, e.sha256): e for e in manifest.games if _valid(e)}
+    return Loaded(found, st.st_mtime_ns)
+
+
+def _valid(entry: Entry) -> bool:
+    """An entry whose names could not be a game's own is dropped (that game rebuilt)."""
+    if not _SLUG.match(entry.game_id) or "/" in entry.file:
+        return False
+    if entry.summary is not None and (entry.summary.slug != entry.game_id
+                                      or entry.summary.log):
+        return False
+    return len(entry.sha256) == 64 and entry.size >= 0
+
+
+def folder_state(folder: Path, newest_ns: int | None = None) -> tuple[str, int] | None:
+    """The digest of the names in ``folder`` and their total size; None when it is not
+    a real folder of regular files (or, given ``newest_ns``, one is newer than that)."""
+    names: list[str] = []
+    size = 0
+    try:
+        if folder.is_symlink() or not folder.is_dir():
+            return None
+        with os.scandir(folder) as found:
+            for item in found:
+                if not item.is_file(follow_symlinks=False):
+                    return None
+                st = item.stat(follow_symlinks=False)
+                if newest_ns is not None and st.st_mtime_ns > newest_ns:
+                    return None
+                names.append(item.name)
+                size += st.st_size
+    except OSError:
+        return None
+    return names_digest(names), size
+
+
+def names_digest(names: list[str]) -> str:
+    return hashlib.sha256("\n".join(sorted(names)).encode()).hexdigest()
+
+
+def file_sha(raw: bytes) -> str:
+    return hashlib.sha256(raw).hexdigest()
