@@ -11,18 +11,11 @@ from referee.judge.transport import MaildirInbox, MaildirOutbox
 from referee.ledger import gamefile, roster
 from tests.conftest import run
 from tests.test_judge import SENDER, Setup
-from tests.test_judge_support import body_text, deliver, reply
+from tests.test_judge_support import Clock, body_text, deliver, reply
 
 GM_ADDRESS = "gm@example.org"
 HUMANS = "ann=Ann <ann@example.org>,ben=Ben <ben@example.org>,cat=Cat <cat@example.org>"
 
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
-
-    def __call__(self) -> dt.datetime:
-        return self.now
 
 
 def judge_for(setup: Setup, clock: Clock, **config: object) -> Judge:

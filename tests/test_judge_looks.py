@@ -14,8 +14,7 @@ from referee.judge import Config, Judge, deadlines, run_once
 from referee.judge.transport import MaildirInbox, MaildirOutbox
 from tests.conftest import run
 from tests.test_judge import PLAYERS, SENDER, Setup
-from tests.test_judge_meta import Clock
-from tests.test_judge_support import deliver, reply
+from tests.test_judge_support import Clock, deliver, reply
 
 
 class Counting(Judge):

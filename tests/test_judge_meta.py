@@ -15,7 +15,7 @@ from referee.judge.transport import MaildirInbox, MaildirOutbox
 from referee.ledger import gamefile, replay, roster
 from tests.conftest import GM_ADDRESS, judge_game
 from tests.test_judge import Setup
-from tests.test_judge_support import body_text, reply
+from tests.test_judge_support import Clock, body_text, reply
 
 
 @pytest.fixture
@@ -121,13 +121,6 @@ def test_player_sets_notify_every(tmp_path: Path) -> None:
     out = setup.send(reply(setup.latest("ann"), "take 1"))
     assert sorted(m["X-Referee-Player"] for m in out) == ["ann", "ben", "cat"]
 
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
-
-    def __call__(self) -> dt.datetime:
-        return self.now
 
 
 def test_reminder_and_deadline(tmp_path: Path) -> None:

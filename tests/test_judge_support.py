@@ -3,6 +3,7 @@ answer the latest one as people do, in eight mail-client styles. No tests here."
 
 from __future__ import annotations
 
+import datetime as dt
 import email
 import email.policy
 import hashlib
@@ -169,3 +170,13 @@ class Player:
             return None
         self.answered.add(str(mail["Message-ID"]))
         return reply(mail, self.choose(path), self.style)
+
+
+class Clock:
+    """The judge's clock in a test: a time that stands until the test moves ``now``."""
+
+    def __init__(self) -> None:
+        self.now = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
+
+    def __call__(self) -> dt.datetime:
+        return self.now

@@ -23,7 +23,7 @@ from referee.judge import Config, Judge, run_once, store
 from referee.judge.transport import MaildirInbox, MaildirOutbox
 from referee.mail import reference, tokens
 from tests.test_judge import SENDER, Setup
-from tests.test_judge_support import body_text, deliver, parse, reply
+from tests.test_judge_support import Clock, body_text, deliver, parse, reply
 from tests.test_mail_fresh import MailGame, log_of
 
 MARK = "QUOTEME"
@@ -140,13 +140,6 @@ def test_replies_to_a_watchers_mail_are_limited_too(gm_toy: Setup) -> None:
     assert len(out) == 4 and "Watchers' mails are not read" in body_text(out[0])
     quotes_nothing(out)
 
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
-
-    def __call__(self) -> dt.datetime:
-        return self.now
 
 
 def test_a_stranger_is_answered_again_an_hour_later(tmp_path: Path) -> None:

@@ -17,7 +17,7 @@ from referee.judge import Config, Judge, run_once
 from referee.judge.transport import MaildirInbox, MaildirOutbox
 from referee.mail import intake
 from tests.test_judge import SENDER, Setup
-from tests.test_judge_support import body_text, deliver, reply
+from tests.test_judge_support import Clock, body_text, deliver, reply
 
 
 def flat(msg: EmailMessage) -> str:
@@ -109,13 +109,6 @@ def test_empty_say(toy: Setup) -> None:
     out = toy.send(reply(toy.latest("ann"), "say"))
     assert "say: nothing to say" in flat(out[0]) and not relayed(out)
 
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
-
-    def __call__(self) -> dt.datetime:
-        return self.now
 
 
 def test_a_burst_of_says_is_cut_at_the_rate(tmp_path: Path) -> None:
