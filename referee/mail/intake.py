@@ -89,9 +89,11 @@ def read(raw: bytes) -> Mail:
 
 
 def plays(log: Iterable[Mapping[str, Any]]) -> int:
-    """The play number: log entries that change the game (all but ``meta`` entries). A
-    reply must answer a referee mail written at the current number."""
-    return sum(1 for e in log if "meta" not in e)
+    """The play number (:func:`referee.ledger.gamefile.play_number`): a reply must answer
+    a referee mail written at the current number."""
+    from referee.ledger import gamefile
+
+    return gamefile.play_number(log)
 
 
 def answered(mail: Mail, game_id: str, key: bytes) -> MailId:
