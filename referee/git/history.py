@@ -35,7 +35,6 @@ from referee.ledger import gamefile, identity, replay, seats, secret
 from referee.ledger.fileformat import GAME_MASTER
 
 SIGNERS = ".referee/allowed_signers"
-NO_REVISION = "0" * 40  # GitHub's github.event.before for a branch's first push
 
 
 @dataclass
@@ -190,13 +189,6 @@ def all_change_files(repo: Repo, given_rels: Sequence[str]) -> ChangeFiles:
     now = current_game_files(repo)
     return ChangeFiles(old, now, list(given_rels) or sorted(set(now) | set(old)),
                        given=bool(given_rels))
-
-
-def files_to_check(repo: Repo, given: Sequence[Path]) -> tuple[list[str], list[str]]:
-    """(paths that must still be game files now: every game file at the revision, paths
-    to check): see :func:`change_files`."""
-    files = change_files(repo, given)
-    return files.old, files.check
 
 
 def parse_header(raw: bytes | None) -> dict[str, Any] | None:
