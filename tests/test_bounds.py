@@ -477,3 +477,28 @@ def test_check_strict_names_the_unknown_field_of_a_sealed_and_a_clear_move(
                            rf"\$\.log\[{k}\]\.move: Additional properties are not allowed "
                            rf"\('{field}' was unexpected\)"):
             gamefile.validate_strict(forged)
+
+
+def test_the_resolver_refuses_a_parsed_move_past_its_bounds_for_every_game() -> None:
+    """The one resolver checks what any parser returns against the game's move type: a
+    parser that reads a number past its bound (a new game's bug) gives a malformed move,
+    never an illegal one, and the honest move still resolves."""
+    from referee import engine
+    from referee.engine.rng import Rng
+    from referee.errors import IllegalMove, MalformedMove
+    from tests import toygame
+
+    class Sloppy(toygame.ToyGame):  # reads any number, whatever its bound
+        def parse_move(self, text: str, legal: object) -> toygame.Take:
+            return toygame.Take(int(text.split()[-1]))
+
+    game = Sloppy()
+    state = game.setup(["ann", "ben"], {"pile": "20"}, Rng(b"bounds"))
+    with pytest.raises(MalformedMove, match=r"cannot read 'take 0'.*>= 1"):
+        engine.resolve_move(game, state, "ann", "take 0")
+    with pytest.raises(MalformedMove, match=r"cannot read 'take 100'.*<= 99"):
+        engine.resolve_move(game, state, "ann", "take 100")
+    legal = game.legal_moves(state, "ann")
+    assert engine.resolve_move(game, state, "ann", f"take {legal[0].n}") == legal[0]
+    with pytest.raises(IllegalMove):  # within bounds but not legal: still illegal
+        engine.resolve_move(game, state, "ann", "take 98")

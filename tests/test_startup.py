@@ -61,7 +61,8 @@ STATUS_NEEDS = {
     "referee.games.staufer.views", "referee.__main__",
 }
 # `move` also writes the file (and lets any bot seat play after it, so it asks submit).
-MOVE_NEEDS = STATUS_NEEDS | {"referee.play.submit", "referee.play.writecore"}
+MOVE_NEEDS = STATUS_NEEDS | {"referee.play.submit", "referee.play.writecore",
+                             "referee.engine.bounds"}
 
 _RUN = """
 import atexit, json, sys

@@ -568,10 +568,12 @@ def resolve_move(game: Game, state: State, player: str, text: str) -> Move:
                                                              prompt=game.prompt(state)),
             hints=[_("waiting for: {players}").format(players=", ".join(owing))],
         )
+    from referee.engine.bounds import within_bounds  # (a command that resolves a move)
+
     legal = game.legal_moves(state, player)
     notation = [game.format_move(m) for m in legal]
     try:
-        move = game.parse_move(text, legal)
+        move = within_bounds(game.move_type, game.parse_move(text, legal), text)
     except (MalformedMove, AmbiguousMove) as exc:
         if not exc.legal:
             exc.legal = closest(text, notation)
