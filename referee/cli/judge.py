@@ -72,7 +72,13 @@ def _stdin_mail(judge, log) -> None:  # type: ignore[no-untyped-def]
 @click.option("--user", help="With --smtp: log in (password in REFEREE_SMTP_PASSWORD).")
 @click.option("--outbox", metavar="MAILDIR", type=PATH,
               help="Write outgoing mail into this Maildir instead of sending it.")
-@click.option("--from", "sender", required=True, help="The judge's From address.")
+@click.option("--from", "sender", help="The judge's From address (with the mail options).")
+@click.option("--matrix", "matrix_url", metavar="URL",
+              help="Play in chat too (or only): the judge's Matrix homeserver, http(s)://HOST"
+                   "[:PORT] (docs/chat.md).")
+@click.option("--matrix-user", metavar="@USER:SERVER",
+              help="With --matrix: the judge's account (password in REFEREE_MATRIX_PASSWORD, "
+                   "or an access token in REFEREE_MATRIX_TOKEN).")
 @click.option("--gm", metavar="ADDRESS", help="The game master's address (all games).")
 @click.option("--deadline", "deadline_hours", type=click.IntRange(1, 8760), metavar="HOURS",
               help="Time for each decision (a game's meta entry overrides it).")
@@ -92,7 +98,8 @@ def _stdin_mail(judge, log) -> None:  # type: ignore[no-untyped-def]
 @click.option("--quiet", "-q", is_flag=True, help="Do not log each message.")
 def judge_command(games_dir: Path, imap: str | None, maildir_in: Path | None,
                   from_stdin: bool, smtp: str | None, starttls: bool, user: str | None,
-                  outbox: Path | None, sender: str, gm: str | None,
+                  outbox: Path | None, sender: str | None, matrix_url: str | None,
+                  matrix_user: str | None, gm: str | None,
                   deadline_hours: int | None, deadline_bot: str | None,
                   site_url: str | None, notify_private: bool, once: bool,
                   poll: float | None, idle: bool, quiet: bool) -> None:
@@ -102,14 +109,16 @@ def judge_command(games_dir: Path, imap: str | None, maildir_in: Path | None,
     from referee.judge import loop, store
     from referee.judge.transport import ImapInbox, MaildirInbox, MaildirOutbox
 
-    if sum(x is not None and x is not False for x in (imap, maildir_in, from_stdin or None)) != 1:
-        raise UsageError("give exactly one of --imap URL, --maildir IN, --stdin")
-    if (smtp is None) == (outbox is None):
-        raise UsageError("give exactly one of --smtp HOST:PORT, --outbox MAILDIR")
+    mail = any((imap, maildir_in, from_stdin, smtp, outbox, sender))
+    if matrix_url is None or mail:
+        _check_mail(imap, maildir_in, from_stdin, smtp, outbox, sender)
     if sum((once, poll is not None, idle)) > 1:
         raise UsageError("give at most one of --once, --poll, --idle")
     if idle and imap is None:
         raise UsageError("--idle needs --imap")
+    if matrix_url is not None and (idle or from_stdin):
+        raise UsageError("--matrix goes with --once or --poll (or alone: a long-running "
+                         "judge that waits on the homeserver), not with --idle or --stdin")
     if site_url is not None and not re.match(r"^https?://[\x21-\x7e]{1,300}$", site_url):
         raise UsageError("--site-url takes an http:// or https:// URL without spaces")
 
@@ -117,9 +126,13 @@ def judge_command(games_dir: Path, imap: str | None, maildir_in: Path | None,
         if not quiet:
             click.echo(line, err=True)
 
-    config = judgemod.Config(games_dir, sender, gm=gm, deadline_hours=deadline_hours,
+    config = judgemod.Config(games_dir, sender or "", gm=gm, deadline_hours=deadline_hours,
                              deadline_bot=deadline_bot, log=log, site_url=site_url,
                              notify_private=notify_private)
+    if matrix_url is not None:
+        _chat(config, matrix_url, matrix_user, mail, imap, maildir_in, smtp, starttls, user,
+              outbox, once, poll)
+        return
     out = _smtp(smtp, sender, starttls, user) if smtp else MaildirOutbox(outbox)  # type: ignore[arg-type]
     with store.exclusive(games_dir):
         judge = judgemod.Judge(config, out)
@@ -135,3 +148,74 @@ def judge_command(games_dir: Path, imap: str | None, maildir_in: Path | None,
                 inbox.close()
         finally:
             out.close()
+
+
+def _check_mail(imap: str | None, maildir_in: Path | None, from_stdin: bool,
+                smtp: str | None, outbox: Path | None, sender: str | None) -> None:
+    if sum(x is not None and x is not False for x in (imap, maildir_in, from_stdin or None)) != 1:
+        raise UsageError("give exactly one of --imap URL, --maildir IN, --stdin (or "
+                         "--matrix URL alone)")
+    if (smtp is None) == (outbox is None):
+        raise UsageError("give exactly one of --smtp HOST:PORT, --outbox MAILDIR")
+    if not sender:
+        raise UsageError("the mail options need --from ADDRESS")
+
+
+def _chat(config, url: str, account: str | None, mail: bool,  # type: ignore[no-untyped-def]
+          imap: str | None, maildir_in: Path | None, smtp: str | None, starttls: bool,
+          user: str | None, outbox: Path | None, once: bool, poll: float | None) -> None:
+    """The judge in chat (``--matrix``), with the mail beside it when its options are
+    given: one process, one state, one lock."""
+    from referee import judge as judgemod
+    from referee.judge import chatrun, store
+    from referee.judge.chatfront import MatrixDoor
+    from referee.judge.core import Judge as CoreJudge
+    from referee.judge.door import Doors
+    from referee.judge.mailrun import run_once as mail_once
+    from referee.judge.transport import ImapInbox, MaildirInbox, MaildirOutbox
+    from referee.matrix import events
+
+    if not re.match(r"^https?://[\x21-\x7e]{1,300}$", url):
+        raise UsageError("--matrix takes the homeserver's http:// or https:// URL")
+    if account is None or not events.valid_user(account):
+        raise UsageError("--matrix needs --matrix-user @USER:SERVER, the judge's account")
+    password = os.environ.get("REFEREE_MATRIX_PASSWORD")
+    token = os.environ.get("REFEREE_MATRIX_TOKEN")
+    if (password is None) == (token is None):
+        raise UsageError("--matrix needs the account's password in REFEREE_MATRIX_PASSWORD "
+                         "or an access token in REFEREE_MATRIX_TOKEN (one of them)")
+    try:
+        from referee.matrix.link import Link
+    except ImportError:
+        raise UsageError("--matrix needs the matrix extra",
+                         hints=["pip install 'referee[matrix]'"]) from None
+    link = Link(url, account, password=password, token=token)
+    out = None
+    try:
+        link.connect()
+        door = MatrixDoor(config, link)
+        with store.exclusive(config.games_dir):
+            if mail:
+                out = _smtp(smtp, config.sender, starttls, user) if smtp else \
+                    MaildirOutbox(outbox)  # type: ignore[arg-type]
+                judge: CoreJudge = judgemod.Judge(config, out, chat=door)
+                inbox = ImapInbox(imap) if imap else MaildirInbox(maildir_in)  # type: ignore[arg-type]
+                try:
+                    chatrun.serve(judge, door, config.log, None if once or poll is None
+                                  else poll, also=lambda: _mail_pass(judge, inbox, mail_once))
+                finally:
+                    inbox.close()
+            else:
+                judge = CoreJudge(config, Doors(None, door, config.log))
+                wait = None if once else poll if poll is not None else 30.0
+                chatrun.serve(judge, door, config.log, wait)
+    finally:
+        if out is not None:
+            out.close()
+        link.close()
+
+
+def _mail_pass(judge, inbox, mail_once) -> None:  # type: ignore[no-untyped-def]
+    stats = mail_once(judge, inbox)
+    if stats.processed:
+        judge.config.log(stats.summary())

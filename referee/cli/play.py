@@ -68,6 +68,9 @@ def games(as_json: bool) -> None:
                    "before the first move, so that nobody alone chooses the shuffle.")
 @click.option("--github", "logins", metavar="ID=LOGIN,...",
               help="Players' GitHub logins, for `check --by-github` in a repository's CI.")
+@click.option("--matrix", "matrix", metavar="ID=@USER:SERVER,...",
+              help="Players' Matrix ids: the judge plays this seat in chat (docs/chat.md); "
+                   "the game is sealed.")
 @click.option("--insecure-seed", is_flag=True,
               help="Accept a --seed of a sealed game that carries fewer than 128 bits.")
 @click.option("--clock", "pace", metavar="BANK[+INCREMENT][/CAP]",
@@ -83,7 +86,8 @@ def games(as_json: bool) -> None:
                    "it ranks last).")
 def new(game_name: str, path: Path, players: str, seed: str | None,
         options: Sequence[str], game_id: str | None, sealed: bool, secret_out: Path | None,
-        nonces: bool, logins: str | None, insecure_seed: bool, pace: str | None,
+        nonces: bool, logins: str | None, matrix: str | None, insecure_seed: bool,
+        pace: str | None,
         vacation_days: int, pause: str | None, on_timeout: str, as_json: bool) -> None:
     """Start a new game of GAME in FILE.
 
@@ -95,7 +99,7 @@ def new(game_name: str, path: Path, players: str, seed: str | None,
 
     made = new_game(path, NewGameRequest(
         game_name, players, seed, parse_option_pairs(options), game_id, sealed, secret_out,
-        nonces, logins, insecure_seed, pace, vacation_days, pause, on_timeout))
+        nonces, logins, insecure_seed, pace, vacation_days, pause, on_timeout, matrix))
     if made.bot_problem:
         click.echo(_("warning: the bots could not move: {problem}").format(
             problem=made.bot_problem), err=True)
@@ -117,7 +121,7 @@ def new(game_name: str, path: Path, players: str, seed: str | None,
     if made.derived:
         click.echo(_("sealed: the seed is derived from the repository secret in "
                      "REFEREE_SECRET and this game's header; no secret file was written."))
-    elif sealed:
+    elif sealed or matrix:
         click.echo(_("sealed: the seed is in {path} (owner-only). Keep it secret and out of "
                      "git; reveal it after the game with `referee reveal`.").format(
                          path=made.secret_path))

@@ -32,7 +32,7 @@ from referee import i18n
 from referee.errors import RefereeError
 from referee.judge import meta, text
 from referee.judge.basics import WATCHER, Config, Loaded, plays
-from referee.judge.door import Door, Notice
+from referee.judge.door import ROOM_TO, Door, Notice
 from referee.judge.failures import RetryLater, describe, environment_failure
 from referee.judge.gmlines import gm_welcome
 from referee.judge.looks import Looks
@@ -324,6 +324,10 @@ class Judge:
         with i18n.language(i18n.ENGLISH):  # watchers and the game master read English
             if not personal:
                 self._watchers(game, state, timeline, over)
+                if game.settings.matrix:  # a chat game's own room reads the public view
+                    self.queue(self.message(game, WATCHER, ROOM_TO, text.body(
+                        gf, match, game.seed, None, state["seen"], game.settings,
+                        timeline=timeline()), board=True, notice=True))
             if start and game.settings.gm:
                 self.queue(self.message(game, meta.GM, game.settings.gm, gm_welcome(game)))
         if sorted(waiting) != sorted(state["waiting"]) or start:

@@ -14,7 +14,7 @@ Imports nothing of mail and nothing of judge/ but the leaf :mod:`referee.judge.b
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
@@ -64,3 +64,67 @@ class Door(Protocol):
     def fatal(self, exc: Exception) -> bool:
         """Whether ``exc`` is a failure of the door's delivery (the round stops)."""
         ...
+
+
+#: the ``to`` of the public post to a chat game's own room (the chat door's readers are
+#: ``matrix:@user:server``, :data:`referee.ledger.roster.MATRIX_TO`)
+ROOM_TO = "matrix-room:"
+CHAT_PREFIXES = ("matrix:", ROOM_TO)
+
+
+@dataclass(frozen=True)
+class Routed:
+    """A message :class:`Doors` made: which door made it, and the door's message."""
+
+    door: Door
+    message: object
+
+
+class Doors:
+    """The judge's front doors as one :class:`Door`: a notice to a chat reader
+    (``matrix:...``, the game's room) goes to the chat door, every other to the mail door.
+    A notice for a door this judge does not run (a mail seat under a chat-only judge) is
+    dropped with one log line per reader and game: nobody can be told there."""
+
+    def __init__(self, mail: Door | None, chat: Door | None,
+                 log: Callable[[str], None]) -> None:
+        self.mail, self.chat, self.log = mail, chat, log
+        self._told: set[tuple[str, str]] = set()
+
+    @property
+    def doors(self) -> list[Door]:
+        return [d for d in (self.mail, self.chat) if d is not None]
+
+    def door_for(self, to: str) -> Door | None:
+        return self.chat if to.startswith(CHAT_PREFIXES) else self.mail
+
+    def attach(self, store: Store) -> None:
+        for door in self.doors:
+            door.attach(store)
+
+    def prepare(self, game: Loaded, notice: Notice) -> object:
+        door = self.door_for(notice.to)
+        if door is None:
+            if (game.gf.game_id, notice.to) not in self._told:
+                self._told.add((game.gf.game_id, notice.to))
+                kind = "chat" if notice.to.startswith(CHAT_PREFIXES) else "mail"
+                self.log(f"{game.path.name}: {notice.player} is reached by {kind}, which "
+                         f"this judge does not run: not told")
+            return None
+        return Routed(door, door.prepare(game, notice))
+
+    def queue(self, message: object) -> None:
+        """Queue a message of :meth:`prepare` with its door; any other message (a mail
+        answer the mail door made itself) with the mail door."""
+        if message is None:
+            return
+        if isinstance(message, Routed):
+            message.door.queue(message.message)
+        elif self.mail is not None:
+            self.mail.queue(message)
+
+    def flush(self) -> int:
+        return sum(door.flush() for door in self.doors)
+
+    def fatal(self, exc: Exception) -> bool:
+        return any(door.fatal(exc) for door in self.doors)

@@ -170,7 +170,7 @@ class Incoming:
                 return True
         return False
 
-    def queue(self, messages: Sequence[mime.Mail | EmailMessage]) -> None:
+    def queue(self, messages: Sequence[mime.Mail | EmailMessage | object]) -> None:
         for msg in messages:
             self.judge.queue(msg)
         self.judge.store.mark_answered(self.msgid)

@@ -25,7 +25,7 @@ from referee import mail as mailmod
 from referee.judge import html, meta, notifications
 from referee.judge.basics import GM_TOKEN, WATCHER, Config, Loaded, plays
 from referee.judge.core import Judge
-from referee.judge.door import Notice
+from referee.judge.door import CHAT_PREFIXES, Door, Doors, Notice
 from referee.ledger import gamefile
 from referee.mail import mime, tokens
 from referee.mail.delivery import DeliveryError, Refused
@@ -150,28 +150,33 @@ class MailDoor:
 
 class MailJudge(Judge):
     """The judge served by mail: the core with a :class:`MailDoor` over ``outbox``
-    (exported as :class:`referee.judge.Judge`)."""
+    (exported as :class:`referee.judge.Judge`), and beside it the chat door ``chat``
+    when the judge also plays in chat (:class:`referee.judge.door.Doors` routes each
+    notice to its reader's door)."""
 
-    door: MailDoor
-
-    def __init__(self, config: Config, outbox: Outbox) -> None:
-        super().__init__(config, MailDoor(config, outbox))
+    def __init__(self, config: Config, outbox: Outbox, chat: Door | None = None) -> None:
+        self.mail_door = MailDoor(config, outbox)
+        super().__init__(config, Doors(self.mail_door, chat, config.log))
 
     @property
     def outbox(self) -> Outbox:
-        return self.door.outbox
+        return self.mail_door.outbox
 
     @property
     def channels(self) -> notifications.Channels:
         """The players' own notification channels (referee/judge/notifications.py)."""
-        return self.door.channels
+        return self.mail_door.channels
 
     def subject(self, game: Loaded, player: str) -> str:
-        return self.door.subject(game, player)
+        return self.mail_door.subject(game, player)
 
     def message(self, game: Loaded, player: str, to: str, body: str,
                 answers: str | None = None, references: Sequence[str] = (), *,
-                board: bool = False, notice: bool = False) -> mime.Mail:
-        """The mail of the game to ``player`` (:meth:`MailDoor.prepare`)."""
-        return self.door.prepare(game, Notice(player, to, body, answers, tuple(references),
-                                              board, notice))
+                board: bool = False, notice: bool = False) -> object:
+        """The mail of the game to ``player`` (:meth:`MailDoor.prepare`), or for a
+        reader in chat the chat door's message (an answer to a mail of a seat that
+        plays in chat goes there)."""
+        notice_ = Notice(player, to, body, answers, tuple(references), board, notice)
+        if to.startswith(CHAT_PREFIXES):
+            return self.door.prepare(game, notice_)
+        return self.mail_door.prepare(game, notice_)

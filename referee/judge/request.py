@@ -41,7 +41,7 @@ class Request(Protocol):
         """Answer that ``command`` was not done, and why (a failure of the disk raises)."""
         ...
 
-    def queue(self, messages: Sequence[mime.Mail | EmailMessage]) -> None:
+    def queue(self, messages: Sequence[mime.Mail | EmailMessage | object]) -> None:
         """Queue ``messages`` and mark the message answered."""
         ...
 

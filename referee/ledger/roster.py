@@ -16,6 +16,9 @@ from typing import Any
 from referee.errors import UsageError
 from referee.ledger.fileformat import NAME_MAX
 
+#: the prefix of a ``to`` in chat: the rest is the seat's Matrix user id
+MATRIX_TO = "matrix:"
+
 
 @dataclass
 class Settings:
@@ -33,6 +36,12 @@ class Settings:
     rematch: list[str] = field(default_factory=list)  # players who agreed, in order
     langs: dict[str, str] = field(default_factory=dict)  # player -> language (none: "en")
     watcher_names: dict[str, str] = field(default_factory=dict)  # watcher (lower) -> name
+    matrix: dict[str, str] = field(default_factory=dict)  # player -> Matrix user id
+
+    def matrix_of(self, user: str) -> list[str]:
+        """The seats bound to the Matrix user id ``user`` (compared exactly: the
+        homeserver says who sent an event, in the id's own spelling)."""
+        return [p for p, u in self.matrix.items() if u == user]
 
     def lang(self, player: str) -> str:
         """The language ``player`` reads the game in (referee/i18n.py)."""
@@ -44,8 +53,11 @@ class Settings:
         return found[0] if found else None
 
     def to(self, player: str) -> str | None:
-        """The To of ``player``'s mails; the name quoted, so that no name (``Ann,
-        eve@evil.example``) adds a recipient."""
+        """Where ``player``'s messages go: a seat bound to a Matrix id gets them in chat
+        (``matrix:@ann:example.org``, the judge's chat door); else the To of their mails,
+        the name quoted, so that no name (``Ann, eve@evil.example``) adds a recipient."""
+        if player in self.matrix:
+            return MATRIX_TO + self.matrix[player]
         address = self.address(player)
         if address is None:
             return None
@@ -86,7 +98,8 @@ def settings(data: Mapping[str, Any], *, gm: str | None = None,
     names = {p["id"]: p.get("name", p["id"]) for p in data["players"]}
     emails = {p["id"]: [p["email"]] if p.get("email") else [] for p in data["players"]}
     found = Settings(names, emails, {pid: 0 for pid in names}, {pid: "turn" for pid in names},
-                     deadline_hours=deadline_hours, gm=gm, deadline_bot=deadline_bot)
+                     deadline_hours=deadline_hours, gm=gm, deadline_bot=deadline_bot,
+                     matrix={p["id"]: p["matrix"] for p in data["players"] if p.get("matrix")})
     for entry in data["log"]:
         meta = entry.get("meta")
         if isinstance(meta, dict):
@@ -100,6 +113,7 @@ def _apply(found: Settings, meta: Mapping[str, Any]) -> None:
         pid = meta["player"]
         found.names[pid] = meta.get("name", pid)
         found.emails[pid] = [meta["email"]]
+        found.matrix.pop(pid, None)  # the new person is reached by mail
         found.generation[pid] = found.generation.get(pid, 0) + 1
     elif kind == "address":
         found.emails[meta["player"]] = list(meta["emails"])

@@ -40,6 +40,9 @@ from referee.ledger.fileformat import (
     GITHUB,
     GITHUB_MAX,
     ITERATIONS_MAX,
+    MATRIX_EVENT,
+    MATRIX_ID_MAX,
+    MATRIX_USER,
     MSG_ID,
     MSG_ID_MAX,
     NAME_MAX,
@@ -106,6 +109,8 @@ class FilePlayer(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     # GitHub login: `check --since REV --by-github LOGIN` maps a pull request's author to
     # this player
     github: Annotated[str, _text(GITHUB_MAX, 1, GITHUB)] | UnsetType = UNSET
+    # Matrix user id: the judge's chat door plays this seat's messages (docs/chat.md)
+    matrix: Annotated[str, _text(MATRIX_ID_MAX, 1, MATRIX_USER)] | UnsetType = UNSET
     bot: FileBot | UnsetType = UNSET
 
 
@@ -293,6 +298,8 @@ class LogEntry(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     prev: Sha256Hex
     at: UtcTime | UnsetType = UNSET
     mail: MsgId | UnsetType = UNSET  # Message-ID of the mail that made this move
+    # the Matrix event (a chat message) that made this entry (docs/chat.md)
+    matrix: Annotated[str, _text(MATRIX_ID_MAX, 1, MATRIX_EVENT)] | UnsetType = UNSET
     bot: bool | UnsetType = UNSET  # the move was chosen by a bot
     public: Annotated[str, _text(PUBLIC_MAX)] | UnsetType = UNSET  # a sealed move, as read
     mac: Sha256Hex | UnsetType = UNSET  # the referee's MAC (sealed games; referee/ledger/vouch.py)

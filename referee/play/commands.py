@@ -7,7 +7,7 @@ only parses its arguments, calls these and prints. Writes go through the write c
 from __future__ import annotations
 
 import secrets
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -83,6 +83,7 @@ class NewGameRequest:
     vacation_days: int = 0
     pause: str | None = None  # "weekends"
     on_timeout: str = "gm"  # bot:LEVEL | gm | forfeit
+    matrix: str | None = None  # "ann=@ann:example.org,ben=@ben:example.org" (sealed)
 
 
 def new_game(path: Path, request: NewGameRequest) -> NewGame:
@@ -96,12 +97,15 @@ def new_game(path: Path, request: NewGameRequest) -> NewGame:
     game = get_game(request.game_name)
     player_list = gamefile.parse_players(request.players)
     add_logins(player_list, request.logins)
+    add_pairs(player_list, request.matrix, "matrix", "--matrix", "PLAYER=@USER:SERVER",
+              _matrix_id)
     game_id = request.game_id or f"{game.name}-{secrets.token_hex(3)}"
     filled: dict[str, Any] = {"nonce_commitments": {}, "nonces": {}} if request.nonces else {}
     data = gamefile.new_data(game, player_list, dict(request.options), filled, game_id)
     add_clock(data, request)
     data["rng"] = filled
-    started = newgame.start(path, data, seed=request.seed, sealed=request.sealed,
+    sealed = request.sealed or bool(request.matrix)  # a chat game is sealed, as by mail
+    started = newgame.start(path, data, seed=request.seed, sealed=sealed,
                             insecure=request.insecure_seed, secret_out=request.secret_out)
     gf, match, derived = started.gf, started.match, started.derived
     kept = started.secret_path
@@ -130,15 +134,42 @@ def add_clock(data: dict[str, Any], request: NewGameRequest) -> None:
 
 def add_logins(players: list[dict[str, str]], logins: str | None) -> None:
     """``--github ann=octocat,ben=bencat`` into the players. Raises UsageError."""
+    add_pairs(players, logins, "github", "--github", "PLAYER=LOGIN", str)
+
+
+def add_pairs(players: list[dict[str, str]], spec: str | None, key: str, option: str,
+              form: str, check: Callable[[str], str]) -> None:
+    """``ann=X,ben=Y`` into each named player's ``key``; ``check`` returns the value as
+    kept or raises UsageError. Raises UsageError for a pair that names no player."""
     by_id = {p["id"]: p for p in players}
-    for pair in (logins or "").split(","):
+    seen: dict[str, str] = {}
+    for pair in (spec or "").split(","):
         if not pair.strip():
             continue
-        pid, sep, login = (x.strip() for x in pair.partition("="))
-        if not sep or pid not in by_id or not login:
-            raise UsageError(_("--github takes PLAYER=LOGIN for players of this game, got "
-                               "{pair}").format(pair=repr(pair.strip())))
-        by_id[pid]["github"] = login
+        pid, sep, value = (x.strip() for x in pair.partition("="))
+        if not sep or pid not in by_id or not value:
+            raise UsageError(_("{option} takes {form} for players of this game, got "
+                               "{pair}").format(option=option, form=form,
+                                                pair=repr(pair.strip())))
+        kept = check(value)
+        if key == "matrix" and kept in seen.values():
+            raise UsageError(_("{option}: {value} is given for two seats").format(
+                option=option, value=kept))
+        seen[pid] = by_id[pid][key] = kept
+
+
+def _matrix_id(value: str) -> str:
+    """A Matrix user id as the file keeps it, or UsageError (the format's pattern and
+    bound: referee/ledger/fileformat.py)."""
+    import re
+
+    from referee.ledger.fileformat import MATRIX_ID_MAX, MATRIX_USER, full
+
+    if len(value) > MATRIX_ID_MAX or not re.match(full(MATRIX_USER), value):
+        raise UsageError(_("--matrix: {value} is not a Matrix user id like "
+                           "@ann:example.org (lower-case localpart)").format(
+                               value=repr(value[:80])))
+    return value
 
 
 # --- log ------------------------------------------------------------------------------

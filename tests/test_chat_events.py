@@ -1,0 +1,134 @@
+"""The chat door's reading of events and its seats, without a homeserver (docs/chat.md)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from referee import engine
+from referee.judge.chatfront import chat_words
+from referee.judge.chatincoming import reads_as_move, reply_of
+from referee.judge.door import ROOM_TO, Doors, Notice
+from referee.ledger import gamefile, replay, secret
+from referee.matrix import events
+from tests.conftest import ok, run
+
+ROOM = "!abc:hs.test"
+
+
+def message(body: object, **content: object) -> dict[str, object]:
+    return {"type": "m.room.message", "event_id": "$e1", "sender": "@ann:hs.test",
+            "content": {"msgtype": "m.text", "body": body, **content}}
+
+
+def test_a_text_message_is_read_with_its_sender_and_id() -> None:
+    said = events.read(ROOM, message("supply 2."))
+    assert said == events.Said(ROOM, "$e1", "@ann:hs.test", "message", "supply 2.")
+
+
+def test_edits_replies_redactions_and_long_bodies_are_told_apart() -> None:
+    edit = events.read(ROOM, message("* supply 3", **{"m.relates_to": {
+        "rel_type": "m.replace", "event_id": "$e0"}, "m.new_content": {"body": "supply 3"}}))
+    assert edit is not None and edit.kind == "edit" and edit.text == ""
+    reply = events.read(ROOM, message("> <@ref:hs.test> your turn\n\nsupply 2", **{
+        "m.relates_to": {"m.in_reply_to": {"event_id": "$old"}}}))
+    assert reply is not None and reply.kind == "reply"
+    assert reply.text == "supply 2" and reply.replies_to == "$old"
+    redaction = events.read(ROOM, {"type": "m.room.redaction", "event_id": "$e2",
+                                   "sender": "@ann:hs.test", "redacts": "$e1"})
+    assert redaction is not None and redaction.kind == "redaction"
+    long = events.read(ROOM, message("x" * (events.BODY_MAX + 1)))
+    assert long is not None and long.kind == "too_long" and long.text == ""
+
+
+def test_malformed_or_foreign_events_are_passed_over() -> None:
+    assert events.read(ROOM, message(42)) is None
+    assert events.read(ROOM, {**message("supply 2"), "sender": "ann"}) is None
+    assert events.read(ROOM, {**message("supply 2"), "event_id": "e1 with space"}) is None
+    assert events.read(ROOM, message("hi", msgtype="m.notice")) is None  # a bot's
+    assert events.read(ROOM, {"type": "m.room.member", "event_id": "$e", "sender":
+                              "@ann:hs.test", "state_key": "@ann:hs.test"}) is None
+
+
+def test_a_post_keeps_its_columns_and_is_bounded() -> None:
+    content = events.post("a <b>\n  c")
+    assert content["msgtype"] == "m.notice" and content["body"] == "a <b>\n  c"
+    assert content["formatted_body"] == "<pre><code>a &lt;b&gt;\n  c</code></pre>"
+    assert len(events.post("y" * 100_000)["body"]) <= events.POST_MAX
+
+
+def test_chat_lines_before_the_move_are_passed_over(tmp_path: Path) -> None:
+    path = tmp_path / "g.json"
+    ok("new", "staufer", path, "--players", "ann,ben,cat", "--seed", "chat")
+    gf = gamefile.read(path)
+    match = replay.replay(gf, secret.find_seed(gf, None, path))
+    game, state = match.game, match.state
+    mover = game.to_move(state)[0]
+    move = engine.legal_strings(game, state, mover)[0]
+    said = events.Said(ROOM, "$e", "@ann:hs.test", "message", f"Nice one!\n{move}.")
+    reply = reply_of(said)
+    assert reply.lines == ("Nice one", move)  # (tidied as a mail line is)
+    assert reads_as_move(game, state, mover, move)
+    other = next(p for p in gf.players if p != mover)
+    assert reads_as_move(game, state, other, move)  # out of turn: still a move
+    assert not reads_as_move(game, state, mover, "good luck everyone")
+
+
+def test_chat_says_how_to_answer_in_chat() -> None:
+    from referee.judge import text
+
+    body = "Since your last mail:\nann played\n" + "\n".join(text.REPLY_HELP) + "\n"
+    said = chat_words(body)
+    assert "Since your last message:" in said and "Reply to this mail" not in said
+    assert "direct room" in said
+
+
+def test_a_notice_for_a_door_the_judge_does_not_run_is_logged_not_sent(tmp_path: Path
+                                                                        ) -> None:
+    logged: list[str] = []
+    doors = Doors(None, None, logged.append)
+
+    class Game:
+        path = tmp_path / "g.json"
+
+        class gf:
+            game_id = "g1"
+
+    assert doors.prepare(Game, Notice("ann", "matrix:@ann:hs.test", "x")) is None  # type: ignore[arg-type]
+    assert doors.prepare(Game, Notice("ann", "matrix:@ann:hs.test", "y")) is None  # type: ignore[arg-type]
+    assert doors.prepare(Game, Notice("_watcher", ROOM_TO, "z")) is None  # type: ignore[arg-type]
+    assert len(logged) == 2 and "chat, which this judge does not run" in logged[0]
+
+
+def test_new_binds_seats_to_matrix_ids_and_seals_the_game(tmp_path: Path) -> None:
+    path = tmp_path / "g.json"
+    ok("new", "staufer", path, "--players", "ann,ben,cat",
+       "--matrix", "ann=@ann:example.org,ben=@ben:example.org:8448")
+    data = json.loads(path.read_text())
+    assert [p.get("matrix") for p in data["players"]] == [
+        "@ann:example.org", "@ben:example.org:8448", None]
+    assert "seed" not in data["rng"] and path.with_name("g.json.secret").exists()
+    ok("check", path)
+
+
+def test_new_refuses_a_bad_or_shared_matrix_id(tmp_path: Path) -> None:
+    for spec, said in (("ann=ann:example.org", "not a Matrix user id"),
+                       ("ann=@Ann:example.org", "not a Matrix user id"),
+                       ("zoe=@zoe:example.org", "for players of this game"),
+                       ("ann=@x:example.org,ben=@x:example.org", "given for two seats"),
+                       ("ann=@" + "a" * 300 + ":example.org", "not a Matrix user id")):
+        result = run("new", "staufer", tmp_path / "g.json", "--players", "ann,ben,cat",
+                     "--matrix", spec)
+        assert result.exit_code in (1, 2) and said in result.output, (spec, result.output)
+        assert "Traceback" not in result.output
+        assert not (tmp_path / "g.json").exists()
+
+
+def test_a_forged_matrix_field_fails_the_schema(tmp_path: Path) -> None:
+    path = tmp_path / "g.json"
+    ok("new", "staufer", path, "--players", "ann,ben,cat", "--seed", "s")
+    data = json.loads(path.read_text())
+    data["players"][0]["matrix"] = "@ann:example.org\nX-Evil: 1"
+    path.write_text(json.dumps(data))
+    result = run("check", path)
+    assert result.exit_code == 1 and "Matrix user id" in result.output, result.output
