@@ -132,3 +132,35 @@ def test_a_forged_matrix_field_fails_the_schema(tmp_path: Path) -> None:
     path.write_text(json.dumps(data))
     result = run("check", path)
     assert result.exit_code == 1 and "Matrix user id" in result.output, result.output
+
+
+def hidden_position(tmp_path: Path) -> tuple[object, str, str, str]:
+    """A Dynasties game played by first legal moves until the player to move has a
+    hidden choice: (match, player, a hidden move, a public move)."""
+    from referee.judge.chatincoming import hidden
+
+    path = tmp_path / "d.json"
+    ok("new", "dynasties", path, "--players", "ann,ben,cat", "--seed", "hidden")
+    for _ in range(200):
+        gf = gamefile.read(path)
+        match = replay.replay(gf, secret.find_seed(gf, None, path))
+        game, state = match.game, match.state
+        mover = game.to_move(state)[0]
+        legal = engine.legal_strings(game, state, mover)
+        secret_moves = [m for m in legal if hidden(match, mover, [m])]
+        if secret_moves:
+            public = [m for m in legal if m not in secret_moves]
+            return match, mover, secret_moves[0], public[0] if public else ""
+        ok("move", path, "--as", mover, legal[0])
+    raise AssertionError("no hidden choice in 200 moves")
+
+
+def test_a_hidden_choice_is_told_from_a_public_move(tmp_path: Path) -> None:
+    from referee.judge.chatincoming import hidden
+
+    match, mover, secret_move, public = hidden_position(tmp_path)
+    assert hidden(match, mover, [secret_move])
+    assert hidden(match, mover, ["hello", secret_move])  # any line of several
+    if public:
+        assert not hidden(match, mover, [public])
+    assert not hidden(match, mover, ["not a move at all"])

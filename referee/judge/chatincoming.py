@@ -74,6 +74,19 @@ def reads_as_move(game: Any, state: Any, player: str, line: str) -> bool:
     return True
 
 
+def hidden(match: Any, player: str, moves: list[str]) -> bool:
+    """Whether a line of ``moves`` is a hidden choice of ``player`` now: a move with a
+    field only its author may see (``engine.private_fields``)."""
+    for line in moves:
+        try:
+            move = engine.resolve_move(match.game, match.state, player, line)
+        except MoveError:
+            continue
+        if engine.private_fields(match.game, move):
+            return True
+    return False
+
+
 class ChatIncoming:
     """Handles one event (:class:`referee.matrix.events.Said`) for a judge."""
 
@@ -169,7 +182,7 @@ class ChatIncoming:
             return self._private_word(game, player, word)
         if len(reply.moves) == 1 and word in COMMANDS:
             return self._command(game, player, word, reply)
-        if self.in_room and self._hidden(game, player, list(reply.moves)):
+        if self.in_room and hidden(game.match, player, list(reply.moves)):
             self._remove()
             return self.answer_state(game, player, [_(
                 "That is a hidden choice: type it in your direct room with the referee, "
@@ -182,18 +195,6 @@ class ChatIncoming:
         posted = self.door.state["posted"].get(self.said.room, [])
         return any(event == self.said.replies_to and at == plays(game.gf)
                    for event, at in posted)
-
-    def _hidden(self, game: Loaded, player: str, moves: list[str]) -> bool:
-        """Whether a line of ``moves`` is a hidden choice of ``player`` now."""
-        match = game.match
-        for line in moves:
-            try:
-                move = engine.resolve_move(match.game, match.state, player, line)
-            except MoveError:
-                continue
-            if engine.private_fields(match.game, move):
-                return True
-        return False
 
     def _remove(self) -> None:
         """Take the event out of the game's room, where the judge may (best effort:
