@@ -164,3 +164,47 @@ def test_a_hidden_choice_is_told_from_a_public_move(tmp_path: Path) -> None:
     if public:
         assert not hidden(match, mover, [public])
     assert not hidden(match, mover, ["not a move at all"])
+
+
+def test_judge_in_chat_refuses_bad_options_with_one_message(tmp_path: Path,
+                                                            monkeypatch: object) -> None:
+    games = tmp_path / "games"
+    games.mkdir()
+    env = {"REFEREE_MATRIX_PASSWORD": "pw"}
+    for args, said, environ in (
+            (["--matrix", "http://127.0.0.1:9"], "--matrix-user", env),
+            (["--matrix", "ftp://x", "--matrix-user", "@r:hs.test"], "http", env),
+            (["--matrix", "http://127.0.0.1:9", "--matrix-user", "referee"], "--matrix-user",
+             env),
+            (["--matrix", "http://127.0.0.1:9", "--matrix-user", "@r:hs.test"],
+             "REFEREE_MATRIX_PASSWORD", {}),
+            (["--matrix", "http://127.0.0.1:9", "--matrix-user", "@r:hs.test", "--idle"],
+             "--idle", env),
+            (["--matrix", "http://127.0.0.1:9", "--matrix-user", "@r:hs.test",
+              "--maildir", str(tmp_path)], "--smtp", env)):
+        result = run("judge", games, *args, env={"REFEREE_MATRIX_PASSWORD": "",
+                                                 **environ} if environ else
+                     {"REFEREE_MATRIX_PASSWORD": None, "REFEREE_MATRIX_TOKEN": None})
+        assert result.exit_code in (1, 2) and said in result.output, (args, result.output)
+        assert "Traceback" not in result.output
+    assert sorted(p.name for p in games.iterdir()) == []
+
+
+def test_a_homeserver_that_is_down_is_one_message_and_changes_nothing(tmp_path: Path
+                                                                      ) -> None:
+    import pytest
+
+    pytest.importorskip("nio")
+    from tests.conftest import free_port
+
+    games = tmp_path / "games"
+    games.mkdir()
+    ok("new", "staufer", games / "g.json", "--players", "ann,ben,cat",
+       "--matrix", "ann=@ann:hs.test,ben=@ben:hs.test,cat=@cat:hs.test")
+    before = {p.name: p.read_bytes() for p in games.iterdir()}
+    result = run("judge", games, "--matrix", f"http://127.0.0.1:{free_port()}",
+                 "--matrix-user", "@referee:hs.test", "--once",
+                 env={"REFEREE_MATRIX_PASSWORD": "pw"})
+    assert result.exit_code == 1, result.output
+    assert "cannot reach the homeserver" in result.output and "Traceback" not in result.output
+    assert {p.name: p.read_bytes() for p in games.iterdir()} == before
