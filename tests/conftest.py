@@ -22,6 +22,9 @@ from referee.cli import main
 from referee.engine import register
 from tests.ci import UNDER_CI
 
+# fixtures every test module can use: a real Matrix homeserver (``synapse``)
+pytest_plugins = ["tests.matrixserver"]
+
 register("toy", "tests.toygame")
 register("toycore", "tests.toygame:CORE")
 
