@@ -1,0 +1,232 @@
+"""Play in chat: a sealed 3-player Staufer game over a real Synapse (docs/chat.md).
+
+The players are matrix-nio clients (tests/matrixclient.py); the judge is `referee judge
+--matrix ... --once`, run as a player's game master would run it. What is promised and
+shown here: after the first pass each player is invited to the game's room and to a
+direct room that shows their own view; moves typed in the game's room are played and
+answered there; an out-of-turn move, a stranger's direct message, an edit and a reply to
+an old turn change nothing; a second pass replays nothing; no player's private text
+reaches the game's room or another player's direct room; `check` passes the file.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from referee import engine
+from referee.ledger import gamefile, replay, secret
+from tests.conftest import ok, run
+from tests.leaks import leaks
+from tests.matrixclient import Person
+
+
+def judge(synapse: Any, games: Path, referee_user: str) -> str:
+    """One pass of the judge in chat; its log."""
+    result = run("judge", games, "--matrix", synapse.url, "--matrix-user", referee_user,
+                 "--once", env={"REFEREE_MATRIX_PASSWORD": synapse_password(referee_user)})
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def synapse_password(user: str) -> str:
+    from tests.matrixserver import password_for
+
+    return password_for(user[1:].split(":", 1)[0])
+
+
+def state(path: Path) -> tuple[gamefile.GameFile, Any]:
+    gf = gamefile.read(path)
+    return gf, replay.replay(gf, secret.find_seed(gf, None, path))
+
+
+def bodies(person: Person, room: str) -> list[str]:
+    return [m.body for m in person.messages(room)]
+
+
+@pytest.fixture
+def table(synapse: Any, tmp_path: Path, request: pytest.FixtureRequest) -> dict[str, Any]:
+    """A chat game of ann, ben and cat (and eve, who plays nothing), after the first pass
+    of the judge: everyone has joined their rooms."""
+    tag = request.node.name.replace("_", "")[-12:].lower()
+    names = {p: f"{p}{tag}" for p in ("ann", "ben", "cat", "eve")}
+    referee_user = synapse.register(f"referee{tag}")
+    people = {p: Person(synapse, local) for p, local in names.items()}
+    games = tmp_path / "games"
+    games.mkdir()
+    path = games / "g.json"
+    seats = ",".join(f"{p}={people[p].user_id}" for p in ("ann", "ben", "cat"))
+    ok("new", "staufer", path, "--players", "ann,ben,cat", "--matrix", seats,
+       "--id", f"chat-{tag}")
+    judge(synapse, games, referee_user)
+    rooms: dict[str, dict[str, str]] = {}
+    for p in ("ann", "ben", "cat"):
+        joined = people[p].accept_invites()
+        assert len(joined) == 2, f"{p} was invited to {joined}"
+        names_of = people[p].rooms()
+        game_room = [r for r in joined if not names_of[r].endswith(f": {p}")]
+        dm = [r for r in joined if names_of[r].endswith(f": {p}")]
+        assert len(game_room) == 1 and len(dm) == 1, names_of
+        rooms[p] = {"room": game_room[0], "dm": dm[0]}
+    yield {"people": people, "rooms": rooms, "games": games, "path": path,
+           "referee": referee_user}
+    for person in people.values():
+        person.close()
+
+
+def first_legal(path: Path, player: str) -> str:
+    _, match = state(path)
+    return engine.legal_strings(match.game, match.state, player)[0]
+
+
+def to_move(path: Path) -> str:
+    _, match = state(path)
+    return match.game.to_move(match.state)[0]
+
+
+def test_a_game_in_chat_plays_and_keeps_secrets(table: dict[str, Any], synapse: Any) -> None:
+    people, rooms, path, games = table["people"], table["rooms"], table["path"], \
+        table["games"]
+    room = rooms["ann"]["room"]
+    assert all(r["room"] == room for r in rooms.values())  # one room for the game
+    # each direct room shows its player's own view (the headline names them)
+    first = to_move(path)
+    for p in ("ann", "ben", "cat"):
+        shown = "Your legal moves" if p == first else "Waiting for"
+        dm = people[p].wait_for(rooms[p]["dm"], lambda m, shown=shown: shown in m.body)
+        assert dm.sender == table["referee"]
+        assert {m.sender for m in people[p].messages(rooms[p]["dm"])} == {table["referee"]}
+    # three turns, each the first legal move typed in the game's room by whoever is to move
+    for turn in range(3):
+        mover = to_move(path)
+        move = first_legal(path, mover)
+        before = len(gamefile.read(path).log)
+        people[mover].send(room, f"{move}.")  # (a trailing period, as people type)
+        judge(synapse, games, table["referee"])
+        assert len(gamefile.read(path).log) == before + 1, f"turn {turn}: {move}"
+        people[mover].wait_for(room, lambda m, n=before: m.sender == table["referee"] and
+                               "Since your last" in m.body)
+    # out of turn: nothing changes, the player is answered
+    mover = to_move(path)
+    other = next(p for p in ("ann", "ben", "cat") if p != mover)
+    before = gamefile.read(path).log
+    people[other].send(room, first_legal(path, mover))
+    judge(synapse, games, table["referee"])
+    assert gamefile.read(path).log == before
+    people[other].wait_for(rooms[other]["dm"], lambda m: "not your turn" in m.body or
+                           "not accepted" in m.body)
+    # a stranger's direct message: declined, nothing changes
+    dm = people["eve"].create_dm(table["referee"])
+    people["eve"].send(dm, first_legal(path, mover))
+    said = judge(synapse, games, table["referee"])
+    assert gamefile.read(path).log == before
+    assert "declined an invitation from " + people["eve"].user_id in said
+    # an edit of a move and chat in the room are never played
+    sent = people[mover].send(room, "good luck everyone")
+    people[mover].edit(room, sent, first_legal(path, mover))
+    judge(synapse, games, table["referee"])
+    assert gamefile.read(path).log == before
+    people[mover].wait_for(rooms[mover]["dm"], lambda m: "edited message is not played"
+                           in m.body)
+    # a reply to a post of an earlier turn is not played
+    old = next(m for m in people[mover].messages(room) if m.sender == table["referee"])
+    people[mover].reply(room, old.event_id, first_legal(path, mover))
+    judge(synapse, games, table["referee"])
+    assert gamefile.read(path).log == before
+    people[mover].wait_for(rooms[mover]["dm"], lambda m: "earlier turn" in m.body)
+    # a second pass replays nothing
+    log_before = gamefile.read(path).log
+    judge(synapse, games, table["referee"])
+    assert gamefile.read(path).log == log_before
+    # no private text of one player in the room or in another's direct room
+    _, match = state(path)
+    for p in ("ann", "ben", "cat"):
+        hidden = [i for i in engine.hidden_items(match.game, match.state, None)]
+        own = [i for i in hidden if i.owner == p]
+        room_text = "\n".join(bodies(people[p], room))
+        assert not leaks(room_text, hidden), "the game's room shows hidden state"
+        for q in ("ann", "ben", "cat"):
+            if q != p:
+                dm_text = "\n".join(bodies(people[q], rooms[q]["dm"]))
+                assert not leaks(dm_text, own), f"{q}'s direct room shows {p}'s secrets"
+    assert eve_sees_nothing(people["eve"], room)
+    ok("check", path)
+
+
+def eve_sees_nothing(eve: Person, room: str) -> bool:
+    eve.sync()
+    return room not in eve.rooms()
+
+
+def test_a_kill_between_playing_and_answering_neither_loses_nor_doubles(
+        table: dict[str, Any], synapse: Any) -> None:
+    """The move is in the file but the sync position was not saved (a judge killed after
+    playing): the next pass sees the event again and does not play it twice."""
+    import json
+
+    people, rooms, path, games = table["people"], table["rooms"], table["path"], \
+        table["games"]
+    state_file = games / ".referee-judge.json"
+    saved = json.loads(state_file.read_text())
+    mover = to_move(path)
+    before = gamefile.read(path).log
+    event = people[mover].send(rooms[mover]["room"], first_legal(path, mover))
+    judge(synapse, games, table["referee"])
+    after = gamefile.read(path).log
+    assert len(after) == len(before) + 1 and after[-1]["matrix"] == event
+    # as if killed before the position and the handled ids were saved
+    current = json.loads(state_file.read_text())
+    current["matrix"]["since"] = saved["matrix"]["since"]
+    current["answered"] = saved["answered"]
+    state_file.write_text(json.dumps(current))
+    judge(synapse, games, table["referee"])
+    assert gamefile.read(path).log == after  # not played twice
+
+
+def test_a_hidden_choice_typed_in_the_room_is_refused_unechoed(synapse: Any,
+                                                               tmp_path: Path) -> None:
+    """Dynasties keeps the card kept when passing secret: typed in the game's room it is
+    not played, not repeated by the referee, and removed from the room; typed in the
+    direct room it is played."""
+    from referee.judge.chatincoming import hidden
+
+    tag = "hidden"
+    referee_user = synapse.register(f"referee{tag}")
+    people = {p: Person(synapse, f"{p}{tag}") for p in ("ann", "ben", "cat")}
+    games = tmp_path / "games"
+    games.mkdir()
+    path = games / "d.json"
+    seats = ",".join(f"{p}={people[p].user_id}" for p in people)
+    ok("new", "dynasties", path, "--players", "ann,ben,cat", "--matrix", seats,
+       "--id", "hidden-1")
+    for _ in range(200):  # first legal moves until the one to move has a hidden choice
+        _, match = state(path)
+        mover = match.game.to_move(match.state)[0]
+        legal = engine.legal_strings(match.game, match.state, mover)
+        secrets = [m for m in legal if hidden(match, mover, [m])]
+        if secrets:
+            break
+        ok("move", path, "--as", mover, legal[0])
+    else:
+        raise AssertionError("no hidden choice in 200 moves")
+    judge(synapse, games, referee_user)
+    joined = people[mover].accept_invites()
+    names_of = people[mover].rooms()
+    room = next(r for r in joined if not names_of[r].endswith(f": {mover}"))
+    dm = next(r for r in joined if names_of[r].endswith(f": {mover}"))
+    before = gamefile.read(path).log
+    typed = people[mover].send(room, secrets[0])
+    judge(synapse, games, referee_user)
+    assert gamefile.read(path).log == before
+    people[mover].wait_for(dm, lambda m: "hidden choice" in m.body)
+    in_room = people[mover].messages(room)
+    assert not any(secrets[0] in m.body for m in in_room), "the hidden choice is in the room"
+    assert [m.content for m in in_room if m.event_id == typed] == [{}]  # removed
+    people[mover].send(dm, secrets[0])
+    judge(synapse, games, referee_user)
+    assert len(gamefile.read(path).log) == len(before) + 1
+    ok("check", path)
+    for person in people.values():
+        person.close()
