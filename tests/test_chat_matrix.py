@@ -230,3 +230,57 @@ def test_a_hidden_choice_typed_in_the_room_is_refused_unechoed(synapse: Any,
     ok("check", path)
     for person in people.values():
         person.close()
+
+
+def test_one_judge_serves_a_game_of_mail_and_chat_players(synapse: Any,
+                                                          tmp_path: Path) -> None:
+    """ann plays by mail, ben and cat in chat; one `referee judge` with the mail options
+    and --matrix plays them all: one state, one lock, each told at their own door."""
+    from tests.test_judge_support import deliver, outbox_messages, reply
+
+    referee_user = synapse.register("refereemixed")
+    people = {p: Person(synapse, f"{p}mixed") for p in ("ben", "cat")}
+    games, inbox, outbox = tmp_path / "games", tmp_path / "in", tmp_path / "out"
+    games.mkdir()
+    for sub in ("new", "cur", "tmp"):
+        (inbox / sub).mkdir(parents=True)
+    path = games / "m.json"
+    ok("new", "staufer", path, "--players", "ann=Ann <ann@example.org>,ben,cat",
+       "--matrix", ",".join(f"{p}={people[p].user_id}" for p in people), "--id", "mixed-1")
+
+    def both() -> None:
+        result = run("judge", games, "--maildir", inbox, "--outbox", outbox,
+                     "--from", "Referee <referee@example.org>", "--matrix", synapse.url,
+                     "--matrix-user", referee_user, "--once",
+                     env={"REFEREE_MATRIX_PASSWORD": synapse_password(referee_user)})
+        assert result.exit_code == 0, result.output
+
+    both()
+    mails = outbox_messages(outbox)
+    assert [str(m["To"]) for m in mails] == ["Ann <ann@example.org>"]  # chat seats: no mail
+    rooms = {p: people[p].accept_invites() for p in people}
+    assert all(len(r) == 2 for r in rooms.values())
+    assert to_move(path) == "ann"
+    deliver(inbox, reply(mails[-1], first_legal(path, "ann")))
+    both()
+    assert len(gamefile.read(path).log) == 1
+    movers = []
+    for _ in range(8):  # the chat players move in the room until ann must decide again
+        mover = to_move(path)
+        if mover == "ann":
+            break
+        movers.append(mover)
+        room = next(r for r in rooms[mover] if not people[mover].rooms()[r].endswith(mover))
+        before = len(gamefile.read(path).log)
+        people[mover].send(room, first_legal(path, mover))
+        both()
+        assert len(gamefile.read(path).log) == before + 1
+    assert to_move(path) == "ann"
+    told = outbox_messages(outbox)
+    assert {str(m["To"]) for m in told} == {"Ann <ann@example.org>"}
+    text = str(told[-1].get_body(("plain",)).get_content())  # type: ignore[union-attr]
+    assert "Your turn, ann" in text and movers
+    assert all(f"{m} played" in text for m in movers), text  # the chat moves, by mail
+    ok("check", path)
+    for person in people.values():
+        person.close()
