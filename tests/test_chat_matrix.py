@@ -284,3 +284,39 @@ def test_one_judge_serves_a_game_of_mail_and_chat_players(synapse: Any,
     ok("check", path)
     for person in people.values():
         person.close()
+
+
+def test_a_long_running_judge_killed_at_once_after_a_move_neither_loses_nor_doubles(
+        table: dict[str, Any], synapse: Any) -> None:
+    """`judge --matrix ... --poll` runs until stopped; it is killed (SIGKILL) as soon as
+    the move is in the file; the next pass plays nothing twice and the move is told in
+    the game's room."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    people, rooms, path, games = table["people"], table["rooms"], table["path"], \
+        table["games"]
+    env = {**os.environ, "REFEREE_MATRIX_PASSWORD": synapse_password(table["referee"])}
+    judge_process = subprocess.Popen(
+        [sys.executable, "-m", "referee", "judge", str(games), "--matrix", synapse.url,
+         "--matrix-user", table["referee"], "--poll", "0.2"], env=env,
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        before = len(gamefile.read(path).log)
+        mover = to_move(path)
+        people[mover].send(rooms[mover]["room"], first_legal(path, mover))
+        end = time.monotonic() + 30
+        while len(gamefile.read(path).log) == before and time.monotonic() < end:
+            time.sleep(0.02)
+        assert len(gamefile.read(path).log) == before + 1, "the running judge did not play"
+    finally:
+        judge_process.send_signal(signal.SIGKILL)
+        judge_process.wait(10)
+    judge(synapse, games, table["referee"])
+    judge(synapse, games, table["referee"])
+    assert len(gamefile.read(path).log) == before + 1  # neither lost nor doubled
+    people[mover].wait_for(rooms[mover]["room"], lambda m: f"{mover} played" in m.body)
+    ok("check", path)
