@@ -50,7 +50,9 @@ def bodies(person: Person, room: str) -> list[str]:
 def table(synapse: Any, tmp_path: Path, request: pytest.FixtureRequest) -> dict[str, Any]:
     """A chat game of ann, ben and cat (and eve, who plays nothing), after the first pass
     of the judge: everyone has joined their rooms."""
-    tag = request.node.name.replace("_", "")[-12:].lower()
+    import hashlib
+
+    tag = "t" + hashlib.sha256(request.node.nodeid.encode()).hexdigest()[:10]
     names = {p: f"{p}{tag}" for p in ("ann", "ben", "cat", "eve")}
     referee_user = synapse.register(f"referee{tag}")
     people = {p: Person(synapse, local) for p, local in names.items()}
@@ -319,4 +321,29 @@ def test_a_long_running_judge_killed_at_once_after_a_move_neither_loses_nor_doub
     judge(synapse, games, table["referee"])
     assert len(gamefile.read(path).log) == before + 1  # neither lost nor doubled
     people[mover].wait_for(rooms[mover]["room"], lambda m: f"{mover} played" in m.body)
+    ok("check", path)
+
+
+def test_settings_are_taken_in_the_direct_room_only(table: dict[str, Any],
+                                                    synapse: Any) -> None:
+    """`notify every` in the direct room is a meta entry carrying the event id; in the
+    game's room it is refused (a player's own settings are private); `help` answers."""
+    people, rooms, path, games = table["people"], table["rooms"], table["path"], \
+        table["games"]
+    ann = people["ann"]
+    before = gamefile.read(path).log
+    ann.send(rooms["ann"]["room"], "notify every")
+    judge(synapse, games, table["referee"])
+    assert gamefile.read(path).log == before
+    ann.wait_for(rooms["ann"]["dm"], lambda m: "is for your direct room" in m.body)
+    ann.wait_for(rooms["ann"]["room"], lambda m: "ann: answered in your direct room" in m.body)
+    event = ann.send(rooms["ann"]["dm"], "notify every")
+    judge(synapse, games, table["referee"])
+    log = gamefile.read(path).log
+    assert log[-1]["meta"] == {"kind": "notify", "player": "ann", "mode": "every"}
+    assert log[-1]["matrix"] == event
+    ann.wait_for(rooms["ann"]["dm"], lambda m: "setting is now every" in m.body)
+    ann.send(rooms["ann"]["dm"], "help")
+    judge(synapse, games, table["referee"])
+    ann.wait_for(rooms["ann"]["dm"], lambda m: "How to play in chat" in m.body)
     ok("check", path)

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from referee import engine, i18n
 from referee.errors import MalformedMove, MoveError, RefereeError
-from referee.judge import mailcommands, text
+from referee.judge import language, mailcommands, meta, text
 from referee.judge.basics import WATCHER, Loaded, plays
 from referee.judge.door import ROOM_TO, Notice
 from referee.judge.failures import environment_failure
@@ -39,15 +39,17 @@ if TYPE_CHECKING:
 _, N_, ngettext = i18n.domain("referee")
 
 COMMANDS = ("status", "help", "undo", "say")
-PRIVATE_WORDS = ("plan", "nonce", "notify")  # a player's own settings: the direct room only
+# a player's own settings and hidden entropy: the direct room only
+PRIVATE_WORDS = ("plan", "nonce", "notify", "bot", "vacation", "rematch", *language.WORDS)
 RATE = 20  # events read per sender per RATE_WINDOW (the rest: passed over, logged)
 RATE_WINDOW = dt.timedelta(minutes=10)
 HELP = [
     N_("How to play in chat: type your move as a message, in the game's room or here"),
     N_("(`supply 2`; several moves as lines `move: ...`). Edits and replies to an old"),
     N_("turn are not played. Commands: status, help, undo (your last move, if it"),
-    N_("revealed nothing), say TEXT (to every player). Hidden choices only here."),
-    N_("Other settings (plan, notify, bot, language, nonces) by mail: docs/chat.md."),
+    N_("revealed nothing), say TEXT (to every player). Hidden choices only here, and"),
+    N_("in this direct room only: plan (then one line each), nonce WORDS,"),
+    N_("notify turn|every|digest, bot LEVEL | bot off, vacation DAYS, rematch, lang de|en."),
 ]
 
 
@@ -94,6 +96,7 @@ class ChatIncoming:
         self.judge, self.door, self.said = judge, door, said
         self.msgid = said.event_id
         self.in_room = False  # the game's room (True) or the player's direct room
+        self.reply = reply_of(said)
 
     # ------------------------------------------------------------------ entry point
 
@@ -160,7 +163,7 @@ class ChatIncoming:
                     "message.") if said.kind == "edit" else _(
                 "Your message is too long to read: nothing was done.")
             return self.answer_state(game, player, [why], "rejected", said.kind)
-        reply = reply_of(said)
+        reply = self.reply
         taken = intake.take_line(reply, (*COMMANDS, *PRIVATE_WORDS, intake.PLAN_WORD),
                                  game.match.game, game.match.state, player)
         line = taken.line if taken else ""
@@ -174,7 +177,7 @@ class ChatIncoming:
                 "This answers a post of an earlier turn, so nothing was played: type your "
                 "move as a new message.")], "rejected", "old reply")
         if taken is not None and taken.index:
-            reply = intake.from_taken(reply, taken)
+            reply = self.reply = intake.from_taken(reply, taken)
         if not reply.moves:
             return self.answer_state(game, player, [_("No move found in your message.")],
                                      "rejected", "no move")
@@ -213,9 +216,70 @@ class ChatIncoming:
             return self.answer_state(game, player, [_(
                 "`{command}` is for your direct room with the referee, never the game's "
                 "room: nothing was done.").format(command=word)], "rejected", "private")
-        return self.answer_state(game, player, [_(
-            "`{command}` is not taken in chat yet: send it by mail (docs/chat.md).").format(
-                command=word)], "rejected", "by mail only")
+        return self._setting(game, player, word)
+
+    def _setting(self, game: Loaded, player: str, word: str) -> Outcome:
+        """A player's own setting in their direct room, through the handlers the mail
+        door uses (referee/judge/mailcommands.py, language.py)."""
+        from referee.judge.gmlines import bot_level
+
+        rest = self.reply.moves[0].split(None, 1)[1:] if self.reply.moves else []
+        arg = rest[0].strip() if rest else ""
+        if word == intake.PLAN_WORD:
+            return mailcommands.plan(self, game, player, intake.plan_lines(self.reply) or [],
+                                     None)
+        if word in language.WORDS:
+            return language.command(self, game, player, word, arg, self.guard)
+        if word == "rematch":
+            return mailcommands.rematch(self, game, player, self.guard)
+        if word == "notify" and arg.lower().split()[:1] == ["via"]:
+            return mailcommands.notify_via(self, game, player, arg)
+        try:
+            if word == "nonce":
+                mailcommands.add_nonce(game.path, player, arg, self.guard)
+            elif word == "vacation":
+                return mailcommands.vacation(self, game, player, arg, self.guard)
+            elif word == "bot":
+                meta.append(game.path, player, {"kind": "bot", "player": player,
+                                                **bot_level(arg)},
+                            extra=self.extra, guard=self.guard)
+            else:
+                meta.append(game.path, player,
+                            {"kind": "notify", "player": player, "mode": arg.lower()},
+                            extra=self.extra, guard=self.guard)
+        except RefereeError as exc:
+            return self.not_done(game, player, word, exc)
+        self.judge.notify(game.path)
+        fresh = self.judge.load(game.path) or game
+        if word == "bot":
+            done = _("Done: a bot plays your seat.") if bot_level(arg)["level"] else \
+                _("Done: you play your seat again.")
+        else:
+            done = _("Done: your nonce step is taken.") if word == "nonce" else \
+                _("Your notification setting is now {mode}.").format(mode=arg)
+        return self.answer_state(fresh, player, [done], "command", word)
+
+    # ------------------------------------------------------------------ Request
+
+    @property
+    def extra(self) -> dict[str, str]:
+        """The field of a log entry this event made (docs/chat.md)."""
+        return {"matrix": self.msgid}
+
+    def still_fresh(self, mid: object) -> Any:
+        """The write core's guard (a chat message answers no post: only "not played
+        yet" is checked)."""
+        return self.guard
+
+    def read_note(self) -> list[str]:
+        return []
+
+    def queue(self, messages: Any) -> None:
+        for message in messages:
+            self.judge.queue(message)
+        self.judge.store.mark_answered(self.msgid)
+        self.judge.store.save()
+        self.judge.flush()
 
     # ------------------------------------------------------------------ answers
 
@@ -232,8 +296,8 @@ class ChatIncoming:
             with i18n.language(i18n.ENGLISH):
                 line = _("{player}: answered in your direct room with the referee.").format(
                     player=player)
-            self.judge.queue(self.door.prepare(game, Notice(WATCHER, ROOM_TO, line,
-                                                            answers=self.msgid)))
+            self.door.queue(self.door.prepare(game, Notice(WATCHER, ROOM_TO, line,
+                                                           answers=self.msgid)))
         self.judge.store.mark_answered(self.msgid)
         self.judge.store.save()
         self.judge.flush()
@@ -279,7 +343,7 @@ class ChatIncoming:
         paragraph, the rate of says)."""
         try:
             said = intake.say_text(reply)
-            mailcommands.say_allowed(self, game.gf.game_id, player)  # type: ignore[arg-type]
+            mailcommands.say_allowed(self, game.gf.game_id, player)
         except intake.Refusal as exc:
             if exc.reason == "quiet":
                 return self._done(Outcome("rejected", game.gf.game_id, "say rate"))

@@ -156,7 +156,7 @@ def late_note(log: Sequence[Mapping[str, Any]], player: str, answered: int) -> s
     return None
 
 
-def vacation(path: Path, player: str, arg: str, msgid: str,
+def vacation(path: Path, player: str, arg: str, extra: dict[str, str],
              guard: Callable[[gamefile.GameFile], None] | None = None) -> str:
     """``vacation DAYS`` by mail: the library's vacation record (within the allowance);
     returns the note for the player. Raises UsageError, ClockError."""
@@ -165,7 +165,7 @@ def vacation(path: Path, player: str, arg: str, msgid: str,
 
     if not arg.strip().isdigit() or not 1 <= int(arg) <= 365:
         raise UsageError(_("vacation: give a number of days, e.g. `vacation 3`"))
-    submit.vacation(path, player, int(arg), extra={"mail": msgid}, guard=guard)
+    submit.vacation(path, player, int(arg), extra=dict(extra), guard=guard)
     return ngettext("Done: your clock stops for {n} day(s).",
                     "Done: your clock stops for {n} day(s).", int(arg)).format(n=int(arg))
 

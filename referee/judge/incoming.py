@@ -297,6 +297,10 @@ class Incoming:
             self.taken = taken
             self.reply = intake.from_taken(self.reply, taken)
 
+    @property
+    def extra(self) -> dict[str, str]:
+        return {"mail": self.msgid}
+
     def read_note(self) -> list[str]:
         """The line that says which line of the mail was taken (none: the first)."""
         return intake.taken_note(self.taken)

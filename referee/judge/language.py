@@ -68,7 +68,7 @@ def command(incoming: Request, game: Loaded, player: str, word: str, arg: str,
     try:
         lang = parse(arg)
         meta.append(game.path, player, {"kind": "lang", "player": player, "lang": lang},
-                    extra={"mail": incoming.msgid}, guard=guard)
+                    extra=incoming.extra, guard=guard)
     except RefereeError as exc:
         return incoming.not_done(game, player, word, exc)
     judge = incoming.judge

@@ -46,13 +46,13 @@ def rematch(incoming: Request, game: Loaded, player: str, guard: Guard) -> Outco
     if player not in game.settings.rematch:
         try:
             meta.append(game.path, player, {"kind": "rematch", "player": player},
-                        extra={"mail": incoming.msgid}, guard=guard)
+                        extra=incoming.extra, guard=guard)
         except RefereeError as exc:
             return incoming.not_done(game, player, "rematch", exc)
         game = incoming.judge.load(game.path) or game
     agreed = game.settings.rematch
     waiting = [p for p in rematch.waiting_for(game.gf.data, agreed)
-               if game.settings.address(p)]  # a seat without an address cannot agree
+               if game.settings.to(p)]  # a seat nobody can reach cannot agree
     if waiting:
         tell_rematch(incoming, game, player, agreed, waiting)
         return Outcome("command", game.gf.game_id, "rematch")
@@ -96,7 +96,7 @@ def tell_rematch(incoming: Request, game: Loaded, player: str, agreed: list[str]
 
 
 def plan(incoming: Request, game: Loaded, player: str, lines: list[str],
-         mid: MailId) -> Outcome:
+         mid: MailId | None) -> Outcome:
     """``plan``: set the player's plan from the mail's lines (``plan --clear``
     withdraws it; ``plan`` alone shows it), then answer with the plan now in force:
     to the player only (docs/plans.md)."""
@@ -106,7 +106,7 @@ def plan(incoming: Request, game: Loaded, player: str, lines: list[str],
     if lines:
         try:
             submit.set_plan(game.path, player, [] if clear else lines,
-                           extra={"mail": incoming.msgid}, guard=incoming.still_fresh(mid))
+                           extra=incoming.extra, guard=incoming.still_fresh(mid))
         except RefereeError as exc:
             return incoming.not_done(game, player, "plan", exc)
         incoming.judge.store.mark_answered(incoming.msgid)
@@ -131,7 +131,7 @@ def vacation(incoming: Request, game: Loaded, player: str, arg: str,
     others are told. Raises RefereeError (answered by the caller)."""
     from referee.judge import clocks
 
-    note = clocks.vacation(game.path, player, arg, incoming.msgid, guard)
+    note = clocks.vacation(game.path, player, arg, incoming.extra, guard)
     incoming.judge.store.mark_answered(incoming.msgid)
     fresh = incoming.judge.load(game.path) or game
     clocks.tell_vacation(incoming.judge, fresh, player, int(arg))
@@ -199,7 +199,11 @@ def notify_via(incoming: Request, game: Loaded, player: str, arg: str) -> Outcom
     """A player's mail ``notify via ...``: their channel set (kept in the judge's state)
     and confirmed to them only, masked. A channel the judge would not post to (a private
     address without ``--notify-private``) is refused here, with the reason."""
-    channels = incoming.judge.channels
+    channels = getattr(incoming.judge, "channels", None)  # (the mail door's)
+    if channels is None:
+        return incoming.answer_state(game, player, [_(
+            "`notify via` is taken by mail only: in chat, chat is your channel.")],
+            "rejected", "notify via")
     try:
         url, via = notifications.parse_command(
             arg, allow_private=channels.options.allow_private)

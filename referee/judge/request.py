@@ -12,24 +12,33 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from email.message import EmailMessage
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from referee.errors import RefereeError
     from referee.judge.basics import Loaded
-    from referee.judge.mailfront import MailJudge
+    from referee.judge.core import Judge
     from referee.judge.outcome import Outcome
     from referee.ledger.gamefile import GameFile
     from referee.mail import Reply, mime
-    from referee.mail.tokens import MailId
 
 
 class Request(Protocol):
     """One player's message being answered."""
 
-    judge: MailJudge
+    @property
+    def judge(self) -> Judge:
+        """The judge the message came to."""
+        ...
+
     msgid: str  # the message's own Message-ID (what the store marks answered)
     reply: Reply
+
+    @property
+    def extra(self) -> dict[str, str]:
+        """The fields a log entry made for the message carries: ``{"mail": MESSAGE-ID}``,
+        ``{"matrix": EVENT-ID}``."""
+        ...
 
     def answer_state(self, game: Loaded, player: str, note: list[str], action: str,
                      detail: str = "") -> Outcome:
@@ -45,6 +54,6 @@ class Request(Protocol):
         """Queue ``messages`` and mark the message answered."""
         ...
 
-    def still_fresh(self, mid: MailId) -> Callable[[GameFile], None]:
+    def still_fresh(self, mid: Any) -> Callable[[GameFile], None]:
         """The write core's guard: the message is still unplayed and answers the latest."""
         ...
