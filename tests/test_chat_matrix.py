@@ -11,6 +11,7 @@ reaches the game's room or another player's direct room; `check` passes the file
 
 from __future__ import annotations
 
+import datetime as dt
 from pathlib import Path
 from typing import Any
 
@@ -346,4 +347,86 @@ def test_settings_are_taken_in_the_direct_room_only(table: dict[str, Any],
     ann.send(rooms["ann"]["dm"], "help")
     judge(synapse, games, table["referee"])
     ann.wait_for(rooms["ann"]["dm"], lambda m: "How to play in chat" in m.body)
+    ok("check", path)
+
+
+@pytest.mark.parametrize("game_name", ["staufer", "dynasties"])
+def test_a_whole_game_is_played_in_chat(game_name: str, synapse: Any, tmp_path: Path,
+                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every move of a whole game typed by matrix-nio players: public moves in the game's
+    room, hidden choices in the mover's direct room; the judge (in this process, one
+    login) plays each once; the game ends, the room tells the result, `check` passes, and
+    the game's room never showed a hidden choice."""
+    from referee.judge import html
+    from referee.matrix.link import Link
+
+    monkeypatch.setattr(html, "pictures_available", lambda: False)  # (text is enough here)
+    tag = f"whole{game_name[:4]}"
+    referee_user = synapse.register(f"referee{tag}")
+    people = {p: Person(synapse, f"{p}{tag}") for p in ("ann", "ben", "cat")}
+    games = tmp_path / "games"
+    games.mkdir()
+    path = games / "w.json"
+    ok("new", game_name, path, "--players", "ann,ben,cat", "--id", f"{tag}-1",
+       "--matrix", ",".join(f"{p}={people[p].user_id}" for p in people))
+    link = Link(synapse.url, referee_user, password=synapse_password(referee_user))
+    link.connect()
+    try:
+        _play_whole_game(game_name, link, games, path, people)
+    finally:
+        link.close()
+        for person in people.values():
+            person.close()
+
+
+def _play_whole_game(game_name: str, link: Any, games: Path, path: Path,
+                     people: dict[str, Person]) -> None:
+    from referee.judge import chatrun
+    from referee.judge.basics import Config
+    from referee.judge.chatfront import MatrixDoor
+    from referee.judge.chatincoming import hidden
+    from referee.judge.core import Judge
+    from referee.judge.door import Doors
+
+    logs: list[str] = []
+    # the judge's clock: a minute per move (a whole game inside its rate of 20 events per
+    # sender per ten minutes, as players who think between moves would be)
+    now = [dt.datetime(2026, 12, 5, 9, 0, tzinfo=dt.UTC)]
+    config = Config(games, "", log=logs.append, clock=lambda: now[0])
+    door = MatrixDoor(config, link)
+    judge_core = Judge(config, Doors(None, door, config.log))
+    chatrun.run_once(judge_core, door)
+    rooms: dict[str, dict[str, str]] = {}
+    for p, person in people.items():
+        joined = person.accept_invites()
+        names_of = person.rooms()
+        rooms[p] = {"room": next(r for r in joined if not names_of[r].endswith(f": {p}")),
+                    "dm": next(r for r in joined if names_of[r].endswith(f": {p}"))}
+    secrets_typed: list[str] = []
+    for turn in range(400):
+        _, match = state(path)
+        if match.game.finished(match.state):
+            break
+        mover = match.game.to_move(match.state)[0]
+        legal = engine.legal_strings(match.game, match.state, mover)
+        secret = [m for m in legal if hidden(match, mover, [m])]
+        move = (secret or legal)[0]  # (a hidden choice where there is one)
+        private = bool(secret)
+        if private:
+            secrets_typed.append(move)
+        before = len(gamefile.read(path).log)
+        people[mover].send(rooms[mover]["dm" if private else "room"], move)
+        now[0] += dt.timedelta(minutes=1)
+        chatrun.run_once(judge_core, door)
+        assert len(gamefile.read(path).log) == before + 1, (turn, move, logs[-5:])
+    else:
+        raise AssertionError("the game did not end")
+    _, match = state(path)
+    assert match.game.finished(match.state)
+    chatrun.run_once(judge_core, door)
+    room_text = [m.body for m in people["ann"].messages(rooms["ann"]["room"])]
+    assert any("Final" in body or "final" in body for body in room_text[-3:]), room_text[-1]
+    if game_name == "dynasties":
+        assert secrets_typed, "a whole Dynasties game has hidden choices"
+    assert not [m for m in secrets_typed if any(m in body for body in room_text)]
     ok("check", path)
