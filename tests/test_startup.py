@@ -46,7 +46,9 @@ STATUS_NEEDS = {
     "referee.cli.clicktext",  # click's words in the language of --as's player (opens none)
     "referee.engine", "referee.errors", "referee.ledger.fileformat", "referee.ledger.fileio",
     "referee.ledger.gamefile",
-    "referee.ledger.nonces", "referee.ledger.replay", "referee.engine.rng", "referee.ledger.schema",
+    "referee.ledger.nonces", "referee.ledger.replay", "referee.engine.registry",
+    "referee.engine.rng",
+    "referee.ledger.schema",
     "referee.ledger.seats",
     "referee.ledger.secret", "referee.play.statusview", "referee.ledger.strictjson",
     "referee.engine.textlayout",
