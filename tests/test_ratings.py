@@ -221,14 +221,14 @@ def test_a_bug_on_one_file_skips_it(tmp_path: Path, bot_game: Path,
     from referee.reports.ratings import results
 
     fill(tmp_path / "g", bot_game, ["t1", "t2"])
-    real = results.result_of
+    real = results.result_from
 
-    def flaky(path: Path, name: str) -> results.Result:
-        if name == "t1.json":
+    def flaky(raw: bytes, path: Path, name: str) -> results.Result:
+        if path.name == "t1.json":
             raise KeyError("boom")
-        return real(path, name)
+        return real(raw, path, name)
 
-    monkeypatch.setattr(results, "result_of", flaky)
+    monkeypatch.setattr(results, "result_from", flaky)
     out = league(tmp_path / "g")
     assert [g["id"] for g in out["games"]] == ["toy-t2"]
     assert "internal error while replaying it (KeyError)" in out["skipped"][0]["reason"]
