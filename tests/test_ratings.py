@@ -159,13 +159,18 @@ def test_failing_unfinished_and_copied_files_are_skipped(tmp_path: Path,
     assert "chain" in skipped["forged.json"] or "illegal" in skipped["forged.json"]
 
 
-def test_sealed_games_count_with_their_secret(tmp_path: Path) -> None:
-    folder = tmp_path / "g"
+def sealed_toy(folder: Path) -> Path:
+    """A folder holding s.json, a sealed toy game played to its end, with its secret."""
     folder.mkdir()
     path = folder / "s.json"
     ok("new", "toy", path, "--players", PEOPLE, "--option", "pile=5", "--sealed")
     for player, n in TOY_GAMES["t1"]:
         ok("move", path, "--as", player, f"take {n}")
+    return folder
+
+
+def test_sealed_games_count_with_their_secret(tmp_path: Path) -> None:
+    folder = sealed_toy(tmp_path / "g")
     assert league(folder)["games"][0]["finish"] == "2026-01-01T00:00:00Z"  # vouched
     (folder / "s.json.secret").rename(tmp_path / "kept.secret")
     out = league(folder)
