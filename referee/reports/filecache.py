@@ -106,17 +106,18 @@ def _mac_key() -> tuple[bytes, bool] | None:
             found = b""
         if len(found) == KEY_BYTES:
             return found, True
+        made = os.urandom(KEY_BYTES)
         try:
             path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
             if found:  # not a key of ours (cut short, or written by hand): replaced
                 path.unlink()
-            fileio.write_atomic(path, os.urandom(KEY_BYTES), mode=0o600, exclusive=True,
-                                durable=False, what="cache key")  # (lost: caches rebuilt)
+            fileio.write_atomic(path, made, mode=0o600, exclusive=True, durable=False,
+                                what="cache key")  # (lost in a crash: the caches rebuilt)
         except UsageError:  # another run made it first: read theirs
             continue
         except (OSError, GameFileError):
             return None
-        return fileio.read_bytes(path, "cache key"), False
+        return made, False
     return None
 
 
