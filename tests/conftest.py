@@ -49,10 +49,11 @@ def ok(*args: object, env: dict[str, str] | None = None) -> Result:
 def isolated_env(monkeypatch: pytest.MonkeyPatch,
                  tmp_path_factory: pytest.TempPathFactory) -> None:
     """A fixed clock for file timestamps, no referee secret from the environment, and
-    `pending`'s cache in a fresh folder of its own."""
+    the reports' cache (`pending`, `ratings`) in a fresh folder of its own, its key too."""
     monkeypatch.setenv("REFEREE_NOW", "2026-01-01T00:00:00Z")
     monkeypatch.delenv("CI", raising=False)  # commands behave as off CI (tests/ci.py)
     monkeypatch.setenv("REFEREE_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path_factory.mktemp("state")))
     for var in ("REFEREE_SECRET", "REFEREE_SECRET_FILE", "REFEREE_LANG"):
         monkeypatch.delenv(var, raising=False)
 

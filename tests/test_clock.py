@@ -280,6 +280,13 @@ def test_pending_says_when_the_awaited_seat_times_out(
     path = new_game(tmp_path, monkeypatch, "--clock", "1d", "--vacation", "1")
     out = ok("pending", tmp_path).output
     assert "clock: ann times out 2026-12-03T09:00:00Z" in out
+    from referee.ledger import replay
+
+    def no_replay(*args: object, **kwargs: object) -> None:
+        raise AssertionError("replayed although cached")
+
+    monkeypatch.setattr(replay, "replay", no_replay)  # a row with a clock is cached too
+    assert ok("pending", tmp_path).output == out
     rows = json.loads(ok("pending", path, "--json").output)
     assert rows[0]["times_out"] == {"ann": "2026-12-03T09:00:00Z"}
 

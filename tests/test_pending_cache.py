@@ -1,6 +1,7 @@
-"""`pending`'s cache: one index, read once and written once per run without fsync; rows
-found by the bytes of the file, so a file rewritten in place with the same size and the
-same mtime is never served an old row."""
+"""`pending`'s cache (referee/reports/filecache.py, shared with `ratings`): one index,
+read once and written once per run without fsync; rows found by the bytes of the file,
+so a file rewritten in place with the same size and the same mtime is never served an
+old row."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import msgspec
 import pytest
 
 from referee.ledger import fileio, replay
-from referee.reports import pendingcache as cache
+from referee.reports import filecache as cache
 from tests.conftest import run
 
 
@@ -29,6 +30,14 @@ def games(tmp_path: Path) -> Path:
 
 def index_files() -> list[Path]:
     return [p for p in Path(os.environ["REFEREE_CACHE_DIR"]).rglob("*") if p.is_file()]
+
+
+def rows_of(index: Path) -> dict[str, object]:
+    """The rows of a signed index (after its magic and MAC)."""
+    data = index.read_bytes()
+    assert data.startswith(cache.MAGIC)
+    rows: dict[str, object] = msgspec.msgpack.decode(data[len(cache.MAGIC) + 32:])["rows"]
+    return rows
 
 
 def test_an_in_place_change_with_the_same_size_and_mtime_is_seen(games: Path) -> None:
@@ -59,10 +68,11 @@ def test_a_cold_run_writes_one_index_and_never_fsyncs(games: Path,
                         lambda path, *a, **k: writes.append(path) or real_write(path, *a, **k))
     cold = run("pending", games)
     assert cold.exit_code == 0 and cold.output.count("waiting for ben") == 3
-    assert fsyncs == [] and len(writes) == 1
+    assert fsyncs == [] and len(writes) == 2  # the user's cache key, made now, and the index
     (index,) = index_files()
-    assert writes == [index] and index.stat().st_mode & 0o777 == 0o600
-    rows = msgspec.msgpack.decode(index.read_bytes())["rows"]
+    assert writes == [cache.key_path(), index] and index.stat().st_mode & 0o777 == 0o600
+    assert cache.key_path().stat().st_mode & 0o777 == 0o600
+    rows = rows_of(index)
     assert len(rows) == 3
 
     def no_replay(*args: object, **kwargs: object) -> None:
@@ -70,7 +80,7 @@ def test_a_cold_run_writes_one_index_and_never_fsyncs(games: Path,
 
     monkeypatch.setattr(replay, "replay", no_replay)
     assert run("pending", games).output == cold.output  # from the cache
-    assert len(writes) == 1  # nothing new: the index is not written again
+    assert len(writes) == 2  # nothing new: the index is not written again
 
 
 def test_the_index_keeps_at_most_max_rows(games: Path, monkeypatch: pytest.MonkeyPatch
@@ -78,7 +88,7 @@ def test_the_index_keeps_at_most_max_rows(games: Path, monkeypatch: pytest.Monke
     monkeypatch.setattr(cache, "MAX_ROWS", 2)
     assert run("pending", games).exit_code == 0
     (index,) = index_files()
-    assert len(msgspec.msgpack.decode(index.read_bytes())["rows"]) == 2
+    assert len(rows_of(index)) == 2
     assert run("pending", games).output.count("waiting for ben") == 3
 
 

@@ -159,13 +159,18 @@ def test_failing_unfinished_and_copied_files_are_skipped(tmp_path: Path,
     assert "chain" in skipped["forged.json"] or "illegal" in skipped["forged.json"]
 
 
-def test_sealed_games_count_with_their_secret(tmp_path: Path) -> None:
-    folder = tmp_path / "g"
+def sealed_toy(folder: Path) -> Path:
+    """A folder holding s.json, a sealed toy game played to its end, with its secret."""
     folder.mkdir()
     path = folder / "s.json"
     ok("new", "toy", path, "--players", PEOPLE, "--option", "pile=5", "--sealed")
     for player, n in TOY_GAMES["t1"]:
         ok("move", path, "--as", player, f"take {n}")
+    return folder
+
+
+def test_sealed_games_count_with_their_secret(tmp_path: Path) -> None:
+    folder = sealed_toy(tmp_path / "g")
     assert league(folder)["games"][0]["finish"] == "2026-01-01T00:00:00Z"  # vouched
     (folder / "s.json.secret").rename(tmp_path / "kept.secret")
     out = league(folder)
@@ -221,14 +226,14 @@ def test_a_bug_on_one_file_skips_it(tmp_path: Path, bot_game: Path,
     from referee.reports.ratings import results
 
     fill(tmp_path / "g", bot_game, ["t1", "t2"])
-    real = results.result_of
+    real = results.result_from
 
-    def flaky(path: Path, name: str) -> results.Result:
-        if name == "t1.json":
+    def flaky(raw: bytes, path: Path, name: str) -> results.Result:
+        if path.name == "t1.json":
             raise KeyError("boom")
-        return real(path, name)
+        return real(raw, path, name)
 
-    monkeypatch.setattr(results, "result_of", flaky)
+    monkeypatch.setattr(results, "result_from", flaky)
     out = league(tmp_path / "g")
     assert [g["id"] for g in out["games"]] == ["toy-t2"]
     assert "internal error while replaying it (KeyError)" in out["skipped"][0]["reason"]

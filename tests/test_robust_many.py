@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from referee.ledger import gamefile, replay
-from referee.reports import checking
+from referee.reports import checking, filecache
 from referee.reports import pendingcache as cache
 from tests.conftest import run
 
@@ -115,7 +115,7 @@ def test_pending_uses_its_cache_for_unchanged_bytes_only(
 def test_check_never_reads_the_cache(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     run("pending", folder)
 
-    def no_lookup(raw: bytes) -> None:
+    def no_lookup(raw: bytes, path: Path) -> None:
         raise AssertionError("check must not trust the cache")
 
     monkeypatch.setattr(cache, "lookup", no_lookup)
@@ -129,7 +129,9 @@ def test_a_corrupt_cache_entry_is_ignored(folder: Path) -> None:
     entry = next(p for p in Path(os.environ["REFEREE_CACHE_DIR"]).rglob("*") if p.is_file())
     for junk in (b"{", b'{"game": 1}', b"[]", b'{"x": "\\u001b"}'):
         entry.write_bytes(junk)
-        assert run("pending", game).output == first
+        again = run("pending", game)
+        assert again.stdout == first
+        assert f"the pending cache {entry} is ignored and rebuilt" in again.stderr
 
 
 def test_the_cache_can_be_off_or_unwritable(folder: Path,
@@ -148,4 +150,6 @@ def test_the_default_cache_folder_follows_xdg(monkeypatch: pytest.MonkeyPatch,
                                               tmp_path: Path) -> None:
     monkeypatch.delenv("REFEREE_CACHE_DIR")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    assert cache.cache_dir() == tmp_path / "referee" / "pending-1"
+    assert filecache.cache_dir() == tmp_path / "referee"
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    assert filecache.key_path() == tmp_path / "state" / "referee" / "cache-key"

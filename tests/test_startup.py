@@ -136,7 +136,7 @@ PENDING_CACHED_NEEDS = {
     "referee.ledger", "referee.reports",
     "referee.cli.clicktext",
     "referee.errors", "referee.ledger.fileio", "referee.i18n", "referee.ledger.identity",
-    "referee.reports.pending", "referee.reports.pendingcache",
+    "referee.reports.pending", "referee.reports.pendingcache", "referee.reports.filecache",
 }
 
 

@@ -88,5 +88,4 @@ def ratings(games_dir: Path, with_bots: bool, no_bots: bool, as_json: bool) -> N
     if as_json:
         emit_json(found.to_json())
         return
-    for line in ratingsmod.table_lines(found):
-        click.echo(line)
+    click.echo("\n".join(ratingsmod.table_lines(found)))  # one write for thousands of lines

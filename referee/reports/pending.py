@@ -47,14 +47,15 @@ def game_files(targets: Sequence[Path]) -> list[Path]:
 
 def pending_row(path: Path) -> dict[str, Any]:
     """What ``pending`` says of one file: whose turn since when, or why it cannot say.
-    Rows of files already seen byte for byte come from the cache (referee.reports.pendingcache)."""
+    Rows of files already seen byte for byte (at the same path, with the same secret and
+    language) come from the cache (referee.reports.pendingcache)."""
     raw: bytes | None = None
     try:
         raw = fileio.read_bytes(path)
-        row = pendingcache.lookup(raw)
+        key, row = pendingcache.lookup(raw, path)
         if row is None:
             row = _pending_state(raw, path)
-            pendingcache.store(raw, row)
+            pendingcache.store(key, raw, path, row)
     except RefereeError as exc:
         return {"file": str(path), "error": exc.message, **_identity_of(raw)}
     except Exception as exc:  # a bug: report it for this file and carry on

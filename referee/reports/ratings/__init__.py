@@ -17,6 +17,9 @@ are listed as skipped with their reasons and never counted. What is rated
   the referee's MAC when the whole log is), then by the hash of its moves, then by
   header hash. A game whose last entry carries no time comes first.
 * **Identity** and bots: referee/reports/ratings/results.py.
+* **Cache**: each file's result, or why it is skipped, is kept between runs, found by
+  the file's bytes, path, language and secret (referee/reports/ratings/cache.py): a run
+  over a folder already seen reads and hashes its files and replays only the changed ones.
 
 The games are rated with openskill's Plackett-Luce model, one table per game (Staufer,
 Dynasties): each player is a team of one, and players who share a place share its rank.
@@ -27,14 +30,15 @@ here.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from referee.errors import RefereeError, UsageError
+from referee.reports.ratings import cache
 from referee.reports.ratings import copies as copiesmod
-from referee.reports.ratings import results
 from referee.reports.ratings.results import BOT_PREFIX, Result
 
 PROVISIONAL_GAMES = 5  # fewer rated games than this: the rating is provisional
@@ -101,9 +105,19 @@ class League:
 
 
 def game_files(games_dir: Path) -> list[Path]:
-    if not games_dir.is_dir():
+    return [games_dir / name for name in game_names(games_dir)]
+
+
+def game_names(games_dir: Path) -> list[str]:
+    """The names of the ``*.json`` files directly in ``games_dir``, sorted, but those
+    that start with ``.`` (the judge's own). Raises UsageError if it is no folder."""
+    try:
+        names = os.listdir(games_dir)
+    except OSError:
+        names = None
+    if names is None or not games_dir.is_dir():
         raise UsageError(f"{games_dir} is not a folder of game files")
-    return sorted(p for p in games_dir.glob("*.json") if not p.name.startswith("."))
+    return sorted(n for n in names if n.endswith(".json") and not n.startswith("."))
 
 
 def read_all(games_dir: Path
@@ -113,15 +127,15 @@ def read_all(games_dir: Path
     copies, so that a broken file cannot push a good one out."""
     found: list[Result] = []
     skipped: list[tuple[str, str]] = []
-    for path in game_files(games_dir):
-        name = path.relative_to(games_dir).as_posix()
-        try:
-            found.append(results.result_of(path, name))
-        except RefereeError as exc:
-            skipped.append((name, exc.message))
-        except Exception as exc:  # a bug on this file: skipped with its kind, never a crash
-            skipped.append((name, f"internal error while replaying it ({type(exc).__name__});"
-                                  " please report it with the file"))
+    with cache.session() as index:  # read once, written back once
+        for name in game_names(games_dir):
+            try:
+                found.append(cache.result_of(index, games_dir / name, name))
+            except RefereeError as exc:
+                skipped.append((name, exc.message))
+            except Exception as exc:  # a bug on this file: skipped with its kind, no crash
+                skipped.append((name, f"internal error while replaying it "
+                                      f"({type(exc).__name__}); please report it with the file"))
     kept, copies, disputed = copiesmod.dedupe(found)
     return kept, copies, sorted(skipped + disputed)
 

@@ -148,9 +148,18 @@ def content_of(gf: gamefile.GameFile, seed: str, played: list[tuple[str, Any]]) 
 def result_of(path: Path, name: str) -> Result:
     """The result of the finished game at ``path``, replayed as ``check`` replays it.
     Raises RefereeError saying why it cannot count."""
+    from referee.ledger import fileio
+
+    return result_from(fileio.read_bytes(path), path, name)
+
+
+def result_from(raw: bytes, path: Path, name: str) -> Result:
+    """:func:`result_of` for the game file at ``path`` whose bytes are ``raw``: it
+    depends on nothing else but the secret found for it (FILE.secret or the
+    environment), which is why `ratings` may cache it (referee/reports/ratings/cache.py)."""
     from referee.ledger import identity, roster, secret
 
-    gf = gamefile.read(path)
+    gf = gamefile.parse(raw, str(path))
     seed = secret.find_seed(gf, None, path)
     if seed is None:
         raise SealedError("a sealed game without its secret: its result cannot be checked "
