@@ -10,14 +10,13 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import re
-from typing import TYPE_CHECKING
+from typing import Any
 
 from referee import import_module
 from referee.errors import UsageError
 from referee.i18n import domain
 
-if TYPE_CHECKING:
-    from referee.engine import Game
+Game = Any  # (the protocol is referee.engine.Game; not imported: no cycle)
 
 _, N_, ngettext = domain("referee")
 
