@@ -83,6 +83,17 @@ def test_a_sealed_game_is_never_served_across_secrets(tmp_path: Path,
     monkeypatch.setenv("REFEREE_SECRET_FILE", str(tmp_path / "kept.secret"))
     assert ok("ratings", folder).stdout == rated  # the secret named instead: replayed
     monkeypatch.delenv("REFEREE_SECRET_FILE")
+    from referee.ledger import gamefile
+    from referee.ledger import secret as secretmod
+
+    game_id = gamefile.read(folder / "s.json").game_id
+    seed = secretmod.read_secret(tmp_path / "kept.secret", game_id)
+    monkeypatch.setenv("REFEREE_SECRET", seed)  # the game's seed in the environment
+    assert ok("ratings", folder).stdout == rated
+    monkeypatch.setenv("REFEREE_SECRET", "0" * 64)  # another secret: never the row above
+    wrong = ok("ratings", folder).stdout
+    assert "skipped: s.json: the secret does not match" in wrong, wrong
+    monkeypatch.delenv("REFEREE_SECRET")
     (tmp_path / "kept.secret").rename(secret)
     with monkeypatch.context() as m:
         m.setattr(replay, "replay", no_replay)

@@ -50,7 +50,8 @@ STATUS_NEEDS = {
     "referee.engine.rng",
     "referee.ledger.schema",
     "referee.ledger.seats",
-    "referee.ledger.secret", "referee.play.statusview", "referee.ledger.strictjson",
+    "referee.ledger.secret", "referee.ledger.secretplace", "referee.play.statusview",
+    "referee.ledger.strictjson",
     "referee.engine.textlayout",
     "referee.ledger.vouch",
     "referee.games",
@@ -137,6 +138,7 @@ PENDING_CACHED_NEEDS = {
     "referee.cli.clicktext",
     "referee.errors", "referee.ledger.fileio", "referee.i18n", "referee.ledger.identity",
     "referee.reports.pending", "referee.reports.pendingcache", "referee.reports.filecache",
+    "referee.ledger.secretplace",
 }
 
 

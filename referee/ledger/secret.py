@@ -20,7 +20,6 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
-import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -29,6 +28,8 @@ from referee.engine.rng import commitment
 from referee.errors import GameFileError, UsageError
 from referee.ledger import fileio
 from referee.ledger.gamefile import GameFile, canonical
+from referee.ledger.secretplace import default_secret_path as default_secret_path
+from referee.ledger.secretplace import secret_place
 
 FORMAT = "referee-secret/1"
 
@@ -67,11 +68,6 @@ def read_secret(path: Path, game_id: str | None = None) -> str:
     return str(data["seed"])
 
 
-def default_secret_path(game_path: Path) -> Path:
-    """Where ``new --sealed`` puts the secret unless told otherwise: FILE.secret."""
-    return game_path.with_name(game_path.name + ".secret")
-
-
 def find_seed(gf: GameFile, secret: Path | None, game_path: Path | None = None) -> str | None:
     """The seed for ``gf``: revealed in the file, or from the secret (``secret``, the
     environment, or FILE.secret beside the game file); None if unknown.
@@ -81,15 +77,12 @@ def find_seed(gf: GameFile, secret: Path | None, game_path: Path | None = None) 
     rng = gf.data["rng"]
     if "seed" in rng:
         return str(rng["seed"])
+    place = secret_place(secret, game_path)
     seed: str | None = None
-    if secret is not None:
-        seed = read_secret(secret, gf.game_id)
-    elif os.environ.get("REFEREE_SECRET_FILE"):
-        seed = read_secret(Path(os.environ["REFEREE_SECRET_FILE"]), gf.game_id)
-    elif os.environ.get("REFEREE_SECRET"):
-        seed = seed_from_env(os.environ["REFEREE_SECRET"], gf)
-    elif game_path is not None and default_secret_path(game_path).exists():
-        seed = read_secret(default_secret_path(game_path), gf.game_id)
+    if place is not None and place[0] == "env":
+        seed = seed_from_env(str(place[1]), gf)
+    elif place is not None:
+        seed = read_secret(Path(place[1]), gf.game_id)
     if seed is not None and commitment(seed) != rng["commitment"]:
         raise GameFileError(
             "the secret does not match this game's commitment: wrong secret file, or a "

@@ -146,7 +146,7 @@ def league(games_dir: Path, found_plan: Plan) -> Any:
     skipped: list[tuple[str, str]] = []
     for item in found_plan.items:
         if item.path.name.startswith("."):
-            continue  # (ratings.game_files leaves these out)
+            continue  # (ratings.game_names leaves these out)
         _result(games_dir, item, found_plan.entries.get((item.path.name, item.sha256)))
         if item.result is not None:
             found.append(item.result)

@@ -5,8 +5,9 @@ share. Each report keeps its own rows, of its own type, in an index of its own.
 **Keys.** A row is found by an HMAC of everything the report's answer for that file
 depends on: the file's exact bytes, its path (error messages name it), the language text
 is produced in, and what :func:`referee.ledger.secret.find_seed` reads besides the file
-(:func:`secret_source`: ``REFEREE_SECRET_FILE``'s bytes, ``REFEREE_SECRET``, or the bytes
-of FILE.secret beside it; a sealed game replays otherwise with its secret than without).
+(:func:`secret_source`, where :func:`referee.ledger.secretplace.secret_place` says it looks:
+``REFEREE_SECRET_FILE``'s bytes, ``REFEREE_SECRET``, or the bytes of FILE.secret beside
+it; a sealed game replays otherwise with its secret than without).
 The version of the referee's code and data (:func:`code_fingerprint`) names the index
 file. A changed file, another secret or another referee is therefore a miss, never an
 old row. Why the bytes and not the size and times: a file rewritten in place within one
@@ -54,6 +55,7 @@ import referee
 from referee.errors import GameFileError, UsageError
 from referee.i18n import current
 from referee.ledger import fileio
+from referee.ledger.secretplace import secret_place
 
 MAX_ROWS = 20_000  # per report; about 4 MB
 FORGET_AFTER_S = 30 * 24 * 3600
@@ -138,29 +140,25 @@ def code_fingerprint() -> bytes:
 
 def secret_source(game_path: Path, listed: frozenset[str] | None = None,
                   named: bytes | None = None) -> bytes:
-    """What ``secret.find_seed(gf, None, game_path)`` reads besides the game file, in its
-    order (keep the two in step): ``REFEREE_SECRET_FILE``'s bytes (``named``, if read
-    already), else ``REFEREE_SECRET``, else the bytes of FILE.secret beside the game,
-    else nothing. ``listed``: the names in the game's folder that end in ``.secret``, if
-    listed already (FILE.secret is then read only when it is among them)."""
-    secret_file = os.environ.get("REFEREE_SECRET_FILE")
-    if secret_file:
-        if named is None:
-            try:
-                named = fileio.read_bytes(Path(secret_file), "secret")
-            except GameFileError as exc:
-                named = b"unreadable\0" + exc.message.encode()
+    """What ``secret.find_seed(gf, None, game_path)`` reads besides the game file, where
+    :func:`referee.ledger.secretplace.secret_place` says it looks: the bytes of the secret
+    file (``named``: REFEREE_SECRET_FILE's bytes, if read already), REFEREE_SECRET's
+    value, or the bytes of FILE.secret beside the game; else nothing. ``listed``: the
+    names in the game's folder that end in ``.secret``, if listed already (FILE.secret
+    then counts as there only when it is among them: no stat a file)."""
+    exists = Path.exists if listed is None else (lambda p: p.name in listed)
+    place = secret_place(None, game_path, exists)
+    if place is None:
+        return b"none"
+    kind, where = place
+    if kind == "env":
+        return b"env\0" + str(where).encode()
+    if kind == "file" and named is not None:
         return b"file\0" + named
-    repository = os.environ.get("REFEREE_SECRET")
-    if repository:
-        return b"env\0" + repository.encode()
-    beside = game_path.name + ".secret"
-    if listed is not None and beside not in listed:
-        return b"none"
     try:
-        return b"beside\0" + fileio.read_bytes(game_path.with_name(beside), "secret")
-    except GameFileError:
-        return b"none"
+        return kind.encode() + b"\0" + fileio.read_bytes(Path(where), "secret")
+    except GameFileError as exc:
+        return kind.encode() + b"\0unreadable\0" + exc.message.encode()
 
 
 def secrets_listed(folder: str) -> frozenset[str]:

@@ -104,10 +104,6 @@ class League:
         }
 
 
-def game_files(games_dir: Path) -> list[Path]:
-    return [games_dir / name for name in game_names(games_dir)]
-
-
 def game_names(games_dir: Path) -> list[str]:
     """The names of the ``*.json`` files directly in ``games_dir``, sorted, but those
     that start with ``.`` (the judge's own). Raises UsageError if it is no folder."""
