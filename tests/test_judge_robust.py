@@ -135,6 +135,51 @@ def test_a_mail_that_evades_the_bounds_is_stopped_by_the_time_limit(
     assert moves(toy) == [2]
 
 
+def test_the_time_limit_survives_a_swallowed_alarm(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Python ignores an exception raised in a garbage collector callback or a __del__;
+    an alarm that lands there must not end the limit (seen in CI: the hostile mail above
+    was read to the end because the one alarm fired inside a gc callback)."""
+    import signal
+    import time
+
+    from referee.mail import replies
+    from referee.mail.tokens import MailError
+
+    monkeypatch.setattr(replies, "PARSE_SECONDS", 0.2)
+    swallowed = []
+
+    def slow_parse(raw: bytes) -> replies.Reply:
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline:
+            try:
+                while time.monotonic() < deadline:
+                    pass
+            except replies._TooSlow:  # the first alarm, eaten as a gc callback would
+                if swallowed:
+                    raise
+                swallowed.append(time.monotonic())
+        raise AssertionError("the time limit gave up after one alarm")
+
+    monkeypatch.setattr(replies, "_parse_reply", slow_parse)
+    before = signal.getsignal(signal.SIGALRM)
+    with pytest.raises(MailError, match=r"takes more than 0\.2 s"):
+        replies.parse_reply(b"From: ann@example.org\r\n\r\ntake 1\r\n")
+    assert len(swallowed) == 1
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+    assert signal.getsignal(signal.SIGALRM) is before
+
+
+def test_the_time_limit_leaves_no_alarm_behind_after_a_quick_mail(toy: Setup) -> None:
+    import signal
+
+    from referee.mail import replies
+
+    before = signal.getsignal(signal.SIGALRM)
+    replies.parse_reply(ann_reply(toy, "take 1"))
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+    assert signal.getsignal(signal.SIGALRM) is before
+
+
 @pytest.mark.parametrize("headers", [
     b"Subject: =?x-unknown-charset?q?abc?=\r\nFrom: =?utf-8?b?/////w==?= <ann@example.org>\r\n",
     b"From: \xff\xfe\xfd <ann@example.org>\r\nSubject: \xc3\x28 broken utf-8\r\n",

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import contextlib
 import email
 import email.policy
 import re
 import signal
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from email.errors import MessageError
 from email.message import EmailMessage, Message, MIMEPart
@@ -447,29 +446,39 @@ class _TooSlow(BaseException):  # not an Exception: no except clause of a parser
     pass
 
 
-@contextlib.contextmanager
-def _time_limit(seconds: float) -> Iterator[None]:
-    """Raise _TooSlow in the block after ``seconds`` (SIGALRM; only in the main thread,
-    elsewhere no limit). A timer set before is put back with the time it had left."""
-    if threading.current_thread() is not threading.main_thread() or not hasattr(
-            signal, "setitimer"):
-        yield
-        return
+class _TimeLimit:
+    """Raise _TooSlow in the main thread after ``seconds`` (SIGALRM), and again every
+    TICK_SECONDS until ``done`` is set: a handler's exception that lands in a garbage
+    collector callback or a ``__del__`` is swallowed by Python, so one alarm is not enough.
+    Outside the main thread (or without setitimer) there is no limit. A timer set before
+    is put back with the time it had left."""
 
-    def expired(signum: int, frame: object) -> None:
-        raise _TooSlow
+    TICK_SECONDS = 0.05
 
-    started = time.monotonic()
-    old_handler = signal.signal(signal.SIGALRM, expired)
-    old_timer = signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
+    def __init__(self, seconds: float) -> None:
+        self.done = False
+        self.armed = (threading.current_thread() is threading.main_thread()
+                      and hasattr(signal, "setitimer"))
+        if not self.armed:
+            return
+        self.started = time.monotonic()
+        self.old_handler = signal.signal(signal.SIGALRM, self._expired)
+        self.old_timer = signal.setitimer(signal.ITIMER_REAL, seconds, self.TICK_SECONDS)
+
+    def _expired(self, signum: int, frame: object) -> None:
+        if not self.done:  # after ``done`` (one attribute store, no call) a tick does nothing
+            raise _TooSlow
+
+    def stop(self) -> None:
+        self.done = True
+        if not self.armed:
+            return
+        self.armed = False
         signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old_handler)
-        if old_timer[0] > 0:
-            left = max(old_timer[0] - (time.monotonic() - started), 0.001)
-            signal.setitimer(signal.ITIMER_REAL, left, old_timer[1])
+        signal.signal(signal.SIGALRM, self.old_handler)
+        if self.old_timer[0] > 0:
+            left = max(self.old_timer[0] - (time.monotonic() - self.started), 0.001)
+            signal.setitimer(signal.ITIMER_REAL, left, self.old_timer[1])
 
 
 def parse_reply(raw: bytes) -> Reply:
@@ -486,9 +495,12 @@ def parse_reply(raw: bytes) -> Reply:
                         f"{MAX_MIME_DEPTH} levels deep")
     if parts > MAX_MIME_PARTS:
         raise MailError(f"cannot read this mail: it has more than {MAX_MIME_PARTS} MIME parts")
+    limit = _TimeLimit(PARSE_SECONDS)
     try:
-        with _time_limit(PARSE_SECONDS):
+        try:
             return _parse_reply(raw)
+        finally:
+            limit.done = True  # first, before anything that could let a tick in
     except _TooSlow:
         raise MailError(f"cannot read this mail: it takes more than {PARSE_SECONDS:g} s to "
                         "take apart") from None
@@ -496,6 +508,8 @@ def parse_reply(raw: bytes) -> Reply:
         raise MailError("cannot read this mail: its MIME parts nest too deeply") from None
     except (*_PARSER_ERRORS, IndexError) as exc:
         raise MailError(f"cannot read this mail: {type(exc).__name__}: {exc}") from exc
+    finally:
+        limit.stop()
 
 
 def _parse_reply(raw: bytes) -> Reply:
