@@ -8,10 +8,10 @@ archive").
 For each size, in a process of its own (so that its peak memory is its own), it builds
 a games directory of that many games with the builders of scripts/bench_scale.py (copies
 of the example files under fresh ids, every other one cut short so that it is still
-running; the players of one running game given addresses), lets an in-process judge (``MailJudge`` over a
-Maildir inbox and an outbox that keeps only the mails of one game) take its first look
-at all of them (timed, for sizes up to ``--first-pass-up-to``: the judge's first look at
-N new games), then ROUNDS times puts into the inbox one reply that plays one legal move
+running; the players of one running game given addresses), lets an in-process judge
+(``MailJudge`` over a Maildir inbox and an outbox that keeps only the mails of one game)
+take its first look at all of them (timed for sizes up to ``--first-pass-up-to``), then
+ROUNDS times puts into the inbox one reply that plays one legal move
 in one running game and times :func:`referee.judge.mailrun.run_once` over it: what a
 long-running judge (``referee judge --poll``) does per look: deliver the queue, sweep,
 handle the mail (its answers queued, the state saved, the answers sent), sweep again,
@@ -57,8 +57,8 @@ class Keeping:
         self.kept: list[EmailMessage] = []
 
     def deliver(self, msgid: str, recipients: list[str], raw: bytes) -> list[str]:
-        if self.game is not None and f"X-Referee-Game: {self.game}\r\n".encode() in raw \
-                or self.game is not None and f"X-Referee-Game: {self.game}\n".encode() in raw:
+        if (self.game is not None and f"X-Referee-Game: {self.game}\r\n".encode() in raw) \
+                or (self.game is not None and f"X-Referee-Game: {self.game}\n".encode() in raw):
             self.kept.append(parse(raw))
         return []
 

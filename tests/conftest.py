@@ -58,6 +58,25 @@ def isolated_env(monkeypatch: pytest.MonkeyPatch,
         monkeypatch.delenv(var, raising=False)
 
 
+@pytest.fixture(autouse=True)
+def judge_saves_checked(monkeypatch: pytest.MonkeyPatch) -> None:
+    """After every save of a judge's state, the state a judge starting then would load
+    (the base and its journal: referee/judge/store.py) is the state in memory: a change
+    to a game's entry that the save did not write fails the test that made it."""
+    from referee.judge import store
+
+    real = store.Store.save
+
+    def checked(self: store.Store) -> None:
+        real(self)
+        import json
+
+        held = json.loads(json.dumps(self.data, ensure_ascii=True, sort_keys=True))
+        assert store.Store(self.path.parent).data == held, "a change the save did not write"
+
+    monkeypatch.setattr(store.Store, "save", checked)
+
+
 def missing(reason: str) -> NoReturn:
     """This test cannot run for want of ``reason`` (a tool, a server): skip with the
     reason on a developer's machine; fail under CI=true, where every tool is installed

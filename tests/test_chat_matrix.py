@@ -167,12 +167,12 @@ def test_a_kill_between_playing_and_answering_neither_loses_nor_doubles(
         table: dict[str, Any], synapse: Any) -> None:
     """The move is in the file but the sync position was not saved (a judge killed after
     playing): the next pass sees the event again and does not play it twice."""
-    import json
 
     people, rooms, path, games = table["people"], table["rooms"], table["path"], \
         table["games"]
-    state_file = games / ".referee-judge.json"
-    saved = json.loads(state_file.read_text())
+    from referee.judge.store import read_state, write_state
+
+    saved = read_state(games)
     mover = to_move(path)
     before = gamefile.read(path).log
     event = people[mover].send(rooms[mover]["room"], first_legal(path, mover))
@@ -180,10 +180,10 @@ def test_a_kill_between_playing_and_answering_neither_loses_nor_doubles(
     after = gamefile.read(path).log
     assert len(after) == len(before) + 1 and after[-1]["matrix"] == event
     # as if killed before the position and the handled ids were saved
-    current = json.loads(state_file.read_text())
+    current = read_state(games)
     current["matrix"]["since"] = saved["matrix"]["since"]
     current["answered"] = saved["answered"]
-    state_file.write_text(json.dumps(current))
+    write_state(games, current)
     judge(synapse, games, table["referee"])
     assert gamefile.read(path).log == after  # not played twice
 

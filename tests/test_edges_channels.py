@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import contextlib
 import ipaddress
-import json
 import socket
 import threading
 import time
@@ -37,7 +36,7 @@ from typing import Any
 
 import pytest
 
-from referee.judge.store import STATE_NAME
+from referee.judge.store import read_state
 from referee.mail import notify
 from referee.mail.notify import guard, targets
 from tests.conftest import free_port, ok, require_module, run
@@ -352,7 +351,7 @@ def test_hostile_channels_set_by_mail_are_refused_and_never_reached(
     setup.send(reply(setup.latest("ann"), "take 1"))  # ben's turn: a notice for him
     setup.send(reply(setup.latest("ben"), "take 1"))
     assert http_tap.connections == [] and smtp_tap.connections == []
-    state = json.loads((setup.games / STATE_NAME).read_text())
+    state = read_state(setup.games)
     assert not state.get("channels", {}).get("toy-1", {}).get("ben", {}).get("url")
 
 

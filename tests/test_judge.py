@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from click.testing import Result
 
+from referee.judge.store import read_state
 from referee.ledger import gamefile, replay
 from referee.mail import tokens
 from tests.conftest import run
@@ -414,7 +415,7 @@ def test_smtp_down_keeps_the_mails_queued_until_a_later_run(tmp_path: Path) -> N
                  str(setup.inbox), "--smtp", f"127.0.0.1:{free_port()}",
                  "--from", SENDER, "--once")
     assert result.exit_code == 1 and "cannot connect to the SMTP server" in result.output
-    state = json.loads((setup.games / ".referee-judge.json").read_text())
+    state = read_state(setup.games)
     assert len(state["queue"]) == 3
     setup.judge()  # the queue goes out through whatever outbox the next run has
     assert sorted(m["X-Referee-Player"] for m in setup.sent()) == ["ann", "ben", "cat"]

@@ -3,7 +3,6 @@ and restarted; no move is lost or doubled and no mail is lost."""
 
 from __future__ import annotations
 
-import json
 import os
 import random
 import signal
@@ -12,6 +11,7 @@ import sys
 import time
 from pathlib import Path
 
+from referee.judge.store import read_state
 from referee.ledger import gamefile, replay
 from tests.test_judge import SENDER, Setup
 from tests.test_judge_support import STYLES, Player, body_text, deliver, outbox_messages
@@ -76,5 +76,5 @@ def test_kill_9_at_random_moments_loses_and_doubles_nothing(tmp_path: Path) -> N
     turns = [m for m in messages if body_text(m).startswith("Your turn")]
     assert len(turns) >= len(moves)
     assert not list((setup.inbox / "new").iterdir())
-    state = json.loads((setup.games / ".referee-judge.json").read_text())
+    state = read_state(setup.games)
     assert state["queue"] == []

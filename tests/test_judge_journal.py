@@ -4,14 +4,13 @@ does not send those mails again (referee/judge/store.py)."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from referee.judge import Config, Judge, run_once, sweep
-from referee.judge.store import SENT_NAME, STATE_NAME, Store
+from referee.judge import Config, Judge, run_once, statejournal, sweep
+from referee.judge.store import SENT_NAME, STATE_NAME, Store, read_state
 from referee.judge.transport import MaildirInbox
 from referee.ledger import fileio
 from tests.test_judge import SENDER, Setup
@@ -37,7 +36,7 @@ def judge_of(setup: Setup, outbox: Recording) -> Judge:
 
 
 def state(setup: Setup) -> dict[str, Any]:
-    return dict(json.loads((setup.games / STATE_NAME).read_text()))
+    return read_state(setup.games, drop_sent=False)
 
 
 def test_mails_sent_before_a_crash_are_not_sent_again(tmp_path: Path,
@@ -82,14 +81,19 @@ def test_one_state_save_per_incoming_mail(tmp_path: Path,
     latest = setup.latest("ann")
     deliver(setup.inbox, reply(latest, "take 1"))
     saves: list[bool] = []
-    real = fileio.write_atomic
+    real, real_append = fileio.write_atomic, statejournal.append
 
     def counting(path: Path, data: bytes, **kwargs: Any) -> None:
         if path.name == STATE_NAME:
             saves.append(kwargs.get("durable", True))
         real(path, data, **kwargs)
 
+    def appending(path: Path, base: bytes, record: bytes) -> int:
+        saves.append(True)  # (a record is fsynced: durable)
+        return real_append(path, base, record)
+
     monkeypatch.setattr(fileio, "write_atomic", counting)
+    monkeypatch.setattr(statejournal, "append", appending)
     outbox = Recording()
     judge = judge_of(setup, outbox)
     stats = run_once(judge, MaildirInbox(setup.inbox))

@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 from click.testing import Result
 
+from referee.judge.store import JOURNAL_NAME, STATE_NAME, read_state
 from referee.ledger import gamefile
 from referee.play import reply as reply_case
 from tests.conftest import run
@@ -224,7 +225,7 @@ def test_any_exception_while_handling_one_mail_quarantines_only_that_mail(
     monkeypatch.setattr(reply_case, "submit", failing_once)
     put(toy.inbox, HOSTILE_NAME, ann_reply(toy, "take 1", "<first@player.example>"))
     put(toy.inbox, HONEST_NAME, ann_reply(toy, "take 2"))
-    state_before = json.loads((toy.games / ".referee-judge.json").read_text())
+    state_before = read_state(toy.games)
     result = judge(toy)
     assert result.exit_code == 0, result.output
     line = next(x for x in result.output.splitlines() if x.startswith("quarantined:"))
@@ -235,7 +236,7 @@ def test_any_exception_while_handling_one_mail_quarantines_only_that_mail(
         assert "(at tests/test_judge_robust.py:" in line  # where it was raised
     assert (toy.inbox / ".Quarantine" / "new" / HOSTILE_NAME).exists()
     assert len(calls) == 2 and moves(toy) == [2]
-    state = json.loads((toy.games / ".referee-judge.json").read_text())
+    state = read_state(toy.games)
     assert state["queue"] == [] and state["games"].keys() == state_before["games"].keys()
 
 
@@ -288,8 +289,11 @@ def _read_only_folder(games: Path) -> Callable[..., int]:
 def test_a_full_or_read_only_disk_leaves_the_mail_for_the_next_run(
         toy: Setup, monkeypatch: pytest.MonkeyPatch, failure: str) -> None:
     put(toy.inbox, HONEST_NAME, ann_reply(toy, "take 2"))
-    state = toy.games / ".referee-judge.json"
-    before, state_before = toy.path.read_bytes(), state.read_bytes()
+    def state() -> list[bytes | None]:  # the state file and its journal
+        return [p.read_bytes() if p.exists() else None
+                for p in (toy.games / STATE_NAME, toy.games / JOURNAL_NAME)]
+
+    before, state_before = toy.path.read_bytes(), state()
     if failure == "ENOSPC":
         monkeypatch.setattr(os, "write", _no_space)
     else:
@@ -302,7 +306,7 @@ def test_a_full_or_read_only_disk_leaves_the_mail_for_the_next_run(
     reason = "No space left on device" if failure == "ENOSPC" else "Read-only file system"
     assert lines[0].startswith("error: cannot write") and reason in lines[0]
     assert "the mail stays in the inbox for the next run" in lines[0]
-    assert toy.path.read_bytes() == before and state.read_bytes() == state_before
+    assert toy.path.read_bytes() == before and state() == state_before
     assert [p.name for p in (toy.inbox / "new").iterdir()] == [HONEST_NAME]
     assert not (toy.inbox / ".Quarantine").exists()
     assert toy.new_mail() == []
@@ -384,7 +388,7 @@ def test_a_recipient_refused_for_good_is_dropped_not_retried_forever(
     assert "(dropped)" in result.output
     assert sorted(r for e in handler.envelopes for r in e.rcpt_tos) == [
         "ann@example.org", "cat@example.org"]
-    state = json.loads((setup.games / ".referee-judge.json").read_text())
+    state = read_state(setup.games)
     assert state["queue"] == []
     result = run(*args)  # nothing left to send, nothing logged again
     assert result.exit_code == 0 and "not delivered" not in result.output
@@ -401,7 +405,7 @@ def test_smtp_down_under_an_mta_pipe_exits_tempfail_and_the_mail_is_known_later(
     assert result.exit_code == 75, result.output  # the MTA keeps the mail, pipes it again
     assert "cannot connect to the SMTP server" in result.output
     assert moves(toy) == [3]  # played before the answers could go out; they stay queued
-    state = json.loads((toy.games / ".referee-judge.json").read_text())
+    state = read_state(toy.games)
     assert sorted(m["to"][0] for m in state["queue"]) == ["ann@example.org", "ben@example.org"]
     result = run(*args, "--outbox", str(toy.outbox), input=raw)
     assert result.exit_code == 0, result.output

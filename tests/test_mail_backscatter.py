@@ -100,9 +100,9 @@ def test_fifty_strangers_get_twenty_answers_and_players_are_not_limited(toy: Set
     out = toy.send(reply(toy.latest("ann"), "take 2"))
     assert [e["by"] for e in log_of(toy.path)] == ["ann"] and to(out, "ann@example.org")
     # the state keeps no stranger's address, and at most what the rate allows
-    state = (toy.games / store.STATE_NAME).read_text()
-    assert "stranger.example" not in json.dumps(json.loads(state)["strangers"])
-    assert len(json.loads(state)["strangers"]) == 20
+    state = store.read_state(toy.games)
+    assert "stranger.example" not in json.dumps(state["strangers"])
+    assert len(state["strangers"]) == 20
 
 
 def test_a_registered_address_without_its_token_is_answered_three_times_an_hour(
@@ -166,16 +166,15 @@ def test_a_stranger_is_answered_again_an_hour_later(tmp_path: Path) -> None:
 
 
 def test_the_record_stays_bounded_and_a_broken_one_is_read(toy: Setup) -> None:
-    state = toy.games / store.STATE_NAME
-    data = json.loads(state.read_text())
+    data = store.read_state(toy.games)
     data["strangers"] = [["x", "not a time", 0], "junk", [1, 2, 3], ["y" * 16, 1e300, 0]]
-    state.write_text(json.dumps(data))
+    store.write_state(toy.games, data)
     latest = toy.latest("ann")
     for k in range(30):
         deliver(toy.inbox, forged(latest, k, f"zed{k}@stranger.example"))
     toy.judge()
     assert len(toy.new_mail()) == store.STRANGER_ANSWERS
-    assert len(json.loads(state.read_text())["strangers"]) == store.STRANGER_ANSWERS
+    assert len(store.read_state(toy.games)["strangers"]) == store.STRANGER_ANSWERS
 
 
 # --------------------------------------------------------------------------- the CLI

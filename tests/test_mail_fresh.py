@@ -19,6 +19,7 @@ import pytest
 from click.testing import Result
 
 from referee import mail
+from referee.judge.store import read_state, write_state
 from referee.ledger import gamefile, secret
 from referee.mail import tokens
 from tests.conftest import run
@@ -190,10 +191,9 @@ def test_judge_replayed_accepted_command_mail_is_refused(round_played: Setup) ->
     before = setup.path.read_bytes()
     assert setup.send(raw) == []  # delivered again: already answered
     # the judge's state lost: the log still knows the Message-ID
-    state = setup.games / ".referee-judge.json"
-    data = json.loads(state.read_text())
+    data = read_state(setup.games)
     data["answered"] = []
-    state.write_text(json.dumps(data))
+    write_state(setup.games, data)
     msg = parse(raw)  # and the captured mail pointed at ann's newest referee mail
     newest = str(setup.latest("ann")["Message-ID"])
     msg.replace_header("In-Reply-To", newest)
@@ -207,10 +207,9 @@ def test_judge_log_names_a_replayed_mail(round_played: Setup) -> None:
     setup = round_played
     raw = reply(setup.latest("ann"), "notify every", msgid="<n-2@player.example>")
     setup.send(raw)
-    state = setup.games / ".referee-judge.json"
-    data = json.loads(state.read_text())
+    data = read_state(setup.games)
     data["answered"] = []
-    state.write_text(json.dumps(data))
+    write_state(setup.games, data)
     deliver(setup.inbox, raw)
     result = run("judge", setup.games, "--maildir", setup.inbox, "--outbox", setup.outbox,
                  "--from", SENDER, "--once")

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from click.testing import Result
 
-from referee.judge.store import STATE_NAME
+from referee.judge.store import JOURNAL_NAME, STATE_NAME
 from referee.ledger import gamefile
 from tests.conftest import ok, run
 from tests.test_judge import Setup
@@ -107,9 +107,11 @@ def test_a_whole_game_notifies_the_channels_and_never_shows_a_url(
     for text in _everything_public(setup, tmp_path):
         for secret in ("SECRET-A", "SECRET-B", f":{receiver.port}/"):
             assert secret not in text
-    state = setup.games / STATE_NAME
-    assert "SECRET-A" in state.read_text()  # the judge's private store holds it...
-    assert stat.S_IMODE(state.stat().st_mode) == 0o600  # ...owner-only
+    state = [setup.games / STATE_NAME, setup.games / JOURNAL_NAME]
+    # the judge's private store (its state file and journal) holds it...
+    assert any("SECRET-A" in p.read_text() for p in state if p.exists())
+    assert all(stat.S_IMODE(p.stat().st_mode) == 0o600 for p in state  # ...owner-only
+               if p.exists())
 
 
 def test_a_failing_channel_is_retried_and_its_error_told_in_the_next_mail(
@@ -143,7 +145,8 @@ def test_another_player_cannot_set_a_channel_by_mail(tmp_path: Path,
     assert all("ben@example.org" in str(m["To"]) for m in out)  # told to the sender only
     _play(setup, "ann", "take 1")
     assert receiver.posts == []
-    assert "evil" not in (setup.games / STATE_NAME).read_text()
+    assert all("evil" not in (setup.games / name).read_text()
+               for name in (STATE_NAME, JOURNAL_NAME) if (setup.games / name).exists())
 
 
 def test_a_bad_url_by_mail_is_refused_without_repeating_it(

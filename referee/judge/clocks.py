@@ -72,6 +72,7 @@ def _remind(judge: Judge, game: Loaded, pid: str, due: int, now: int,
                              and done[1] <= threshold):
         return
     to = game.settings.to(pid)
+    judge.store.game(game.gf.game_id)  # (saved below: a save since the entry was handed out)
     reminded[pid] = [key, threshold]
     if to:
         from referee.judge import text

@@ -47,7 +47,7 @@ def next_look(judge: Judge, path: Path) -> dt.datetime | None:
 
 def _state(judge: Judge, path: Path) -> dict[str, Any] | None:
     gid = judge._ids.get(path, (0, 0, None, {}))[2]
-    return judge.store.data["games"].get(gid) if gid else None
+    return judge.store.peek(gid) if gid else None
 
 
 def _tend(judge: Judge, path: Path) -> None:
@@ -71,6 +71,7 @@ def _tend(judge: Judge, path: Path) -> None:
     game = judge.load(path)
     if game is None:
         return
+    state = judge.store.game(game.gf.game_id)  # (the same entry, now to be saved)
     if expire and found.deadline_bot and _stand_in(judge, game, waiting,
                                                    found.deadline_bot, hours):
         return
