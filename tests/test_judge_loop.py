@@ -52,6 +52,12 @@ class FakeJudge:
     def game_paths(self) -> dict[str, Path]:
         return {}
 
+    def paths_order(self) -> dict[Path, int]:
+        return {}
+
+    def take_marked(self) -> set[Path]:
+        return set()
+
     def settle(self) -> None:
         return None
 

@@ -30,7 +30,7 @@ from typing import Any
 
 from referee import i18n
 from referee.errors import RefereeError
-from referee.judge import meta, text
+from referee.judge import folderwatch, meta, text
 from referee.judge.basics import WATCHER, Config, Loaded, plays
 from referee.judge.door import ROOM_TO, Door, Notice
 from referee.judge.failures import RetryLater, describe, environment_failure
@@ -67,6 +67,11 @@ class Judge:
         self._deadline_cache: dict[Path, tuple[tuple[int, int], roster.Settings]] = {}
         self._file_paths: dict[str, Path] = {}  # a game file's name -> its path
         self._paths_cache: tuple[Any, dict[str, Path]] | None = None
+        self._names: set[str] = set()  # the game files of the last listing
+        self._order: dict[Path, int] | None = None  # (paths_order)
+        self._marked: set[Path] = set()  # files whose mark changed (take_marked)
+        self._served: frozenset[str] | None = None  # the names the state serves
+        self._watch: folderwatch.FolderWatch | None = None  # made at the first look
         self._positions = text.Positions()
 
     def reset(self) -> None:
@@ -74,6 +79,7 @@ class Judge:
         game): the state as on disk, as after a restart."""
         self.store = Store(self.config.games_dir)
         self.door.attach(self.store)
+        self._served = None
         self._notified.clear()
         self.looks.clear()
         self._loaded.clear()
@@ -82,17 +88,28 @@ class Judge:
     # ------------------------------------------------------------------ games
 
     def game_paths(self) -> dict[str, Path]:
-        """Game id -> file, for every game file in the directory (cached by mtime).
+        """Game id -> file, for every game file in the directory.
         Two files of one game (the same header, commitment or id: referee/ledger/identity.py):
         the one this judge has served before (else the first by name) is served, the
-        other skipped with a log line. Asked every poll: one directory listing and one
-        stat a file; the rest is kept while no file and no served name changed."""
+        other skipped with a log line. Asked at every look (twice or three times a mail):
+        where the folder is watched (:mod:`referee.judge.folderwatch`: Linux inotify)
+        only the files named changed since the last look are read again (one stat each),
+        and while none of them was added, removed or got another identity and no served
+        name changed, the answer is the last one: a cost of what changed, not of the
+        folder. Otherwise (and :data:`~referee.judge.folderwatch.RESCAN_SECONDS` after
+        the last whole listing) one directory listing and one stat a file."""
+        if self._paths_cache is not None:
+            changed = self._watcher().changes()
+            if changed is not None and self._same_games(changed):
+                return dict(self._paths_cache[1])
+        self._watcher().listing()  # (before it: what changes during it is named next time)
         games: list[tuple[Path, str, dict[str, str]]] = []
         for path in self._game_files():
             known = self._identity(path)
             if known is not None:
                 games.append((path, *known))
-        served = {g.get("file") for g in self.store.data["games"].values()}
+        served = self._served_names()
+        self._names = {p.name for p, _, _ in games}
         mark = ([(p.name, self._ids[p][:2]) for p, _, _ in games],
                 sorted(s for s in served if isinstance(s, str)))
         if self._paths_cache is not None and self._paths_cache[0] == mark:
@@ -107,7 +124,53 @@ class Judge:
             else:
                 found[gid] = path
         self._paths_cache = (mark, dict(found))
+        self._order = None
         return found
+
+    def paths_order(self) -> dict[Path, int]:
+        """Each file of the last :meth:`game_paths` by its place in it."""
+        if self._order is None:
+            found = self._paths_cache[1] if self._paths_cache is not None else {}
+            self._order = {path: i for i, path in enumerate(found.values())}
+        return self._order
+
+    def take_marked(self) -> set[Path]:
+        """The game files whose mark (:attr:`marks`) changed since the last call."""
+        found, self._marked = self._marked, set()
+        return found
+
+    def _watcher(self) -> folderwatch.FolderWatch:
+        if self._watch is None:
+            self._watch = folderwatch.FolderWatch(self.config.games_dir)
+        return self._watch
+
+    def _same_games(self, changed: set[str]) -> bool:
+        """Whether the games of the folder are those of the last :meth:`game_paths`
+        after the changes to ``changed`` (names): each changed game file read again
+        (its mark kept for the sweep), none added or removed, none with another id or
+        identity, no served name changed."""
+        if self._served is None:
+            return False
+        folder = self.config.games_dir
+        for name in sorted(changed):
+            if not name.endswith(".json") or name.startswith("."):
+                continue
+            if name not in self._names:
+                return False  # a new game file (or one readable again)
+            path = self._file_paths.get(name) or self._file_paths.setdefault(name, folder / name)
+            before = self._ids.get(path)
+            known = self._identity(path)
+            if known is None or before is None or known != (before[2], before[3]):
+                return False
+        return True
+
+    def _served_names(self) -> frozenset[str]:
+        """The game files this judge has served (the names in its state), kept until a
+        look names another (:meth:`notify`) or the state is read again."""
+        if self._served is None:
+            self._served = frozenset(g["file"] for g in self.store.data["games"].values()
+                                     if isinstance(g.get("file"), str))
+        return self._served
 
     def _game_files(self) -> list[Path]:
         """The game files of the folder (``[!.]*.json``), by name."""
@@ -131,7 +194,10 @@ class Judge:
             self._ids.pop(path, None)
             self.marks.pop(path, None)
             return None
-        self.marks[path] = _mark(stat)
+        mark = _mark(stat)
+        if self.marks.get(path) != mark:
+            self.marks[path] = mark
+            self._marked.add(path)
         cached = self._ids.get(path)
         if cached is None or cached[:2] != (stat.st_mtime, stat.st_size):
             try:
@@ -265,7 +331,9 @@ class Judge:
             self._notified[path] = (stat.st_mtime_ns, stat.st_size)
         gf, match = game.gf, game.match
         state = self.store.game(gf.game_id)
-        state["file"] = path.name
+        if state.get("file") != path.name:
+            state["file"] = path.name
+            self._served = None
         rng = gf.data["rng"]
         mark = f"{len(gf.log)}/{len(rng.get('nonces') or {})}/" \
                f"{len(rng.get('nonce_commitments') or {})}"

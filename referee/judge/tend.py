@@ -19,12 +19,13 @@ from referee.judge.looks import Look
 def sweep(judge: Judge) -> None:
     """Notify and check the deadlines and clocks of every game whose file changed
     since its last look, or whose next reminder, deadline or timeout has come: the
-    others are passed over, their look would do nothing. A game whose handling fails (a
+    others are passed over, their look would do nothing, and not even asked
+    (:meth:`~referee.judge.looks.Looks.candidates`). A game whose handling fails (a
     bug) is logged and skipped this round; the others go on. A failure of the disk
     raises RetryLater, of the outgoing mail DeliveryError."""
     now = (judge.config.clock(), clock.now())
     paths = judge.game_paths()
-    for path in paths.values():
+    for path in judge.looks.candidates(paths, judge.paths_order(), judge.take_marked(), now):
         mark = judge.marks.get(path)  # (as the listing saw it: a write since is seen next)
         if not judge.looks.due(path, mark, now):
             continue
@@ -33,12 +34,15 @@ def sweep(judge: Judge) -> None:
             deadline = deadlines.tend(judge, path)  # a reminder, the deadline's mail or bot
             timebanks = clocks.tend(judge, path)  # reminders at 24 h and 4 h, timeouts
         except Exception as exc:
+            judge.looks.missed(path)
             judge.failed(exc)
             judge.config.log(f"skipping {path.name} this round: {describe(exc)}")
             continue
         if mark is not None:
             judge.looks.done(path, Look(mark, now, deadline, timebanks))
-    judge.looks.keep_only(set(paths.values()))
+        else:
+            judge.looks.missed(path)
+    judge.looks.keep_only(paths.values())
     try:
         judge.settle()
     except Exception as exc:
