@@ -45,15 +45,20 @@ class FolderWatch:
     """The changes to one folder's entries (None from :meth:`changes`: unknown)."""
 
     def __init__(self, folder: Path) -> None:
+        self.folder = folder
         self.fd = _watch(folder)
         self.listed = float("-inf")  # when the folder was last listed whole (monotonic)
 
     def listing(self) -> None:
         """The caller is about to list the whole folder: the changes queued so far are
-        in that listing (drained now, so that :meth:`changes` names only later ones)."""
+        in that listing (drained now, so that :meth:`changes` names only later ones).
+        A watch lost (its queue overflowed: a burst of writes, the judge's own among
+        them) is made again here, so that only the looks until this listing pay for it."""
         self.listed = time.monotonic()
         if self.fd is not None and self._drain() is None:
             self.close()
+        if self.fd is None:
+            self.fd = _watch(self.folder)
 
     def changes(self) -> set[str] | None:
         """The names changed since the last call or :meth:`listing`, or None: unknown
