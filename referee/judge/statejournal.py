@@ -17,15 +17,12 @@ restored from a backup by hand) is not the base's and is ignored whole.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from referee.errors import GameFileError
 from referee.ledger import fileio
 
 MAGIC = b"referee-judge-wal/1"
@@ -89,41 +86,7 @@ def append(path: Path, base: bytes, record: bytes) -> int:
     """Append the line ``record`` to the journal of the base ``base`` (started with its
     header if there is none), fsynced. Returns the bytes written. Raises GameFileError
     (a full or read-only disk), the journal then as it was."""
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC)
-        new = False
-    except FileNotFoundError:
-        fd, new = -1, True
-    except OSError as exc:
-        raise _error(path, exc) from None
-    try:
-        if new:
-            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_EXCL
-                         | os.O_CLOEXEC, 0o600)
-            record = MAGIC + b" " + digest(base).encode() + b"\n" + record
-        size = os.fstat(fd).st_size
-        try:
-            view = memoryview(record)
-            while view:
-                view = view[os.write(fd, view):]
-            os.fsync(fd)
-        except OSError:
-            with contextlib.suppress(OSError):
-                if new:  # (no journal without its header)
-                    os.unlink(path)
-                else:  # (a torn record would be ignored all the same)
-                    os.ftruncate(fd, size)
-            raise
-    except OSError as exc:
-        raise _error(path, exc) from None
-    finally:
-        if fd >= 0:
-            os.close(fd)
-    if new:
-        fileio.fsync_dir(path.parent)
-    return len(record)
+    header = MAGIC + b" " + digest(base).encode() + b"\n"
+    return fileio.append_durable(path, record, first=header, mode=0o600, what="judge state")
 
 
-def _error(path: Path, exc: OSError) -> GameFileError:
-    return GameFileError(f"cannot write the judge state {path}: {exc.strerror or exc}; "
-                         "nothing was changed")
