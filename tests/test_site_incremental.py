@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -298,3 +299,90 @@ def test_the_league_is_the_one_ratings_computes(games: Path, tmp_path: Path) -> 
     assert page == expected
     assert page.count('<table class="league">') == 1 and '<td class="num">2</td>' in page
     same_as_full(games, out, tmp_path)
+
+
+def settled(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every folder counts as changed well before the manifest (no racy window): the
+    folders' stamps alone decide, as they do for a site built a while ago."""
+    monkeypatch.setattr(manifest, "RACY_NS", 0)
+    time.sleep(0.05)  # (past a tick of the file system's clock: an edit's times differ)
+
+
+def test_a_settled_folder_is_kept_by_its_stamp_alone(games: Path, tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    out = tmp_path / "site"
+    site(games, out)
+    site(games, out)  # (stamps every folder: the first build's were racy, then scanned)
+    settled(monkeypatch)
+    looked: list[Path] = []
+    scan = manifest.folder_state
+    monkeypatch.setattr(manifest, "folder_state",
+                        lambda folder, *a: looked.append(folder) or scan(folder, *a))
+    assert site(games, out)["drawn"] == []
+    assert looked == []  # (no folder looked at file by file)
+    one_move(games / "c-staufer.json")
+    assert site(games, out)["drawn"] == ["staufer-3p-run"]
+    # (only the drawn game's new folder is listed, to record what it holds)
+    assert [(p.parent.name[:15], p.name) for p in looked] == [(".referee-stage-",
+                                                               "staufer-3p-run")]
+    looked.clear()
+    assert site(games, out)["drawn"] == []
+    assert set(looked) <= {out / "staufer-3p-run"}  # (racy at most: drawn just before)
+    same_as_full(games, out, tmp_path)
+
+
+def replaced_by_rename(folder: Path) -> None:
+    """pos-2.svg replaced by a file of the same size, as an editor saves by rename."""
+    target = folder / "pos-2.svg"
+    raw = target.read_bytes()
+    (folder / "new.tmp").write_bytes(raw.replace(b"<svg", b"<SVG", 1))
+    os.replace(folder / "new.tmp", target)
+
+
+@pytest.mark.parametrize("edit", ["added", "removed", "renamed", "replaced by rename",
+                                  "folder replaced", "folder made a link"])
+def test_a_settled_folder_changed_in_its_names_is_drawn_again(
+        games: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, edit: str) -> None:
+    out = tmp_path / "site"
+    site(games, out)
+    site(games, out)
+    folder = out / "dynasties-3p-open"
+    original = tree(folder)
+    settled(monkeypatch)
+    if edit == "added":
+        (folder / "planted.html").write_text("planted")
+    elif edit == "removed":
+        (folder / "pos-2.svg").unlink()
+    elif edit == "renamed":
+        (folder / "pos-2.svg").rename(folder / "pos-2.SVG")
+    elif edit == "replaced by rename":
+        replaced_by_rename(folder)
+    elif edit == "folder replaced":
+        shutil.copytree(folder, tmp_path / "copy")
+        (tmp_path / "copy" / "pos-2.svg").write_bytes(b"<svg/>")
+        shutil.rmtree(folder)
+        (tmp_path / "copy").rename(folder)
+    else:
+        shutil.copytree(folder, tmp_path / "elsewhere")
+        shutil.rmtree(folder)
+        folder.symlink_to(tmp_path / "elsewhere")
+    assert site(games, out)["drawn"] == ["dynasties-3p-open"]
+    assert not folder.is_symlink() and tree(folder) == original
+    same_as_full(games, out, tmp_path)
+
+
+def test_a_settled_file_rewritten_in_place_is_not_noticed_and_full_draws_it(
+        games: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The documented limit of the stamp: a file rewritten in place, its folder
+    untouched, is kept until `--full` (the folders' times are what a build checks)."""
+    out = tmp_path / "site"
+    site(games, out)
+    site(games, out)
+    settled(monkeypatch)
+    page = out / "dynasties-3p-open" / "pos-2.svg"
+    original = page.read_bytes()
+    page.write_bytes(original + b"<!-- edited in place -->")
+    assert site(games, out)["drawn"] == []
+    assert page.read_bytes() != original
+    assert site(games, out, "--full")["drawn"] != []
+    assert page.read_bytes() == original

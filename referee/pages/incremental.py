@@ -3,7 +3,8 @@ the league from the games' kept results, and OUT updated in place.
 
 A game is kept when the trusted manifest (referee/pages/manifest.py) has an entry for
 its name and its bytes as read now, its seed is at hand as it was then, and its folder
-holds what was written. Every other game is parsed and drawn again, as a full build
+is as written (its stamp unchanged, or else its files as recorded: manifest.py says
+what is and is not noticed). Every other game is parsed and drawn again, as a full build
 draws it. The copy check and the league use each game's kept keys and result, so an
 unchanged game is neither parsed nor replayed; a sealed game's result is always
 computed anew (whether its secret is at hand is not in its bytes).
@@ -16,6 +17,8 @@ import shutil
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 from referee import i18n
 from referee.errors import RefereeError
@@ -40,13 +43,16 @@ class Item:
     entry: manifest.Entry | None = None  # kept from the last build: not drawn again
     summary: GameSummary | None = None
     state: tuple[str, int] = ("", 0)  # the folder's names digest and size
+    stamp: list[int] | None = None  # the kept folder's stamp, seen to hold; None: taken anew
     row: str = ""  # its row of the index (HTML)
     result: Any = None  # its league result (referee.reports.ratings.results.Result)
     skip: str | None = None
 
-    @property
-    def file(self) -> str:
-        return str(self.path)
+    file: str = field(init=False)  # str(path), and its name: asked for many times a game
+    name: str = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.file, self.name = str(self.path), self.path.name
 
 
 @dataclass
@@ -92,7 +98,8 @@ def _item(path: Path, secret_path: Path | None, entries: dict[tuple[str, str], A
     entry = entries.get((path.name, sha))
     # A sealed game names its commitment; a key may be spelt with \u escapes, so a file
     # holding one is treated as sealed too (parsed: its seed looked for, never trusted).
-    sealed = b'"commitment"' in raw or b"\\u" in raw
+    # The same bytes are as sealed as the entry of their SHA-256 recorded.
+    sealed = entry.sealed if entry is not None else is_sealed(raw)
     if entry is not None and not sealed:
         item = Item(path, sha, sealed, entry.game_id, dict(entry.keys), entry=entry)
     else:
@@ -102,8 +109,10 @@ def _item(path: Path, secret_path: Path | None, entries: dict[tuple[str, str], A
         item.seeded = item.seed is not None
         if entry is not None and entry.seeded == item.seeded and entry.game_id == item.game_id:
             item.entry = entry
-    if item.entry is not None and not _kept_folder(item.entry, loaded, out):
-        item.entry = None
+    if item.entry is not None:
+        kept, item.stamp = _kept_folder(item.entry, loaded, out)
+        if not kept:
+            item.entry = None
     if item.entry is None and item.sealed is False and item.seed is None:
         item.seed = seed_for(gamefile.parse(raw, str(path)), path, secret_path)
     if item.entry is not None:
@@ -113,13 +122,22 @@ def _item(path: Path, secret_path: Path | None, entries: dict[tuple[str, str], A
     return item
 
 
-def _kept_folder(entry: manifest.Entry, loaded: manifest.Loaded | None, out: Path) -> bool:
-    """The entry's game was served and its folder is as written, or it was not served."""
+def is_sealed(raw: bytes) -> bool:
+    return b'"commitment"' in raw or b"\\u" in raw
+
+
+def _kept_folder(entry: manifest.Entry, loaded: manifest.Loaded | None,
+                 out: Path) -> tuple[bool, list[int] | None]:
+    """Whether the entry's game was served and its folder is as written (first by the
+    folder's own stamp, else file by file), and the stamp when it held."""
     if entry.summary is None:
-        return False  # (a copy last time: drawn if it is served now)
+        return False, None  # (a copy last time: drawn if it is served now)
     assert loaded is not None
-    found = manifest.folder_state(out / entry.game_id, loaded.mtime_ns)
-    return found == (entry.names, entry.size)
+    folder = os.path.join(out, entry.game_id)  # (a str: 10,000 Paths cost)
+    if manifest.stamp_holds(entry, folder, loaded.mtime_ns):
+        return True, entry.stamp
+    found = manifest.folder_state(folder, loaded.mtime_ns)
+    return found == (entry.names, entry.size), None
 
 
 def _refused(items: list[Item]) -> dict[str, str]:
@@ -145,13 +163,13 @@ def league(games_dir: Path, found_plan: Plan) -> Any:
     found: list[results.Result] = []
     skipped: list[tuple[str, str]] = []
     for item in found_plan.items:
-        if item.path.name.startswith("."):
+        if item.name.startswith("."):
             continue  # (ratings.game_names leaves these out)
-        _result(games_dir, item, found_plan.entries.get((item.path.name, item.sha256)))
+        _result(games_dir, item, found_plan.entries.get((item.name, item.sha256)))
         if item.result is not None:
             found.append(item.result)
         else:
-            skipped.append((item.path.name, item.skip or ""))
+            skipped.append((item.name, item.skip or ""))
     kept, copies, disputed = copiesmod.dedupe(found)
     return ratings.league_of(kept, copies, sorted(skipped + disputed))
 
@@ -175,20 +193,27 @@ def _result(games_dir: Path, item: Item, entry: manifest.Entry | None) -> None:
                      " please report it with the file")
 
 
-def entries(found_plan: Plan) -> list[manifest.Entry]:
+def entries(site: Path, found_plan: Plan) -> list[manifest.Entry]:
+    """The manifest's entries, each served game's folder stamped as it is now (after
+    every file of the site is written)."""
     out = []
     for item in found_plan.items:
-        kept = item.entry
-        if (kept is not None and item.file not in found_plan.refused
+        kept, served = item.entry, item.file not in found_plan.refused
+        stamp = (item.stamp if item.stamp is not None
+                 else manifest.folder_stamp(site / item.game_id) if served else None) or []
+        if (kept is not None and served
                 and (kept.result, kept.skip) == (item.result, item.skip)):
-            out.append(kept)  # (the same game, the same bytes: the same entry)
+            # (the same game, the same bytes: the same entry, stamped anew)
+            out.append(kept if kept.stamp == stamp else msgspec.structs.replace(kept,
+                                                                              stamp=stamp))
             continue
         summary = None
-        if item.summary is not None and item.file not in found_plan.refused:
+        if item.summary is not None and served:
             summary = replace(item.summary, log=[])
-        out.append(manifest.Entry(item.path.name, item.sha256, item.seeded, item.game_id,
+        out.append(manifest.Entry(item.name, item.sha256, item.seeded, item.game_id,
                                   item.keys, summary, item.row if summary else "",
-                                  item.result, item.skip, *item.state))
+                                  item.result, item.skip, *item.state,
+                                  stamp=stamp if summary else [], sealed=item.sealed))
     return out
 
 
@@ -199,7 +224,7 @@ def write_pages(folder: Path, pages: dict[str, str]) -> None:
 
 def write_manifest(out: Path, found_plan: Plan) -> None:
     """Last, so that every file of the site is no newer than the manifest."""
-    manifest.save(out, found_plan.key, entries(found_plan))
+    manifest.save(out, found_plan.key, entries(out, found_plan))
 
 
 def update(out: Path, stage: Path, found_plan: Plan, drawn: list[str],

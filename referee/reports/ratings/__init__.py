@@ -87,7 +87,9 @@ class League:
                 "bots_rated_apart": self.with_bots, "copies": len(self.copies),
                 "skipped": len(self.skipped)}
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, games: bool = True) -> dict[str, Any]:
+        """The league as JSON; ``games=False`` leaves out the lists of rated games (the
+        site's league page does not show them, and a big archive has thousands)."""
         def tables(found: dict[str, list[Row]], labels: dict[str, str]) -> dict[str, Any]:
             return {name: [r.to_json(labels) for r in rows] for name, rows in found.items()}
 
@@ -95,9 +97,10 @@ class League:
             "model": MODEL, "order": ORDER, "provisional_under": PROVISIONAL_GAMES,
             "counted": self.counted(), "summary": summary(self),
             "tables": tables(self.tables, self.labels),
-            "games": [g.to_json(self.labels) for g in self.games],
+            "games": [g.to_json(self.labels) for g in self.games] if games else [],
             "bot_tables": tables(self.bot_tables, self.bot_labels),
-            "bot_games": [g.to_json(self.bot_labels) for g in self.bot_games],
+            "bot_games": ([g.to_json(self.bot_labels) for g in self.bot_games]
+                          if games else []),
             "left_out": self.left_out,
             "copies": [c.to_json() for c in self.copies],
             "skipped": [{"file": f, "reason": why} for f, why in self.skipped],
