@@ -98,8 +98,7 @@ def _item(path: Path, secret_path: Path | None, entries: dict[tuple[str, str], A
     entry = entries.get((path.name, sha))
     # A sealed game names its commitment; a key may be spelt with \u escapes, so a file
     # holding one is treated as sealed too (parsed: its seed looked for, never trusted).
-    # The same bytes are as sealed as the entry of their SHA-256 recorded.
-    sealed = entry.sealed if entry is not None else is_sealed(raw)
+    sealed = b'"commitment"' in raw or b"\\u" in raw
     if entry is not None and not sealed:
         item = Item(path, sha, sealed, entry.game_id, dict(entry.keys), entry=entry)
     else:
@@ -120,10 +119,6 @@ def _item(path: Path, secret_path: Path | None, entries: dict[tuple[str, str], A
         item.state = (item.entry.names, item.entry.size)
         item.row = item.entry.row
     return item
-
-
-def is_sealed(raw: bytes) -> bool:
-    return b'"commitment"' in raw or b"\\u" in raw
 
 
 def _kept_folder(entry: manifest.Entry, loaded: manifest.Loaded | None,
@@ -213,7 +208,7 @@ def entries(site: Path, found_plan: Plan) -> list[manifest.Entry]:
         out.append(manifest.Entry(item.name, item.sha256, item.seeded, item.game_id,
                                   item.keys, summary, item.row if summary else "",
                                   item.result, item.skip, *item.state,
-                                  stamp=stamp if summary else [], sealed=item.sealed))
+                                  stamp=stamp if summary else []))
     return out
 
 

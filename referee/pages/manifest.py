@@ -71,7 +71,6 @@ class Entry(msgspec.Struct, forbid_unknown_fields=True):
     names: str  # the digest of the folder's file names
     size: int  # the folder's total bytes
     stamp: list[int] = []  # the folder's device, inode, mtime and ctime (ns); [] unknown
-    sealed: bool = True  # the bytes name a commitment (or hold a \u escape)
 
 
 class Manifest(msgspec.Struct, forbid_unknown_fields=True):
@@ -225,7 +224,7 @@ def folder_state(folder: str | Path, newest_ns: int | None = None) -> tuple[str,
     names: list[str] = []
     size = 0
     try:
-        if not stat.S_ISDIR(os.lstat(folder).st_mode):
+        if folder_stamp(folder) is None:
             return None
         with os.scandir(folder) as found:
             for item in found:

@@ -9,16 +9,14 @@ failure leaves OUT as it was.
 
 from __future__ import annotations
 
-import gc
 import os
 import shutil
-from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
-from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+import referee
 from referee import i18n
 from referee.errors import GameFileError, RefereeError, UsageError
 from referee.ledger import gamefile, replay
@@ -65,28 +63,9 @@ def build_site_report(games_dir: Path, out: Path, secret_path: Path | None = Non
 
     files = _game_files(games_dir)
     _check_out(out)
-    with _collector_paused():
+    with referee.collector_off():  # (the plan lives to the end: frozen after it)
         plan = incremental.plan(files, out, secret_path, full)
-    gc.freeze()  # (the plan lives to the end: no later collection walks it)
-    try:
-        return _build(games_dir, out, plan, workers)
-    finally:
-        gc.unfreeze()
-
-
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """The cyclic garbage collector off while the plan is read: the manifest and the plan
-    are hundreds of thousands of objects that all live to the end of the build, and the
-    collections their allocation set off walked them all again (a third of a rebuild at
-    10,000 games)."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
+    return _build(games_dir, out, plan, workers)
 
 
 def _build(games_dir: Path, out: Path, plan: Any, workers: int | None) -> SiteReport:
@@ -162,12 +141,11 @@ def _provisional() -> int:
 
 
 def _game_files(games_dir: Path) -> list[Path]:
-    if not games_dir.is_dir():
-        raise UsageError(f"{games_dir} is not a folder of game files")
-    # (the names as `glob("*.json")` finds them, sorted as strings: sorting 10,000 Path
-    # objects was a tenth of a rebuild)
-    files = [games_dir / name for name in sorted(n for n in os.listdir(games_dir)
-                                                  if n.endswith(".json"))]
+    from referee.reports import ratings
+
+    # (names sorted as strings, hidden ones too, as `glob("*.json")` found them: sorting
+    # 10,000 Path objects was a tenth of a rebuild)
+    files = [games_dir / name for name in ratings.game_names(games_dir, hidden=True)]
     if not files:
         raise UsageError(f"no game files (*.json) in {games_dir}")
     return files

@@ -107,16 +107,18 @@ class League:
         }
 
 
-def game_names(games_dir: Path) -> list[str]:
+def game_names(games_dir: Path, hidden: bool = False) -> list[str]:
     """The names of the ``*.json`` files directly in ``games_dir``, sorted, but those
-    that start with ``.`` (the judge's own). Raises UsageError if it is no folder."""
+    that start with ``.`` (the judge's own) unless ``hidden``. Raises UsageError if it
+    is no folder."""
     try:
         names = os.listdir(games_dir)
     except OSError:
         names = None
     if names is None or not games_dir.is_dir():
         raise UsageError(f"{games_dir} is not a folder of game files")
-    return sorted(n for n in names if n.endswith(".json") and not n.startswith("."))
+    return sorted(n for n in names
+                  if n.endswith(".json") and (hidden or not n.startswith(".")))
 
 
 def read_all(games_dir: Path
