@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from referee.ledger import gamefile, replay
+from referee.ledger import fileio, gamefile, replay
 from referee.pages import manifest
 from tests.conftest import run
 from tests.test_pictures import make_game
@@ -387,3 +387,61 @@ def test_a_settled_file_rewritten_in_place_is_not_noticed_and_full_draws_it(
     assert page.read_bytes() != original
     assert site(games, out, "--full")["drawn"] != []
     assert page.read_bytes() == original
+
+
+def test_a_settled_game_file_is_not_read_again(games: Path, tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """A game file whose device, inode, size and times are those its bytes were hashed
+    at (changed well before that build) is trusted by them: not opened."""
+    out = tmp_path / "site"
+    site(games, out)
+    site(games, out)
+    settled(monkeypatch)
+    opened: list[str] = []
+    real = fileio.open_regular
+    monkeypatch.setattr(fileio, "open_regular",
+                        lambda path, *a: opened.append(Path(path).name) or real(path, *a))
+    assert site(games, out)["drawn"] == []
+    assert [n for n in opened if n.endswith(".json")] == []
+    one_move(games / "c-staufer.json")
+    opened.clear()
+    assert site(games, out)["drawn"] == ["staufer-3p-run"]
+    assert sorted({n for n in opened if n.endswith(".json")}) == ["c-staufer.json"]
+    same_as_full(games, out, tmp_path)
+
+
+def same_size_edit(path: Path) -> bytes:
+    """The file's bytes with one separator moved: the same game, other bytes."""
+    raw = path.read_bytes()
+    edited = raw.replace(b', "', b',"', 1) + b" "
+    assert edited != raw and len(edited) == len(raw)
+    return edited
+
+
+@pytest.mark.parametrize("edit", ["in place, times set back", "by rename, times set back",
+                                  "made a link to an edited copy"])
+def test_a_settled_game_file_changed_behind_its_times_is_read_again(
+        games: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, edit: str) -> None:
+    """mtime can be set back by the file's owner; ctime and the inode cannot: the file
+    is read and hashed again, and its game drawn again."""
+    out = tmp_path / "site"
+    site(games, out)
+    site(games, out)
+    settled(monkeypatch)
+    path = games / "c-staufer.json"
+    before = path.stat()
+    edited = same_size_edit(path)
+    if edit == "in place, times set back":
+        with open(path, "r+b") as handle:
+            handle.write(edited)
+    elif edit == "by rename, times set back":
+        (games / "new.tmp").write_bytes(edited)
+        os.replace(games / "new.tmp", path)
+    else:
+        (tmp_path / "copy.json").write_bytes(edited)
+        path.unlink()
+        path.symlink_to(tmp_path / "copy.json")
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert path.stat().st_mtime_ns == before.st_mtime_ns
+    assert site(games, out)["drawn"] == ["staufer-3p-run"]
+    same_as_full(games, out, tmp_path)

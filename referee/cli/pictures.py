@@ -96,16 +96,16 @@ def site(games_dir: Path, out: Path, secret_path: Path | None, workers: int | No
     builder wrote, only the games that changed are drawn again (the same bytes)."""
     from referee.pages.site import build_site_report, summaries_json
 
-    report = build_site_report(games_dir, out, secret_path, workers, full)
-    summaries = report.games
+    report = build_site_report(games_dir, out, secret_path, workers, full,
+                               summaries=as_json)
     if as_json:
-        emit_json({"out": str(out), "games": summaries_json(summaries),
+        emit_json({"out": str(out), "games": summaries_json(report.games),
                    "not_served": report.refused, "drawn": report.rendered,
                    "incremental": report.incremental})
         return
     for refused in report.refused:
         click.echo(f"not served: {refused['message']}", err=True)
-    sealed = sum(1 for s in summaries if s.needs_secret)
-    click.echo(f"wrote {out}/index.html: {len(summaries)} games"
+    sealed = report.needs_secret
+    click.echo(f"wrote {out}/index.html: {report.served} games"
                + (f" ({sealed} sealed without their secret: log only)" if sealed else "")
                + (f"; {len(report.refused)} files not served" if report.refused else ""))

@@ -2,18 +2,21 @@
 the league from the games' kept results, and OUT updated in place.
 
 A game is kept when the trusted manifest (referee/pages/manifest.py) has an entry for
-its name and its bytes as read now, its seed is at hand as it was then, and its folder
-is as written (its stamp unchanged, or else its files as recorded: manifest.py says
-what is and is not noticed). Every other game is parsed and drawn again, as a full build
-draws it. The copy check and the league use each game's kept keys and result, so an
-unchanged game is neither parsed nor replayed; a sealed game's result is always
-computed anew (whether its secret is at hand is not in its bytes).
+its name and its bytes as read now (an open game's file not read again while its own
+stamp says it holds the bytes hashed: manifest.file_holds), its seed is at hand as it
+was then, and its folder is as written (its stamp unchanged, or else its files as
+recorded: manifest.py says what is and is not noticed). Every other game is parsed and
+drawn again, as a full build draws it. The copy check and the league use each game's
+kept keys and result, so an unchanged game is neither parsed nor replayed; a sealed
+game's result is always computed anew (whether its secret is at hand is not in its
+bytes).
 """
 
 from __future__ import annotations
 
 import os
 import shutil
+import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -44,6 +47,8 @@ class Item:
     summary: GameSummary | None = None
     state: tuple[str, int] = ("", 0)  # the folder's names digest and size
     stamp: list[int] | None = None  # the kept folder's stamp, seen to hold; None: taken anew
+    file_stamp: list[int] = field(default_factory=list)  # the file's, as its bytes were hashed
+    needs_secret: bool = False
     row: str = ""  # its row of the index (HTML)
     result: Any = None  # its league result (referee.reports.ratings.results.Result)
     skip: str | None = None
@@ -63,20 +68,26 @@ class Plan:
     key: str
     league: bool  # openskill is installed: league.html is written
     entries: dict[tuple[str, str], manifest.Entry] = field(default_factory=dict)
+    read_ns: int = 0  # the clock before the first game file was looked at
 
 
-def plan(files: list[Path], out: Path, secret_path: Path | None, full: bool) -> Plan:
-    """Read every game file (its bytes and their hash; a game not kept is parsed)."""
+def plan(files: list[Path], out: Path, secret_path: Path | None, full: bool,
+         summaries: bool = True) -> Plan:
+    """Look at every game file (its bytes and their hash, unless its stamp says they are
+    the bytes the manifest hashed; a game not kept is parsed). ``summaries``: every
+    served game's summary is wanted (decoded from the manifest for a kept game)."""
     has_league = _has_openskill()
     key = manifest.build_key(i18n.current(), has_league)
-    loaded = None if full or not _live(out) else manifest.load(out, key)
+    read_ns = time.time_ns()
+    loaded = None if full or not _live(out) else manifest.load(out, key, summaries)
     entries = loaded.entries if loaded is not None else {}
     items = [_item(path, secret_path, entries, loaded, out) for path in files]
     refused = _refused(items)
     ids = [i.game_id.casefold() for i in items if i.file not in refused]
     if loaded is not None and len(ids) != len(set(ids)):
-        return plan(files, out, secret_path, True)  # (kept ids that clash: trust none)
-    return Plan(items, refused, loaded, key, has_league, entries)
+        # (kept ids that clash: trust none)
+        return plan(files, out, secret_path, True, summaries)
+    return Plan(items, refused, loaded, key, has_league, entries, read_ns)
 
 
 def _live(out: Path) -> bool:
@@ -93,7 +104,19 @@ def _has_openskill() -> bool:
 
 def _item(path: Path, secret_path: Path | None, entries: dict[tuple[str, str], Any],
           loaded: manifest.Loaded | None, out: Path) -> Item:
-    raw = fileio.read_bytes(path)
+    if loaded is not None:
+        entry = loaded.by_file.get(path.name)
+        if entry is not None and manifest.file_holds(entry, path, loaded.read_ns):
+            kept, stamp = _kept_folder(entry, loaded, out)
+            if kept:  # (the same bytes, not read again; an open game: never parsed)
+                return _kept(Item(path, entry.sha256, False, entry.game_id,
+                                  dict(entry.keys), entry=entry, stamp=stamp,
+                                  file_stamp=entry.file_stamp), loaded)
+    fd, st = fileio.open_regular(path)
+    try:
+        raw = fileio.read_fd(fd, path)
+    finally:
+        os.close(fd)
     sha = manifest.file_sha(raw)
     entry = entries.get((path.name, sha))
     # A sealed game names its commitment; a key may be spelt with \u escapes, so a file
@@ -114,10 +137,18 @@ def _item(path: Path, secret_path: Path | None, entries: dict[tuple[str, str], A
             item.entry = None
     if item.entry is None and item.sealed is False and item.seed is None:
         item.seed = seed_for(gamefile.parse(raw, str(path)), path, secret_path)
-    if item.entry is not None:
-        item.summary = item.entry.summary
-        item.state = (item.entry.names, item.entry.size)
-        item.row = item.entry.row
+    item.file_stamp = manifest.file_stamp(st)
+    return _kept(item, loaded) if item.entry is not None else item
+
+
+def _kept(item: Item, loaded: manifest.Loaded | None) -> Item:
+    """The kept game's row, folder state and (when decoded) summary, from its entry."""
+    entry = item.entry
+    assert entry is not None and loaded is not None
+    item.summary = loaded.summaries.get((entry.file, entry.sha256))
+    item.needs_secret = entry.needs_secret
+    item.state = (entry.names, entry.size)
+    item.row = entry.row
     return item
 
 
@@ -125,7 +156,7 @@ def _kept_folder(entry: manifest.Entry, loaded: manifest.Loaded | None,
                  out: Path) -> tuple[bool, list[int] | None]:
     """Whether the entry's game was served and its folder is as written (first by the
     folder's own stamp, else file by file), and the stamp when it held."""
-    if entry.summary is None:
+    if not manifest.served(entry):
         return False, None  # (a copy last time: drawn if it is served now)
     assert loaded is not None
     folder = os.path.join(out, entry.game_id)  # (a str: 10,000 Paths cost)
@@ -190,7 +221,7 @@ def _result(games_dir: Path, item: Item, entry: manifest.Entry | None) -> None:
 
 def entries(site: Path, found_plan: Plan) -> list[manifest.Entry]:
     """The manifest's entries, each served game's folder stamped as it is now (after
-    every file of the site is written)."""
+    every file of the site is written) and each file as its bytes were hashed."""
     out = []
     for item in found_plan.items:
         kept, served = item.entry, item.file not in found_plan.refused
@@ -199,16 +230,22 @@ def entries(site: Path, found_plan: Plan) -> list[manifest.Entry]:
         if (kept is not None and served
                 and (kept.result, kept.skip) == (item.result, item.skip)):
             # (the same game, the same bytes: the same entry, stamped anew)
-            out.append(kept if kept.stamp == stamp else msgspec.structs.replace(kept,
-                                                                              stamp=stamp))
+            if (kept.stamp, kept.file_stamp) != (stamp, item.file_stamp):
+                kept = msgspec.structs.replace(kept, stamp=stamp,
+                                               file_stamp=item.file_stamp)
+            out.append(kept)
             continue
-        summary = None
-        if item.summary is not None and served:
-            summary = replace(item.summary, log=[])
-        out.append(manifest.Entry(item.name, item.sha256, item.seeded, item.game_id,
-                                  item.keys, summary, item.row if summary else "",
-                                  item.result, item.skip, *item.state,
-                                  stamp=stamp if summary else []))
+        summary = manifest.NOT_SERVED
+        if kept is not None and served:
+            summary = kept.summary  # (as the manifest held it: not decoded)
+        elif item.summary is not None and served:
+            summary = manifest.encode_summary(replace(item.summary, log=[]))
+        shown = summary is not manifest.NOT_SERVED
+        out.append(manifest.Entry(item.name, item.sha256, item.sealed, item.seeded,
+                                  item.game_id, item.keys, summary, item.needs_secret,
+                                  item.row if shown else "", item.result, item.skip,
+                                  *item.state, stamp=stamp if shown else [],
+                                  file_stamp=item.file_stamp))
     return out
 
 
@@ -219,7 +256,7 @@ def write_pages(folder: Path, pages: dict[str, str]) -> None:
 
 def write_manifest(out: Path, found_plan: Plan) -> None:
     """Last, so that every file of the site is no newer than the manifest."""
-    manifest.save(out, found_plan.key, entries(out, found_plan))
+    manifest.save(out, found_plan.key, found_plan.read_ns, entries(out, found_plan))
 
 
 def update(out: Path, stage: Path, found_plan: Plan, drawn: list[str],

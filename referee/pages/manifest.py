@@ -6,8 +6,11 @@ The manifest of a site lives in the builder's cache folder (``REFEREE_CACHE_DIR`
 OUT is published, and the manifest holds what the league counts (its players'
 identities, which may be e-mail addresses) that the site never shows; and a manifest
 that came with a repository or a copied site is never read. It holds, per game file, the
-SHA-256 of its bytes and its name, whether its seed was at hand, what the index, the copy
-check and the league need of it (its summary, identity keys and rating result), and what
+SHA-256 of its bytes and its name, whether they were sealed, the file's own device,
+inode, size, modification and change times as those bytes were read (while they hold,
+an open game's file is not read again: file_holds), whether its seed was at hand, what
+the index, the copy check and the league need of it (its summary, kept as raw JSON and
+decoded only when a build reports its games, its identity keys and rating result), and what
 its folder held (a digest of the file names and their total size, and the folder's own
 device, inode, modification and change times when the manifest was written). The whole is keyed by
 a digest of the referee's own files (code, templates, data, catalogs), the versions of
@@ -35,7 +38,7 @@ import hashlib
 import os
 import re
 import stat
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import msgspec
@@ -47,7 +50,7 @@ from referee.ledger.fileformat import GAME_ID
 from referee.pages.summary import GameSummary
 from referee.reports.ratings.results import Result
 
-FORMAT = 2
+FORMAT = 3
 MAX_BYTES = 64 * 1024 * 1024  # bigger than this is not read: built in full
 MAX_GAMES = 100_000
 # A folder changed this close to the manifest's writing may have changed again within one
@@ -61,33 +64,47 @@ class Entry(msgspec.Struct, forbid_unknown_fields=True):
 
     file: str
     sha256: str
+    sealed: bool  # its bytes name a commitment (or hold a \u escape): always parsed
     seeded: bool  # its seed was at hand (always, for an open game)
     game_id: str
     keys: dict[str, str]  # identity.keys: what makes two files one game
-    summary: GameSummary | None  # what the index knows of it; None: not served (a copy)
+    # What the index knows of it (a GameSummary, decoded only when a build reports its
+    # games: `referee site --json`); JSON null (NOT_SERVED): not served (a copy).
+    summary: msgspec.Raw
+    needs_secret: bool  # sealed, its seed not at hand: its page shows its log only
     row: str  # its row of the index, as HTML
     result: Result | None  # the league's result, or
     skip: str | None  # why the league does not count it
     names: str  # the digest of the folder's file names
     size: int  # the folder's total bytes
     stamp: list[int] = []  # the folder's device, inode, mtime and ctime (ns); [] unknown
+    # The game file's device, inode, size, mtime and ctime (ns) when its bytes were
+    # hashed: while they hold, the file is not read again (file_holds).
+    file_stamp: list[int] = []
 
 
 class Manifest(msgspec.Struct, forbid_unknown_fields=True):
     format: int
     key: str
+    read_ns: int  # the clock when the build that wrote it began to look at the game files
     games: list[Entry]
 
 
 _DECODER = msgspec.json.Decoder(Manifest)
+NOT_SERVED = msgspec.Raw(b"null")
+_SUMMARY = msgspec.json.Decoder(GameSummary, strict=True)
 
 
 @dataclass
 class Loaded:
-    """A trusted manifest: its entries by (file, sha256) and its time on disk."""
+    """A trusted manifest: its entries by (file, sha256) and by file, its time on disk,
+    when its build began to read the game files, and (asked for) the decoded summaries."""
 
     entries: dict[tuple[str, str], Entry]
     mtime_ns: int
+    read_ns: int = 0
+    by_file: dict[str, Entry] = field(default_factory=dict)
+    summaries: dict[tuple[str, str], GameSummary] = field(default_factory=dict)
 
 
 def path_for(out: Path) -> Path | None:
@@ -134,13 +151,18 @@ def build_key(lang: str, league: bool) -> str:
     return hashlib.sha256(f"{FORMAT}\n{code_digest()}\n{lang}\n{league}".encode()).hexdigest()
 
 
-def dump(key: str, entries: list[Entry]) -> bytes:
+def dump(key: str, read_ns: int, entries: list[Entry]) -> bytes:
     """The manifest's bytes: the same entries give the same bytes (sorted by file)."""
     # (dicts keep their order: a summary's scores are shown in the order the game gives)
-    return msgspec.json.encode(Manifest(FORMAT, key, sorted(entries, key=lambda e: e.file)))
+    return msgspec.json.encode(Manifest(FORMAT, key, read_ns,
+                                        sorted(entries, key=lambda e: e.file)))
 
 
-def save(out: Path, key: str, entries: list[Entry]) -> None:
+def encode_summary(summary: GameSummary) -> msgspec.Raw:
+    return msgspec.Raw(msgspec.json.encode(summary))
+
+
+def save(out: Path, key: str, read_ns: int, entries: list[Entry]) -> None:
     """Write OUT's manifest (after every file of the site: none is newer); a cache that
     cannot be written only costs the next build its shortcut."""
     path = path_for(out)
@@ -148,7 +170,7 @@ def save(out: Path, key: str, entries: list[Entry]) -> None:
         return
     try:
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        fileio.write_atomic(path, dump(key, entries), mode=0o600, durable=False,
+        fileio.write_atomic(path, dump(key, read_ns, entries), mode=0o600, durable=False,
                             what="site manifest")
     except (OSError, RefereeError):
         forget(out)
@@ -164,9 +186,9 @@ def forget(out: Path) -> None:
         pass
 
 
-def load(out: Path, key: str) -> Loaded | None:
+def load(out: Path, key: str, summaries: bool = False) -> Loaded | None:
     """The entries of OUT's manifest, or None (missing, too big, damaged, from another
-    version or language, for another key)."""
+    version or language, for another key; given ``summaries``, one of them damaged)."""
     path = path_for(out)
     if path is None:
         return None
@@ -184,17 +206,34 @@ def load(out: Path, key: str) -> Loaded | None:
     if manifest.format != FORMAT or manifest.key != key or len(manifest.games) > MAX_GAMES:
         return None
     found = {(e.file, e.sha256): e for e in manifest.games if _valid(e)}
-    return Loaded(found, st.st_mtime_ns)
+    loaded = Loaded(found, st.st_mtime_ns, manifest.read_ns,
+                    {e.file: e for e in found.values()})
+    if summaries:  # (a summary that does not decode: a damaged manifest, all distrusted)
+        for where, entry in list(found.items()):
+            if served(entry):
+                try:
+                    decoded = _SUMMARY.decode(entry.summary)
+                except msgspec.DecodeError:
+                    return None
+                if decoded.slug != entry.game_id or decoded.log:
+                    del found[where], loaded.by_file[entry.file]  # (another game's)
+                else:
+                    loaded.summaries[where] = decoded
+    return loaded
 
 
 def _valid(entry: Entry) -> bool:
     """An entry whose names could not be a game's own is dropped (that game rebuilt)."""
     if not _SLUG.match(entry.game_id) or "/" in entry.file:
         return False
-    if entry.summary is not None and (entry.summary.slug != entry.game_id
-                                      or entry.summary.log):
+    if served(entry) and not entry.row:
         return False
     return len(entry.sha256) == 64 and entry.size >= 0
+
+
+def served(entry: Entry) -> bool:
+    """The entry's game was on the index (not a copy)."""
+    return bytes(entry.summary) != b"null"
 
 
 def folder_stamp(folder: str | Path) -> list[int] | None:
@@ -207,6 +246,26 @@ def folder_stamp(folder: str | Path) -> list[int] | None:
     if not stat.S_ISDIR(st.st_mode):
         return None
     return [st.st_dev, st.st_ino, st.st_mtime_ns, st.st_ctime_ns]
+
+
+def file_stamp(st: os.stat_result) -> list[int]:
+    return [st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns]
+
+
+def file_holds(entry: Entry, path: str | Path, read_ns: int) -> bool:
+    """The game file is the one whose bytes the entry hashed, untouched since: a regular
+    file (a link followed, as it is read) with the same device, inode, size, mtime and
+    ctime, changed well before that build began to read. A write to a file changes its
+    ctime, which no user can set back; one within the clock's tick of the hashing could
+    keep it, so a file changed within RACY_NS of the build that hashed it is read again."""
+    if len(entry.file_stamp) != 5 or entry.sealed:
+        return False
+    try:
+        st = os.stat(path)
+    except OSError:
+        return False
+    return (stat.S_ISREG(st.st_mode) and file_stamp(st) == entry.file_stamp
+            and st.st_ctime_ns < read_ns - RACY_NS)
 
 
 def stamp_holds(entry: Entry, folder: str | Path, manifest_ns: int) -> bool:

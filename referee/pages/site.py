@@ -43,14 +43,17 @@ def build_site(games_dir: Path, out: Path, secret_path: Path | None = None,
 class SiteReport:
     """What `referee site` wrote, and the game files it would not serve."""
 
-    games: list[GameSummary]
+    games: list[GameSummary]  # every served game's, when asked for (else the drawn ones')
     refused: list[dict[str, str]] = field(default_factory=list)  # file, message
     rendered: list[str] = field(default_factory=list)  # the games drawn by this build
     incremental: bool = False  # OUT was updated in place from its manifest
+    served: int = 0  # the games on the index
+    needs_secret: int = 0  # of them, sealed games without their secret (log only)
 
 
 def build_site_report(games_dir: Path, out: Path, secret_path: Path | None = None,
-                      workers: int | None = None, full: bool = False) -> SiteReport:
+                      workers: int | None = None, full: bool = False,
+                      summaries: bool = True) -> SiteReport:
     """:func:`build_site`, with the files left out: a game file that is the same game as
     another (a copy: the same header, commitment or id; referee/ledger/identity.py) is served
     by neither, and a game whose id is a name the site itself uses is not served.
@@ -58,13 +61,14 @@ def build_site_report(games_dir: Path, out: Path, secret_path: Path | None = Non
     When OUT is a site with a manifest this builder wrote for the same referee
     (referee/pages/manifest.py), only the games whose files changed are drawn again, and
     the index, the league and the manifest rewritten: the same bytes as a full build.
-    ``full`` ignores the manifest."""
+    ``full`` ignores the manifest. Without ``summaries`` the report's games are only the
+    drawn ones (a kept game's summary is not decoded: `referee site` without --json)."""
     from referee.pages import incremental
 
     files = _game_files(games_dir)
     _check_out(out)
     with referee.collector_off():  # (the plan lives to the end: frozen after it)
-        plan = incremental.plan(files, out, secret_path, full)
+        plan = incremental.plan(files, out, secret_path, full, summaries)
     return _build(games_dir, out, plan, workers)
 
 
@@ -85,7 +89,7 @@ def _build(games_dir: Path, out: Path, plan: Any, workers: int | None) -> SiteRe
         todo = [i for i in served if i.entry is None]
         drawn = _render_games([(i.file, i.seed, i.game_id) for i in todo], stage, workers)
         for item, summary in zip(todo, drawn, strict=True):
-            item.summary = summary
+            item.summary, item.needs_secret = summary, summary.needs_secret
             item.state = manifest_state(stage / item.game_id)
         pages = _front_pages(games_dir, plan, served)
         if plan.loaded is not None:
@@ -101,7 +105,8 @@ def _build(games_dir: Path, out: Path, plan: Any, workers: int | None) -> SiteRe
         shutil.rmtree(stage, ignore_errors=True)
     summaries = [i.summary for i in served if i.summary is not None]
     return SiteReport(summaries, [{"file": f, "message": m} for f, m in plan.refused.items()],
-                      [i.game_id for i in todo], plan.loaded is not None)
+                      [i.game_id for i in todo], plan.loaded is not None, len(served),
+                      sum(1 for i in served if i.needs_secret))
 
 
 def manifest_state(folder: Path) -> tuple[str, int]:
