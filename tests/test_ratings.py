@@ -273,3 +273,26 @@ def test_same_table_in_other_processes(tmp_path: Path, bot_game: Path) -> None:
         outs.append(done.stdout)
     assert outs[0] == outs[1]
     assert json.loads(outs[0])["tables"] == league(tmp_path / "g")["tables"]
+
+
+def test_the_league_page_counts_the_games_in_play_in_one_line(tmp_path: Path,
+                                                              bot_game: Path) -> None:
+    """A game still in play is not listed under "Not counted" (in an archive most games
+    are in play: the list was most of the page); it is counted in one line, and a game
+    left out for another reason is still listed with it."""
+    pytest.importorskip("jinja2")
+    folder = tmp_path / "g"
+    fill(folder, bot_game, ["staufer-3p.json", "dynasties-3p.json"])
+    for n in (1, 2):
+        open_game = folder / f"open{n}.json"
+        ok("new", "staufer", open_game, "--players", "ann,ben,cat", "--seed", f"s{n}")
+    sealed = folder / "sealed.json"  # its secret kept elsewhere: not counted, listed
+    ok("new", "staufer", sealed, "--players", "ann,ben,cat", "--sealed",
+       "--secret-out", tmp_path / "sealed.secret")
+    ok("site", folder, "-o", tmp_path / "site")
+    page = (tmp_path / "site" / "league.html").read_text()
+    assert "<p>2 games still in play: rated when they end.</p>" in page
+    assert "open1.json" not in page and "open2.json" not in page
+    skipped = {s["file"]: s["reason"] for s in league(folder)["skipped"]}
+    assert skipped["open1.json"] == skipped["open2.json"] == "not finished"
+    assert "<h2>Not counted</h2>" in page and "<li>sealed.json: a sealed game" in page

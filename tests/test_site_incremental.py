@@ -282,8 +282,8 @@ def test_a_sealed_key_spelt_with_escapes_is_still_sealed(games: Path, tmp_path: 
 
 def test_the_league_is_the_one_ratings_computes(games: Path, tmp_path: Path) -> None:
     """The league from kept results is `referee ratings`' league, after a game finishes."""
+    from referee.pages.site import _league_page
     from referee.pages.templating import environment
-    from referee.pages.words import SiteWords
     from referee.reports import ratings
 
     make_game(games, "staufer", 3, seed="second", file="f-second.json")
@@ -292,9 +292,7 @@ def test_the_league_is_the_one_ratings_computes(games: Path, tmp_path: Path) -> 
     (games / "f-second.json").rename(games / "g-moved.json")
     one_move(games / "c-staufer.json")
     site(games, out)
-    expected = environment().get_template("league.html").render(
-        league=ratings.league(games).to_json(), provisional=ratings.PROVISIONAL_GAMES,
-        w=SiteWords())
+    expected = _league_page(environment(), ratings.league(games).to_json())
     page = (out / "league.html").read_text()
     assert page == expected
     assert page.count('<table class="league">') == 1 and '<td class="num">2</td>' in page

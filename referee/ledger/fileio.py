@@ -215,7 +215,7 @@ def new_file_mode() -> int:
 
 
 def write_atomic(path: Path, data: bytes, *, mode: int | None = None, durable: bool = True,
-                 exclusive: bool = False, what: str = "file") -> None:
+                 exclusive: bool = False, what: str = "file", tidy: bool = True) -> None:
     """The one atomic write for every file the referee writes (game files go through
     :func:`replace` and :func:`create`, which use the same steps): a flocked temporary
     file beside ``path``, then a rename, so a reader sees the old bytes or the new ones,
@@ -224,7 +224,9 @@ def write_atomic(path: Path, data: bytes, *, mode: int | None = None, durable: b
     ``mode``: the new file's mode (default: an existing file's, else 0666 & ~umask).
     ``durable``: fsync the file and its folder (a cache passes False: it may lose an
     entry in a crash, never hold a wrong one). ``exclusive``: never replace an existing
-    file (a link, not a rename). Raises GameFileError naming ``what`` and the reason
+    file (a link, not a rename). ``tidy``: first remove the folder's stale temporary
+    files (False: the caller, writing many files into one folder, did it once). Raises
+    GameFileError naming ``what`` and the reason
     (a full or read-only disk included); the old file is then unchanged.
     """
     if mode is None:
@@ -232,7 +234,8 @@ def write_atomic(path: Path, data: bytes, *, mode: int | None = None, durable: b
             mode = stat.S_IMODE(os.stat(path).st_mode)
         except OSError:
             mode = new_file_mode()
-    remove_stale_temps(path.parent)
+    if tidy:
+        remove_stale_temps(path.parent)
     try:
         fd, tmp = _open_temp(path)
     except OSError as exc:

@@ -36,7 +36,7 @@ STAGE = ".referee-stage-"  # OUT/.referee-stage-PID: the changed games before th
 class Item:
     """One game file of this build."""
 
-    path: Path
+    file: str  # its path, as a str (10,000 Path objects were a tenth of a rebuild)
     sha256: str
     sealed: bool  # its bytes name a commitment: the seed may or may not be at hand
     game_id: str
@@ -53,11 +53,14 @@ class Item:
     result: Any = None  # its league result (referee.reports.ratings.results.Result)
     skip: str | None = None
 
-    file: str = field(init=False)  # str(path), and its name: asked for many times a game
-    name: str = field(init=False)
+    name: str = field(init=False)  # the file's name: asked for many times a game
 
     def __post_init__(self) -> None:
-        self.file, self.name = str(self.path), self.path.name
+        self.name = os.path.basename(self.file)
+
+    @property
+    def path(self) -> Path:
+        return Path(self.file)
 
 
 @dataclass
@@ -71,7 +74,7 @@ class Plan:
     read_ns: int = 0  # the clock before the first game file was looked at
 
 
-def plan(files: list[Path], out: Path, secret_path: Path | None, full: bool,
+def plan(files: list[str], out: Path, secret_path: Path | None, full: bool,
          summaries: bool = True) -> Plan:
     """Look at every game file (its bytes and their hash, unless its stamp says they are
     the bytes the manifest hashed; a game not kept is parsed). ``summaries``: every
@@ -81,7 +84,7 @@ def plan(files: list[Path], out: Path, secret_path: Path | None, full: bool,
     read_ns = time.time_ns()
     loaded = None if full or not _live(out) else manifest.load(out, key, summaries)
     entries = loaded.entries if loaded is not None else {}
-    items = [_item(path, secret_path, entries, loaded, out) for path in files]
+    items = [_item(file, secret_path, entries, loaded, out) for file in files]
     refused = _refused(items)
     ids = [i.game_id.casefold() for i in items if i.file not in refused]
     if loaded is not None and len(ids) != len(set(ids)):
@@ -102,16 +105,17 @@ def _has_openskill() -> bool:
     return True
 
 
-def _item(path: Path, secret_path: Path | None, entries: dict[tuple[str, str], Any],
+def _item(file: str, secret_path: Path | None, entries: dict[tuple[str, str], Any],
           loaded: manifest.Loaded | None, out: Path) -> Item:
     if loaded is not None:
-        entry = loaded.by_file.get(path.name)
-        if entry is not None and manifest.file_holds(entry, path, loaded.read_ns):
+        entry = loaded.by_file.get(os.path.basename(file))
+        if entry is not None and manifest.file_holds(entry, file, loaded.read_ns):
             kept, stamp = _kept_folder(entry, loaded, out)
             if kept:  # (the same bytes, not read again; an open game: never parsed)
-                return _kept(Item(path, entry.sha256, False, entry.game_id,
+                return _kept(Item(file, entry.sha256, False, entry.game_id,
                                   dict(entry.keys), entry=entry, stamp=stamp,
                                   file_stamp=entry.file_stamp), loaded)
+    path = Path(file)
     fd, st = fileio.open_regular(path)
     try:
         raw = fileio.read_fd(fd, path)
@@ -123,10 +127,10 @@ def _item(path: Path, secret_path: Path | None, entries: dict[tuple[str, str], A
     # holding one is treated as sealed too (parsed: its seed looked for, never trusted).
     sealed = b'"commitment"' in raw or b"\\u" in raw
     if entry is not None and not sealed:
-        item = Item(path, sha, sealed, entry.game_id, dict(entry.keys), entry=entry)
+        item = Item(file, sha, sealed, entry.game_id, dict(entry.keys), entry=entry)
     else:
-        gf = gamefile.parse(raw, str(path))
-        item = Item(path, sha, sealed, identity.game_id(gf), dict(identity.keys(gf)))
+        gf = gamefile.parse(raw, file)
+        item = Item(file, sha, sealed, identity.game_id(gf), dict(identity.keys(gf)))
         item.seed = seed_for(gf, path, secret_path)
         item.seeded = item.seed is not None
         if entry is not None and entry.seeded == item.seeded and entry.game_id == item.game_id:
@@ -136,7 +140,7 @@ def _item(path: Path, secret_path: Path | None, entries: dict[tuple[str, str], A
         if not kept:
             item.entry = None
     if item.entry is None and item.sealed is False and item.seed is None:
-        item.seed = seed_for(gamefile.parse(raw, str(path)), path, secret_path)
+        item.seed = seed_for(gamefile.parse(raw, file), path, secret_path)
     item.file_stamp = manifest.file_stamp(st)
     return _kept(item, loaded) if item.entry is not None else item
 
@@ -250,8 +254,12 @@ def entries(site: Path, found_plan: Plan) -> list[manifest.Entry]:
 
 
 def write_pages(folder: Path, pages: dict[str, str]) -> None:
+    """The site's own pages into FOLDER (its stale temporary files removed once: a
+    listing of OUT, 10,000 game folders, for each page cost a tenth of a rebuild)."""
+    fileio.remove_stale_temps(folder)
     for name, text in pages.items():
-        fileio.write_atomic(folder / name, text.encode(), durable=False, what="site page")
+        fileio.write_atomic(folder / name, text.encode(), durable=False, what="site page",
+                            tidy=False)
 
 
 def write_manifest(out: Path, found_plan: Plan) -> None:

@@ -233,7 +233,7 @@ def _valid(entry: Entry) -> bool:
 
 def served(entry: Entry) -> bool:
     """The entry's game was on the index (not a copy)."""
-    return bytes(entry.summary) != b"null"
+    return entry.summary != NOT_SERVED
 
 
 def folder_stamp(folder: str | Path) -> list[int] | None:

@@ -125,8 +125,7 @@ def _front_pages(games_dir: Path, plan: Any, served: list[Any]) -> dict[str, str
     pages = {"style.css": _STYLE_CSS, MARKER: "written by referee site\n"}
     league = incremental.league(games_dir, plan) if plan.league else None
     if league is not None:
-        pages["league.html"] = env.get_template("league.html").render(
-            league=league.to_json(games=False), provisional=_provisional(), w=SiteWords())
+        pages["league.html"] = _league_page(env, league.to_json(games=False))
     from markupsafe import Markup
 
     row, words = env.get_template("index_row.html"), SiteWords()
@@ -139,18 +138,34 @@ def _front_pages(games_dir: Path, plan: Any, served: list[Any]) -> dict[str, str
     return pages
 
 
+def _league_page(env: Any, league: dict[str, Any]) -> str:
+    """The league page: the games still in play counted in one line, not listed (in an
+    archive of 10,000 games the list was most of the page and of its cost); the other
+    games not counted listed with their reasons."""
+    from referee.reports.ratings.results import NOT_FINISHED
+
+    skipped = league["skipped"]
+    league["skipped"] = [s for s in skipped if s["reason"] != NOT_FINISHED]
+    return env.get_template("league.html").render(
+        league=league, in_play=len(skipped) - len(league["skipped"]),
+        provisional=_provisional(), w=SiteWords())
+
+
 def _provisional() -> int:
     from referee.reports import ratings
 
     return ratings.PROVISIONAL_GAMES
 
 
-def _game_files(games_dir: Path) -> list[Path]:
+def _game_files(games_dir: Path) -> list[str]:
     from referee.reports import ratings
 
-    # (names sorted as strings, hidden ones too, as `glob("*.json")` found them: sorting
-    # 10,000 Path objects was a tenth of a rebuild)
-    files = [games_dir / name for name in ratings.game_names(games_dir, hidden=True)]
+    # (names sorted as strings, hidden ones too, as `glob("*.json")` found them; paths
+    # spelt as `games_dir / name` would spell them, kept as str: making 10,000 Path
+    # objects was a tenth of a rebuild)
+    base = str(games_dir)
+    files = [name if base == "." else os.path.join(base, name)
+             for name in ratings.game_names(games_dir, hidden=True)]
     if not files:
         raise UsageError(f"no game files (*.json) in {games_dir}")
     return files

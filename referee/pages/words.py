@@ -108,6 +108,10 @@ class SiteWords:
         return ngettext("* provisional: fewer than {n} game.",
                         "* provisional: fewer than {n} games.", n).format(n=n)
 
+    def in_play(self, n: int) -> str:
+        return ngettext("{n} game still in play: rated when it ends.",
+                        "{n} games still in play: rated when they end.", n).format(n=n)
+
     def left_out(self, names: str) -> str:
         return _("Left out (bots): {names}").format(names=names)
 

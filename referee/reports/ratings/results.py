@@ -29,6 +29,8 @@ from typing import Any
 from referee.errors import RefereeError, ReplayError, SealedError
 from referee.ledger import gamefile, replay, seats
 
+NOT_FINISHED = "not finished"  # why a game still in play is not rated
+
 BOT_PREFIX = "bot:"
 GITHUB_PREFIX = "github:"
 
@@ -171,7 +173,7 @@ def result_from(raw: bytes, path: Path, name: str) -> Result:
     if broken:
         raise ReplayError("invariant broken: " + "; ".join(broken))
     if not game.finished(match.state):
-        raise RefereeError("not finished")
+        raise RefereeError(NOT_FINISHED)
     now = roster.settings(gf.data)
     logins = seat_github(gf.data, now.generation)
     shared = shared_seats(gf.players, now.emails, logins)
