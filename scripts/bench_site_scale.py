@@ -35,6 +35,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 if __package__ in (None, ""):  # run by path: make `scripts` and `referee` importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -84,7 +85,7 @@ def one_move(path: Path, env: dict[str, str]) -> None:
                    check=True, capture_output=True)
 
 
-def run_size(base: Path, count: int, moves: int, repeats: int) -> dict[str, float]:
+def run_size(base: Path, count: int, moves: int, repeats: int) -> dict[str, Any]:
     folder, out = base / f"games-{count}", base / f"site-{count}"
     make_folder(folder, count, moves)
     env = {**os.environ, "REFEREE_CACHE_DIR": str(base / f"cache-{count}")}
@@ -99,10 +100,11 @@ def run_size(base: Path, count: int, moves: int, repeats: int) -> dict[str, floa
     shutil.rmtree(out)
     shutil.rmtree(folder)
     return {"size": count, "full": full, "full_mem": full_mem,
-            "rebuild": statistics.median(times), "rebuild_mem": max(mems)}
+            "rebuild": statistics.median(times), "rebuild_mem": max(mems),
+            "rebuilds": times}
 
 
-def exponent(rows: list[dict[str, float]]) -> float:
+def exponent(rows: list[dict[str, Any]]) -> float:
     xs = [math.log(r["size"]) for r in rows]
     ys = [math.log(r["rebuild"]) for r in rows]
     mx, my = statistics.fmean(xs), statistics.fmean(ys)
@@ -129,7 +131,8 @@ def main() -> None:
             print(f"{count:6d} games: full {row['full']:7.2f} s {row['full_mem']:6.0f} MiB"
                   f" | after one move {row['rebuild']:6.3f} s {row['rebuild_mem']:5.0f} MiB"
                   f" ({ratio:4.2f}x the {sizes[0]}-game run)"
-                  f"  [{time.perf_counter() - start:.0f} s in all]", flush=True)
+                  f"  [{time.perf_counter() - start:.0f} s in all; each rebuild: "
+                  f"{', '.join(f'{t:.3f}' for t in row['rebuilds'])} s]", flush=True)
     if len(rows) > 1:
         print(f"fitted exponent of the rebuild after one move, {sizes[0]} to {sizes[-1]}: "
               f"{exponent(rows):.3f}")
