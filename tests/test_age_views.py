@@ -858,3 +858,120 @@ def test_a_view_with_fields_of_the_wrong_type(written: Path, keys: Path, field: 
     result = run("view", written, "-i", keys / "ann", "--game", game[0])
     assert (result.exit_code, result.stderr) == (
         1, f"error: {written} decrypts, but is not a referee view\n")
+
+
+# --- a game whose views are already written is not replayed ------------------------------
+
+
+@pytest.fixture
+def replays(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The games `views` replays (each replay's game id)."""
+    seen: list[str] = []
+    real = replay.replay
+
+    def counting(gf: gamefile.GameFile, *args: object, **kwargs: object) -> object:
+        seen.append(gf.game_id)
+        return real(gf, *args, **kwargs)
+
+    monkeypatch.setattr(replay, "replay", counting)
+    return seen
+
+
+UNCHANGED = ["  ann: g.ann.age unchanged", "  ben: g.ben.age unchanged",
+             "  public: g.public.txt unchanged"]
+
+
+def test_views_made_from_these_bytes_are_kept_without_a_replay(
+        game: tuple[Path, Path], signers: Path, keys: Path, replays: list[str]) -> None:
+    """The index names what the views were made from (an HMAC under the seed's key of
+    the game's bytes, its names, the language and the referee's code): while it and
+    every file hold, the game is not replayed; a move replays it once."""
+    path, secret = game
+    write_views(game, signers)
+    assert replays == ["g1"]
+    again = write_views(game, signers)
+    assert again.stdout.splitlines()[:3] == UNCHANGED and replays == ["g1"]
+    index = json.loads((path.parent / "g.views.json").read_text())
+    assert len(index["source"]) == 64 and len(index["public_mac"]) == 64
+    one_move(path, secret)
+    replays.clear()
+    moved = write_views(game, signers)
+    assert moved.stdout.splitlines()[:3] == ["  ann: g.ann.age written",
+                                             "  ben: g.ben.age written",
+                                             "  public: g.public.txt written"]
+    assert replays == ["g1"]
+    assert run("view", path.parent / "g.ann.age", "-i", keys / "ann").exit_code == 0
+    german = run("--lang", "de", "views", path, "--signers", signers, "--secret", secret)
+    assert german.exit_code == 0 and replays == ["g1", "g1"]  # another language: replayed
+
+
+def test_an_old_set_of_views_put_back_is_rewritten(game: tuple[Path, Path], signers: Path,
+                                                   keys: Path, replays: list[str]) -> None:
+    """The views, the public view and the index of before a move, all put back (each
+    genuine, each the referee's): their index names other bytes, so the game is
+    replayed and every view written anew."""
+    path, secret = game
+    write_views(game, signers)
+    folder = path.parent
+    names = ["g.ann.age", "g.ben.age", "g.public.txt", "g.views.json"]
+    old = {n: (folder / n).read_bytes() for n in names}
+    one_move(path, secret)
+    write_views(game, signers)
+    for name, data in old.items():
+        (folder / name).write_bytes(data)
+    replays.clear()
+    result = write_views(game, signers)
+    assert replays == ["g1"]
+    assert result.stdout.splitlines()[:3] == ["  ann: g.ann.age written",
+                                              "  ben: g.ben.age written",
+                                              "  public: g.public.txt written"]
+    assert run("view", folder / "g.ann.age", "-i", keys / "ann").stderr == ""
+
+
+@pytest.mark.parametrize("change", ["source", "old ann file", "public", "no key", "keys",
+                                    "code"])
+def test_a_view_set_that_does_not_hold_is_replayed(
+        game: tuple[Path, Path], signers: Path, keys: Path, replays: list[str],
+        monkeypatch: pytest.MonkeyPatch, change: str) -> None:
+    """Any part of the set not as the referee wrote it for these bytes: the index's
+    source forged, the current index beside an old view, the public view edited, the
+    index's keyless players edited, a key added, another referee: replayed, and what
+    is not the referee's written again."""
+    path, secret = game
+    folder = path.parent
+    write_views(game, signers)
+    old_ann = (folder / "g.ann.age").read_bytes()
+    one_move(path, secret)
+    write_views(game, signers)
+    index_path = folder / "g.views.json"
+    index = json.loads(index_path.read_text())
+    if change == "source":
+        index["source"] = hashlib.sha256(b"forged").hexdigest()
+    elif change == "old ann file":
+        (folder / "g.ann.age").write_bytes(old_ann)
+    elif change == "public":
+        (folder / "g.public.txt").write_text("all is well\n")
+    elif change == "no key":
+        index["no_key"] = []
+    elif change == "keys":
+        signers.write_text(signers.read_text() + f"ann {public_key(keys, 'ann-rsa')}\n")
+    else:
+        from referee.git import views as views_module
+
+        monkeypatch.setattr(views_module, "code_digest", lambda: "another referee")
+    index_path.write_text(json.dumps(index))
+    replays.clear()
+    result = write_views(game, signers)
+    assert result.exit_code == 0 and replays == ["g1"]
+    lines = result.stdout.splitlines()
+    if change == "old ann file":
+        assert lines[0] == "  ann: g.ann.age written (the file there was not the referee's)"
+    if change == "keys":
+        assert lines[0] == "  ann: g.ann.age written"
+    if change == "public":
+        assert lines[2] == "  public: g.public.txt written"
+    shown = run("view", folder / "g.ann.age", "-i", keys / "ann")
+    assert shown.exit_code == 0 and shown.stderr == ""
+    replays.clear()
+    assert write_views(game, signers).stdout.splitlines()[:3] == UNCHANGED
+    assert replays == []

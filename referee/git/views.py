@@ -5,6 +5,7 @@ where the game and the allowed-signers file are in the repository."""
 
 from __future__ import annotations
 
+import functools
 import json
 import subprocess
 from collections.abc import Sequence
@@ -12,10 +13,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from referee import i18n
 from referee.errors import RefereeError, UsageError
 from referee.git import history
-from referee.ledger import gamefile, identity, replay, secret
-from referee.play.statusview import load, status_json, status_text
+from referee.ledger import fileio, gamefile, identity, replay, secret
+from referee.ledger.codedigest import code_digest
+from referee.play.statusview import status_json, status_text
 from referee.trust import agebox, viewsign
 
 SIGNERS_IN_REPO = Path(history.SIGNERS)  # the file `check --signed` verifies commits with
@@ -23,9 +26,16 @@ SIGNERS_IN_REPO = Path(history.SIGNERS)  # the file `check --signed` verifies co
 
 def repo_root(path: Path) -> Path | None:
     """The root of the git work tree holding ``path`` (None outside one, or no git)."""
+    return _work_tree(path.resolve().parent)
+
+
+@functools.lru_cache(maxsize=256)
+def _work_tree(folder: Path) -> Path | None:
+    """(Asked once per folder and run: `views` of 10,000 games in one folder ran git
+    10,000 times.)"""
     try:
         top = subprocess.run(["git", "rev-parse", "--show-toplevel"],
-                             cwd=path.resolve().parent, capture_output=True, check=False)
+                             cwd=folder, capture_output=True, check=False)
     except (FileNotFoundError, NotADirectoryError):
         return None
     return Path(top.stdout.decode().strip()) if top.returncode == 0 else None
@@ -56,10 +66,23 @@ def repo_name(path: Path) -> str:
 def write_game_views(path: Path, out: Path, secret_path: Path | None,
                      signers: agebox.Signers) -> agebox.ViewsReport:
     """Replay the game at ``path`` with its secret and write its views into ``out``,
-    each signed with the game's referee key. Raises RefereeError."""
-    gf, match = load(path, secret_path)
+    each signed with the game's referee key; or, when the views in ``out`` were made by
+    this referee from these very bytes (:func:`referee.trust.agebox.views_hold`), leave
+    them without replaying it. Raises RefereeError."""
+    name, rel = path.name, repo_name(path)
+    raw = fileio.read_bytes(path)  # (one read: the bytes checked are the bytes replayed)
+    gf = gamefile.parse(raw, str(path))
     seed = secret.find_seed(gf, secret_path, path)
-    assert seed is not None  # load() replayed, so the seed is known
+    if seed is None:
+        replay.replay(gf, None)  # (raises: a sealed game needs its secret)
+        raise viewsign.ViewError(f"{path}: the views of a game need its seed")
+    key = agebox.views_key(seed)
+    source = agebox.source_mac(key, [raw, rel.encode(), name.encode(),
+                                     i18n.current().encode(), code_digest().encode()])
+    kept = agebox.views_hold(out, path.stem, key, source, gf.players, signers)
+    if kept is not None:
+        return kept
+    match = replay.replay(gf, seed)
     problem = viewsign.header_key_problem(gf, seed)
     if problem:
         raise viewsign.ViewError(problem)
@@ -67,15 +90,14 @@ def write_game_views(path: Path, out: Path, secret_path: Path | None,
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise UsageError(f"cannot create {out}: {exc.strerror}") from None
-    name, rel = path.name, repo_name(path)
     plaintexts = {
         p: viewsign.document(gf, seed, rel, p, status_text(gf, match, p, name),
                              status_json(gf, match, p))
         for p in gf.players
     }
     public = status_text(gf, match, None, name) + "\n"
-    return agebox.write_views(out, path.stem, gf.game_id, agebox.views_key(seed),
-                              plaintexts, public, signers)
+    return agebox.write_views(out, path.stem, gf.game_id, key, plaintexts, public,
+                              signers, source)
 
 
 @dataclass

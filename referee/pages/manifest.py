@@ -33,7 +33,6 @@ what is removed is what a full build would not hold.
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import os
 import re
@@ -43,9 +42,9 @@ from pathlib import Path
 
 import msgspec
 
-import referee
 from referee.errors import RefereeError
 from referee.ledger import fileio
+from referee.ledger.codedigest import code_digest
 from referee.ledger.fileformat import GAME_ID
 from referee.pages.summary import GameSummary
 from referee.reports.ratings.results import Result
@@ -120,31 +119,6 @@ def path_for(out: Path) -> Path | None:
         base = Path(home) / "referee"
     where = hashlib.sha256(os.path.realpath(out).encode()).hexdigest()
     return base / "site-1" / f"{where}.json"
-
-
-@functools.cache
-def code_digest() -> str:
-    """The SHA-256 of every file of the referee package (its code, templates, data and
-    catalogs: what a page is made from) and of the libraries that shape a page."""
-    from importlib import metadata
-
-    root = Path(referee.__file__).parent
-    digest = hashlib.sha256(f"referee {referee.__version__}\n".encode())
-    for folder, dirs, names in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
-        for name in sorted(names):
-            if name.endswith((".pyc", ".pyo")):
-                continue
-            path = os.path.join(folder, name)
-            digest.update(f"{os.path.relpath(path, root)}\n".encode())
-            with open(path, "rb") as handle:
-                digest.update(hashlib.sha256(handle.read()).digest())
-    for dist in ("jinja2", "markupsafe", "openskill", "msgspec", "resvg-py"):
-        try:
-            digest.update(f"{dist} {metadata.version(dist)}\n".encode())
-        except metadata.PackageNotFoundError:
-            digest.update(f"{dist} none\n".encode())
-    return digest.hexdigest()
 
 
 def build_key(lang: str, league: bool) -> str:

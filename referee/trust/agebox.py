@@ -22,7 +22,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -150,11 +150,63 @@ class ViewsReport:
     files: dict[str, str] = field(default_factory=dict)  # player or "public" -> file name
 
 
+def source_mac(mac_key: bytes, parts: Sequence[bytes]) -> str:
+    """The index's HMAC of what the views were made from (the game file's bytes, its
+    names, the language, the referee's code digest): while it and every file hold, the
+    views are the ones an earlier run wrote and the game is not replayed."""
+    mac = hmac.new(mac_key, b"referee-views-source/1", hashlib.sha256)
+    for part in parts:  # (each prefixed by its length: no two lists give one stream)
+        mac.update(len(part).to_bytes(8, "big") + part)
+    return mac.hexdigest()
+
+
+def public_mac(mac_key: bytes, public: bytes) -> str:
+    return hmac.new(mac_key, b"referee-view-public\0" + hashlib.sha256(public).digest(),
+                    hashlib.sha256).hexdigest()
+
+
+def views_hold(out: Path, stem: str, mac_key: bytes, source: str, players: Sequence[str],
+               signers: Signers) -> ViewsReport | None:
+    """The report of a run that changes nothing, when STEM's index in ``out`` says its
+    views were made from ``source`` and every file is as the referee wrote it: each
+    player with a key has a view encrypted to exactly those keys whose file HMAC holds,
+    a player without one has no view, and the public view's HMAC holds. Else None (the
+    game is replayed). Nobody without the seed can write an index that passes."""
+    index = read_index(out / f"{stem}.views.json")
+    recorded, views = index.get("source"), index.get("views")
+    if not (isinstance(recorded, str) and hmac.compare_digest(recorded, source)
+            and isinstance(views, dict)):
+        return None
+    report = ViewsReport()
+    for player in players:
+        name = f"{stem}.{player}.age"
+        keys = signers.keys.get(player, [])
+        entry = views.get(player)
+        if not keys:
+            if entry is not None or (out / name).exists():
+                return None
+            report.no_key.append(player)
+            continue
+        if not (isinstance(entry, dict) and entry.get("file") == name
+                and entry.get("keys") == [fingerprint(k) for k in keys]
+                and _file_ok(out / name, mac_key, entry.get("file_mac"))):
+            return None
+        report.unchanged.append(player)
+        report.files[player] = name
+    public = out / f"{stem}.public.txt"
+    if (sorted(views) != sorted(report.files) or index.get("no_key") != report.no_key
+            or not _file_ok(public, mac_key, index.get("public_mac"), public_mac)):
+        return None
+    report.files["public"] = public.name
+    return report
+
+
 def write_views(out: Path, stem: str, game_id: str, mac_key: bytes,
                 plaintexts: Mapping[str, bytes], public: str,
-                signers: Signers) -> ViewsReport:
+                signers: Signers, source: str = "") -> ViewsReport:
     """Write STEM.P.age for every player with a key, STEM.public.txt and the index
-    STEM.views.json in ``out``; rewrite each only when its content changed."""
+    STEM.views.json in ``out``; rewrite each only when its content changed. ``source``:
+    what the views were made from (:func:`source_mac`), kept in the index."""
     index_path = out / f"{stem}.views.json"
     old = read_index(index_path).get("views", {})
     report = ViewsReport()
@@ -191,6 +243,7 @@ def write_views(out: Path, stem: str, game_id: str, mac_key: bytes,
         write_atomic(public_path, public.encode())
         report.public_written = True
     index = {"format": INDEX_FORMAT, "game": game_id, "public": public_path.name,
+             "public_mac": public_mac(mac_key, public.encode()), "source": source,
              "views": entries, "no_key": report.no_key}
     text = json.dumps(index, indent=2, sort_keys=True) + "\n"
     if not index_path.exists() or index_path.read_text(encoding="utf-8") != text:
@@ -198,14 +251,16 @@ def write_views(out: Path, stem: str, game_id: str, mac_key: bytes,
     return report
 
 
-def _file_ok(target: Path, mac_key: bytes, expected: object) -> bool:
+def _file_ok(target: Path, mac_key: bytes, expected: object,
+             mac: Callable[[bytes, bytes], str] = file_mac) -> bool:
     """Whether ``target`` is byte for byte the file the referee wrote (its HMAC)."""
+    if not isinstance(expected, str):
+        return False
     try:
         data = fileio.read_bytes(target, "view file")
     except GameFileError:
         return False
-    return isinstance(expected, str) and hmac.compare_digest(file_mac(mac_key, data),
-                                                             expected)
+    return hmac.compare_digest(mac(mac_key, data), expected)
 
 
 # --- reading a view --------------------------------------------------------------------
