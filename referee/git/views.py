@@ -26,13 +26,10 @@ SIGNERS_IN_REPO = Path(history.SIGNERS)  # the file `check --signed` verifies co
 
 def repo_root(path: Path) -> Path | None:
     """The root of the git work tree holding ``path`` (None outside one, or no git)."""
-    return _work_tree(path.resolve().parent)
+    return _git_top(path.resolve().parent)
 
 
-@functools.lru_cache(maxsize=256)
-def _work_tree(folder: Path) -> Path | None:
-    """(Asked once per folder and run: `views` of 10,000 games in one folder ran git
-    10,000 times.)"""
+def _git_top(folder: Path) -> Path | None:
     try:
         top = subprocess.run(["git", "rev-parse", "--show-toplevel"],
                              cwd=folder, capture_output=True, check=False)
@@ -54,24 +51,40 @@ def default_signers(game_path: Path) -> Path:
 def repo_name(path: Path) -> str:
     """The game file's path in its repository (its name outside one): what a view
     names it by."""
-    top = repo_root(path)
+    real = path.resolve() if path.is_symlink() else _resolved(path.parent) / path.name
+    top = _work_tree(real.parent)
     if top is not None:
         try:
-            return path.resolve().relative_to(top.resolve()).as_posix()
+            return real.relative_to(_resolved(top)).as_posix()
         except ValueError:
             pass
     return path.name
 
 
+# Within one run of `views`, each folder is resolved and git asked of it once (for 10,000
+# games in one folder git ran 10,000 times); write_all_views forgets them first.
+_work_tree = functools.lru_cache(maxsize=256)(_git_top)
+
+
+@functools.lru_cache(maxsize=256)
+def _resolved(folder: Path) -> Path:
+    return folder.resolve()
+
+
 def write_game_views(path: Path, out: Path, secret_path: Path | None,
-                     signers: agebox.Signers) -> agebox.ViewsReport:
+                     signers: agebox.Signers,
+                     read: tuple[bytes, gamefile.GameFile] | None = None
+                     ) -> agebox.ViewsReport:
     """Replay the game at ``path`` with its secret and write its views into ``out``,
     each signed with the game's referee key; or, when the views in ``out`` were made by
     this referee from these very bytes (:func:`referee.trust.agebox.views_hold`), leave
-    them without replaying it. Raises RefereeError."""
+    them without replaying it. ``read``: the file's bytes and their parse, if read
+    already. Raises RefereeError."""
     name, rel = path.name, repo_name(path)
-    raw = fileio.read_bytes(path)  # (one read: the bytes checked are the bytes replayed)
-    gf = gamefile.parse(raw, str(path))
+    if read is None:  # (one read: the bytes checked are the bytes replayed)
+        raw = fileio.read_bytes(path)
+        read = raw, gamefile.parse(raw, str(path))
+    raw, gf = read
     seed = secret.find_seed(gf, secret_path, path)
     if seed is None:
         replay.replay(gf, None)  # (raises: a sealed game needs its secret)
@@ -115,9 +128,12 @@ def write_all_views(paths: Sequence[Path], signers_path: Path, out_dir: Path | N
     """Write the views of every game in ``paths`` (:func:`write_game_views`); a game that
     fails (unreadable, no secret, the same game as another file) is reported and the
     others' views are still written. Raises UsageError for unusable arguments."""
+    _work_tree.cache_clear()
+    _resolved.cache_clear()
     targets = view_targets(paths, out_dir)
     signers = agebox.read_signers(signers_path)
-    twins = duplicate_ids(paths)
+    read = read_games(paths)
+    twins = duplicate_ids([(path, gf) for path, (_, gf) in read.items()])
     done: list[GameViews] = []
     for path, out in targets:
         try:
@@ -126,24 +142,31 @@ def write_all_views(paths: Sequence[Path], signers_path: Path, out_dir: Path | N
                     "one game, one file: remove the copy (`check --since` tells which is "
                     "new)"])
             done.append(GameViews(path, out, write_game_views(path, out, secret_path,
-                                                              signers)))
+                                                              signers, read.get(path))))
         except RefereeError as exc:
             done.append(GameViews(path, out, error=exc))
     return signers, done
 
 
-def duplicate_ids(paths: Sequence[Path]) -> dict[Path, str]:
-    """The files among ``paths`` that are the same game as another one (the same header,
-    rng commitment or game id: :mod:`referee.ledger.identity`, as `pending` and `site` find
-    them), each with the message saying so (a copy of a game with a forged header must
-    not be served beside the real one). Unreadable files are left to the caller."""
-    games = []
+def read_games(paths: Sequence[Path]) -> dict[Path, tuple[bytes, gamefile.GameFile]]:
+    """Each readable game file's bytes and their parse, read once for the copy check
+    and the views (an unreadable one is left out: its views say why)."""
+    found = {}
     for path in paths:
         try:
-            games.append((path, gamefile.read(path)))
+            raw = fileio.read_bytes(path)
+            found[path] = raw, gamefile.parse(raw, str(path))
         except RefereeError:
             continue
-    copies = identity.duplicated_files(identity.duplicates(games))
+    return found
+
+
+def duplicate_ids(games: Sequence[tuple[Path, gamefile.GameFile]]) -> dict[Path, str]:
+    """The files among ``games`` that are the same game as another one (the same header,
+    rng commitment or game id: :mod:`referee.ledger.identity`, as `pending` and `site` find
+    them), each with the message saying so (a copy of a game with a forged header must
+    not be served beside the real one)."""
+    copies = identity.duplicated_files(identity.duplicates(list(games)))
     return {Path(f): f"{d.message}: no views are written for either"
             for f, d in copies.items()}
 
@@ -154,7 +177,7 @@ def view_targets(paths: Sequence[Path], out_dir: Path | None) -> list[tuple[Path
     targets = [(p, out_dir or p.parent) for p in paths]
     seen: dict[tuple[Path, str], Path] = {}
     for path, out in targets:
-        key = (out.resolve(), path.stem)
+        key = (_resolved(out), path.stem)
         if key in seen and seen[key].resolve() != path.resolve():
             raise UsageError(f"{seen[key]} and {path} would write the same view files in "
                              f"{out}", hints=["give them different names or run views "
