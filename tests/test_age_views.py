@@ -975,3 +975,19 @@ def test_a_view_set_that_does_not_hold_is_replayed(
     replays.clear()
     assert write_views(game, signers).stdout.splitlines()[:3] == UNCHANGED
     assert replays == []
+
+
+def test_the_views_bench_runs(tmp_path: Path) -> None:
+    """scripts/bench_views_scale.py at two tiny sizes: every run after one move keeps
+    the unchanged games' views (the figures themselves go in docs/speed.md)."""
+    import sys
+
+    need("ssh-keygen")
+    root = Path(__file__).resolve().parent.parent
+    done = subprocess.run([sys.executable, "-m", "scripts.bench_views_scale", "--sizes",
+                           "3,6", "--repeats", "1"], cwd=root, capture_output=True,
+                          text=True, check=False, timeout=300)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert [line.split()[0] for line in lines[:2]] == ["3", "6"]
+    assert lines[2].startswith("fitted exponent of `views` after one move, 3 to 6: ")
