@@ -991,3 +991,27 @@ def test_the_views_bench_runs(tmp_path: Path) -> None:
     lines = done.stdout.splitlines()
     assert [line.split()[0] for line in lines[:2]] == ["3", "6"]
     assert lines[2].startswith("fitted exponent of `views` after one move, 3 to 6: ")
+
+
+@pytest.mark.parametrize("planted", ["fifo public", "fifo index", "huge index"])
+def test_views_over_a_planted_fifo_or_huge_index(game: tuple[Path, Path], signers: Path,
+                                                 keys: Path, planted: str) -> None:
+    """What a push put in the views folder is read with the game files' bounds: a FIFO
+    (which would block a plain read) or an index past 16 MiB is not the referee's, and
+    is replaced, never read to its end."""
+    import os
+
+    path, _ = game
+    write_views(game, signers)
+    target = path.parent / ("g.public.txt" if planted == "fifo public" else "g.views.json")
+    target.unlink()
+    if planted.startswith("fifo"):
+        os.mkfifo(target)
+    else:
+        with target.open("wb") as handle:
+            handle.truncate(17 * 1024 * 1024)
+    result = write_views(game, signers)
+    assert result.exit_code == 0, result.output
+    assert target.is_file() and target.stat().st_size < 1024 * 1024
+    assert run("view", path.parent / "g.ann.age", "-i", keys / "ann").exit_code == 0
+    assert write_views(game, signers).stdout.splitlines()[:3] == UNCHANGED

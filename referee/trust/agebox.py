@@ -128,9 +128,9 @@ def _encrypt(plaintext: bytes, keys: list[str]) -> bytes:
 
 def read_index(path: Path) -> dict[str, Any]:
     """The index from an earlier run ({} if there is none or it is not one)."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    try:  # (a regular file of at most 16 MiB: a FIFO or a huge file put there is none)
+        data = json.loads(fileio.read_bytes(path, "views index"))
+    except (GameFileError, ValueError):
         return {}
     if not isinstance(data, dict) or data.get("format") != INDEX_FORMAT:
         return {}
@@ -239,16 +239,24 @@ def write_views(out: Path, stem: str, game_id: str, mac_key: bytes,
         report.written.append(player)
     public_path = out / f"{stem}.public.txt"
     report.files["public"] = public_path.name
-    if not public_path.exists() or public_path.read_text(encoding="utf-8") != public:
+    if _bytes_or_none(public_path) != public.encode():
         write_atomic(public_path, public.encode())
         report.public_written = True
     index = {"format": INDEX_FORMAT, "game": game_id, "public": public_path.name,
              "public_mac": public_mac(mac_key, public.encode()), "source": source,
              "views": entries, "no_key": report.no_key}
     text = json.dumps(index, indent=2, sort_keys=True) + "\n"
-    if not index_path.exists() or index_path.read_text(encoding="utf-8") != text:
+    if _bytes_or_none(index_path) != text.encode():
         write_atomic(index_path, text.encode())
     return report
+
+
+def _bytes_or_none(path: Path) -> bytes | None:
+    """The bytes of the regular file at ``path`` (at most 16 MiB), or None."""
+    try:
+        return fileio.read_bytes(path, "view file")
+    except GameFileError:
+        return None
 
 
 def _file_ok(target: Path, mac_key: bytes, expected: object,
