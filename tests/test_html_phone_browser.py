@@ -163,5 +163,10 @@ def test_the_site_fits_a_phone(phone: Browser, shots: Path, games: Path,  # noqa
                  *sorted(site.glob("*/pos-1.html"))]:
         width, inner, _, _ = measure(phone, page.as_uri())
         assert inner == PHONE and width <= PHONE, (page, width)
+        if page == site / "index.html":  # each game a card: nothing scrolls sideways
+            assert evaluate(phone, SIDEWAYS) == 0
+            assert evaluate(phone, "getComputedStyle(document.querySelector("
+                                   "'table.games td[data-label]'), '::before').content"
+                            ).strip('"').endswith(": ")
         name = f"{page.parent.name}-{page.stem}" if page.parent != site else page.stem
         phone.screenshot(shots / f"phone-site-{lang}-{name}.png")

@@ -327,5 +327,12 @@ pre.clock { white-space: pre-wrap; overflow-wrap: anywhere; }
   ol.log { padding-left: 2.6em; }
   .boardbox { overflow-x: auto; }
   .boardbox .board { max-width: none; }  /* its own size: the writing stays readable */
+  /* the index on a phone: each game a card, each value under its heading's name */
+  table.games, table.games tbody, table.games tr, table.games td { display: block; }
+  table.games thead { display: none; }
+  table.games tr { border-bottom: 1px solid #ddd; padding: 6px 0; }
+  table.games td { border: none; padding: 2px 8px; }
+  table.games td.num { text-align: left; }
+  table.games td[data-label]::before { content: attr(data-label) ": "; color: #555; }
 }
 """
