@@ -34,6 +34,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -121,22 +122,31 @@ def main() -> None:
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")] + ([10_000] if args.huge else [])
     compileall.compile_dir(str(ROOT / "referee"), quiet=1)
-    rows = []
-    with tempfile.TemporaryDirectory(prefix="bench-site-") as tmp:
+    run_sizes(sizes, "bench-site-",
+              lambda base, count: run_size(base, count, args.moves, args.repeats),
+              lambda row: (f"full {row['full']:7.2f} s {row['full_mem']:6.0f} MiB | after one "
+                           f"move {row['rebuild']:6.3f} s {row['rebuild_mem']:5.0f} MiB"),
+              "the rebuild")
+
+
+def run_sizes(sizes: list[int], prefix: str, run: Callable[[Path, int], dict[str, Any]],
+              line: Callable[[dict[str, Any]], str], what: str) -> None:
+    """Each size run in one temporary folder (``run`` gives its row, with ``rebuild``:
+    the median after one move, and ``rebuilds``: each of them), printed by ``line``
+    beside its ratio to the first size; then the fitted exponent of ``what``."""
+    rows: list[dict[str, Any]] = []
+    with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
         for count in sizes:
             start = time.perf_counter()
-            row = run_size(Path(tmp), count, args.moves, args.repeats)
+            row = run(Path(tmp), count)
             rows.append(row)
             ratio = row["rebuild"] / rows[0]["rebuild"]
-            print(f"{count:6d} games: full {row['full']:7.2f} s {row['full_mem']:6.0f} MiB"
-                  f" | after one move {row['rebuild']:6.3f} s {row['rebuild_mem']:5.0f} MiB"
-                  f" ({ratio:4.2f}x the {sizes[0]}-game run)"
-                  f"  [{time.perf_counter() - start:.0f} s in all; each rebuild: "
+            print(f"{count:6d} games: {line(row)} ({ratio:4.2f}x the {sizes[0]}-game run)"
+                  f"  [{time.perf_counter() - start:.0f} s in all; each after one move: "
                   f"{', '.join(f'{t:.3f}' for t in row['rebuilds'])} s]", flush=True)
     if len(rows) > 1:
-        print(f"fitted exponent of the rebuild after one move, {sizes[0]} to {sizes[-1]}: "
+        print(f"fitted exponent of {what} after one move, {sizes[0]} to {sizes[-1]}: "
               f"{exponent(rows):.3f}")
-
 
 if __name__ == "__main__":
     main()

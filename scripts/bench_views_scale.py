@@ -24,15 +24,13 @@ import secrets
 import statistics
 import subprocess
 import sys
-import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
 if __package__ in (None, ""):  # run by path: make `scripts` and `referee` importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from scripts.bench_site_scale import REFEREE, ROOT, exponent, measure
+from scripts.bench_site_scale import REFEREE, ROOT, measure, run_sizes
 
 
 def make_repo(repo: Path, count: int, env: dict[str, str]) -> None:
@@ -94,21 +92,10 @@ def main() -> None:
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")] + ([10_000] if args.huge else [])
     compileall.compile_dir(str(ROOT / "referee"), quiet=1)
-    rows: list[dict[str, Any]] = []
-    with tempfile.TemporaryDirectory(prefix="bench-views-") as tmp:
-        for count in sizes:
-            start = time.perf_counter()
-            row = run_size(Path(tmp), count, args.repeats)
-            rows.append(row)
-            ratio = row["rebuild"] / rows[0]["rebuild"]
-            print(f"{count:6d} games: first run {row['first']:7.2f} s | after one move "
-                  f"{row['rebuild']:6.3f} s {row['rebuild_mem']:5.0f} MiB ({ratio:4.2f}x "
-                  f"the {sizes[0]}-game run)  [{time.perf_counter() - start:.0f} s in all; "
-                  f"each: {', '.join(f'{t:.3f}' for t in row['rebuilds'])} s]", flush=True)
-    if len(rows) > 1:
-        print(f"fitted exponent of `views` after one move, {sizes[0]} to {sizes[-1]}: "
-              f"{exponent(rows):.3f}")
-
+    run_sizes(sizes, "bench-views-", lambda base, count: run_size(base, count, args.repeats),
+              lambda row: (f"first run {row['first']:7.2f} s | after one move "
+                           f"{row['rebuild']:6.3f} s {row['rebuild_mem']:5.0f} MiB"),
+              "`views`")
 
 if __name__ == "__main__":
     main()

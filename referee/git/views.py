@@ -87,7 +87,7 @@ def write_game_views(path: Path, out: Path, secret_path: Path | None,
     raw, gf = read
     seed = secret.find_seed(gf, secret_path, path)
     if seed is None:
-        replay.replay(gf, None)  # (raises: a sealed game needs its secret)
+        gamefile.rng_key(gf)  # (raises the replay's SealedError: the secret is needed)
         raise viewsign.ViewError(f"{path}: the views of a game need its seed")
     key = agebox.views_key(seed)
     source = agebox.source_mac(key, [raw, rel.encode(), name.encode(),

@@ -187,8 +187,8 @@ def views_hold(out: Path, stem: str, mac_key: bytes, source: str, players: Seque
                 return None
             report.no_key.append(player)
             continue
-        if not (isinstance(entry, dict) and entry.get("file") == name
-                and entry.get("keys") == [fingerprint(k) for k in keys]
+        wanted = _view_entry(name, keys)
+        if not (isinstance(entry, dict) and {k: entry.get(k) for k in wanted} == wanted
                 and _file_ok(out / name, mac_key, entry.get("file_mac"))):
             return None
         report.unchanged.append(player)
@@ -221,7 +221,7 @@ def write_views(out: Path, stem: str, game_id: str, mac_key: bytes,
                 remove(target)
                 report.removed.append(player)
             continue
-        entry = {"file": name, "keys": [fingerprint(k) for k in keys],
+        entry = {**_view_entry(name, keys),
                  "mac": hmac.new(mac_key, plaintext, hashlib.sha256).hexdigest()}
         report.files[player] = name
         before = old.get(player, {})
@@ -251,6 +251,11 @@ def write_views(out: Path, stem: str, game_id: str, mac_key: bytes,
     return report
 
 
+def _view_entry(name: str, keys: list[str]) -> dict[str, Any]:
+    """What the index says of a view besides its HMACs: its file, the keys it is for."""
+    return {"file": name, "keys": [fingerprint(k) for k in keys]}
+
+
 def _bytes_or_none(path: Path) -> bytes | None:
     """The bytes of the regular file at ``path`` (at most 16 MiB), or None."""
     try:
@@ -262,13 +267,8 @@ def _bytes_or_none(path: Path) -> bytes | None:
 def _file_ok(target: Path, mac_key: bytes, expected: object,
              mac: Callable[[bytes, bytes], str] = file_mac) -> bool:
     """Whether ``target`` is byte for byte the file the referee wrote (its HMAC)."""
-    if not isinstance(expected, str):
-        return False
-    try:
-        data = fileio.read_bytes(target, "view file")
-    except GameFileError:
-        return False
-    return hmac.compare_digest(mac(mac_key, data), expected)
+    data = _bytes_or_none(target) if isinstance(expected, str) else None
+    return data is not None and hmac.compare_digest(mac(mac_key, data), str(expected))
 
 
 # --- reading a view --------------------------------------------------------------------
