@@ -14,7 +14,8 @@ import pytest
 from referee.engine import legal_strings
 from referee.games.staufer import GAME
 from referee.ledger import gamefile, replay
-from referee.mail.replies import clean_line, parse_reply
+from referee.mail.replies import parse_reply
+from referee.play.reading import clean_line
 from tests.test_judge import Setup
 from tests.test_judge_support import body_text, reply
 

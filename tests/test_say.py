@@ -15,7 +15,7 @@ import pytest
 
 from referee.judge import Config, Judge, run_once
 from referee.judge.transport import MaildirInbox, MaildirOutbox
-from referee.mail import intake
+from referee.play import reading
 from tests.test_judge import SENDER, Setup
 from tests.test_judge_support import Clock, body_text, deliver, reply
 
@@ -85,12 +85,12 @@ def test_plain_text_of_any_script_is_relayed(toy: Setup) -> None:
 
 
 def test_say_length_bound(toy: Setup) -> None:
-    ok = "a" * intake.SAY_MAX
+    ok = "a" * reading.SAY_MAX
     out = toy.send(reply(toy.latest("ann"), f"say {ok}"))
     assert len(relayed(out)) == 2
     out = toy.send(reply(toy.latest("ann"), f"say {ok}b"))
     assert [m["X-Referee-Player"] for m in out] == ["ann"]
-    assert f"say not relayed: 501 characters, at most {intake.SAY_MAX}" in flat(out[0])
+    assert f"say not relayed: 501 characters, at most {reading.SAY_MAX}" in flat(out[0])
     huge = ("spam " * 60_000).strip()  # 300 kB
     out = toy.send(reply(toy.latest("ann"), f"say {huge}", style="plain"))
     assert [m["X-Referee-Player"] for m in out] == ["ann"]
@@ -166,7 +166,7 @@ def test_say_text_refuses_every_control_format_and_separator_code_point() -> Non
 
     def say(text: str) -> str:
         line = f"say a{text}b"
-        return intake.say_text(Reply("ann@example.org", None, None, None, (line,), None,
+        return reading.say_text(Reply("ann@example.org", None, None, None, (line,), None,
                                      own=(line,)))
 
     def private(c: int) -> bool:  # 137,000 of them: every 251st, and the plane ends
@@ -181,14 +181,14 @@ def test_say_text_refuses_every_control_format_and_separator_code_point() -> Non
     for ch in refused:
         try:
             say(ch)
-        except intake.Refusal as exc:
+        except reading.Refused as exc:
             if f"U+{ord(ch):04X}" not in exc.message:
                 passed.append(ch)
         else:
             passed.append(ch)
     assert passed == []
     for ch in ("\u3164", "\u115f", "\u034f"):  # letters that print as nothing
-        with pytest.raises(intake.Refusal, match="say not relayed: it contains"):
+        with pytest.raises(reading.Refused, match="say not relayed: it contains"):
             say(ch)
     assert say("\t c") == "a cb"  # a tab is a space
     assert say(" ok ") == "a ok b"

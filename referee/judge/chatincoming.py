@@ -28,6 +28,7 @@ from referee.judge.failures import environment_failure
 from referee.judge.outcome import Outcome
 from referee.ledger import gamefile, roster
 from referee.mail import intake, replies
+from referee.play import reading
 from referee.play.reply import play_message
 from referee.play.submit import BotMove, Submission
 
@@ -57,7 +58,7 @@ def reply_of(said: Said) -> replies.Reply:
     """A chat message read as a mail's own lines are (the same forgiving reading: a
     trailing period, a chat line before the move, ``move:`` lines)."""
     own = [line.strip() for line in said.text.replace("\r", "\n").split("\n")]
-    moves, lines, origins = replies._moves(own)
+    moves, lines, origins = reading.read_lines(own)
     return replies.Reply(sender=said.sender, game_id=None, player=None, token=None,
                          moves=moves, in_reply_to=None, message_id=said.event_id,
                          own=tuple(own), lines=lines, origins=origins)
@@ -164,7 +165,7 @@ class ChatIncoming:
                 "Your message is too long to read: nothing was done.")
             return self.answer_state(game, player, [why], "rejected", said.kind)
         reply = self.reply
-        taken = intake.take_line(reply, (*COMMANDS, *PRIVATE_WORDS, intake.PLAN_WORD),
+        taken = reading.take_line(reply, (*COMMANDS, *PRIVATE_WORDS, reading.PLAN_WORD),
                                  game.match.game, game.match.state, player)
         line = taken.line if taken else ""
         word = line.split()[0].lower() if line.split() else ""
@@ -177,11 +178,11 @@ class ChatIncoming:
                 "This answers a post of an earlier turn, so nothing was played: type your "
                 "move as a new message.")], "rejected", "old reply")
         if taken is not None and taken.index:
-            reply = self.reply = intake.from_taken(reply, taken)
+            reply = self.reply = reading.from_taken(reply, taken)
         if not reply.moves:
             return self.answer_state(game, player, [_("No move found in your message.")],
                                      "rejected", "no move")
-        if word in PRIVATE_WORDS or word == intake.PLAN_WORD:
+        if word in PRIVATE_WORDS or word == reading.PLAN_WORD:
             return self._private_word(game, player, word)
         if len(reply.moves) == 1 and word in COMMANDS:
             return self._command(game, player, word, reply)
@@ -225,8 +226,8 @@ class ChatIncoming:
 
         rest = self.reply.moves[0].split(None, 1)[1:] if self.reply.moves else []
         arg = rest[0].strip() if rest else ""
-        if word == intake.PLAN_WORD:
-            return mailcommands.plan(self, game, player, intake.plan_lines(self.reply) or [],
+        if word == reading.PLAN_WORD:
+            return mailcommands.plan(self, game, player, reading.plan_lines(self.reply) or [],
                                      None)
         if word in language.WORDS:
             return language.command(self, game, player, word, arg, self.guard)
@@ -342,9 +343,9 @@ class ChatIncoming:
         """``say TEXT``: relayed to every other player, bounded as by mail (one
         paragraph, the rate of says)."""
         try:
-            said = intake.say_text(reply)
+            said = reading.say_text(reply)
             mailcommands.say_allowed(self, game.gf.game_id, player)
-        except intake.Refusal as exc:
+        except reading.Refused as exc:
             if exc.reason == "quiet":
                 return self._done(Outcome("rejected", game.gf.game_id, "say rate"))
             return self.answer_state(game, player, [exc.message], "rejected", "say")

@@ -9,7 +9,7 @@ command alike (``bot``, ``say``, ``notify``, ``undo``, ``nonce``, ``status``, ``
 and all of the game master's): a stale mail is answered with the current state and
 "this answers an old mail; reply to the latest one", and changes nothing. Besides, the
 judge drops a mail it already answered, and bounds ``say``: plain text, one paragraph
-of at most 500 characters (:func:`referee.mail.intake.say_text`), at most
+of at most 500 characters (:func:`referee.mail.reading.say_text`), at most
 :data:`SAY_RATE` says per player per hour of the judge's clock.
 
 Auto-replies (Auto-Submitted, Precedence bulk/junk/list/auto_reply, X-Autoreply,
@@ -42,6 +42,7 @@ from referee.ledger import gamefile
 from referee.mail import intake, mime
 from referee.mail.intake import Refusal
 from referee.mail.tokens import MailError, MailId
+from referee.play import reading
 from referee.play.reply import play_message
 from referee.play.submit import BotMove, Submission
 
@@ -61,7 +62,7 @@ class Incoming:
         self.mail = intake.read(raw)
         self.reply = self.mail.reply
         self.msgid = self.mail.msgid
-        self.taken: intake.Taken | None = None  # the line read, when chat came first
+        self.taken: reading.Taken | None = None  # the line read, when chat came first
 
     # ------------------------------------------------------------------ entry point
 
@@ -227,7 +228,7 @@ class Incoming:
                     "Not accepted: {reason}. Nothing was done.").format(reason=exc.public))
             return Outcome("rejected", gid, exc.reason + unsent)
         commands = GM_KINDS if seat.player == meta.GM else PLAYER_COMMANDS
-        taken = intake.take_line(self.reply, commands)  # (a command after chat, too)
+        taken = reading.take_line(self.reply, commands)  # (a command after chat, too)
         first = (taken.line if taken else self.reply.moves[0] if self.reply.moves
                  else "").split()
         word = first[0].lower() if first else ""
@@ -276,10 +277,10 @@ class Incoming:
             return self.answer_state(game, player, [
                 _("No move found in your mail: write it on the first line.")], "rejected",
                 "no move")
-        self._take((*PLAYER_COMMANDS, intake.PLAN_WORD), game, player)
+        self._take((*PLAYER_COMMANDS, reading.PLAN_WORD), game, player)
         moves = list(self.reply.moves)
         word = moves[0].split()[0].lower() if moves[0].split() else ""
-        planned = intake.plan_lines(self.reply) if word == intake.PLAN_WORD else None
+        planned = reading.plan_lines(self.reply) if word == reading.PLAN_WORD else None
         if planned is not None:
             return mailcommands.plan(self, game, player, planned, mid)
         if len(moves) == 1 and word in PLAYER_COMMANDS:
@@ -288,14 +289,14 @@ class Incoming:
 
     def _take(self, commands: Sequence[str], game: Loaded, player: str | None) -> None:
         """Read the line of the mail that is a command or (``player``'s) move, passing
-        over chat before it (:func:`referee.mail.intake.take_line`); the answers then
+        over chat before it (:func:`referee.mail.reading.take_line`); the answers then
         say which line was taken (:meth:`read_note`)."""
         match = game.match
-        taken = intake.take_line(self.reply, commands, match.game if player else None,
+        taken = reading.take_line(self.reply, commands, match.game if player else None,
                                  match.state, player)
         if taken is not None and taken.index:
             self.taken = taken
-            self.reply = intake.from_taken(self.reply, taken)
+            self.reply = reading.from_taken(self.reply, taken)
 
     @property
     def extra(self) -> dict[str, str]:
@@ -303,7 +304,7 @@ class Incoming:
 
     def read_note(self) -> list[str]:
         """The line that says which line of the mail was taken (none: the first)."""
-        return intake.taken_note(self.taken)
+        return reading.taken_note(self.taken)
 
     def _moves(self, game: Loaded, player: str, moves: list[str], mid: MailId) -> Outcome:
         """Play ``moves`` (the answer says which line was taken when chat came first)

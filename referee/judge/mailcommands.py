@@ -17,9 +17,8 @@ from referee.i18n import domain
 from referee.judge import meta, notifications, text
 from referee.judge.failures import environment_failure
 from referee.judge.outcome import Outcome
-from referee.mail import intake
-from referee.mail.intake import Refusal
 from referee.mail.tokens import MailId
+from referee.play import reading
 from referee.play.writecore import Guard
 
 if TYPE_CHECKING:
@@ -139,9 +138,9 @@ def vacation(incoming: Request, game: Loaded, player: str, arg: str,
 
 def say(incoming: Request, game: Loaded, player: str) -> Outcome:
     try:
-        said = intake.say_text(incoming.reply)
+        said = reading.say_text(incoming.reply)
         say_allowed(incoming, game.gf.game_id, player)
-    except Refusal as exc:
+    except reading.Refused as exc:
         if exc.reason == "quiet":  # the player was told once in this hour
             incoming.judge.store.mark_answered(incoming.msgid)
             incoming.judge.store.save()
@@ -170,10 +169,10 @@ def say_allowed(incoming: Request, gid: str, player: str) -> None:
     said[player] = times
     warned = state.setdefault("said_warned", {})
     if warned.get(player) == times[0]:
-        raise Refusal("quiet", "say rate: already told")
+        raise reading.Refused("quiet", "say rate: already told")
     warned[player] = times[0]
     again = dt.datetime.fromisoformat(times[0]) + SAY_WINDOW
-    raise Refusal("say", _("say not relayed: at most {n} says an hour; the next one can "
+    raise reading.Refused("say", _("say not relayed: at most {n} says an hour; the next one can "
                            "go at {time} UTC").format(n=SAY_RATE,
                                                       time=f"{again:%Y-%m-%d %H:%M}"))
 

@@ -19,6 +19,7 @@ from referee.engine import Match
 from referee.errors import RefereeError, SealedError, UsageError
 from referee.i18n import domain
 from referee.ledger import gamefile, roster, secret
+from referee.play import reading
 from referee.play.statusview import status_text
 
 _, N_, ngettext = domain("referee")
@@ -44,7 +45,7 @@ class MailIdentify:
         self.raw = b""
         self.found: str | None = None
         self.token: str | None = None
-        self.taken: Any = None  # the line read as the move (intake.Taken), if chat came first
+        self.taken: Any = None  # the line read as the move (reading.Taken), if chat came first
 
     def __call__(self, gf: gamefile.GameFile, seed: str | None
                  ) -> tuple[str, list[str], dict[str, Any]]:
@@ -55,17 +56,16 @@ class MailIdentify:
 
     def note(self) -> list[str]:
         """The line that says which line of the mail was read as the move, when chat came
-        before it (the judge's words, :func:`referee.mail.intake.taken_note`)."""
-        from referee.mail import intake
+        before it (the judge's words, :func:`referee.play.reading.taken_note`)."""
 
-        return intake.taken_note(self.taken)
+        return reading.taken_note(self.taken)
 
 
 @dataclass(frozen=True)
 class Found:
     """An authenticated reply mail: its player and their token, its moves, its
     Message-ID, and the line read as the move when chat came before it
-    (:class:`referee.mail.intake.Taken`, or None)."""
+    (:class:`referee.play.reading.Taken`, or None)."""
 
     player: str
     token: str
@@ -125,12 +125,11 @@ def _taken(gf: gamefile.GameFile, seed: str, reply: Any, player: str) -> Any:
     """The line of ``reply`` that reads as ``player``'s move now (the judge's reading:
     chat before it is passed over); None for ``move:`` lines."""
     from referee.ledger import replay
-    from referee.mail import intake
 
     if len(reply.lines) < 2:
         return None
     match = replay.replay(gf, seed)
-    return intake.take_line(reply, (), match.game, match.state, player)
+    return reading.take_line(reply, (), match.game, match.state, player)
 
 
 def answer_rejection(gf: gamefile.GameFile, raw: bytes, exc: RefereeError,
@@ -152,12 +151,12 @@ def answer_rejection(gf: gamefile.GameFile, raw: bytes, exc: RefereeError,
         return
     reply = mail.parse_reply(raw)
     if taken is not None:
-        reply = intake.from_taken(reply, taken)
+        reply = reading.from_taken(reply, taken)
     settings = roster.settings(gf.data)
     to = settings.address(player) if player is not None and player in gf.players else None
     if player is not None and to is not None:
         with i18n.language(settings.lang(player)):
-            reason = "\n".join([*intake.taken_note(taken), exc.message])
+            reason = "\n".join([*reading.taken_note(taken), exc.message])
             message = mail.rejection(reply, reason, getattr(exc, "legal", []), sender=sender,
                                      to=to, game_id=gf.game_id, player=player, token=token,
                                      date=mail_date())

@@ -8,7 +8,6 @@ import re
 import signal
 import threading
 import time
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from email.errors import MessageError
 from email.message import EmailMessage, Message, MIMEPart
@@ -18,6 +17,7 @@ from referee.mail import headers
 from referee.mail.outgoing import _parse_our_id
 from referee.mail.tokens import TOKEN_RE as _TOKEN_RE
 from referee.mail.tokens import MailError, check_token
+from referee.play.reading import read_lines
 
 # --------------------------------------------------------------------------- incoming
 
@@ -243,15 +243,8 @@ _ATTRIBUTION_END_RE = re.compile(
     r"(wrote|schrieb|a écrit|escribió|ha scritto|schreef|skrev)\s*:\s*$", re.I
 )
 _ATTRIBUTION_START_RE = re.compile(r"^(on|am|le|el|il|op|den|em)\s", re.I)
-_GREETING_RE = re.compile(
-    r"^(hi|hello|hey|dear|hallo|hallöchen|moin|servus|salut|bonjour|hola|ciao|greetings|"
-    r"good (morning|afternoon|evening))\b[\w\s.'-]{0,30}[,!]?$",
-    re.I,
-)
 _OWN_TOKEN_RE = re.compile(rf"^token\s*:\s*({_TOKEN_RE})\s*\.?$", re.I)
 _SUBJECT_TOKEN_RE = re.compile(rf"\[#\s*({_TOKEN_RE})\s*\]", re.I)
-_KEYED_RE = re.compile(r"^(token|game|player)\s*:", re.I)
-_MOVE_RE = re.compile(r"^moves?\s*:\s*(.*)$", re.I)
 _GAME_LINE_RE = re.compile(r"^game\s*:\s*(\S+)\s*$", re.I)
 _PLAYER_LINE_RE = re.compile(r"^player\s*:\s*(\S+)\s*$", re.I)
 _FWD_SUBJECT_RE = re.compile(
@@ -307,66 +300,6 @@ def _split_own(text: str) -> tuple[list[str], list[str], bool]:
                 continue
         own.append(line)
     return own, other, forwarded
-
-
-MAX_LINES = 20  # own lines looked at for the move when chat comes first
-_BULLET_RE = re.compile(r"^(?:[-*+\u2022\u2013]\s+|\d{1,3}[.)]\s+)")
-_QUOTES = "\"'`\u2018\u2019\u201a\u201c\u201d\u201e\u00ab\u00bb"
-_TRAILING_RE = re.compile(r"[\s.,;:!?\u2026]+$")
-_VERBATIM_RE = re.compile(r"(?i)^(say|nonce)(\s|$)")  # their words are the player's
-
-
-def clean_line(line: str) -> str:
-    """A line as the player meant it: without a list bullet (``- ``, ``* ``, ``1. ``),
-    the quotes or backticks around it, and trailing punctuation (``"supply 2."`` ->
-    ``supply 2``). A ``say`` or ``nonce`` line keeps its words as written."""
-    text = line.strip()
-    for _ in range(3):  # ``- "supply 2".``: a bullet, quotes, then punctuation
-        before = text
-        text = _BULLET_RE.sub("", text, count=1).strip()
-        if _VERBATIM_RE.match(text):
-            return text
-        text = _TRAILING_RE.sub("", text)
-        if len(text) >= 2 and text[0] in _QUOTES and text[-1] in _QUOTES:
-            text = text[1:-1].strip()
-        if text == before:
-            break
-    return text
-
-
-def _moves(own: Sequence[str]
-           ) -> tuple[tuple[str, ...], tuple[str, ...], tuple[int, ...]]:
-    """(the moves: the ``move:`` lines, else the first line that may be one; without
-    ``move:`` lines, every line that may be the move; where each of those is in
-    ``own``)."""
-    keyed: list[str] = []
-    pending = False
-    for line in own:
-        if pending:
-            if line:
-                keyed.append(clean_line(line))
-                pending = False
-            continue
-        m = _MOVE_RE.match(line)
-        if m:
-            if m.group(1).strip():
-                keyed.append(clean_line(m.group(1)))
-            else:
-                pending = True
-    if keyed or pending:
-        return tuple(k for k in keyed if k), (), ()
-    lines: list[str] = []
-    origins: list[int] = []
-    for i, line in enumerate(own):
-        if not line or _KEYED_RE.match(line) or _GREETING_RE.match(line):
-            continue
-        tidy = clean_line(line)
-        if tidy:
-            lines.append(tidy)
-            origins.append(i)
-        if len(lines) == MAX_LINES:
-            break
-    return tuple(lines[:1]), tuple(lines), tuple(origins)
 
 
 def _is_automatic(msg: EmailMessage) -> bool:
@@ -579,7 +512,7 @@ def _parse_reply(raw: bytes) -> Reply:
         else:
             token = m.group(1)
 
-    moves, lines, origins = _moves(own)
+    moves, lines, origins = read_lines(own)
     return Reply(
         sender=sender,
         game_id=game,
