@@ -12,7 +12,7 @@ running; the players of one running game given addresses), lets an in-process ju
 (``MailJudge`` over a Maildir inbox and an outbox that keeps only the mails of one game)
 take its first look at all of them (timed for sizes up to ``--first-pass-up-to``), then
 ROUNDS times puts into the inbox one reply that plays one legal move
-in one running game and times :func:`referee.judge.mailrun.run_once` over it: what a
+in one running game and times :func:`referee.doors.mail.run.run_once` over it: what a
 long-running judge (``referee judge --poll``) does per look: deliver the queue, sweep,
 handle the mail (its answers queued, the state saved, the answers sent), sweep again,
 save. Reported: the best of ROUNDS, the process's peak memory (``ru_maxrss``, the first
@@ -39,8 +39,10 @@ if __package__ in (None, ""):  # run by path: make `scripts`, `tests` and `refer
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from referee.engine import legal_strings
-from referee.judge import Config, Judge, run_once
-from referee.judge.transport import MaildirInbox
+from referee.doors.mail import MailJudge as Judge
+from referee.doors.mail import run_once
+from referee.doors.mail.transport import MaildirInbox
+from referee.judge import Config
 from referee.ledger import gamefile, replay
 from scripts.bench_scale import EXAMPLES, ROOT, exponent, game_copy
 from tests.test_judge_support import deliver, parse, reply

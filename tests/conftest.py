@@ -61,18 +61,19 @@ def isolated_env(monkeypatch: pytest.MonkeyPatch,
 @pytest.fixture(autouse=True)
 def judge_saves_checked(monkeypatch: pytest.MonkeyPatch) -> None:
     """After every save of a judge's state, the state a judge starting then would load
-    (the base and its journal: referee/judge/store.py) is the state in memory: a change
-    to a game's entry that the save did not write fails the test that made it."""
+    (its SQLite rows: referee/judge/store.py) is the state in memory: a change to a row
+    that the save did not write fails the test that made it."""
     from referee.judge import store
 
     real = store.Store.save
 
     def checked(self: store.Store) -> None:
         real(self)
-        import json
-
-        held = json.loads(json.dumps(self.data, ensure_ascii=True, sort_keys=True))
-        assert store.Store(self.path.parent).data == held, "a change the save did not write"
+        held, fresh = self.snapshot(), store.Store(self.path.parent)
+        try:
+            assert fresh.snapshot(like=self) == held, "a change the save did not write"
+        finally:
+            fresh.close()
 
     monkeypatch.setattr(store.Store, "save", checked)
 

@@ -6,8 +6,10 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 
-from referee.judge import Config, Judge, run_once
-from referee.judge.transport import MaildirInbox, MaildirOutbox
+from referee.doors.mail import MailJudge as Judge
+from referee.doors.mail import run_once
+from referee.doors.mail.transport import MaildirInbox, MaildirOutbox
+from referee.judge import Config
 from referee.ledger import gamefile, roster
 from tests.conftest import run
 from tests.test_judge import SENDER, Setup

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from types import SimpleNamespace
 
 from referee import engine
-from referee.judge.chatfront import chat_words
-from referee.judge.chatincoming import reads_as_move, reply_of
-from referee.judge.door import ROOM_TO, Doors, Notice
+from referee.doors.chat import events
+from referee.judge.door import Doors, Notice
+from referee.judge.handling import hidden_in
 from referee.ledger import gamefile, replay, secret
-from referee.matrix import events
+from referee.play.reading import read_text, reads_as_move
 from tests.conftest import ok, run
 
 ROOM = "!abc:hs.test"
@@ -23,13 +24,14 @@ def message(body: object, **content: object) -> dict[str, object]:
 
 def test_a_text_message_is_read_with_its_sender_and_id() -> None:
     said = events.read(ROOM, message("supply 2."))
-    assert said == events.Said(ROOM, "$e1", "@ann:hs.test", "message", "supply 2.")
+    assert said == events.Event(ROOM, "$e1", "@ann:hs.test", "message", "supply 2.")
 
 
 def test_edits_replies_redactions_and_long_bodies_are_told_apart() -> None:
     edit = events.read(ROOM, message("* supply 3", **{"m.relates_to": {
         "rel_type": "m.replace", "event_id": "$e0"}, "m.new_content": {"body": "supply 3"}}))
-    assert edit is not None and edit.kind == "edit" and edit.text == ""
+    # an edit is never played, but its new text is read: a hidden choice in it is withdrawn
+    assert edit is not None and edit.kind == "edit" and edit.text == "supply 3"
     reply = events.read(ROOM, message("> <@ref:hs.test> your turn\n\nsupply 2", **{
         "m.relates_to": {"m.in_reply_to": {"event_id": "$old"}}}))
     assert reply is not None and reply.kind == "reply"
@@ -38,7 +40,8 @@ def test_edits_replies_redactions_and_long_bodies_are_told_apart() -> None:
                                    "sender": "@ann:hs.test", "redacts": "$e1"})
     assert redaction is not None and redaction.kind == "redaction"
     long = events.read(ROOM, message("x" * (events.BODY_MAX + 1)))
-    assert long is not None and long.kind == "too_long" and long.text == ""
+    # never played; its first BODY_MAX characters looked at for a hidden choice
+    assert long is not None and long.kind == "too_long" and long.text == "x" * events.BODY_MAX
 
 
 def test_malformed_or_foreign_events_are_passed_over() -> None:
@@ -48,13 +51,23 @@ def test_malformed_or_foreign_events_are_passed_over() -> None:
     assert events.read(ROOM, message("hi", msgtype="m.notice")) is None  # a bot's
     assert events.read(ROOM, {"type": "m.room.member", "event_id": "$e", "sender":
                               "@ann:hs.test", "state_key": "@ann:hs.test"}) is None
+    joined = events.read(ROOM, {"type": "m.room.member", "event_id": "$e", "sender":
+                                "@ann:hs.test", "state_key": "@ann:hs.test",
+                                "content": {"membership": "leave"}})
+    assert joined == events.Event(ROOM, "$e", "@ann:hs.test", "member", "leave",
+                                  member="@ann:hs.test")
 
 
-def test_a_post_keeps_its_columns_and_is_bounded() -> None:
+def test_a_post_keeps_its_columns_and_is_bounded_in_bytes() -> None:
     content = events.post("a <b>\n  c")
     assert content["msgtype"] == "m.notice" and content["body"] == "a <b>\n  c"
     assert content["formatted_body"] == "<pre><code>a &lt;b&gt;\n  c</code></pre>"
-    assert len(events.post("y" * 100_000)["body"]) <= events.POST_MAX
+    # bounded in encoded bytes, whatever the characters: ASCII, escaped controls and
+    # HTML, and letters of four bytes each
+    for text in ("y" * 100_000, "\x01" * 30_000, "<&>" * 20_000, "\U0001f600" * 30_000):
+        bounded = events.post(text)
+        assert len(json.dumps(bounded).encode()) <= events.POST_BYTES
+        assert bounded["body"].endswith(events.CUT)
 
 
 def test_chat_lines_before_the_move_are_passed_over(tmp_path: Path) -> None:
@@ -65,8 +78,7 @@ def test_chat_lines_before_the_move_are_passed_over(tmp_path: Path) -> None:
     game, state = match.game, match.state
     mover = game.to_move(state)[0]
     move = engine.legal_strings(game, state, mover)[0]
-    said = events.Said(ROOM, "$e", "@ann:hs.test", "message", f"Nice one!\n{move}.")
-    reply = reply_of(said)
+    reply = read_text(f"Nice one!\n{move}.")
     assert reply.lines == ("Nice one", move)  # (tidied as a mail line is)
     assert reads_as_move(game, state, mover, move)
     other = next(p for p in gf.players if p != mover)
@@ -74,19 +86,32 @@ def test_chat_lines_before_the_move_are_passed_over(tmp_path: Path) -> None:
     assert not reads_as_move(game, state, mover, "good luck everyone")
 
 
-def test_chat_says_how_to_answer_in_chat() -> None:
+def test_chat_says_how_to_answer_in_chat(tmp_path: Path) -> None:
+    from referee.doors.chat.words import CHAT_WORDS
     from referee.judge import text
+    from referee.ledger import roster
 
-    body = "Since your last mail:\nann played\n" + "\n".join(text.REPLY_HELP) + "\n"
-    said = chat_words(body)
-    assert "Since your last message:" in said and "Reply to this mail" not in said
-    assert "direct room" in said
+    for name in ("staufer", "dynasties"):
+        path = tmp_path / f"{name}.json"
+        ok("new", name, path, "--players", "ann,ben,cat", "--seed", "chat")
+        gf = gamefile.read(path)
+        match = replay.replay(gf, secret.find_seed(gf, None, path))
+        ok("move", path, "--as", match.game.to_move(match.state)[0],
+           engine.legal_strings(match.game, match.state, match.game.to_move(match.state)[0])[0])
+        gf = gamefile.read(path)
+        match = replay.replay(gf, secret.find_seed(gf, None, path))
+        for viewer in gf.players:
+            said = text.body(gf, match, None, viewer, 0, roster.settings(gf.data),
+                             words=CHAT_WORDS)
+            assert "Since your last message:" in said and "mail" not in said.lower()
+            assert "direct room" in said
+            assert "supply 2" not in said or name == "staufer"  # (no other game's move)
 
 
 def test_a_notice_for_a_door_the_judge_does_not_run_is_logged_not_sent(tmp_path: Path
                                                                         ) -> None:
     logged: list[str] = []
-    doors = Doors(None, None, logged.append)
+    doors = Doors([], logged.append)
 
     class Game:
         path = tmp_path / "g.json"
@@ -94,10 +119,10 @@ def test_a_notice_for_a_door_the_judge_does_not_run_is_logged_not_sent(tmp_path:
         class gf:
             game_id = "g1"
 
-    assert doors.prepare(Game, Notice("ann", "matrix:@ann:hs.test", "x")) is None  # type: ignore[arg-type]
-    assert doors.prepare(Game, Notice("ann", "matrix:@ann:hs.test", "y")) is None  # type: ignore[arg-type]
-    assert doors.prepare(Game, Notice("_watcher", ROOM_TO, "z")) is None  # type: ignore[arg-type]
-    assert len(logged) == 2 and "chat, which this judge does not run" in logged[0]
+    assert doors.prepare(Game, Notice("ann", "matrix:@ann:hs.test", "x")) == []  # type: ignore[arg-type]
+    assert doors.prepare(Game, Notice("ann", "matrix:@ann:hs.test", "y")) == []  # type: ignore[arg-type]
+    assert doors.prepare(Game, Notice("_watcher", None, "z")) == []  # type: ignore[arg-type]
+    assert len(logged) == 1 and "reached by no door this judge runs" in logged[0]
 
 
 def test_new_binds_seats_to_matrix_ids_and_seals_the_game(tmp_path: Path) -> None:
@@ -137,8 +162,6 @@ def test_a_forged_matrix_field_fails_the_schema(tmp_path: Path) -> None:
 def hidden_position(tmp_path: Path) -> tuple[object, str, str, str]:
     """A Dynasties game played by first legal moves until the player to move has a
     hidden choice: (match, player, a hidden move, a public move)."""
-    from referee.judge.chatincoming import hidden
-
     path = tmp_path / "d.json"
     ok("new", "dynasties", path, "--players", "ann,ben,cat", "--seed", "hidden")
     for _ in range(200):
@@ -147,7 +170,7 @@ def hidden_position(tmp_path: Path) -> tuple[object, str, str, str]:
         game, state = match.game, match.state
         mover = game.to_move(state)[0]
         legal = engine.legal_strings(game, state, mover)
-        secret_moves = [m for m in legal if hidden(match, mover, [m])]
+        secret_moves = [m for m in legal if hidden(match, mover, [m])]  # type: ignore[arg-type]
         if secret_moves:
             public = [m for m in legal if m not in secret_moves]
             return match, mover, secret_moves[0], public[0] if public else ""
@@ -155,15 +178,21 @@ def hidden_position(tmp_path: Path) -> tuple[object, str, str, str]:
     raise AssertionError("no hidden choice in 200 moves")
 
 
-def test_a_hidden_choice_is_told_from_a_public_move(tmp_path: Path) -> None:
-    from referee.judge.chatincoming import hidden
+def hidden(match: object, player: str, lines: list[str]) -> bool:
+    return hidden_in(SimpleNamespace(match=match), player, lines)  # type: ignore[arg-type]
 
+
+def test_a_hidden_choice_is_told_from_a_public_move(tmp_path: Path) -> None:
     match, mover, secret_move, public = hidden_position(tmp_path)
     assert hidden(match, mover, [secret_move])
     assert hidden(match, mover, ["hello", secret_move])  # any line of several
     if public:
         assert not hidden(match, mover, [public])
     assert not hidden(match, mover, ["not a move at all"])
+    # inside a line: with words after it or before it, with its punctuation
+    assert hidden(match, mover, [f"{secret_move} lol"])
+    assert hidden(match, mover, [f"ok I go {secret_move}, sorry"])
+    assert hidden(match, mover, [f"{secret_move.upper()}!"])
 
 
 def test_judge_in_chat_refuses_bad_options_with_one_message(tmp_path: Path,

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import datetime as dt
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -77,6 +78,13 @@ def table(synapse: Any, tmp_path: Path, request: pytest.FixtureRequest) -> dict[
            "referee": referee_user}
     for person in people.values():
         person.close()
+
+
+def hidden(match: Any, player: str, lines: list[str]) -> bool:
+    """Whether one of ``lines`` is a hidden choice of ``player`` now."""
+    from referee.judge.handling import hidden_in
+
+    return hidden_in(SimpleNamespace(match=match), player, lines)  # type: ignore[arg-type]
 
 
 def first_legal(path: Path, player: str) -> str:
@@ -181,7 +189,7 @@ def test_a_kill_between_playing_and_answering_neither_loses_nor_doubles(
     assert len(after) == len(before) + 1 and after[-1]["matrix"] == event
     # as if killed before the position and the handled ids were saved
     current = read_state(games)
-    current["matrix"]["since"] = saved["matrix"]["since"]
+    current["chat"]["since"] = saved["chat"]["since"]
     current["answered"] = saved["answered"]
     write_state(games, current)
     judge(synapse, games, table["referee"])
@@ -193,8 +201,6 @@ def test_a_hidden_choice_typed_in_the_room_is_refused_unechoed(synapse: Any,
     """Dynasties keeps the card kept when passing secret: typed in the game's room it is
     not played, not repeated by the referee, and removed from the room; typed in the
     direct room it is played."""
-    from referee.judge.chatincoming import hidden
-
     tag = "hidden"
     referee_user = synapse.register(f"referee{tag}")
     people = {p: Person(synapse, f"{p}{tag}") for p in ("ann", "ben", "cat")}
@@ -357,8 +363,8 @@ def test_a_whole_game_is_played_in_chat(game_name: str, synapse: Any, tmp_path: 
     room, hidden choices in the mover's direct room; the judge (in this process, one
     login) plays each once; the game ends, the room tells the result, `check` passes, and
     the game's room never showed a hidden choice."""
-    from referee.judge import html
-    from referee.matrix.link import Link
+    from referee.doors.chat.link import Link
+    from referee.doors.mail import html
 
     monkeypatch.setattr(html, "pictures_available", lambda: False)  # (text is enough here)
     tag = f"whole{game_name[:4]}"
@@ -381,21 +387,18 @@ def test_a_whole_game_is_played_in_chat(game_name: str, synapse: Any, tmp_path: 
 
 def _play_whole_game(game_name: str, link: Any, games: Path, path: Path,
                      people: dict[str, Person]) -> None:
-    from referee.judge import chatrun
+    from referee.doors.chat.door import MatrixDoor
+    from referee.judge import serve
     from referee.judge.basics import Config
-    from referee.judge.chatfront import MatrixDoor
-    from referee.judge.chatincoming import hidden
     from referee.judge.core import Judge
-    from referee.judge.door import Doors
 
     logs: list[str] = []
     # the judge's clock: a minute per move (a whole game inside its rate of 20 events per
     # sender per ten minutes, as players who think between moves would be)
     now = [dt.datetime(2026, 12, 5, 9, 0, tzinfo=dt.UTC)]
     config = Config(games, "", log=logs.append, clock=lambda: now[0])
-    door = MatrixDoor(config, link)
-    judge_core = Judge(config, Doors(None, door, config.log))
-    chatrun.run_once(judge_core, door)
+    judge_core = Judge(config, [MatrixDoor(config, link)])
+    serve.run_once(judge_core)
     rooms: dict[str, dict[str, str]] = {}
     for p, person in people.items():
         joined = person.accept_invites()
@@ -417,13 +420,14 @@ def _play_whole_game(game_name: str, link: Any, games: Path, path: Path,
         before = len(gamefile.read(path).log)
         people[mover].send(rooms[mover]["dm" if private else "room"], move)
         now[0] += dt.timedelta(minutes=1)
-        chatrun.run_once(judge_core, door)
+        serve.run_once(judge_core)
         assert len(gamefile.read(path).log) == before + 1, (turn, move, logs[-5:])
     else:
         raise AssertionError("the game did not end")
     _, match = state(path)
     assert match.game.finished(match.state)
-    chatrun.run_once(judge_core, door)
+    serve.run_once(judge_core)
+    judge_core.close()
     room_text = [m.body for m in people["ann"].messages(rooms["ann"]["room"])]
     assert any("Final" in body or "final" in body for body in room_text[-3:]), room_text[-1]
     if game_name == "dynasties":

@@ -1,40 +1,41 @@
-"""The judge's core knows no mail (referee/judge/door.py, docs/judge.md#front-doors).
+"""One judge, many doors (referee/judge/door.py, docs/architecture.md#the-judge): the tree
+shows it, and a door is one package.
 
-The core decides who is told what (a ``Notice``); mail is one front door over it
-(referee/judge/mailfront.py). Held twice: by the import graph (every import counts,
-lazy and ``TYPE_CHECKING`` ones too; ``lint-imports`` holds the same in CI with the
-contracts of pyproject.toml) and by playing: the core runs a game's notices through a
-door that is not mail, which sees who is told what and no mail at all.
+Held by the import graph (every import counts, lazy and ``TYPE_CHECKING`` ones too;
+``lint-imports`` holds the same in CI with the contracts of pyproject.toml): no module of
+the core (referee/judge/) reaches a transport (a door, mail, Matrix, IMAP, SMTP, the email
+package), no door imports another, the chat door reaches no mail. And by playing: a toy
+door (tests/toydoor/, one small package) carries a game through the core.
 """
 
 from __future__ import annotations
 
 import ast
+import subprocess
 import sys
 import tomllib
 from pathlib import Path
 
 import pytest
 
-from referee.judge.basics import Config, Loaded
+from referee.judge.basics import Config
 from referee.judge.core import Judge
-from referee.judge.door import Notice
-from referee.judge.store import Store
-from referee.mail import player_token
-from tests.test_judge import SENDER, Setup
 from tests.test_layers import ROOT, import_graph, modules
+from tests.toydoor import Text, ToyDoor, Wire, posts
 
-MAIL = ("referee.mail", "email", "imaplib", "smtplib")
-CONTRACT = "The judge's core knows no mail: not referee.mail, IMAP or SMTP, at any depth"
+TRANSPORT = ("referee.mail", "referee.doors", "nio", "imaplib", "smtplib")
+
+
+def contract(name_start: str) -> dict[str, object]:
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    for found in config["tool"]["importlinter"]["contracts"]:
+        if found["name"].startswith(name_start):
+            return dict(found)
+    raise AssertionError(f"no contract {name_start!r}... in pyproject.toml")
 
 
 def core_modules() -> list[str]:
-    """The modules the forbidden contract of pyproject.toml names as the judge's core."""
-    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
-    for contract in config["tool"]["importlinter"]["contracts"]:
-        if contract["name"] == CONTRACT:
-            return list(contract["source_modules"])
-    raise AssertionError(f"no contract {CONTRACT!r} in pyproject.toml")
+    return sorted(m for m in modules() if m == "referee.judge" or m.startswith("referee.judge."))
 
 
 def outside_imports(path: Path) -> set[str]:
@@ -48,11 +49,11 @@ def outside_imports(path: Path) -> set[str]:
     return found
 
 
-def mail_reached(start: str) -> list[list[str]]:
-    """The import chains from ``start`` through referee/judge/ to something of mail:
-    ``referee.mail``, or a judge module that imports email, imaplib or smtplib itself.
-    (Outside judge/, only referee.mail counts: the ledger's roster formats a registered
-    address as a header value, a fact of the game file.)"""
+def reached(start: str, forbidden: tuple[str, ...], direct_email: str = "referee.judge"
+            ) -> list[list[str]]:
+    """The import chains from ``start`` to a module of ``forbidden``, or to a module
+    under ``direct_email`` that imports the email package itself (the ledger's roster
+    formats an address as a header value: a fact of the game file, not of a door)."""
     graph, paths = import_graph(), modules()
     chains: list[list[str]] = []
     seen: set[str] = set()
@@ -63,91 +64,95 @@ def mail_reached(start: str) -> list[list[str]]:
         if here in seen:
             continue
         seen.add(here)
-        if here == "referee.mail" or here.startswith("referee.mail."):
+        if any(here == f or here.startswith(f + ".") for f in forbidden):
             chains.append(chain)
             continue
-        if here.startswith("referee.judge"):
+        if here.startswith(direct_email) and here in paths:
             direct = [m for m in outside_imports(paths[here])
-                      if m.split(".")[0] in ("email", "imaplib", "smtplib")]
+                      if m.split(".")[0] in ("email", *forbidden)]
             chains += [[*chain, m] for m in sorted(direct)]
         todo += [[*chain, nxt] for nxt in sorted(graph.get(here, ()))]
     return chains
 
 
 @pytest.mark.parametrize("module", core_modules())
-def test_no_module_of_the_judge_core_reaches_mail(module: str) -> None:
-    assert module in modules(), f"{module}: named in pyproject.toml but not in referee/"
-    found = mail_reached(module)
-    assert found == [], f"{module} reaches mail: " + "; ".join(" -> ".join(c) for c in found)
+def test_no_module_of_the_judge_core_reaches_a_transport(module: str) -> None:
+    found = reached(module, TRANSPORT)
+    assert found == [], f"{module} reaches: " + "; ".join(" -> ".join(c) for c in found)
 
 
-def test_the_core_is_the_core_and_the_check_sees_the_mail_door() -> None:
-    core = set(core_modules())
-    assert {"referee.judge.core", "referee.judge.door", "referee.judge.tend",
-            "referee.judge.clocks", "referee.judge.deadlines"} <= core
-    # the control: the same check finds the mail in the mail door and the dispatcher
-    for door in ("referee.judge.mailfront", "referee.judge.incoming"):
-        assert door not in core
-        assert mail_reached(door), f"{door}: the check does not see its mail"
+def test_the_contracts_name_packages_and_the_check_sees_a_door() -> None:
+    core = contract("The judge's core knows no transport")
+    assert core["source_modules"] == ["referee.judge"]
+    assert contract("No door imports another")["modules"] == ["referee.doors.mail",
+                                                              "referee.doors.chat"]
+    # the control: the same check finds the transport in each door
+    assert reached("referee.doors.mail.incoming", ("referee.mail",))
+    assert reached("referee.doors.chat.link", ("nio",), "referee.doors.chat")
 
 
-def test_importing_the_core_loads_no_mail_module(tmp_path: Path) -> None:
+def test_no_door_imports_another_and_chat_reads_no_mail() -> None:
+    assert reached("referee.doors.chat", ("referee.mail", "referee.doors.mail")) == []
+    for module in [m for m in modules() if m.startswith("referee.doors.chat")]:
+        assert reached(module, ("referee.mail", "referee.doors.mail", "imaplib",
+                                "smtplib")) == [], module
+    for module in [m for m in modules() if m.startswith("referee.doors.mail")]:
+        assert reached(module, ("referee.doors.chat", "nio")) == [], module
+
+
+def test_no_module_directly_in_the_judge_belongs_to_one_door() -> None:
+    """What is left in referee/judge/ is the core: no module there is named after a
+    door, and none reaches a transport (above)."""
+    names = [p.stem for p in (ROOT / "referee" / "judge").glob("*.py")]
+    assert not [n for n in names if n.startswith(("mail", "chat", "matrix", "imap", "smtp"))]
+    assert (ROOT / "referee" / "doors" / "mail" / "__init__.py").exists()
+    assert (ROOT / "referee" / "doors" / "chat" / "__init__.py").exists()
+
+
+def test_importing_the_core_loads_no_transport() -> None:
     """What runs, not only what the source says: a fresh interpreter that imports the
-    core and its sweep has loaded nothing of referee.mail, imaplib or smtplib."""
-    import subprocess
-
-    code = ("import sys, referee.judge.core, referee.judge.tend, referee.judge.door\n"
+    core, its handling and its serve loop has loaded nothing of mail, Matrix or a door."""
+    code = ("import sys, referee.judge.core, referee.judge.tend, referee.judge.handling, "
+            "referee.judge.serve\n"
             "print(sorted(m for m in sys.modules if m.split('.')[0] in "
-            "('imaplib', 'smtplib') or m.startswith('referee.mail')))")
+            "('imaplib', 'smtplib', 'nio', 'email') or m.startswith(('referee.mail', "
+            "'referee.doors'))))")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
                          text=True, check=True).stdout.strip()
     assert out == "[]"
 
 
-class Recorded:
-    """A front door that is not mail (a chat would be one): it keeps the notices."""
-
-    def __init__(self) -> None:
-        self.prepared: list[tuple[str, Notice]] = []
-        self.queued: list[object] = []
-        self.flushed = 0
-
-    def attach(self, store: Store) -> None:
-        self.store = store
-
-    def prepare(self, game: Loaded, notice: Notice) -> tuple[str, Notice]:
-        made = (game.gf.game_id, notice)
-        self.prepared.append(made)
-        return made
-
-    def queue(self, message: object) -> None:
-        self.queued.append(message)
-
-    def flush(self) -> int:
-        self.flushed += 1
-        return 0
-
-    def fatal(self, exc: Exception) -> bool:
-        return False
+# --------------------------------------------------------------------------- a toy door
 
 
-def test_the_core_tells_the_players_through_a_door_that_is_not_mail(tmp_path: Path) -> None:
-    setup = Setup(tmp_path)
-    door = Recorded()
-    judge = Judge(Config(setup.games, SENDER), door)
-    judge.notify(setup.path)
-    told = {n.player: n for gid, n in door.queued}  # type: ignore[misc]
-    assert sorted(told) == ["ann", "ben", "cat"]
-    assert told["ann"].to == "Ann <ann@example.org>"
-    assert told["ann"].board and told["ann"].notice and told["ann"].answers is None
-    assert "toy-1" in {gid for gid, _ in door.prepared}
-    assert door.flushed >= 1
-    assert not setup.outbox.exists()  # no mail anywhere
-    # the seat's token is the mail door's: nothing the core says carries it
-    game = judge.load(setup.path)
-    assert game is not None
-    for pid, notice in told.items():
-        token = player_token(game.key, "toy-1", game.settings.token_name(pid))
-        assert token not in notice.body
-    judge.notify(setup.path)  # nothing changed: nobody is told again
-    assert len(door.queued) == 3
+def toy_game(tmp_path: Path) -> tuple[Path, Path]:
+    from tests.conftest import ok
+
+    games = tmp_path / "games"
+    games.mkdir()
+    path = games / "t.json"
+    ok("new", "toy", path, "--players",
+       "ann=Ann <ann@toy.invalid>,ben=Ben <ben@toy.invalid>", "--id", "toy-1")
+    return games, path
+
+
+def test_a_toy_door_of_one_package_carries_a_game_through_the_core(tmp_path: Path) -> None:
+    from referee.judge import serve
+    from referee.ledger import gamefile
+
+    games, path = toy_game(tmp_path)
+    wire = Wire()
+    judge = Judge(Config(games, "referee@toy.invalid"), [ToyDoor(wire)])
+    serve.run_once(judge)
+    assert [p["room"] for p in wire.outbox].count("table") == 1  # the table's first post
+    assert any("Your turn" in b for b in posts(wire, "seat:ann"))
+    wire.inbox.append(Text("<t1@toy.invalid>", "ann", "table", "good luck, ben!"))
+    wire.inbox.append(Text("<t2@toy.invalid>", "ann", "table", "take 2."))
+    taken = serve.run_once(judge)["toy"]
+    assert (taken.read, taken.played) == (1, 1)  # table chat passed over, the move played
+    entry = gamefile.read(path).log[-1]
+    assert entry["move"] and entry["mail"] == "<t2@toy.invalid>"
+    wire.inbox.append(Text("<t2@toy.invalid>", "ann", "table", "take 2."))  # again
+    serve.run_once(judge)
+    assert len(gamefile.read(path).log) == 1
+    judge.close()

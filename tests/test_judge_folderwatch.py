@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from referee.judge import Config, Judge, folderwatch
+from referee.doors.mail import MailJudge as Judge
+from referee.judge import Config, folderwatch
 from referee.judge.looks import Look, Looks
 from tests.conftest import run
 from tests.test_judge import PLAYERS, SENDER, Setup

@@ -10,8 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from referee.judge import Config, Judge, deadlines, run_once
-from referee.judge.transport import MaildirInbox, MaildirOutbox
+from referee.doors.mail import MailJudge as Judge
+from referee.doors.mail import run_once
+from referee.doors.mail.transport import MaildirInbox, MaildirOutbox
+from referee.judge import Config, deadlines
 from tests.conftest import run
 from tests.test_judge import PLAYERS, SENDER, Setup
 from tests.test_judge_support import Clock, deliver, reply

@@ -1,4 +1,4 @@
-"""The judge's loop (referee/judge/loop.py) and how an inbox waits: a look that handled
+"""The judge's loop (referee/judge/serve.py) and how an inbox waits: a look that handled
 mail is followed by another at once, only an empty or failed look waits; a Maildir's
 wait wakes when a new name appears in ``new/``, and IMAP waits with IDLE wherever the
 server offers it, with or without ``--idle``."""
@@ -6,7 +6,6 @@ server offers it, with or without ``--idle``."""
 from __future__ import annotations
 
 import contextlib
-import datetime as dt
 import subprocess
 import sys
 import threading
@@ -15,10 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from referee.judge import RetryLater, loop
-from referee.judge.looks import Looks
-from referee.judge.transport import Incoming, MaildirInbox
-from referee.mail import MailError
+from referee.doors.mail.transport import Incoming, MaildirInbox
+from referee.judge import DoorDown, RetryLater
 from tests.test_judge import SENDER, Setup
 from tests.test_judge_crash import JUDGE
 from tests.test_judge_servers import Delivering, Dovecot, servers  # noqa: F401 (fixture)
@@ -30,39 +27,6 @@ MAIL = b"From: a@example.org\r\nSubject: x\r\n\r\nhello\r\n"
 
 class Stop(Exception):
     """Ends a loop under test (a deployment's judge ends by a signal)."""
-
-
-class FakeJudge:
-    """What run_once asks of a judge when every mail is unreadable (quarantined
-    without being handled): flush, the sweep (no games), a log."""
-
-    def __init__(self, calls: list[str], fail: list[Exception]) -> None:
-        self.calls, self.fail = calls, fail
-        self.config = self
-        self.looks = Looks()
-
-    def flush(self) -> int:
-        if self.fail:
-            raise self.fail.pop(0)
-        return 0
-
-    def clock(self) -> dt.datetime:
-        return dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
-
-    def game_paths(self) -> dict[str, Path]:
-        return {}
-
-    def paths_order(self) -> dict[Path, int]:
-        return {}
-
-    def take_marked(self) -> set[Path]:
-        return set()
-
-    def settle(self) -> None:
-        return None
-
-    def log(self, line: str) -> None:
-        self.calls.append(f"log {line.split(':')[0]}")
 
 
 class FakeInbox:
@@ -105,42 +69,64 @@ class FakeOutbox:
         self.calls.append("close outbox")
 
 
-def serve(batches: list[int], wait: float | None, fail: tuple[Exception, ...] = ()
-          ) -> list[str]:
-    """The calls of a loop over scripted batches, until its second wait."""
+def serve(tmp_path: Path, batches: list[int], wait: float | None,
+          fail: tuple[Exception, ...] = ()) -> list[str]:
+    """The calls of a judge's loop (one mail door, no games) over scripted batches, until
+    its second wait; ``fail``: what the door's first deliveries raise."""
+    from referee.doors.mail.door import MailDoor
+    from referee.judge import Config
+    from referee.judge import serve as loop
+    from referee.judge.core import Judge
+
     calls: list[str] = []
-    judge, inbox = FakeJudge(calls, list(fail)), FakeInbox(batches, calls)
-    with contextlib.suppress(Stop):
-        loop.serve(judge, inbox, FakeOutbox(calls),  # type: ignore[arg-type]
-                   lambda line: calls.append(f"log {line.split(' ')[0]}"), wait)
+    games = tmp_path / "games"
+    games.mkdir(exist_ok=True)
+    config = Config(games, SENDER, log=lambda line: calls.append(f"log {line.split(' ')[0]}"))
+    door = MailDoor(config, FakeOutbox(calls), FakeInbox(batches, calls))  # type: ignore[arg-type]
+    failing, real = list(fail), door.flush
+
+    def flush() -> int:
+        if failing:
+            raise failing.pop(0)
+        return real()
+
+    door.flush = flush  # type: ignore[method-assign]
+    judge = Judge(config, [door])
+    try:
+        with contextlib.suppress(Stop):
+            loop.serve(judge, config.log, wait)
+    finally:
+        judge.close()
     return calls
 
 
-def test_a_look_that_handled_mail_is_followed_by_another_at_once() -> None:
-    calls = serve([2, 1, 0, 3], 5.0)
-    # quarantined mails are logged by run_once; each handled batch is logged once
+def test_a_look_that_handled_mail_is_followed_by_another_at_once(tmp_path: Path) -> None:
+    calls = serve(tmp_path, [2, 1, 0, 3], 5.0)
+    # quarantined mails are logged by the pass; each handled batch is logged once
     looks = [c for c in calls if c == "look" or c.startswith("wait")]
     assert looks == ["look", "look", "look", "wait 5.0", "look", "look", "wait 5.0"]
     assert calls.count("log processed") == 3
 
 
-def test_once_looks_once_and_never_waits() -> None:
-    assert [c for c in serve([2, 1], None) if not c.startswith("log quarantined")] == \
-        ["look", "log processed"]
-    assert serve([], None) == ["look"]
+def test_once_looks_once_and_never_waits(tmp_path: Path) -> None:
+    assert [c for c in serve(tmp_path, [2, 1], None) if not c.startswith("log quarantined")] \
+        == ["look", "log processed"]
+    assert serve(tmp_path, [], None) == ["look"]
 
 
-@pytest.mark.parametrize("failure", [MailError("the server is down"),
+@pytest.mark.parametrize("failure", [DoorDown("the server is down"),
                                      RetryLater("the disk is full")])
-def test_a_failure_waits_before_the_next_look_and_once_raises_it(failure: Exception
-                                                                  ) -> None:
-    calls = serve([1], 2.0, fail=(failure,))
-    expected = ["log mail", "close outbox"] if isinstance(failure, MailError) else \
-        ["log cannot"]
-    # the failed look (flush raised before the inbox was read), the wait, then the mail
-    assert calls[:len(expected) + 2] == [*expected, "wait 2.0", "look"]
+def test_a_failure_is_logged_the_loop_waits_and_once_raises_it(tmp_path: Path,
+                                                               failure: Exception) -> None:
+    calls = serve(tmp_path, [1], 2.0, fail=(failure,))
+    if isinstance(failure, DoorDown):
+        # the outgoing mail down: one line, and the inbox is still read (a pass reads
+        # after a failed delivery); nothing more is read until the wait
+        assert calls[:2] == ["log mail", "look"] and "wait 2.0" in calls
+    else:  # the disk: the pass stops; it is tried again after the wait
+        assert calls[:3] == ["log cannot", "wait 2.0", "look"]
     with pytest.raises(type(failure)):
-        serve([1], None, fail=(failure,))
+        serve(tmp_path, [1], None, fail=(failure,))
 
 
 def maildir(tmp_path: Path) -> Path:
@@ -202,7 +188,7 @@ def test_the_judge_with_a_long_poll_answers_a_mail_at_once(tmp_path: Path) -> No
 
 def test_imap_without_idle_flag_waits_with_idle_when_the_server_offers_it(
         servers: tuple[Dovecot, int, Delivering]) -> None:  # noqa: F811
-    from referee.judge.transport import ImapInbox
+    from referee.doors.mail.transport import ImapInbox
 
     dovecot, _, _ = servers
     inbox = ImapInbox(dovecot.url("referee"))  # as `--poll`: IDLE not asked for

@@ -8,10 +8,12 @@ from pathlib import Path
 
 import pytest
 
+from referee.doors.mail import MailJudge as Judge
+from referee.doors.mail import run_once
+from referee.doors.mail.transport import MaildirInbox, MaildirOutbox
 from referee.errors import UsageError
-from referee.judge import Config, Judge, meta, run_once
+from referee.judge import Config, meta
 from referee.judge.gmlines import gm_meta
-from referee.judge.transport import MaildirInbox, MaildirOutbox
 from referee.ledger import gamefile, replay, roster
 from tests.conftest import GM_ADDRESS, judge_game
 from tests.test_judge import Setup

@@ -232,7 +232,7 @@ def start_judge(dovecot: Dovecot, games: Path, smtp_port: int) -> subprocess.Pop
 
 def test_imap_inbox_marks_done_and_idle_wakes(servers: tuple[Dovecot, int, Delivering]
                                               ) -> None:
-    from referee.judge.transport import ImapInbox
+    from referee.doors.mail.transport import ImapInbox
 
     dovecot, _, _ = servers
     inbox = ImapInbox(dovecot.url("referee"), idle=True)

@@ -11,7 +11,7 @@ import pytest
 
 from referee.errors import UsageError
 from referee.judge import meta
-from referee.judge.incoming import gm_meta
+from referee.judge.gmlines import gm_meta
 from referee.ledger import gamefile, roster
 from tests.test_judge import Setup
 from tests.test_judge_support import body_text, reply

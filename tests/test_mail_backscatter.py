@@ -19,8 +19,10 @@ import json
 from email.message import EmailMessage
 from pathlib import Path
 
-from referee.judge import Config, Judge, run_once, store
-from referee.judge.transport import MaildirInbox, MaildirOutbox
+from referee.doors.mail import MailJudge as Judge
+from referee.doors.mail import run_once
+from referee.doors.mail.transport import MaildirInbox, MaildirOutbox
+from referee.judge import Config, store
 from referee.mail import reference, tokens
 from tests.test_judge import SENDER, Setup
 from tests.test_judge_support import Clock, body_text, deliver, parse, reply

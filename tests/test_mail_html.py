@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from referee.doors.mail import html as mailhtml
 from referee.engine import get_game
-from referee.judge import html as mailhtml
 from referee.judge import meta
 from referee.ledger import gamefile, replay
 from referee.pictures import svg_to_png

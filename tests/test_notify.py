@@ -341,7 +341,7 @@ def test_apprise_is_imported_only_when_a_channel_is_used(tmp_path: Path,
                                                          ) -> None:
     import sys
 
-    code = ("import sys, referee.mail.notify, referee.judge.core, referee.judge.incoming, "
+    code = ("import sys, referee.mail.notify, referee.judge.core, referee.doors.mail.incoming, "
             "referee.cli.notify; print('apprise' in sys.modules)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           check=True)

@@ -109,7 +109,7 @@ def test_a_whole_game_notifies_the_channels_and_never_shows_a_url(
             assert secret not in text
     state = [setup.games / STATE_NAME, setup.games / JOURNAL_NAME]
     # the judge's private store (its state file and journal) holds it...
-    assert any("SECRET-A" in p.read_text() for p in state if p.exists())
+    assert any(b"SECRET-A" in p.read_bytes() for p in state if p.exists())
     assert all(stat.S_IMODE(p.stat().st_mode) == 0o600 for p in state  # ...owner-only
                if p.exists())
 
@@ -145,7 +145,7 @@ def test_another_player_cannot_set_a_channel_by_mail(tmp_path: Path,
     assert all("ben@example.org" in str(m["To"]) for m in out)  # told to the sender only
     _play(setup, "ann", "take 1")
     assert receiver.posts == []
-    assert all("evil" not in (setup.games / name).read_text()
+    assert all(b"evil" not in (setup.games / name).read_bytes()
                for name in (STATE_NAME, JOURNAL_NAME) if (setup.games / name).exists())
 
 

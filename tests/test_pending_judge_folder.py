@@ -13,7 +13,7 @@ def test_pending_of_a_judges_folder_skips_its_own_files(tmp_path: Path) -> None:
     toy = Setup(tmp_path)
     toy.judge()
     own = sorted(p.name for p in toy.games.iterdir() if p.name.startswith("."))
-    assert ".referee-judge.json" in own  # the judge's state, JSON but no game
+    assert ".referee-judge.sqlite" in own  # the judge's state: no game
     (toy.games / ".cache").mkdir()
     (toy.games / ".cache" / "x.json").write_text("{}")
     result = run("pending", str(toy.games))

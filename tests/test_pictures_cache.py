@@ -155,7 +155,7 @@ def test_the_judge_keeps_its_pictures_beside_the_games(tmp_path: Path) -> None:
     assert len(files) == 7 and all(whole_png(p.read_bytes()) for p in files)
     probe = ("import resvg_py, sys; calls = []; real = resvg_py.svg_to_bytes\n"
              "resvg_py.svg_to_bytes = lambda **k: calls.append(1) or real(**k)\n"
-             "from referee.judge import html; from referee.pictures.tiles import tiles\n"
+             "from referee.doors.mail import html; from referee.pictures.tiles import tiles\n"
              "from referee.ledger import gamefile, replay\n"
              f"gf = gamefile.read({str(setup.path)!r})\n"
              "m = replay.replay(gf, 'judge-seed')\n"

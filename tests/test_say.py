@@ -13,8 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from referee.judge import Config, Judge, run_once
-from referee.judge.transport import MaildirInbox, MaildirOutbox
+from referee.doors.mail import MailJudge as Judge
+from referee.doors.mail import run_once
+from referee.doors.mail.transport import MaildirInbox, MaildirOutbox
+from referee.judge import Config
 from referee.play import reading
 from tests.test_judge import SENDER, Setup
 from tests.test_judge_support import Clock, body_text, deliver, reply
@@ -145,7 +147,7 @@ def test_a_burst_of_says_is_cut_at_the_rate(tmp_path: Path) -> None:
 
 
 def intake_rate() -> int:
-    from referee.judge.mailcommands import SAY_RATE
+    from referee.judge.commands import SAY_RATE
 
     return SAY_RATE
 

@@ -42,8 +42,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "git-merge": ("git", N_("Git's merge driver for game files (%O %A %B %P).")),
     "git-textconv": ("git", N_("Git's diff driver: FILE as text, one line per move in "
                                "notation.")),
-    "judge": ("judge", N_("Run the games in GAMES_DIR by mail: read the players' replies, "
-                          "play them, and send every answer and notification (docs/judge.md).")),
+    "judge": ("judge", N_("Run the games in GAMES_DIR by itself, through its doors: mail (the "
+                          "mail options) and chat (--matrix), one or both.")),
     "lang": ("lang", N_("Record the language PLAYER reads FILE in (en or de): status, "
                         "errors and the judge's mails follow it.")),
     "log": ("play", N_("List the moves in notation (hidden choices of sealed games only to "

@@ -1,10 +1,11 @@
-"""`referee judge`: the mail robot (thin: options to transports, then the library)."""
+"""`referee judge`: the judge over its doors (thin: options to doors, then the library)."""
 
 from __future__ import annotations
 
 import os
 import re
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -12,12 +13,13 @@ from referee.cli.common import PATH, command
 from referee.errors import UsageError
 
 EX_TEMPFAIL = 75  # sysexits.h: an MTA keeps a piped mail and delivers it again later
+_URL = re.compile(r"^https?://[\x21-\x7e]{1,300}$")
 
 
-def _smtp(spec: str, sender: str, starttls: bool, user: str | None):
+def _smtp(spec: str, sender: str, starttls: bool, user: str | None) -> Any:
     from email.utils import parseaddr
 
-    from referee.judge.transport import SmtpOutbox
+    from referee.doors.mail.transport import SmtpOutbox
     from referee.mail.delivery import SmtpClient
 
     host, _, port = spec.rpartition(":")
@@ -30,7 +32,7 @@ def _smtp(spec: str, sender: str, starttls: bool, user: str | None):
     return SmtpOutbox(client, parseaddr(sender)[1] or sender)
 
 
-def _stdin_mail(judge, log) -> None:  # type: ignore[no-untyped-def]
+def _stdin_mail(judge: Any, log: Any) -> None:
     """One mail on standard input (an MTA pipe): nowhere to keep a bad one, so it is
     logged and dropped; a failure of the disk or of the outgoing mail exits EX_TEMPFAIL
     (the MTA keeps the mail and pipes it again later: a mail already handled is then
@@ -38,8 +40,8 @@ def _stdin_mail(judge, log) -> None:  # type: ignore[no-untyped-def]
     import sys
 
     from referee import judge as judgemod
-    from referee.judge.transport import MAX_MAIL_BYTES, too_large
-    from referee.mail.delivery import DeliveryError
+    from referee.doors.mail import QUARANTINED, process
+    from referee.doors.mail.transport import MAX_MAIL_BYTES, too_large
 
     raw = sys.stdin.buffer.read(MAX_MAIL_BYTES + 1)
     size = len(raw)
@@ -50,11 +52,12 @@ def _stdin_mail(judge, log) -> None:  # type: ignore[no-untyped-def]
         if size > MAX_MAIL_BYTES:
             log(f"quarantined: mail on stdin: {too_large(size)} (dropped)")
         else:
-            outcome = judgemod.process(judge, raw)
-            if outcome.action == judgemod.QUARANTINED:
+            outcome = process(judge, raw)
+            if outcome.action == QUARANTINED:
                 log(f"quarantined: mail on stdin: {outcome.detail} (dropped)")
+            judge.doors.named("mail").flush()
         judgemod.sweep(judge)
-    except (judgemod.RetryLater, DeliveryError) as exc:
+    except (judgemod.RetryLater, judgemod.DoorDown) as exc:
         click.echo(f"error: {exc.message}", err=True)
         sys.exit(EX_TEMPFAIL)
 
@@ -91,9 +94,11 @@ def _stdin_mail(judge, log) -> None:  # type: ignore[no-untyped-def]
 @click.option("--notify-private", is_flag=True,
               help="Let players' channels post to this machine or a private network "
                    "(refused by default).")
-@click.option("--once", is_flag=True, help="Process what is there, then stop (default).")
+@click.option("--once", is_flag=True,
+              help="One pass, then stop: the default with the mail options alone.")
 @click.option("--poll", type=click.FloatRange(0.01), metavar="SECONDS",
-              help="Run until stopped, looking for mail every SECONDS.")
+              help="Run until stopped, a pass at least every SECONDS (with --matrix alone "
+                   "the judge runs until stopped anyway, waiting on the homeserver).")
 @click.option("--idle", is_flag=True, help="With --imap: run until stopped, woken by IMAP IDLE.")
 @click.option("--quiet", "-q", is_flag=True, help="Do not log each message.")
 def judge_command(games_dir: Path, imap: str | None, maildir_in: Path | None,
@@ -103,11 +108,15 @@ def judge_command(games_dir: Path, imap: str | None, maildir_in: Path | None,
                   deadline_hours: int | None, deadline_bot: str | None,
                   site_url: str | None, notify_private: bool, once: bool,
                   poll: float | None, idle: bool, quiet: bool) -> None:
-    """Run the games in GAMES_DIR by mail: read the players' replies, play them, and
-    send every answer and notification (docs/judge.md)."""
+    """Run the games in GAMES_DIR by itself, through its doors: mail (the mail options)
+    and chat (--matrix), one or both. It reads the players' messages, plays them, and
+    sends every answer and notification (docs/judge.md, docs/chat.md).
+
+    With the mail options alone it does one pass and stops unless --poll or --idle;
+    with --matrix alone it runs until stopped (--once: one pass); with both, one pass
+    unless --poll."""
     from referee import judge as judgemod
-    from referee.judge import loop, store
-    from referee.judge.transport import ImapInbox, MaildirInbox, MaildirOutbox
+    from referee.judge import serve, store
 
     mail = any((imap, maildir_in, from_stdin, smtp, outbox, sender))
     if matrix_url is None or mail:
@@ -119,8 +128,12 @@ def judge_command(games_dir: Path, imap: str | None, maildir_in: Path | None,
     if matrix_url is not None and (idle or from_stdin):
         raise UsageError("--matrix goes with --once or --poll (or alone: a long-running "
                          "judge that waits on the homeserver), not with --idle or --stdin")
-    if site_url is not None and not re.match(r"^https?://[\x21-\x7e]{1,300}$", site_url):
+    if site_url is not None and not _URL.match(site_url):
         raise UsageError("--site-url takes an http:// or https:// URL without spaces")
+    if matrix_url is not None and not games_dir.is_dir():
+        raise UsageError(f"{games_dir} is not a directory")
+    chat = _chat_login(matrix_url, matrix_user, games_dir) if matrix_url is not None \
+        else None
 
     def log(line: str) -> None:
         if not quiet:
@@ -129,25 +142,72 @@ def judge_command(games_dir: Path, imap: str | None, maildir_in: Path | None,
     config = judgemod.Config(games_dir, sender or "", gm=gm, deadline_hours=deadline_hours,
                              deadline_bot=deadline_bot, log=log, site_url=site_url,
                              notify_private=notify_private)
-    if matrix_url is not None:
-        _chat(config, matrix_url, matrix_user, mail, imap, maildir_in, smtp, starttls, user,
-              outbox, once, poll)
-        return
-    out = _smtp(smtp, sender, starttls, user) if smtp else MaildirOutbox(outbox)  # type: ignore[arg-type]
-    with store.exclusive(games_dir):
-        judge = judgemod.Judge(config, out)
-        try:
-            if from_stdin:
-                _stdin_mail(judge, log)
-                return
-            inbox = ImapInbox(imap, idle=idle) if imap else MaildirInbox(maildir_in)  # type: ignore[arg-type]
+    doors: list[Any] = []
+    try:
+        if mail:
+            doors.append(_mail_door(config, imap, maildir_in, from_stdin, smtp, starttls,
+                                    user, idle, outbox))
+        if chat is not None:
+            from referee.doors.chat.door import MatrixDoor
+
+            doors.append(MatrixDoor(config, chat))
+            chat = None  # (closed with its door)
+        with store.exclusive(games_dir):
+            judge = judgemod.Judge(config, doors)
             try:
-                loop.serve(judge, inbox, out, log,
-                           None if poll is None and not idle else poll or 300.0)
+                if from_stdin:
+                    _stdin_mail(judge, log)
+                    return
+                wait = _wait(mail, matrix_url is not None, once, poll, idle)
+                if wait is not None:
+                    log(_started(judge, doors, wait))
+                serve.serve(judge, log, wait)
             finally:
-                inbox.close()
-        finally:
-            out.close()
+                judge.close()
+    finally:
+        for door in doors:
+            door.close()
+        if chat is not None:
+            chat.close()
+
+
+def _wait(mail: bool, chat: bool, once: bool, poll: float | None, idle: bool
+          ) -> float | None:
+    """The seconds between passes (None: one pass): --poll, --idle (300: IDLE wakes it
+    first), a chat-only judge's 30 (its sync waits for events), else one pass."""
+    if once:
+        return None
+    if poll is not None:
+        return poll
+    if idle:
+        return 300.0
+    return 30.0 if chat and not mail else None
+
+
+def _started(judge: Any, doors: list[Any], wait: float) -> str:
+    """The start-up line of a judge that runs until stopped."""
+    games = len(judge.game_paths())
+    names = " and ".join(d.name for d in doors)
+    return (f"judge: serving {games} {'game' if games == 1 else 'games'} in "
+            f"{judge.config.games_dir} by {names}, a pass at least every {wait:g} s; "
+            f"state in {judge.store.path}")
+
+
+def _mail_door(config: Any, imap: str | None, maildir_in: Path | None, from_stdin: bool,
+               smtp: str | None, starttls: bool, user: str | None, idle: bool,
+               outbox: Path | None) -> Any:
+    from referee.doors.mail.door import MailDoor
+    from referee.doors.mail.transport import ImapInbox, MaildirInbox, MaildirOutbox
+
+    out = _smtp(smtp, config.sender, starttls, user) if smtp else \
+        MaildirOutbox(outbox)  # type: ignore[arg-type]
+    try:
+        inbox = None if from_stdin else ImapInbox(imap, idle=idle) if imap else \
+            MaildirInbox(maildir_in)  # type: ignore[arg-type]
+    except BaseException:
+        out.close()
+        raise
+    return MailDoor(config, out, inbox)
 
 
 def _check_mail(imap: str | None, maildir_in: Path | None, from_stdin: bool,
@@ -161,22 +221,37 @@ def _check_mail(imap: str | None, maildir_in: Path | None, from_stdin: bool,
         raise UsageError("the mail options need --from ADDRESS")
 
 
-def _chat(config, url: str, account: str | None, mail: bool,  # type: ignore[no-untyped-def]
-          imap: str | None, maildir_in: Path | None, smtp: str | None, starttls: bool,
-          user: str | None, outbox: Path | None, once: bool, poll: float | None) -> None:
-    """The judge in chat (``--matrix``), with the mail beside it when its options are
-    given: one process, one state, one lock."""
-    from referee import judge as judgemod
-    from referee.judge import chatrun, store
-    from referee.judge.chatfront import MatrixDoor
-    from referee.judge.core import Judge as CoreJudge
-    from referee.judge.door import Doors
-    from referee.judge.mailrun import run_once as mail_once
-    from referee.judge.transport import ImapInbox, MaildirInbox, MaildirOutbox
-    from referee.matrix import events
+def check_homeserver(url: str) -> None:
+    """``url`` as --matrix takes it: http(s)://HOST[:PORT] and nothing else (no user,
+    password, path, query or fragment: the account's secret goes in the environment,
+    never in a URL that logs and process lists show). Raises UsageError."""
+    from urllib.parse import urlsplit
 
-    if not re.match(r"^https?://[\x21-\x7e]{1,300}$", url):
+    if not _URL.match(url):
         raise UsageError("--matrix takes the homeserver's http:// or https:// URL")
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError as exc:
+        raise UsageError(f"--matrix: not a homeserver URL: {exc}") from None
+    if parts.username is not None or parts.password is not None:
+        raise UsageError("--matrix takes http(s)://HOST[:PORT] without a user or password",
+                         hints=["give the judge's account with --matrix-user and its "
+                                "password in REFEREE_MATRIX_PASSWORD"])
+    if parts.path not in ("", "/") or parts.query or parts.fragment or not parts.hostname:
+        raise UsageError("--matrix takes http(s)://HOST[:PORT] only: no path, query or "
+                         "fragment")
+    del port
+
+
+def _chat_login(url: str, account: str | None, games_dir: Path) -> Any:
+    """The judge's account on its homeserver (the chat door's link, which logs in when
+    the door is attached to the judge), its options checked."""
+    import importlib.util
+
+    from referee.doors.chat import events
+
+    check_homeserver(url)
     if account is None or not events.valid_user(account):
         raise UsageError("--matrix needs --matrix-user @USER:SERVER, the judge's account")
     password = os.environ.get("REFEREE_MATRIX_PASSWORD")
@@ -184,38 +259,19 @@ def _chat(config, url: str, account: str | None, mail: bool,  # type: ignore[no-
     if (password is None) == (token is None):
         raise UsageError("--matrix needs the account's password in REFEREE_MATRIX_PASSWORD "
                          "or an access token in REFEREE_MATRIX_TOKEN (one of them)")
+    if importlib.util.find_spec("nio") is None:
+        raise UsageError("--matrix needs the matrix extra (matrix-nio)",
+                         hints=["pip install 'referee[matrix]'"])
+    from referee.doors.chat.door import login_kept
+    from referee.doors.chat.link import Link
+    from referee.judge.store import peek_part
+
+    link = Link(url.rstrip("/"), account, password=password, token=token)
+    if token is None:  # the token of the last login with this password, if one is kept
+        link.token = login_kept(peek_part(games_dir, "chat.login") or {}, link.url, account)
     try:
-        from referee.matrix.link import Link
-    except ImportError:
-        raise UsageError("--matrix needs the matrix extra",
-                         hints=["pip install 'referee[matrix]'"]) from None
-    link = Link(url, account, password=password, token=token)
-    out = None
-    try:
-        link.connect()
-        door = MatrixDoor(config, link)
-        with store.exclusive(config.games_dir):
-            if mail:
-                out = _smtp(smtp, config.sender, starttls, user) if smtp else \
-                    MaildirOutbox(outbox)  # type: ignore[arg-type]
-                judge: CoreJudge = judgemod.Judge(config, out, chat=door)
-                inbox = ImapInbox(imap) if imap else MaildirInbox(maildir_in)  # type: ignore[arg-type]
-                try:
-                    chatrun.serve(judge, door, config.log, None if once or poll is None
-                                  else poll, also=lambda: _mail_pass(judge, inbox, mail_once))
-                finally:
-                    inbox.close()
-            else:
-                judge = CoreJudge(config, Doors(None, door, config.log))
-                wait = None if once else poll if poll is not None else 30.0
-                chatrun.serve(judge, door, config.log, wait)
-    finally:
-        if out is not None:
-            out.close()
+        link.connect()  # (before the judge's state is opened: a homeserver down changes
+    except BaseException:  # nothing on disk)
         link.close()
-
-
-def _mail_pass(judge, inbox, mail_once) -> None:  # type: ignore[no-untyped-def]
-    stats = mail_once(judge, inbox)
-    if stats.processed:
-        judge.config.log(stats.summary())
+        raise
+    return link

@@ -19,7 +19,6 @@ from referee.ledger import gamefile, roster
 # The seat part of a watcher's mails: no player id starts with '_', so a player called
 # "watcher" is never taken for the watchers (their board, their token) nor they for it.
 WATCHER = "_watcher"
-GM_TOKEN = "#gm"  # what the game master's token is computed over (no player id has '#')
 
 
 def plays(gf: gamefile.GameFile) -> int:

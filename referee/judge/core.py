@@ -32,7 +32,7 @@ from referee import i18n
 from referee.errors import RefereeError
 from referee.judge import folderwatch, meta, text
 from referee.judge.basics import WATCHER, Config, Loaded, plays
-from referee.judge.door import ROOM_TO, Door, Notice
+from referee.judge.door import Door, DoorDown, Doors, Notice
 from referee.judge.failures import RetryLater, describe, environment_failure
 from referee.judge.gmlines import gm_welcome
 from referee.judge.looks import Looks
@@ -52,11 +52,13 @@ def _mark(stat: os.stat_result) -> tuple[int, int, int]:
 
 
 class Judge:
-    def __init__(self, config: Config, door: Door) -> None:
+    """The judge of one games folder, over its doors (:class:`referee.judge.door.Door`)."""
+
+    def __init__(self, config: Config, doors: Sequence[Door]) -> None:
         self.config = config
         self.store = Store(config.games_dir)
-        self.door = door
-        door.attach(self.store)
+        self.doors = Doors(doors, config.log)
+        self.doors.attach(self)
         self._ids: dict[Path, tuple[float, int, str, dict[str, str]]] = {}
         self._notified: dict[Path, tuple[int, int]] = {}
         self.marks: dict[Path, tuple[int, int, int]] = {}  # each file as last listed
@@ -74,11 +76,16 @@ class Judge:
         self._watch: folderwatch.FolderWatch | None = None  # made at the first look
         self._positions = text.Positions()
 
+    def close(self) -> None:
+        """Let go of the state (its database closed: written through)."""
+        self.store.close()
+
     def reset(self) -> None:
         """Forget everything not saved (after a failure in the middle of a mail or a
         game): the state as on disk, as after a restart."""
+        self.store.close()
         self.store = Store(self.config.games_dir)
-        self.door.attach(self.store)
+        self.doors.attach(self)
         self._served = None
         self._notified.clear()
         self.looks.clear()
@@ -168,8 +175,7 @@ class Judge:
         """The game files this judge has served (the names in its state), kept until a
         look names another (:meth:`notify`) or the state is read again."""
         if self._served is None:
-            self._served = frozenset(g["file"] for g in self.store.data["games"].values()
-                                     if isinstance(g.get("file"), str))
+            self._served = self.store.served_files()
         return self._served
 
     def _game_files(self) -> list[Path]:
@@ -271,21 +277,20 @@ class Judge:
 
     # ------------------------------------------------------------------ notices
 
-    def message(self, game: Loaded, player: str, to: str, body: str,
-                answers: str | None = None, references: Sequence[str] = (), *,
-                board: bool = False, notice: bool = False) -> object:
-        """The front door's message of the game to ``player`` (or WATCHER / GM) at ``to``
-        (:class:`referee.judge.door.Notice`), made now; sent by :meth:`queue` and
-        :meth:`flush`."""
-        return self.door.prepare(game, Notice(player, to, body, answers, tuple(references),
-                                              board, notice))
+    def message(self, game: Loaded, player: str, to: str | None, body: str,
+                answers: str | None = None, *, board: bool = False,
+                notice: bool = False) -> object:
+        """The doors' messages of the game to ``player`` (or WATCHER / GM) at ``to``
+        (None: the game's table), :class:`referee.judge.door.Notice`, made now; sent by
+        :meth:`queue` and :meth:`flush`."""
+        return self.doors.prepare(game, Notice(player, to, body, answers, board, notice))
 
     def queue(self, message: object) -> None:
-        self.door.queue(message)
+        self.doors.queue(message)
 
     def flush(self) -> int:
-        """Deliver every queued message (the front door's)."""
-        return self.door.flush()
+        """Deliver every door's queue (a door that is down waits: logged)."""
+        return self.doors.flush()
 
     def settle(self) -> None:
         """Save the state if mails were sent since the last save (once a round: until
@@ -299,7 +304,7 @@ class Judge:
         """After ``exc`` in the middle of a mail or a game: forget what was not saved;
         re-raise a failure of the outgoing mail or (as RetryLater) of the disk."""
         self.reset()
-        if self.door.fatal(exc):
+        if isinstance(exc, DoorDown):
             raise exc
         if environment_failure(exc):
             raise RetryLater(f"{describe(exc)}; the mail stays in the inbox for the next "
@@ -376,7 +381,8 @@ class Judge:
             if to is None or (personal and pid not in told_of):
                 continue  # a setting changed for someone else: only they hear of it
             moved = state.setdefault("to", {}).get(pid, to) != to  # a new address or person
-            full, short = self._wants(game, state, pid, start, over, authors, waiting)
+            full, short = self._wants(game, state, pid, start, over, authors, waiting,
+                                      self.doors.door_for(to))
             told = (notes or {}).get(pid)
             short = short or told is not None or pid in told_of
             if not (full or short or moved):
@@ -386,16 +392,22 @@ class Judge:
             state["to"][pid] = to
             with i18n.language(game.settings.lang(pid)):  # the reader's language
                 body = text.body(gf, match, game.seed, pid, last, game.settings, full=full,
-                                 timeline=timeline(), note=told or ())
+                                 timeline=timeline(), note=told or (),
+                                 words=self.doors.words_for(to))
                 self.queue(self.message(game, pid, to, body, board=full, notice=True))
             state["last"][pid] = len(gf.log)
         with i18n.language(i18n.ENGLISH):  # watchers and the game master read English
             if not personal:
                 self._watchers(game, state, timeline, over)
-                if game.settings.matrix:  # a chat game's own room reads the public view
-                    self.queue(self.message(game, WATCHER, ROOM_TO, text.body(
-                        gf, match, game.seed, None, state["seen"], game.settings,
-                        timeline=timeline()), board=True, notice=True))
+                # the game's table (a chat room), where a door keeps one, reads the public
+                # view when the turn changes, with everything since its last post
+                turned = start or over or sorted(waiting) != sorted(state["waiting"])
+                if turned and any(d.keeps_table(game) for d in self.doors.doors):
+                    self.queue(self.message(game, WATCHER, None, text.body(
+                        gf, match, game.seed, None, state.get("table", state["seen"]),
+                        game.settings, timeline=timeline(),
+                        words=self.doors.words_for(None, game)), board=True, notice=True))
+                    state["table"] = len(gf.log)
             if start and game.settings.gm:
                 self.queue(self.message(game, meta.GM, game.settings.gm, gm_welcome(game)))
         if sorted(waiting) != sorted(state["waiting"]) or start:
@@ -470,12 +482,19 @@ class Judge:
             self.config.log(f"bot: {path.name} {b.n}. {b.player}: {b.text} ({b.level})")
 
     def _wants(self, game: Loaded, state: dict[str, Any], pid: str, start: bool,
-               over: bool, authors: set[str], waiting: list[str]) -> tuple[bool, bool]:
-        """(full mail, short mail) for ``pid`` after a change."""
+               over: bool, authors: set[str], waiting: list[str], door: Door | None
+               ) -> tuple[bool, bool]:
+        """(full message, short message) for ``pid`` after a change. Through a door
+        that posts once per change of turn (:attr:`referee.judge.door.Door.quiet`), a
+        player's own follow-up decision gets a short message (what they may do next),
+        not the board again."""
         if start or over or pid not in state["last"]:
             return True, False
         mode = game.settings.notify.get(pid, "turn")
         decide = pid in waiting and (pid not in state["waiting"] or pid in authors)
+        if decide and door is not None and door.quiet and authors == {pid} and \
+                pid in state["waiting"]:
+            return False, True
         if decide or mode == "every":
             return True, False
         return False, mode == "turn" and pid in authors

@@ -73,7 +73,7 @@ def command(incoming: Request, game: Loaded, player: str, word: str, arg: str,
         return incoming.not_done(game, player, word, exc)
     judge = incoming.judge
     judge.notify(game.path)
-    judge.store.mark_answered(incoming.msgid)
+    judge.store.mark_answered(incoming.ref)
     judge.store.save()
     fresh = judge.load(game.path) or game
     with i18n.language(lang):

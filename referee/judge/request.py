@@ -1,43 +1,46 @@
-"""What a command handler may ask of the message it answers: :class:`Request`.
+"""What a command handler may ask of the text it answers: :class:`Request`.
 
-The handlers of a player's commands (:mod:`referee.judge.mailcommands`,
-:mod:`referee.judge.language`) receive a ``Request``, not the dispatcher that read the
-message (:class:`referee.judge.incoming.Incoming` is one): the judge, the message's
-referee ID and reply, and the four things a handler does with them (answer with the
-state, answer that a command was not done, queue messages, and a freshness guard for the
-write core). Below the dispatcher, above the core.
+The handlers of a player's commands (:mod:`referee.judge.commands`,
+:mod:`referee.judge.language`) receive a ``Request``, not the handling that read the
+text (:class:`referee.judge.handling.Handling` is one): the judge, the text's
+reference and reading, its door's words, and the things a handler does with them
+(answer with the state, answer that a command was not done, queue messages, the write
+core's guard). Below the handling, above the core.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from email.message import EmailMessage
-from typing import TYPE_CHECKING, Any, Protocol
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from referee.errors import RefereeError
     from referee.judge.basics import Loaded
     from referee.judge.core import Judge
+    from referee.judge.door import Words
     from referee.judge.outcome import Outcome
     from referee.ledger.gamefile import GameFile
-    from referee.mail import Reply, mime
+    from referee.play.reading import Read
 
 
 class Request(Protocol):
-    """One player's message being answered."""
+    """One player's text being answered."""
 
-    @property
-    def judge(self) -> Judge:
-        """The judge the message came to."""
-        ...
-
-    msgid: str  # the message's own Message-ID (what the store marks answered)
-    reply: Reply
+    judge: Judge
+    ref: str  # the text's reference (what the store marks handled)
+    read: Read  # the text as read, from the line taken on
+    word: str  # the command word as typed
+    words: Words  # how the door's messages speak
 
     @property
     def extra(self) -> dict[str, str]:
-        """The fields a log entry made for the message carries: ``{"mail": MESSAGE-ID}``,
+        """The fields a log entry made for the text carries: ``{"mail": MESSAGE-ID}``,
         ``{"matrix": EVENT-ID}``."""
+        ...
+
+    def guard(self, gf: GameFile) -> None:
+        """The write core's check inside the lock: the text is still unplayed and still
+        answers the latest play number."""
         ...
 
     def answer_state(self, game: Loaded, player: str, note: list[str], action: str,
@@ -50,10 +53,19 @@ class Request(Protocol):
         """Answer that ``command`` was not done, and why (a failure of the disk raises)."""
         ...
 
-    def queue(self, messages: Sequence[mime.Mail | EmailMessage | object]) -> None:
-        """Queue ``messages`` and mark the message answered."""
+    def written(self, game: Loaded, player: str, word: str, done: str | None = None
+                ) -> Outcome:
+        """After a command's write: everyone told, the text handled, ``done`` answered."""
         ...
 
-    def still_fresh(self, mid: Any) -> Callable[[GameFile], None]:
-        """The write core's guard: the message is still unplayed and answers the latest."""
+    def queue(self, messages: Sequence[object]) -> None:
+        """Queue ``messages``, mark the text handled, save and deliver."""
+        ...
+
+    def answers_to(self, to: str) -> str | None:
+        """What an answer to ``to`` is threaded under."""
+        ...
+
+    def at_table_of(self, to: str) -> bool:
+        """Whether the reader at ``to`` read the text where it was said."""
         ...

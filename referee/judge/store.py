@@ -1,64 +1,51 @@
-"""The judge's own durable state: one small JSON file per games directory.
+"""What the judge remembers: one SQLite database per games folder (the standard
+library's :mod:`sqlite3`, WAL mode), rows per game.
 
-What was sent (per game: the log length last notified, each player's last mail and
-thread root, the ID counter), the mails not yet delivered (the outbox queue), the
-incoming Message-IDs already answered, and the answers of the last hour to senders who
-were not authenticated (:meth:`Store.may_answer`: a digest of each address, not the
-address). The state is saved once per incoming mail, after
-its answers are queued and before they are sent, atomically and durably
-(``fileio.write_atomic``: temporary file, fsync, rename, fsync of the directory), so a
-judge killed at any moment restarts from the last complete state. An exclusive lock
-keeps a second judge off the directory.
+The core's rows: per game what was told (the log length last notified, each reader's
+last message, the ID counter, the deadlines' marks: :meth:`Store.game`); the references
+of the texts already handled (:meth:`Store.answered`); the answers of the last hour to
+senders who were not authenticated (:meth:`Store.may_answer`: a digest of each address,
+not the address); small named parts (:meth:`Store.part`: the rates, the texts kept for
+later). Each door's rows: its own per game (:meth:`Store.door_game`: a mail thread's
+root, a chat game's rooms), an index of its own keys (:meth:`Store.door_key`: which game
+a room is), and its queue of messages not yet delivered (:meth:`Store.queue`).
 
-A mail sent is not a save of its own: its Message-ID is appended to a small journal
-beside the state (``.referee-judge.sent``, one line each, not fsynced), the next save
-writes the queue without it and removes the journal, and a judge that starts after a
-crash drops from the queue every mail the journal names. A process that is killed loses
-nothing (the journal's lines are written before it dies); a power failure may lose the
-last lines of the journal, and the mails they name are then sent once more, under the
-same Message-ID. The journal never names a mail that was not sent, and a line cut short
-by a crash is ignored, so the queue is never wrong.
+A save (:meth:`Store.save`) writes in one transaction what changed since the last one:
+the rows handed out since (to read or change) and the new queue items; it costs what
+changed, the same at 10 games or 10,000. A message delivered is taken off its queue at
+once (:meth:`Store.dequeue`, its own small transaction), so a judge killed after a
+delivery never sends it again, and one killed before it sends it under the same id. The
+database is written with ``synchronous=FULL``: a commit is on the disk when it returns.
+The judge saves after a text's answers are queued and before they are sent, so a judge
+killed at any moment restarts from the last complete state.
 
-A save costs what changed, not the whole state (one entry per game a judge ever served:
-rewriting them all after each mail made a judge's first look at N new games quadratic).
-The state file is the base; each save appends one record to a write-ahead journal beside
-it (``.referee-judge.wal``, :mod:`referee.judge.statejournal`): the entries of the games
-changed since the last save (those handed out by :meth:`Store.game`), the Message-IDs
-answered since, and the rest of the state, which holds no entry per game served (the
-queue, the answers to strangers; a chat door's rooms and the players' channels, one
-entry per game that has them). One write, one fsync: the save is as atomic and as
-durable as before. Loading applies the records to the base in order; a last record cut
-short by a crash (or whose checksum fails) is ignored, so a judge killed at any moment
-restarts from the last complete save. When the journal has grown past the base's size
-(or at least :data:`JOURNAL_MIN` bytes), the next save writes the whole state as the new
-base (atomically, as above) and removes the journal: a cost of the base's size once per
-as many bytes of records, a constant a save. The journal names the digest of its base,
-so a journal left behind by a compaction that died before removing it (or a base
-restored from a backup) is ignored. A state file without a journal (every judge before
-the journal) loads as it is.
+The state before SQLite (a JSON file with a hand-made journal) is read once and moved in
+(:mod:`referee.judge.legacy`); the old files are renamed ``*.migrated``. An exclusive
+lock (:func:`exclusive`) keeps a second judge off the folder. The files are the owner's
+only (mode 0600): they hold queued mails with the players' tokens.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import hashlib
 import json
 import os
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from referee.errors import GameFileError, UsageError
-from referee.judge import statejournal
 from referee.ledger import fileio
 
-STATE_NAME = ".referee-judge.json"
-SENT_NAME = ".referee-judge.sent"  # the Message-IDs sent since the last save
+STATE_NAME = ".referee-judge.sqlite"
+JOURNAL_NAME = STATE_NAME + "-wal"  # SQLite's write-ahead log beside it
 LOCK_NAME = ".referee-judge.lock"
-JOURNAL_NAME = ".referee-judge.wal"  # what each save changed, after the state file
-JOURNAL_MIN = 256 * 1024  # the journal is folded into the base past max(this, the base)
-ANSWERED_KEPT = 5000
+FORMAT = 1  # PRAGMA user_version of the database
+ANSWERED_KEPT = 50_000  # references of handled texts kept (a played one is in its log too)
 # answers to senders who are not authenticated, in any hour (docs/judge.md, "Answers to
 # senders who are not authenticated")
 HOUR = 3600.0
@@ -67,90 +54,191 @@ STRANGER_ANSWERS = 20  # to all of those
 KNOWN_ANSWERS_EACH = 3  # to one registered address (a player whose token got lost)
 KNOWN_KEPT = 1000  # records of answers to registered addresses
 
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS games (id TEXT PRIMARY KEY, file TEXT, state TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS answered (ref TEXT PRIMARY KEY);
+CREATE TABLE IF NOT EXISTS parts (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS door_games (door TEXT, game TEXT, value TEXT NOT NULL,
+                                       PRIMARY KEY (door, game));
+CREATE TABLE IF NOT EXISTS door_keys (door TEXT, key TEXT, game TEXT NOT NULL,
+                                      value TEXT NOT NULL, PRIMARY KEY (door, key));
+CREATE TABLE IF NOT EXISTS queue (seq INTEGER PRIMARY KEY AUTOINCREMENT, door TEXT NOT NULL,
+                                  game TEXT, item TEXT NOT NULL);
+"""
 
-def _empty() -> dict[str, Any]:
-    return {"format": "referee-judge/1", "games": {}, "queue": [], "answered": [],
-            "strangers": []}
+# SQLite's primary result codes that are the judge's surroundings, as errno values
+_ERRNOS = {13: errno.ENOSPC, 8: errno.EROFS, 10: errno.EIO, 14: errno.EACCES,
+           23: errno.EACCES, 3: errno.EACCES}
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=True, sort_keys=True)  # (\udcxx survive)
+
+
+def failure(exc: sqlite3.Error, what: str) -> tuple[GameFileError, OSError]:
+    """A failed read or write of the database as the judge's other disk failures are
+    told: a GameFileError, to be raised from an OSError of the matching errno (a full
+    disk: ENOSPC), which :func:`referee.judge.failures.environment_failure` knows."""
+    code = getattr(exc, "sqlite_errorcode", 0) & 0xFF
+    return (GameFileError(f"cannot {what} the judge state: {exc}"),
+            OSError(_ERRNOS.get(code, errno.EIO), str(exc)))
 
 
 class Store:
-    """The state file of one games directory, loaded once and saved after each change."""
+    """The judge's state of one games folder (:data:`STATE_NAME`)."""
 
-    def __init__(self, games_dir: Path, *, drop_sent: bool = True) -> None:
+    def __init__(self, games_dir: Path) -> None:
         self.path = games_dir / STATE_NAME
-        self.journal_path = games_dir / JOURNAL_NAME
-        try:
-            self._base: bytes | None = self.path.read_bytes()
-            self.data: dict[str, Any] = json.loads(self._base)
-        except FileNotFoundError:
-            self._base, self.data = None, _empty()
-        except (OSError, ValueError) as exc:
-            raise UsageError(f"cannot read the judge state {self.path}: {exc}",
-                             hints=["restore it from a backup or remove it "
-                                    "(every game then gets a fresh mail)"]) from None
-        if not isinstance(self.data, dict) or self.data.get("format") != "referee-judge/1":
-            raise UsageError(f"{self.path} is not a judge state file")
-        self._dirty: set[str] = set()  # games handed out since the last save
-        self._answered: list[str] = []  # Message-IDs answered since the last save
-        self._apply_journal()
-        self.sent_path = games_dir / SENT_NAME
-        self.unsaved = False  # mails sent since the last save (named in the journal)
-        if drop_sent:
-            self._drop_sent()
+        self.db = _open(self.path)
+        self._games: dict[str, dict[str, Any]] = {}
+        self._parts: dict[str, Any] = {}
+        self._door_games: dict[tuple[str, str], dict[str, Any]] = {}
+        self._keys: dict[tuple[str, str], tuple[str, Any] | None] = {}
+        self._queues: dict[str, list[dict[str, Any]]] = {}
+        self._dirty: set[tuple[str, Any]] = set()
+        self._answered: dict[str, None] = {}  # handled since the last save
+        # queue items not yet saved: (door, item, game id)
+        self._new: list[tuple[str, dict[str, Any], str | None]] = []
+        self._marked = 0  # references marked handled since the oldest were last forgotten
+        self.unsaved = False  # something changed since the last save
+        _migrate(games_dir, self)
 
-    def _apply_journal(self) -> None:
-        """The saves after the base, from the journal (a torn last record ignored)."""
-        try:
-            found = statejournal.read(self.journal_path, self._base)
-        except OSError as exc:
-            raise UsageError(f"cannot read the judge's journal {self.journal_path}: "
-                             f"{exc.strerror or exc}") from None
-        for record in found.records:
-            apply(self.data, record)
-        self._journal_size = found.size
-        self._compact = not found.clean or self._base is None  # the next save: a new base
+    def close(self) -> None:
+        with contextlib.suppress(sqlite3.Error):
+            self.db.close()
 
-    def _drop_sent(self) -> None:
-        """Drop from the queue the mails the journal says were sent (a judge stopped
-        between sending them and its next save); only whole lines count."""
-        try:
-            journal = self.sent_path.read_bytes()
-        except FileNotFoundError:
-            return
-        except OSError as exc:
-            raise UsageError(f"cannot read the judge's journal {self.sent_path}: "
-                             f"{exc.strerror or exc}") from None
-        sent = set(journal.decode("ascii", "replace").split("\n")[:-1])
-        queue = self.data["queue"]
-        self.data["queue"] = [item for item in queue if item["id"] not in sent]
-        self.unsaved = True
+    def snapshot(self, like: Store | None = None) -> dict[str, Any]:
+        """The rows this store holds in memory (those of ``like``: the same rows as
+        this store reads them), as JSON would keep them: what a test compares with a
+        fresh store after a save."""
+        like = like or self
+        found = {
+            "games": {g: self._game(g) for g in sorted(like._games)},
+            "parts": {n: self.part(n) for n in sorted(like._parts)},
+            "door_games": {f"{d}|{g}": self.door_game(d, g) for d, g in
+                           sorted(like._door_games)},
+            "keys": {f"{d}|{k}": self.door_key(d, k) for d, k in sorted(like._keys)},
+            "queues": {d: [_item(i) for i in self.queue(d)] for d in sorted(like._queues)},
+        }
+        self._dirty.clear()  # (read to compare: nothing changed)
+        return json.loads(_dumps(found))
+
+    # ------------------------------------------------------------------ the games
 
     def game(self, game_id: str) -> dict[str, Any]:
         """The state of one game, to read or change (created empty on first use; saved
         with :meth:`save`, which writes the games handed out since the last save)."""
-        self._dirty.add(game_id)
-        return self.data["games"].setdefault(game_id, {  # type: ignore[no-any-return]
-            "seen": None, "counter": 0, "last": {}, "asked": {}, "roots": {},
-            "waiting": [], "since": None, "reminded": None, "expired": None,
-        })
+        found = self._game(game_id)
+        if found is None:
+            found = self._games[game_id] = {
+                "seen": None, "counter": 0, "last": {}, "asked": {}, "waiting": [],
+                "since": None, "reminded": None, "expired": None}
+        self._dirty.add(("game", game_id))
+        return found
 
     def peek(self, game_id: str) -> dict[str, Any] | None:
         """The state of one game to read only (None: the judge has none): a change to it
         would not be saved, use :meth:`game`."""
-        return self.data["games"].get(game_id)  # type: ignore[no-any-return]
+        return self._game(game_id)
+
+    def _game(self, game_id: str) -> dict[str, Any] | None:
+        if game_id not in self._games:
+            row = self._one("SELECT state FROM games WHERE id = ?", (game_id,))
+            if row is None:
+                return None
+            self._games[game_id] = json.loads(row[0])
+        return self._games[game_id]
 
     def next_counter(self, game_id: str) -> int:
         state = self.game(game_id)
         state["counter"] += 1
         return int(state["counter"])
 
-    def answered(self, msgid: str) -> bool:
-        return msgid in self.data["answered"]
+    def served_files(self) -> frozenset[str]:
+        """The file names of every game the judge has served."""
+        rows = self._all("SELECT file FROM games WHERE file IS NOT NULL", ())
+        return frozenset([*(r[0] for r in rows),
+                          *(g["file"] for g in self._games.values() if g.get("file"))])
 
-    def mark_answered(self, msgid: str | None) -> None:
-        if msgid and msgid not in self.data["answered"]:
-            _answer(self.data, msgid)
-            self._answered.append(msgid)
+    # ------------------------------------------------------------------ handled once
+
+    def answered(self, ref: str) -> bool:
+        return ref in self._answered or self._one(
+            "SELECT 1 FROM answered WHERE ref = ?", (ref,)) is not None
+
+    def mark_answered(self, ref: str | None) -> None:
+        if ref and not self.answered(ref):
+            self._answered[ref] = None
+            self.unsaved = True
+
+    # ------------------------------------------------------------------ parts
+
+    def part(self, name: str, default: Any = None) -> Any:
+        """The named part of the state (a JSON value: a dict or a list), to read or
+        change; ``default`` when there is none yet. Saved with :meth:`save`."""
+        if name not in self._parts:
+            row = self._one("SELECT value FROM parts WHERE name = ?", (name,))
+            self._parts[name] = json.loads(row[0]) if row is not None else default
+        self._dirty.add(("part", name))
+        return self._parts[name]
+
+    # ------------------------------------------------------------------ a door's rows
+
+    def door_game(self, door: str, game_id: str) -> dict[str, Any]:
+        """A door's own state of one game (created empty), to read or change."""
+        key = (door, game_id)
+        if key not in self._door_games:
+            row = self._one("SELECT value FROM door_games WHERE door = ? AND game = ?", key)
+            self._door_games[key] = json.loads(row[0]) if row is not None else {}
+        self._dirty.add(("door_game", key))
+        return self._door_games[key]
+
+    def door_games(self, door: str) -> list[str]:
+        """The games a door keeps state of."""
+        rows = self._all("SELECT game FROM door_games WHERE door = ?", (door,))
+        return sorted({*(r[0] for r in rows), *(g for d, g in self._door_games if d == door)})
+
+    def door_key(self, door: str, key: str) -> tuple[str, Any] | None:
+        """(game id, value) a door filed under ``key`` (a room id), or None."""
+        if (door, key) not in self._keys:
+            row = self._one("SELECT game, value FROM door_keys WHERE door = ? AND key = ?",
+                            (door, key))
+            self._keys[(door, key)] = (row[0], json.loads(row[1])) if row else None
+        return self._keys[(door, key)]
+
+    def set_door_key(self, door: str, key: str, game_id: str | None, value: Any = None
+                     ) -> None:
+        """File (or with ``game_id`` None, remove) ``key`` of a door."""
+        self._keys[(door, key)] = None if game_id is None else (game_id, value)
+        self._dirty.add(("key", (door, key)))
+
+    # ------------------------------------------------------------------ queues
+
+    def queue(self, door: str) -> list[dict[str, Any]]:
+        """A door's messages not yet delivered, in order (read only: change it with
+        :meth:`enqueue` and :meth:`dequeue`)."""
+        if door not in self._queues:
+            rows = self._all("SELECT seq, item FROM queue WHERE door = ? ORDER BY seq",
+                             (door,))
+            self._queues[door] = [{**json.loads(item), "_seq": seq} for seq, item in rows]
+        return self._queues[door]
+
+    def enqueue(self, door: str, item: dict[str, Any], game_id: str | None = None) -> None:
+        """Keep ``item`` to be delivered by ``door`` (saved with the next save)."""
+        self.queue(door).append(item)
+        self._new.append((door, item, game_id))
+        self.unsaved = True
+
+    def dequeue(self, door: str, item: dict[str, Any]) -> None:
+        """``item`` was delivered (or dropped for good): off the queue at once, durably.
+        Raises GameFileError (a full or read-only disk)."""
+        self.queue(door).remove(item)
+        if "_seq" in item:
+            self._write([("DELETE FROM queue WHERE seq = ?", (item["_seq"],))])
+        else:
+            self._new = [n for n in self._new if n[1] is not item]
+
+    # ------------------------------------------------------------------ strangers
 
     def may_answer(self, address: str, now: float, known: bool = False) -> bool:
         """Whether the judge may answer ``address``, a sender who is not authenticated,
@@ -166,119 +254,271 @@ class Store:
         (a clock set back) is dropped."""
         key = hashlib.sha256(address.strip().lower().encode("utf-8", "replace")).hexdigest()
         key = key[:16]
-        recent = [entry for entry in self.data.get("strangers", [])
-                  if _entry(entry) and 0 <= now - entry[1] < HOUR]
-        self.data["strangers"] = recent
+        kept = self.part("strangers", [])
+        recent = [entry for entry in kept if _entry(entry) and 0 <= now - entry[1] < HOUR]
+        kept[:] = recent
         mine = sum(1 for k, _, _ in recent if k == key)
         alike = sum(1 for _, _, kind in recent if kind == int(known))
         if known and (mine >= KNOWN_ANSWERS_EACH or alike >= KNOWN_KEPT):
             return False
         if not known and (mine >= STRANGER_ANSWERS_EACH or alike >= STRANGER_ANSWERS):
             return False
-        recent.append([key, now, int(known)])
+        kept.append([key, now, int(known)])
         return True
 
-    def enqueue(self, msgid: str, recipients: list[str], raw: bytes) -> None:
-        self.data["queue"].append({"id": msgid, "to": recipients,
-                                   "raw": raw.decode("utf-8", "surrogateescape")})
+    # ------------------------------------------------------------------ saving
 
-    def sent(self) -> None:
-        """The first queued mail was sent: take it off the queue and name it in the
-        journal (appended, not fsynced: see the module's docstring). Raises OSError."""
-        item = self.data["queue"].pop(0)
-        fd = os.open(self.sent_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC,
-                     0o600)
-        try:
-            os.write(fd, f"{item['id']}\n".encode("ascii", "replace"))
-        finally:
-            os.close(fd)
-        self.unsaved = True
+    def set_part(self, name: str, value: Any) -> None:
+        """Replace the named part (saved with the next save)."""
+        self._parts[name] = value
+        self._dirty.add(("part", name))
 
     def save(self) -> None:
-        """Write what changed since the last save atomically and durably (mode 0600: it
-        holds queued mails with the players' tokens): one record appended to the journal,
-        or now and then the whole state as a new base (see the module's docstring);
-        then remove the journal of mails sent, which the state now holds. Raises
+        """Write what changed since the last save, in one transaction. Raises
         GameFileError (a full or read-only disk), the state on disk then unchanged."""
-        if self._compact or self._base is None or self._journal_size > max(
-                JOURNAL_MIN, len(self._base)):
-            self._write_base()
-        else:
-            games = self.data["games"]
-            record = {"games": {g: games.get(g) for g in sorted(self._dirty)},
-                      "answered": self._answered,
-                      "rest": {k: v for k, v in self.data.items() if k not in _OWN}}
-            line = statejournal.line(record)  # (before the write: \udcxx survive)
-            self._journal_size += statejournal.append(self.journal_path, self._base, line)
+        self._save()
+
+    def _save(self) -> None:
+        steps = [self._step(kind, key) for kind, key in sorted(self._dirty, key=repr)]
+        steps += [("INSERT OR IGNORE INTO answered (ref) VALUES (?)", (ref,))
+                  for ref in self._answered]
+        steps += [("INSERT INTO queue (door, game, item) VALUES (?, ?, ?)",
+                   (door, game, _dumps(_item(item)))) for door, item, game in self._new]
+        if steps:
+            seqs = self._write(steps, inserted=len(self._new))
+            for (_, item, _), seq in zip(self._new, seqs, strict=True):
+                item["_seq"] = seq
+            self._marked += len(self._answered)
         self._dirty.clear()
-        self._answered = []
-        if self.unsaved:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(self.sent_path)
-            self.unsaved = False
+        self._answered.clear()
+        self._new = []
+        self.unsaved = False
+        if self._marked > ANSWERED_KEPT // 10:  # now and then: the oldest forgotten
+            self._marked = 0
+            count = self._one("SELECT count(*) FROM answered", ())[0]
+            if count > ANSWERED_KEPT:
+                self._write([("DELETE FROM answered WHERE rowid IN (SELECT rowid FROM "
+                              "answered ORDER BY rowid LIMIT ?)", (count - ANSWERED_KEPT,))])
 
-    def _write_base(self) -> None:
-        """The whole state as the new base, then the journal removed (a journal left by
-        a crash between the two names the old base: it is ignored)."""
-        text = json.dumps(self.data, ensure_ascii=True, sort_keys=True)  # \udcxx survive
-        base = text.encode("ascii")
-        fileio.write_atomic(self.path, base, mode=0o600, what="judge state")
-        self._base, self._compact = base, False
+    def _step(self, kind: str, key: Any) -> tuple[str, tuple[Any, ...]]:
+        if kind == "game":
+            state = self._games[key]
+            return ("INSERT OR REPLACE INTO games (id, file, state) VALUES (?, ?, ?)",
+                    (key, state.get("file"), _dumps(state)))
+        if kind == "part":
+            return ("INSERT OR REPLACE INTO parts (name, value) VALUES (?, ?)",
+                    (key, _dumps(self._parts[key])))
+        if kind == "door_game":
+            return ("INSERT OR REPLACE INTO door_games (door, game, value) VALUES (?, ?, ?)",
+                    (*key, _dumps(self._door_games[key])))
+        filed = self._keys[key]
+        if filed is None:
+            return ("DELETE FROM door_keys WHERE door = ? AND key = ?", key)
+        return ("INSERT OR REPLACE INTO door_keys (door, key, game, value) VALUES "
+                "(?, ?, ?, ?)", (*key, filed[0], _dumps(filed[1])))
+
+    def _write(self, steps: list[tuple[str, tuple[Any, ...]]], inserted: int = 0
+               ) -> list[int]:
+        """Run ``steps`` in one transaction; the row ids of the last ``inserted``
+        statements."""
+        ids: list[int] = []
         try:
-            os.unlink(self.journal_path)
-        except FileNotFoundError:
-            pass
-        except OSError:  # (a journal that names another base is ignored)
-            self._compact = True
-        self._journal_size = 0
+            self.db.execute("BEGIN IMMEDIATE")
+            try:
+                for k, (sql, args) in enumerate(steps):
+                    cursor = self.db.execute(sql, args)
+                    if k >= len(steps) - inserted:
+                        ids.append(int(cursor.lastrowid or 0))
+                self.db.execute("COMMIT")
+            except BaseException:
+                with contextlib.suppress(sqlite3.Error):
+                    self.db.execute("ROLLBACK")
+                raise
+        except sqlite3.Error as exc:
+            error, cause = failure(exc, "write")
+            raise error from cause
+        return ids
+
+    def _one(self, sql: str, args: tuple[Any, ...]) -> Any:
+        try:
+            return self.db.execute(sql, args).fetchone()
+        except sqlite3.Error as exc:
+            error, cause = failure(exc, "read")
+            raise error from cause
+
+    def _all(self, sql: str, args: tuple[Any, ...]) -> list[Any]:
+        try:
+            return self.db.execute(sql, args).fetchall()
+        except sqlite3.Error as exc:
+            error, cause = failure(exc, "read")
+            raise error from cause
 
 
-# the parts of the state a journal record holds on their own (the rest is written whole)
-_OWN = ("games", "answered")
+def _open(path: Path) -> sqlite3.Connection:
+    """The database at ``path``, made (owner-only) if there is none."""
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        os.close(fd)
+    except OSError as exc:
+        if not path.exists():
+            raise GameFileError(f"cannot make the judge state {path}: "
+                                f"{exc.strerror or exc}") from exc
+    try:
+        db = sqlite3.connect(path, isolation_level=None, timeout=10.0)
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=FULL")
+        version = db.execute("PRAGMA user_version").fetchone()[0]
+        if version not in (0, FORMAT):
+            raise UsageError(f"{path} is a judge state of another version ({version})")
+        if version == 0:  # (a new database: nothing is written to one made before)
+            db.executescript(SCHEMA)
+            db.execute(f"PRAGMA user_version = {FORMAT}")
+    except sqlite3.DatabaseError as exc:
+        raise UsageError(f"cannot read the judge state {path}: {exc}",
+                         hints=["restore it from a backup or remove it "
+                                "(every game then gets a fresh message)"]) from None
+    return db
 
 
-def apply(data: dict[str, Any], record: dict[str, Any]) -> None:
-    """One journal record applied to the state ``data`` (as :meth:`Store.save` wrote it):
-    each game's entry replaced (None: removed), the answered Message-IDs added, the rest
-    replaced."""
-    games = data["games"]
-    for gid, entry in (record.get("games") or {}).items():
-        if entry is None:
-            games.pop(gid, None)
-        else:
-            games[gid] = entry
-    for msgid in record.get("answered") or []:
-        if msgid not in data["answered"]:
-            _answer(data, msgid)
-    for key, value in (record.get("rest") or {}).items():
-        if key not in _OWN:
-            data[key] = value
-
-
-def _answer(data: dict[str, Any], msgid: str) -> None:
-    data["answered"].append(msgid)
-    del data["answered"][:-ANSWERED_KEPT]
-
-
-def read_state(games_dir: Path, *, drop_sent: bool = True) -> dict[str, Any]:
-    """The judge's state of ``games_dir`` as a judge starting now would load it: the
-    base with the journal's records applied, the mails named sent dropped from the
-    queue (unless not ``drop_sent``: the state as last saved)."""
-    return Store(games_dir, drop_sent=drop_sent).data
-
-
-def write_state(games_dir: Path, data: dict[str, Any]) -> None:
-    """Replace the judge's state of ``games_dir`` by ``data`` (a new base, no journal):
-    for a state changed by hand."""
-    store = Store(games_dir)
-    store.data = data
-    store._write_base()
+def _item(item: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in item.items() if k != "_seq"}
 
 
 def _entry(entry: Any) -> bool:
     """A record of :meth:`Store.may_answer`: [digest, seconds, 0 or 1]."""
     return isinstance(entry, list) and len(entry) == 3 and isinstance(entry[0], str) \
         and type(entry[1]) in (int, float) and entry[2] in (0, 1)
+
+
+# --------------------------------------------------------------------------- the old state
+
+
+def _migrate(games_dir: Path, store: Store) -> None:
+    """Move the state of a judge before SQLite into ``store`` once (its files renamed
+    ``*.migrated``)."""
+    from referee.judge import legacy
+
+    try:
+        old = legacy.read(games_dir)
+    except (OSError, ValueError) as exc:
+        raise UsageError(f"cannot read the judge state {games_dir / legacy.STATE_NAME} "
+                         f"(before SQLite): {exc}",
+                         hints=["restore it from a backup or remove it "
+                                "(every game then gets a fresh message)"]) from None
+    if old is None:
+        return
+    if not store.part("legacy", {}).get("migrated"):
+        load(store, old)
+        store.set_part("legacy", {"migrated": True})  # (in the same transaction)
+        store._save()
+    for name in legacy.names():
+        fileio.set_aside(games_dir / name, ".migrated")
+
+
+def load(store: Store, data: dict[str, Any]) -> None:
+    """Put ``data`` (a state as :func:`read_state` gives it) into ``store`` (saved with
+    its next save)."""
+    for gid, given in (data.get("games") or {}).items():
+        state = json.loads(_dumps(given))
+        roots = state.pop("roots", None)
+        tiles = state.pop("tiles", None)
+        store.game(gid).clear()
+        store.game(gid).update(state)
+        if roots or tiles:
+            mail = store.door_game("mail", gid)
+            mail.update({k: v for k, v in (("roots", roots), ("tiles", tiles)) if v})
+    for ref in data.get("answered") or []:
+        store.mark_answered(ref)
+    for item in data.get("queue") or []:
+        store.enqueue("mail", dict(item))
+    for name in ("strangers", "channels", "rates", "later", "later_told"):
+        if name in data:
+            store.set_part(name, data[name])
+    if data.get("matrix"):  # the chat door's, before its rows (referee/doors/chat)
+        store.set_part("legacy.matrix", data["matrix"])
+
+
+def peek_part(games_dir: Path, name: str) -> Any:
+    """The named part of the state of ``games_dir``, read without changing anything
+    (None: no state, or no such part); the database opened read only."""
+    path = games_dir / STATE_NAME
+    if not path.exists():
+        return None
+    try:
+        db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        try:
+            row = db.execute("SELECT value FROM parts WHERE name = ?", (name,)).fetchone()
+        finally:
+            db.close()
+    except sqlite3.Error:
+        return None
+    return json.loads(row[0]) if row is not None else None
+
+
+def read_state(games_dir: Path) -> dict[str, Any]:
+    """The judge's state of ``games_dir`` as one JSON-like value (for a look by hand and
+    the tests): ``games`` (each with the mail door's ``roots``), ``queue`` (the mail
+    door's), ``answered``, ``strangers`` and the other parts, and each door's rows
+    under ``doors``."""
+    store = Store(games_dir)
+    try:
+        db = store.db
+        games = {gid: json.loads(state) for gid, state in
+                 db.execute("SELECT id, state FROM games ORDER BY id")}
+        doors: dict[str, dict[str, Any]] = {}
+        for door, gid, value in db.execute("SELECT door, game, value FROM door_games"):
+            doors.setdefault(door, {})[gid] = json.loads(value)
+        for gid, mail in doors.get("mail", {}).items():
+            games.setdefault(gid, {}).update(mail)
+        out: dict[str, Any] = {
+            "games": games, "answered": [r[0] for r in db.execute(
+                "SELECT ref FROM answered ORDER BY rowid")],
+            "queue": [json.loads(r[0]) for r in db.execute(
+                "SELECT item FROM queue WHERE door = 'mail' ORDER BY seq")],
+            "strangers": [], "doors": doors,
+            "keys": {f"{d}|{k}": [g, json.loads(v)] for d, k, g, v in db.execute(
+                "SELECT door, key, game, value FROM door_keys")},
+            "queues": {}}
+        for door, item in db.execute("SELECT door, item FROM queue ORDER BY seq"):
+            out["queues"].setdefault(door, []).append(json.loads(item))
+        for name, value in db.execute("SELECT name, value FROM parts"):
+            out[name] = json.loads(value)
+        return out
+    finally:
+        store.close()
+
+
+def write_state(games_dir: Path, data: dict[str, Any]) -> None:
+    """Replace the judge's state of ``games_dir`` by ``data`` (as :func:`read_state`
+    gives it): for a state changed by hand."""
+    emptied = Store(games_dir)
+    try:
+        emptied._write([(f"DELETE FROM {table}", ()) for table in (
+            "games", "answered", "parts", "door_games", "door_keys", "queue")])
+    finally:
+        emptied.close()
+    store = Store(games_dir)
+    try:
+        load(store, {k: v for k, v in data.items() if k not in ("doors", "keys", "queues")})
+        for door, games in (data.get("doors") or {}).items():
+            if door == "mail":
+                continue
+            for gid, value in games.items():
+                store.door_game(door, gid).update(value)
+        for joined, (gid, value) in (data.get("keys") or {}).items():
+            door, _, key = joined.partition("|")
+            store.set_door_key(door, key, gid, value)
+        for door, items in (data.get("queues") or {}).items():
+            if door != "mail":
+                for item in items:
+                    store.enqueue(door, dict(item))
+        for name, value in data.items():
+            if name not in ("games", "answered", "queue", "doors", "keys", "queues",
+                            "format") and value is not None:
+                store.set_part(name, value)
+        store.save()
+    finally:
+        store.close()
 
 
 @contextlib.contextmanager

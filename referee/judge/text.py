@@ -17,6 +17,7 @@ from referee import engine, i18n
 from referee.engine import Match
 from referee.engine.rng import Rng
 from referee.i18n import domain
+from referee.judge.door import MAIL_WORDS, Words
 from referee.ledger import gamefile, replay, seats
 from referee.ledger.fileformat import GAME_MASTER as GM
 from referee.ledger.roster import Settings
@@ -25,11 +26,7 @@ _, N_, ngettext = domain("referee")
 
 WIDTH = 78
 
-REPLY_HELP = [
-    N_("Reply to this mail: your move on the first line (several: one line"),
-    N_("`move: ...` each). Keep the subject: its [#...] tag is your token."),
-    N_("Commands instead of a move: status, help, undo, nonce WORDS, say TEXT."),
-]
+REPLY_HELP = list(MAIL_WORDS.reply)  # how to answer a mail (a door's words say it its way)
 # the first words of the lines of a render only its viewer sees, in each language
 PRIVATE_STARTS = ("your ", "dein", "ihr ", "ihre ")
 
@@ -413,10 +410,11 @@ def _plan_news(gf: gamefile.GameFile, seed: str | None, viewer: str | None,
 
 def body(gf: gamefile.GameFile, match: Match, seed: str | None, viewer: str | None,
          since: int | None, settings: Settings, *, full: bool = True,
-         note: Sequence[str] = (), timeline: Timeline | None = None) -> str:
-    """A mail to ``viewer`` (None: a watcher): headline, ``note``, events since entry
+         note: Sequence[str] = (), timeline: Timeline | None = None,
+         words: Words = MAIL_WORDS) -> str:
+    """A message to ``viewer`` (None: a watcher): headline, ``note``, events since entry
     ``since``, then (``full``) the board and legal moves, or (short) only the private
-    part; a legend; how to reply."""
+    part; a legend; how to answer, in the ``words`` of the door it goes through."""
     game = match.game
     lines = [headline(gf, match, viewer, settings.addressed(viewer) if viewer else None), ""]
     if note:
@@ -428,7 +426,7 @@ def body(gf: gamefile.GameFile, match: Match, seed: str | None, viewer: str | No
     if since is not None and since < len(gf.log):
         if timeline is None or timeline.since > since or timeline.lang != i18n.current():
             timeline = Timeline(gf, seed, since)
-        lines += [_("Since your last mail:"), *timeline.lines(since, viewer), ""]
+        lines += [_(words.since), *timeline.lines(since, viewer), ""]
     if game.finished(match.state):
         lines += [*final_scoring(match), ""]
     missing = gamefile.missing_nonces(gf)
@@ -448,14 +446,13 @@ def body(gf: gamefile.GameFile, match: Match, seed: str | None, viewer: str | No
     if legend:
         lines += [_("Legend:"), *(wrap("  " + line) for line in legend), ""]
     if viewer is not None and not game.finished(match.state):
-        lines += [_(line) for line in REPLY_HELP]
+        lines += [_(line) for line in words.reply]
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
-def say_text(player: str, said: str) -> str:
-    """The mail relaying ``player``'s ``say``: their words as written, then a footer of
-    at most :data:`WIDTH` columns saying what it is and how to answer."""
-    footer = _("(A message from a player, relayed as written. Reply to the referee's latest "
-               "mail with your move; `say TEXT` to answer everyone.)")
+def say_text(player: str, said: str, words: Words = MAIL_WORDS) -> str:
+    """The message relaying ``player``'s ``say``: their words as written, then a footer
+    of at most :data:`WIDTH` columns saying what it is and how to answer."""
+    footer = _(words.say_footer)
     return wrap(_("{player} says: {text}").format(player=player, text=said)) + "\n\n" + \
         "\n".join(textwrap.wrap(footer, width=WIDTH)) + "\n"

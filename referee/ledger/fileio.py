@@ -268,42 +268,14 @@ def write_atomic(path: Path, data: bytes, *, mode: int | None = None, durable: b
         fsync_dir(path.parent)
 
 
-def append_durable(path: Path, data: bytes, *, first: bytes = b"", mode: int = 0o600,
-                   what: str = "file") -> int:
-    """Append ``data`` to ``path`` with one write, fsynced (``first`` before it when the
-    file is new: it is created with ``mode``, and its folder fsynced so that its name is
-    as durable as its bytes). Returns the bytes written. Raises GameFileError (a full or
-    read-only disk), the file then as it was: a new one removed, an old one cut back."""
+def set_aside(path: Path, suffix: str) -> None:
+    """Rename ``path`` to the same name with ``suffix`` added (a file a newer format
+    replaced, kept for a look by hand), durably; nothing when it is not there."""
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC)
-        new = False
+        os.replace(path, path.with_name(path.name + suffix))
     except FileNotFoundError:
-        fd, new = -1, True
-    except OSError as exc:
-        raise _write_error(what, path, exc) from None
-    try:
-        if new:
-            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_EXCL
-                         | os.O_CLOEXEC, mode)
-            data = first + data
-        size = os.fstat(fd).st_size
-        try:
-            _write_all(fd, data)
-        except OSError:
-            with contextlib.suppress(OSError):
-                if new:
-                    os.unlink(path)
-                else:
-                    os.ftruncate(fd, size)
-            raise
-    except OSError as exc:
-        raise _write_error(what, path, exc) from None
-    finally:
-        if fd >= 0:
-            os.close(fd)
-    if new:
-        fsync_dir(path.parent)
-    return len(data)
+        return
+    fsync_dir(path.parent)
 
 
 def _write_error(what: str, path: Path, exc: OSError) -> GameFileError:

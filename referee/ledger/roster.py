@@ -220,3 +220,9 @@ def split_list(spec: str) -> list[str]:
         raise UsageError(f"unbalanced quotes in {spec[:200]!r}")
     parts.append("".join(current))
     return parts
+
+
+def reached_by(to: str) -> str:
+    """How a reader's address ``to`` (as :meth:`Settings.to` makes it) is reached:
+    ``matrix`` for a seat bound to a Matrix id, ``mail`` for a mail address."""
+    return "matrix" if to.startswith(MATRIX_TO) else "mail"

@@ -25,6 +25,9 @@ _TOKEN_PREFIX = b"referee-token\0"
 _B32 = "a-z2-7"
 TOKEN_RE = rf"[{_B32}]{{4}}(?:[-\s]?[{_B32}]{{4}}){{3}}"
 
+#: what the game master's token is computed over (no player id has '#')
+GM_TOKEN = "#gm"
+
 
 class MailError(RefereeError):
     """A mail could not be built, written or delivered (bad address, SMTP failure...)."""

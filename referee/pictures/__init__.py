@@ -56,4 +56,19 @@ def svg_to_png(svg: str) -> bytes:
     return bytes(resvg_py.svg_to_bytes(svg_string=svg))
 
 
-__all__ = ["Marks", "Pieces", "draw_svg", "drawer", "svg_to_png"]
+def available() -> bool:
+    """Whether PNG pictures and HTML pages can be made here (the pictures extra)."""
+    try:
+        import jinja2  # noqa: F401  (the HTML parts need it as well)
+        import resvg_py  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def png_size(png: bytes) -> tuple[int, int]:
+    """(width, height) from a PNG's IHDR chunk."""
+    return int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
+
+
+__all__ = ["Marks", "Pieces", "available", "draw_svg", "drawer", "png_size", "svg_to_png"]

@@ -1,55 +1,64 @@
-"""The judge's mail door: each notice of the core as a mail, delivered through the outbox.
+"""The mail door: each notice of the core as a mail, delivered through the outbox; each
+mail of the inbox authenticated and handed to the core.
 
 The core (:mod:`referee.judge.core`) decides who is told what (a
 :class:`~referee.judge.door.Notice`); :class:`MailDoor` makes the mail of it: the fixed
 subject with the seat's token, a fresh Message-ID with a MAC
 (:mod:`referee.mail.tokens`), the thread under the reader's first mail (or under the mail
-it answers), the HTML part with the picture of the board (:mod:`referee.judge.html`), the
-notice to the reader's own channel too or instead (:mod:`referee.judge.notifications`),
-and the queue in the judge's state, delivered through an outbox
-(:mod:`referee.judge.transport`). :class:`MailJudge` is the judge served by mail (what
-``referee judge`` runs); the dispatcher of incoming mail is
-:mod:`referee.judge.incoming`. A second front door (chat) is a sibling of this module:
-it implements :class:`referee.judge.door.Door` over the same core.
+it answers), the HTML part with the picture of the board
+(:mod:`referee.doors.mail.html`), the notice to the reader's own channel too or instead
+(:mod:`referee.doors.mail.channels`), and the queue in the judge's state, delivered
+through an outbox (:mod:`referee.doors.mail.transport`). What comes in is
+:mod:`referee.doors.mail.incoming`'s.
 """
 
 from __future__ import annotations
 
 import email.policy
-from collections.abc import Sequence
 from email.message import EmailMessage
 from email.utils import format_datetime, getaddresses
 from typing import TYPE_CHECKING
 
 from referee import mail as mailmod
-from referee.judge import html, meta, notifications
-from referee.judge.basics import GM_TOKEN, WATCHER, Config, Loaded, plays
+from referee.doors.mail import channels as notifications
+from referee.doors.mail import html
+from referee.judge import meta
+from referee.judge.basics import WATCHER, Config, Loaded, plays
 from referee.judge.core import Judge
-from referee.judge.door import CHAT_PREFIXES, Door, Doors, Notice
-from referee.ledger import gamefile
+from referee.judge.door import MAIL_WORDS, Door, DoorDown, Notice, Taken
+from referee.ledger import gamefile, roster
 from referee.mail import mime, tokens
 from referee.mail.delivery import DeliveryError, Refused
+from referee.mail.tokens import GM_TOKEN
 
 if TYPE_CHECKING:
-    from referee.judge.store import Store
-    from referee.judge.transport import Outbox
+    from referee.doors.mail.transport import Inbox, Outbox
 
 
-class MailDoor:
-    """The mail door of one judge (:class:`referee.judge.door.Door`)."""
+class MailDoor(Door):
+    """The mail door of one judge: mail out through ``outbox``, in from ``inbox`` (none:
+    a judge that only sends, or reads one mail on standard input, :func:`process`)."""
 
-    def __init__(self, config: Config, outbox: Outbox) -> None:
+    name = "mail"
+    words = MAIL_WORDS
+
+    def __init__(self, config: Config, outbox: Outbox, inbox: Inbox | None = None) -> None:
         self.config = config
         self.outbox = outbox
+        self.inbox = inbox
         self._dropped: set[str] = set()  # mails left out: their notice went to a channel
 
-    def attach(self, store: Store) -> None:
-        """Use ``store``: at start, and after a reset (what was not saved forgotten)."""
+    def attach(self, judge: Judge) -> None:
+        """Serve ``judge``: at start, and after a reset (what was not saved forgotten)."""
         config = self.config
-        self.store = store
-        self.channels = notifications.Channels(store, notifications.Options(
+        self.judge = judge
+        self.store = judge.store
+        self.channels = notifications.Channels(judge.store, notifications.Options(
             config.site_url, config.notify_private, config.sleep, config.log))
         self._dropped.clear()
+
+    def reaches(self, to: str) -> bool:
+        return roster.reached_by(to) == "mail"
 
     def token(self, game: Loaded, player: str) -> str:
         name = GM_TOKEN if player == meta.GM else game.settings.token_name(player)
@@ -68,16 +77,18 @@ class MailDoor:
         ``notice.answers``. ``board``: an HTML part too, with the picture of the board as
         the reader sees it (when the pictures extra is there). ``notice``: posted to the
         player's channel too, or instead (referee/judge/notifications.py)."""
-        player, to, answers, board = notice.player, notice.to, notice.answers, notice.board
+        player, answers, board = notice.player, notice.answers, notice.board
+        to = notice.to or ""
         gid = game.gf.game_id
-        state = self.store.game(gid)
+        state = self.store.door_game(self.name, gid)
+        state.setdefault("roots", {})
         msgid = tokens.make_id(game.key, gid, player, plays(game.gf), self.store.next_counter(gid))
         thread = f"{player}|{to}"  # a new address (or person) starts a new thread
         root = state["roots"].get(thread)
         subject = self.subject(game, player)
         headers = [("From", self.config.sender), ("To", to), ("Subject", subject),
                    ("Date", format_datetime(self.config.clock())), ("Message-ID", msgid)]
-        refs = [r for r in [root, *notice.references] if r]
+        refs = [r for r in [root] if r]
         if answers:
             headers.append(("In-Reply-To", answers))
             refs.append(answers)
@@ -121,13 +132,16 @@ class MailDoor:
             [str(v) for v in message.get_all("To", []) or []]) if a]
         raw = message.as_bytes() if isinstance(message, mime.Mail) else \
             message.as_bytes(policy=email.policy.default.clone(linesep="\n"))
-        self.store.enqueue(str(message["Message-ID"]), recipients, raw)
+        self.store.enqueue(self.name, {"id": str(message["Message-ID"]), "to": recipients,
+                                       "raw": raw.decode("utf-8", "surrogateescape")},
+                           str(message["X-Referee-Game"] or "") or None)
 
     def flush(self) -> int:
-        """Deliver every queued mail, each taken off the queue once delivered and named
-        in the store's journal (the next save writes the queue without it)."""
+        """Deliver every queued mail, each taken off the queue once delivered. A recipient
+        refused for good is dropped with a log line; the outgoing server down or
+        refusing for now raises DoorDown (the queue waits)."""
         sent = 0
-        queue = self.store.data["queue"]
+        queue = self.store.queue(self.name)
         while queue:
             item = queue[0]
             try:
@@ -135,48 +149,80 @@ class MailDoor:
                     "utf-8", "surrogateescape"))
             except Refused as exc:  # for good: sending it again would not help
                 if not exc.permanent:
-                    raise DeliveryError(exc.message) from exc
+                    raise DoorDown(exc.message) from exc
                 notes = [f"{exc.message} (dropped)"]
-            self.store.sent()
+            except DeliveryError as exc:
+                raise DoorDown(exc.message) from exc
+            self.store.dequeue(self.name, item)
             for note in notes or ():
                 self.config.log(f"mail not delivered: {note}")
             sent += 1
         return sent
 
-    def fatal(self, exc: Exception) -> bool:
-        """A failure of the outgoing mail: the round stops, the mail is tried again."""
-        return isinstance(exc, DeliveryError)
+    # ------------------------------------------------------------------ incoming
+
+    def take(self, wait: float = 0.0) -> Taken:
+        """Every pending mail of the inbox, handled and marked done (or quarantined)
+        only after its answers are queued and delivered. A failure of the outgoing
+        mail raises DoorDown and leaves the mail in the inbox, to be tried again."""
+        from referee.doors.mail.incoming import QUARANTINED, process
+        from referee.judge.failures import RetryLater
+
+        taken = Taken()
+        if self.inbox is None:
+            return taken
+        for item in self.inbox.pending():
+            try:
+                outcome = process(self.judge, self, item.raw, unread=item.unread)
+                self.flush()
+            except DoorDown:  # the mail stays in the inbox, its answers queued
+                self.outbox.close()  # (a connection to the SMTP server made anew)
+                raise
+            try:
+                if outcome.action == QUARANTINED:
+                    where = self.inbox.quarantine(item)
+                    self.config.log(f"{QUARANTINED}: mail {item.key}: {outcome.detail} "
+                                    f"({where})")
+                    taken.lines.append(QUARANTINED)
+                else:
+                    self.inbox.done(item)
+            except OSError as exc:  # a Maildir on a full or read-only disk
+                raise RetryLater(f"cannot move the mail {item.key} in the inbox: "
+                                 f"{exc.strerror or exc}; it stays for the next run") from exc
+            taken.read += 1
+            taken.played += outcome.action == "played"
+        return taken
+
+    def wait(self, seconds: float) -> None:
+        if self.inbox is not None:
+            self.inbox.wait(seconds)
+        else:
+            super().wait(seconds)
+
+    def summary(self, taken: Taken) -> str:
+        from referee.doors.mail.incoming import QUARANTINED, Stats
+
+        return Stats(taken.read, taken.played, taken.lines.count(QUARANTINED)).summary()
+
+    def down_line(self, message: str) -> str:
+        return f"mail delivery failed, will retry: {message}"
+
+    def close(self) -> None:
+        if self.inbox is not None:
+            self.inbox.close()
+        self.outbox.close()
+
+
+
 
 
 class MailJudge(Judge):
-    """The judge served by mail: the core with a :class:`MailDoor` over ``outbox``
-    (exported as :class:`referee.judge.Judge`), and beside it the chat door ``chat``
-    when the judge also plays in chat (:class:`referee.judge.door.Doors` routes each
-    notice to its reader's door)."""
+    """A judge whose doors are mail (through ``outbox``, reading ``inbox``) and
+    ``others``: what `referee judge` makes with the mail options."""
 
-    def __init__(self, config: Config, outbox: Outbox, chat: Door | None = None) -> None:
-        self.mail_door = MailDoor(config, outbox)
-        super().__init__(config, Doors(self.mail_door, chat, config.log))
+    def __init__(self, config: Config, outbox: Outbox, *others: Door,
+                 inbox: Inbox | None = None) -> None:
+        super().__init__(config, [MailDoor(config, outbox, inbox), *others])
 
-    @property
-    def outbox(self) -> Outbox:
-        return self.mail_door.outbox
 
-    @property
-    def channels(self) -> notifications.Channels:
-        """The players' own notification channels (referee/judge/notifications.py)."""
-        return self.mail_door.channels
-
-    def subject(self, game: Loaded, player: str) -> str:
-        return self.mail_door.subject(game, player)
-
-    def message(self, game: Loaded, player: str, to: str, body: str,
-                answers: str | None = None, references: Sequence[str] = (), *,
-                board: bool = False, notice: bool = False) -> object:
-        """The mail of the game to ``player`` (:meth:`MailDoor.prepare`), or for a
-        reader in chat the chat door's message (an answer to a mail of a seat that
-        plays in chat goes there)."""
-        notice_ = Notice(player, to, body, answers, tuple(references), board, notice)
-        if to.startswith(CHAT_PREFIXES):
-            return self.door.prepare(game, notice_)
-        return self.mail_door.prepare(game, notice_)
+mail_judge = MailJudge

@@ -75,12 +75,18 @@ class Channels:
 
     def _kept(self, gid: str, player: str) -> dict[str, Any]:
         """What the judge keeps of ``player``'s channel (made on first use)."""
-        games = self.store.data.setdefault(STATE_KEY, {})
+        games = self.store.part(STATE_KEY, {})
         return games.setdefault(gid, {}).setdefault(player, {})
 
     def _seen(self, gid: str, player: str) -> dict[str, Any]:
         """The same, read only: an empty dict when nothing is kept."""
-        return dict(self.store.data.get(STATE_KEY, {}).get(gid, {}).get(player, {}))
+        return dict(self.store.part(STATE_KEY, {}).get(gid, {}).get(player, {}))
+
+    def parse(self, arg: str) -> tuple[str | None, str]:
+        """The words after ``notify`` of ``notify via URL [also|only]`` or ``notify via
+        off`` (:func:`parse_command`, under this judge's ``--notify-private``). Raises
+        UsageError (never repeating the URL)."""
+        return parse_command(arg, allow_private=self.options.allow_private)
 
     def set(self, game: Loaded, player: str, url: str | None, via: str) -> None:
         """Keep ``player``'s channel set by mail (saved with the judge's state)."""
@@ -144,7 +150,7 @@ class Channels:
 
     def error_note(self, game: Loaded, player: str) -> list[str]:
         """The lines that tell ``player`` their channel's last failure (once)."""
-        kept = self.store.data.get(STATE_KEY, {}).get(game.gf.game_id, {}).get(player)
+        kept = self.store.part(STATE_KEY, {}).get(game.gf.game_id, {}).get(player)
         if not kept or not kept.get("error"):
             return []
         error, kept["error"] = kept["error"], None

@@ -64,12 +64,9 @@ class Picture:
 
 
 def pictures_available() -> bool:
-    try:
-        import jinja2  # noqa: F401  (the HTML part needs it as well)
-        import resvg_py  # noqa: F401
-    except ImportError:
-        return False
-    return True
+    from referee.pictures import available
+
+    return available()
 
 
 def board_tiles(view: dict[str, Any]) -> list[Any] | None:
@@ -87,7 +84,9 @@ def board_tiles(view: dict[str, Any]) -> list[Any] | None:
 
 def png_size(png: bytes) -> tuple[int, int]:
     """(width, height) from a PNG's IHDR chunk."""
-    return int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
+    from referee.pictures import png_size as size
+
+    return size(png)
 
 
 def whose(viewer: str | None) -> str:
