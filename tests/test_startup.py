@@ -65,7 +65,8 @@ STATUS_NEEDS = {
 }
 # `move` also writes the file (and lets any bot seat play after it, so it asks submit).
 MOVE_NEEDS = STATUS_NEEDS | {"referee.play.submit", "referee.play.writecore",
-                             "referee.engine.bounds"}
+                             "referee.engine.bounds",
+                             "referee.play.reading"}  # the moves read as mail reads them
 
 _RUN = """
 import atexit, json, sys

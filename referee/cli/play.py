@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -10,13 +11,21 @@ import click
 from msgspec.structs import asdict
 
 from referee import engine
-from referee.cli.common import PATH, command, emit_json, parse_option_pairs, secret_option
-from referee.errors import MoveError, RefereeError, UsageError
+from referee.cli.common import (
+    PATH,
+    command,
+    emit_json,
+    parse_option_pairs,
+    report_error,
+    secret_option,
+)
+from referee.errors import MoveError, RefereeError, SealedError, UsageError
 from referee.i18n import domain
 from referee.ledger import gamefile, replay, seats
 from referee.play.statusview import legal_lines, load, prompt_line, status_json, status_text
 
 if TYPE_CHECKING:  # the commands import what they use: `status` starts faster
+    from referee.engine import Match
     from referee.mail.gamemail import MailIdentify
     from referee.play.submit import BotMove, Submission
 
@@ -260,8 +269,9 @@ class MailMove:
 @click.argument("words", nargs=-1, metavar="MOVE...")
 @secret_option
 @click.option("--unchecked", is_flag=True,
-              help="Sealed game without its secret: append the move after checking only its "
-                   "notation; CI (which holds the secret) checks its legality.")
+              help="Sealed game without its secret: append the moves after checking only "
+                   "their notation; a referee with the secret (CI, the game master) checks "
+                   "their legality later.")
 @click.option("--from-email", "email_path", type=PATH, metavar="MESSAGE",
               help="Take the move(s) from a player's reply mail (a file, or - for stdin); "
                    "the player is identified and authenticated by the token in it.")
@@ -272,8 +282,13 @@ class MailMove:
 def move(path: Path, player: str | None, words: Sequence[str], secret_path: Path | None,
          unchecked: bool, email_path: Path | None, reply_out: Path | None, sender: str,
          as_json: bool) -> None:
-    """Check a move against the rules and append it to FILE."""
-    from referee.play.submit import submit
+    """Check a move against the rules and append it to FILE.
+
+    Several decisions in one command: quote each ("deploy milano 4" "seat envoy"); they
+    are played in order, and the first one refused stops the rest (those before it
+    stand). Words without quotes are one move, as typed (deploy milano 4).
+    """
+    from referee.play.reading import command_line_moves
 
     if email_path is None and (player is None or not words):
         raise UsageError(_("move needs --as PLAYER and the MOVE (or --from-email MESSAGE)"))
@@ -288,37 +303,57 @@ def move(path: Path, player: str | None, words: Sequence[str], secret_path: Path
         assert found.done is not None  # (a refusal was raised)
         done, played = found.done, found.bots
     else:
-        done = submit(path, player, [" ".join(words)], secret_path=secret_path,
-                      unchecked=unchecked)
+        texts = command_line_moves(words)
+        done = submit_texts(path, player, texts, secret_path, unchecked)
         # a game without bot seats (in the file just written) owes no bot a move: not
         # read again
         played = bots_done(path, secret_path) if done.match is not None and \
             seats.seats_at(done.gf.data).bots else []
     if done.match is None:
-        first = done.accepted[0]
-        click.echo(_("move {n}: {player}: {move} (appended UNCHECKED: only a referee with "
-                     "the secret can check it)").format(n=first.n, player=done.player,
-                                                        move=first.text))
-        if seats.seats_at(done.gf.data).bots:
-            click.echo(_("bot seats move when a referee with the secret runs `referee bot "
-                         "FILE`"))
+        unchecked_lines(done, as_json)
+    else:
+        played_lines(done, played, identify, load(path, secret_path) if played else None,
+                     as_json)
+    refuse_rest(done, as_json)
+
+
+def unchecked_lines(done: Submission, as_json: bool) -> None:
+    """What `move` says of moves appended unchecked (a sealed game without its secret)."""
+    if as_json:
+        emit_json({"unchecked": True, "player": done.player,
+                   "accepted_moves": [asdict(a) for a in done.accepted],
+                   **({"refused": refusal(done).to_json()} if done.failed else {})})
         return
-    gf, match, player = done.gf, done.match, done.player
-    if played:
-        gf, match = load(path, secret_path)
-    game = match.game
-    taken = identify.note() if identify is not None else []
+    for a in done.accepted:
+        click.echo(_("move {n}: {player}: {move} (appended UNCHECKED: only a referee "
+                     "with the secret can check it)").format(n=a.n, player=done.player,
+                                                             move=a.text))
+    if seats.seats_at(done.gf.data).bots:
+        click.echo(_("bot seats move when a referee with the secret runs `referee bot "
+                     "FILE`"))
+
+
+def played_lines(done: Submission, played: list[BotMove], identify: MailIdentify | None,
+                 reloaded: tuple[gamefile.GameFile, Match] | None, as_json: bool) -> None:
+    """What `move` says of moves played: each move, the planned and the bots' moves
+    after them, whose turn, and the mover's legal moves when it is theirs again."""
+    assert done.match is not None
+    gf, match = reloaded or (done.gf, done.match)
+    game, player = match.game, done.player
     if as_json:
         out = status_json(gf, match, player)
         out["accepted"] = done.accepted[-1].text
         out["n"] = done.accepted[-1].n
+        out["accepted_moves"] = [asdict(a) for a in done.accepted]
         out["bot_moves"] = [asdict(b) for b in played]
         out["planned_moves"] = [vars(p) for p in done.planned]
         if identify is not None and identify.taken is not None:
             out["mail_line"] = identify.taken.number
+        if done.failed is not None:
+            out["refused"] = refusal(done).to_json()
         emit_json(out)
         return
-    for line in taken:
+    for line in identify.note() if identify is not None else []:
         click.echo(line)
     for a in done.accepted:
         click.echo(_("move {n}: {player}: {move}").format(n=a.n, player=player, move=a.text))
@@ -331,6 +366,63 @@ def move(path: Path, player: str | None, words: Sequence[str], secret_path: Path
     if not game.finished(match.state) and player in game.to_move(match.state):
         for line in legal_lines(match, player):
             click.echo(line)
+
+
+def submit_texts(path: Path, player: str | None, texts: Sequence[str],
+                 secret_path: Path | None, unchecked: bool) -> Submission:
+    """``player``'s moves played in order (a refused one stops the rest: those before it
+    stand). A sealed game without its secret is refused unless ``unchecked``, naming
+    the command that appends the moves unchecked."""
+    from referee.play.submit import submit
+
+    if player is None or not texts:
+        raise UsageError(_("move needs --as PLAYER and the MOVE (or --from-email MESSAGE)"))
+    try:
+        return submit(path, player, texts, secret_path=secret_path, unchecked=unchecked,
+                      keep_partial=True)
+    except MoveError as exc:  # the first move: nothing was played
+        if len(texts) < 2:
+            raise
+        raise refusal_of(exc, 0, texts[1:]) from None
+    except SealedError as exc:
+        if unchecked:
+            raise
+        quoted = " ".join(f'"{t}"' for t in texts)
+        raise SealedError(
+            _("this game is sealed and its secret is not at hand, so the move cannot be "
+              "checked"),
+            hints=[_("a player without the secret appends it unchecked (a referee with the "
+                     "secret checks it later): referee move {path} --as {player} --unchecked "
+                     "{moves}").format(path=path, player=player, moves=quoted),
+                   *exc.hints]) from None
+
+
+def refusal(done: Submission) -> MoveError:
+    """The move that stopped a command's moves after others were played."""
+    assert done.failed is not None and done.failed_index is not None
+    return refusal_of(done.failed, done.failed_index, done.rest[1:])
+
+
+def refusal_of(exc: MoveError, index: int, later: Sequence[str]) -> MoveError:
+    """``exc``, the refusal of the command's move ``index`` (0-based), said as one of
+    its moves, with the ``later`` ones, which were not played either."""
+    message = _("your move {k} of {count} was not played: {message}").format(
+        k=index + 1, count=index + 1 + len(later), message=exc.message)
+    hints = list(exc.hints)
+    if later:
+        hints.append(_("not played either, after it: {moves}").format(
+            moves="; ".join(later)))
+    return type(exc)(message, hints=hints, legal=exc.legal)
+
+
+def refuse_rest(done: Submission, as_json: bool) -> None:
+    """After the moves played: the refused one, as an error (exit 1; with --json it is
+    in the output already)."""
+    if done.failed is None:
+        return
+    if not as_json:
+        report_error(refusal(done), as_json)
+    sys.exit(1)
 
 
 # --- log ------------------------------------------------------------------------------
