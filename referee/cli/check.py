@@ -14,6 +14,7 @@ from referee.cli.common import PATH, command, emit_json, secret_option
 from referee.errors import UsageError
 from referee.git import history
 from referee.reports.checking import change_root, check_all, check_change, resolve_base
+from referee.reports.folders import game_files
 
 # --- check ----------------------------------------------------------------------------
 
@@ -48,7 +49,7 @@ def check_line(r: dict[str, Any]) -> list[str]:
 
 
 @command()
-@click.argument("paths", nargs=-1, metavar="[FILE]...", type=PATH)
+@click.argument("paths", nargs=-1, metavar="[FILE_OR_DIR]...", type=PATH)
 @secret_option
 @click.option("--since", metavar="REV",
               help="Check the change since git revision REV as a whole: every game file at "
@@ -84,7 +85,10 @@ def check_line(r: dict[str, Any]) -> list[str]:
 def check(paths: Sequence[Path], secret_path: Path | None, since: str | None, by: str | None,
           github: str | None, signed: bool, signers: str, require_secret: bool | None,
           vouched: bool, strict: bool, bots: bool, as_json: bool) -> None:
-    """Validate and replay game files; exit 0 only if every one is a legal game."""
+    """Validate and replay game files; exit 0 only if every one is a legal game.
+
+    A folder stands for every game file in it and its subfolders (names that start with
+    a dot left out, and any .json file that is no game file passed over)."""
     if (by or github or signed) and since is None:
         raise UsageError("--by, --by-github and --signed need --since")
     if by and github:
@@ -95,7 +99,7 @@ def check(paths: Sequence[Path], secret_path: Path | None, since: str | None, by
         "secret_path": secret_path, "strict": strict, "vouched": vouched, "bots": bots,
         "need_secret": require_secret_env() if require_secret is None else require_secret}
     if since is None:
-        results = check_all(list(paths), since=None, **options)
+        results = check_all(game_files(paths), since=None, **options)
     else:
         base = resolve_base(since, change_root(paths))
         if base.note:

@@ -72,6 +72,11 @@ def views(paths: Sequence[Path], signers_path: Path | None, out_dir: Path | None
     code, missing = 0, False
     for game in done:
         path, out, report, exc = game.path, game.out, game.report, game.error
+        if game.copy is not None:
+            results.append({"file": str(path), **game.copy.to_json()})
+            if not as_json:
+                click.echo(f"{game.copy.message}: its views are those of {game.copy.of}")
+            continue
         if exc is not None or report is None:
             assert exc is not None
             code = max(code, exc.exit_code)

@@ -121,6 +121,7 @@ class GameViews:
     out: Path
     report: agebox.ViewsReport | None = None
     error: RefereeError | None = None
+    copy: identity.Copy | None = None  # a copy of another game file: no views of its own
 
 
 def write_all_views(paths: Sequence[Path], signers_path: Path, out_dir: Path | None,
@@ -133,9 +134,12 @@ def write_all_views(paths: Sequence[Path], signers_path: Path, out_dir: Path | N
     targets = view_targets(paths, out_dir)
     signers = agebox.read_signers(signers_path)
     read = read_games(paths)
-    twins = duplicate_ids([(path, gf) for path, (_, gf) in read.items()])
+    copies, twins = duplicate_ids([(path, gf) for path, (_, gf) in read.items()])
     done: list[GameViews] = []
     for path, out in targets:
+        if path in copies:  # the game's views are its copy's
+            done.append(GameViews(path, out, copy=copies[path]))
+            continue
         try:
             if path in twins:
                 raise viewsign.ViewError(twins[path], hints=[
@@ -161,14 +165,31 @@ def read_games(paths: Sequence[Path]) -> dict[Path, tuple[bytes, gamefile.GameFi
     return found
 
 
-def duplicate_ids(games: Sequence[tuple[Path, gamefile.GameFile]]) -> dict[Path, str]:
-    """The files among ``games`` that are the same game as another one (the same header,
-    rng commitment or game id: :mod:`referee.ledger.identity`, as `pending` and `site` find
-    them), each with the message saying so (a copy of a game with a forged header must
-    not be served beside the real one)."""
-    copies = identity.duplicated_files(identity.duplicates(list(games)))
-    return {Path(f): f"{d.message}: no views are written for either"
-            for f, d in copies.items()}
+def duplicate_ids(games: Sequence[tuple[Path, gamefile.GameFile]]
+                  ) -> tuple[dict[Path, identity.Copy], dict[Path, str]]:
+    """(the copies among ``games``, whose game's views stand for them; the other files
+    that are the same game as another one (the same header, rng commitment or game id:
+    :mod:`referee.ledger.identity`, as `pending` and `site` find them), each with the
+    message saying so: a copy of a game with a forged header must not be served beside
+    the real one)."""
+    by_name = {str(path): (path, gf) for path, gf in games}
+
+    def held(file: str) -> identity.Held:
+        path, gf = by_name[file]
+        return identity.held_of(file, gf, (_mtime(path),))
+
+    copies, twins = identity.sort_copies(identity.duplicates(list(games)), held,
+                                         served=True)
+    return ({Path(f): c for f, c in copies.items()},
+            {Path(f): f"{d.message}: no views are written for either"
+             for f, d in twins.items()})
+
+
+def _mtime(path: Path) -> int:
+    try:
+        return path.stat().st_mtime_ns
+    except OSError:
+        return 0
 
 
 def view_targets(paths: Sequence[Path], out_dir: Path | None) -> list[tuple[Path, Path]]:
