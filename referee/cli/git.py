@@ -157,9 +157,10 @@ def git_merge(base: Path, ours: Path, theirs: Path, name: str | None,
 
     When both sides appended moves, the target branch's are kept (ours, or theirs when
     the target branch is merged into a player's branch), the other side's are dropped
-    and their authors told to move again. Exit 0: merged, nothing
-    dropped; exit 1: moves were dropped (the file holds the merged game: `git add` it)
-    or the versions differ otherwise (the file keeps our version; resolve by hand).
+    and their authors told what stands and whether it is their turn. Exit 0: merged,
+    nothing dropped; exit 1: moves were dropped (the file holds the merged game: `git
+    add` it) or the versions differ otherwise (the file keeps our version; resolve by
+    hand).
     """
     name = name or str(ours)
     raws = [read_bytes(p) for p in (base, ours, theirs)]
