@@ -113,7 +113,7 @@ def test_site_serves_a_game_once_and_names_its_copy(folder: Path) -> None:
     result = run("site", ".", "-o", folder.parent / "out")
     assert result.exit_code == 0, result.output
     assert result.output == ("backup.json is a copy of game.json: served once, as game.json\n"
-                             "wrote " + str(folder.parent / "out") + "/index.html: 1 games\n")
+                             "wrote " + str(folder.parent / "out") + "/index.html: 1 game\n")
 
 
 def test_sort_copies_keeps_every_other_second_file_refused() -> None:

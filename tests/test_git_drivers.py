@@ -565,4 +565,4 @@ def test_a_merge_by_the_driver_passes_check_signed(repo: Path, tmp_path: Path) -
     git(repo, "commit", "-q", "--no-edit")
     result = run("check", game, "--since", start, "--signed")
     assert result.exit_code == 0, result.output
-    assert result.output.startswith(f"ok   {game}: staufer, 3 players, 2 moves")
+    assert result.output.startswith("ok   games/g.json: staufer, 3 players, 2 moves")

@@ -230,7 +230,7 @@ def repo(tmp_path: Path) -> Path:
 def test_since_accepts_appended_legal_moves(repo: Path) -> None:
     path = repo / "g.json"
     ok("move", path, "--as", "ben", "take 1")
-    assert "(1 new moves)" in ok("check", path, "--since", "HEAD").output
+    assert "(1 new move)" in ok("check", path, "--since", "HEAD").output
     ok("check", path, "--since", "HEAD", "--by", "ben")
     ok("move", path, "--as", "ann", "take 1")
     result = run("check", path, "--since", "HEAD", "--by", "ben")

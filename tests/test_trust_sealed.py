@@ -87,7 +87,7 @@ def test_an_unchecked_move_is_vouched_by_the_next_referee_entry(
         refereed: tuple[Path, Path]) -> None:
     path, key = refereed
     ok("move", path, "--as", "ben", "take 1", "--unchecked")
-    assert "1 entries at the end" in ok("check", path, "--secret", key).output
+    assert "1 entry at the end was appended" in ok("check", path, "--secret", key).output
     ok("move", path, "--as", "ann", "take 1", "--secret", key)
     assert "appended without" not in ok("check", path, "--secret", key, "--vouched").output
 

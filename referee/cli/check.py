@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from referee.cli.common import PATH, command, emit_json, secret_option
+from referee.cli.common import PATH, command, count, emit_json, secret_option
 from referee.errors import UsageError
 from referee.git import history
 from referee.reports.checking import change_root, check_all, check_change, resolve_base
@@ -26,24 +26,26 @@ def require_secret_env() -> bool:
 def check_line(r: dict[str, Any]) -> list[str]:
     if not r["ok"]:
         return [f"FAIL {r['file']}: {r['error']}"] + [f"       {h}" for h in r["hints"]]
-    extra = f" ({r['new_moves']} new moves)" if "new_moves" in r else ""
+    extra = f" ({count(r['new_moves'], 'new move', 'new moves')})" if "new_moves" in r else ""
+    size = f"{count(r['players'], 'player', 'players')}, {count(r['moves'], 'move', 'moves')}"
     if r["verified"] == "structure":
-        return [f"ok?  {r['file']}: {r['game']}, {r['players']} players, {r['moves']} moves"
-                f"{extra}; structure and hash chain only", *(f"       not verified: {u}"
-                                                              for u in r["unverified"])]
+        return [f"ok?  {r['file']}: {r['game']}, {size}{extra}; structure and hash chain only",
+                *(f"       not verified: {u}" for u in r["unverified"])]
     state = "finished" if r["finished"] else f"waiting for {', '.join(r['to_move'])}"
     scores = ", ".join(f"{p} {s}" for p, s in r["scores"].items())
-    lines = [f"ok   {r['file']}: {r['game']}, {r['players']} players, {r['moves']} moves"
-             f"{extra}, {state}; scores {scores}"]
+    lines = [f"ok   {r['file']}: {r['game']}, {size}{extra}, {state}; scores {scores}"]
     if "bot_moves_verified" in r:
-        lines.append(f"       {r['bot_moves_verified']} bot-seat moves replayed: each is its "
-                     f"bot's move ({r['bot_seconds']:.1f} s)")
+        moves = count(r["bot_moves_verified"], "bot-seat move", "bot-seat moves")
+        lines.append(f"       {moves} replayed: each is its bot's move "
+                     f"({r['bot_seconds']:.1f} s)")
     if "bot_moves_replayed" in r:
-        lines.append(f"       replayed {r['bot_moves_replayed']} bot moves in "
+        moves = count(r["bot_moves_replayed"], "bot move", "bot moves")
+        lines.append(f"       replayed {moves} in "
                      f"{r['bot_seconds']:.1f} s ({r['bot_cpu_seconds']:.1f} s of CPU): each is "
                      "its bot's move")
     if r.get("unvouched"):
-        lines.append(f"       {r['unvouched']} entries at the end were appended without the "
+        lines.append(f"       {count(r['unvouched'], 'entry', 'entries')} at the end "
+                     + ("was" if r["unvouched"] == 1 else "were") + " appended without the "
                      "referee (unchecked); checked now, not yet vouched for by its MAC")
     return lines
 

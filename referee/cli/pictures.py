@@ -11,7 +11,7 @@ from pathlib import Path
 
 import click
 
-from referee.cli.common import PATH, command, emit_json, secret_option
+from referee.cli.common import PATH, command, count, emit_json, secret_option
 from referee.errors import GameFileError, SealedError, UsageError
 from referee.ledger import fileio, gamefile, secret
 
@@ -111,6 +111,7 @@ def site(games_dir: Path, out: Path, secret_path: Path | None, workers: int | No
     for copy in report.copies:
         click.echo(f"{copy['message']}: served once, as {copy['copy_of']}")
     sealed = report.needs_secret
-    click.echo(f"wrote {out}/index.html: {report.served} games"
+    click.echo(f"wrote {out}/index.html: {count(report.served, 'game', 'games')}"
                + (f" ({sealed} sealed without their secret: log only)" if sealed else "")
-               + (f"; {len(report.refused)} files not served" if report.refused else ""))
+               + (f"; {count(len(report.refused), 'file', 'files')} not served"
+                  if report.refused else ""))

@@ -445,11 +445,25 @@ def log(path: Path, viewer: str | None, secret_path: Path | None, as_json: bool)
         return
     if seats.seats_at(gf.data).bots or any(r["bot"] for r in rows):
         click.echo(_("players: {players}").format(players=players_text(gf)))
-    for r in rows:
-        click.echo(f"{r['n']:>4}. {r['by']}: {r['move']}" + (_("  (bot)") if r["bot"] else "")
-                   + (_("  (planned)") if r.get("planned") else ""))
+    for line in log_lines(rows):
+        click.echo(line)
     click.echo(prompt_line(gf, match) if match is not None else
                _("(sealed game: the position needs the game's secret)"))
+
+
+def log_lines(rows: Sequence[dict[str, Any]]) -> list[str]:
+    """The log as text: a mark where a round begins, each entry on its line, and under
+    it what it made happen (the game's account: scoring, a round's end)."""
+    lines: list[str] = []
+    shown = None
+    for r in rows:
+        if r.get("round") is not None and r["round"] != shown:
+            shown = r["round"]
+            lines.append(_("-- round {n} --").format(n=shown))
+        lines.append(f"{r['n']:>4}. {r['by']}: {r['move']}" + (_("  (bot)") if r["bot"] else "")
+                     + (_("  (planned)") if r.get("planned") else ""))
+        lines += [f"        {event}" for event in r.get("events", [])]
+    return lines
 
 
 # --- sealed games: nonce, reveal ------------------------------------------------------

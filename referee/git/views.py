@@ -258,8 +258,9 @@ def verify_view(doc: dict[str, Any], path: Path, game_path: Path | None, player:
             hints=[f"give --game FILE, or simply `referee status FILE --as {player}`"])
     note = viewsign.check_binding(doc, gf, str(path), str(game), player, stem)
     if note is not None:
+        entries = f"{len(gf.log)} entr{'y' if len(gf.log) == 1 else 'ies'}"
         raise viewsign.ViewError(f"{path} is of move {doc['moves']}, but {game} has only "
-                                 f"{len(gf.log)} entries: pull, then view it again")
+                                 f"{entries}: pull, then view it again")
     check_replayed(doc, gf, path, game, player)
     return None
 
