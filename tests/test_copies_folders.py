@@ -137,3 +137,14 @@ def test_sort_copies_keeps_every_other_second_file_refused() -> None:
                 served=True) == ([], ["a", "b"])
     assert sort(held("a", [1, 2], sealed=True), held("b", [1, 2], sealed=True),
                 served=True) == (["b is a copy of a"], [])
+
+
+def test_a_folder_takes_a_game_file_by_its_head_as_the_format_says() -> None:
+    """`pending` from its cache does not import the format's module: the head it takes a
+    game file by is the one every game file starts with."""
+    from referee.ledger import fileformat, gamefile
+    from referee.reports import folders
+
+    assert folders.GAME_HEAD == fileformat.GAME_FILE_HEAD
+    assert gamefile.dumps({"format": fileformat.FORMAT, "log": []}).encode().startswith(
+        folders.GAME_HEAD)

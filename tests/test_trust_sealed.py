@@ -126,7 +126,9 @@ def test_one_repository_secret_serves_every_sealed_game(tmp_path: Path) -> None:
     assert rng.commitment(secret.game_seed(master, header_a)) in commits  # bound to it
     for name in ("a", "b"):
         ok("move", tmp_path / f"{name}.json", "--as", "ann", "take 1", env=env)
-    refused(run("status", tmp_path / "a.json"), 1, "sealed")
+    blind = run("status", tmp_path / "a.json")  # without the secret: no state, no board
+    assert blind.exit_code == 0 and "This game is sealed, and neither its secret" in blind.output
+    refused(run("move", tmp_path / "a.json", "--as", "ben", "take 1"), 1, "--unchecked")
     refused(run("check", tmp_path / "a.json", env={"CI": "true"}), 1, "secret is required")
     refused(run("check", tmp_path / "a.json", "--require-secret"), 1, "secret is required")
 

@@ -21,7 +21,7 @@ from referee.cli.common import (
 )
 from referee.errors import MoveError, RefereeError, SealedError, UsageError
 from referee.i18n import domain
-from referee.ledger import gamefile, replay, seats
+from referee.ledger import gamefile, replay, seats, secret
 from referee.play.statusview import legal_lines, load, prompt_line, status_json, status_text
 
 if TYPE_CHECKING:  # the commands import what they use: `status` starts faster
@@ -134,6 +134,8 @@ def new(game_name: str, path: Path, players: str, seed: str | None,
         click.echo(_("sealed: the seed is in {path} (owner-only). Keep it secret and out of "
                      "git; reveal it after the game with `referee reveal`.").format(
                          path=made.secret_path))
+        if not matrix and made.secret_path is not None:
+            public_view_lines(path, made.secret_path)
     if assumed:
         click.echo(_("note: this game uses {n} assumed component values that the rulebook "
                      "does not give; see `referee data {game}`").format(
@@ -141,6 +143,26 @@ def new(game_name: str, path: Path, players: str, seed: str | None,
     for line in bot_move_lines(made.played):
         click.echo(line)
     click.echo(prompt_line(gf, match))
+
+
+def public_view_lines(path: Path, secret_path: Path) -> None:
+    """A new sealed game whose secret file the game master keeps: its public view beside
+    it (referee/git/views.py), so that a player without the secret sees the board and
+    whose turn it is with `referee status`; and how the players get their hands."""
+    from referee.git.views import write_public_view
+
+    try:
+        seed = secret.find_seed(gamefile.read(path), secret_path, path)
+        assert seed is not None
+        public = write_public_view(path, seed)
+    except RefereeError as exc:
+        click.echo(_("warning: the public view was not written: {problem}").format(
+            problem=exc.message), err=True)
+        return
+    click.echo(_("public view: {public}; players without the secret see it with `referee "
+                 "status {path}`, their hands once you write their views: `referee views "
+                 "{path} --signers FILE` (docs/playing.md: a sealed game at one "
+                 "table)").format(public=public, path=path))
 
 
 def players_text(gf: gamefile.GameFile) -> str:
@@ -183,13 +205,25 @@ def bot_move_lines(played: Sequence[BotMove]) -> list[str]:
 @secret_option
 @click.option("--wide", is_flag=True,
               help="The same board and legal moves laid out for 132 columns, not 80.")
+@click.option("--views", "views_dir", type=PATH, metavar="DIR",
+              help="A sealed game without its secret: where the referee wrote its views "
+                   "(default: beside FILE, then views/ beside FILE's folder).")
 def status(path: Path, viewer: str | None, secret_path: Path | None, wide: bool,
-           as_json: bool) -> None:
+           views_dir: Path | None, as_json: bool) -> None:
     """Show the board (80 columns, with a legend), whose turn it is and what is being
-    decided."""
-    gf, match = load(path, secret_path)
+    decided.
+
+    A sealed game without its secret shows the public view its referee signed (written
+    by `referee views`), the moves since, and where your hand is.
+    """
+    gf = gamefile.read(path)
     if viewer is not None:
         gf.player(viewer)
+    seed = secret.find_seed(gf, secret_path, path)
+    if seed is None and gf.sealed:
+        sealed_status(gf, path, viewer, views_dir, wide, as_json)
+        return
+    match = replay.replay(gf, seed)
     clocks = status_clock(gf, path, secret_path)
     if as_json:
         bots = bots_json(gf)
@@ -211,6 +245,26 @@ def status(path: Path, viewer: str | None, secret_path: Path | None, wide: bool,
         from referee.clocks import clockview
 
         click.echo(clockview.line(clocks))
+
+
+def sealed_status(gf: gamefile.GameFile, path: Path, viewer: str | None,
+                  views_dir: Path | None, wide: bool, as_json: bool) -> None:
+    """`status` of a sealed game without its secret: the referee's signed public view
+    (referee/trust/publicview.py), the moves since, where the reader's hand is."""
+    from referee.engine import textlayout
+    from referee.play.statusview import Sealed, sealed_json, sealed_text
+    from referee.trust import publicview
+
+    replay.check_structure(gf)  # (the chain and each entry's shape: what needs no secret)
+    found = publicview.Found() if gamefile.missing_nonces(gf) else \
+        publicview.find(gf, publicview.index_paths(path, views_dir))
+    folder = found.where.parent if found.where is not None else path.parent
+    hand = folder / f"{path.stem}.{viewer}.age" if viewer is not None else None
+    sealed = Sealed(gf, path, found.doc, found.where, found.problems, viewer, hand)
+    if as_json:
+        emit_json(sealed_json(sealed))
+        return
+    click.echo(sealed_text(sealed, textlayout.WIDE if wide else textlayout.WIDTH))
 
 
 def status_clock(gf: gamefile.GameFile, path: Path, secret_path: Path | None

@@ -19,7 +19,7 @@ from referee.git import history
 from referee.ledger import fileio, gamefile, identity, replay, secret
 from referee.ledger.codedigest import code_digest
 from referee.play.statusview import status_json, status_text
-from referee.trust import agebox, viewsign
+from referee.trust import agebox, publicview, viewsign
 
 SIGNERS_IN_REPO = Path(history.SIGNERS)  # the file `check --signed` verifies commits with
 
@@ -108,9 +108,36 @@ def write_game_views(path: Path, out: Path, secret_path: Path | None,
                              status_json(gf, match, p))
         for p in gf.players
     }
-    public = status_text(gf, match, None, name) + "\n"
-    return agebox.write_views(out, path.stem, gf.game_id, key, plaintexts, public,
-                              signers, source)
+    public = status_text(gf, match, None, name)
+    return agebox.write_views(out, path.stem, gf.game_id, key, plaintexts, public + "\n",
+                              signers, source, public_document(gf, seed, rel, public, match))
+
+
+def public_document(gf: gamefile.GameFile, seed: str, rel: str, text: str, match: Any
+                    ) -> dict[str, Any] | None:
+    """The signed public view (:mod:`referee.trust.publicview`) of a sealed game, for
+    its players without the secret; None for an open game (anyone replays it)."""
+    if not gf.sealed or "seed" in gf.data["rng"]:
+        return None
+    finished = match.game.finished(match.state)
+    return publicview.document(gf, seed, rel, text, gamefile.waiting(gf, match), finished)
+
+
+def write_public_view(path: Path, seed: str) -> Path:
+    """The public view of the new sealed game at ``path`` beside it (STEM.public.txt and
+    the index STEM.views.json, as `referee views` writes them, without any player's
+    view: `views` writes those): what its players without the secret see with `referee
+    status FILE` until the views are written. Returns the public view's path. Raises
+    RefereeError."""
+    raw = fileio.read_bytes(path)
+    gf = gamefile.parse(raw, str(path))
+    match = replay.replay(gf, seed)
+    name, rel = path.name, repo_name(path)
+    key = agebox.views_key(seed)
+    public = status_text(gf, match, None, name)
+    agebox.write_views(path.parent, path.stem, gf.game_id, key, {}, public + "\n",
+                       agebox.Signers(), "", public_document(gf, seed, rel, public, match))
+    return path.parent / f"{path.stem}.public.txt"
 
 
 @dataclass

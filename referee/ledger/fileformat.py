@@ -7,7 +7,7 @@ here."""
 FORMAT = "referee/1"
 # How every game file the referee writes starts: what :func:`claims_game_file` and
 # :func:`other_json` look for first, before they decode a file that starts otherwise.
-_HEAD = b'{\n  "format": "referee/1",'
+GAME_FILE_HEAD = b'{\n  "format": "referee/1",'
 PLAYER_ID = r"^[a-z][a-z0-9_-]{0,23}$"
 GAME_ID = r"^[A-Za-z0-9_-][A-Za-z0-9._-]{0,63}$"
 
@@ -100,7 +100,7 @@ def claims_game_file(raw: bytes | None) -> bool:
     file."""
     if not raw:
         return False
-    if raw.startswith(_HEAD):
+    if raw.startswith(GAME_FILE_HEAD):
         return True
     import json
 
@@ -116,7 +116,7 @@ def other_json(raw: bytes) -> bool:
     a clock view, notes): what a folder of games holds besides, passed over there. A file
     that does not decode, or an object that names this format or has a log without
     naming any, is not: it may be a damaged game file, and is reported."""
-    if raw.startswith(_HEAD):
+    if raw.startswith(GAME_FILE_HEAD):
         return False
     import json
 

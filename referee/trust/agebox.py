@@ -29,7 +29,7 @@ from typing import Any
 
 from referee.errors import GameFileError, UsageError
 from referee.ledger import fileio
-from referee.trust import signers, viewsign
+from referee.trust import publicview, signers, viewsign
 from referee.trust.viewsign import ViewError
 
 INDEX_FORMAT = "referee-views/1"
@@ -160,9 +160,14 @@ def source_mac(mac_key: bytes, parts: Sequence[bytes]) -> str:
     return mac.hexdigest()
 
 
-def public_mac(mac_key: bytes, public: bytes) -> str:
-    return hmac.new(mac_key, b"referee-view-public\0" + hashlib.sha256(public).digest(),
-                    hashlib.sha256).hexdigest()
+def public_mac(mac_key: bytes, public: bytes, signed: Mapping[str, Any] | None = None
+               ) -> str:
+    """The index's HMAC of the public view: its text, and the signed document the index
+    holds of it (:mod:`referee.trust.publicview`)."""
+    body = hashlib.sha256(public).digest()
+    if signed is not None:
+        body += hashlib.sha256(json.dumps(signed, sort_keys=True).encode()).digest()
+    return hmac.new(mac_key, b"referee-view-public\0" + body, hashlib.sha256).hexdigest()
 
 
 def views_hold(out: Path, stem: str, mac_key: bytes, source: str, players: Sequence[str],
@@ -194,8 +199,11 @@ def views_hold(out: Path, stem: str, mac_key: bytes, source: str, players: Seque
         report.unchanged.append(player)
         report.files[player] = name
     public = out / f"{stem}.public.txt"
+    signed = index.get(publicview.INDEX_KEY)
     if (sorted(views) != sorted(report.files) or index.get("no_key") != report.no_key
-            or not _file_ok(public, mac_key, index.get("public_mac"), public_mac)):
+            or not isinstance(signed, dict)
+            or not _file_ok(public, mac_key, index.get("public_mac"),
+                            lambda key, data: public_mac(key, data, signed))):
         return None
     report.files["public"] = public.name
     return report
@@ -203,10 +211,12 @@ def views_hold(out: Path, stem: str, mac_key: bytes, source: str, players: Seque
 
 def write_views(out: Path, stem: str, game_id: str, mac_key: bytes,
                 plaintexts: Mapping[str, bytes], public: str,
-                signers: Signers, source: str = "") -> ViewsReport:
+                signers: Signers, source: str = "",
+                signed: Mapping[str, Any] | None = None) -> ViewsReport:
     """Write STEM.P.age for every player with a key, STEM.public.txt and the index
     STEM.views.json in ``out``; rewrite each only when its content changed. ``source``:
-    what the views were made from (:func:`source_mac`), kept in the index."""
+    what the views were made from (:func:`source_mac`), kept in the index; ``signed``:
+    the signed public view (:mod:`referee.trust.publicview`), kept in it too."""
     index_path = out / f"{stem}.views.json"
     old = read_index(index_path).get("views", {})
     report = ViewsReport()
@@ -243,8 +253,10 @@ def write_views(out: Path, stem: str, game_id: str, mac_key: bytes,
         write_atomic(public_path, public.encode())
         report.public_written = True
     index = {"format": INDEX_FORMAT, "game": game_id, "public": public_path.name,
-             "public_mac": public_mac(mac_key, public.encode()), "source": source,
+             "public_mac": public_mac(mac_key, public.encode(), signed), "source": source,
              "views": entries, "no_key": report.no_key}
+    if signed is not None:
+        index[publicview.INDEX_KEY] = dict(signed)
     text = json.dumps(index, indent=2, sort_keys=True) + "\n"
     if _bytes_or_none(index_path) != text.encode():
         write_atomic(index_path, text.encode())
