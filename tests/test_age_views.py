@@ -283,8 +283,8 @@ def test_views_go_to_out_and_default_signers_are_in_the_repository(
     [report] = json.loads(result.stdout)
     assert report["signers"] == str(tmp_path / ".referee" / "allowed_signers")
     assert (report["written"], report["no_key"]) == (["ann", "ben"], ["cat"])
-    assert sorted(p.name for p in out.iterdir()) == ["g.ann.age", "g.ben.age",
-                                                     "g.public.txt", "g.views.json"]
+    assert sorted(p.name for p in out.iterdir()) == [
+        "g.ann.age", "g.ben.age", "g.public.signed", "g.public.txt", "g.views.json"]
 
 
 def test_views_of_several_games(tmp_path: Path, played: dict[str, Path], signers: Path

@@ -16,7 +16,7 @@ from tests.conftest import ok, run
 
 SEED = "0123456789abcdef0123456789abcdef"
 CURRENT = ("(sealed: the board is the public view its referee signed at move {n}, in\n"
-           "    g.views.json)")
+           "    g.public.signed)")
 
 
 @pytest.fixture
@@ -98,16 +98,16 @@ def test_moves_since_the_public_view_are_listed_and_the_turn_is_not_guessed(
 
 
 def test_a_forged_public_view_is_never_shown(table: Path) -> None:
-    index = json.loads(Path("g.views.json").read_text())
-    index["public_view"]["to_move"] = ["cat"]
-    index["public_view"]["text"] = index["public_view"]["text"].replace("ann to", "cat to")
-    Path("g.views.json").write_text(json.dumps(index))
+    doc = json.loads(Path("g.public.signed").read_text())
+    doc["to_move"] = ["cat"]
+    doc["text"] = doc["text"].replace("ann to", "cat to")
+    Path("g.public.signed").write_text(json.dumps(doc))
     result = run("status", "g.json")
     assert result.exit_code == 0
     assert "cat to choose" not in result.stdout and "round 1" not in result.stdout
     assert result.stdout.endswith(
-        "note: g.views.json: its public view is not signed by the referee of this game:\n"
-        "    it is forged or damaged, and not shown\n")
+        "note: g.public.signed: its public view is not signed by the referee of this\n"
+        "    game: it is forged or damaged, and not shown\n")
     assert json.loads(ok("status", "g.json", "--json").stdout)["to_move"] is None
 
 
@@ -120,12 +120,12 @@ def test_a_public_view_of_another_history_is_not_shown(table: Path) -> None:
     result = run("status", "g.json")
     assert result.exit_code == 0
     assert "supply 2" not in result.stdout
-    assert result.stdout.endswith("note: g.views.json: its public view shows another history "
-                                  "than this game file\n")
+    assert result.stdout.endswith("note: g.public.signed: its public view shows another "
+                                  "history than this game file\n")
 
 
 def test_without_any_public_view_status_says_who_can_tell(table: Path) -> None:
-    Path("g.views.json").unlink()
+    Path("g.public.signed").unlink()
     ok("move", "g.json", "--as", "ann", "--unchecked", "supply 2")
     result = run("status", "g.json")
     assert result.exit_code == 0
@@ -146,10 +146,10 @@ def test_the_views_of_a_repository_are_found_and_a_folder_can_be_named(
     games.mkdir(parents=True)
     views.mkdir()
     shutil.move("g.json", games / "g.json")
-    shutil.move("g.views.json", views / "g.views.json")
+    shutil.move("g.public.signed", views / "g.public.signed")
     monkeypatch.chdir(table / "repo")
     assert "Round 1: ann to choose" in ok("status", "games/g.json").stdout
-    shutil.move(views / "g.views.json", table / "gm" / "g.views.json")
+    shutil.move(views / "g.public.signed", table / "gm" / "g.public.signed")
     assert "Round 1: ann" not in ok("status", "games/g.json").stdout
     named = ok("status", "games/g.json", "--views", table / "gm").stdout
     assert "Round 1: ann to choose" in named
@@ -159,7 +159,7 @@ def test_in_german(table: Path) -> None:
     lines = ok("status", "g.json", "--as", "ann", "--lang", "de").stdout.splitlines()
     assert lines[-5:] == [
         "(versiegelt: das Brett ist die öffentliche Ansicht, die sein Schiedsrichter bei",
-        "    Zug 0 signiert hat, in g.views.json)",
+        "    Zug 0 signiert hat, in g.public.signed)",
         "Deine Hand und deine erlaubten Züge stehen in deiner Ansicht, sobald der",
         "    Schiedsrichter sie schreibt (`referee views g.json`): dann `referee view",
         "    g.ann.age`"]
@@ -175,3 +175,18 @@ def test_a_game_with_nonces_names_who_owes_one(tmp_path: Path,
     assert result.stdout.splitlines()[2:] == [
         "waiting for nonce commitments from ann, ben, cat before the first move (`referee",
         "    nonce FILE --as PLAYER`)"]
+
+
+def test_views_keep_and_restore_the_signed_public_view(table: Path) -> None:
+    """`views` leaves a game whose files are as it wrote them, and writes the signed
+    public view again when it is gone or edited."""
+    publish(table)
+    signed = Path("g.public.signed").read_bytes()
+    keys = table / "gm" / "keys"
+    again = ok("views", "g.json", "--signers", keys, "--secret", table / "gm" / "s.secret")
+    assert "  public: g.public.txt unchanged\n" in again.stdout
+    Path("g.public.signed").write_text("{}")
+    assert "note: g.public.signed: its public view is not one the referee writes" in ok(
+        "status", "g.json").stdout.replace("\n    ", " ")
+    publish(table)
+    assert Path("g.public.signed").read_bytes() == signed

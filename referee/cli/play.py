@@ -257,7 +257,7 @@ def sealed_status(gf: gamefile.GameFile, path: Path, viewer: str | None,
 
     replay.check_structure(gf)  # (the chain and each entry's shape: what needs no secret)
     found = publicview.Found() if gamefile.missing_nonces(gf) else \
-        publicview.find(gf, publicview.index_paths(path, views_dir))
+        publicview.find(gf, publicview.places(path, views_dir))
     folder = found.where.parent if found.where is not None else path.parent
     hand = folder / f"{path.stem}.{viewer}.age" if viewer is not None else None
     sealed = Sealed(gf, path, found.doc, found.where, found.problems, viewer, hand)

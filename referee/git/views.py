@@ -92,7 +92,8 @@ def write_game_views(path: Path, out: Path, secret_path: Path | None,
     key = agebox.views_key(seed)
     source = agebox.source_mac(key, [raw, rel.encode(), name.encode(),
                                      i18n.current().encode(), code_digest().encode()])
-    kept = agebox.views_hold(out, path.stem, key, source, gf.players, signers)
+    kept = agebox.views_hold(out, path.stem, key, source, gf.players, signers,
+                             signed=_signed(gf))
     if kept is not None:
         return kept
     match = replay.replay(gf, seed)
@@ -113,31 +114,38 @@ def write_game_views(path: Path, out: Path, secret_path: Path | None,
                               signers, source, public_document(gf, seed, rel, public, match))
 
 
+def _signed(gf: gamefile.GameFile) -> bool:
+    """Whether the game's public view is signed: a sealed game whose seed is not in the
+    file (an open game is replayed by anyone)."""
+    return gf.sealed and "seed" not in gf.data["rng"]
+
+
 def public_document(gf: gamefile.GameFile, seed: str, rel: str, text: str, match: Any
-                    ) -> dict[str, Any] | None:
+                    ) -> bytes | None:
     """The signed public view (:mod:`referee.trust.publicview`) of a sealed game, for
-    its players without the secret; None for an open game (anyone replays it)."""
-    if not gf.sealed or "seed" in gf.data["rng"]:
+    its players without the secret, as its file holds it; None for an open game."""
+    if not _signed(gf):
         return None
     finished = match.game.finished(match.state)
-    return publicview.document(gf, seed, rel, text, gamefile.waiting(gf, match), finished)
+    return publicview.encode(publicview.document(gf, seed, rel, text,
+                                                 gamefile.waiting(gf, match), finished))
 
 
 def write_public_view(path: Path, seed: str) -> Path:
-    """The public view of the new sealed game at ``path`` beside it (STEM.public.txt and
-    the index STEM.views.json, as `referee views` writes them, without any player's
-    view: `views` writes those): what its players without the secret see with `referee
-    status FILE` until the views are written. Returns the public view's path. Raises
+    """The public view of the new sealed game at ``path`` beside it, as `referee views`
+    writes it (STEM.public.txt, STEM.public.signed; no index and no player's view:
+    `views` writes those): what its players without the secret see with `referee status
+    FILE` until the views are written. Returns the public view's path. Raises
     RefereeError."""
-    raw = fileio.read_bytes(path)
-    gf = gamefile.parse(raw, str(path))
+    gf = gamefile.read(path)
     match = replay.replay(gf, seed)
-    name, rel = path.name, repo_name(path)
-    key = agebox.views_key(seed)
-    public = status_text(gf, match, None, name)
-    agebox.write_views(path.parent, path.stem, gf.game_id, key, {}, public + "\n",
-                       agebox.Signers(), "", public_document(gf, seed, rel, public, match))
-    return path.parent / f"{path.stem}.public.txt"
+    public = status_text(gf, match, None, path.name)
+    signed = public_document(gf, seed, repo_name(path), public, match)
+    text_path = path.parent / f"{path.stem}.public.txt"
+    agebox.write_atomic(text_path, (public + "\n").encode())
+    if signed is not None:
+        agebox.write_atomic(path.parent / publicview.file_name(path.stem), signed)
+    return text_path
 
 
 @dataclass

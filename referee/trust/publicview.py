@@ -3,13 +3,14 @@
 Without the seed nobody can rebuild a sealed game's state, so its board and whose turn it
 is come from the referee, who holds the secret: ``referee views`` (and ``referee new`` of
 a sealed game whose secret file the game master keeps) writes the public view, the text
-of ``referee status FILE``, into ``STEM.public.txt`` and, signed, into the views' index
-``STEM.views.json``. The signed document (``referee-public-view/1``) names the game id,
-the game file's path, the number of log entries it shows and ``head`` (the hash the next
-entry's ``prev`` carries at that point: it fixes the history seen), the text, who owes a
-decision and whether the game is over; it carries an XEdDSA signature by the game's
-referee key, whose public half is the header's ``rng.recipient``, as a player's view
-does (:mod:`referee.trust.viewsign`).
+of ``referee status FILE``, into ``STEM.public.txt`` and, signed, into
+``STEM.public.signed`` (a name no folder of games reads as a game file: the judge, the
+site and ``pending`` read only ``*.json``). The signed document
+(``referee-public-view/1``) names the game id, the game file's path, the number of log
+entries it shows and ``head`` (the hash the next entry's ``prev`` carries at that point:
+it fixes the history seen), the text, who owes a decision and whether the game is over;
+it carries an XEdDSA signature by the game's referee key, whose public half is the
+header's ``rng.recipient``, as a player's view does (:mod:`referee.trust.viewsign`).
 
 ``referee status`` of a sealed game without its secret reads it (:func:`find`): a view
 of another game, of another history, or not signed by the referee is never shown (the
@@ -33,7 +34,7 @@ from referee.ledger import fileio, gamefile, vouch
 _, N_, ngettext = domain("referee")
 
 FORMAT = "referee-public-view/1"
-INDEX_KEY = "public_view"  # where the views' index keeps it
+SUFFIX = ".public.signed"
 FIELDS = {"game": str, "file": str, "moves": int, "head": str, "text": str, "to_move": list,
           "finished": bool}
 
@@ -41,6 +42,16 @@ FIELDS = {"game": str, "file": str, "moves": int, "head": str, "text": str, "to_
 def _message(doc: Mapping[str, Any]) -> bytes:
     body = {k: v for k, v in doc.items() if k != "signature"}
     return FORMAT.encode() + b"\0" + gamefile.canonical(body)
+
+
+def file_name(stem: str) -> str:
+    """The name of the signed public view of the game file STEM.json."""
+    return stem + SUFFIX
+
+
+def encode(doc: Mapping[str, Any]) -> bytes:
+    """The signed public view as its file holds it."""
+    return (json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode()
 
 
 def document(gf: gamefile.GameFile, seed: str, rel: str, text: str, to_move: Sequence[str],
@@ -72,20 +83,20 @@ class Found:
         return int(self.doc["moves"]) if self.doc is not None else 0
 
 
-def index_paths(path: Path, extra: Path | None = None) -> list[Path]:
-    """Where the views' index of the game file at ``path`` may be: in ``extra`` (a
-    folder), beside the game (where `referee views` writes by default), and in ``views/``
-    beside the game's folder (a repository's publish job: ``--out views``)."""
-    name = f"{path.stem}.views.json"
+def places(path: Path, extra: Path | None = None) -> list[Path]:
+    """Where the signed public view of the game file at ``path`` may be: in ``extra`` (a
+    folder), beside the game (where `referee views` writes by default), and in
+    ``views/`` beside the game's folder (a repository's publish job: ``--out views``)."""
+    name = file_name(path.stem)
     found = [extra / name] if extra is not None else []
     return [*found, path.parent / name, path.parent.parent / "views" / name]
 
 
-def find(gf: gamefile.GameFile, places: Sequence[Path]) -> Found:
-    """The newest public view of ``gf`` among the indexes at ``places`` that its referee
+def find(gf: gamefile.GameFile, candidates: Sequence[Path]) -> Found:
+    """The newest public view of ``gf`` among the files at ``places`` that its referee
     signed for this game and this file's history."""
     found = Found()
-    for place in places:
+    for place in candidates:
         doc = _read(place)
         if doc is None:
             continue
@@ -98,13 +109,15 @@ def find(gf: gamefile.GameFile, places: Sequence[Path]) -> Found:
 
 
 def _read(place: Path) -> dict[str, Any] | None:
-    """The public view in the index at ``place`` (None: no index, or none in it)."""
+    """The document in the file at ``place`` (None: no such file; {}: no document in
+    it, which :func:`refusal` says)."""
     try:
-        index = json.loads(fileio.read_bytes(place, "views index"))
-    except (GameFileError, ValueError, RecursionError):
+        doc = json.loads(fileio.read_bytes(place, "public view"))
+    except GameFileError:
         return None
-    doc = index.get(INDEX_KEY) if isinstance(index, dict) else None
-    return doc if isinstance(doc, dict) else None
+    except (ValueError, RecursionError):
+        return {}
+    return doc if isinstance(doc, dict) else {}
 
 
 def refusal(doc: Mapping[str, Any], gf: gamefile.GameFile, where: Path) -> str | None:
