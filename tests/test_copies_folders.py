@@ -148,3 +148,18 @@ def test_a_folder_takes_a_game_file_by_its_head_as_the_format_says() -> None:
     assert folders.GAME_HEAD == fileformat.GAME_FILE_HEAD
     assert gamefile.dumps({"format": fileformat.FORMAT, "log": []}).encode().startswith(
         folders.GAME_HEAD)
+
+
+def test_pending_of_a_sealed_game_without_its_secret_points_to_status(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    ok("new", "staufer", "s.json", "--players", "ann,ben,cat", "--sealed", "--secret-out",
+       tmp_path / "away.secret")
+    shutil.copy("s.json", "s-backup.json")
+    newer(Path("s-backup.json"), Path("s.json"))
+    result = run("pending", ".")
+    assert result.exit_code == 1  # nothing to say of its state here
+    assert result.output == (
+        "s.json: sealed, and its secret is not at hand: `referee status s.json` shows the "
+        "public view its referee signed\n"
+        "       s-backup.json is a copy of s.json\n")

@@ -42,14 +42,23 @@ def pending(targets: Sequence[Path], as_json: bool) -> None:
         sys.exit(1)
 
 
+def _error_line(row: dict[str, Any]) -> str:
+    """Why a file has no state to show: a sealed game without its secret, a second file
+    of one game (not listed), or a file that cannot be read."""
+    if row.get("sealed"):
+        return (f"{row['file']}: sealed, and its secret is not at hand: `referee status "
+                f"{row['file']}` shows the public view its referee signed")
+    what = "not listed" if row.get("not_listed") else "cannot read"
+    return f"{row['file']}: {what}: {row['error']}"
+
+
 def row_lines(row: dict[str, Any]) -> list[str]:
     """One file's lines: a copy has none (its game's row names it)."""
     if "copy_of" in row:
         return []
     if "error" in row:
-        what = "not listed" if row.get("not_listed") else "cannot read"
-        return [f"{row['file']}: {what}: {row['error']}"]
-    if row["finished"]:
+        lines = [_error_line(row)]
+    elif row["finished"]:
         lines = [f"{row['file']}: finished"]
     else:
         bots = row.get("bots", [])

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from referee.errors import RefereeError, internal_error
+from referee.errors import RefereeError, SealedError, internal_error
 from referee.ledger import fileio, identity
 from referee.reports import folders, pendingcache
 
@@ -44,6 +44,8 @@ def pending_row(path: Path, found: folders.Found | None = None) -> dict[str, Any
         if row is None:
             row = _pending_state(raw, path)
             pendingcache.store(key, raw, path, row)
+    except SealedError as exc:  # read, but not to be replayed here: `status` shows more
+        return {"file": str(path), "error": exc.message, "sealed": True, **_identity_of(raw)}
     except RefereeError as exc:
         return {"file": str(path), "error": exc.message, **_identity_of(raw)}
     except Exception as exc:  # a bug: report it for this file and carry on
