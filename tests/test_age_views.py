@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -282,8 +283,8 @@ def test_views_go_to_out_and_default_signers_are_in_the_repository(
     [report] = json.loads(result.stdout)
     assert report["signers"] == str(tmp_path / ".referee" / "allowed_signers")
     assert (report["written"], report["no_key"]) == (["ann", "ben"], ["cat"])
-    assert sorted(p.name for p in out.iterdir()) == ["g.ann.age", "g.ben.age",
-                                                     "g.public.txt", "g.views.json"]
+    assert sorted(p.name for p in out.iterdir()) == [
+        "g.ann.age", "g.ben.age", "g.public.signed", "g.public.txt", "g.views.json"]
 
 
 def test_views_of_several_games(tmp_path: Path, played: dict[str, Path], signers: Path
@@ -688,11 +689,14 @@ def test_two_files_with_one_game_id_get_no_views(game: tuple[Path, Path], signer
                                                  ) -> None:
     path, secret = game
     twin = path.with_name("twin.json")
-    shutil.copy(path, twin)
+    data = json.loads(path.read_text())
+    data["created"] = "2026-01-02T00:00:00Z"  # another header under the same seed and id
+    twin.write_text(json.dumps(data))
     result = run("views", path, twin, "--signers", signers, "--secret", secret)
     assert result.exit_code == 1
-    same = (f"{twin} is the same game as {path}: the same header (a copy of that game) "
-            "('g1'); a game's identity cannot be copied: no views are written for either")
+    same = (f"{twin} is the same game as {path}: the same rng commitment (a copy of that "
+            "game's seed) ('g1'); a game's "
+            "identity cannot be copied: no views are written for either")
     assert result.stderr.splitlines() == [
         f"error: {path}: {same}",
         "  one game, one file: remove the copy (`check --since` tells which is new)",
@@ -701,6 +705,18 @@ def test_two_files_with_one_game_id_get_no_views(game: tuple[Path, Path], signer
     assert not list(path.parent.glob("*.age"))
 
 
+def test_a_plain_copy_gets_the_views_of_its_game(game: tuple[Path, Path], signers: Path
+                                                 ) -> None:
+    """`cp g.json backup.json`: the game's views are written, the copy is named."""
+    path, secret = game
+    backup = path.with_name("backup.json")
+    shutil.copy(path, backup)
+    os.utime(backup, ns=(path.stat().st_mtime_ns + 10**9,) * 2)  # the copy is newer
+    result = run("views", backup, path, "--signers", signers, "--secret", secret)
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines()[0] == (
+        f"{backup} is a copy of {path}: its views are those of {path}")
+    assert sorted(p.name for p in path.parent.glob("*.age")) == ["g.ann.age", "g.ben.age"]
 def test_views_refuse_a_header_with_a_forged_referee_key(tmp_path: Path, signers: Path
                                                          ) -> None:
     from referee.ledger import vouch

@@ -223,7 +223,8 @@ def test_check_bots_replays_every_bot_move_of_a_whole_game(repo: Path) -> None:
     assert bot_moves and all(e["bot"] is True for e in bot_moves)
     honest = run("check", path, "--bots")
     assert honest.exit_code == 0, honest.output
-    assert f"{len(bot_moves)} bot-seat moves replayed: each is its bot's move" in honest.output
+    moves = "1 bot-seat move" if len(bot_moves) == 1 else f"{len(bot_moves)} bot-seat moves"
+    assert f"{moves} replayed: each is its bot's move" in honest.output
     i = gf.log.index(bot_moves[0])
     match = replay.replay(gf, upto=i)
     chosen = gamefile.decode_move(match.game, bot_moves[0]["move"], "$")

@@ -111,7 +111,7 @@ def reads_for_one_move(repo: Path, games: int, monkeypatch: pytest.MonkeyPatch,
     monkeypatch.setattr(history.Repo, "show", counting("show", history.Repo.show))
     code, out = check("HEAD^", *([str(path)] if named else []))
     assert code == 0, out
-    assert "1 new moves" in out and out.count("\nok ") + out.startswith("ok ") == 1, out
+    assert "(1 new move)" in out and out.count("\nok ") + out.startswith("ok ") == 1, out
     return seen
 
 
@@ -331,7 +331,7 @@ def test_an_honest_move_and_an_honest_new_game_pass(at: Path) -> None:
     git(at, "commit", "-q", "-m", "a new game")
     code, out = check("HEAD~2")
     assert code == 0, out
-    assert "games/fresh.json" in out and "1 new moves" in out
+    assert "games/fresh.json" in out and "(1 new move)" in out
     assert "(0 new moves)" in out  # the new game, with its empty log
     assert out.count("ok ") == 2, out
 

@@ -40,6 +40,15 @@ def test_every_relative_link_resolves() -> None:
     assert broken == []
 
 
+def test_the_manuals_index_links_every_page() -> None:
+    """docs/index.md is where the manual starts: every page of docs/ is linked from it."""
+    index = ROOT / "docs" / "index.md"
+    linked = {(index.parent / t.partition("#")[0]).resolve()
+              for t in LINK.findall(index.read_text())}
+    pages = sorted((ROOT / "docs").glob("*.md"))
+    assert [p.name for p in pages if p != index and p.resolve() not in linked] == []
+
+
 def test_nothing_cites_a_document_outside_the_repository() -> None:
     cited = []
     package = [p for ext in ("py", "json", "md", "po", "html")

@@ -363,7 +363,7 @@ def test_an_honest_new_branch_with_new_games_passes(repo: Path) -> None:  # noqa
     commit(repo, "a new game, and ben's move")
     done = since(repo, ZERO)
     passed(done)
-    assert verdict(done.stdout, "games/n.json") == "ok" and "1 new moves" in done.stdout
+    assert verdict(done.stdout, "games/n.json") == "ok" and "(1 new move)" in done.stdout
     passed(check(repo, {"github.event_name": "push", "github.event.before": ZERO},
                  REPO_SECRET))
 

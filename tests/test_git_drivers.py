@@ -153,6 +153,9 @@ def test_textconv_of_a_missing_file_is_a_usage_error(tmp_path: Path) -> None:
 
 # --- merge, in the library -------------------------------------------------------------
 
+STANDS = ("ben: your move was not recorded; on the target branch your move stands: 2. ben: "
+          "supply 3. It is cat's turn now, not yours: nothing to move again.")
+
 
 @pytest.fixture
 def three(tmp_path: Path) -> tuple[Path, Path, Path]:
@@ -179,8 +182,8 @@ def test_merge_keeps_ours_and_drops_theirs(three: tuple[Path, Path, Path]) -> No
         "referee git-merge: g.json: both sides added moves; kept the target branch's "
         "1 new entry and dropped the other side's 1 new entry:",
         "  dropped 2. ben: supply 2",
-        "ben: your move was not recorded. Look at the merged game "
-        "(`referee status g.json --as ben`) and move again.",
+        "ben: your move was not recorded; on the target branch your move stands: 2. ben: "
+        "supply 3. It is cat's turn now, not yours: nothing to move again.",
     ]
 
 
@@ -195,9 +198,35 @@ def test_merge_reports_several_dropped_moves(three: tuple[Path, Path, Path]) -> 
         "1 new entry and dropped the other side's 2 new entries:",
         "  dropped 2. ben: deploy aachen 3",
         "  dropped 3. ben: seat noble",
-        "ben: your 2 moves were not recorded. Look at the merged game "
-        "(`referee status g.json --as ben`) and move again.",
+        "ben: your 2 moves were not recorded; on the target branch your move stands: 2. "
+        "ben: supply 3. It is cat's turn now, not yours: nothing to move again.",
     ]
+
+
+def test_merge_tells_a_player_whose_turn_it_still_is_to_move_again(
+        three: tuple[Path, Path, Path]) -> None:
+    """ann's record on the target branch leaves ben's turn as it was."""
+    base, ours, theirs = three
+    shutil.copy(base, ours)
+    assert run("lang", ours, "--as", "ann", "de").exit_code == 0
+    result = gitdrivers.merge(version(base), version(ours), version(theirs))
+    assert gitdrivers.dropped_report(result, "g.json")[-1] == (
+        "ben: your move was not recorded. It is your turn: look at the merged game "
+        "(`referee status g.json --as ben`) and move again.")
+
+
+def test_merge_of_a_sealed_game_without_its_secret_says_what_it_cannot_know(
+        tmp_path: Path) -> None:
+    base, ours, theirs = (tmp_path / f"{n}.json" for n in ("base", "ours", "theirs"))
+    new_game(base, "--sealed", "--secret-out", tmp_path / "away.secret")
+    for path, space in ((ours, "3"), (theirs, "2")):
+        shutil.copy(base, path)
+        play(path, "ann", f"supply {space}", "--unchecked")
+    result = gitdrivers.merge(version(base), version(ours), version(theirs))
+    assert gitdrivers.dropped_report(result, str(tmp_path / "g.json"))[-1] == (
+        "ann: your move was not recorded; on the target branch your move stands: 1. ann: "
+        f"supply 3. Look at the merged game (`referee status {tmp_path / 'g.json'} --as "
+        "ann`) and move again if it is your turn.")
 
 
 def test_merge_takes_theirs_when_ours_added_nothing_new(three: tuple[Path, Path, Path]
@@ -362,7 +391,7 @@ def test_git_merge_accept_drop_exits_0(three: tuple[Path, Path, Path]) -> None:
     base, ours, theirs = three
     result = run("git-merge", base, ours, theirs, "g.json", "--accept-drop")
     assert result.exit_code == 0
-    assert "ben: your move was not recorded." in result.stderr
+    assert STANDS in result.stderr
 
 
 def test_git_merge_takes_theirs_silently(three: tuple[Path, Path, Path]) -> None:
@@ -453,7 +482,7 @@ def test_git_merge_accept_drop_completes_the_merge(repo: Path) -> None:
         f"{referee} git-merge %O %A %B %P --accept-drop")
     two_branches(repo)
     done = git(repo, "merge", "-q", "--no-edit", "ben")
-    assert "ben: your move was not recorded." in done.stderr
+    assert STANDS in done.stderr
     assert git(repo, "status", "--porcelain").stdout == ""
     assert [e["move"]["space"] for e in version(repo / "games" / "g.json").log] == [1, 3]
 
@@ -476,7 +505,7 @@ def test_merging_main_into_a_players_branch_keeps_mains_move(repo: Path) -> None
     done = git(repo, "merge", "main", check=False)
     assert done.returncode == 1
     assert "dropped 2. ben: supply 2" in done.stderr
-    assert "ben: your move was not recorded." in done.stderr
+    assert STANDS in done.stderr
     game = repo / "games" / "g.json"
     assert [e["move"]["space"] for e in version(game).log] == [1, 3]
     assert run("check", game).exit_code == 0
@@ -536,4 +565,4 @@ def test_a_merge_by_the_driver_passes_check_signed(repo: Path, tmp_path: Path) -
     git(repo, "commit", "-q", "--no-edit")
     result = run("check", game, "--since", start, "--signed")
     assert result.exit_code == 0, result.output
-    assert result.output.startswith(f"ok   {game}: staufer, 3 players, 2 moves")
+    assert result.output.startswith("ok   games/g.json: staufer, 3 players, 2 moves")

@@ -68,6 +68,10 @@ Aufruf: main status [OPTIONS] FILE
   Das Brett zeigen (80 Spalten, mit Legende), wer am Zug ist und was entschieden
   wird.
 
+  Ein versiegeltes Spiel ohne sein Geheimnis zeigt die öffentliche Ansicht, die
+  sein Schiedsrichter signiert hat (geschrieben von `referee views`), die Züge
+  seitdem und wo deine Hand ist.
+
 Optionen:
   --as PLAYER    Die private Sicht dieses Spielers und seine erlaubten Züge
                  zeigen.
@@ -76,6 +80,9 @@ Optionen:
                  dem Spiel).
   --wide         Dasselbe Brett und dieselben erlaubten Züge, für 132 Spalten
                  statt 80 gesetzt.
+  --views DIR    Ein versiegeltes Spiel ohne sein Geheimnis: wohin der
+                 Schiedsrichter seine Ansichten geschrieben hat (Vorgabe: neben
+                 FILE, dann views/ neben dem Ordner von FILE).
   --lang LANG    Die Sprache der Ausgabe: en oder de (sonst REFEREE_LANG, sonst
                  die Sprache, die --as PLAYER mit `referee lang` festgehalten
                  hat).

@@ -247,7 +247,8 @@ def test_clicks_usage_errors_in_german_with_lang_or_the_environment(tmp_path: Pa
     assert (result.exit_code, result.output) == (2, (
         "Aufruf: main status [OPTIONS] FILE\n"
         "Hilfe mit 'main status --help'.\n\n"
-        "Fehler: Die Option '--wdie' gibt es nicht. Meintest du '--wide'?\n"))
+        "Fehler: Die Option '--wdie' gibt es nicht. (Meintest du eine davon: '--views', "
+        "'--wide'?)\n"))
     result = run("--lang", "de", "statsu")
     assert result.output.endswith(
         "Fehler: Den Befehl 'statsu' gibt es nicht. (Meintest du eine davon: 'seat', "

@@ -36,11 +36,13 @@ def test_sealed_file_holds_only_a_commitment(sealed: tuple[Path, Path]) -> None:
 
 def test_sealed_commands_refuse_without_the_secret(sealed: tuple[Path, Path]) -> None:
     path, secret = sealed
-    result = run("status", path)
-    assert result.exit_code == 1 and "this game is sealed" in result.output
-    assert "--secret" in result.output
+    result = run("status", path)  # the public view `new` wrote: no state without the secret
+    assert result.exit_code == 0 and "ann to take from a pile of 10\n" in result.output
+    assert "(sealed: the board is the public view its referee signed at move 0" in \
+        result.output
     before = path.read_bytes()
-    assert run("move", path, "--as", "ann", "take 1").exit_code == 1
+    refused = run("move", path, "--as", "ann", "take 1")
+    assert refused.exit_code == 1 and "--unchecked" in refused.output
     assert path.read_bytes() == before
     ok("move", path, "--as", "ann", "take 1", "--secret", secret)
 
@@ -230,7 +232,7 @@ def repo(tmp_path: Path) -> Path:
 def test_since_accepts_appended_legal_moves(repo: Path) -> None:
     path = repo / "g.json"
     ok("move", path, "--as", "ben", "take 1")
-    assert "(1 new moves)" in ok("check", path, "--since", "HEAD").output
+    assert "(1 new move)" in ok("check", path, "--since", "HEAD").output
     ok("check", path, "--since", "HEAD", "--by", "ben")
     ok("move", path, "--as", "ann", "take 1")
     result = run("check", path, "--since", "HEAD", "--by", "ben")

@@ -39,11 +39,12 @@ def same_as_full(games: Path, out: Path, tmp_path: Path) -> None:
     assert tree(out) == tree(fresh)
 
 
-def one_move(path: Path) -> None:
-    """One legal move, played through the CLI as a player plays it."""
+def one_move(path: Path, which: int = 0) -> None:
+    """One legal move (the first, or ``which``), played through the CLI as a player
+    plays it."""
     match = replay.replay(gamefile.read(path))
     player = match.game.to_move(match.state)[0]
-    legal = match.game.format_move(match.game.legal_moves(match.state, player)[0])
+    legal = match.game.format_move(match.game.legal_moves(match.state, player)[which])
     result = run("move", path, "--as", player, legal)
     assert result.exit_code == 0, result.output
 
@@ -89,14 +90,28 @@ def test_a_removed_and_a_renamed_game(games: Path, tmp_path: Path) -> None:
     same_as_full(games, out, tmp_path)
 
 
-def test_a_copy_appearing_unserves_both(games: Path, tmp_path: Path) -> None:
+def test_a_copy_appearing_is_served_once_as_its_game(games: Path, tmp_path: Path) -> None:
     out = tmp_path / "site"
     site(games, out)
     shutil.copy(games / "c-staufer.json", games / "e-copy.json")
+    (games / "c-staufer.views.json").write_text('{"format": "referee-views/1"}\n')
     result = site(games, out)
-    assert result["drawn"] == []
+    assert result["drawn"] == [] and result["not_served"] == []
+    assert result["copies"] == [{
+        "file": str(games / "e-copy.json"), "copy_of": str(games / "c-staufer.json"),
+        "older": False, "message": f"{games / 'e-copy.json'} is a copy of "
+                                   f"{games / 'c-staufer.json'}"}]
+    same_as_full(games, out, tmp_path)
+    one_move(games / "c-staufer.json")  # the game goes on; the copy is left behind
+    result = site(games, out)
+    assert result["drawn"] == ["staufer-3p-run"]
+    assert result["copies"][0]["older"] is True  # type: ignore[index]
+    same_as_full(games, out, tmp_path)
+    one_move(games / "e-copy.json", -1)  # the copy goes its own way: one game, two files
+    result = site(games, out)
     assert {r["file"] for r in result["not_served"]} == {  # type: ignore[attr-defined]
         str(games / "c-staufer.json"), str(games / "e-copy.json")}
+    assert "logs that went apart" in result["not_served"][0]["message"]  # type: ignore[index]
     assert not (out / "staufer-3p-run").exists()
     same_as_full(games, out, tmp_path)
     (games / "e-copy.json").unlink()

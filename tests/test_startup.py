@@ -65,7 +65,8 @@ STATUS_NEEDS = {
 }
 # `move` also writes the file (and lets any bot seat play after it, so it asks submit).
 MOVE_NEEDS = STATUS_NEEDS | {"referee.play.submit", "referee.play.writecore",
-                             "referee.engine.bounds"}
+                             "referee.engine.bounds",
+                             "referee.play.reading"}  # the moves read as mail reads them
 
 _RUN = """
 import atexit, json, sys
@@ -139,6 +140,7 @@ PENDING_CACHED_NEEDS = {
     "referee.errors", "referee.ledger.fileio", "referee.i18n", "referee.ledger.identity",
     "referee.reports.pending", "referee.reports.pendingcache", "referee.reports.filecache",
     "referee.ledger.secretplace",
+    "referee.reports.folders",  # the files of the folders named (no game, no engine)
 }
 
 

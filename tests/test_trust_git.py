@@ -597,4 +597,4 @@ def test_an_old_view_beside_an_old_copy_of_its_game_is_refused(
     (repo / "views" / "s.json").write_bytes(old_game)
     commit(repo, "the old view, and the game as it was")
     done = sh(repo, "referee", "view", "views/s.ann.age", "-i", keys["ann"], check=False)
-    refused(done, "is an old view", "games/s.json has 1 entries")
+    refused(done, "is an old view", "games/s.json has 1 entry")

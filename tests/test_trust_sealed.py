@@ -87,7 +87,7 @@ def test_an_unchecked_move_is_vouched_by_the_next_referee_entry(
         refereed: tuple[Path, Path]) -> None:
     path, key = refereed
     ok("move", path, "--as", "ben", "take 1", "--unchecked")
-    assert "1 entries at the end" in ok("check", path, "--secret", key).output
+    assert "1 entry at the end was appended" in ok("check", path, "--secret", key).output
     ok("move", path, "--as", "ann", "take 1", "--secret", key)
     assert "appended without" not in ok("check", path, "--secret", key, "--vouched").output
 
@@ -126,7 +126,9 @@ def test_one_repository_secret_serves_every_sealed_game(tmp_path: Path) -> None:
     assert rng.commitment(secret.game_seed(master, header_a)) in commits  # bound to it
     for name in ("a", "b"):
         ok("move", tmp_path / f"{name}.json", "--as", "ann", "take 1", env=env)
-    refused(run("status", tmp_path / "a.json"), 1, "sealed")
+    blind = run("status", tmp_path / "a.json")  # without the secret: no state, no board
+    assert blind.exit_code == 0 and "This game is sealed, and neither its secret" in blind.output
+    refused(run("move", tmp_path / "a.json", "--as", "ben", "take 1"), 1, "--unchecked")
     refused(run("check", tmp_path / "a.json", env={"CI": "true"}), 1, "secret is required")
     refused(run("check", tmp_path / "a.json", "--require-secret"), 1, "secret is required")
 

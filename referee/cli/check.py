@@ -10,10 +10,11 @@ from typing import Any
 
 import click
 
-from referee.cli.common import PATH, command, emit_json, secret_option
+from referee.cli.common import PATH, command, count, emit_json, secret_option
 from referee.errors import UsageError
 from referee.git import history
 from referee.reports.checking import change_root, check_all, check_change, resolve_base
+from referee.reports.folders import game_files
 
 # --- check ----------------------------------------------------------------------------
 
@@ -25,30 +26,32 @@ def require_secret_env() -> bool:
 def check_line(r: dict[str, Any]) -> list[str]:
     if not r["ok"]:
         return [f"FAIL {r['file']}: {r['error']}"] + [f"       {h}" for h in r["hints"]]
-    extra = f" ({r['new_moves']} new moves)" if "new_moves" in r else ""
+    extra = f" ({count(r['new_moves'], 'new move', 'new moves')})" if "new_moves" in r else ""
+    size = f"{count(r['players'], 'player', 'players')}, {count(r['moves'], 'move', 'moves')}"
     if r["verified"] == "structure":
-        return [f"ok?  {r['file']}: {r['game']}, {r['players']} players, {r['moves']} moves"
-                f"{extra}; structure and hash chain only", *(f"       not verified: {u}"
-                                                              for u in r["unverified"])]
+        return [f"ok?  {r['file']}: {r['game']}, {size}{extra}; structure and hash chain only",
+                *(f"       not verified: {u}" for u in r["unverified"])]
     state = "finished" if r["finished"] else f"waiting for {', '.join(r['to_move'])}"
     scores = ", ".join(f"{p} {s}" for p, s in r["scores"].items())
-    lines = [f"ok   {r['file']}: {r['game']}, {r['players']} players, {r['moves']} moves"
-             f"{extra}, {state}; scores {scores}"]
+    lines = [f"ok   {r['file']}: {r['game']}, {size}{extra}, {state}; scores {scores}"]
     if "bot_moves_verified" in r:
-        lines.append(f"       {r['bot_moves_verified']} bot-seat moves replayed: each is its "
-                     f"bot's move ({r['bot_seconds']:.1f} s)")
+        moves = count(r["bot_moves_verified"], "bot-seat move", "bot-seat moves")
+        lines.append(f"       {moves} replayed: each is its bot's move "
+                     f"({r['bot_seconds']:.1f} s)")
     if "bot_moves_replayed" in r:
-        lines.append(f"       replayed {r['bot_moves_replayed']} bot moves in "
+        moves = count(r["bot_moves_replayed"], "bot move", "bot moves")
+        lines.append(f"       replayed {moves} in "
                      f"{r['bot_seconds']:.1f} s ({r['bot_cpu_seconds']:.1f} s of CPU): each is "
                      "its bot's move")
     if r.get("unvouched"):
-        lines.append(f"       {r['unvouched']} entries at the end were appended without the "
+        lines.append(f"       {count(r['unvouched'], 'entry', 'entries')} at the end "
+                     + ("was" if r["unvouched"] == 1 else "were") + " appended without the "
                      "referee (unchecked); checked now, not yet vouched for by its MAC")
     return lines
 
 
 @command()
-@click.argument("paths", nargs=-1, metavar="[FILE]...", type=PATH)
+@click.argument("paths", nargs=-1, metavar="[FILE_OR_DIR]...", type=PATH)
 @secret_option
 @click.option("--since", metavar="REV",
               help="Check the change since git revision REV as a whole: every game file at "
@@ -84,7 +87,10 @@ def check_line(r: dict[str, Any]) -> list[str]:
 def check(paths: Sequence[Path], secret_path: Path | None, since: str | None, by: str | None,
           github: str | None, signed: bool, signers: str, require_secret: bool | None,
           vouched: bool, strict: bool, bots: bool, as_json: bool) -> None:
-    """Validate and replay game files; exit 0 only if every one is a legal game."""
+    """Validate and replay game files; exit 0 only if every one is a legal game.
+
+    A folder stands for every game file in it and its subfolders (names that start with
+    a dot left out, and any .json file that is no game file passed over)."""
     if (by or github or signed) and since is None:
         raise UsageError("--by, --by-github and --signed need --since")
     if by and github:
@@ -95,7 +101,7 @@ def check(paths: Sequence[Path], secret_path: Path | None, since: str | None, by
         "secret_path": secret_path, "strict": strict, "vouched": vouched, "bots": bots,
         "need_secret": require_secret_env() if require_secret is None else require_secret}
     if since is None:
-        results = check_all(list(paths), since=None, **options)
+        results = check_all(game_files(paths), since=None, **options)
     else:
         base = resolve_base(since, change_root(paths))
         if base.note:

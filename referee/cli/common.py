@@ -216,6 +216,12 @@ def secret_option(func: F) -> F:
 
 
 
+def count(n: int, one: str, many: str) -> str:
+    """``1 move``, ``2 moves``: a number and its noun, for the commands' English-only
+    lines (a player's texts use ``ngettext``)."""
+    return f"{n} {one if n == 1 else many}"
+
+
 def parse_option_pairs(pairs: Sequence[str]) -> dict[str, str]:
     out: dict[str, str] = {}
     for pair in pairs:

@@ -72,6 +72,11 @@ def views(paths: Sequence[Path], signers_path: Path | None, out_dir: Path | None
     code, missing = 0, False
     for game in done:
         path, out, report, exc = game.path, game.out, game.report, game.error
+        if game.copy is not None:
+            results.append({"file": str(path), **game.copy.to_json()})
+            if not as_json:
+                click.echo(f"{game.copy.message}: its views are those of {game.copy.of}")
+            continue
         if exc is not None or report is None:
             assert exc is not None
             code = max(code, exc.exit_code)
@@ -152,9 +157,10 @@ def git_merge(base: Path, ours: Path, theirs: Path, name: str | None,
 
     When both sides appended moves, the target branch's are kept (ours, or theirs when
     the target branch is merged into a player's branch), the other side's are dropped
-    and their authors told to move again. Exit 0: merged, nothing
-    dropped; exit 1: moves were dropped (the file holds the merged game: `git add` it)
-    or the versions differ otherwise (the file keeps our version; resolve by hand).
+    and their authors told what stands and whether it is their turn. Exit 0: merged,
+    nothing dropped; exit 1: moves were dropped (the file holds the merged game: `git
+    add` it) or the versions differ otherwise (the file keeps our version; resolve by
+    hand).
     """
     name = name or str(ours)
     raws = [read_bytes(p) for p in (base, ours, theirs)]

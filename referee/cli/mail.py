@@ -7,7 +7,15 @@ from pathlib import Path
 
 import click
 
-from referee.cli.common import PATH, command, emit_json, read_bytes, read_stdin, secret_option
+from referee.cli.common import (
+    PATH,
+    command,
+    count,
+    emit_json,
+    read_bytes,
+    read_stdin,
+    secret_option,
+)
 from referee.mail.gamemail import MailIdentify, answer_rejection, deliver, game_mails
 
 __all__ = ["answer_rejection", "mail_command", "mail_identify"]
@@ -51,7 +59,8 @@ def mail_command(path: Path, secret_path: Path | None, sender: str, waiting_only
         emit_json({"mailed": [m["To"] for m in messages], "skipped": skipped,
                    "delivered": delivered})
     elif maildir or smtp:
-        click.echo(f"mailed {len(messages)} players: {', '.join(m['To'] for m in messages)}")
+        click.echo(f"mailed {count(len(messages), 'player', 'players')}: "
+                   f"{', '.join(m['To'] for m in messages)}")
     for pid in skipped:
         click.echo(f"note: {pid} has no e-mail address in the game file; not mailed", err=True)
     if not gf.sealed:

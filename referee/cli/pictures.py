@@ -11,7 +11,7 @@ from pathlib import Path
 
 import click
 
-from referee.cli.common import PATH, command, emit_json, secret_option
+from referee.cli.common import PATH, command, count, emit_json, secret_option
 from referee.errors import GameFileError, SealedError, UsageError
 from referee.ledger import fileio, gamefile, secret
 
@@ -91,21 +91,27 @@ def _write_bytes(out: Path, data: bytes) -> None:
 def site(games_dir: Path, out: Path, secret_path: Path | None, workers: int | None,
          full: bool, as_json: bool) -> None:
     """Write a static site of the games in GAMES_DIR: an index, and per game (at
-    OUT/GAME-ID/) its board, scores, log and every position. A file that is the same
-    game as another (a copy) is not served, and said so. When OUT is a site this
-    builder wrote, only the games that changed are drawn again (the same bytes)."""
+    OUT/GAME-ID/) its board, scores, log and every position. A copy of a game (the
+    same header, its log the game's; a sealed game's: the very same log) is served once,
+    as the game, and named; any other file that is the same game as another is not
+    served, and said so. A .json file that is no game file is passed over. When OUT is a
+    site this builder wrote, only the games that changed are drawn again (the same
+    bytes)."""
     from referee.pages.site import build_site_report, summaries_json
 
     report = build_site_report(games_dir, out, secret_path, workers, full,
                                summaries=as_json)
     if as_json:
         emit_json({"out": str(out), "games": summaries_json(report.games),
-                   "not_served": report.refused, "drawn": report.rendered,
-                   "incremental": report.incremental})
+                   "not_served": report.refused, "copies": report.copies,
+                   "drawn": report.rendered, "incremental": report.incremental})
         return
     for refused in report.refused:
         click.echo(f"not served: {refused['message']}", err=True)
+    for copy in report.copies:
+        click.echo(f"{copy['message']}: served once, as {copy['copy_of']}")
     sealed = report.needs_secret
-    click.echo(f"wrote {out}/index.html: {report.served} games"
+    click.echo(f"wrote {out}/index.html: {count(report.served, 'game', 'games')}"
                + (f" ({sealed} sealed without their secret: log only)" if sealed else "")
-               + (f"; {len(report.refused)} files not served" if report.refused else ""))
+               + (f"; {count(len(report.refused), 'file', 'files')} not served"
+                  if report.refused else ""))

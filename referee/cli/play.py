@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -10,13 +11,21 @@ import click
 from msgspec.structs import asdict
 
 from referee import engine
-from referee.cli.common import PATH, command, emit_json, parse_option_pairs, secret_option
-from referee.errors import MoveError, RefereeError, UsageError
+from referee.cli.common import (
+    PATH,
+    command,
+    emit_json,
+    parse_option_pairs,
+    report_error,
+    secret_option,
+)
+from referee.errors import MoveError, RefereeError, SealedError, UsageError
 from referee.i18n import domain
-from referee.ledger import gamefile, replay, seats
+from referee.ledger import gamefile, replay, seats, secret
 from referee.play.statusview import legal_lines, load, prompt_line, status_json, status_text
 
 if TYPE_CHECKING:  # the commands import what they use: `status` starts faster
+    from referee.engine import Match
     from referee.mail.gamemail import MailIdentify
     from referee.play.submit import BotMove, Submission
 
@@ -125,6 +134,8 @@ def new(game_name: str, path: Path, players: str, seed: str | None,
         click.echo(_("sealed: the seed is in {path} (owner-only). Keep it secret and out of "
                      "git; reveal it after the game with `referee reveal`.").format(
                          path=made.secret_path))
+        if not matrix and made.secret_path is not None:
+            public_view_lines(path, made.secret_path)
     if assumed:
         click.echo(_("note: this game uses {n} assumed component values that the rulebook "
                      "does not give; see `referee data {game}`").format(
@@ -132,6 +143,26 @@ def new(game_name: str, path: Path, players: str, seed: str | None,
     for line in bot_move_lines(made.played):
         click.echo(line)
     click.echo(prompt_line(gf, match))
+
+
+def public_view_lines(path: Path, secret_path: Path) -> None:
+    """A new sealed game whose secret file the game master keeps: its public view beside
+    it (referee/git/views.py), so that a player without the secret sees the board and
+    whose turn it is with `referee status`; and how the players get their hands."""
+    from referee.git.views import write_public_view
+
+    try:
+        seed = secret.find_seed(gamefile.read(path), secret_path, path)
+        assert seed is not None
+        public = write_public_view(path, seed)
+    except RefereeError as exc:
+        click.echo(_("warning: the public view was not written: {problem}").format(
+            problem=exc.message), err=True)
+        return
+    click.echo(_("public view: {public}; players without the secret see it with `referee "
+                 "status {path}`, their hands once you write their views: `referee views "
+                 "{path} --signers FILE` (docs/playing.md: a sealed game at one "
+                 "table)").format(public=public, path=path))
 
 
 def players_text(gf: gamefile.GameFile) -> str:
@@ -174,13 +205,25 @@ def bot_move_lines(played: Sequence[BotMove]) -> list[str]:
 @secret_option
 @click.option("--wide", is_flag=True,
               help="The same board and legal moves laid out for 132 columns, not 80.")
+@click.option("--views", "views_dir", type=PATH, metavar="DIR",
+              help="A sealed game without its secret: where the referee wrote its views "
+                   "(default: beside FILE, then views/ beside FILE's folder).")
 def status(path: Path, viewer: str | None, secret_path: Path | None, wide: bool,
-           as_json: bool) -> None:
+           views_dir: Path | None, as_json: bool) -> None:
     """Show the board (80 columns, with a legend), whose turn it is and what is being
-    decided."""
-    gf, match = load(path, secret_path)
+    decided.
+
+    A sealed game without its secret shows the public view its referee signed (written
+    by `referee views`), the moves since, and where your hand is.
+    """
+    gf = gamefile.read(path)
     if viewer is not None:
         gf.player(viewer)
+    seed = secret.find_seed(gf, secret_path, path)
+    if seed is None and gf.sealed:
+        sealed_status(gf, path, viewer, views_dir, wide, as_json)
+        return
+    match = replay.replay(gf, seed)
     clocks = status_clock(gf, path, secret_path)
     if as_json:
         bots = bots_json(gf)
@@ -202,6 +245,26 @@ def status(path: Path, viewer: str | None, secret_path: Path | None, wide: bool,
         from referee.clocks import clockview
 
         click.echo(clockview.line(clocks))
+
+
+def sealed_status(gf: gamefile.GameFile, path: Path, viewer: str | None,
+                  views_dir: Path | None, wide: bool, as_json: bool) -> None:
+    """`status` of a sealed game without its secret: the referee's signed public view
+    (referee/trust/publicview.py), the moves since, where the reader's hand is."""
+    from referee.engine import textlayout
+    from referee.play.statusview import Sealed, sealed_json, sealed_text
+    from referee.trust import publicview
+
+    replay.check_structure(gf)  # (the chain and each entry's shape: what needs no secret)
+    found = publicview.Found() if gamefile.missing_nonces(gf) else \
+        publicview.find(gf, publicview.places(path, views_dir))
+    folder = found.where.parent if found.where is not None else path.parent
+    hand = folder / f"{path.stem}.{viewer}.age" if viewer is not None else None
+    sealed = Sealed(gf, path, found.doc, found.where, found.problems, viewer, hand)
+    if as_json:
+        emit_json(sealed_json(sealed))
+        return
+    click.echo(sealed_text(sealed, textlayout.WIDE if wide else textlayout.WIDTH))
 
 
 def status_clock(gf: gamefile.GameFile, path: Path, secret_path: Path | None
@@ -260,8 +323,9 @@ class MailMove:
 @click.argument("words", nargs=-1, metavar="MOVE...")
 @secret_option
 @click.option("--unchecked", is_flag=True,
-              help="Sealed game without its secret: append the move after checking only its "
-                   "notation; CI (which holds the secret) checks its legality.")
+              help="Sealed game without its secret: append the moves after checking only "
+                   "their notation; a referee with the secret (CI, the game master) checks "
+                   "their legality later.")
 @click.option("--from-email", "email_path", type=PATH, metavar="MESSAGE",
               help="Take the move(s) from a player's reply mail (a file, or - for stdin); "
                    "the player is identified and authenticated by the token in it.")
@@ -272,8 +336,13 @@ class MailMove:
 def move(path: Path, player: str | None, words: Sequence[str], secret_path: Path | None,
          unchecked: bool, email_path: Path | None, reply_out: Path | None, sender: str,
          as_json: bool) -> None:
-    """Check a move against the rules and append it to FILE."""
-    from referee.play.submit import submit
+    """Check a move against the rules and append it to FILE.
+
+    Several decisions in one command: quote each ("deploy milano 4" "seat envoy"); they
+    are played in order, and the first one refused stops the rest (those before it
+    stand). Words without quotes are one move, as typed (deploy milano 4).
+    """
+    from referee.play.reading import command_line_moves
 
     if email_path is None and (player is None or not words):
         raise UsageError(_("move needs --as PLAYER and the MOVE (or --from-email MESSAGE)"))
@@ -288,37 +357,57 @@ def move(path: Path, player: str | None, words: Sequence[str], secret_path: Path
         assert found.done is not None  # (a refusal was raised)
         done, played = found.done, found.bots
     else:
-        done = submit(path, player, [" ".join(words)], secret_path=secret_path,
-                      unchecked=unchecked)
+        texts = command_line_moves(words)
+        done = submit_texts(path, player, texts, secret_path, unchecked)
         # a game without bot seats (in the file just written) owes no bot a move: not
         # read again
         played = bots_done(path, secret_path) if done.match is not None and \
             seats.seats_at(done.gf.data).bots else []
     if done.match is None:
-        first = done.accepted[0]
-        click.echo(_("move {n}: {player}: {move} (appended UNCHECKED: only a referee with "
-                     "the secret can check it)").format(n=first.n, player=done.player,
-                                                        move=first.text))
-        if seats.seats_at(done.gf.data).bots:
-            click.echo(_("bot seats move when a referee with the secret runs `referee bot "
-                         "FILE`"))
+        unchecked_lines(done, as_json)
+    else:
+        played_lines(done, played, identify, load(path, secret_path) if played else None,
+                     as_json)
+    refuse_rest(done, as_json)
+
+
+def unchecked_lines(done: Submission, as_json: bool) -> None:
+    """What `move` says of moves appended unchecked (a sealed game without its secret)."""
+    if as_json:
+        emit_json({"unchecked": True, "player": done.player,
+                   "accepted_moves": [asdict(a) for a in done.accepted],
+                   **({"refused": refusal(done).to_json()} if done.failed else {})})
         return
-    gf, match, player = done.gf, done.match, done.player
-    if played:
-        gf, match = load(path, secret_path)
-    game = match.game
-    taken = identify.note() if identify is not None else []
+    for a in done.accepted:
+        click.echo(_("move {n}: {player}: {move} (appended UNCHECKED: only a referee "
+                     "with the secret can check it)").format(n=a.n, player=done.player,
+                                                             move=a.text))
+    if seats.seats_at(done.gf.data).bots:
+        click.echo(_("bot seats move when a referee with the secret runs `referee bot "
+                     "FILE`"))
+
+
+def played_lines(done: Submission, played: list[BotMove], identify: MailIdentify | None,
+                 reloaded: tuple[gamefile.GameFile, Match] | None, as_json: bool) -> None:
+    """What `move` says of moves played: each move, the planned and the bots' moves
+    after them, whose turn, and the mover's legal moves when it is theirs again."""
+    assert done.match is not None
+    gf, match = reloaded or (done.gf, done.match)
+    game, player = match.game, done.player
     if as_json:
         out = status_json(gf, match, player)
         out["accepted"] = done.accepted[-1].text
         out["n"] = done.accepted[-1].n
+        out["accepted_moves"] = [asdict(a) for a in done.accepted]
         out["bot_moves"] = [asdict(b) for b in played]
         out["planned_moves"] = [vars(p) for p in done.planned]
         if identify is not None and identify.taken is not None:
             out["mail_line"] = identify.taken.number
+        if done.failed is not None:
+            out["refused"] = refusal(done).to_json()
         emit_json(out)
         return
-    for line in taken:
+    for line in identify.note() if identify is not None else []:
         click.echo(line)
     for a in done.accepted:
         click.echo(_("move {n}: {player}: {move}").format(n=a.n, player=player, move=a.text))
@@ -331,6 +420,63 @@ def move(path: Path, player: str | None, words: Sequence[str], secret_path: Path
     if not game.finished(match.state) and player in game.to_move(match.state):
         for line in legal_lines(match, player):
             click.echo(line)
+
+
+def submit_texts(path: Path, player: str | None, texts: Sequence[str],
+                 secret_path: Path | None, unchecked: bool) -> Submission:
+    """``player``'s moves played in order (a refused one stops the rest: those before it
+    stand). A sealed game without its secret is refused unless ``unchecked``, naming
+    the command that appends the moves unchecked."""
+    from referee.play.submit import submit
+
+    if player is None or not texts:
+        raise UsageError(_("move needs --as PLAYER and the MOVE (or --from-email MESSAGE)"))
+    try:
+        return submit(path, player, texts, secret_path=secret_path, unchecked=unchecked,
+                      keep_partial=True)
+    except MoveError as exc:  # the first move: nothing was played
+        if len(texts) < 2:
+            raise
+        raise refusal_of(exc, 0, texts[1:]) from None
+    except SealedError as exc:
+        if unchecked:
+            raise
+        quoted = " ".join(f'"{t}"' for t in texts)
+        raise SealedError(
+            _("this game is sealed and its secret is not at hand, so the move cannot be "
+              "checked"),
+            hints=[_("a player without the secret appends it unchecked (a referee with the "
+                     "secret checks it later): referee move {path} --as {player} --unchecked "
+                     "{moves}").format(path=path, player=player, moves=quoted),
+                   *exc.hints]) from None
+
+
+def refusal(done: Submission) -> MoveError:
+    """The move that stopped a command's moves after others were played."""
+    assert done.failed is not None and done.failed_index is not None
+    return refusal_of(done.failed, done.failed_index, done.rest[1:])
+
+
+def refusal_of(exc: MoveError, index: int, later: Sequence[str]) -> MoveError:
+    """``exc``, the refusal of the command's move ``index`` (0-based), said as one of
+    its moves, with the ``later`` ones, which were not played either."""
+    message = _("your move {k} of {count} was not played: {message}").format(
+        k=index + 1, count=index + 1 + len(later), message=exc.message)
+    hints = list(exc.hints)
+    if later:
+        hints.append(_("not played either, after it: {moves}").format(
+            moves="; ".join(later)))
+    return type(exc)(message, hints=hints, legal=exc.legal)
+
+
+def refuse_rest(done: Submission, as_json: bool) -> None:
+    """After the moves played: the refused one, as an error (exit 1; with --json it is
+    in the output already)."""
+    if done.failed is None:
+        return
+    if not as_json:
+        report_error(refusal(done), as_json)
+    sys.exit(1)
 
 
 # --- log ------------------------------------------------------------------------------
@@ -353,11 +499,25 @@ def log(path: Path, viewer: str | None, secret_path: Path | None, as_json: bool)
         return
     if seats.seats_at(gf.data).bots or any(r["bot"] for r in rows):
         click.echo(_("players: {players}").format(players=players_text(gf)))
-    for r in rows:
-        click.echo(f"{r['n']:>4}. {r['by']}: {r['move']}" + (_("  (bot)") if r["bot"] else "")
-                   + (_("  (planned)") if r.get("planned") else ""))
+    for line in log_lines(rows):
+        click.echo(line)
     click.echo(prompt_line(gf, match) if match is not None else
                _("(sealed game: the position needs the game's secret)"))
+
+
+def log_lines(rows: Sequence[dict[str, Any]]) -> list[str]:
+    """The log as text: a mark where a round begins, each entry on its line, and under
+    it what it made happen (the game's account: scoring, a round's end)."""
+    lines: list[str] = []
+    shown = None
+    for r in rows:
+        if r.get("round") is not None and r["round"] != shown:
+            shown = r["round"]
+            lines.append(_("-- round {n} --").format(n=shown))
+        lines.append(f"{r['n']:>4}. {r['by']}: {r['move']}" + (_("  (bot)") if r["bot"] else "")
+                     + (_("  (planned)") if r.get("planned") else ""))
+        lines += [f"        {event}" for event in r.get("events", [])]
+    return lines
 
 
 # --- sealed games: nonce, reveal ------------------------------------------------------

@@ -282,6 +282,31 @@ def event_text(game: Game, event: object) -> str:
     return str(found(event)) if found else str(event)
 
 
+def view_round(view: Mapping[str, Any]) -> int | None:
+    """The round a view shows (its ``round``, a whole number), or None for a game whose
+    views name no round: what `log` marks and the site shows."""
+    found = view.get("round")
+    return found if type(found) is int else None
+
+
+def view_events(view: Mapping[str, Any]) -> list[str]:
+    """The game's own account of what happened lately, the latest last (a view's
+    ``events``: texts in the reader's language, scoring included), or []. A view may keep
+    only the latest ones: :func:`new_events` finds what a move added."""
+    found = view.get("events")
+    return [str(e) for e in found] if isinstance(found, list) else []
+
+
+def new_events(old: list[str], new: list[str]) -> list[str]:
+    """Events in ``new`` that ``old`` did not have. Views may keep only the latest events
+    (a sliding window), so ``new`` is ``old`` minus some leading items plus the new ones."""
+    for start in range(len(old) + 1):
+        kept = old[start:]
+        if new[: len(kept)] == kept:
+            return new[len(kept):]
+    return list(new)
+
+
 def copy_state(game: Game, state: State) -> State:
     """An independent copy of ``state`` (the game's own copy, else a deep copy)."""
     found = getattr(game, "copy_state", None)

@@ -327,16 +327,56 @@ def _entries(n: int) -> str:
 
 
 def dropped_report(result: MergeResult, path: str) -> list[str]:
-    """What to tell the players whose new moves were dropped."""
+    """What to tell the players whose new moves were dropped: what was dropped, what of
+    theirs stands, and whether it is their turn in the merged game (when this process
+    can replay it: an open game, or a sealed one whose secret is at hand)."""
     lines = [f"referee git-merge: {path}: both sides added moves; kept the target "
              f"branch's {_entries(len(result.kept))} and dropped the other side's "
              f"{_entries(len(result.dropped))}:"]
     assert result.dropped_from is not None
     for i in range(result.dropped_from, len(result.theirs.log)):
         lines.append("  dropped " + entry_line(result.theirs, i).strip())
+    merged = gamefile.GameFile(result.data, result.theirs.game)
+    waiting = waiting_after(merged, path)
     for player in result.redo_by():
-        n = sum(1 for entry in result.dropped if entry["by"] == player)
-        what = "your move was" if n == 1 else f"your {n} moves were"
-        lines.append(f"{player}: {what} not recorded. Look at the merged game "
-                     f"(`referee status {path} --as {player}`) and move again.")
+        lines.append(_redo_line(result, merged, player, path, waiting))
     return lines
+
+
+def waiting_after(gf: gamefile.GameFile, path: str) -> list[str] | None:
+    """Who owes a decision in the merged game ([] once it is over), or None when it cannot
+    be replayed here (a sealed game without its secret, a log that does not replay)."""
+    from pathlib import Path
+
+    from referee.ledger import secret
+
+    try:
+        seed = secret.find_seed(gf, None, Path(path))
+        if seed is None and gf.sealed:
+            return None
+        match = replay.replay(gf, seed)
+    except RefereeError:
+        return None
+    return [] if match.game.finished(match.state) else gamefile.waiting(gf, match)
+
+
+def _redo_line(result: MergeResult, merged: gamefile.GameFile, player: str, path: str,
+               waiting: list[str] | None) -> str:
+    """One player's line: their dropped moves, their moves that stand, and what to do."""
+    n = sum(1 for entry in result.dropped if entry["by"] == player)
+    line = f"{player}: " + ("your move was" if n == 1 else f"your {n} moves were") + \
+        " not recorded"
+    stand = [entry_line(merged, i).strip() for i, entry in enumerate(merged.log)
+             if entry["by"] == player and "move" in entry
+             and any(entry is kept for kept in result.kept)]
+    if stand:
+        line += "; on the target branch " + ("your move stands: " if len(stand) == 1 else
+                                             "your moves stand: ") + "; ".join(stand)
+    status = f"`referee status {path} --as {player}`"
+    if waiting is None:
+        return f"{line}. Look at the merged game ({status}) and move again if it is your turn."
+    if not waiting:
+        return f"{line}. The merged game is over."
+    if player in waiting:
+        return f"{line}. It is your turn: look at the merged game ({status}) and move again."
+    return f"{line}. It is {', '.join(waiting)}'s turn now, not yours: nothing to move again."

@@ -32,7 +32,7 @@ from referee.engine.rng import commitment
 from referee.errors import GameFileError, ReplayError, UsageError
 from referee.git import delta
 from referee.ledger import gamefile, identity, replay, seats, secret
-from referee.ledger.fileformat import GAME_MASTER
+from referee.ledger.fileformat import GAME_MASTER, claims_game_file
 
 SIGNERS = ".referee/allowed_signers"
 
@@ -109,14 +109,9 @@ def open_repo(rev: str, where: Path) -> Repo:
 
 
 def is_game_file(raw: bytes | None) -> bool:
-    """Whether ``raw`` claims to be a referee game file (it may still be invalid)."""
-    if not raw:
-        return False
-    try:
-        data = json.loads(raw)
-    except (ValueError, RecursionError):
-        return b'"referee/1"' in raw[:4096]
-    return isinstance(data, dict) and data.get("format") == gamefile.FORMAT
+    """Whether ``raw`` claims to be a referee game file (it may still be invalid):
+    :func:`referee.ledger.fileformat.claims_game_file`."""
+    return claims_game_file(raw)
 
 
 def old_game_files(repo: Repo) -> list[str]:

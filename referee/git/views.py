@@ -19,7 +19,7 @@ from referee.git import history
 from referee.ledger import fileio, gamefile, identity, replay, secret
 from referee.ledger.codedigest import code_digest
 from referee.play.statusview import status_json, status_text
-from referee.trust import agebox, viewsign
+from referee.trust import agebox, publicview, viewsign
 
 SIGNERS_IN_REPO = Path(history.SIGNERS)  # the file `check --signed` verifies commits with
 
@@ -92,7 +92,8 @@ def write_game_views(path: Path, out: Path, secret_path: Path | None,
     key = agebox.views_key(seed)
     source = agebox.source_mac(key, [raw, rel.encode(), name.encode(),
                                      i18n.current().encode(), code_digest().encode()])
-    kept = agebox.views_hold(out, path.stem, key, source, gf.players, signers)
+    kept = agebox.views_hold(out, path.stem, key, source, gf.players, signers,
+                             signed=_signed(gf))
     if kept is not None:
         return kept
     match = replay.replay(gf, seed)
@@ -108,9 +109,43 @@ def write_game_views(path: Path, out: Path, secret_path: Path | None,
                              status_json(gf, match, p))
         for p in gf.players
     }
-    public = status_text(gf, match, None, name) + "\n"
-    return agebox.write_views(out, path.stem, gf.game_id, key, plaintexts, public,
-                              signers, source)
+    public = status_text(gf, match, None, name)
+    return agebox.write_views(out, path.stem, gf.game_id, key, plaintexts, public + "\n",
+                              signers, source, public_document(gf, seed, rel, public, match))
+
+
+def _signed(gf: gamefile.GameFile) -> bool:
+    """Whether the game's public view is signed: a sealed game whose seed is not in the
+    file (an open game is replayed by anyone)."""
+    return gf.sealed and "seed" not in gf.data["rng"]
+
+
+def public_document(gf: gamefile.GameFile, seed: str, rel: str, text: str, match: Any
+                    ) -> bytes | None:
+    """The signed public view (:mod:`referee.trust.publicview`) of a sealed game, for
+    its players without the secret, as its file holds it; None for an open game."""
+    if not _signed(gf):
+        return None
+    finished = match.game.finished(match.state)
+    return publicview.encode(publicview.document(gf, seed, rel, text,
+                                                 gamefile.waiting(gf, match), finished))
+
+
+def write_public_view(path: Path, seed: str) -> Path:
+    """The public view of the new sealed game at ``path`` beside it, as `referee views`
+    writes it (STEM.public.txt, STEM.public.signed; no index and no player's view:
+    `views` writes those): what its players without the secret see with `referee status
+    FILE` until the views are written. Returns the public view's path. Raises
+    RefereeError."""
+    gf = gamefile.read(path)
+    match = replay.replay(gf, seed)
+    public = status_text(gf, match, None, path.name)
+    signed = public_document(gf, seed, repo_name(path), public, match)
+    text_path = path.parent / f"{path.stem}.public.txt"
+    agebox.write_atomic(text_path, (public + "\n").encode())
+    if signed is not None:
+        agebox.write_atomic(path.parent / publicview.file_name(path.stem), signed)
+    return text_path
 
 
 @dataclass
@@ -121,6 +156,7 @@ class GameViews:
     out: Path
     report: agebox.ViewsReport | None = None
     error: RefereeError | None = None
+    copy: identity.Copy | None = None  # a copy of another game file: no views of its own
 
 
 def write_all_views(paths: Sequence[Path], signers_path: Path, out_dir: Path | None,
@@ -133,9 +169,12 @@ def write_all_views(paths: Sequence[Path], signers_path: Path, out_dir: Path | N
     targets = view_targets(paths, out_dir)
     signers = agebox.read_signers(signers_path)
     read = read_games(paths)
-    twins = duplicate_ids([(path, gf) for path, (_, gf) in read.items()])
+    copies, twins = duplicate_ids([(path, gf) for path, (_, gf) in read.items()])
     done: list[GameViews] = []
     for path, out in targets:
+        if path in copies:  # the game's views are its copy's
+            done.append(GameViews(path, out, copy=copies[path]))
+            continue
         try:
             if path in twins:
                 raise viewsign.ViewError(twins[path], hints=[
@@ -161,14 +200,31 @@ def read_games(paths: Sequence[Path]) -> dict[Path, tuple[bytes, gamefile.GameFi
     return found
 
 
-def duplicate_ids(games: Sequence[tuple[Path, gamefile.GameFile]]) -> dict[Path, str]:
-    """The files among ``games`` that are the same game as another one (the same header,
-    rng commitment or game id: :mod:`referee.ledger.identity`, as `pending` and `site` find
-    them), each with the message saying so (a copy of a game with a forged header must
-    not be served beside the real one)."""
-    copies = identity.duplicated_files(identity.duplicates(list(games)))
-    return {Path(f): f"{d.message}: no views are written for either"
-            for f, d in copies.items()}
+def duplicate_ids(games: Sequence[tuple[Path, gamefile.GameFile]]
+                  ) -> tuple[dict[Path, identity.Copy], dict[Path, str]]:
+    """(the copies among ``games``, whose game's views stand for them; the other files
+    that are the same game as another one (the same header, rng commitment or game id:
+    :mod:`referee.ledger.identity`, as `pending` and `site` find them), each with the
+    message saying so: a copy of a game with a forged header must not be served beside
+    the real one)."""
+    by_name = {str(path): (path, gf) for path, gf in games}
+
+    def held(file: str) -> identity.Held:
+        path, gf = by_name[file]
+        return identity.held_of(file, gf, (_mtime(path),))
+
+    copies, twins = identity.sort_copies(identity.duplicates(list(games)), held,
+                                         served=True)
+    return ({Path(f): c for f, c in copies.items()},
+            {Path(f): f"{d.message}: no views are written for either"
+             for f, d in twins.items()})
+
+
+def _mtime(path: Path) -> int:
+    try:
+        return path.stat().st_mtime_ns
+    except OSError:
+        return 0
 
 
 def view_targets(paths: Sequence[Path], out_dir: Path | None) -> list[tuple[Path, Path]]:
@@ -237,8 +293,9 @@ def verify_view(doc: dict[str, Any], path: Path, game_path: Path | None, player:
             hints=[f"give --game FILE, or simply `referee status FILE --as {player}`"])
     note = viewsign.check_binding(doc, gf, str(path), str(game), player, stem)
     if note is not None:
+        entries = f"{len(gf.log)} entr{'y' if len(gf.log) == 1 else 'ies'}"
         raise viewsign.ViewError(f"{path} is of move {doc['moves']}, but {game} has only "
-                                 f"{len(gf.log)} entries: pull, then view it again")
+                                 f"{entries}: pull, then view it again")
     check_replayed(doc, gf, path, game, player)
     return None
 

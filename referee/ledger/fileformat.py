@@ -5,6 +5,9 @@ in :mod:`referee.ledger.schemagen`; a module that needs only a bound or a name i
 here."""
 
 FORMAT = "referee/1"
+# How every game file the referee writes starts: what :func:`claims_game_file` and
+# :func:`other_json` look for first, before they decode a file that starts otherwise.
+GAME_FILE_HEAD = b'{\n  "format": "referee/1",'
 PLAYER_ID = r"^[a-z][a-z0-9_-]{0,23}$"
 GAME_ID = r"^[A-Za-z0-9_-][A-Za-z0-9._-]{0,63}$"
 
@@ -88,3 +91,39 @@ PATTERN_TEXT = {
     full(PLAYER_ID[1:-1]): "a player id (a lower-case letter, then up to 23 more letters, "
                            "digits, _ or -)",
 }
+
+
+def claims_game_file(raw: bytes | None) -> bool:
+    """Whether ``raw`` claims to be a game file: a JSON object whose ``format`` is
+    :data:`FORMAT` (it may still be invalid), or text too broken to decode that names the
+    format near its start (a damaged game file): what `check --since` counts as a game
+    file."""
+    if not raw:
+        return False
+    if raw.startswith(GAME_FILE_HEAD):
+        return True
+    import json
+
+    try:
+        data = json.loads(raw)
+    except (ValueError, RecursionError):
+        return f'"{FORMAT}"'.encode() in raw[:4096]
+    return isinstance(data, dict) and data.get("format") == FORMAT
+
+
+def other_json(raw: bytes) -> bool:
+    """Whether ``raw`` is well-formed JSON that is no game file (the index of the views,
+    a clock view, notes): what a folder of games holds besides, passed over there. A file
+    that does not decode, or an object that names this format or has a log without
+    naming any, is not: it may be a damaged game file, and is reported."""
+    if raw.startswith(GAME_FILE_HEAD):
+        return False
+    import json
+
+    try:
+        data = json.loads(raw)
+    except (ValueError, RecursionError):
+        return False
+    if not isinstance(data, dict):
+        return True
+    return data.get("format", FORMAT if "log" in data else None) != FORMAT

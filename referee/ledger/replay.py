@@ -349,7 +349,16 @@ def entry_text(gf: GameFile, i: int, seed: str | None = None, viewer: str | None
 def undo_refusal(match: Match, before: Match) -> str | None:
     """Why the last move of ``match`` may not be undone (None if it may): a move that
     drew from a shuffled stack, rolled a die or showed a hidden card revealed something
-    (docs/playing.md: undo). ``before`` is the state without that move."""
+    (docs/playing.md: undo); a move that ended the game is said so, whatever its end
+    showed. ``before`` is the state without that move."""
+    why = _revealed(match, before)
+    if why is not None and match.game.finished(match.state):
+        return _("the game is over: the move that ended it cannot be taken back")
+    return why
+
+
+def _revealed(match: Match, before: Match) -> str | None:
+    """What the last move of ``match`` revealed that forbids its undo, or None."""
     game = match.game
     if match.rng.counters != before.rng.counters:
         return _("it used the random generator (a draw, shuffle or roll revealed something)")

@@ -25,7 +25,7 @@ import msgspec
 
 from referee import i18n
 from referee.errors import RefereeError
-from referee.ledger import fileio, gamefile, identity
+from referee.ledger import fileformat, fileio, gamefile, identity
 from referee.pages import manifest
 from referee.pages.summary import MARKER, SITE_NAMES, GameSummary, seed_for
 
@@ -72,6 +72,7 @@ class Plan:
     league: bool  # openskill is installed: league.html is written
     entries: dict[tuple[str, str], manifest.Entry] = field(default_factory=dict)
     read_ns: int = 0  # the clock before the first game file was looked at
+    copies: dict[str, identity.Copy] = field(default_factory=dict)  # (also in refused)
 
 
 def plan(files: list[str], out: Path, secret_path: Path | None, full: bool,
@@ -84,13 +85,14 @@ def plan(files: list[str], out: Path, secret_path: Path | None, full: bool,
     read_ns = time.time_ns()
     loaded = None if full or not _live(out) else manifest.load(out, key, summaries)
     entries = loaded.entries if loaded is not None else {}
-    items = [_item(file, secret_path, entries, loaded, out) for file in files]
-    refused = _refused(items)
+    found = [_item(file, secret_path, entries, loaded, out) for file in files]
+    items = [i for i in found if i is not None]  # (None: a file that is no game file)
+    copies, refused = _refused(items)
     ids = [i.game_id.casefold() for i in items if i.file not in refused]
     if loaded is not None and len(ids) != len(set(ids)):
         # (kept ids that clash: trust none)
         return plan(files, out, secret_path, True, summaries)
-    return Plan(items, refused, loaded, key, has_league, entries, read_ns)
+    return Plan(items, refused, loaded, key, has_league, entries, read_ns, copies)
 
 
 def _live(out: Path) -> bool:
@@ -106,7 +108,9 @@ def _has_openskill() -> bool:
 
 
 def _item(file: str, secret_path: Path | None, entries: dict[tuple[str, str], Any],
-          loaded: manifest.Loaded | None, out: Path) -> Item:
+          loaded: manifest.Loaded | None, out: Path) -> Item | None:
+    """The file as an item of this build (None: other JSON than a game file, as the
+    index of the views or a clock view beside the games)."""
     if loaded is not None:
         entry = loaded.by_file.get(os.path.basename(file))
         if entry is not None and manifest.file_holds(entry, file, loaded.read_ns):
@@ -121,6 +125,8 @@ def _item(file: str, secret_path: Path | None, entries: dict[tuple[str, str], An
         raw = fileio.read_fd(fd, path)
     finally:
         os.close(fd)
+    if fileformat.other_json(raw):
+        return None
     sha = manifest.file_sha(raw)
     entry = entries.get((path.name, sha))
     # A sealed game names its commitment; a key may be spelt with \u escapes, so a file
@@ -170,17 +176,30 @@ def _kept_folder(entry: manifest.Entry, loaded: manifest.Loaded | None,
     return found == (entry.names, entry.size), None
 
 
-def _refused(items: list[Item]) -> dict[str, str]:
-    """file -> why it is not served: copies (both sides, naming each other) and ids that
-    are the site's own names. A game's page is at OUT/ID/, so a new file can never take
-    over another game's page."""
-    found = {f: d.message for f, d in identity.duplicated_files(identity.duplicates_of_keys(
-        [(i.file, i.keys, i.game_id) for i in items])).items()}
+def _refused(items: list[Item]) -> tuple[dict[str, identity.Copy], dict[str, str]]:
+    """(the copies of served games, each named; file -> why it is not served: the copies,
+    the other files of one game (both sides, naming each other) and ids that are the
+    site's own names). A copy (referee/ledger/identity.py) is served as its game, once; a
+    game's page is at OUT/ID/, so a new file can never take over another game's page."""
+    copies, clashes = identity.sort_copies(identity.duplicates_of_keys(
+        [(i.file, i.keys, i.game_id) for i in items]), _held, served=True)
+    found = {f: d.message for f, d in clashes.items()}
+    found.update({f: c.message for f, c in copies.items()})
     for item in items:
         if item.game_id.casefold() in SITE_NAMES:
             found.setdefault(item.file, f"{item.path}: its game id {item.game_id!r} is a "
                                         "name the site uses for itself")
-    return found
+    return copies, found
+
+
+def _held(file: str) -> identity.Held | None:
+    """A file of a game found twice, read again to tell the copy from the game."""
+    try:
+        gf = gamefile.read(Path(file))
+        rank = (os.stat(file).st_mtime_ns,)
+    except (RefereeError, OSError):
+        return None
+    return identity.held_of(file, gf, rank)
 
 
 def league(games_dir: Path, found_plan: Plan) -> Any:

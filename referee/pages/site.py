@@ -45,6 +45,7 @@ class SiteReport:
 
     games: list[GameSummary]  # every served game's, when asked for (else the drawn ones')
     refused: list[dict[str, str]] = field(default_factory=list)  # file, message
+    copies: list[dict[str, Any]] = field(default_factory=list)  # served as their games
     rendered: list[str] = field(default_factory=list)  # the games drawn by this build
     incremental: bool = False  # OUT was updated in place from its manifest
     served: int = 0  # the games on the index
@@ -104,7 +105,9 @@ def _build(games_dir: Path, out: Path, plan: Any, workers: int | None) -> SiteRe
     finally:
         shutil.rmtree(stage, ignore_errors=True)
     summaries = [i.summary for i in served if i.summary is not None]
-    return SiteReport(summaries, [{"file": f, "message": m} for f, m in plan.refused.items()],
+    refused = [{"file": f, "message": m} for f, m in plan.refused.items()
+               if f not in plan.copies]
+    return SiteReport(summaries, refused, [c.to_json() for c in plan.copies.values()],
                       [i.game_id for i in todo], plan.loaded is not None, len(served),
                       sum(1 for i in served if i.needs_secret))
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from referee import engine
+
 #: parts of a view that change on every move and say nothing about the board
 IGNORED = frozenset({"prompt", "events", "legal", "pending", "to_move"})
 
@@ -68,11 +70,4 @@ class Marks:
 NO_MARKS = Marks()
 
 
-def new_events(old: list[str], new: list[str]) -> list[str]:
-    """Events in ``new`` that ``old`` did not have. Views may keep only the latest events
-    (a sliding window), so ``new`` is ``old`` minus some leading items plus the new ones."""
-    for start in range(len(old) + 1):
-        kept = old[start:]
-        if new[: len(kept)] == kept:
-            return new[len(kept):]
-    return list(new)
+new_events = engine.new_events  # (the engine's: `log` reads a view's events too)

@@ -193,14 +193,35 @@ def game_log(path: Path, viewer: str | None, secret_path: Path | None = None) ->
     seed = secret.find_seed(gf, secret_path, path)
     if viewer is not None:
         gf.player(viewer)
-    match = replay.replay(gf, seed) if seed is not None else None
-    if match is None:
-        replay.check_structure(gf)
     rows = [{"n": e["n"], "by": e["by"], "move": replay.entry_text(gf, i, seed, viewer),
              "at": e.get("at"), "bot": e.get("bot") is True} for i, e in enumerate(gf.log)]
+    match = _replayed_rows(gf, seed, rows) if seed is not None else None
+    if match is None:
+        replay.check_structure(gf)
     if replay.has_plans(gf.log):
         _plan_rows(gf, rows, seed, viewer, match)
     return GameLog(gf, match, rows)
+
+
+def _replayed_rows(gf: gamefile.GameFile, seed: str, rows: list[dict[str, Any]]) -> Match:
+    """Replay the game, marking each row with what the public view shows around its
+    entry: ``round`` (the round it was played in, for a game whose views name rounds)
+    and ``events`` (the game's own account of what the entry made happen: scoring, a
+    round's end). An undo's events are none (it takes back the last move's)."""
+    game = gf.game
+    before = game.view(replay.start_state(gf, seed).state, None)
+
+    def record(i: int, match: Match) -> None:
+        nonlocal before
+        after = game.view(match.state, None)
+        row = rows[i]
+        if engine.view_round(before) is not None:
+            row["round"] = engine.view_round(before)
+        row["events"] = [] if "undo" in gf.log[i] else engine.new_events(
+            engine.view_events(before), engine.view_events(after))
+        before = after
+
+    return replay.replay(gf, seed, on_entry=record)
 
 
 def _plan_rows(gf: gamefile.GameFile, rows: list[dict[str, Any]], seed: str | None,

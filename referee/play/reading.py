@@ -121,6 +121,25 @@ def clean_line(line: str) -> str:
     return text
 
 
+def command_line_moves(words: Sequence[str]) -> list[str]:
+    """The moves of a command line's MOVE arguments, each read as a mail's line is
+    (:func:`clean_line`: ``supply 2.`` is ``supply 2``). An argument that holds a space
+    was quoted, and is one move (``"deploy milano 4" "seat envoy"``: two); the plain words
+    between such arguments are one move together, as typed without quotes (``deploy
+    milano 4``: one; ``"deploy milano 4" seat envoy``: two)."""
+    groups: list[str] = []
+    run: list[str] = []
+    for word in words:
+        if len(word.split()) > 1:
+            groups += [" ".join(run), word] if run else [word]
+            run = []
+        elif word.strip():
+            run.append(word.strip())
+    if run:
+        groups.append(" ".join(run))
+    return [text for text in map(clean_line, groups) if text]
+
+
 def read_lines(own: Sequence[str]
                ) -> tuple[tuple[str, ...], tuple[str, ...], tuple[int, ...]]:
     """(the moves: the ``move:`` lines, else the first line that may be one; without

@@ -47,6 +47,7 @@ class Submission(msgspec.Struct):
     # With keep_partial: the move that failed after the accepted ones (0-based index).
     failed: MoveError | None = None
     failed_index: int | None = None
+    rest: list[str] = msgspec.field(default_factory=list)  # the texts from the failed one
     # moves the referee played from the players' plans after these (referee/ledger/plans.py)
     planned: list[Planned] = msgspec.field(default_factory=list)
 
@@ -71,9 +72,10 @@ def submit(
     """Play ``texts`` (one move each) for ``player`` in the game file at ``path``.
 
     Every move is checked against the rules; all are written in one atomic write, or
-    none. With ``keep_partial``, the moves before a rejected one are kept and the
-    rejection is returned in ``failed`` instead of raised. ``unchecked`` appends one move
-    of a sealed game whose secret is not at hand after checking only its notation.
+    none. With ``keep_partial``, the moves before a rejected one are kept (nothing after
+    it is played) and the rejection is returned in ``failed`` instead of raised; a
+    rejected first move is raised. ``unchecked`` appends the moves of a sealed game
+    whose secret is not at hand after checking only their notation.
 
     Raises the MoveError kinds, ReplayError, GameFileError, SealedError, UsageError.
     """
@@ -90,21 +92,31 @@ def submit(
         gf.player(player)
         refuse_bot_seat(gf, player)
         if tx.seed is None and unchecked:
-            done = _append_unchecked(tx, player, texts[0], fields)
+            done = _append_unchecked(tx, player, texts, keep_partial, fields)
         else:
             done = _play(tx, player, texts, keep_partial, fields)
     done.gf = tx.gf
     return done
 
 
-def _append_unchecked(tx: writecore.Transaction, player: str, text: str,
-                      fields: dict[str, Any]) -> Submission:
+def _append_unchecked(tx: writecore.Transaction, player: str, texts: Sequence[str],
+                      keep_partial: bool, fields: dict[str, Any]) -> Submission:
+    """Each move appended after checking only its notation, in order; with
+    ``keep_partial`` one that cannot be read stops the rest (as :func:`_play`)."""
     gf = tx.gf
     replay.check_structure(gf)
-    chosen = gf.game.parse_move(text, [])
-    entry = tx.append_unchecked(player, chosen, fields)
-    return Submission(gf, player, None, [Accepted(entry["n"], gf.game.format_move(chosen))],
-                      unchecked=True)
+    done = Submission(gf, player, None, unchecked=True)
+    for i, text in enumerate(texts):
+        try:
+            chosen = gf.game.parse_move(text, [])
+        except MoveError as exc:
+            if not keep_partial or not done.accepted:
+                raise
+            done.failed, done.failed_index, done.rest = exc, i, list(texts[i:])
+            break
+        entry = tx.append_unchecked(player, chosen, fields)
+        done.accepted.append(Accepted(entry["n"], gf.game.format_move(chosen)))
+    return done
 
 
 def _play(tx: writecore.Transaction, player: str, texts: Sequence[str],
@@ -117,7 +129,7 @@ def _play(tx: writecore.Transaction, player: str, texts: Sequence[str],
         except MoveError as exc:
             if not keep_partial or not done.accepted:
                 raise
-            done.failed, done.failed_index = exc, i
+            done.failed, done.failed_index, done.rest = exc, i, list(texts[i:])
             break
         entry = tx.play(player, chosen, fields)
         done.accepted.append(Accepted(entry["n"], match.game.format_move(chosen)))

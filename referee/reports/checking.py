@@ -304,4 +304,21 @@ def check_change(base: Base | str, paths: Sequence[Path], *, by: str | None = No
                      "error": problem, "hints": []}
                     for problem in commits.check_signed(repo, signers,
                                                         history.signed_paths(repo, files))]
-    return results
+    return [r | {"file": shown_path(repo.root, r["file"])} for r in results]
+
+
+def shown_path(root: Path, name: str) -> str:
+    """A file of the repository at ``root`` (a path in it, or an absolute one) as the
+    person who ran the command names it: from the current folder when the file is below
+    it, else from the repository's root. A row that names no file, "(commits)", is kept."""
+    if name.startswith("("):
+        return name
+    path = Path(name) if Path(name).is_absolute() else root / name
+    try:
+        return path.resolve().relative_to(Path.cwd().resolve()).as_posix()
+    except (ValueError, OSError):
+        pass
+    try:
+        return path.resolve().relative_to(root.resolve()).as_posix()
+    except (ValueError, OSError):
+        return name

@@ -3,7 +3,8 @@
 One row per game file (:func:`pending_rows`): whose turn since when and what is being
 decided, the bot seats that owe a decision and when an awaited seat's clock runs out; or
 why the file cannot say. Rows of files already seen byte for byte come from the cache
-(:mod:`referee.reports.pendingcache`). Two files of one game (a copy) are both errors."""
+(:mod:`referee.reports.pendingcache`). A copy of a game is named beside the game; any
+other second file of one game is an error, both files."""
 
 from __future__ import annotations
 
@@ -12,50 +13,39 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from referee.errors import RefereeError, internal_error
+from referee.errors import RefereeError, SealedError, internal_error
 from referee.ledger import fileio, identity
-from referee.reports import pendingcache
+from referee.reports import folders, pendingcache
 
 if TYPE_CHECKING:
     from referee.ledger import gamefile
 
 
 def pending_rows(targets: Sequence[Path]) -> list[dict[str, Any]]:
-    """The rows of every game file among ``targets`` (see :func:`game_files`), copies
-    marked (:func:`mark_copies`)."""
+    """The rows of every game file among ``targets`` (:func:`folders.found_files`: a file
+    in a folder that is other JSON than a game file is passed over), copies marked
+    (:func:`mark_copies`)."""
     with pendingcache.session():  # the cache's index: read once, written once
-        return mark_copies([pending_row(path) for path in game_files(targets)])
+        rows = [pending_row(f.path, f) for f in folders.found_files(targets)]
+        return mark_copies([row for row in rows if row is not None])
 
 
-def game_files(targets: Sequence[Path]) -> list[Path]:
-    """The files named, and every ``*.json`` under the folders named (sorted; symlinked
-    folders are not entered). Under a folder, names that start with ``.`` are no game
-    files: the judge's own state, caches and quarantine, ``.git`` (as the judge serves
-    only ``[!.]*.json``; ``check --since`` still looks at every file git tracks)."""
-    files: list[Path] = []
-    for target in targets:
-        if not target.is_dir():
-            files.append(target)
-            continue
-        for folder, dirs, names in os.walk(target):
-            dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-            base = Path(folder)  # (a child of it costs less than a Path of two parts)
-            files += [base / n for n in sorted(names)
-                      if n.endswith(".json") and not n.startswith(".")]
-    return files
-
-
-def pending_row(path: Path) -> dict[str, Any]:
-    """What ``pending`` says of one file: whose turn since when, or why it cannot say.
-    Rows of files already seen byte for byte (at the same path, with the same secret and
-    language) come from the cache (referee.reports.pendingcache)."""
+def pending_row(path: Path, found: folders.Found | None = None) -> dict[str, Any] | None:
+    """What ``pending`` says of one file: whose turn since when, or why it cannot say;
+    None for a file ``found`` in a folder that is no game file. Rows of files already
+    seen byte for byte (at the same path, with the same secret and language) come from
+    the cache (referee.reports.pendingcache)."""
     raw: bytes | None = None
     try:
         raw = fileio.read_bytes(path)
+        if found is not None and found.passed_over(raw):
+            return None
         key, row = pendingcache.lookup(raw, path)
         if row is None:
             row = _pending_state(raw, path)
             pendingcache.store(key, raw, path, row)
+    except SealedError as exc:  # read, but not to be replayed here: `status` shows more
+        return {"file": str(path), "error": exc.message, "sealed": True, **_identity_of(raw)}
     except RefereeError as exc:
         return {"file": str(path), "error": exc.message, **_identity_of(raw)}
     except Exception as exc:  # a bug: report it for this file and carry on
@@ -113,19 +103,40 @@ def times_out(gf: gamefile.GameFile, seed: str | None) -> dict[str, str]:
 
 
 def mark_copies(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Rows of files that are the same game as another file (a copy: the same header,
-    commitment or id) become errors naming both files: neither is served."""
+    """Rows of files that are the same game as another file: a copy (the same header, its
+    log the game's or a part of it from the start: referee/ledger/identity.py) is named
+    in the game's row (``copies``) and its own row says whose copy it is (``copy_of``);
+    every other second file of a game (another header under the same seed or id, logs
+    that went apart) is an error naming both files (``not_listed``): neither is shown."""
     keyed = [(row["file"], row["identity"], str(row.get("id", "?")))
              for row in rows if "identity" in row]
-    copies = identity.duplicated_files(identity.duplicates_of_keys(keyed))
+    copies, refused = identity.sort_copies(identity.duplicates_of_keys(keyed), _held)
     out = []
     for row in rows:
-        if row["file"] in copies:
-            out.append({"file": row["file"], "error": copies[row["file"]].message})
-            continue
         row = dict(row)
         row.pop("identity", None)
+        if row["file"] in refused:
+            out.append({"file": row["file"], "error": refused[row["file"]].message,
+                        "not_listed": True})
+            continue
+        if row["file"] in copies:
+            out.append(copies[row["file"]].to_json())
+            continue
         if "error" in row:
             row.pop("id", None)
-        out.append(row)
+        found = [c.to_json() for c in copies.values() if c.of == row["file"]]
+        out.append(row | ({"copies": found} if found else {}))
     return out
+
+
+def _held(file: str) -> identity.Held | None:
+    """A file of a game found twice, read again to sort the copy from the game: the
+    oldest file ranks first among those with the same log (`cp` makes a newer one)."""
+    from referee.ledger import gamefile
+
+    try:
+        gf = gamefile.read(Path(file))
+        rank = (os.stat(file).st_mtime_ns,)
+    except (RefereeError, OSError):
+        return None
+    return identity.held_of(file, gf, rank)

@@ -29,7 +29,7 @@ from typing import Any
 
 from referee.errors import GameFileError, UsageError
 from referee.ledger import fileio
-from referee.trust import signers, viewsign
+from referee.trust import publicview, signers, viewsign
 from referee.trust.viewsign import ViewError
 
 INDEX_FORMAT = "referee-views/1"
@@ -160,13 +160,17 @@ def source_mac(mac_key: bytes, parts: Sequence[bytes]) -> str:
     return mac.hexdigest()
 
 
-def public_mac(mac_key: bytes, public: bytes) -> str:
-    return hmac.new(mac_key, b"referee-view-public\0" + hashlib.sha256(public).digest(),
-                    hashlib.sha256).hexdigest()
+def public_mac(mac_key: bytes, public: bytes, signed: bytes | None = None) -> str:
+    """The index's HMAC of the public view: its text, and in a sealed game the bytes of
+    its signed document (STEM.public.signed: :mod:`referee.trust.publicview`)."""
+    body = hashlib.sha256(public).digest()
+    if signed is not None:
+        body += hashlib.sha256(signed).digest()
+    return hmac.new(mac_key, b"referee-view-public\0" + body, hashlib.sha256).hexdigest()
 
 
 def views_hold(out: Path, stem: str, mac_key: bytes, source: str, players: Sequence[str],
-               signers: Signers) -> ViewsReport | None:
+               signers: Signers, signed: bool = False) -> ViewsReport | None:
     """The report of a run that changes nothing, when STEM's index in ``out`` says its
     views were made from ``source`` and every file is as the referee wrote it: each
     player with a key has a view encrypted to exactly those keys whose file HMAC holds,
@@ -194,8 +198,11 @@ def views_hold(out: Path, stem: str, mac_key: bytes, source: str, players: Seque
         report.unchanged.append(player)
         report.files[player] = name
     public = out / f"{stem}.public.txt"
+    document = _bytes_or_none(out / publicview.file_name(stem)) if signed else None
     if (sorted(views) != sorted(report.files) or index.get("no_key") != report.no_key
-            or not _file_ok(public, mac_key, index.get("public_mac"), public_mac)):
+            or (signed and document is None)
+            or not _file_ok(public, mac_key, index.get("public_mac"),
+                            lambda key, data: public_mac(key, data, document))):
         return None
     report.files["public"] = public.name
     return report
@@ -203,10 +210,13 @@ def views_hold(out: Path, stem: str, mac_key: bytes, source: str, players: Seque
 
 def write_views(out: Path, stem: str, game_id: str, mac_key: bytes,
                 plaintexts: Mapping[str, bytes], public: str,
-                signers: Signers, source: str = "") -> ViewsReport:
+                signers: Signers, source: str = "", signed: bytes | None = None
+                ) -> ViewsReport:
     """Write STEM.P.age for every player with a key, STEM.public.txt and the index
     STEM.views.json in ``out``; rewrite each only when its content changed. ``source``:
-    what the views were made from (:func:`source_mac`), kept in the index."""
+    what the views were made from (:func:`source_mac`), kept in the index; ``signed``:
+    the signed public view of a sealed game (:mod:`referee.trust.publicview`), written
+    to STEM.public.signed."""
     index_path = out / f"{stem}.views.json"
     old = read_index(index_path).get("views", {})
     report = ViewsReport()
@@ -242,8 +252,12 @@ def write_views(out: Path, stem: str, game_id: str, mac_key: bytes,
     if _bytes_or_none(public_path) != public.encode():
         write_atomic(public_path, public.encode())
         report.public_written = True
+    signed_path = out / publicview.file_name(stem)
+    if signed is not None and _bytes_or_none(signed_path) != signed:
+        write_atomic(signed_path, signed)
+        report.public_written = True
     index = {"format": INDEX_FORMAT, "game": game_id, "public": public_path.name,
-             "public_mac": public_mac(mac_key, public.encode()), "source": source,
+             "public_mac": public_mac(mac_key, public.encode(), signed), "source": source,
              "views": entries, "no_key": report.no_key}
     text = json.dumps(index, indent=2, sort_keys=True) + "\n"
     if _bytes_or_none(index_path) != text.encode():

@@ -149,7 +149,8 @@ def check_binding(doc: Mapping[str, Any], gf: gamefile.GameFile, where: str,
     moves, now = int(doc["moves"]), len(gf.log)
     if moves < now:
         raise ViewError(f"{where} is an old view: it shows move {moves}, but {game_where} "
-                        f"has {now} entries (an old view put back, or the publish job has "
+                        f"has {now} entr{'y' if now == 1 else 'ies'} (an old view put back, "
+                        "or the publish job has "
                         "not written the new one yet)",
                         hints=["pull again after the publish job has run"])
     if moves == now and doc["head"] != gamefile.next_prev(gf.data):

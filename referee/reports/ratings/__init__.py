@@ -132,6 +132,8 @@ def read_all(games_dir: Path
         for name in game_names(games_dir):
             try:
                 found.append(cache.result_of(index, games_dir / name, name))
+            except cache.NoGameFile:
+                continue
             except RefereeError as exc:
                 skipped.append((name, exc.message))
             except Exception as exc:  # a bug on this file: skipped with its kind, no crash

@@ -20,6 +20,7 @@ import msgspec
 
 from referee.errors import RefereeError
 from referee.ledger import fileio
+from referee.ledger.fileformat import other_json
 from referee.reports import filecache
 from referee.reports.ratings import results
 from referee.reports.ratings.results import Result
@@ -40,10 +41,18 @@ def session() -> Iterator[filecache.Index[Entry]]:
         yield index
 
 
+class NoGameFile(RefereeError):
+    """A ``.json`` file in the folder that is other JSON than a game file (the index of the
+    views, a clock view): passed over, not skipped."""
+
+
 def result_of(index: filecache.Index[Entry], path: Path, name: str) -> Result:
     """:func:`results.result_of` for the file at ``path``, from ``index`` when it has
-    seen these bytes there. Raises RefereeError saying why the file cannot count."""
+    seen these bytes there. Raises RefereeError saying why the file cannot count
+    (NoGameFile: it is none)."""
     raw = fileio.read_bytes(path)
+    if other_json(raw):
+        raise NoGameFile(f"{name} is no game file")
     key = index.key(raw, path)
     entry = index.get(key)
     if entry is None:
