@@ -38,10 +38,10 @@ from typing import Any
 if __package__ in (None, ""):  # run by path: make `scripts`, `tests` and `referee` importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from referee.engine import legal_strings
 from referee.doors.mail import MailJudge as Judge
 from referee.doors.mail import run_once
 from referee.doors.mail.transport import MaildirInbox
+from referee.engine import legal_strings
 from referee.judge import Config
 from referee.ledger import gamefile, replay
 from scripts.bench_scale import EXAMPLES, ROOT, exponent, game_copy

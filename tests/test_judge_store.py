@@ -21,7 +21,7 @@ from referee.doors.mail import MailJudge as Judge
 from referee.doors.mail import run_once
 from referee.doors.mail.transport import MaildirInbox
 from referee.errors import GameFileError, UsageError
-from referee.judge import Config, store, sweep
+from referee.judge import Config, sweep
 from referee.judge.failures import environment_failure
 from referee.judge.store import JOURNAL_NAME, STATE_NAME, Store, read_state, write_state
 from tests.test_judge import SENDER, Setup

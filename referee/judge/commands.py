@@ -159,9 +159,8 @@ def rematch(h: Request, game: Loaded, player: str, arg: str) -> Outcome:
             "The rematch was not started: {reason}").format(reason=exc.message)],
             "rejected", exc.message)
     h.judge.notify(new)
-    return h.answer_state(game, player, [_(
-        "Everyone agreed: the rematch has started ({file}); its first mail comes "
-        "on its own.").format(file=new.name)], "command", "rematch")
+    return h.answer_state(game, player, [_(h.words.rematch).format(file=new.name)],
+                          "command", "rematch")
 
 
 def tell_rematch(h: Request, game: Loaded, player: str, agreed: list[str],
@@ -179,7 +178,7 @@ def tell_rematch(h: Request, game: Loaded, player: str, agreed: list[str],
             note = [_("Rematch: {players} agreed; waiting for {waiting}.").format(
                 players=", ".join(agreed), waiting=names)]
             if pid in waiting:
-                note.append(_("Reply `rematch` to this mail to agree."))
+                note.append(_(h.judge.doors.words_for(to).agree))
             body = text.body(game.gf, game.match, game.seed, pid, None, game.settings,
                              note=note, words=h.judge.doors.words_for(to))
             answers = h.answers_to(to) if pid == player else None

@@ -1,13 +1,13 @@
 """The judge's core: finds the games of a directory, decides who is told what, keeps its state.
 
-:class:`Judge` ties the pieces together: :mod:`referee.judge.store` (what was sent),
-:mod:`referee.judge.text` (what the messages say) and a front door
-(:class:`referee.judge.door.Door`) that turns each :class:`~referee.judge.door.Notice`
-into a message and delivers it. The core knows nothing of mail: the mail door
-(:mod:`referee.judge.mailfront`: Message-IDs, threads, HTML, the outbox) and its
-dispatcher of incoming mail (:mod:`referee.judge.incoming`) sit above it, and a second
-door would be their sibling. It knows nothing of clocks or deadlines either: the sweep
-over them (:mod:`referee.judge.tend`) sits above it too.
+:class:`Judge` ties the pieces together: :mod:`referee.judge.store` (what the judge
+remembers), :mod:`referee.judge.text` (what the messages say) and its doors
+(:class:`referee.judge.door.Doors`), each of which turns a
+:class:`~referee.judge.door.Notice` into a message of its transport and delivers it.
+The core knows no transport: the doors (:mod:`referee.doors`) sit above it, and so does
+the handling of what players type (:mod:`referee.judge.handling`). It knows nothing of
+clocks or deadlines either: the sweep over them (:mod:`referee.judge.tend`) sits above
+it too.
 
 Notification rule per player (setting ``notify``, a meta entry; default ``turn``):
 
@@ -289,22 +289,21 @@ class Judge:
         self.doors.queue(message)
 
     def flush(self) -> int:
-        """Deliver every door's queue (a door that is down waits: logged)."""
+        """Deliver every door's queue (a door that is down waits: its pass says so)."""
         return self.doors.flush()
 
     def settle(self) -> None:
-        """Save the state if mails were sent since the last save (once a round: until
-        then the journal keeps them; see referee/judge/store.py)."""
+        """Save what changed since the last save, if anything did (once a pass)."""
         if self.store.unsaved:
             self.store.save()
 
     # ------------------------------------------------------------------ notify
 
     def failed(self, exc: Exception) -> None:
-        """After ``exc`` in the middle of a mail or a game: forget what was not saved;
-        re-raise a failure of the outgoing mail or (as RetryLater) of the disk."""
+        """After ``exc`` in the middle of a text or a game: forget what was not saved;
+        re-raise a door that is down, or (as RetryLater, once) a failure of the disk."""
         self.reset()
-        if isinstance(exc, DoorDown):
+        if isinstance(exc, DoorDown | RetryLater):
             raise exc
         if environment_failure(exc):
             raise RetryLater(f"{describe(exc)}; the mail stays in the inbox for the next "

@@ -104,8 +104,7 @@ class Words:
     """How a door's messages speak of themselves: the core's texts are the same for
     every door but for these (each an English source string, translated where shown).
 
-    ``message``: what one message is called in "line 2 of your {message}"; ``reply``:
-    the lines that end a message to a player who may move, saying how to answer;
+    ``reply``: the lines that end a message to a player who may move, saying how to answer;
     ``since``: the heading of the events since the reader's last message; ``answer``:
     the last line of a rejection; ``current``: the line under a refused stale message;
     ``stale``: why a message answering an older one changes nothing ({old}, {now}: the
@@ -115,12 +114,13 @@ class Words:
     ``help``; ``elsewhere``: the line at the table when the answer went to the seat alone
     ({player}); ``no_move``: a text without a line to read; ``no_line``: under a refused
     move when no line of a longer text read as one; ``private_place``: the answer to a
-    private command said at the table ({command}), ``hidden_at_table``: to a hidden
+    private command said at the table ({command}); ``agree``: how to agree to a
+    rematch; ``language``: the answer to ``lang`` ({language}); ``rematch``: the
+    answer when a rematch starts ({file}); ``hidden_at_table``: to a hidden
     choice said there (None for a door without tables); ``took``: the line that opens
     an answer when text before the line read was passed over ({number}, {line}; None:
     not told)."""
 
-    message: str
     reply: Sequence[str]
     since: str
     answer: str
@@ -133,6 +133,9 @@ class Words:
     help: Sequence[str]
     no_move: str
     no_line: str
+    agree: str
+    language: str
+    rematch: str
     took: str | None = None
     elsewhere: str | None = None
     private_place: str | None = None
@@ -141,7 +144,6 @@ class Words:
 
 #: the words of a door that sets none: the mail's (the German catalog has them all)
 MAIL_WORDS = Words(
-    message=N_("mail"),
     reply=(N_("Reply to this mail: your move on the first line (several: one line"),
            N_("`move: ...` each). Keep the subject: its [#...] tag is your token."),
            N_("Commands instead of a move: status, help, undo, nonce WORDS, say TEXT.")),
@@ -158,6 +160,10 @@ MAIL_WORDS = Words(
     setting=N_("Your mail setting is now {mode}."),
     no_move=N_("No move found in your mail: write it on the first line."),
     no_line=N_("No line of your mail reads as a move, so nothing was played."),
+    agree=N_("Reply `rematch` to this mail to agree."),
+    language=N_("Your mails are now in {language}."),
+    rematch=N_("Everyone agreed: the rematch has started ({file}); its first mail comes "
+               "on its own."),
     took=N_("Took line {number} of your mail: `{line}`; the text before it is not read as "
             "a move or a command."),
     help=(

@@ -161,8 +161,9 @@ class Handling:
         moves = list(self.read.moves)
         command = commands.PLAYER.get(word)
         if command is not None and command.private and said.place is Place.TABLE:
-            return self.answer_state(game, player, [_(self.words.private_place or "").format(
-                command=word)], "rejected", "private")
+            refused = self.words.private_place or self.words.no_move
+            return self.answer_state(game, player, [_(refused).format(command=word)],
+                                     "rejected", "private")
         if word == reading.PLAN_WORD or (command is not None and len(moves) == 1):
             assert command is not None
             self.word = moves[0].split()[0]
@@ -176,8 +177,9 @@ class Handling:
         said, game, player = self.said, self.said.game, self.said.player
         if hidden_in(game, player, [*self.read.own, *self.read.lines]):
             self.door.withdraw(said, "a hidden choice belongs in the direct room")
-            return self.answer_state(game, player, [_(self.words.hidden_at_table or "")],
-                                     "rejected", "hidden at the table")
+            refused = self.words.hidden_at_table or self.words.no_move
+            return self.answer_state(game, player, [_(refused)], "rejected",
+                                     "hidden at the table")
         if said.kind == "too_long" or not self._for_referee(line, word):
             return self._done(Outcome("ignored", game.gf.game_id, "chat"))
         return None

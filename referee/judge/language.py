@@ -77,6 +77,6 @@ def command(incoming: Request, game: Loaded, player: str, word: str, arg: str,
     judge.store.save()
     fresh = judge.load(game.path) or game
     with i18n.language(lang):
-        note = [_("Your mails are now in {language}.").format(language=i18n.NAMES[lang]),
+        note = [_(incoming.words.language).format(language=i18n.NAMES[lang]),
                 _("To change it: `lang en` (English) or `lang de` (Deutsch).")]
         return incoming.answer_state(fresh, player, note, "command", f"lang {lang}")

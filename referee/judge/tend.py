@@ -22,7 +22,7 @@ def sweep(judge: Judge) -> None:
     others are passed over, their look would do nothing, and not even asked
     (:meth:`~referee.judge.looks.Looks.candidates`). A game whose handling fails (a
     bug) is logged and skipped this round; the others go on. A failure of the disk
-    raises RetryLater, of the outgoing mail DeliveryError."""
+    raises RetryLater; a door that is down waits (its own pass says so)."""
     now = (judge.config.clock(), clock.now())
     paths = judge.game_paths()
     for path in judge.looks.candidates(paths, judge.paths_order(), judge.take_marked(), now):
@@ -46,4 +46,4 @@ def sweep(judge: Judge) -> None:
     try:
         judge.settle()
     except Exception as exc:
-        judge.failed(exc)  # the disk: RetryLater (the journal keeps what was sent)
+        judge.failed(exc)  # the disk: RetryLater (what was sent is off its queue already)

@@ -1,5 +1,5 @@
 """One intake for a player's (or the game master's) mail: the checks that the judge
-(:mod:`referee.judge.incoming`) and `referee move --from-email` share.
+(:mod:`referee.doors.mail.incoming`) and `referee move --from-email` share.
 
 A mail counts only if all of these hold, checked in this order; the first that fails is
 the reason given (:class:`Refusal`, whose ``reason`` is one of the names in brackets):

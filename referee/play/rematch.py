@@ -126,7 +126,7 @@ def rematch(old_path: Path, new_path: Path, *, secret_path: Path | None = None,
     return Rematch(started, order, order[-1], copied)
 
 
-# --- by mail: every human player agrees (referee/judge/incoming.py) -------------------
+# --- through the judge: every human player agrees (referee/judge/commands.py) ---------
 
 
 def humans(data: dict[str, Any]) -> list[str]:

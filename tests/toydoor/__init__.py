@@ -7,9 +7,9 @@ authenticated player texts for the core, the core's notices delivered (here: app
 judge's state. A seat is the toy door's when its address is at ``toy.invalid``
 (``ann@toy.invalid``: the game file knows mail and Matrix only, and a toy needs no new
 field); a game's table is the room ``table``, a seat's private room ``seat:ann``. A
-text's id is kept in a log entry's ``mail`` field, so ids look like Message-IDs. The transport can be told to refuse one message for
-good (:attr:`Wire.refuse`) or to be down (:attr:`Wire.down`), as a door conformance
-test needs.
+text's id is kept in a log entry's ``mail`` field, so ids look like Message-IDs. The
+transport can be told to refuse one message for good (:attr:`Wire.refuse`) or to be
+down (:attr:`Wire.down`), as a door conformance test needs.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from referee.judge.door import MAIL_WORDS, Door, DoorDown, Notice, Place, Said, 
 from referee.judge.outcome import Outcome
 from referee.play.reading import read_text
 
-TOY_WORDS = Words(**{**MAIL_WORDS.__dict__, "message": "message", "took": None,
+TOY_WORDS = Words(**{**MAIL_WORDS.__dict__, "took": None,
                      "elsewhere": "{player}: answered in your own room.",
                      "private_place": "`{command}` is for your own room: nothing was done.",
                      "hidden_at_table": "That is a hidden choice: say it in your own room."})

@@ -189,8 +189,8 @@ class MatrixDoor(Door):
         """Hold a private post while anyone but the seat and the referee is in its
         room; the seat and the game master told once."""
         reader, user = item["reader"], item.get("user", "")
-        others = self.rooms.intruders(game, reader, room, user)
-        if others:
+        others, tell = self.rooms.intruders(game, reader, room, user)  # (asked of the server)
+        if tell:
             names = ", ".join(o[:100] for o in others)
             with i18n.language(game.settings.lang(reader)):
                 note = _("Someone besides you and the referee was in this room ({people}): "
@@ -202,7 +202,7 @@ class MatrixDoor(Door):
             self._tell_gm(game, f"{game.gf.game_id}: {names} got into {reader}'s direct "
                                 f"room with the referee; they were removed, and {reader}'s "
                                 "private posts waited until the room was theirs alone.")
-        if self.rooms.others(item["game"], room, user):
+        if others:
             raise Held
 
     def _dropped(self, game: Loaded, item: dict[str, Any], exc: MatrixError) -> None:

@@ -65,22 +65,24 @@ def take(door: MatrixDoor, wait: float) -> Taken:
                 door.link.leave(room)
             except MatrixError as exc:
                 judge.config.log(f"could not decline {room[:80]}: {exc.message}")
+    read: list[events.Event] = []
     for room, found in batch.rooms.items():
         if found.gap:
             judge.config.log(f"room {room[:80]}: more events came than the judge pages "
                              "back at once; the oldest were passed over")
-        if not events.valid_room(room):
+        if events.valid_room(room):
+            read += [e for e in (events.read(room, s) for s in found.events)
+                     if e is not None]
+    # who is in each room first (a message of one room may make a post to another)
+    for event in [e for e in read if e.kind == "member"]:
+        handle(door, event)
+    for event in [e for e in read if e.kind != "member"]:
+        outcome = handle(door, event)
+        if outcome.detail in QUIET:
             continue
-        for source in found.events:
-            event = events.read(room, source)
-            if event is None:
-                continue
-            outcome = handle(door, event)
-            if outcome.detail in QUIET:
-                continue
-            taken.read += 1
-            taken.played += outcome.action == "played"
-            taken.lines.append(outcome.action)
+        taken.read += 1
+        taken.played += outcome.action == "played"
+        taken.lines.append(outcome.action)
     kept = store.part("chat", {})
     kept["since"] = batch.next_batch
     store.save()
@@ -114,13 +116,13 @@ def handle(door: MatrixDoor, event: events.Event) -> Outcome:
 
 def _handle(door: MatrixDoor, event: events.Event) -> Outcome:
     judge, store = door.judge, door.store
-    if event.sender == door.link.user_id:
-        return Outcome("ignored", detail="the judge's own")
     place = door.rooms.place(event.room)
     if event.kind == "member":
         if place is not None:
             _membership(door, place[0], place[1], event)
         return Outcome("ignored", detail="membership")
+    if event.sender == door.link.user_id:
+        return Outcome("ignored", detail="the judge's own")
     if store.answered(event.event_id):
         return Outcome("duplicate", detail="already handled")
     path = judge.game_paths().get(place[0]) if place is not None else None

@@ -18,9 +18,9 @@ at every game.
   (its server refuses or is down, a wrong id), is tried again with back-off
   (:func:`backoff`) for that reader alone; every other game and reader goes on.
 * **Private means private.** Before a post to a seat's direct room the door checks who is
-  in it (:meth:`Rooms.private_ok`): anyone but the seat and the referee is removed, the
-  seat and the game master are told, and the post waits until the room is the seat's
-  alone again. A seat who left a room is invited again.
+  in it (:meth:`Rooms.intruders`, asked of the homeserver): anyone but the seat and the
+  referee is removed, the seat and the game master are told, and the post waits until
+  the room is the seat's alone again. A seat who left a room is invited again.
 """
 
 from __future__ import annotations
@@ -195,46 +195,44 @@ class Rooms:
     # ------------------------------------------------------------------ people
 
     def members(self, gid: str, room: str) -> dict[str, str]:
-        """Who is in ``room`` (joined or invited), as last seen; asked of the
-        homeserver when the door has not seen it yet."""
-        rows = self.of(gid)
-        known = rows["members"].get(room)
-        if not known or known.get("_asked") is None:
-            found = self.link.members(room)
-            known = rows["members"][room] = {**found, "_asked": "yes"}
-        return {u: m for u, m in known.items() if not u.startswith("_")}
+        """Who is in ``room`` now (joined or invited: user -> membership), as the
+        homeserver says (what the door saw of the room is kept too)."""
+        found = self.link.members(room)
+        self.of(gid)["members"][room] = dict(found)
+        return found
 
     def seen(self, gid: str, room: str, user: str, membership: str) -> None:
         """A membership event of ``room``: kept."""
         rows = self.of(gid)
         rows["members"].setdefault(room, {})[user] = membership
 
-    def intruders(self, game: Loaded, reader: str, room: str, user: str) -> list[str]:
+    def intruders(self, game: Loaded, reader: str, room: str, user: str
+                  ) -> tuple[list[str], bool]:
         """Who, besides the seat's ``user`` and the referee, is in ``reader``'s direct
-        ``room`` (a private post may go there only when nobody is). Each is removed
-        (best effort); the list is returned only the first time it is seen (to be
-        told to the seat and the game master once): [] when nobody is or they were
-        told already, but :meth:`private_ok` says whether the post may go."""
+        ``room`` now (a private post may go there only when nobody is), and whether
+        they are to be told of (the first time these people are found there). Each is
+        removed (best effort); the post waits for the next look all the same."""
         gid = game.gf.game_id
         others = self.others(gid, room, user)
-        if not others:
-            return []
         told = self.of(gid).setdefault("intruders", {})
+        if not others:
+            told.pop(room, None)
+            return [], False
         for other in others:
             try:
                 self.link.kick(room, other, "this room is one player's alone with the referee")
-                self.of(gid)["members"][room][other] = "leave"
             except MatrixError as exc:
                 self.log(f"chat: {gid} {reader}: cannot remove {other[:100]}: {exc.message}")
         if told.get(room) == others:
-            return []
+            return others, False
         told[room] = others
         self.log(f"chat: {gid} {reader}: {', '.join(o[:100] for o in others)} in the "
-                 "direct room: nothing private posted until they are gone")
-        return others
+                 "direct room: removed; nothing private posted until they are gone")
+        return others, True
 
     def others(self, gid: str, room: str, user: str) -> list[str]:
-        """Who is in ``room`` besides ``user`` and the referee."""
+        """Who is in ``room`` now besides ``user`` and the referee (asked of the
+        homeserver: a private post never trusts what the door saw last)."""
         return sorted(u for u in self.members(gid, room) if u not in (user, self.link.user_id))
 
     # ------------------------------------------------------------------ posts

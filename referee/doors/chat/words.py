@@ -10,7 +10,6 @@ from referee.judge.door import Words
 _, N_, ngettext = domain("referee")
 
 CHAT_WORDS = Words(
-    message=N_("message"),
     reply=(
         N_("Type your move here or in the game's room, as your legal moves read (several:"),
         N_("one line `move: ...` each). Commands instead of a move: status, help, undo,"),
@@ -35,6 +34,10 @@ CHAT_WORDS = Words(
     ),
     no_move=N_("No move found in your message."),
     no_line=N_("No line of your message reads as a move, so nothing was played."),
+    agree=N_("Type `rematch` in your direct room to agree."),
+    language=N_("Your messages are now in {language}."),
+    rematch=N_("Everyone agreed: the rematch has started ({file}); its rooms come on "
+               "their own."),
     took=None,
     elsewhere=N_("{player}: answered in your direct room with the referee."),
     private_place=N_("`{command}` is for your direct room with the referee, never the "

@@ -76,7 +76,7 @@ class MailDoor(Door):
         under the reader's root (this mail is the root if there is none yet), or under
         ``notice.answers``. ``board``: an HTML part too, with the picture of the board as
         the reader sees it (when the pictures extra is there). ``notice``: posted to the
-        player's channel too, or instead (referee/judge/notifications.py)."""
+        player's channel too, or instead (referee/doors/mail/channels.py)."""
         player, answers, board = notice.player, notice.answers, notice.board
         to = notice.to or ""
         gid = game.gf.game_id
