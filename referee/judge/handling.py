@@ -471,7 +471,7 @@ def near_miss(match: engine.Match, player: str, word: str) -> bool:
         return False
     words = sorted({m.split()[0].lower() for m in engine.legal_strings(
         match.game, match.state, player) if m.split()})
-    return bool(difflib.get_close_matches(word[:40], words, n=1, cutoff=0.75))
+    return bool(difflib.get_close_matches(word[:40], words, n=1, cutoff=0.8))
 
 
 def hidden_in(game: Loaded, player: str, lines: Sequence[str]) -> bool:
@@ -532,7 +532,7 @@ def _recent(judge: Judge, said: Said) -> list[str]:
     assert said.door.rate is not None
     window = said.door.rate[1]
     now = judge.config.clock()
-    return [t for t in judge.store.part("rates", {}).get(rate_key(said), [])
+    return [t for t in judge.store.part("rates", {}, change=False).get(rate_key(said), [])
             if now - dt.datetime.fromisoformat(t) < window]
 
 
@@ -594,9 +594,9 @@ def later(judge: Judge, said: Said, line: str) -> Outcome:
 def run_later(judge: Judge) -> list[Outcome]:
     """Handle the texts kept over a rate whose senders' rates allow them now, in the
     order they came."""
-    kept = judge.store.part("later", [])
-    if not kept:
+    if not judge.store.part("later", [], change=False):
         return []
+    kept = judge.store.part("later", [])
     outcomes: list[Outcome] = []
     paths = judge.game_paths()
     for item in list(kept):

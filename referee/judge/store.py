@@ -173,13 +173,17 @@ class Store:
 
     # ------------------------------------------------------------------ parts
 
-    def part(self, name: str, default: Any = None) -> Any:
+    def part(self, name: str, default: Any = None, *, change: bool = True) -> Any:
         """The named part of the state (a JSON value: a dict or a list), to read or
-        change; ``default`` when there is none yet. Saved with :meth:`save`."""
+        change; ``default`` when there is none yet. Saved with :meth:`save` (not
+        ``change``: to read only, and a change to it would not be saved)."""
         if name not in self._parts:
             row = self._one("SELECT value FROM parts WHERE name = ?", (name,))
+            if row is None and not change:
+                return default  # (nothing to keep: read only, and there is none)
             self._parts[name] = json.loads(row[0]) if row is not None else default
-        self._dirty.add(("part", name))
+        if change:
+            self._dirty.add(("part", name))
         return self._parts[name]
 
     # ------------------------------------------------------------------ a door's rows

@@ -65,7 +65,7 @@ class MatrixDoor(Door):
         self._migrate()
         link = self.link
         if not link.connected:
-            kept = self.store.part("chat.login", {})
+            kept = self.store.part("chat.login", {}, change=False)
             if link.password is not None and link.token is None:
                 link.token = login_kept(kept, link.url, link.user_id)
             try:
@@ -79,7 +79,7 @@ class MatrixDoor(Door):
         owner's only), so that the next pass of ``--once`` takes it instead of logging
         in again (:func:`login_kept`)."""
         link = self.link
-        kept = self.store.part("chat.login", {})
+        kept = self.store.part("chat.login", {}, change=False)
         if link.password is not None and kept.get("token") != link.token:
             self.store.set_part("chat.login", {"url": link.url, "user": link.user_id,
                                                "token": link.token})
@@ -311,7 +311,7 @@ class MatrixDoor(Door):
     def _migrate(self) -> None:
         """The chat state a judge before SQLite kept (one part of its JSON state), as the
         door's rows: once."""
-        old = self.store.part("legacy.matrix", None)
+        old = self.store.part("legacy.matrix", None, change=False)
         if not old:
             return
         for gid, rows in (old.get("rooms") or {}).items():

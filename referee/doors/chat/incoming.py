@@ -55,7 +55,7 @@ def take(door: MatrixDoor, wait: float) -> Taken:
     or RetryLater (the disk)."""
     judge, store = door.judge, door.store
     taken = Taken()
-    kept = store.part("chat", {})
+    kept = store.part("chat", {}, change=False)
     batch = door.link.sync(kept.get("since"), int(wait * 1000))
     for room, inviter in batch.invites.items():
         if events.valid_room(room) and door.rooms.place(room) is None:

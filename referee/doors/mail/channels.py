@@ -80,7 +80,7 @@ class Channels:
 
     def _seen(self, gid: str, player: str) -> dict[str, Any]:
         """The same, read only: an empty dict when nothing is kept."""
-        return dict(self.store.part(STATE_KEY, {}).get(gid, {}).get(player, {}))
+        return dict(self.store.part(STATE_KEY, {}, change=False).get(gid, {}).get(player, {}))
 
     def parse(self, arg: str) -> tuple[str | None, str]:
         """The words after ``notify`` of ``notify via URL [also|only]`` or ``notify via
