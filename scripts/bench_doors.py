@@ -2,13 +2,14 @@
 the chat door against the same through the mail door, in a long-running judge. Figures
 go in docs/speed.md ("One move at each door").
 
-    .venv/bin/python -m scripts.bench_doors [--moves 12] [--pictures]
+    .venv/bin/python -m scripts.bench_doors [--moves 24] [--pictures]
 
 Needs Synapse (.ci/install-matrix.sh: a throwaway homeserver on loopback is started and
 stopped here, as the tests do). Two judges in this process, each over a folder of its
 own with one sealed three-seat Staufer game: one with the mail door (a Maildir inbox, an
 outbox that delivers at once) and one with the chat door (logged in once, as a
-long-running judge is). After each judge's first pass, MOVES times in turn: the seat to
+long-running judge is). After each judge's first pass, MOVES times, a move at each door
+in turn (so that both meet the same load): the seat to
 move sends its first legal move (by mail: a reply to its latest mail, delivered into the
 inbox; in chat: a message in the game's room, sent by a matrix-nio client), and the judge
 runs passes until the move is in the file and its answers are out; the judge's CPU time
@@ -28,6 +29,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -81,20 +83,21 @@ def mover(path: Path) -> tuple[str, str]:
     return who, legal_strings(match.game, match.state, who)[0]
 
 
-def mail_moves(tmp: Path, moves: int) -> list[float]:
+def mail_moves(tmp: Path, moves: int) -> Iterator[float]:
     from tests.test_judge_support import deliver, parse, reply
 
     games, inbox = tmp / "mail", tmp / "in"
     games.mkdir()
     for sub in ("new", "cur", "tmp"):
         (inbox / sub).mkdir(parents=True)
-    path = new_game(games, "ann=ann@example.org,ben=ben@example.org,cat=cat@example.org",
+    path = new_game(games, "ann=Ann <ann@example.org>,ben=Ben <ben@example.org>,"
+                    "cat=Cat <cat@example.org>",
                     "--sealed")
     out = Kept()
     judge = MailJudge(Config(games, SENDER), out)
     box = MaildirInbox(inbox)
     run_once(judge, box)
-    cpu = []
+    yield 0.0  # (set up)
     for _ in range(moves):
         who, move = mover(path)
         latest = [parse(m) for m in out.mails if f"X-Referee-Player: {who}".encode() in m]
@@ -102,13 +105,13 @@ def mail_moves(tmp: Path, moves: int) -> list[float]:
         before = len(gamefile.read(path).log)
         started = time.process_time()
         stats = run_once(judge, box)
-        cpu.append(time.process_time() - started)
+        spent = time.process_time() - started
         assert stats.played == 1 and len(gamefile.read(path).log) > before
+        yield spent
     judge.close()
-    return cpu
 
 
-def chat_moves(tmp: Path, moves: int, synapse: Any) -> list[float]:
+def chat_moves(tmp: Path, moves: int, synapse: Any) -> Iterator[float]:
     from tests.matrixclient import Person
     from tests.matrixserver import password_for
 
@@ -128,7 +131,7 @@ def chat_moves(tmp: Path, moves: int, synapse: Any) -> list[float]:
         joined = person.accept_invites()
         names = person.rooms()
         rooms[p] = next(r for r in joined if not names[r].endswith(f": {p}"))
-    cpu = []
+    yield 0.0  # (set up)
     for _ in range(moves):
         who, move = mover(path)
         before = len(gamefile.read(path).log)
@@ -142,17 +145,16 @@ def chat_moves(tmp: Path, moves: int, synapse: Any) -> list[float]:
                 break
         else:
             raise SystemExit("the chat judge did not play the move")
-        cpu.append(spent)
+        yield spent
     judge.close()
     link.close()
     for person in people.values():
         person.close()
-    return cpu
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
-    parser.add_argument("--moves", type=int, default=12)
+    parser.add_argument("--moves", type=int, default=24)
     parser.add_argument("--pictures", action="store_true",
                         help="let both doors draw the board (the pictures extra)")
     args = parser.parse_args(argv)
@@ -172,9 +174,13 @@ def main(argv: list[str] | None = None) -> None:
         os.environ["REFEREE_CACHE_DIR"] = str(tmp / "cache")
         synapse = Synapse(tmp / "synapse", python)
         synapse.start()
-        try:
-            mail = mail_moves(tmp, args.moves)
-            chat = chat_moves(tmp, args.moves, synapse)
+        try:  # one move at each door in turn, so that both meet the same machine
+            mail, chat = [], []
+            for m, c in zip(mail_moves(tmp, args.moves), chat_moves(tmp, args.moves, synapse),
+                            strict=True):
+                mail.append(m)
+                chat.append(c)
+            mail, chat = mail[1:], chat[1:]
         finally:
             synapse.stop()
     m, c = statistics.median(mail), statistics.median(chat)

@@ -481,8 +481,9 @@ def hidden_in(game: Loaded, player: str, lines: Sequence[str]) -> bool:
     match = game.match
     if match.game.finished(match.state) or player not in match.game.to_move(match.state):
         return False
-    hidden = [m for m in engine.legal_strings(match.game, match.state, player)
-              if _private(match, player, m)]
+    game_ = match.game
+    hidden = [game_.format_move(m) for m in game_.legal_moves(match.state, player)
+              if engine.private_fields(game_, m)]
     if not hidden:
         return False
     longest = max(len(m.split()) for m in hidden)

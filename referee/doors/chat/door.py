@@ -189,7 +189,7 @@ class MatrixDoor(Door):
         """Hold a private post while anyone but the seat and the referee is in its
         room; the seat and the game master told once."""
         reader, user = item["reader"], item.get("user", "")
-        others, tell = self.rooms.intruders(game, reader, room, user)  # (asked of the server)
+        others, tell = self.rooms.intruders(game, reader, room, user)
         if tell:
             names = ", ".join(o[:100] for o in others)
             with i18n.language(game.settings.lang(reader)):

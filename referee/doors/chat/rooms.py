@@ -18,7 +18,7 @@ at every game.
   (its server refuses or is down, a wrong id), is tried again with back-off
   (:func:`backoff`) for that reader alone; every other game and reader goes on.
 * **Private means private.** Before a post to a seat's direct room the door checks who is
-  in it (:meth:`Rooms.intruders`, asked of the homeserver): anyone but the seat and the
+  in it (:meth:`Rooms.intruders`): anyone but the seat and the
   referee is removed, the seat and the game master are told, and the post waits until
   the room is the seat's alone again. A seat who left a room is invited again.
 """
@@ -63,6 +63,7 @@ class Rooms:
     def __init__(self, link: Link, store: Store, log: Callable[[str], None],
                  clock: Callable[[], float] = time.time) -> None:
         self.link, self.store, self.log, self.clock = link, store, log, clock
+        self._asked: set[str] = set()  # rooms whose people were asked of the homeserver
 
     def of(self, gid: str) -> dict[str, Any]:
         """The chat door's row of a game: ``room``, ``dms`` (reader -> {user, room}),
@@ -195,11 +196,18 @@ class Rooms:
     # ------------------------------------------------------------------ people
 
     def members(self, gid: str, room: str) -> dict[str, str]:
-        """Who is in ``room`` now (joined or invited: user -> membership), as the
-        homeserver says (what the door saw of the room is kept too)."""
-        found = self.link.members(room)
-        self.of(gid)["members"][room] = dict(found)
-        return found
+        """Who is in ``room`` (joined or invited: user -> membership): asked of the
+        homeserver the first time this judge process looks at the room, and from then
+        on kept up by every membership event of its syncs (read before any message of
+        the same sync: :func:`referee.doors.chat.incoming.take`). Nobody but the referee
+        may invite to a room it made, so nobody can be in one without an event the
+        judge reads."""
+        rows = self.of(gid)
+        if room not in self._asked:
+            rows["members"][room] = dict(self.link.members(room))
+            self._asked.add(room)
+        return {u: m for u, m in rows["members"].get(room, {}).items()
+                if m in ("join", "invite")}
 
     def seen(self, gid: str, room: str, user: str, membership: str) -> None:
         """A membership event of ``room``: kept."""
@@ -221,6 +229,7 @@ class Rooms:
         for other in others:
             try:
                 self.link.kick(room, other, "this room is one player's alone with the referee")
+                self.of(gid)["members"][room][other] = "leave"
             except MatrixError as exc:
                 self.log(f"chat: {gid} {reader}: cannot remove {other[:100]}: {exc.message}")
         if told.get(room) == others:
@@ -231,8 +240,7 @@ class Rooms:
         return others, True
 
     def others(self, gid: str, room: str, user: str) -> list[str]:
-        """Who is in ``room`` now besides ``user`` and the referee (asked of the
-        homeserver: a private post never trusts what the door saw last)."""
+        """Who is in ``room`` besides ``user`` and the referee (:meth:`members`)."""
         return sorted(u for u in self.members(gid, room) if u not in (user, self.link.user_id))
 
     # ------------------------------------------------------------------ posts
