@@ -81,17 +81,21 @@ class NotYourTurn(MoveError):
     """The player owes no decision now."""
 
 
-def internal_error(exc: BaseException, where: str) -> RefereeError:
-    """The error that reports an unexpected exception (a bug) while handling ``where``:
-    one message naming the exception and the line it came from, never a traceback."""
+def internal_error(exc: BaseException, where: str, doing: str = "replaying") -> RefereeError:
+    """The error that reports an unexpected exception (a bug) while ``doing`` the step
+    that failed on ``where`` (``replaying`` a game file; ``running `referee judge```
+    on a folder): one message naming the step, the exception and the line it came
+    from, never a traceback."""
     import traceback  # only for a bug
 
     frames = traceback.extract_tb(exc.__traceback__)
     at = f" (at {_short(frames[-1].filename)}:{frames[-1].lineno})" if frames else ""
+    what = "the game file" if doing == "replaying" else "what it was given"
     return RefereeError(
-        f"internal error while replaying {where}: {type(exc).__name__}: {str(exc)[:200]}{at}",
-        hints=["this is a bug in referee, not in your command: please report it with "
-               "the game file"],
+        f"internal error while {f'{doing} {where}'.strip()}: {type(exc).__name__}: "
+        f"{str(exc)[:200]}{at}",
+        hints=[f"this is a bug in referee, not in your command: please report it with "
+               f"{what}"],
     )
 
 

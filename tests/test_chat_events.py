@@ -236,3 +236,65 @@ def test_a_homeserver_that_is_down_is_one_message_and_changes_nothing(tmp_path: 
     assert result.exit_code == 1, result.output
     assert "cannot reach the homeserver" in result.output and "Traceback" not in result.output
     assert {p.name: p.read_bytes() for p in games.iterdir()} == before
+
+
+def test_a_homeserver_url_with_more_than_a_host_is_a_usage_error(tmp_path: Path) -> None:
+    """The judge's account goes in the environment, never in a URL that logs and
+    process lists show: user info, a path, a query or a fragment is refused (exit 2)."""
+    games = tmp_path / "games"
+    games.mkdir()
+    for url in ("http://referee:pw@127.0.0.1:9", "http://user@127.0.0.1:9",
+                "https://hs.example/_matrix", "https://hs.example/?x=1",
+                "https://hs.example/#f", "https://hs.example:99999"):
+        result = run("judge", games, "--matrix", url, "--matrix-user", "@r:hs.test", "--once",
+                     env={"REFEREE_MATRIX_PASSWORD": "pw"})
+        assert result.exit_code == 2, (url, result.output)
+        assert "--matrix" in result.output and "Traceback" not in result.output
+        assert "pw@" not in result.output.replace(url, "")
+    assert sorted(p.name for p in games.iterdir()) == []
+
+
+def test_the_chat_judge_without_the_matrix_extra_names_it(tmp_path: Path,
+                                                          monkeypatch: object) -> None:
+    import importlib.util
+
+    import pytest as _pytest
+
+    games = tmp_path / "games"
+    games.mkdir()
+    real = importlib.util.find_spec
+    patch = _pytest.MonkeyPatch()
+    patch.setattr(importlib.util, "find_spec",
+                  lambda name, *a: None if name == "nio" else real(name, *a))
+    try:
+        result = run("judge", games, "--matrix", "http://127.0.0.1:9", "--matrix-user",
+                     "@r:hs.test", env={"REFEREE_MATRIX_PASSWORD": "pw"})
+    finally:
+        patch.undo()
+    assert result.exit_code == 2, result.output
+    assert "pip install 'referee[matrix]'" in result.output
+    assert "internal error" not in result.output
+
+
+def test_an_internal_error_names_the_step_that_failed(tmp_path: Path) -> None:
+    """A bug in `referee judge` names the command and its folder, not a game file it
+    was never given."""
+    import pytest as _pytest
+
+    from referee.judge import serve
+
+    games = tmp_path / "games"
+    games.mkdir()
+    for sub in ("new", "cur", "tmp"):
+        (tmp_path / "in" / sub).mkdir(parents=True)
+    patch = _pytest.MonkeyPatch()
+    patch.setattr(serve, "serve", lambda *a: {}["boom"])
+    try:
+        result = run("judge", games, "--maildir", tmp_path / "in", "--outbox", tmp_path / "out",
+                     "--from", "r@example.org", "--once")
+    finally:
+        patch.undo()
+    assert result.exit_code == 1
+    assert f"internal error while running `referee judge` on {games}: KeyError" in \
+        result.output, result.output
+    assert "replaying" not in result.output

@@ -204,3 +204,20 @@ def test_imap_without_idle_flag_waits_with_idle_when_the_server_offers_it(
         assert [i.raw.split(b"\r\n")[1] for i in inbox.pending()] == [b"Subject: x"]
     finally:
         inbox.close()
+
+
+def test_a_long_running_judge_says_once_what_it_serves(tmp_path: Path) -> None:
+    """One start-up line: the doors, the games, the state; then nothing until mail."""
+    setup = Setup(tmp_path)
+    judge = subprocess.Popen(
+        [sys.executable, "-c", JUDGE, "judge", str(setup.games), "--maildir",
+         str(setup.inbox), "--outbox", str(setup.outbox), "--from", SENDER, "--poll", "30"],
+        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        assert judge.stderr is not None
+        first = judge.stderr.readline()
+    finally:
+        judge.terminate()
+        judge.wait(30)
+    assert first == (f"judge: serving 1 game in {setup.games} by mail, a pass at least "
+                     f"every 30 s; state in {setup.games}/.referee-judge.sqlite\n"), first

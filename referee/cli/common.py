@@ -119,7 +119,7 @@ def _guarded(func: Callable[..., Any], args: Any, kwargs: dict[str, Any]) -> Any
                                    "process"), bool(kwargs.get("as_json")))
         sys.exit(1)
     except Exception as exc:  # the last line of defence: a bug, not bad input
-        report_error(internal_error(exc, _files(kwargs)), bool(kwargs.get("as_json")))
+        report_error(internal_error(exc, *_step(func, kwargs)), bool(kwargs.get("as_json")))
         sys.exit(1)
 
 
@@ -130,6 +130,18 @@ def _quiet_stdout() -> None:
         devnull = os.open(os.devnull, os.O_WRONLY)
         if sys.__stdout__ is not None:
             os.dup2(devnull, sys.__stdout__.fileno())
+
+
+def _step(func: Callable[..., Any], kwargs: dict[str, Any]) -> tuple[str, str]:
+    """(where, doing) of an internal error: replaying the game file(s) the command was
+    given, else running the command on its folder (the judge's, a site's)."""
+    files = _files(kwargs)
+    if files != "the game file":
+        return files, "replaying"
+    folder = next((str(v) for k, v in kwargs.items()
+                   if k in ("games_dir", "folder", "games", "directory") and v is not None), "")
+    name = func.__name__.removesuffix("_command").replace("_", "-")
+    return (f"on {folder}" if folder else "", f"running `referee {name}`")
 
 
 def _files(kwargs: dict[str, Any]) -> str:

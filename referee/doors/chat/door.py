@@ -165,7 +165,10 @@ class MatrixDoor(Door):
             self._dropped(game, item, exc)
             return 0
         self.rooms.release(gid, reader)
-        self.rooms.posted(gid, room, event, item["plays"])
+        if game.match.game.finished(game.match.state):
+            self.rooms.of(gid)["posts"] = {}  # (no reply to a post can play now)
+        else:
+            self.rooms.posted(gid, room, event, item["plays"])
         if item.get("board"):
             self._picture(game, room, item, txn)
         self.store.dequeue(DOOR, item)
