@@ -230,3 +230,16 @@ def test_a_seat_who_left_its_direct_room_is_invited_again(folder: Folder) -> Non
     ben.sync()
     assert dm in ben.client.invited_rooms
     assert "left a room of theirs: invited again" in "".join(folder.logs[-2:])
+
+
+def test_a_once_pass_keeps_its_access_token(folder: Folder) -> None:
+    """A second `--once` pass takes the token the first one kept in the judge's state
+    (it does not log in again: with a wrong password it still gets in)."""
+    from referee.judge.store import read_state
+
+    kept = read_state(folder.games)["chat.login"]
+    assert kept["user"] == folder.referee and kept["token"]
+    result = run("judge", folder.games, "--matrix", folder.synapse.url, "--matrix-user",
+                 folder.referee, "--once", env={"REFEREE_MATRIX_PASSWORD": "not-it"})
+    assert result.exit_code == 0, result.output
+    assert read_state(folder.games)["chat.login"]["token"] == kept["token"]

@@ -156,3 +156,51 @@ def test_a_toy_door_of_one_package_carries_a_game_through_the_core(tmp_path: Pat
     serve.run_once(judge)
     assert len(gamefile.read(path).log) == 1
     judge.close()
+
+
+def test_a_hidden_choice_at_the_table_is_withdrawn_however_it_comes(tmp_path: Path) -> None:
+    """Through the toy door, at a Dynasties table: a hidden choice typed as an edit,
+    with words around it, or inside a message too long to read is withdrawn and never
+    played; the same choice alone with the referee is played."""
+    from referee import engine
+    from referee.judge import handling
+    from referee.judge.door import Place, Said
+    from referee.ledger import gamefile
+    from referee.play.reading import read_text
+    from tests.conftest import ok
+
+    games = tmp_path / "games"
+    games.mkdir()
+    path = games / "d.json"
+    ok("new", "dynasties", path, "--players",
+       "ann=Ann <ann@toy.invalid>,ben=Ben <ben@toy.invalid>,cat=Cat <cat@toy.invalid>",
+       "--seed", "hidden", "--id", "dyn-toy")
+    judge = Judge(Config(games, "referee@toy.invalid"), [door := ToyDoor(wire := Wire())])
+    for _ in range(200):  # first legal moves until the one to move has a hidden choice
+        game = judge.load(path)
+        assert game is not None
+        match = game.match
+        mover = match.game.to_move(match.state)[0]
+        legal = engine.legal_strings(match.game, match.state, mover)
+        hidden = [m for m in legal if handling.hidden_in(game, mover, [m])]
+        if hidden:
+            break
+        ok("move", path, "--as", mover, legal[0])
+    else:
+        raise AssertionError("no hidden choice in 200 moves")
+    before = gamefile.read(path).log
+    said = [("edit", hidden[0]), ("message", f"ok then, {hidden[0]} - good luck"),
+            ("too_long", f"{'x' * 1500}\n{hidden[0]}\n{'y' * 600}")]
+    for k, (kind, text) in enumerate(said):
+        outcome = handling.handle(judge, Said(door, f"<h{k}@toy.invalid>", "mail", game,
+                                              mover, read_text(text), Place.TABLE,
+                                              kind=kind, sender=mover))
+        assert outcome.action == "rejected" and outcome.detail == "hidden at the table"
+    assert wire.withdrawn == ["<h0@toy.invalid>", "<h1@toy.invalid>", "<h2@toy.invalid>"]
+    assert gamefile.read(path).log == before
+    judge.flush()
+    assert not [p for p in wire.outbox if p["room"] == "table" and hidden[0] in p["body"]]
+    outcome = handling.handle(judge, Said(door, "<h9@toy.invalid>", "mail", game, mover,
+                                          read_text(hidden[0]), Place.SEAT, sender=mover))
+    assert outcome.action == "played", outcome
+    judge.close()
