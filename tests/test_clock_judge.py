@@ -13,7 +13,7 @@ import pytest
 from referee.ledger import gamefile
 from tests.conftest import ok
 from tests.test_judge import Setup
-from tests.test_judge_support import body_text, reply
+from tests.test_judge_support import body_text, reply, wrapped
 
 CLOCK = ("--clock", "1d+12h/2d", "--vacation", "2", "--timeout", "bot:random")
 
@@ -81,7 +81,7 @@ def test_a_judge_game_with_a_time_bank_a_vacation_reminders_and_a_timeout(
     mail = next(body_text(m) for m in after if m["X-Referee-Player"] == awaited)
     assert mail.startswith(f"Your turn, {awaited}")
     assert "ben          bank 12h, vacation 0d" in mail
-    assert all(len(line) <= 78 for m in after for line in body_text(m).splitlines())
+    assert all(wrapped(body_text(m)) for m in after)
     assert ok("check", game.path).exit_code == 0
 
 

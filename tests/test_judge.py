@@ -22,6 +22,7 @@ from tests.test_judge_support import (
     outbox_messages,
     parse,
     reply,
+    wrapped,
 )
 
 SENDER = "Referee <referee@example.org>"
@@ -107,7 +108,7 @@ def test_a_move_by_mail_is_played_and_everyone_told_as_they_asked(toy: Setup) ->
     for msg in out:
         assert msg["Subject"] == toy.latest(msg["X-Referee-Player"])["Subject"]
         assert msg["In-Reply-To"] is not None  # threaded under the player's root
-    assert all(len(line) <= 78 for m in out for line in body_text(m).splitlines())
+    assert all(wrapped(body_text(m)) for m in out)
 
 
 def test_every_message_id_is_unique_and_carries_a_mac(toy: Setup) -> None:

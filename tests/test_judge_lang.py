@@ -16,7 +16,7 @@ from referee.judge import text
 from tests import toygame
 from tests.i18n_check import english_sentences
 from tests.test_judge import Setup
-from tests.test_judge_support import body_text, reply
+from tests.test_judge_support import body_text, reply, wrapped
 
 PLAYERS = "ann=Ann <ann@example.org>,ben=Ben <ben@example.org>"
 
@@ -100,7 +100,7 @@ def test_a_german_and_an_english_player_each_read_their_own_language(
         body = body.replace("'take 9' is not legal: ", "")
         plan_notation = ("if", "then")
         assert english_sentences(body, ignore=("good", "luck", *plan_notation)) == [], body
-        assert all(len(line) <= text.WIDTH for line in body.splitlines()), body
+        assert wrapped(body, text.WIDTH), body
     # the English player: the same mails as beside an English ann, word for word
     assert de["ben"] == [b.replace("lang en", "lang de") for b in en["ben"]]
     assert de["ben"] and any(english_sentences(b) for b in de["ben"])  # (it sees English)

@@ -28,6 +28,12 @@ def parse(raw: bytes) -> EmailMessage:
     return msg
 
 
+def wrapped(text: str, width: int = 78) -> bool:
+    """Whether every line of a mail's text is at most ``width`` columns but a one-click
+    link's (a URL cannot be wrapped: docs/mail.md, "Moves with one click")."""
+    return all(len(line) <= width for line in text.splitlines() if "mailto:" not in line)
+
+
 def body_text(msg: EmailMessage) -> str:
     part = msg.get_body(("plain",))
     assert part is not None

@@ -122,7 +122,15 @@ def test_the_html_says_what_the_text_says(staufer: Setup) -> None:
         "Region Strasbourg, as ann sees it", "Region Aachen, as ann sees it"]
     words = " ".join(html_text(page).split())
     text, _, signature = plain.partition("\n-- \n")
-    said = [" ".join(b.split()) for b in [*text.split("\n\n"), signature] if b.strip()]
+    blocks = [*text.split("\n\n"), signature]
+    # the one-click links: in the HTML as buttons, each the link of the text
+    links = [b for b in blocks if "mailto:" in b]
+    assert len(links) == 1
+    for line in links[0].splitlines()[2:]:
+        if "mailto:" in line:
+            move, _, url = line.strip().partition(": ")
+            assert f'href="{html.escape(url)}"' in page and f">{move}</a>" in page
+    said = [" ".join(b.split()) for b in blocks if b.strip() and b not in links]
     for block in said:
         assert block in words, block
     moved = [b for b in said if b.startswith(("Your legal moves", "Reply to this mail"))]

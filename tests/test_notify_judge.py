@@ -16,7 +16,7 @@ from referee.judge.store import JOURNAL_NAME, STATE_NAME
 from referee.ledger import gamefile
 from tests.conftest import ok, run
 from tests.test_judge import Setup
-from tests.test_judge_support import body_text, reply
+from tests.test_judge_support import body_text, reply, wrapped
 from tests.test_notify import Receiver, receiver  # noqa: F401 - the fixture
 
 SITE = "https://games.example.org/club"
@@ -124,7 +124,7 @@ def test_a_failing_channel_is_retried_and_its_error_told_in_the_next_mail(
     ben = [m for m in out if m["X-Referee-Player"] == "ben"]
     assert len(ben) == 1  # `only`, but the channel failed: the mail came after all
     text = body_text(ben[0])
-    assert all(len(line) <= 78 for line in text.splitlines())
+    assert wrapped(text)
     assert "Your notification channel failed: json://127.0.0.1: Failed to send JSON" in \
         text and "error=500" in text and "(3 tries)" in text
     assert "SECRET" not in text and "SECRET" not in "".join(setup.logs)

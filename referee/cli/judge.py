@@ -82,6 +82,11 @@ def _stdin_mail(judge: Any, log: Any) -> None:
 @click.option("--matrix-user", metavar="@USER:SERVER",
               help="With --matrix: the judge's account (password in REFEREE_MATRIX_PASSWORD, "
                    "or an access token in REFEREE_MATRIX_TOKEN).")
+@click.option("--mail-links", type=click.Choice(("plus", "subject", "off")), default="plus",
+              show_default=True,
+              help="One-click moves by mail: the tag of a move's mailto: link in the judge's "
+                   "address (plus: referee+TAG@host, the server delivers plus-addresses), in "
+                   "the subject, or no links (docs/mail.md).")
 @click.option("--gm", metavar="ADDRESS", help="The game master's address (all games).")
 @click.option("--deadline", "deadline_hours", type=click.IntRange(1, 8760), metavar="HOURS",
               help="Time for each decision (a game's meta entry overrides it).")
@@ -104,7 +109,7 @@ def _stdin_mail(judge: Any, log: Any) -> None:
 def judge_command(games_dir: Path, imap: str | None, maildir_in: Path | None,
                   from_stdin: bool, smtp: str | None, starttls: bool, user: str | None,
                   outbox: Path | None, sender: str | None, matrix_url: str | None,
-                  matrix_user: str | None, gm: str | None,
+                  matrix_user: str | None, mail_links: str, gm: str | None,
                   deadline_hours: int | None, deadline_bot: str | None,
                   site_url: str | None, notify_private: bool, once: bool,
                   poll: float | None, idle: bool, quiet: bool) -> None:
@@ -146,7 +151,7 @@ def judge_command(games_dir: Path, imap: str | None, maildir_in: Path | None,
     try:
         if mail:
             doors.append(_mail_door(config, imap, maildir_in, from_stdin, smtp, starttls,
-                                    user, idle, outbox))
+                                    user, idle, outbox, mail_links))
         if chat is not None:
             from referee.doors.chat.door import MatrixDoor
 
@@ -195,7 +200,7 @@ def _started(judge: Any, doors: list[Any], wait: float) -> str:
 
 def _mail_door(config: Any, imap: str | None, maildir_in: Path | None, from_stdin: bool,
                smtp: str | None, starttls: bool, user: str | None, idle: bool,
-               outbox: Path | None) -> Any:
+               outbox: Path | None, mail_links: str = "plus") -> Any:
     from referee.doors.mail.door import MailDoor
     from referee.doors.mail.transport import ImapInbox, MaildirInbox, MaildirOutbox
 
@@ -207,7 +212,7 @@ def _mail_door(config: Any, imap: str | None, maildir_in: Path | None, from_stdi
     except BaseException:
         out.close()
         raise
-    return MailDoor(config, out, inbox)
+    return MailDoor(config, out, inbox, mail_links)
 
 
 def _check_mail(imap: str | None, maildir_in: Path | None, from_stdin: bool,

@@ -236,6 +236,16 @@ def msgids(msg: Message, name: str) -> list[str]:
     return found
 
 
+def raw_texts(msg: Message, names: tuple[str, ...], limit: int = MAX_HEADER_CHARS
+              ) -> list[str]:
+    """The raw values of every header of ``names`` (any case), unfolded, as ASCII with
+    replacement, each at most ``limit`` characters: for patterns that only ASCII can
+    match (a link tag in an address)."""
+    lowered = {n.lower() for n in names}
+    return [_unfold(raw_bytes(str(value))).decode("ascii", "replace")[:limit]
+            for key, value in msg.raw_items() if key.lower() in lowered]
+
+
 def content_type(msg: Message) -> str:
     """The part's media type, lowercase (``text/plain``), from its raw Content-Type;
     ``text/plain`` when it is not one (RFC 2045's default); without one, the default of

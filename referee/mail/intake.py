@@ -131,6 +131,20 @@ def admit(mail: Mail, mid: MailId, seat: Seat, *, key: bytes, game_id: str,
         check_fresh(mid, log)
 
 
+def admit_link(mail: Mail, seat: Seat, *, game_id: str,
+               log: Sequence[Mapping[str, Any]]) -> None:
+    """Checks 3-4 for a mail made from a one-click link of ``seat`` (its tag's MAC
+    already checked): not played yet, from one of the seat's registered addresses. The
+    tag stands in for the token and the Message-ID answered; freshness is the judge's.
+    Raises Refusal (replayed, sender)."""
+    check_unplayed(mail, log)
+    sender = mail.reply.sender
+    if not sender or sender.lower() not in (a.lower() for a in seat.addresses):
+        raise Refusal("sender", _("this address ({address}) is not registered for {player} "
+                                  "in game {game}").format(address=sender or "none",
+                                                           player=seat.player, game=game_id))
+
+
 def check_unplayed(mail: Mail, log: Sequence[Mapping[str, Any]]) -> None:
     """Refuse a mail whose Message-ID is already in the log (``replayed``)."""
     for entry in log:

@@ -16,7 +16,7 @@ from html.parser import HTMLParser
 from referee.mail import headers
 from referee.mail.outgoing import _parse_our_id
 from referee.mail.tokens import TOKEN_RE as _TOKEN_RE
-from referee.mail.tokens import MailError, check_token
+from referee.mail.tokens import MailError, check_token, find_tags
 from referee.play.reading import read_lines
 
 # --------------------------------------------------------------------------- incoming
@@ -46,6 +46,9 @@ class Reply:
     # where each of ``lines`` is in ``own`` (its index there)
     origins: tuple[int, ...] = ()
     replies_to: tuple[str, ...] = ()  # every Message-ID of In-Reply-To, in order
+    # the link tags (referee.mail.tokens.LinkTag) in its recipients or subject: a mail
+    # made from a one-click link (unchecked until the judge checks their MACs)
+    tags: tuple[str, ...] = ()
 
     def line_number(self, k: int) -> int:
         """The number of ``lines[k]`` among the player's own non-empty lines (1: the
@@ -315,6 +318,9 @@ def _is_automatic(msg: EmailMessage) -> bool:
     )
 
 
+# where a one-click link's tag is read: the addresses it was sent to (a server keeps the
+# detail of a plus-address in the envelope's headers), and the subject
+LINK_HEADERS = ("To", "Cc", "Delivered-To", "X-Original-To", "Envelope-To")
 MAX_MIME_DEPTH = 10  # multipart levels and attached messages, counted together
 MAX_MIME_PARTS = 200  # parts in all (the standard library's parser is slow on many)
 PARSE_SECONDS = 5.0  # what one mail may take to read, whatever the bounds above missed
@@ -513,6 +519,7 @@ def _parse_reply(raw: bytes) -> Reply:
             token = m.group(1)
 
     moves, lines, origins = read_lines(own)
+    tags = tuple(t.text for t in find_tags([*headers.raw_texts(msg, LINK_HEADERS), subj]))
     return Reply(
         sender=sender,
         game_id=game,
@@ -531,6 +538,7 @@ def _parse_reply(raw: bytes) -> Reply:
         automatic=_is_automatic(msg),
         warnings=tuple(warnings),
         own=tuple(own),
+        tags=tags,
     )
 
 

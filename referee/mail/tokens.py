@@ -15,6 +15,7 @@ import base64
 import hashlib
 import hmac
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from referee.errors import RefereeError
@@ -62,6 +63,79 @@ def check_token(key: bytes, game_id: str, player: str, token: str | None) -> boo
     return hmac.compare_digest(expected, given)
 
 
+
+
+# --------------------------------------------------------------------------- link tags
+
+# A one-click move (docs/mail.md, "Moves with one click"): a mailto: link to the judge's
+# address with a tag, ``referee+TAG@host``, whose body is the move. The tag names the
+# game (a short hash of its id), the seat (its place in the header's players) and the
+# play number the link was made at, under a MAC with the game's key: with the
+# registered From address it authenticates the mail without In-Reply-To or a token.
+# Lowercase letters, digits and hyphens only, 26 characters: it survives a mail server
+# that lowercases addresses and fits any local part.
+LINK_TAG = re.compile(r"(?<![a-z0-9])([a-z2-7]{6})-(\d{1,2})-(\d{1,9})-([a-z2-7]{10})(?![a-z0-9])")
+
+
+@dataclass(frozen=True)
+class LinkTag:
+    """A link tag as read (its MAC not yet checked: :func:`check_tag`)."""
+
+    game_hash: str
+    seat: int
+    n: int
+    mac: str
+
+    @property
+    def text(self) -> str:
+        return f"{self.game_hash}-{self.seat}-{self.n}-{self.mac}"
+
+
+def game_hash(game_id: str) -> str:
+    """The six letters that stand for ``game_id`` in a link tag."""
+    digest = hashlib.sha256(b"referee-game\0" + game_id.encode("utf-8")).digest()
+    return base64.b32encode(digest).decode("ascii").lower()[:6]
+
+
+def _tag_mac(key: bytes, game_id: str, seat: int, n: int) -> str:
+    msg = b"referee-link\0" + f"{game_id}\0{seat}\0{n}".encode()
+    return base64.b32encode(hmac.new(key, msg, hashlib.sha256).digest()).decode(
+        "ascii").lower()[:10]
+
+
+def link_tag(key: bytes, game_id: str, seat: int, n: int) -> str:
+    """The tag of a one-click link of seat number ``seat`` (its place in the header's
+    players) in ``game_id`` at play number ``n``."""
+    if not key:
+        raise MailError("the mail key is empty")
+    return LinkTag(game_hash(game_id), seat, n, _tag_mac(key, game_id, seat, n)).text
+
+
+def find_tags(texts: Iterable[str]) -> list[LinkTag]:
+    """Every link tag written in ``texts`` (recipient addresses, a subject), in order,
+    each once; at most 20."""
+    found: dict[str, LinkTag] = {}
+    for text in texts:
+        for m in LINK_TAG.finditer(text.lower()[:4000]):
+            tag = LinkTag(m.group(1), int(m.group(2)), int(m.group(3)), m.group(4))
+            found.setdefault(tag.text, tag)
+            if len(found) >= 20:
+                return list(found.values())
+    return list(found.values())
+
+
+def check_tag(key: bytes, game_id: str, tag: LinkTag) -> bool:
+    """True when ``tag`` is this game's (this key's)."""
+    expected = _tag_mac(key, game_id, tag.seat, tag.n)
+    return tag.game_hash == game_hash(game_id) and \
+        hmac.compare_digest(expected.encode(), tag.mac.encode())
+
+
+def plus_address(address: str, tag: str) -> str:
+    """``address`` with ``tag`` as its detail: ``referee@host`` -> ``referee+TAG@host``
+    (a detail already there is replaced)."""
+    local, _, domain = address.rpartition("@")
+    return f"{local.split('+', 1)[0]}+{tag}@{domain}"
 
 
 # --------------------------------------------------------------------------- Message-IDs

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from referee import mail as mailmod
 from referee.doors.mail import channels as notifications
-from referee.doors.mail import html
+from referee.doors.mail import html, links
 from referee.judge import meta
 from referee.judge.basics import WATCHER, Config, Loaded, plays
 from referee.judge.core import Judge
@@ -42,10 +42,12 @@ class MailDoor(Door):
     name = "mail"
     words = MAIL_WORDS
 
-    def __init__(self, config: Config, outbox: Outbox, inbox: Inbox | None = None) -> None:
+    def __init__(self, config: Config, outbox: Outbox, inbox: Inbox | None = None,
+                 links: str = "plus") -> None:
         self.config = config
         self.outbox = outbox
         self.inbox = inbox
+        self.links = links  # where a one-click link's tag goes (referee/doors/mail/links.py)
         self._dropped: set[str] = set()  # mails left out: their notice went to a channel
 
     def attach(self, judge: Judge) -> None:
@@ -109,7 +111,11 @@ class MailDoor(Door):
                 self._dropped.add(msgid)  # (left out by queue: no board, no tiles seen)
                 board = False
             footer[:0] = self.channels.error_note(game, player)
-        plain = notice.body.rstrip("\n") + "\n" + "\n".join(footer) + "\n"
+        made, more = links.links(game, player, self.config.sender, self.links) \
+            if player in game.gf.players else ([], 0)
+        block = links.plain_lines(made, more)
+        plain = notice.body.rstrip("\n") + "\n" + ("\n" + "\n".join(block)
+                                                   if block else "") + "\n".join(footer) + "\n"
         content: mime.Leaf | mime.Multipart | None = None
         if board and not gamefile.missing_nonces(game.gf):
             viewer = player if player in game.gf.players else None
@@ -118,7 +124,8 @@ class MailDoor(Door):
                 game_id=gid, moves=len(game.gf.log),
                 cache=html.cache_for(self.config.games_dir),
                 seen=state.setdefault("tiles", {}).setdefault(thread, {}),
-                whole=answers is not None)
+                whole=answers is not None, links=made,
+                links_more=block[-2].strip() if more else "")
         return mime.Mail(headers, content or mime.text(plain, mime_version=True))
 
     def queue(self, message: object) -> None:

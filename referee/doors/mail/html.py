@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from referee import i18n
+from referee.doors.mail import links
 from referee.engine import Match
 from referee.errors import UsageError
 from referee.mail import mime
@@ -218,7 +219,8 @@ def blocks(body: str, info: Known | None = None) -> dict[str, Any]:
     it they are found by their first words."""
     info = info or Known()
     text, _sep, signature = body.partition("\n-- \n")
-    parts = [p.strip("\n") for p in text.split("\n\n") if p.strip()]
+    parts = [p.strip("\n") for p in text.split("\n\n")
+             if p.strip() and "mailto:" not in p]  # (the one-click links: buttons)
     headline, rest = (parts[0], parts[1:]) if parts else ("", [])
     cut = _split(rest, info)
     before, below = rest[:cut], rest[cut:]
@@ -239,7 +241,8 @@ def blocks(body: str, info: Known | None = None) -> dict[str, Any]:
 
 def render(body: str, *, subject: str, images: list[dict[str, Any]], alt: str,
            note: str = "", colours: list[tuple[str, str]] | None = None,
-           info: Known | None = None) -> str:
+           info: Known | None = None, links: Sequence[Any] = (), links_more: str = ""
+           ) -> str:
     """The HTML part (Jinja2, autoescaped), in the current language. ``images``: cid,
     alt, width, height, below (goes right under the image before it) each; one without
     a cid shows its ``words`` ((fill, text) pairs) instead, under its ``title`` when it
@@ -258,7 +261,8 @@ def render(body: str, *, subject: str, images: list[dict[str, Any]], alt: str,
         groups[-1]["wide"] = max(int(i.get("width") or 0) for i in groups[-1]["images"]) > PHONE
     return environment("an HTML mail").get_template("mail.html").render(
         subject=subject, groups=groups, alt=alt, note=note, colours=colours or [],
-        lang=i18n.current(), words=_mail_words(), **blocks(body, info))
+        lang=i18n.current(), words=_mail_words(), links=list(links),
+        links_more=links_more, **blocks(body, info))
 
 
 def _label(image: dict[str, Any]) -> str:
@@ -275,7 +279,8 @@ def _label(image: dict[str, Any]) -> str:
 def _mail_words() -> dict[str, str]:
     """The HTML mail's own words, in the current language."""
     return {"in_words": _("The same position in words"),
-            "options_below": _("Every legal move is listed below the board.")}
+            "options_below": _("Every legal move is listed below the board."),
+            "one_click": _(links.HEADING)}
 
 
 def _pictures(tiles: list[Any], cache: PictureCache, shown: set[str]) -> list[Picture]:
@@ -330,7 +335,8 @@ def _note(shown: list[Picture], total: int, whole: bool) -> str:
 
 def board_body(plain: str, *, subject: str, msgid: str, match: Match, viewer: str | None,
                game_id: str, moves: int, cache: PictureCache | None = None,
-               seen: dict[str, Any] | None = None, whole: bool = True
+               seen: dict[str, Any] | None = None, whole: bool = True,
+               links: Sequence[Any] = (), links_more: str = ""
                ) -> mime.Multipart | None:
     """The body of a mail whose text is ``plain``: multipart/alternative of that text and
     an HTML part showing ``viewer``'s board (multipart/related with its PNGs); None when
@@ -363,7 +369,8 @@ def board_body(plain: str, *, subject: str, msgid: str, match: Match, viewer: st
     page = render(plain, subject=subject, images=images,
                   alt=alt_text(match.game.title, game_id, moves, viewer),
                   note=_note(shown, len(tiles), whole),
-                  colours=colours(view), info=known(match, viewer))
+                  colours=colours(view), info=known(match, viewer), links=links,
+                  links_more=links_more)
     html_part: mime.Leaf | mime.Multipart = mime.html_qp(page)
     pngs = [mime.image(_base64(p.png), str(image["cid"]), f"{p.name}.png")
             for p, image in zip(shown, images, strict=True) if p.png]

@@ -33,7 +33,7 @@ from referee.judge.basics import Loaded
 from referee.judge.door import MAIL_WORDS, Place, Said
 from referee.judge.failures import describe
 from referee.judge.outcome import Outcome
-from referee.mail import intake
+from referee.mail import intake, tokens
 from referee.mail.intake import Refusal
 from referee.mail.tokens import GM_TOKEN, MailError, MailId
 
@@ -84,7 +84,53 @@ class IncomingMail:
                 forged = True
                 continue
             return self._for_game(game, mid)
+        linked = self._linked(paths)
+        if linked is not None:
+            return linked
         return self._unmatched(paths, forged)
+
+    # ------------------------------------------------------------------ a one-click link
+
+    def _linked(self, paths: dict[str, Path]) -> Outcome | None:
+        """A mail made from a one-click link (referee/mail/tokens.py, "link tags"): its
+        tag names the game, the seat and the play number under the game's MAC; with
+        the seat's registered From address it is the seat's text, answering that play
+        number (a link used after its turn is stale: the core refuses it). A link is
+        answered once: the same link sent again is passed over. None: no tag of a game
+        here."""
+        tags = tokens.find_tags(self.reply.tags)
+        if not tags:
+            return None
+        wanted = {tag.game_hash for tag in tags}
+        for gid, path in paths.items():
+            if tokens.game_hash(gid) not in wanted:
+                continue
+            game = self.judge.load(path)
+            if game is None:
+                continue
+            for tag in tags:
+                if tokens.check_tag(game.key, gid, tag) and tag.seat < len(game.gf.players):
+                    return self._for_link(game, tag)
+        return None
+
+    def _for_link(self, game: Loaded, tag: tokens.LinkTag) -> Outcome:
+        gid, player = game.gf.game_id, game.gf.players[tag.seat]
+        used, told = f"link:{gid}:{tag.text}", f"link-told:{gid}:{tag.text}"
+        if self.judge.store.answered(told):  # (a used or stale link is answered once)
+            self.judge.store.mark_answered(self.msgid)
+            self.judge.store.save()
+            return Outcome("duplicate", gid, "a link used before")
+        seat = self._seat(game, player)
+        with i18n.language(game.settings.lang(player) if game.settings.accepts(
+                player, self.reply.sender or "") else i18n.ENGLISH):
+            try:
+                intake.admit_link(self.mail, seat, game_id=gid, log=game.gf.log)
+            except Refusal as exc:
+                return self._refused(game, seat, exc)
+        self.judge.store.mark_answered(told if self.judge.store.answered(used) else used)
+        return handling.handle(self.judge, Said(
+            self.door, self.msgid, "mail", game, player, self.reply, Place.SEAT, at=tag.n,
+            sender=self.reply.sender or ""))
 
     # ------------------------------------------------------------------ no game
 
