@@ -243,3 +243,30 @@ def test_a_once_pass_keeps_its_access_token(folder: Folder) -> None:
                  folder.referee, "--once", env={"REFEREE_MATRIX_PASSWORD": "not-it"})
     assert result.exit_code == 0, result.output
     assert read_state(folder.games)["chat.login"]["token"] == kept["token"]
+
+
+def test_a_number_in_the_direct_room_plays_that_move(folder: Folder) -> None:
+    """The post to the player to move numbers their legal moves; a message of just a
+    number in the direct room plays that move; a number past the list is answered; a
+    number typed at the table is table chat."""
+    path = folder.paths[0]
+    mover = to_move(path)
+    match = state(path)
+    legal = engine.legal_strings(match.game, match.state, mover)
+    rooms = folder.rooms(mover)["g1"]
+    post = folder.people[mover].wait_for(rooms["dm"], lambda m: "type just a number" in m.body)
+    assert f"   2  {legal[1]}" in post.body
+    before = len(gamefile.read(path).log)
+    folder.people[mover].send(rooms["room"], "2")  # at the table: chat
+    folder.people[mover].send(rooms["dm"], "99")
+    folder.judge()
+    assert len(gamefile.read(path).log) == before
+    folder.people[mover].wait_for(rooms["dm"], lambda m: "There is no move 99 now" in m.body)
+    folder.people[mover].send(rooms["dm"], "2.")
+    folder.judge()
+    log = gamefile.read(path).log
+    assert len(log) == before + 1 and log[-1]["by"] == mover
+    import json
+
+    shown = json.loads(run("log", path, "--json").output)
+    assert shown[-1]["move"] == legal[1], shown[-1]  # the second move of the list

@@ -244,6 +244,11 @@ class Door:
         :class:`DoorDown` (nothing marked read that was not handled)."""
         raise NotImplementedError
 
+    #: how many legal moves the door numbers in its posts to a player who must decide (0:
+    #: none); a text of just a number said where the seat is alone plays that move (the
+    #: door gives such a text the play number of its numbered post, ``Said.at``)
+    numbers: ClassVar[int] = 0
+
     #: one post per change of turn: a player's own follow-up decision gets a short
     #: message (what they may do next), not the board again
     quiet: ClassVar[bool] = False

@@ -158,7 +158,10 @@ class Handling:
         if taken is not None and taken.index:
             self.taken = taken
             self.read = reading.from_taken(self.read, taken)
-        moves = list(self.read.moves)
+        numbered = self._numbered(line)
+        if isinstance(numbered, Outcome):
+            return numbered
+        moves = [numbered] if numbered else list(self.read.moves)
         command = commands.PLAYER.get(word)
         if command is not None and command.private and said.place is Place.TABLE:
             refused = self.words.private_place or self.words.no_move
@@ -170,6 +173,26 @@ class Handling:
             rest = moves[0].split(None, 1)[1:]
             return command.run(self, game, player, rest[0].strip() if rest else "")
         return self._moves(game, player, moves)
+
+    def _numbered(self, line: str) -> str | Outcome | None:
+        """The move a number plays (its door numbers the moves of its posts, the number
+        said where the seat is alone, fresh: checked before), or the answer that there is
+        no such number; None for any other text."""
+        said = self.said
+        if not (said.door.numbers and said.place is Place.SEAT and line.isdigit()
+                and len(line) <= 3):
+            return None
+        match = said.game.match
+        legal = engine.legal_strings(match.game, match.state, said.player)[:said.door.numbers] \
+            if said.player in match.game.to_move(match.state) else []
+        k = int(line)
+        if 1 <= k <= len(legal):
+            return legal[k - 1]
+        return self.answer_state(said.game, said.player, [_(
+            "There is no move {number} now: the numbers of your last post go from 1 to "
+            "{last}.").format(number=k, last=len(legal)) if legal else _(
+            "There is no move {number}: you have no decision now.").format(number=k)],
+            "rejected", "no such number")
 
     def _at_table(self, line: str, word: str) -> Outcome | None:
         """A text said at the game's table: a hidden choice in it withdrawn and refused;

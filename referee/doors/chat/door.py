@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 from referee import i18n
 from referee.doors.chat import events
 from referee.doors.chat.link import MatrixError
+from referee.doors.chat.numbers import NUMBERED_MAX, numbered
 from referee.doors.chat.rooms import DOOR, Held, Rooms
 from referee.doors.chat.words import CHAT_WORDS
 from referee.judge import meta
@@ -53,6 +54,7 @@ class MatrixDoor(Door):
     rate = (20, dt.timedelta(minutes=10))
     waits_in_take = True
     quiet = True
+    numbers = NUMBERED_MAX
 
     def __init__(self, config: Config, link: Link) -> None:
         self.config, self.link = config, link
@@ -104,6 +106,11 @@ class MatrixDoor(Door):
         body = notice.body
         if reader == WATCHER and notice.answers is None:
             body = f"{title}\n\n{body}"
+        elif reader != WATCHER:
+            listed = numbered(game, reader)
+            if listed:  # (what a number typed in the direct room plays: kept)
+                body = body.rstrip("\n") + "\n\n" + "\n".join(listed) + "\n"
+                self.rooms.of(gid).setdefault("numbered", {})[reader] = plays(game.gf)
         item: dict[str, Any] = {
             "id": f"{gid}.{counter}", "game": gid, "reader": reader, "title": title,
             "body": body, "invite": [users[p] for p in game.gf.players if p in users],

@@ -17,6 +17,7 @@ passed over; it never stops the judge.
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Protocol
 
 from referee.doors.chat import events
@@ -48,6 +49,7 @@ class MatrixDoor(Protocol):
     _where: dict[str, str]
 
 QUIET = ("the judge's own", "chat", "membership")  # outcomes not counted or logged
+NUMBER = re.compile(r"[0-9]{1,3}")
 
 
 def take(door: MatrixDoor, wait: float) -> Taken:
@@ -141,10 +143,14 @@ def _handle(door: MatrixDoor, event: events.Event) -> Outcome:
     if event.kind == "reply":
         at = door.rooms.post_at(gid, event.room, event.replies_to or "")
         at = -1 if at is None else at  # (a reply to anything else: of an earlier turn)
+    text = read_text(event.text)
+    if reader != WATCHER and text.moves and NUMBER.fullmatch(text.moves[0]):
+        # a number plays a move of the last numbered post (referee/doors/chat/numbers.py)
+        at = door.rooms.of(gid).get("numbered", {}).get(player, -1)
     kind = event.kind if event.kind in ("edit", "too_long") else "message"
     assert isinstance(door, Door)
     return handling.handle(judge, Said(
-        door, event.event_id, "matrix", game, player, read_text(event.text),
+        door, event.event_id, "matrix", game, player, text,
         Place.TABLE if reader == WATCHER else Place.SEAT, at, kind=kind,
         sender=event.sender))
 
