@@ -99,7 +99,7 @@ class Judge:
         Two files of one game (the same header, commitment or id: referee/ledger/identity.py):
         the one this judge has served before (else the first by name) is served, the
         other skipped with a log line. Asked at every look (twice or three times a mail):
-        where the folder is watched (:mod:`referee.judge.folderwatch`: Linux inotify)
+        where the folder is watched (:mod:`referee.judge.folderwatch`: watchfiles)
         only the files named changed since the last look are read again (one stat each),
         and while none of them was added, removed or got another identity and no served
         name changed, the answer is the last one: a cost of what changed, not of the
