@@ -9,7 +9,7 @@ from types import SimpleNamespace
 from referee import engine
 from referee.doors.chat import events
 from referee.judge.door import Doors, Notice
-from referee.judge.handling import hidden_in
+from referee.judge.readings import hidden_in
 from referee.ledger import gamefile, replay, secret
 from referee.play.reading import read_text, reads_as_move
 from tests.conftest import ok, run

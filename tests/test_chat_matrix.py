@@ -82,7 +82,7 @@ def table(synapse: Any, tmp_path: Path, request: pytest.FixtureRequest) -> dict[
 
 def hidden(match: Any, player: str, lines: list[str]) -> bool:
     """Whether one of ``lines`` is a hidden choice of ``player`` now."""
-    from referee.judge.handling import hidden_in
+    from referee.judge.readings import hidden_in
 
     return hidden_in(SimpleNamespace(match=match), player, lines)  # type: ignore[arg-type]
 

@@ -137,7 +137,7 @@ def test_a_message_of_control_characters_stops_nothing(folder: Folder) -> None:
     assert len(gamefile.read(path).log) == before + 1
     answers = [m for m in ann.messages(rooms["g1"]["dm"]) if m.sender == folder.referee]
     assert answers and all(len(m.body.encode()) < 20_000 for m in answers)
-    from referee.judge.handling import ECHO_MAX
+    from referee.judge.readings import ECHO_MAX
 
     # the line is echoed cut, if at all: never more than ECHO_MAX of it in one run
     assert "\ufffd" * (ECHO_MAX + 1) not in "".join(m.body for m in answers)

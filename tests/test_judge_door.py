@@ -163,7 +163,7 @@ def test_a_hidden_choice_at_the_table_is_withdrawn_however_it_comes(tmp_path: Pa
     with words around it, or inside a message too long to read is withdrawn and never
     played; the same choice alone with the referee is played."""
     from referee import engine
-    from referee.judge import handling
+    from referee.judge import handling, readings
     from referee.judge.door import Place, Said
     from referee.ledger import gamefile
     from referee.play.reading import read_text
@@ -182,7 +182,7 @@ def test_a_hidden_choice_at_the_table_is_withdrawn_however_it_comes(tmp_path: Pa
         match = game.match
         mover = match.game.to_move(match.state)[0]
         legal = engine.legal_strings(match.game, match.state, mover)
-        hidden = [m for m in legal if handling.hidden_in(game, mover, [m])]
+        hidden = [m for m in legal if readings.hidden_in(game, mover, [m])]
         if hidden:
             break
         ok("move", path, "--as", mover, legal[0])

@@ -28,7 +28,6 @@ said, what it answers); :class:`Handling` does the rest, once for every door:
 from __future__ import annotations
 
 import datetime as dt
-import difflib
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -40,6 +39,13 @@ from referee.judge.door import Notice, Place, Said, Words
 from referee.judge.failures import describe, environment_failure
 from referee.judge.gmlines import GM_HELP, gm_meta
 from referee.judge.outcome import Outcome
+from referee.judge.readings import (
+    echo,
+    echo_reason,
+    hidden_in,
+    near_miss,
+    readings,
+)
 from referee.ledger import gamefile
 from referee.play import reading
 from referee.play.reply import play_message
@@ -50,20 +56,7 @@ if TYPE_CHECKING:
 
 _, N_, ngettext = i18n.domain("referee")
 
-ECHO_MAX = 80  # characters of a player's line an answer repeats
-HIDDEN_WORDS = 40  # words of a line looked at for a hidden choice inside it
 LATER_KEPT = 20  # texts over the rate kept for later, per sender
-
-
-def echo(line: str) -> str:
-    """A player's line as an answer repeats it: at most :data:`ECHO_MAX` characters,
-    control and format characters shown as U+FFFD. Whatever a player types, an answer
-    that quotes it stays small."""
-    import unicodedata
-
-    shown = "".join("\ufffd" if unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp") else c
-                    for c in line[:ECHO_MAX])
-    return shown + ("..." if len(line) > ECHO_MAX else "")
 
 
 class Handling:
@@ -389,24 +382,6 @@ class Handling:
         return self.answer_state(game, player, note, "rejected", echo(exc.message))
 
 
-REASON_MAX = 600  # characters of a game's reason for refusing a line, whatever it quotes
-
-
-def echo_reason(reason: str, line: str) -> str:
-    """A game's reason for refusing ``line``: the referee's own words, but where it
-    quotes the player's line (as typed or as its repr) the line is cut as :func:`echo`
-    cuts it, control characters shown as U+FFFD, and the whole at most
-    :data:`REASON_MAX` characters."""
-    import unicodedata
-
-    if len(line) > ECHO_MAX:
-        for quoted in (line, repr(line)[1:-1]):
-            reason = reason.replace(quoted, echo(line))
-    reason = "".join("\ufffd" if unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp") else c
-                     for c in reason[:REASON_MAX])
-    return reason + ("..." if len(reason) == REASON_MAX else "")
-
-
 class Moves:
     """The core's side of the use-case every door shares (:class:`referee.play.reply.
     Message`): the text's moves for ``player``, identified again inside the lock
@@ -468,66 +443,6 @@ class Moves:
     def _played(self) -> str:
         assert self.done is not None
         return " / ".join(a.text for a in self.done.accepted)
-
-
-# --------------------------------------------------------------------------- readings
-
-
-def readings(game: Loaded, player: str, line: str) -> list[str]:
-    """The legal moves of ``player`` that ``line`` abbreviates word by word (``deploy a
-    3``: ``deploy aachen 3``, ``deploy augsburg 3``): the candidates of an ambiguous
-    reading; [] when none is (the game's own candidates then)."""
-    match = game.match
-    if match.game.finished(match.state) or player not in match.game.to_move(match.state):
-        return []
-    words = line.lower().split()
-    return [m for m in engine.legal_strings(match.game, match.state, player)
-            if len(m.split()) == len(words) and all(
-                full.lower().startswith(w) for w, full in zip(words, m.split(), strict=True))]
-
-
-def near_miss(match: engine.Match, player: str, word: str) -> bool:
-    """Whether ``word`` is nearly (a typo away from) the first word of a legal move of
-    ``player``, who has a decision now: ``suply`` for ``supply``."""
-    if not word or match.game.finished(match.state) or \
-            player not in match.game.to_move(match.state):
-        return False
-    words = sorted({m.split()[0].lower() for m in engine.legal_strings(
-        match.game, match.state, player) if m.split()})
-    return bool(difflib.get_close_matches(word[:40], words, n=1, cutoff=0.8))
-
-
-def hidden_in(game: Loaded, player: str, lines: Sequence[str]) -> bool:
-    """Whether one of ``lines`` holds a hidden choice of ``player`` now (a move with a
-    field only its author may see, ``engine.private_fields``): the line itself, or any
-    run of its words (``keep aachen 3 noble, sorry``, ``I keep aachen 3 noble``)."""
-    match = game.match
-    if match.game.finished(match.state) or player not in match.game.to_move(match.state):
-        return False
-    game_ = match.game
-    hidden = [game_.format_move(m) for m in game_.legal_moves(match.state, player)
-              if engine.private_fields(game_, m)]
-    if not hidden:
-        return False
-    longest = max(len(m.split()) for m in hidden)
-    firsts = tuple(sorted({m.split()[0].lower() for m in hidden}))
-    for raw in list(dict.fromkeys(lines))[:2 * reading.MAX_LINES]:
-        words = reading.clean_line(raw).lower().replace(",", " ").split()[:HIDDEN_WORDS]
-        for i, first in enumerate(words):
-            if not any(f.startswith(first) for f in firsts):
-                continue
-            for k in range(1, longest + 1):
-                if i + k <= len(words) and _private(match, player, " ".join(words[i:i + k])):
-                    return True
-    return False
-
-
-def _private(match: engine.Match, player: str, line: str) -> bool:
-    try:
-        move = engine.resolve_move(match.game, match.state, player, line)
-    except MoveError:
-        return False
-    return bool(engine.private_fields(match.game, move))
 
 
 # --------------------------------------------------------------------------- entry point

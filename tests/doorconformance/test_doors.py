@@ -24,7 +24,7 @@ import pytest
 
 from referee import engine
 from referee.errors import MoveError
-from referee.judge.handling import ECHO_MAX
+from referee.judge.readings import ECHO_MAX
 from tests.doorconformance.drivers import (
     DRIVERS,
     REFUSED,
