@@ -41,6 +41,7 @@ _TITLE = re.compile(r"\A\s*\[referee\]\s+(?P<game>[A-Za-z0-9_-][A-Za-z0-9._-]{0,
 _PLAY = re.compile(r"\A\s*play\s+(?P<n>[0-9]{1,10})\s*\Z", re.IGNORECASE)
 _REPO_NAME = re.compile(r"[A-Za-z0-9._-]{1,100}")
 _MARKDOWN = re.compile(r"([\\`*_{}\[\]()<>#+!|~])")
+_TICKS = re.compile(r"`+")
 
 
 def check_repo(spec: str) -> str:
@@ -140,6 +141,14 @@ def links(gf: gamefile.GameFile, match: Match | None, repo: str,
             for move in legal[:limit]]
         found.more[player] = max(0, len(legal) - limit)
     return found
+
+
+def fenced(text: str) -> str:
+    """``text`` as a Markdown code block whose fence no run of backticks in it closes
+    (inside it nothing is a mention, a link or formatting)."""
+    longest = max((len(m) for m in _TICKS.findall(text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}text\n{text.rstrip()}\n{fence}"
 
 
 def escape_markdown(text: str) -> str:

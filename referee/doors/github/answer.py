@@ -7,23 +7,15 @@ closed."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
+from referee.git.issues import fenced
 from referee.i18n import domain
 
 _, N_, ngettext = domain("referee")
 
 ANSWER_MAX = 60_000  # bytes of one answer
 MARK = "<!-- referee: an answer of the GitHub door -->"  # its first line: never read as a move
-_TICKS = re.compile(r"`+")
-
-
-def fenced(text: str) -> str:
-    """``text`` as a fenced code block whose fence no run of backticks in it closes."""
-    longest = max((len(m) for m in _TICKS.findall(text)), default=0)
-    fence = "`" * max(3, longest + 1)
-    return f"{fence}text\n{text.rstrip()}\n{fence}"
 
 
 def cut(text: str, limit: int) -> str:
