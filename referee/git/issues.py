@@ -37,7 +37,7 @@ TAG = "[referee]"
 LINKS_MAX = 24  # legal moves of one player drawn as links; the rest are typed
 PLAY_MAX = 10**9  # a play number beyond this is no play number (a link's is far smaller)
 _TITLE = re.compile(r"\A\s*\[referee\]\s+(?P<game>[A-Za-z0-9_-][A-Za-z0-9._-]{0,63})"
-                    r"(?![A-Za-z0-9._-])", re.IGNORECASE)
+                    r"(?=[\s:]|\Z)", re.IGNORECASE)
 _PLAY = re.compile(r"\A\s*play\s+(?P<n>[0-9]{1,10})\s*\Z", re.IGNORECASE)
 _REPO_NAME = re.compile(r"[A-Za-z0-9._-]{1,100}")
 _MARKDOWN = re.compile(r"([\\`*_{}\[\]()<>#+!|~])")
