@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 import yaml
 
+from tests.githubevents import DATA, github_event
 from tests.test_trust_git import (
     ACTION,
     BIN,
@@ -39,7 +40,6 @@ from tests.test_trust_git import (
 )
 
 FINISHED = ["staufer-3p.json", "dynasties-3p.json"]
-DATA = ROOT / "tests" / "data" / "github"
 
 
 def run_action(where: Path, given: dict[str, str], context: dict[str, str],
@@ -236,14 +236,9 @@ def issue_event(title: str, body: str, login: str, number: int = 7,
                 comment: int | None = None) -> dict[str, Any]:
     """GitHub's own payload (tests/data/github/), its title, body, logins, ids and
     repository set."""
-    name = "issue_comment.created" if comment else "issues.opened"
-    found = json.loads((DATA / f"{name}.payload.json").read_text(encoding="utf-8"))
-    text = found["comment"] if comment else found["issue"]
-    found["issue"].update(title=title, number=number)
-    text.update(body=body, id=comment or 1000 + number)
-    text["user"]["login"] = found["sender"]["login"] = login
-    found["repository"].update(full_name=PLAY_REPO, default_branch="main")
-    return dict(found)
+    return github_event("issue_comment.created" if comment else "issues.opened",
+                        title=title, body=body, login=login, text_id=comment or 1000 + number,
+                        repo=PLAY_REPO, number=number)
 
 
 def play_context(event: dict[str, Any]) -> dict[str, str]:

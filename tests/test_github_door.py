@@ -7,7 +7,6 @@ in the fields a test needs), the links `referee site --github-repo` and `referee
 
 from __future__ import annotations
 
-import copy
 import html
 import json
 import re
@@ -24,10 +23,9 @@ from referee.git import issues
 from referee.judge import handling
 from referee.ledger import gamefile, replay, roster, secret
 from tests.conftest import ok, run
+from tests.githubevents import DATA, REPO, github_event, payload
 from tests.leaks import leaks
 
-DATA = Path(__file__).resolve().parent / "data" / "github"
-REPO = "octo-org/games"
 LOGINS = {"ann": "ann-gh", "ben": "Ben-GH", "cat": "cat-gh"}
 VENDORED = {"issues.opened": ("issue", "opened"), "issue_comment.created": ("comment", "created"),
             "issue_comment.edited": ("comment", "edited"),
@@ -35,25 +33,6 @@ VENDORED = {"issues.opened": ("issue", "opened"), "issue_comment.created": ("com
 
 
 # --------------------------------------------------------------------------- helpers
-
-
-def payload(name: str) -> dict[str, Any]:
-    """A vendored payload, as GitHub delivered it (the file is never changed)."""
-    return dict(json.loads((DATA / f"{name}.payload.json").read_text(encoding="utf-8")))
-
-
-def github_event(name: str, *, title: str, body: str, login: str, text_id: int,
-                 sender_type: str = "User", repo: str = REPO) -> dict[str, Any]:
-    """``name``'s payload with the fields a test needs changed: the issue's title, the
-    text's body, author and id, the sender and the repository."""
-    found = copy.deepcopy(payload(name))
-    text = found["comment"] if "comment" in found else found["issue"]
-    found["issue"]["title"] = title
-    text.update(body=body, id=text_id)
-    text["user"]["login"] = found["sender"]["login"] = login
-    found["sender"]["type"] = sender_type
-    found["repository"]["full_name"] = repo
-    return found
 
 
 class Runner:
@@ -497,3 +476,21 @@ def test_show_md_writes_the_public_board_with_the_links(tmp_path: Path, games: P
                        (["--md", "-", "--svg", "-"], "exactly one")):
         done = run("show", path, *args)
         assert done.exit_code == 2 and says in done.output, (args, done.output)
+
+
+def test_a_seat_that_reads_german_is_answered_in_german(games: Path, judge: Runner) -> None:
+    from tests.i18n_check import english_sentences
+
+    path = games / "g1.json"
+    ok("lang", path, "--as", "ann", "de")
+    move = legal(path, "ann")[0]
+    said = {move: f"Gespielt für ann: `{move}`.",
+            "hallo": "Nichts in diesem Issue liest sich als Zug",
+            "help": "So spielst du über GitHub-Issues"}
+    for n, (typed, german) in enumerate(said.items()):
+        done, answer = judge(github_event("issues.opened", title="[referee] g1", body=typed,
+                                          login="ann-gh", text_id=19 + n))
+        assert done.exit_code == 0 and answer is not None and german in answer, answer
+        assert answer.startswith(answers.MARK + "\n")  # (an HTML comment: not shown)
+        shown = re.sub(r"\]\([^)]*\)", "]", answer[len(answers.MARK):])  # (no addresses)
+        assert english_sentences(shown) == [], typed

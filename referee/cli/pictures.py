@@ -141,7 +141,8 @@ def site(games_dir: Path, out: Path, secret_path: Path | None, workers: int | No
     as the game, and named; any other file that is the same game as another is not
     served, and said so. A .json file that is no game file is passed over. When OUT is a
     site this builder wrote, only the games that changed are drawn again (the same
-    bytes)."""
+    bytes). With --github-repo, each game's page links the moves of whoever must decide
+    to a new issue of that repository."""
     from referee.git import issues
     from referee.pages.site import build_site_report, summaries_json
 
