@@ -393,3 +393,19 @@ def test_the_example_workflow_plays_issues_through_the_action(played: Played) ->
     assert played.log()[0] == "referee: the move of issue #7"
     assert [c["args"][:2] for c in played.calls()] == [
         ["issue", "comment"], ["issue", "close"], ["workflow", "run"]]
+
+
+def test_publish_draws_the_issue_links_when_asked(played: Played) -> None:
+    context = {"github.event_name": "push", "github.repository": PLAY_REPO}
+    passed(run_action(played.runner, {"mode": "publish", "views": "", "site": "out",
+                                      "ratings": "false", "issue-links": "true"}, context))
+    page = (played.runner / "out" / "g1" / "index.html").read_text(encoding="utf-8")
+    move = legal(played.runner, "games/g1.json", "ann")[0]
+    assert f">{move}</a>" in page and f"https://github.com/{PLAY_REPO}/issues/new?" in page
+    passed(run_action(played.runner, {"mode": "publish", "views": "", "site": "plain",
+                                      "ratings": "false"}, context))
+    assert "/issues/new?" not in (played.runner / "plain" / "g1" / "index.html").read_text()
+    flow = yaml.safe_load(WORKFLOW.read_text())
+    publish = next(s for s in flow["jobs"]["publish"]["steps"]
+                   if REFEREE_ACTION.fullmatch(str(s.get("uses", ""))))
+    assert publish["with"]["issue-links"] == "true"
