@@ -111,6 +111,7 @@ def run_workflow(repo: Path, context: dict[str, str], settings: dict[str, str] |
     runner sets besides (GITHUB_EVENT_PATH, RUNNER_TEMP, a PATH with a stand-in `gh`)."""
     event = context["github.event_name"]
     job = job or CHECK_JOB[event]
+    context = {"github.repository": "octo-org/games"} | context  # (GitHub always sets it)
     if event.startswith("pull_request"):
         context = {"github.event.pull_request.head.sha": git(repo, "rev-parse", "HEAD")
                    } | context
@@ -509,6 +510,9 @@ def test_publish_writes_encrypted_views_and_the_site(signed_repo: dict[str, obje
     for game in ("g", "h", "sealed-2"):  # pages are named by the game id
         assert f'href="{game}/index.html"' in index
         assert (repo / "_site" / game / "index.html").exists()
+    # (the issue links of moving through issues: the workflow asks for them)
+    assert "https://github.com/octo-org/games/issues/new?" in \
+        (repo / "_site" / "g" / "index.html").read_text()
 
 
 # --- views under attack in the repository (tests/test_age_views.py has the details) -----
