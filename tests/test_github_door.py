@@ -220,6 +220,11 @@ def test_what_is_not_for_the_referee_gets_no_answer(games: Path, judge: Runner) 
     done, answer = judge(github_event("issues.opened", title="[referee] g1",
                                       body="hello there", login="ann-gh", text_id=13))
     assert answer is not None and "Nothing in this issue reads as a move" in answer
+    done, answer = judge(github_event("issues.opened", title="[referee] g1",
+                                      body=f"{move}\n" + "x" * events.BODY_MAX,
+                                      login="ann-gh", text_id=131))
+    assert answer is not None and "too long to read (more than 2000 characters)" in answer
+    assert gamefile.read(path).log == []
 
 
 @pytest.mark.parametrize("bad", ["not json", "too deep", "too large", "not an issue event",

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from referee import i18n
 from referee.doors.github import answer
-from referee.doors.github.event import Event
+from referee.doors.github.event import BODY_MAX, Event
 from referee.doors.github.words import GITHUB_WORDS
 from referee.errors import UsageError
 from referee.git import issues
@@ -220,6 +220,9 @@ class GitHubDoor(Door):
                       "master finds why in the job's log.")], [], None
         if detail != "chat":
             return [_("Nothing was done.")], [], None
+        if self.event.too_long:
+            return [_("This text is too long to read (more than {n} characters): nothing "
+                      "was done.").format(n=BODY_MAX)], [], None
         if (self.event.kind, self.event.action) != ("issue", "opened"):
             return None, [], None  # (table talk in a comment or an edit: not answered)
         return [_("Nothing in this issue reads as a move or a command for the referee: "
