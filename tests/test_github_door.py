@@ -211,6 +211,10 @@ def test_what_is_not_for_the_referee_gets_no_answer(games: Path, judge: Runner) 
     labeled["action"] = "labeled"
     chat = github_event("issue_comment.created", title="[referee] g1", body="nice one!",
                         login="ben-gh", text_id=12)
+    nowhere = github_event("issues.opened", title="[referee] g2: ann supply 1", body=move,
+                           login="ann-gh", text_id=132)
+    done, answer = judge(nowhere)
+    assert answer is not None and "No game `g2` can be played here" in answer
     for sent in (untouched, pull, labeled, chat):
         done, answer = judge(sent)
         assert done.exit_code == 0 and done.output.startswith("none: "), done.output
@@ -327,10 +331,20 @@ def test_a_sealed_game_shows_in_public_only_what_every_player_may_see(
     md = ok("show", path, "--md", "-", "--github-repo", REPO).output
     assert md.count(f"https://github.com/{REPO}/issues/new") == 1
     assert not leaks(md, engine.hidden_items(match.game, match.state, None))
-    # a public move typed into that issue is played
-    done, answer = judge(github_event("issues.opened", title="[referee] s1",
-                                      body=legal(path, mover)[0], login=LOGINS[mover],
-                                      text_id=17))
+    # a public move typed into that issue is played; without the secret, nothing is
+    move = legal(path, mover)[0]
+    kept = path.with_name(path.name + ".secret")
+    kept.rename(tmp_path / "away.secret")
+    before = gamefile.read(path).log
+    done, answer = judge(github_event("issues.opened", title="[referee] s1", body=move,
+                                      login=LOGINS[mover], text_id=17))
+    assert done.exit_code == 0 and "\nanswered: s1 issue:17" in done.output
+    assert "skipping s1.json: no secret beside it" in done.output  # (the job's log)
+    assert answer is not None and "`s1` cannot be played here now" in answer
+    assert gamefile.read(path).log == before
+    (tmp_path / "away.secret").rename(kept)
+    done, answer = judge(github_event("issues.opened", title="[referee] s1", body=move,
+                                      login=LOGINS[mover], text_id=17))
     assert done.output.startswith("played: s1 issue:17"), done.output
 
 
