@@ -123,6 +123,15 @@ BREAKS = {  # a way to hand the secret to a pull request's code -> a word of the
         "may write"),
     "the secret outside its environment": (
         lambda f: _job(f, "check-main").pop("environment"), "outside the environment"),
+    "a script in the job that plays issues": (
+        lambda f: _job(f, "play")["steps"].insert(1, {"run": "echo \"$TITLE\""}),
+        "may run what an issue's author wrote"),
+    "another action in the job that plays issues": (
+        lambda f: _job(f, "play")["steps"].append({"uses": "someone/comment-bot@v1"}),
+        "may run what an issue's author wrote"),
+    "the job that plays issues checks out a pull request": (
+        lambda f: _job(f, "play")["steps"][0]["with"].update(
+            ref="refs/pull/${{ github.event.issue.number }}/merge"), "not the default branch"),
 }
 
 
