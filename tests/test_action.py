@@ -8,26 +8,34 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+import sys
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
 
+from tests.githubevents import DATA, github_event
 from tests.test_trust_git import (
     ACTION,
     BIN,
     REFEREE_ACTION,
+    REPO_SECRET,
     ROOT,
     WORKFLOW,
     action_steps,
     base,
     commit,
     git,
+    legal,
     passed,
     play,
     pull_request,
+    referee,
     refused,
     repo,  # noqa: F401  (a fixture)
+    run_workflow,
     substitute,
 )
 
@@ -146,3 +154,258 @@ def test_publish_inputs_turn_parts_off(finished_repo: Path) -> None:
     passed(run_action(finished_repo, {"mode": "check", "games": "league"},
                       {"github.event_name": "push", "github.event.before": "0" * 40}))
     assert not (finished_repo / "_site").exists() and not (finished_repo / "views").exists()
+
+
+# --- play: moves through issues (docs/git-and-ci.md, "Moving through issues") -------------
+# The action's `play` steps in a real clone of a real (bare) origin; `gh`, which needs
+# GitHub, is a stand-in on PATH that records its calls and the answer it was given.
+
+GH = """#!{python}
+import json, os, sys
+args = sys.argv[1:]
+body = None
+if "--body-file" in args:
+    body = open(args[args.index("--body-file") + 1], encoding="utf-8").read()
+with open(os.environ["GH_LOG"], "a", encoding="utf-8") as log:
+    log.write(json.dumps({{"args": args, "body": body}}) + "\\n")
+"""
+PLAY_REPO = "octo-org/games"
+LOGINS = {"ann": "ann-gh", "ben": "ben-gh"}
+
+
+@dataclass
+class Played:
+    """A players' repository as the `play` job finds it: a bare ``origin``, a clone of
+    it that is the job's checkout (``runner``), another clone where others push
+    (``elsewhere``), the stand-in `gh`'s log and the job's temporary folder."""
+
+    origin: Path
+    runner: Path
+    elsewhere: Path
+    gh_log: Path
+    temp: Path
+    bin: Path
+
+    def env(self, event: dict[str, Any]) -> dict[str, str]:
+        path = self.temp / "event.json"
+        path.write_text(json.dumps(event), encoding="utf-8")
+        return {"PATH": f"{self.bin}:{BIN}:/usr/bin:/bin", "GITHUB_EVENT_PATH": str(path),
+                "RUNNER_TEMP": str(self.temp), "GH_LOG": str(self.gh_log)}
+
+    def calls(self) -> list[dict[str, Any]]:
+        if not self.gh_log.exists():
+            return []
+        return [json.loads(line) for line in self.gh_log.read_text().splitlines()]
+
+    def log(self) -> list[str]:
+        return git(self.origin, "log", "--format=%s", "main").splitlines()
+
+
+def played_repo(tmp_path: Path, games: Path) -> Played:
+    """``games`` (a folder of game files) committed in a new origin and cloned."""
+    origin, work = tmp_path / "origin.git", tmp_path / "work"
+    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(origin))
+    git(tmp_path, "clone", "-q", str(origin), str(work))
+    shutil.copytree(games, work / "games", ignore=shutil.ignore_patterns(".referee-judge*"))
+    commit(work, "the games")
+    git(work, "push", "-q", "origin", "HEAD:main")
+    runner, elsewhere = tmp_path / "runner", tmp_path / "elsewhere"
+    for clone in (runner, elsewhere):
+        git(tmp_path, "clone", "-q", str(origin), str(clone))
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    (fake / "gh").write_text(GH.format(python=sys.executable))
+    (fake / "gh").chmod(0o755)
+    temp = tmp_path / "runner-temp"
+    temp.mkdir()
+    return Played(origin, runner, elsewhere, tmp_path / "gh.log", temp, fake)
+
+
+@pytest.fixture
+def played(tmp_path: Path) -> Played:
+    """Two open Staufer games, g1 and h1 (ann, ben; GitHub logins ann-gh, ben-gh)."""
+    games = tmp_path / "start"
+    games.mkdir()
+    for gid in ("g1", "h1"):
+        referee(tmp_path, "new", "staufer", f"start/{gid}.json", "--players", "ann,ben",
+                "--github", "ann=ann-gh,ben=ben-gh", "--seed", gid, "--id", gid)
+    return played_repo(tmp_path, games)
+
+
+def issue_event(title: str, body: str, login: str, number: int = 7,
+                comment: int | None = None) -> dict[str, Any]:
+    """GitHub's own payload (tests/data/github/), its title, body, logins, ids and
+    repository set."""
+    return github_event("issue_comment.created" if comment else "issues.opened",
+                        title=title, body=body, login=login, text_id=comment or 1000 + number,
+                        repo=PLAY_REPO, number=number)
+
+
+def play_context(event: dict[str, Any]) -> dict[str, str]:
+    """The GitHub context a play job has for ``event``."""
+    return {"github.event_name": "issue_comment" if "comment" in event else "issues",
+            "github.event.repository.default_branch": "main",
+            "github.event.issue.number": str(event["issue"]["number"]),
+            "github.event.issue.state": event["issue"]["state"],
+            "github.event.comment.id": str(event.get("comment", {}).get("id", "")),
+            "github.repository": PLAY_REPO, "github.token": "t0ken",
+            "github.workflow_ref": f"{PLAY_REPO}/.github/workflows/referee.yml@refs/heads/main"}
+
+
+def first_link(where: Path, game: str, player: str) -> tuple[str, str]:
+    """The (title, body) of the first issue link of ``player`` in ``game``."""
+    move = legal(where, f"games/{game}.json", player)[0]
+    play = len(json.loads((where / "games" / f"{game}.json").read_text())["log"])
+    return f"[referee] {game}: {player} {move}", f"{move}\n\nplay {play}\n"
+
+
+def game_log(where: Path, game: str) -> list[dict[str, Any]]:
+    return list(json.loads(git(where, "show", f"main:games/{game}.json"))["log"])
+
+
+def test_play_plays_commits_pushes_answers_closes_and_starts_the_workflow(
+        played: Played) -> None:
+    title, body = first_link(played.runner, "g1", "ann")
+    event = issue_event(title, body, "ann-gh")
+    done = run_action(played.runner, {"mode": "play", "dispatch": "true"},
+                      play_context(event), played.env(event))
+    passed(done)
+    assert done.stdout.startswith("played: g1 issue:1007")
+    assert played.log()[0] == "referee: the move of issue #7"
+    entry = game_log(played.origin, "g1")[-1]
+    assert (entry["by"], entry["github"]) == ("ann", "issue:1007")
+    tracked = git(played.origin, "ls-tree", "-r", "--name-only", "main").split()
+    assert sorted(tracked) == ["games/g1.json", "games/h1.json"]  # (no judge state)
+    calls = played.calls()
+    assert [c["args"][:3] for c in calls] == [["issue", "comment", "7"],
+                                              ["issue", "close", "7"],
+                                              ["workflow", "run", "referee.yml"]]
+    assert calls[0]["args"][3:5] == ["--repo", PLAY_REPO]
+    assert "Played for ann" in calls[0]["body"] and "Your turn: @ben-gh." in calls[0]["body"]
+    assert calls[2]["args"][3:] == ["--repo", PLAY_REPO, "--ref", "main"]
+
+
+def test_play_a_lost_race_is_rebased_and_checked_again(played: Played) -> None:
+    title, body = first_link(played.runner, "g1", "ann")
+    play(played.elsewhere, "games/h1.json", "ann")  # meanwhile, a move in another game
+    commit(played.elsewhere, "ann moves in h1")
+    git(played.elsewhere, "push", "-q", "origin", "HEAD:main")
+    event = issue_event(title, body, "ann-gh")
+    done = run_action(played.runner, {"mode": "play"}, play_context(event), played.env(event))
+    passed(done)
+    assert "lost a race (try 1): rebased on main" in done.stdout
+    assert played.log()[:2] == ["referee: the move of issue #7", "ann moves in h1"]
+    assert game_log(played.origin, "g1")[-1]["github"] == "issue:1007"
+    assert [c["args"][:2] for c in played.calls()] == [["issue", "comment"],
+                                                      ["issue", "close"]]
+
+
+def test_play_the_same_game_moved_meanwhile_judges_the_link_again(played: Played) -> None:
+    """The job's checkout is older than main: the link of play 0 is played there, the
+    push loses, the rebase conflicts, and on main as it is the link is stale: nothing
+    is pushed, and the answer says why."""
+    title, body = first_link(played.runner, "g1", "ann")
+    other = legal(played.elsewhere, "games/g1.json", "ann")[1]
+    referee(played.elsewhere, "move", "games/g1.json", "--as", "ann", other)
+    commit(played.elsewhere, "ann moves in g1 by pull request")
+    git(played.elsewhere, "push", "-q", "origin", "HEAD:main")
+    event = issue_event(title, body, "ann-gh")
+    done = run_action(played.runner, {"mode": "play", "dispatch": "true"},
+                      play_context(event), played.env(event))
+    passed(done)
+    assert "rejected: g1 issue:1007 stale" in done.stdout
+    assert played.log()[0] == "ann moves in g1 by pull request"
+    assert [e.get("github") for e in game_log(played.origin, "g1")] == [None]
+    calls = played.calls()
+    assert [c["args"][:2] for c in calls] == [["issue", "comment"], ["issue", "close"]]
+    assert "answers move 0, but the game is at move 1" in " ".join(calls[0]["body"].split())
+
+
+def test_play_a_comment_on_a_closed_issue_and_what_is_not_for_the_referee(
+        played: Played) -> None:
+    move = legal(played.runner, "games/g1.json", "ann")[0]
+    event = issue_event("[referee] g1", move, "ann-gh", number=8, comment=555)
+    event["issue"]["state"] = "closed"
+    passed(run_action(played.runner, {"mode": "play"}, play_context(event),
+                      played.env(event)))
+    assert game_log(played.origin, "g1")[-1]["github"] == "comment:555"
+    assert [c["args"][:2] for c in played.calls()] == [["issue", "comment"]]  # (no close)
+    before = played.log()
+    untouched = json.loads((DATA / "issues.opened.payload.json").read_text())
+    done = run_action(played.runner, {"mode": "play"}, play_context(untouched),
+                      played.env(untouched))
+    passed(done)
+    assert "no answer to post" in done.stdout
+    assert played.log() == before and len(played.calls()) == 1
+
+
+def test_play_a_hidden_choice_said_in_a_comment_is_deleted(tmp_path: Path) -> None:
+    from tests.test_github_door import LOGINS as SEATS
+    from tests.test_github_door import hidden_choice_game
+
+    path, mover, hidden = hidden_choice_game(tmp_path, sealed=False)
+    found = played_repo(tmp_path, path.parent)
+    event = issue_event("[referee] d1", hidden, SEATS[mover], number=9, comment=4242)
+    done = run_action(found.runner, {"mode": "play"}, play_context(event), found.env(event))
+    passed(done)
+    assert done.stdout.startswith("withdrawn: d1 comment:4242")
+    calls = found.calls()
+    assert [c["args"] for c in calls[1:]] == [
+        ["api", "-X", "DELETE", f"repos/{PLAY_REPO}/issues/comments/4242"],
+        ["issue", "close", "9", "--repo", PLAY_REPO]]
+    assert hidden not in calls[0]["body"]
+    assert found.log() == ["the games"]
+
+
+def test_play_runs_on_issue_events_only(played: Played) -> None:
+    event = issue_event("[referee] g1", "supply 1", "ann-gh")
+    for name in ("push", "pull_request", "pull_request_target", "schedule"):
+        refused(run_action(played.runner, {"mode": "play"}, {"github.event_name": name},
+                           played.env(event)), f"mode 'play' does not run on the event '{name}'")
+    assert played.calls() == [] and played.log() == ["the games"]
+
+
+def test_the_example_workflow_plays_issues_through_the_action(played: Played) -> None:
+    """The `play` job: on issues opened and comments created, never a pull request's
+    comment or a bot's; one at a time per repository; the secret from the environment;
+    its steps (the checkout of main, the action) run as GitHub runs them."""
+    flow = yaml.safe_load(WORKFLOW.read_text())
+    on = flow.get("on", flow.get(True))
+    assert on["issues"] == {"types": ["opened"]}
+    assert on["issue_comment"] == {"types": ["created"]}
+    job = flow["jobs"]["play"]
+    assert job["environment"] == "referee"
+    assert job["concurrency"] == {"group": "referee-play-${{ github.repository }}",
+                                  "cancel-in-progress": False}
+    assert job["permissions"] == {"contents": "write", "issues": "write", "actions": "write"}
+    condition = str(job["if"])
+    assert "!github.event.issue.pull_request" in condition
+    assert "github.event.sender.type != 'Bot'" in condition
+    checkout, ours = job["steps"]
+    assert checkout["with"]["ref"] == "${{ github.event.repository.default_branch }}"
+    assert ours["with"] == {"mode": "play", "games": "games",
+                            "secret": "${{ secrets.REFEREE_SECRET }}", "dispatch": "true"}
+    title, body = first_link(played.runner, "g1", "ann")
+    event = issue_event(title, body, "ann-gh")
+    done = run_workflow(played.runner, play_context(event) | {
+        "secrets.REFEREE_SECRET": REPO_SECRET}, job="play", env=played.env(event))
+    passed(done)
+    assert played.log()[0] == "referee: the move of issue #7"
+    assert [c["args"][:2] for c in played.calls()] == [
+        ["issue", "comment"], ["issue", "close"], ["workflow", "run"]]
+
+
+def test_publish_draws_the_issue_links_when_asked(played: Played) -> None:
+    context = {"github.event_name": "push", "github.repository": PLAY_REPO}
+    passed(run_action(played.runner, {"mode": "publish", "views": "", "site": "out",
+                                      "ratings": "false", "issue-links": "true"}, context))
+    page = (played.runner / "out" / "g1" / "index.html").read_text(encoding="utf-8")
+    move = legal(played.runner, "games/g1.json", "ann")[0]
+    assert f">{move}</a>" in page and f"https://github.com/{PLAY_REPO}/issues/new?" in page
+    passed(run_action(played.runner, {"mode": "publish", "views": "", "site": "plain",
+                                      "ratings": "false"}, context))
+    assert "/issues/new?" not in (played.runner / "plain" / "g1" / "index.html").read_text()
+    flow = yaml.safe_load(WORKFLOW.read_text())
+    publish = next(s for s in flow["jobs"]["publish"]["steps"]
+                   if REFEREE_ACTION.fullmatch(str(s.get("uses", ""))))
+    assert publish["with"]["issue-links"] == "true"

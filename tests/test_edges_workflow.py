@@ -56,15 +56,21 @@ def test_each_event_runs_the_jobs_meant_for_it() -> None:
     assert workflows.may_run(SHIPPED, "pull_request_target") == {"check-sealed"}
     assert workflows.may_run(SHIPPED, "push") == {"check-main", "publish", "deploy", "clock"}
     assert workflows.may_run(SHIPPED, "schedule") == {"clock"}
-    assert workflows.may_run(SHIPPED, "workflow_dispatch") == {"check-main"}
+    # (a run by hand, or the one the job `play` starts after a move: checked, published)
+    assert workflows.may_run(SHIPPED, "workflow_dispatch") == {"check-main", "publish",
+                                                               "deploy"}
     assert workflows.may_run(SHIPPED, "merge_group") == set()  # not a trigger
+    # moves through issues: the job `play` alone (its `if:` also leaves out a pull
+    # request's comments and bots, which the reading cannot tell: UNKNOWN, may run)
+    assert workflows.may_run(SHIPPED, "issues") == {"play"}
+    assert workflows.may_run(SHIPPED, "issue_comment") == {"play"}
 
 
 def test_the_shipped_workflow_gives_the_secret_to_no_pull_requests_code() -> None:
     assert workflows.exposures(SHIPPED) == []
     holders = {name for name, job in SHIPPED["jobs"].items()
                if workflows.secret_uses(job, name)}
-    assert holders == {"check-sealed", "check-main", "publish", "clock"}
+    assert holders == {"check-sealed", "check-main", "publish", "clock", "play"}
     assert not holders & workflows.may_run(SHIPPED, "pull_request")
 
 
@@ -117,6 +123,15 @@ BREAKS = {  # a way to hand the secret to a pull request's code -> a word of the
         "may write"),
     "the secret outside its environment": (
         lambda f: _job(f, "check-main").pop("environment"), "outside the environment"),
+    "a script in the job that plays issues": (
+        lambda f: _job(f, "play")["steps"].insert(1, {"run": "echo \"$TITLE\""}),
+        "may run what an issue's author wrote"),
+    "another action in the job that plays issues": (
+        lambda f: _job(f, "play")["steps"].append({"uses": "someone/comment-bot@v1"}),
+        "may run what an issue's author wrote"),
+    "the job that plays issues checks out a pull request": (
+        lambda f: _job(f, "play")["steps"][0]["with"].update(
+            ref="refs/pull/${{ github.event.issue.number }}/merge"), "not the default branch"),
 }
 
 

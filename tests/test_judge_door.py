@@ -85,7 +85,8 @@ def test_the_contracts_name_packages_and_the_check_sees_a_door() -> None:
     core = contract("The judge's core knows no transport")
     assert core["source_modules"] == ["referee.judge"]
     assert contract("No door imports another")["modules"] == ["referee.doors.mail",
-                                                              "referee.doors.chat"]
+                                                              "referee.doors.chat",
+                                                              "referee.doors.github"]
     # the control: the same check finds the transport in each door
     assert reached("referee.doors.mail.incoming", ("referee.mail",))
     assert reached("referee.doors.chat.link", ("nio",), "referee.doors.chat")
@@ -97,7 +98,11 @@ def test_no_door_imports_another_and_chat_reads_no_mail() -> None:
         assert reached(module, ("referee.mail", "referee.doors.mail", "imaplib",
                                 "smtplib")) == [], module
     for module in [m for m in modules() if m.startswith("referee.doors.mail")]:
-        assert reached(module, ("referee.doors.chat", "nio")) == [], module
+        assert reached(module, ("referee.doors.chat", "referee.doors.github", "nio")) == [], \
+            module
+    for module in [m for m in modules() if m.startswith("referee.doors.github")]:
+        assert reached(module, ("referee.mail", "referee.doors.mail", "referee.doors.chat",
+                                "imaplib", "smtplib", "nio")) == [], module
 
 
 def test_no_module_directly_in_the_judge_belongs_to_one_door() -> None:
@@ -107,6 +112,7 @@ def test_no_module_directly_in_the_judge_belongs_to_one_door() -> None:
     assert not [n for n in names if n.startswith(("mail", "chat", "matrix", "imap", "smtp"))]
     assert (ROOT / "referee" / "doors" / "mail" / "__init__.py").exists()
     assert (ROOT / "referee" / "doors" / "chat" / "__init__.py").exists()
+    assert (ROOT / "referee" / "doors" / "github" / "__init__.py").exists()
 
 
 def test_importing_the_core_loads_no_transport() -> None:

@@ -100,15 +100,18 @@ CHECK_JOB = {"pull_request": "check", "pull_request_target": "check-sealed",
 
 
 def run_workflow(repo: Path, context: dict[str, str], settings: dict[str, str] | None = None,
-                 job: str | None = None) -> subprocess.CompletedProcess[str]:
+                 job: str | None = None, env: dict[str, str] | None = None
+                 ) -> subprocess.CompletedProcess[str]:
     """Every `run:` step but the install (referee is installed here), in order, with the
     workflow's and the step's environment; the referee's action runs its own steps the
     same way (:func:`action_steps`); stops at the first failing step. ``job``: by
     default the check of the event (CHECK_JOB). ``settings`` changes the workflow's
     top-level env as a group would (e.g. REFEREE_SIGNED). A pull request's head is
-    HEAD unless the context says otherwise (GitHub always sets it)."""
+    HEAD unless the context says otherwise (GitHub always sets it). ``env``: what the
+    runner sets besides (GITHUB_EVENT_PATH, RUNNER_TEMP, a PATH with a stand-in `gh`)."""
     event = context["github.event_name"]
     job = job or CHECK_JOB[event]
+    context = {"github.repository": "octo-org/games"} | context  # (GitHub always sets it)
     if event.startswith("pull_request"):
         context = {"github.event.pull_request.head.sha": git(repo, "rev-parse", "HEAD")
                    } | context
@@ -125,13 +128,13 @@ def run_workflow(repo: Path, context: dict[str, str], settings: dict[str, str] |
                 continue
             assert "${{" not in step["run"], "expressions belong in env, not in the script"
             where = context | extra
-            env = {"PATH": f"{BIN}:/usr/bin:/bin", "HOME": str(repo), "CI": "true",
-                   "GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": context["github.event_name"],
-                   "GITHUB_SHA": context.get("github.sha", "0" * 40),
-                   **({"GITHUB_ACTION_PATH": str(ROOT)} if extra else {}),
-                   **top, **{k: substitute(str(v), where)
-                             for k, v in step.get("env", {}).items()}}
-            done = subprocess.run(["bash", "-e", "-c", step["run"]], cwd=repo, env=env,
+            full = {"PATH": f"{BIN}:/usr/bin:/bin", "HOME": str(repo), "CI": "true",
+                    "GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": context["github.event_name"],
+                    "GITHUB_SHA": context.get("github.sha", "0" * 40),
+                    **({"GITHUB_ACTION_PATH": str(ROOT)} if extra else {}), **(env or {}),
+                    **top, **{k: substitute(str(v), where)
+                              for k, v in step.get("env", {}).items()}}
+            done = subprocess.run(["bash", "-e", "-c", step["run"]], cwd=repo, env=full,
                                   capture_output=True, text=True)
             if done.returncode != 0:
                 return done
@@ -507,6 +510,9 @@ def test_publish_writes_encrypted_views_and_the_site(signed_repo: dict[str, obje
     for game in ("g", "h", "sealed-2"):  # pages are named by the game id
         assert f'href="{game}/index.html"' in index
         assert (repo / "_site" / game / "index.html").exists()
+    # (the issue links of moving through issues: the workflow asks for them)
+    assert "https://github.com/octo-org/games/issues/new?" in \
+        (repo / "_site" / "g" / "index.html").read_text()
 
 
 # --- views under attack in the repository (tests/test_age_views.py has the details) -----

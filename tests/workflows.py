@@ -8,7 +8,11 @@ GitHub runs a `pull_request` job (and `merge_group`, `pull_request_review*`) as 
 request changed the workflow, so a pull request can print whatever such a job is given;
 a `pull_request_target` job runs the default branch's workflow, with the secrets, so it
 must read the pull request as data only: no step of the pull request's, no token left in
-the checkout, no write permission.
+the checkout, no write permission. A job on `issues` or `issue_comment` (the job `play`:
+moves through issues) runs the default branch's workflow too, for anyone who can open an
+issue: given a secret, it must run only the default branch's checkout and the pinned
+referee action, which reads the event as data (no script of its own, no other action, no
+ref taken from the event).
 """
 
 from __future__ import annotations
@@ -20,6 +24,8 @@ from typing import Any
 # Events whose run is the workflow file as the pull request wrote it.
 PR_CONTROLLED = ("pull_request", "merge_group", "pull_request_review",
                  "pull_request_review_comment")
+# Events anyone who may open an issue starts; their run is the default branch's workflow.
+ISSUE_EVENTS = ("issues", "issue_comment")
 SECRET_ENVIRONMENT = "referee"  # limited to the default branch (docs/git-and-ci.md)
 CHECKOUT = re.compile(r"actions/checkout@[A-Za-z0-9_.-]+")
 REFEREE_ACTION = re.compile(r"[A-Za-z0-9_.-]+/referee@[A-Za-z0-9_.-]+")
@@ -241,6 +247,28 @@ def _data_only(name: str, job: dict[str, Any], flow: dict[Any, Any]) -> list[str
     return problems
 
 
+def _issue_job(name: str, job: dict[str, Any]) -> list[str]:
+    """Why a job with a secret on an issue event might run something an issue's author
+    controls: any step but a checkout of the default branch and the pinned referee
+    action (whose steps read the event from its file, never from an expression)."""
+    problems = []
+    if job.get("uses"):
+        problems.append(f"job {name} on an issue event calls the workflow {job['uses']}")
+    for i, step in enumerate(job.get("steps", [])):
+        uses = str(step.get("uses", ""))
+        where = f"job {name} on an issue event, step {i + 1}"
+        if CHECKOUT.fullmatch(uses):
+            ref = str((step.get("with") or {}).get("ref",
+                                                   "${{ github.event.repository.default_branch }}"))
+            if ref != "${{ github.event.repository.default_branch }}":
+                problems.append(f"{where}: the checkout takes the ref {ref!r}, not the "
+                                "default branch")
+        elif not REFEREE_ACTION.fullmatch(uses):
+            what = f"run: {str(step['run'])[:40]}" if "run" in step else uses
+            problems.append(f"{where}: {what} may run what an issue's author wrote")
+    return problems
+
+
 def exposures(flow: dict[Any, Any]) -> list[str]:
     """Every way the workflow could give a secret to code a pull request controls, or a
     secret outside the environment limited to the default branch; [] for none."""
@@ -258,6 +286,8 @@ def exposures(flow: dict[Any, Any]) -> list[str]:
                                  f"{_environment(jobs[name])}")
             elif event == "pull_request_target":
                 found += _data_only(name, jobs[name], flow)
+            elif event in ISSUE_EVENTS and secret_uses(jobs[name], f"jobs.{name}"):
+                found += _issue_job(name, jobs[name])
     for name, job in jobs.items():
         if secret_uses(job, f"jobs.{name}") and _environment(job) != SECRET_ENVIRONMENT:
             found.append(f"job {name} is given a secret outside the environment "

@@ -105,6 +105,13 @@ def _stdin_mail(judge: Any, log: Any) -> None:
               help="Run until stopped, a pass at least every SECONDS (with --matrix alone "
                    "the judge runs until stopped anyway, waiting on the homeserver).")
 @click.option("--idle", is_flag=True, help="With --imap: run until stopped, woken by IMAP IDLE.")
+@click.option("--github-event", metavar="FILE", type=PATH,
+              help="Play one GitHub issues or issue_comment event (the file GitHub names "
+                   "in GITHUB_EVENT_PATH) through the GitHub door, alone "
+                   "(docs/git-and-ci.md).")
+@click.option("--answer-out", metavar="ANSWER", type=PATH,
+              help="With --github-event: write the answer to post on the issue (Markdown) "
+                   "here.")
 @click.option("--quiet", "-q", is_flag=True, help="Do not log each message.")
 def judge_command(games_dir: Path, imap: str | None, maildir_in: Path | None,
                   from_stdin: bool, smtp: str | None, starttls: bool, user: str | None,
@@ -112,10 +119,12 @@ def judge_command(games_dir: Path, imap: str | None, maildir_in: Path | None,
                   matrix_user: str | None, mail_links: str, gm: str | None,
                   deadline_hours: int | None, deadline_bot: str | None,
                   site_url: str | None, notify_private: bool, once: bool,
-                  poll: float | None, idle: bool, quiet: bool) -> None:
+                  poll: float | None, idle: bool, github_event: Path | None,
+                  answer_out: Path | None, quiet: bool) -> None:
     """Run the games in GAMES_DIR by itself, through its doors: mail (the mail options)
     and chat (--matrix), one or both. It reads the players' messages, plays them, and
-    sends every answer and notification (docs/judge.md, docs/chat.md).
+    sends every answer and notification (docs/judge.md, docs/chat.md). Or, with
+    --github-event, the one event of a GitHub workflow run through the GitHub door.
 
     With the mail options alone it does one pass and stops unless --poll or --idle;
     with --matrix alone it runs until stopped (--once: one pass); with both, one pass
@@ -124,6 +133,12 @@ def judge_command(games_dir: Path, imap: str | None, maildir_in: Path | None,
     from referee.judge import serve, store
 
     mail = any((imap, maildir_in, from_stdin, smtp, outbox, sender))
+    if github_event is not None or answer_out is not None:
+        if mail or matrix_url is not None or once or poll is not None or idle:
+            raise UsageError("--github-event runs the GitHub door alone, one pass: leave "
+                             "out the mail options, --matrix, --once, --poll and --idle")
+        _github(games_dir, github_event, answer_out, gm, quiet)
+        return
     if matrix_url is None or mail:
         _check_mail(imap, maildir_in, from_stdin, smtp, outbox, sender)
     if sum((once, poll is not None, idle)) > 1:
@@ -174,6 +189,35 @@ def judge_command(games_dir: Path, imap: str | None, maildir_in: Path | None,
             door.close()
         if chat is not None:
             chat.close()
+
+
+def _github(games_dir: Path, event_path: Path | None, answer_out: Path | None,
+            gm: str | None, quiet: bool) -> None:
+    """One GitHub event through the GitHub door (referee/doors/github/): its outcome on
+    stdout (``played: GAME REF ...``; a workflow reads the first word), the answer in
+    ANSWER; exit 1 when the referee failed on it."""
+    import sys
+
+    from referee.doors.github import event, run
+    from referee.judge.basics import Config
+
+    if event_path is None or answer_out is None:
+        raise UsageError("--github-event FILE and --answer-out ANSWER go together")
+    if not games_dir.is_dir():
+        raise UsageError(f"{games_dir} is not a directory")
+    run.check_answer_out(answer_out)
+    found = event.read(event_path)  # (bad input: exit 2 before anything is opened)
+
+    def log(line: str) -> None:
+        if not quiet:
+            click.echo(line, err=True)
+
+    result = run.play_event(Config(games_dir, "", gm=gm, log=log), found, answer_out)
+    click.echo(result.line())
+    if result.action == "none":
+        log(f"github: {event_path}: not for the referee; no answer written")
+    if result.action == "failed":
+        sys.exit(1)
 
 
 def _wait(mail: bool, chat: bool, once: bool, poll: float | None, idle: bool

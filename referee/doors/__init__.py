@@ -8,7 +8,9 @@ deadlines, clocks) is the core's, the same for every door. The protocol is
 
 * :mod:`referee.doors.mail`: IMAP or a Maildir in, SMTP or a Maildir out
   (docs/judge.md);
-* :mod:`referee.doors.chat`: Matrix rooms, a direct room per seat (docs/chat.md).
+* :mod:`referee.doors.chat`: Matrix rooms, a direct room per seat (docs/chat.md);
+* :mod:`referee.doors.github`: one issue or comment of a players' repository, run by a
+  GitHub workflow, answered in Markdown (docs/git-and-ci.md).
 
 No door imports another; a new door is one more package here.
 """

@@ -253,6 +253,13 @@ class Door:
     #: message (what they may do next), not the board again
     quiet: ClassVar[bool] = False
 
+    #: the door has no place where a seat is alone with the referee (a GitHub issue:
+    #: everyone reads it): the core answers a text said at its table there, with the
+    #: public view, and in a sealed game without what may tell the seat's hand (why a
+    #: move was refused, the closest legal moves); the seat's own address is answered
+    #: as always, by the door that reaches it
+    answers_in_public: ClassVar[bool] = False
+
     #: whether :meth:`take` itself waits for the first event (a chat sync does); else
     #: the loop calls :meth:`wait` after a pass that read nothing
     waits_in_take: ClassVar[bool] = False

@@ -289,10 +289,12 @@ class Handling:
         return [_(self.words.took).format(number=taken.number, line=echo(taken.line))]
 
     def answer_state(self, game: Loaded, player: str, note: list[str], action: str,
-                     detail: str = "") -> Outcome:
+                     detail: str = "", public: Sequence[str] | None = None) -> Outcome:
         """Answer ``player`` with the game's state after ``note``, where they are alone
         with the referee; a text said at a table gets one line there too, repeating
-        nothing of it. The text is then handled."""
+        nothing of it, or (a door that answers in public) the answer itself with the
+        public view, in a sealed game with ``public`` instead of ``note`` where given
+        (``note`` without what may tell the player's hand). The text is then handled."""
         to = game.settings.to(player)
         if to is not None:
             body = text.body(game.gf, game.match, game.seed, player, None, game.settings,
@@ -300,7 +302,13 @@ class Handling:
                              words=self.judge.doors.words_for(to))
             self.judge.queue(self.judge.message(game, player, to, body,
                                                 answers=self.answers_to(to), board=True))
-        if self.said.place is Place.TABLE and self.words.elsewhere:
+        if self.said.place is Place.TABLE and self.door.answers_in_public:
+            shown = public if public is not None and game.gf.sealed else note
+            body = text.body(game.gf, game.match, game.seed, None, None, game.settings,
+                             note=[*self.read_note(), *shown], words=self.words)
+            self.door.queue(self.door.prepare(game, Notice(player, None, body,
+                                                           answers=self.said.ref, board=True)))
+        elif self.said.place is Place.TABLE and self.words.elsewhere:
             with i18n.language(i18n.ENGLISH):
                 line = _(self.words.elsewhere).format(player=player)
             self.door.queue(self.door.prepare(game, Notice(WATCHER, None, line,
@@ -379,7 +387,11 @@ class Handling:
         if isinstance(exc, MalformedMove) and not index and len(self.read.lines) > 1:
             note.append(_(self.words.no_line))
         note.append(_(self.words.answer))
-        return self.answer_state(game, player, note, "rejected", echo(exc.message))
+        public = [*note[:1 if index else 0], _(
+            "Line {line} `{move}` was not accepted. Why, and the closest legal moves, are "
+            "not shown where every player reads: in a sealed game they may tell your "
+            "hand.").format(line=index + 1, move=line), _(self.words.answer)]
+        return self.answer_state(game, player, note, "rejected", echo(exc.message), public)
 
 
 class Moves:

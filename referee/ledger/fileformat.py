@@ -18,6 +18,7 @@ NAME_MAX = 100  # a player's display name, in characters
 EMAIL_MAX = 254  # an e-mail address (RFC 5321: a forward-path is at most 256 octets)
 MSG_ID_MAX = 998  # a Message-ID (RFC 5322: a line is at most 998 octets)
 GITHUB_MAX = 39  # a GitHub login
+GITHUB_TEXT_MAX = 40  # what made a log entry in a GitHub issue: ``issue:ID`` or ``comment:ID``
 MATRIX_ID_MAX = 255  # a Matrix user id (the spec's bound) and an event id
 GAME_NAME_MAX = 32  # a game's name ("staufer")
 RULES_MAX = 100  # a rules and data pin ("staufer-2+data.581a799773eb")
@@ -56,7 +57,11 @@ _VISIBLE = r"[^@<>\s\x00-\x1f\x7f-\x9f]"  # no space, control character, "@", "<
 EMAIL = rf"{_VISIBLE}+@{_VISIBLE}+"
 MSG_ID = r"<[^<>\s\x00-\x1f\x7f-\x9f]+>"  # RFC 5322 msg-id: <id-left@id-right>, loosely
 RULES = r"[^\s\x00-\x1f\x7f-\x9f]+"  # (referee/ledger/dataversions.py reads the pin)
-GITHUB = r"[A-Za-z0-9][A-Za-z0-9-]*"
+# a GitHub login: letters, digits and single hyphens inside (no leading, trailing or
+# double hyphen); compared without case. What made an entry in an issue: the issue's or
+# the comment's id, GitHub's global (never the issue's number in its repository)
+GITHUB = r"[A-Za-z0-9](?:-?[A-Za-z0-9])*"
+GITHUB_TEXT = r"(?:issue|comment):[1-9][0-9]{0,19}"
 # a Matrix user id @localpart:server (the spec's localpart characters; a server name
 # with an optional port), and an event id ($ then the server's opaque id, URL-safe)
 MATRIX_USER = r"@[a-z0-9._=/+-]+:[A-Za-z0-9.-]+(?::[0-9]{1,5})?"
@@ -82,7 +87,8 @@ PATTERN_TEXT = {
     full(EMAIL): "an e-mail address local@domain (no space, control character or <>)",
     full(MSG_ID): "a Message-ID <id@host> (no space, control character or <> inside)",
     full(RULES): "a rules pin like staufer-2+data.581a799773eb (no space or control character)",
-    full(GITHUB): "a GitHub login (letters, digits and -)",
+    full(GITHUB): "a GitHub login (letters, digits and single hyphens inside)",
+    full(GITHUB_TEXT): "a GitHub issue or comment like issue:1234 or comment:5678",
     full(MATRIX_USER): "a Matrix user id like @ann:example.org",
     full(MATRIX_EVENT): "a Matrix event id like $abc123",
     full(OPTION_KEY): "an option name (lower-case letters, digits, _ and -)",

@@ -37,6 +37,13 @@ class Settings:
     langs: dict[str, str] = field(default_factory=dict)  # player -> language (none: "en")
     watcher_names: dict[str, str] = field(default_factory=dict)  # watcher (lower) -> name
     matrix: dict[str, str] = field(default_factory=dict)  # player -> Matrix user id
+    github: dict[str, str] = field(default_factory=dict)  # player -> GitHub login
+
+    def github_of(self, login: str) -> list[str]:
+        """The seats bound to the GitHub login ``login`` (compared without case, as
+        GitHub compares logins); a seat a new person took over (``replace``) is bound to
+        none: its login was the person's before."""
+        return [p for p, known in self.github.items() if known.lower() == login.lower()]
 
     def matrix_of(self, user: str) -> list[str]:
         """The seats bound to the Matrix user id ``user`` (compared exactly: the
@@ -99,7 +106,8 @@ def settings(data: Mapping[str, Any], *, gm: str | None = None,
     emails = {p["id"]: [p["email"]] if p.get("email") else [] for p in data["players"]}
     found = Settings(names, emails, {pid: 0 for pid in names}, {pid: "turn" for pid in names},
                      deadline_hours=deadline_hours, gm=gm, deadline_bot=deadline_bot,
-                     matrix={p["id"]: p["matrix"] for p in data["players"] if p.get("matrix")})
+                     matrix={p["id"]: p["matrix"] for p in data["players"] if p.get("matrix")},
+                     github={p["id"]: p["github"] for p in data["players"] if p.get("github")})
     for entry in data["log"]:
         meta = entry.get("meta")
         if isinstance(meta, dict):
@@ -114,6 +122,7 @@ def _apply(found: Settings, meta: Mapping[str, Any]) -> None:
         found.names[pid] = meta.get("name", pid)
         found.emails[pid] = [meta["email"]]
         found.matrix.pop(pid, None)  # the new person is reached by mail
+        found.github.pop(pid, None)  # and the login was the person's before
         found.generation[pid] = found.generation.get(pid, 0) + 1
     elif kind == "address":
         found.emails[meta["player"]] = list(meta["emails"])

@@ -39,6 +39,8 @@ from referee.ledger.fileformat import (
     GAME_NAME_MAX,
     GITHUB,
     GITHUB_MAX,
+    GITHUB_TEXT,
+    GITHUB_TEXT_MAX,
     ITERATIONS_MAX,
     MATRIX_EVENT,
     MATRIX_ID_MAX,
@@ -107,7 +109,7 @@ class FilePlayer(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     name: Name | UnsetType = UNSET
     email: Email | UnsetType = UNSET
     # GitHub login: `check --since REV --by-github LOGIN` maps a pull request's author to
-    # this player
+    # this player, and the GitHub door plays this login's issues for the seat
     github: Annotated[str, _text(GITHUB_MAX, 1, GITHUB)] | UnsetType = UNSET
     # Matrix user id: the judge's chat door plays this seat's messages (docs/chat.md)
     matrix: Annotated[str, _text(MATRIX_ID_MAX, 1, MATRIX_USER)] | UnsetType = UNSET
@@ -300,6 +302,9 @@ class LogEntry(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     mail: MsgId | UnsetType = UNSET  # Message-ID of the mail that made this move
     # the Matrix event (a chat message) that made this entry (docs/chat.md)
     matrix: Annotated[str, _text(MATRIX_ID_MAX, 1, MATRIX_EVENT)] | UnsetType = UNSET
+    # the GitHub issue or comment that made this entry (docs/git-and-ci.md, moving
+    # through issues)
+    github: Annotated[str, _text(GITHUB_TEXT_MAX, 1, GITHUB_TEXT)] | UnsetType = UNSET
     bot: bool | UnsetType = UNSET  # the move was chosen by a bot
     public: Annotated[str, _text(PUBLIC_MAX)] | UnsetType = UNSET  # a sealed move, as read
     mac: Sha256Hex | UnsetType = UNSET  # the referee's MAC (sealed games; referee/ledger/vouch.py)

@@ -70,18 +70,19 @@ class Plan:
     loaded: manifest.Loaded | None  # None: a full build
     key: str
     league: bool  # openskill is installed: league.html is written
+    repo: str | None = None  # the repository each game page's issue links open
     entries: dict[tuple[str, str], manifest.Entry] = field(default_factory=dict)
     read_ns: int = 0  # the clock before the first game file was looked at
     copies: dict[str, identity.Copy] = field(default_factory=dict)  # (also in refused)
 
 
 def plan(files: list[str], out: Path, secret_path: Path | None, full: bool,
-         summaries: bool = True) -> Plan:
+         summaries: bool = True, repo: str | None = None) -> Plan:
     """Look at every game file (its bytes and their hash, unless its stamp says they are
     the bytes the manifest hashed; a game not kept is parsed). ``summaries``: every
     served game's summary is wanted (decoded from the manifest for a kept game)."""
     has_league = _has_openskill()
-    key = manifest.build_key(i18n.current(), has_league)
+    key = manifest.build_key(i18n.current(), has_league, repo)
     read_ns = time.time_ns()
     loaded = None if full or not _live(out) else manifest.load(out, key, summaries)
     entries = loaded.entries if loaded is not None else {}
@@ -91,8 +92,8 @@ def plan(files: list[str], out: Path, secret_path: Path | None, full: bool,
     ids = [i.game_id.casefold() for i in items if i.file not in refused]
     if loaded is not None and len(ids) != len(set(ids)):
         # (kept ids that clash: trust none)
-        return plan(files, out, secret_path, True, summaries)
-    return Plan(items, refused, loaded, key, has_league, entries, read_ns, copies)
+        return plan(files, out, secret_path, True, summaries, repo)
+    return Plan(items, refused, loaded, key, has_league, repo, entries, read_ns, copies)
 
 
 def _live(out: Path) -> bool:

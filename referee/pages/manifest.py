@@ -121,8 +121,11 @@ def path_for(out: Path) -> Path | None:
     return base / "site-1" / f"{where}.json"
 
 
-def build_key(lang: str, league: bool) -> str:
-    return hashlib.sha256(f"{FORMAT}\n{code_digest()}\n{lang}\n{league}".encode()).hexdigest()
+def build_key(lang: str, league: bool, repo: str | None = None) -> str:
+    """The key of a build: the referee's code, the language, the league, and the
+    repository the issue links open (``--github-repo``)."""
+    return hashlib.sha256(f"{FORMAT}\n{code_digest()}\n{lang}\n{league}\n{repo or ''}"
+                          .encode()).hexdigest()
 
 
 def dump(key: str, read_ns: int, entries: list[Entry]) -> bytes:

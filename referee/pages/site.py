@@ -54,7 +54,7 @@ class SiteReport:
 
 def build_site_report(games_dir: Path, out: Path, secret_path: Path | None = None,
                       workers: int | None = None, full: bool = False,
-                      summaries: bool = True) -> SiteReport:
+                      summaries: bool = True, repo: str | None = None) -> SiteReport:
     """:func:`build_site`, with the files left out: a game file that is the same game as
     another (a copy: the same header, commitment or id; referee/ledger/identity.py) is served
     by neither, and a game whose id is a name the site itself uses is not served.
@@ -63,13 +63,15 @@ def build_site_report(games_dir: Path, out: Path, secret_path: Path | None = Non
     (referee/pages/manifest.py), only the games whose files changed are drawn again, and
     the index, the league and the manifest rewritten: the same bytes as a full build.
     ``full`` ignores the manifest. Without ``summaries`` the report's games are only the
-    drawn ones (a kept game's summary is not decoded: `referee site` without --json)."""
+    drawn ones (a kept game's summary is not decoded: `referee site` without --json).
+    ``repo`` (OWNER/NAME): each game page links the moves of whoever must decide to that
+    repository's form for a new issue (referee/git/issues.py)."""
     from referee.pages import incremental
 
     files = _game_files(games_dir)
     _check_out(out)
     with referee.collector_off():  # (the plan lives to the end: frozen after it)
-        plan = incremental.plan(files, out, secret_path, full, summaries)
+        plan = incremental.plan(files, out, secret_path, full, summaries, repo)
     return _build(games_dir, out, plan, workers)
 
 
@@ -88,7 +90,8 @@ def _build(games_dir: Path, out: Path, plan: Any, workers: int | None) -> SiteRe
     stage.mkdir(parents=True)
     try:
         todo = [i for i in served if i.entry is None]
-        drawn = _render_games([(i.file, i.seed, i.game_id) for i in todo], stage, workers)
+        drawn = _render_games([(i.file, i.seed, i.game_id) for i in todo], stage, workers,
+                              plan.repo)
         for item, summary in zip(todo, drawn, strict=True):
             item.summary, item.needs_secret = summary, summary.needs_secret
             item.state = manifest_state(stage / item.game_id)
@@ -184,9 +187,9 @@ def _check_out(out: Path) -> None:
 
 
 def _render_games(jobs: list[tuple[str, str | None, str]], tmp: Path,
-                  workers: int | None) -> list[GameSummary]:
+                  workers: int | None, repo: str | None = None) -> list[GameSummary]:
     lang = i18n.current()  # (a worker process starts in English: it is told)
-    tasks = [(path, seed, str(tmp / slug), slug, lang) for path, seed, slug in jobs]
+    tasks = [(path, seed, str(tmp / slug), slug, lang, repo) for path, seed, slug in jobs]
     count = workers if workers is not None else min(len(tasks), os.cpu_count() or 1)
     if count <= 1 or len(tasks) == 1:
         return [_game_task(*t) for t in tasks]
@@ -195,19 +198,21 @@ def _render_games(jobs: list[tuple[str, str | None, str]], tmp: Path,
 
 
 def _game_task(path: str, seed: str | None, folder: str, slug: str,
-               lang: str = i18n.ENGLISH) -> GameSummary:
+               lang: str = i18n.ENGLISH, repo: str | None = None) -> GameSummary:
     """Write one game's pages in ``lang`` (run in a worker process); returns its
     summary."""
     try:
         with i18n.language(lang):
-            return render_game(gamefile.read(Path(path)), seed, Path(folder), slug, path)
+            return render_game(gamefile.read(Path(path)), seed, Path(folder), slug, path,
+                               repo)
     except RefereeError as exc:
         raise GameFileError(f"{path}: {exc.message}", hints=exc.hints) from None
 
 
 def render_game(gf: gamefile.GameFile, seed: str | None, folder: Path, slug: str,
-                file: str) -> GameSummary:
-    """Write ``folder``/index.html, pos-N.html and pos-N.svg for every position."""
+                file: str, repo: str | None = None) -> GameSummary:
+    """Write ``folder``/index.html, pos-N.html and pos-N.svg for every position; with
+    ``repo``, the issue links of whoever must decide (:func:`issue_links`)."""
     folder.mkdir(parents=True)
     game = gf.game
     last = gf.log[-1].get("at") if gf.log else None
@@ -220,6 +225,7 @@ def render_game(gf: gamefile.GameFile, seed: str | None, folder: Path, slug: str
         replay.check_structure(gf)
         summary.needs_secret = True
         summary.log = [_sealed_row(gf, i, e) for i, e in enumerate(gf.log)]
+        summary.links = issue_links(gf, None, repo)
         _write(folder / "index.html", env.get_template("game.html").render(g=summary,
                                                                            w=words))
         return summary
@@ -234,6 +240,7 @@ def render_game(gf: gamefile.GameFile, seed: str | None, folder: Path, slug: str
     summary.clock = _clock_lines(gf, seed)
     summary.log = [MoveRow(p.n, p.by or "", p.text, p.words, p.at) for p in steps[1:]]
     summary.colours = _colours(steps[-1].view)
+    summary.links = issue_links(gf, match, repo)
     page = env.get_template("position.html")
     moves = Markup(env.get_template("moves.html").render(g=summary, w=words))  # once a game
     previous: dict[str, Any] | None = None
@@ -247,6 +254,22 @@ def render_game(gf: gamefile.GameFile, seed: str | None, folder: Path, slug: str
         previous = step.view
     _write(folder / "index.html", env.get_template("game.html").render(g=summary, w=words))
     return summary
+
+
+def issue_links(gf: gamefile.GameFile, match: Any, repo: str | None) -> dict[str, Any]:
+    """The game's links to ``repo``'s form for a new issue (referee/git/issues.py: an
+    open game's legal moves of whoever must decide, a sealed game's one link that opens
+    an issue, the move typed), as the page shows them; {} without a repository or when
+    nobody may move."""
+    from referee.git import issues
+
+    found = issues.links(gf, match, repo) if repo else None
+    if found is None:
+        return {}
+    return {"players": [{"player": p, "moves": [{"label": m.label, "url": m.url}
+                                               for m in found.moves.get(p, [])],
+                         "more": found.more.get(p, 0)} for p in found.waiting],
+            "typed": {"label": found.typed.label, "url": found.typed.url}}
 
 
 def _colours(view: dict[str, Any]) -> dict[str, str]:

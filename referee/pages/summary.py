@@ -8,6 +8,7 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from referee.engine.rng import commitment
 from referee.errors import UsageError
@@ -46,6 +47,8 @@ class GameSummary:
     colours: dict[str, str] = field(default_factory=dict)  # player -> fill colour
     log: list[MoveRow] = field(default_factory=list)
     clock: list[str] = field(default_factory=list)  # a time bank's lines (docs/clocks.md)
+    # the links that open an issue for a move (--github-repo; referee/git/issues.py)
+    links: dict[str, Any] = field(default_factory=dict)
 
 
 # Names in OUT that the site itself writes: no game's folder may take one (case-blind).

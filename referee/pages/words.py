@@ -58,6 +58,10 @@ class SiteWords:
         self.start_link = _("start")
         self.framed = _("Framed in magenta on the board: what this move changed.")
         self.all_moves = _("All moves")
+        self.by_issue = _("Move through GitHub")
+        self.by_issue_note = _("Each link opens a new issue of the game's repository with "
+                               "the move; send it to play (a link used after its turn "
+                               "plays nothing).")
         self.footer = _markup(_("Written by {command}. Every picture is drawn from the "
                                 "public view of the game."),
                               command="<code>referee site</code>")
@@ -81,6 +85,10 @@ class SiteWords:
         """``players`` (HTML: their swatches) "to move"."""
         return _markup(_("{players} to move"),
                        players=f'<span class="turn">{players}</span>')
+
+    def more_moves(self, n: int) -> str:
+        return ngettext("and {n} more move: type it", "and {n} more moves: type them",
+                        n).format(n=n)
 
     def board_alt(self, title: str, n: int, prompt: str) -> str:
         if n == 0:

@@ -134,7 +134,7 @@ def add_clock(data: dict[str, Any], request: NewGameRequest) -> None:
 
 def add_logins(players: list[dict[str, str]], logins: str | None) -> None:
     """``--github ann=octocat,ben=bencat`` into the players. Raises UsageError."""
-    add_pairs(players, logins, "github", "--github", "PLAYER=LOGIN", str)
+    add_pairs(players, logins, "github", "--github", "PLAYER=LOGIN", _github_login)
 
 
 def add_pairs(players: list[dict[str, str]], spec: str | None, key: str, option: str,
@@ -152,10 +152,25 @@ def add_pairs(players: list[dict[str, str]], spec: str | None, key: str, option:
                                "{pair}").format(option=option, form=form,
                                                 pair=repr(pair.strip())))
         kept = check(value)
-        if key == "matrix" and kept in seen.values():
+        fold = str.lower if key == "github" else str  # (GitHub compares logins without case)
+        if key in ("matrix", "github") and fold(kept) in map(fold, seen.values()):
             raise UsageError(_("{option}: {value} is given for two seats").format(
                 option=option, value=kept))
         seen[pid] = by_id[pid][key] = kept
+
+
+def _github_login(value: str) -> str:
+    """A GitHub login as the file keeps it, or UsageError: 1-39 letters, digits and
+    single hyphens inside (the format's pattern and bound: referee/ledger/fileformat.py)."""
+    import re
+
+    from referee.ledger.fileformat import GITHUB, GITHUB_MAX, full
+
+    if len(value) > GITHUB_MAX or not re.match(full(GITHUB), value):
+        raise UsageError(_("--github: {value} is not a GitHub login (1-39 letters, digits "
+                           "and single hyphens inside, like octo-cat)").format(
+                               value=repr(value[:80])))
+    return value
 
 
 def _matrix_id(value: str) -> str:

@@ -10,7 +10,11 @@ door's own transport, driven by a driver of drivers.py:
   matrix-nio clients (tests/matrixclient.py); every pass ``referee judge --matrix ...
   --once`` through the CLI;
 * ``toy``: the toy door of tests/toydoor/ over its in-memory wire, every pass
-  :func:`referee.judge.serve.run_once` in this process.
+  :func:`referee.judge.serve.run_once` in this process;
+* ``github``: GitHub's own ``issues`` payloads (tests/githubevents.py), every event
+  ``referee judge --github-event ... --answer-out ...`` through the CLI; a door with no
+  private place and no delivery of its own, so two tests do not apply (the driver says
+  why).
 
 Each driver sets up one sealed three-seat Staufer game of the same seed at its door, runs
 passes, sends a text as a seat, reads what a seat received and what the table shows,

@@ -14,6 +14,8 @@ the same seed at every door, so every door plays the same deal) at its door, and
 * :meth:`Driver.kill_after_move`: a long-running judge killed (SIGKILL) right after the
   text it was sent is a move in the game file (toy: the process "dies" at that moment,
   see :class:`Killed`);
+* ``not_applicable``: the tests that cannot apply to the door, each with why (skipped
+  with that reason);
 * ``setup(refuse=True)``: the transport refuses one item for good, the seat
   :data:`REFUSED`'s (mail: an SMTP server answering 550 to its address; chat: a seat bound
   to a Matrix id on a server that cannot be reached; toy: :attr:`tests.toydoor.Wire.refuse`
@@ -45,6 +47,7 @@ import pytest
 
 from referee import engine
 from referee.doors.chat.events import POST_BYTES
+from referee.doors.github.answer import ANSWER_MAX
 from referee.judge import text as judge_text
 from referee.ledger import gamefile, replay, secret
 from tests.conftest import ok, run
@@ -151,6 +154,9 @@ class Driver:
     field: ClassVar[str]  # the log entry's field that keeps a text's reference
     has_table: ClassVar[bool]
     limit: ClassVar[int]  # the bytes one message may take on the wire
+    private_place: ClassVar[bool] = True  # a seat has a place alone with the referee
+    # the tests of test_doors.py that cannot apply to this door, each with the reason
+    not_applicable: ClassVar[dict[str, str]] = {}
 
     def __init__(self, request: pytest.FixtureRequest, tmp_path: Path) -> None:
         self.request, self.tmp = request, tmp_path
@@ -485,4 +491,97 @@ class ToyDriver(Driver):
                 if f"post to seat:{REFUSED} was refused for good" in line]
 
 
-DRIVERS: dict[str, type[Driver]] = {"mail": MailDriver, "chat": ChatDriver, "toy": ToyDriver}
+# --------------------------------------------------------------------------- github
+
+
+class GitHubDriver(Driver):
+    """GitHub issues: each text an issue opened (GitHub's own payload,
+    tests/githubevents.py) by the seat's login; a pass runs ``referee judge
+    --github-event ... --answer-out ...`` through the CLI once for every event that came
+    since the last pass, in order (a workflow runs once per event); every answer is
+    posted in a public issue, so the table is every answer and a seat "receives" the
+    answers to its own texts. A restart after a kill is the job run again on the same
+    event (GitHub's re-run)."""
+
+    name = "github"
+    field = "github"
+    has_table = True
+    private_place = False  # (an issue is public: a seat's own lines go to its mail or chat)
+    limit = ANSWER_MAX
+    not_applicable: ClassVar[dict[str, str]] = {
+        "test_one_refused_item_stays_one":
+            "the GitHub door delivers nothing itself: its one answer is a file the workflow "
+            "posts, and no seat's notice goes through it, so there is no item a transport "
+            "could refuse while others go on",
+        "test_a_misspelt_move_word_gets_the_same_rejection_at_every_door":
+            "the game is sealed, and a public issue never shows why a move was refused or "
+            "the closest legal moves (they may tell the mover's hand): the answer names "
+            "the refused line only (tests/test_github_door.py)",
+    }
+
+    def setup(self, refuse: bool = False) -> None:
+        self.pending: list[tuple[str, str, Path]] = []  # (seat, reference, event file)
+        self.answers: list[tuple[str, Msg]] = []  # (the seat that sent the text, answer)
+        self.ids = 1000
+        new_game(self.path, ",".join(SEATS), "--github",
+                 ",".join(f"{seat}={seat}-gh" for seat in SEATS))
+        self.judge()
+
+    def judge(self) -> str:
+        outputs = []
+        while self.pending:
+            seat, ref, path = self.pending.pop(0)
+            out = self.tmp / f"answer-{ref.replace(':', '-')}.md"
+            out.unlink(missing_ok=True)
+            result = run("judge", self.games, "--github-event", path, "--answer-out", out)
+            assert result.exit_code == 0, result.output
+            outputs.append(result.output)
+            if out.exists():
+                raw = out.read_bytes()
+                self.answers.append((seat, Msg(ref, raw.decode(), len(raw))))
+        self.logs.append("\n".join(outputs))
+        return self.logs[-1]
+
+    def send(self, seat: str, text: str, place: str = "table") -> str:
+        """An issue opened by ``seat`` (there is no other place: ``place`` is the table
+        whatever it says)."""
+        from tests.githubevents import github_event
+
+        self.ids += 1
+        path = self.tmp / f"event-{self.ids}.json"
+        path.write_text(json.dumps(github_event(
+            "issues.opened", title=f"[referee] {self.path.stem}", body=text,
+            login=f"{seat}-gh", text_id=self.ids)), encoding="utf-8")
+        ref = f"issue:{self.ids}"
+        self.pending.append((seat, ref, path))
+        return ref
+
+    def received(self, seat: str) -> list[Msg]:
+        return [msg for who, msg in self.answers if who == seat]
+
+    def table(self) -> list[Msg]:
+        return [msg for _, msg in self.answers]
+
+    def kill_after_move(self, seat: str, text: str) -> str:
+        """The job's process "dies" right after the move is in the file (before it
+        answers); the job is then run again on the same event."""
+        from referee.judge import handling
+
+        before = len(game_log(self.path))
+        ref = self.send(seat, text)
+        sent = self.pending[-1]
+
+        def dies(*args: Any, **kwargs: Any) -> None:
+            raise Killed
+
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(handling.Moves, "played", dies)
+            with pytest.raises(Killed):
+                self.judge()
+        assert len(game_log(self.path)) == before + 1, "the move is not in the file"
+        self.pending.append(sent)
+        return ref
+
+
+DRIVERS: dict[str, type[Driver]] = {"mail": MailDriver, "chat": ChatDriver, "toy": ToyDriver,
+                                    "github": GitHubDriver}
