@@ -6,7 +6,9 @@
   decide, with its one-click moves (docs/mail.md);
 * ``chat-direct-room.png``: the posts of a chat judge in a player's direct room, as a
   Matrix client shows their formatted body (docs/chat.md). The judge here posts to a
-  recording stand-in for the homeserver (no network): the posts are the chat door's own.
+  recording stand-in for the homeserver (no network): the posts are the chat door's own;
+* ``site-issue-links.png``: a game's page of ``referee site --github-repo``, the moves
+  of the player who must decide as links that open an issue (docs/git-and-ci.md).
 
 Needs Chromium (.ci/install-browser.sh) and the pictures extra. The PNGs are committed;
 run this again when what they show changes.
@@ -140,6 +142,23 @@ def shot(browser: Any, out: Path, height: int) -> None:
     out.write_bytes(base64.b64decode(taken["data"]))
 
 
+def site_page(tmp: Path) -> Path:
+    from referee.cli import main
+
+    games, out = tmp / "site-games", tmp / "site"
+    games.mkdir()
+    for args in (["new", "staufer", str(games / "g1.json"), "--players", "ann,ben,cat",
+                  "--github", "ann=ann-gh,ben=ben-gh,cat=cat-gh", "--seed", "docs", "--id",
+                  "g1"],
+                 ["site", str(games), "--out", str(out), "--github-repo", "octo-org/games"]):
+        try:
+            main(args)
+        except SystemExit as exc:
+            if exc.code:
+                raise
+    return next(out.glob("g1*/index.html"))
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "img")
@@ -157,7 +176,8 @@ def main(argv: list[str] | None = None) -> None:
             browser.call("Emulation.setDeviceMetricsOverride", session=True, width=860,
                          height=900, deviceScaleFactor=1, mobile=False)
             for name, page, height in (("mail-links.png", mail_page(tmp), 1150),
-                                       ("chat-direct-room.png", chat_page(tmp), 2600)):
+                                       ("chat-direct-room.png", chat_page(tmp), 2600),
+                                       ("site-issue-links.png", site_page(tmp), 1400)):
                 problems = browser.load(page.as_uri())
                 if problems:
                     raise SystemExit(f"{name}: {problems}")

@@ -20,7 +20,7 @@ from referee import engine
 from referee.doors.github import answer as answers
 from referee.doors.github import event as events
 from referee.git import issues
-from referee.judge import handling
+from referee.judge import handling, readings
 from referee.ledger import gamefile, replay, roster, secret
 from tests.conftest import ok, run
 from tests.githubevents import DATA, REPO, github_event, payload
@@ -286,7 +286,7 @@ def test_an_answer_is_bounded_and_its_code_blocks_hold(games: Path, judge: Runne
                                       login="ann-gh", text_id=15))
     assert done.output.startswith("rejected: g1 issue:15"), done.output
     assert answer is not None and len(answer.encode()) <= answers.ANSWER_MAX
-    assert "\U00010400" * (handling.ECHO_MAX + 1) not in answer
+    assert "\U00010400" * (readings.ECHO_MAX + 1) not in answer
     blocks = re.findall(r"^(`{3,})text\n(.*?)\n\1$", answer, re.S | re.M)
     assert blocks and "@everyone" not in re.sub(r"^(`{3,})text\n.*?\n\1$", "", answer,
                                                 flags=re.S | re.M)

@@ -74,7 +74,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "seat": ("bot", N_("Hand PLAYER's seat to a bot (--bot LEVEL) or back to a person "
                        "(--human).")),
     "show": ("pictures", N_("Draw the board of FILE as SVG or PNG, from the same view as "
-                            "`status --json`.")),
+                            "`status --json`, or write it as Markdown (the public view, with "
+                            "issue links for the player to move).")),
     "simulate": ("bot", N_("Play GAMES games of GAME between bots; print wins and mean score "
                            "by seat and by bot, game length, how often each component was "
                            "used or scored, and the assumed component values that (almost) "
