@@ -49,6 +49,22 @@ def dearer_light_blue(files: dict[str, Any]) -> None:
     spaces["light_blue_costs"][0] += 1
 
 
+def register(name: str, files: dict[str, Any]) -> str:
+    """Make the data files ``files`` known as a released version of game ``name`` in this
+    process (beside data/versions/); returns its pin."""
+    digest = dataversions.digest_of(name, files)
+    dataversions._registered.setdefault(name, {})[digest] = json.loads(json.dumps(files))
+    return f"{dataversions.split_pin(dataversions.current_pin(name))[0]}" \
+        f"{dataversions.SEPARATOR}{digest}"
+
+
+def unregister(name: str, digest: str) -> None:
+    """Forget a version :func:`register` added, and the game objects built from it."""
+    dataversions._registered.get(name, {}).pop(digest, None)
+    for key in [k for k in dataversions._games if k[0] == name and k[2] == digest]:
+        del dataversions._games[key]
+
+
 @pytest.fixture
 def variant() -> Iterator[Callable[[str, Callable[[dict[str, Any]], None]], str]]:
     """Register a released version with one assumed value changed; returns its pin."""
@@ -57,14 +73,14 @@ def variant() -> Iterator[Callable[[str, Callable[[dict[str, Any]], None]], str]
     def make(name: str, edit: Callable[[dict[str, Any]], None]) -> str:
         files = current_files(name)
         edit(files)
-        pin = dataversions.register(name, files)
+        pin = register(name, files)
         assert pin != dataversions.current_pin(name)
         made.append((name, dataversions.split_pin(pin)[1]))
         return pin
 
     yield make
     for name, digest in made:
-        dataversions.unregister(name, digest)
+        unregister(name, digest)
 
 
 def new_game(tmp_path: Path, name: str, pin: str, n: int = 3) -> Path:

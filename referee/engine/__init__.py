@@ -328,10 +328,6 @@ def determinize(game: Game, state: State, player: str, rng: Rng) -> State:
     return found(state, player, rng)
 
 
-def has_bots(game: Game) -> bool:
-    return callable(getattr(game, "determinize", None))
-
-
 def assumptions(game: Game) -> list[Assumption]:
     found = getattr(game, "assumptions", None)
     return list(found()) if found else []
