@@ -564,12 +564,6 @@ class Match(msgspec.Struct):
         self.game.apply(self.state, player, move)
         self.log.append((player, move))
 
-    def submit(self, player: str, text: str) -> Move:
-        """Resolve ``text`` for ``player`` and play it. Raises the MoveError kinds."""
-        move = resolve_move(self.game, self.state, player, text)
-        self.play(player, move)
-        return move
-
 
 def random_playout(match: Match, rng: Rng, max_moves: int = 100_000) -> int:
     """Play uniformly random legal moves until the game ends; returns moves played.
