@@ -70,17 +70,15 @@ def _package(name: str) -> ModuleType:
 
 
 class _DataApi:
-    """A game package's data functions: ``current_files()``, ``data_digest(files)``,
-    ``play_data(files)``."""
+    """The data functions of a game package that keeps versions (it has
+    ``data_digest``, which its game object's ``data_version`` uses): ``current_files()``
+    and ``play_data(files)``."""
 
     def __init__(self, module: Any) -> None:
         self.module = module
 
     def current_files(self) -> dict[str, Any]:
         return dict(self.module.current_files())
-
-    def data_digest(self, files: Mapping[str, Any]) -> str:
-        return str(self.module.data_digest(dict(files)))
 
     def play_data(self, files: Mapping[str, Any]) -> Any:
         return self.module.play_data(dict(files))
@@ -145,11 +143,6 @@ def files_of(name: str, digest: str) -> dict[str, Any]:
     if not isinstance(files, dict):
         raise GameFileError(f"the released {name} data version {digest} holds no data files")
     return files
-
-
-def digest_of(name: str, files: Mapping[str, Any]) -> str:
-    """The data digest of the data files ``files`` of game ``name``."""
-    return _data(name).data_digest(files)
 
 
 def release(name: str) -> Path | None:
