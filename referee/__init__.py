@@ -3,6 +3,11 @@
 The package root holds the version and the one helper every command runs before its
 imports: imports without the garbage collector's passes over them.
 
+What a library user may import from here is :data:`__all__`: the version and the four
+public modules (``engine``, the game SDK with its own ``__all__``; ``errors``; ``i18n``;
+``pictures``, the drawing toolkit). Everything else of the package, the helpers below
+included, is internal and may change in any release (docs/api.md).
+
 An import allocates many objects (functions, classes, their dicts and annotations) and
 hardly any cycle worth collecting, yet CPython's collector runs every 700 allocations
 and walks every young object again and again, and once more at exit: over a command's
@@ -22,6 +27,8 @@ import gc
 import importlib
 from collections.abc import Iterator
 from types import ModuleType
+
+__all__ = ["__version__", "engine", "errors", "i18n", "pictures"]
 
 __version__ = "0.5.0"
 

@@ -6,6 +6,21 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+__all__ = [
+    "AmbiguousMove",
+    "ConcurrentWriteError",
+    "GameFileError",
+    "IllegalMove",
+    "MalformedMove",
+    "MoveError",
+    "NotImplementedRule",
+    "NotYourTurn",
+    "RefereeError",
+    "ReplayError",
+    "SealedError",
+    "UsageError",
+]
+
 
 class RefereeError(Exception):
     """Base class. ``exit_code`` is what the CLI exits with (1: rejected, 2: usage)."""

@@ -184,6 +184,12 @@ def prefixed_only(item: HiddenItem) -> bool:
     return all(_PREFIXED.fullmatch(t) for t in item.tokens)
 
 
+def has_bots(game: Game) -> bool:
+    """Whether bots can play ``game`` (it has the capability ``determinize``): only then
+    can :func:`assert_views_hide` re-deal what a viewer cannot see."""
+    return callable(getattr(game, "determinize", None))
+
+
 def assert_views_hide(game: Game, state: Any, viewers: Sequence[str | None] | None = None,
                       seeds: int = 3) -> None:
     """Each viewer's view and text are unchanged when what they cannot see is re-dealt:

@@ -49,6 +49,28 @@ def dearer_light_blue(files: dict[str, Any]) -> None:
     spaces["light_blue_costs"][0] += 1
 
 
+def digest_of(name: str, files: dict[str, Any]) -> str:
+    """The data digest that game ``name``'s package gives the data files ``files`` (its
+    ``data_digest``, the package contract of docs/adding-a-game.md)."""
+    return str(sys.modules[type(get_game(name)).__module__].data_digest(dict(files)))
+
+
+def register(name: str, files: dict[str, Any]) -> str:
+    """Make the data files ``files`` known as a released version of game ``name`` in this
+    process (beside data/versions/); returns its pin."""
+    digest = digest_of(name, files)
+    dataversions._registered.setdefault(name, {})[digest] = json.loads(json.dumps(files))
+    return f"{dataversions.split_pin(dataversions.current_pin(name))[0]}" \
+        f"{dataversions.SEPARATOR}{digest}"
+
+
+def unregister(name: str, digest: str) -> None:
+    """Forget a version :func:`register` added, and the game objects built from it."""
+    dataversions._registered.get(name, {}).pop(digest, None)
+    for key in [k for k in dataversions._games if k[0] == name and k[2] == digest]:
+        del dataversions._games[key]
+
+
 @pytest.fixture
 def variant() -> Iterator[Callable[[str, Callable[[dict[str, Any]], None]], str]]:
     """Register a released version with one assumed value changed; returns its pin."""
@@ -57,14 +79,14 @@ def variant() -> Iterator[Callable[[str, Callable[[dict[str, Any]], None]], str]
     def make(name: str, edit: Callable[[dict[str, Any]], None]) -> str:
         files = current_files(name)
         edit(files)
-        pin = dataversions.register(name, files)
+        pin = register(name, files)
         assert pin != dataversions.current_pin(name)
         made.append((name, dataversions.split_pin(pin)[1]))
         return pin
 
     yield make
     for name, digest in made:
-        dataversions.unregister(name, digest)
+        unregister(name, digest)
 
 
 def new_game(tmp_path: Path, name: str, pin: str, n: int = 3) -> Path:
@@ -348,7 +370,7 @@ def test_data_lists_the_released_versions(variant: Any) -> None:
 def test_damaged_snapshots_are_refused_clearly(tmp_path: Path, monkeypatch: Any) -> None:
     files = current_files("staufer")
     second_place_plus_one(files)
-    digest = dataversions.digest_of("staufer", files)
+    digest = digest_of("staufer", files)
     folder = tmp_path / "versions"
     folder.mkdir()
     monkeypatch.setattr(dataversions, "versions_dir", lambda name: folder)
@@ -365,7 +387,7 @@ def test_damaged_snapshots_are_refused_clearly(tmp_path: Path, monkeypatch: Any)
     (folder / f"{digest}.json").write_text(json.dumps({"files": other}), encoding="utf-8")
     result = run("status", path)
     assert result.exit_code == 1
-    wrong = dataversions.digest_of("staufer", other)
+    wrong = digest_of("staufer", other)
     assert (f"error: the released staufer data version {digest} is damaged: its files hash "
             f"to staufer-2+data.{wrong}") in result.output
     assert f"staufer_data_{digest}" not in sys.modules
@@ -412,7 +434,7 @@ def test_release_keeps_the_current_data_once(tmp_path: Path, monkeypatch: Any) -
     assert ok("release-data", "dynasties").output == f"dynasties: released {pin} in {written}\n"
     body = json.loads(written.read_text(encoding="utf-8"))
     assert body["rules"] == pin
-    assert dataversions.digest_of("dynasties", body["files"]) == digest
+    assert digest_of("dynasties", body["files"]) == digest
     assert ok("release-data", "dynasties").output == f"dynasties: {pin} was released\n"
     assert json.loads(ok("release-data", "dynasties", "--json").output) == [
         {"game": "dynasties", "pin": pin, "file": None, "released": False}]

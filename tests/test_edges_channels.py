@@ -409,12 +409,17 @@ def test_the_connection_guard_alone_stops_every_attack(
         assert tap.connections
 
 
+def in_a_send() -> bool:
+    """Whether this code runs inside a guarded send (guard.guarded)."""
+    return guard._ACTIVE.get() is not None
+
+
 def test_a_dns_answer_that_changes_after_the_check_is_refused_at_the_connection(
         tmp_path: Path, http_tap: Tap, hosts: dict[str, Entry],
         public_stand_in: None) -> None:
     # "public" (127.0.0.2) for every look-up outside a send, loopback inside it: the
     # answer an attacker's DNS gives between the check and the connection
-    hosts["rebind.example.org"] = lambda: ["127.0.0.1" if guard.active() else "127.0.0.2"]
+    hosts["rebind.example.org"] = lambda: ["127.0.0.1" if in_a_send() else "127.0.0.2"]
     path = sealed_game(tmp_path)
     url = f"json://rebind.example.org:{http_tap.port}/rebound"
     result = run("notify", path, "--as", "ann", url, "--test")

@@ -37,6 +37,17 @@ SENDER = "Referee <referee@example.org>"
 TOKEN_SHAPE = re.compile(r"^[a-z2-7]{4}-[a-z2-7]{4}-[a-z2-7]{4}-[a-z2-7]{4}$")
 
 
+def is_authentic(reply: Reply, key: bytes) -> bool:
+    """The token check alone (referee.mail.intake makes the whole one): the reply names
+    a game and a player, is no auto-reply, and carries that player's token."""
+    return (
+        not reply.automatic
+        and reply.game_id is not None
+        and reply.player is not None
+        and mail.check_token(key, reply.game_id, reply.player, reply.token)
+    )
+
+
 def tok(player: str, game: str = GAME) -> str:
     return mail.player_token(KEY, game, player)
 
@@ -317,12 +328,11 @@ def test_plain_top_posted_reply_with_signature_and_quote() -> None:
     assert reply.sender == "ann@example.org"
     assert (reply.game_id, reply.player, reply.move_number) == (GAME, "ann", 7)
     assert reply.moves == ("place knight Augsburg",)
-    assert reply.move_text == "place knight Augsburg"
     assert reply.token == tok("ann")
     assert reply.in_reply_to == ANN_ID
     assert reply.message_id == "<CAF1234abcd@mail.example.org>"
     assert not reply.forwarded and not reply.automatic
-    assert mail.is_authentic(reply, KEY)
+    assert is_authentic(reply, KEY)
 
 
 def test_bottom_posted_reply_with_wrapped_attribution_and_mobile_signature() -> None:
@@ -334,7 +344,7 @@ def test_bottom_posted_reply_with_wrapped_attribution_and_mobile_signature() -> 
     )
     reply = mail.parse_reply(raw_mail(body))
     assert reply.moves == ("buy 2 grain",)
-    assert mail.is_authentic(reply, KEY)
+    assert is_authentic(reply, KEY)
 
 
 def test_quoted_token_is_not_a_token_and_quoted_lines_are_not_moves() -> None:
@@ -344,14 +354,14 @@ def test_quoted_token_is_not_a_token_and_quoted_lines_are_not_moves() -> None:
     assert reply.token is None
     assert reply.moves == ()
     assert (reply.game_id, reply.player) == (GAME, "ann")  # identified, not authenticated
-    assert not mail.is_authentic(reply, KEY)
+    assert not is_authentic(reply, KEY)
 
 
 def test_own_token_line_when_the_subject_was_lost() -> None:
     body = f"place knight Ulm\ntoken: {tok('ann').upper()}\n\n" + quote(referee_body())
     reply = mail.parse_reply(raw_mail(body, subject="my move"))
     assert reply.moves == ("place knight Ulm",)
-    assert mail.is_authentic(reply, KEY)
+    assert is_authentic(reply, KEY)
 
 
 def test_several_moves_and_a_bare_move_line() -> None:
@@ -375,7 +385,7 @@ def test_html_only_reply() -> None:
     reply = mail.parse_reply(raw_mail(html_body, content_type="text/html; charset=UTF-8"))
     assert reply.moves == ("place knight Augsburg & pass",)
     assert reply.token == tok("ann")  # from the subject
-    assert mail.is_authentic(reply, KEY)
+    assert is_authentic(reply, KEY)
     # the token inside the <blockquote> does not count
     bare = mail.parse_reply(
         raw_mail(html_body, subject="Re: turn", content_type="text/html; charset=UTF-8")
@@ -416,7 +426,7 @@ def test_multipart_alternative_prefers_plain() -> None:
     msg.add_alternative("<p>something else</p>", subtype="html")
     reply = mail.parse_reply(msg.as_bytes())
     assert reply.moves == ("pass",)
-    assert mail.is_authentic(reply, KEY)
+    assert is_authentic(reply, KEY)
 
 
 def test_outlook_top_post_with_unquoted_original() -> None:
@@ -465,7 +475,7 @@ def test_forwarded_mail_does_not_authenticate_the_receiver() -> None:
         assert reply.token is None
         assert reply.moves == ("place knight Ulm",)
         assert (reply.game_id, reply.player) == (GAME, "ann")
-        assert not mail.is_authentic(reply, KEY)
+        assert not is_authentic(reply, KEY)
         assert reply.warnings
     # even with the subject edited, the forwarded-message marker in the body counts
     reply = mail.parse_reply(
@@ -477,7 +487,7 @@ def test_forwarded_mail_does_not_authenticate_the_receiver() -> None:
             references=None,
         )
     )
-    assert reply.forwarded and not mail.is_authentic(reply, KEY)
+    assert reply.forwarded and not is_authentic(reply, KEY)
 
 
 def test_forward_as_attachment_identifies_but_does_not_authenticate() -> None:
@@ -493,7 +503,7 @@ def test_forward_as_attachment_identifies_but_does_not_authenticate() -> None:
     assert (reply.game_id, reply.player, reply.move_number) == (GAME, "ann", 7)
     assert reply.forwarded
     assert reply.moves == ("pass",)
-    assert not mail.is_authentic(reply, KEY)
+    assert not is_authentic(reply, KEY)
 
 
 def test_missing_token() -> None:
@@ -502,7 +512,7 @@ def test_missing_token() -> None:
     assert (reply.game_id, reply.player) == (GAME, "ann")
     assert reply.token is None
     assert reply.moves == ("place knight Ulm",)
-    assert not mail.is_authentic(reply, KEY)
+    assert not is_authentic(reply, KEY)
 
 
 def test_forged_from_with_a_wrong_token() -> None:
@@ -514,7 +524,7 @@ def test_forged_from_with_a_wrong_token() -> None:
         assert reply.sender == "ann@example.org"
         assert reply.player == "ann"
         assert reply.token == fake
-        assert not mail.is_authentic(reply, KEY)
+        assert not is_authentic(reply, KEY)
 
 
 def test_auto_reply_is_never_authentic() -> None:
@@ -527,7 +537,7 @@ def test_auto_reply_is_never_authentic() -> None:
     )
     assert reply.automatic
     assert reply.token == tok("ann")
-    assert not mail.is_authentic(reply, KEY)
+    assert not is_authentic(reply, KEY)
 
 
 def test_reply_without_references_uses_the_thread_root() -> None:
@@ -547,7 +557,7 @@ def test_garbage_does_not_crash() -> None:
     ):
         reply = mail.parse_reply(raw)
         assert isinstance(reply, Reply)
-        assert not mail.is_authentic(reply, KEY)
+        assert not is_authentic(reply, KEY)
 
 
 # --------------------------------------------------------------------------- rejection
@@ -583,7 +593,7 @@ def test_rejection_is_threaded_to_the_players_mail() -> None:
         )
     )
     assert (again.game_id, again.player) == (GAME, "ann")
-    assert mail.is_authentic(again, KEY)
+    assert is_authentic(again, KEY)
 
 
 def test_rejection_subject_never_carries_the_players_subject() -> None:

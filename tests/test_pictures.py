@@ -14,7 +14,7 @@ import pytest
 from referee.engine import Match, get_game
 from referee.engine import rng as rngmod
 from referee.engine.rng import Rng
-from referee.ledger import gamefile, replay, vouch
+from referee.ledger import fileio, gamefile, replay, vouch
 from referee.ledger import secret as secretmod
 from referee.pictures import draw_svg, svg_to_png
 from referee.pictures.changes import Marks, changed_paths, new_events
@@ -49,7 +49,9 @@ def make_game(folder: Path, name: str, n: int, moves: int | None = None,
     path = folder / (file or f"{game_id}.json")
     writecore.create(path, data)
     if sealed:
-        secretmod.write_secret(secretmod.default_secret_path(path), game_id, seed)
+        fileio.write_atomic(secretmod.default_secret_path(path),
+                            secretmod.secret_text(game_id, seed).encode(), mode=0o600,
+                            exclusive=True, what="secret file")
     return path
 
 

@@ -8,6 +8,11 @@ draws from (``rng``), dealing (``deal``) and laying out text boards (``textlayou
 the drawing toolkit a game's pictures use is :mod:`referee.pictures`. May import:
 :mod:`referee.errors` and :mod:`referee.i18n` only.
 
+The API is declared: :data:`__all__` names everything public, the three public modules
+``rng``, ``deal`` and ``textlayout`` among them (each with its own ``__all__``);
+``registry`` and ``bounds`` are internal (import the registry's names from here), and so
+is every name of this module that ``__all__`` leaves out (docs/api.md).
+
 One definition of legality: a game generates its legal moves in one function
 (``legal_moves``); a submitted move is accepted only if it is equal to one of them, and
 ``apply`` trusts that and never checks legality a second time.
@@ -47,6 +52,62 @@ from referee.errors import (
     UsageError,
 )
 from referee.i18n import domain
+
+__all__ = [
+    "CORE_FUNCTIONS",
+    "ENTRY_POINTS",
+    "FUNCTIONS",
+    "NUMBER_DIGITS_MAX",
+    "Assumption",
+    "Bots",
+    "Documents",
+    "Explains",
+    "FastLegality",
+    "Game",
+    "HiddenItem",
+    "Inspects",
+    "Interpretation",
+    "Match",
+    "Move",
+    "Option",
+    "Rng",
+    "Seals",
+    "State",
+    "Undo",
+    "assumptions",
+    "copy_state",
+    "data_files",
+    "deal",
+    "determinize",
+    "event_text",
+    "fingerprint",
+    "full_options",
+    "functions_from",
+    "game_module",
+    "game_names",
+    "get_game",
+    "hidden_items",
+    "interpretations",
+    "invariants",
+    "is_legal",
+    "legal_strings",
+    "legend",
+    "new_events",
+    "packaged_games",
+    "pictures",
+    "private_fields",
+    "public_text",
+    "random_playout",
+    "register",
+    "resolve_move",
+    "reveals",
+    "rng",
+    "textlayout",
+    "usage",
+    "view_events",
+    "view_round",
+    "why_illegal",
+]
 
 _, N_, ngettext = domain("referee")
 
@@ -328,10 +389,6 @@ def determinize(game: Game, state: State, player: str, rng: Rng) -> State:
     return found(state, player, rng)
 
 
-def has_bots(game: Game) -> bool:
-    return callable(getattr(game, "determinize", None))
-
-
 def assumptions(game: Game) -> list[Assumption]:
     found = getattr(game, "assumptions", None)
     return list(found()) if found else []
@@ -345,10 +402,7 @@ def interpretations(game: Game) -> list[Interpretation]:
 def data_files(game: Game) -> dict[str, Any]:
     """All component data for ``referee data`` ({} for a game that documents none)."""
     found = getattr(game, "data_files", None)
-    if found is not None:
-        return dict(found())
-    legacy = getattr(game, "data", None)  # TEMPORARY until the game packages have game()
-    return dict(legacy()) if callable(legacy) else {}
+    return dict(found()) if found is not None else {}
 
 
 def invariants(game: Game, state: State) -> list[str]:
@@ -390,7 +444,7 @@ def reveals(game: Game, before: State, after: State) -> bool | None:
     return bool(found(before, after)) if found else None
 
 
-def capability(game: Game, name: str) -> Any:
+def _capability(game: Game, name: str) -> Any:
     """The game's module or object for ``name`` (``pictures``, ``usage``, ``legend``), or
     None. The attribute may hold the object or a module's dotted name, imported now
     (so that a game's pictures cost nothing until drawn)."""
@@ -401,19 +455,19 @@ def capability(game: Game, name: str) -> Any:
 def pictures(game: Game) -> Any:
     """The game's SVG drawing (``draw(view, marks, since, pieces)``, optionally
     ``tiles(view)``), or None: then :mod:`referee.pictures.generic` draws it."""
-    return capability(game, "pictures")
+    return _capability(game, "pictures")
 
 
 def usage(game: Game) -> Any:
     """The game's usage extraction for ``simulate`` (``extract``, ``prefix``,
     ``in_play``), or None."""
-    return capability(game, "usage")
+    return _capability(game, "usage")
 
 
 def legend(game: Game) -> list[str]:
     """Lines explaining the abbreviations of the game's board, for a mail whose board
     does not carry its own; [] for a game whose render has its legend (or none)."""
-    found = capability(game, "legend")
+    found = _capability(game, "legend")
     if found is None:
         return []
     lines = getattr(found, "LINES", found)
@@ -492,7 +546,7 @@ def full_options(game: Game, given: Mapping[str, str]) -> dict[str, str]:
     return out
 
 
-def closest(text: str, candidates: Sequence[str], n: int = 5) -> list[str]:
+def _closest(text: str, candidates: Sequence[str], n: int = 5) -> list[str]:
     """The candidates most like ``text`` (for "did you mean")."""
     import difflib  # only for a rejected move
 
@@ -528,7 +582,7 @@ def resolve_move(game: Game, state: State, player: str, text: str) -> Move:
         move = within_bounds(game.move_type, game.parse_move(text, legal), text)
     except (MalformedMove, AmbiguousMove) as exc:
         if not exc.legal:
-            exc.legal = closest(text, notation)
+            exc.legal = _closest(text, notation)
         raise
     if move in legal:
         return move
@@ -536,7 +590,7 @@ def resolve_move(game: Game, state: State, player: str, text: str) -> Move:
     raise IllegalMove(
         _("{move} is not legal: {why}").format(move=repr(canonical),
                                                why=why_illegal(game, state, player, move)),
-        legal=closest(canonical, notation),
+        legal=_closest(canonical, notation),
     )
 
 
@@ -567,12 +621,6 @@ class Match(msgspec.Struct):
         """Apply a move already known to be legal (from resolve or legal_moves)."""
         self.game.apply(self.state, player, move)
         self.log.append((player, move))
-
-    def submit(self, player: str, text: str) -> Move:
-        """Resolve ``text`` for ``player`` and play it. Raises the MoveError kinds."""
-        move = resolve_move(self.game, self.state, player, text)
-        self.play(player, move)
-        return move
 
 
 def random_playout(match: Match, rng: Rng, max_moves: int = 100_000) -> int:

@@ -1,4 +1,5 @@
-"""A parsed move within the bounds its type declares, for every game."""
+"""A parsed move within the bounds its type declares, for every game (internal: the
+engine's ``resolve_move`` checks every parsed move with it)."""
 
 from __future__ import annotations
 

@@ -14,6 +14,8 @@ from typing import Any
 
 from referee.engine.rng import Rng
 
+__all__ = ["STREAM", "Slot", "fresh_rng", "redeal", "redeal_by_kind", "slots_of"]
+
 Slot = tuple[list[Any], int]
 STREAM = "determinize"
 

@@ -1,8 +1,9 @@
 """Finding games: the games this package ships, those registered in the process and
 those installed packages declare as entry points; :func:`get_game` loads one by name.
 
-Re-exported by :mod:`referee.engine` (``engine.get_game``). May import what the engine's
-own module may: :mod:`referee.errors` and :mod:`referee.i18n` (and ``import_module``).
+Re-exported by :mod:`referee.engine` (``engine.get_game``): this module is internal, its
+public names are imported from there. May import what the engine's own module may:
+:mod:`referee.errors` and :mod:`referee.i18n` (and ``import_module``).
 """
 
 from __future__ import annotations

@@ -23,7 +23,9 @@ import math
 from collections.abc import MutableSequence, Sequence
 from typing import TypeVar
 
-T = TypeVar("T")
+__all__ = ["MIN_SEED_BITS", "Rng", "combine_key", "commitment", "new_seed", "seed_bits"]
+
+_T = TypeVar("_T")
 
 _SPACE = 1 << 256
 
@@ -106,12 +108,12 @@ class Rng:
             if x < limit:
                 return x % n
 
-    def shuffle(self, items: MutableSequence[T], stream: str) -> None:
+    def shuffle(self, items: MutableSequence[_T], stream: str) -> None:
         """Shuffle ``items`` in place (Fisher-Yates, last position first)."""
         for i in range(len(items) - 1, 0, -1):
             j = self.below(i + 1, stream)
             items[i], items[j] = items[j], items[i]
 
-    def choice(self, items: Sequence[T], stream: str) -> T:
+    def choice(self, items: Sequence[_T], stream: str) -> _T:
         """One element of a non-empty sequence."""
         return items[self.below(len(items), stream)]

@@ -11,6 +11,21 @@ from collections.abc import Iterable, Sequence
 
 from referee.i18n import domain
 
+__all__ = [
+    "ALTERNATIVES",
+    "GROUPED_NOTE",
+    "SEPARATOR",
+    "WIDE",
+    "WIDTH",
+    "expand",
+    "fit",
+    "fit_all",
+    "group_moves",
+    "grouped_lines",
+    "merge_one_word",
+    "wrap_items",
+]
+
 _, N_, ngettext = domain("referee")
 
 WIDTH = 80  # a terminal (`status`); a mail is laid out for 78

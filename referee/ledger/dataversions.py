@@ -43,7 +43,9 @@ DIGEST = re.compile(r"[0-9a-f]{12}")  # the data part of a pin
 UPGRADE = "upgrade"  # the ``kind`` of the meta entry that moves a game to other data
 
 _, N_, ngettext = domain("referee")
-_registered: dict[str, dict[str, dict[str, Any]]] = {}  # game -> digest -> files
+# versions known to this process only, beside data/versions/: game -> digest -> files
+# (tests/test_data_versions.py registers its variants of the data here)
+_registered: dict[str, dict[str, dict[str, Any]]] = {}
 _games: dict[tuple[str, str, str], Game] = {}  # (game, rules, digest) -> game object
 
 
@@ -68,17 +70,15 @@ def _package(name: str) -> ModuleType:
 
 
 class _DataApi:
-    """A game package's data functions: ``current_files()``, ``data_digest(files)``,
-    ``play_data(files)``."""
+    """The data functions of a game package that keeps versions (it has
+    ``data_digest``, which its game object's ``data_version`` uses): ``current_files()``
+    and ``play_data(files)``."""
 
     def __init__(self, module: Any) -> None:
         self.module = module
 
     def current_files(self) -> dict[str, Any]:
         return dict(self.module.current_files())
-
-    def data_digest(self, files: Mapping[str, Any]) -> str:
-        return str(self.module.data_digest(dict(files)))
 
     def play_data(self, files: Mapping[str, Any]) -> Any:
         return self.module.play_data(dict(files))
@@ -113,7 +113,7 @@ def versions_dir(name: str) -> Path:
 
 def released(name: str) -> list[str]:
     """Digests of every released data version of game ``name``, sorted; the current data
-    and versions registered with :func:`register` included."""
+    and the versions known to this process only (``_registered``) included."""
     found = {p.stem for p in versions_dir(name).glob("*.json")}
     found |= set(_registered.get(name, {}))
     found.add(split_pin(current_pin(name))[1])
@@ -143,27 +143,6 @@ def files_of(name: str, digest: str) -> dict[str, Any]:
     if not isinstance(files, dict):
         raise GameFileError(f"the released {name} data version {digest} holds no data files")
     return files
-
-
-def digest_of(name: str, files: Mapping[str, Any]) -> str:
-    """The data digest of the data files ``files`` of game ``name``."""
-    return _data(name).data_digest(files)
-
-
-def register(name: str, files: Mapping[str, Any]) -> str:
-    """Make the data files ``files`` known as a released version of game ``name`` for this
-    process (tools and tests; releases on disk come from :func:`release`). Returns its
-    pin."""
-    digest = digest_of(name, files)
-    _registered.setdefault(name, {})[digest] = json.loads(json.dumps(files))
-    return f"{split_pin(current_pin(name))[0]}{SEPARATOR}{digest}"
-
-
-def unregister(name: str, digest: str) -> None:
-    """Forget a version added with :func:`register` (and the game objects built from it)."""
-    _registered.get(name, {}).pop(digest, None)
-    for key in [k for k in _games if k[0] == name and k[2] == digest]:
-        del _games[key]
 
 
 def release(name: str) -> Path | None:

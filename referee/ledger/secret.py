@@ -39,18 +39,6 @@ def secret_text(game_id: str, seed: str) -> str:
     return json.dumps({"format": FORMAT, "game": game_id, "seed": seed}, indent=2) + "\n"
 
 
-def write_secret(path: Path, game_id: str, seed: str) -> None:
-    """Create the secret file with mode 0600 (atomically); never overwrites. Raises
-    UsageError."""
-    data = secret_text(game_id, seed).encode()
-    try:
-        fileio.write_atomic(path, data, mode=0o600, exclusive=True, what="secret file")
-    except UsageError:
-        raise UsageError(f"secret file {path} already exists; choose another") from None
-    except GameFileError as exc:
-        raise UsageError(exc.message) from None
-
-
 def read_secret(path: Path, game_id: str | None = None) -> str:
     """The seed in a secret file. Raises UsageError for a missing or foreign file."""
     try:

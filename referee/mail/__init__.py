@@ -31,7 +31,7 @@ Design of tokens and replies
   make before acting on a reply, shared by the judge and `move --from-email`: it answers
   such an ID (MAC right, written at the current play number), comes from the seat's
   registered address, carries the seat's token, and its own Message-ID is in no log
-  entry. (``is_authentic`` checks the token alone.)
+  entry.
 
 Moves: every own line ``move: X`` is one move, in order (a bare ``move:`` line takes the
 next non-empty line). Without any ``move:`` line the move is the first own line that is
@@ -58,7 +58,7 @@ from referee.mail.outgoing import (
     thread_id,
 )
 from referee.mail.rejections import reference, rejection, stranger_answer
-from referee.mail.replies import Reply, html_to_text, is_authentic, parse_reply
+from referee.mail.replies import Reply, html_to_text, parse_reply
 from referee.mail.tokens import (
     DOMAIN,
     ENVELOPE_SENDER,
@@ -87,7 +87,6 @@ __all__ = [
     "compose",
     "find_ids",
     "html_to_text",
-    "is_authentic",
     "make_id",
     "message_id",
     "normalize_token",

@@ -16,7 +16,7 @@ from html.parser import HTMLParser
 from referee.mail import headers
 from referee.mail.outgoing import _parse_our_id
 from referee.mail.tokens import TOKEN_RE as _TOKEN_RE
-from referee.mail.tokens import MailError, check_token, find_tags
+from referee.mail.tokens import MailError, find_tags
 from referee.play.reading import read_lines
 
 # --------------------------------------------------------------------------- incoming
@@ -24,7 +24,8 @@ from referee.play.reading import read_lines
 
 @dataclass(frozen=True)
 class Reply:
-    """What a player's mail says. Nothing in it is trusted until ``is_authentic``."""
+    """What a player's mail says. Nothing in it is trusted until
+    :mod:`referee.mail.intake` checks it."""
 
     sender: str  # addr-spec of From ("" if none); forgeable
     game_id: str | None
@@ -54,21 +55,6 @@ class Reply:
         """The number of ``lines[k]`` among the player's own non-empty lines (1: the
         first line they wrote): the line of their mail as they count it."""
         return sum(1 for line in self.own[:self.origins[k] + 1] if line)
-
-    @property
-    def move_text(self) -> str | None:
-        """The first move, or None."""
-        return self.moves[0] if self.moves else None
-
-
-def is_authentic(reply: Reply, key: bytes) -> bool:
-    """True when the reply names a game and player and carries that player's token."""
-    return (
-        not reply.automatic
-        and reply.game_id is not None
-        and reply.player is not None
-        and check_token(key, reply.game_id, reply.player, reply.token)
-    )
 
 
 class _HTMLText(HTMLParser):
@@ -423,7 +409,7 @@ class _TimeLimit:
 def parse_reply(raw: bytes) -> Reply:
     """Read a player's mail: who it claims to be from, game, player, token and moves.
 
-    Never trusts anything (see ``is_authentic``). Raises MailError for a mail the
+    Never trusts anything (:mod:`referee.mail.intake` does). Raises MailError for a mail the
     standard library cannot take apart, for one whose MIME parts nest more than
     MAX_MIME_DEPTH levels or number more than MAX_MIME_PARTS (checked before parsing),
     and for one that takes more than PARSE_SECONDS to read (in the main thread).

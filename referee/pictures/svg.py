@@ -207,12 +207,6 @@ class Canvas:
         self.text(x + w / 2, y + h / 2 + size * 0.36, label, parent, size=size,
                   anchor="middle", fill=ink)
 
-    def tostring(self) -> str:
-        """The SVG text as drawn so far (pieces as their placeholders)."""
-        out: list[str] = []
-        write_xml(self.root, out)
-        return "".join(out)
-
     def _p(self, parent: ET.Element | None) -> ET.Element:
         return self.root if parent is None else parent
 

@@ -78,12 +78,6 @@ class Transaction:
     def data(self) -> dict[str, Any]:
         return self.gf.data
 
-    @property
-    def appended(self) -> list[dict[str, Any]]:
-        """The entries appended so far in this transaction (chain and MAC filled in on
-        commit)."""
-        return list(self._entries)
-
     def state(self) -> Match:
         """The replayed state; raises why it could not be rebuilt (SealedError without
         the secret, or the replay's error)."""

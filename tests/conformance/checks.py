@@ -165,7 +165,7 @@ def check_views(game: Game, state: State, players: Sequence[str], where: str,
                           f"columns: {wide[0]!r}")
     try:
         leaks.assert_state_hides(game, state, text, players)
-        if text and engine.has_bots(game):
+        if text and leaks.has_bots(game):
             leaks.assert_views_hide(game, state, [None, *players], seeds=2)
     except AssertionError as exc:
         raise AssertionError(f"{where}: {exc}") from None

@@ -27,6 +27,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from referee import engine
+from tests.leaks import has_bots
 
 PLUGIN = Path(__file__).resolve().parent.parent / "plugin"
 PLUGIN_GAME = "nim"  # the name its entry point declares (tests/plugin/pyproject.toml)
@@ -115,7 +116,7 @@ def survey() -> tuple[dict[str, list[int]], list[str]]:
         games = {name: engine.get_game(name) for name in names}
     assert PLUGIN_GAME in names, f"the plug-in's game is not found: {names}"
     counts = {name: list(range(g.min_players, g.max_players + 1)) for name, g in games.items()}
-    return counts, [name for name, g in games.items() if engine.has_bots(g)]
+    return counts, [name for name, g in games.items() if has_bots(g)]
 
 
 COUNTS, BOTS = survey()

@@ -83,7 +83,7 @@ class DynastiesGame:
         """All component data with source and confidence per value (``referee data``)."""
         return {"version": self.data_version(), **self.data.files}
 
-    # capabilities in modules of this package, imported when used (engine.capability)
+    # capabilities in modules of this package, imported when used (engine.pictures, ...)
     pictures = "referee.games.dynasties.pictures"
     usage = "referee.games.dynasties.usage"
 

@@ -94,7 +94,7 @@ class StauferGame:
         """All component data, with source and confidence per value."""
         return {"version": self.data_version(), "files": self.data.files}
 
-    # capabilities in modules of this package, imported when used (engine.capability)
+    # capabilities in modules of this package, imported when used (engine.pictures, ...)
     pictures = "referee.games.staufer.pictures"
     usage = "referee.games.staufer.usage"
 

@@ -200,11 +200,6 @@ def guarded(*, check: bool = True, deadline: float | None = None) -> Iterator[_S
         send.sockets.clear()
 
 
-def active() -> bool:
-    """Whether this code runs inside a guarded send."""
-    return _ACTIVE.get() is not None
-
-
 def _install() -> None:
     global _installed
     with _INSTALL:

@@ -26,9 +26,8 @@ from typing import Annotated, Any
 
 import msgspec
 
-from referee.engine import Assumption, Option
+from referee.engine import Assumption, Option, Rng
 from referee.errors import GameFileError, MalformedMove
-from referee.rng import Rng
 
 RULES_VERSIONS = ("nim-1", "nim-2")  # oldest first; the last is current
 DATA_FILES = ("nim",)
