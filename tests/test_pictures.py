@@ -255,8 +255,8 @@ def test_show_svg_to_stdout_equals_the_drawing(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("args", "code", "message"), [
-    (["--svg", "OUT", "--png", "OUT"], 2, "exactly one of --svg OUT or --png OUT"),
-    ([], 2, "exactly one of --svg OUT or --png OUT"),
+    (["--svg", "OUT", "--png", "OUT"], 2, "exactly one of --svg OUT, --png OUT or --md OUT"),
+    ([], 2, "exactly one of --svg OUT, --png OUT or --md OUT"),
     (["--as", "zed", "--svg", "OUT"], 2, "'zed' is not a player in this game"),
     (["--since", "99", "--svg", "OUT"], 2, "--since 99: this game has moves 0 to 12"),
     (["--since", "-1", "--svg", "OUT"], 2, "--since -1: this game has moves 0 to 12"),
