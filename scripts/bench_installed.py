@@ -97,14 +97,33 @@ Case = tuple[list[str], Callable[[], object] | None]
 
 
 def cases_of(name: str, bin_: Path, game: Path, moved: Path, move: str,
-             fresh: Callable[[], object]) -> dict[str, Case]:
+             fresh: Callable[[], object], player: str = "ann") -> dict[str, Case]:
     return {
         f"{name}|floor": ([str(bin_ / "python"), "-c", FLOOR], None),
         f"{name}|deps": ([str(bin_ / "python"), "-c", UNAVOIDABLE], None),
-        f"{name}|status": ([str(bin_ / "referee"), "status", str(game), "--as", "ann"], None),
-        f"{name}|move": ([str(bin_ / "referee"), "move", str(moved), "--as", "ann", move],
+        f"{name}|status": ([str(bin_ / "referee"), "status", str(game), "--as", player], None),
+        f"{name}|move": ([str(bin_ / "referee"), "move", str(moved), "--as", player, move],
                          fresh),
     }
+
+
+def mid_game(folder: Path, name: str) -> tuple[Path, bytes, str, str]:
+    """The example 3-player game of ``name`` cut at the middle of its log (a valid file:
+    a prefix of its chain), its bytes, the player to move there and their first legal
+    move."""
+    import json
+
+    from referee.engine import legal_strings
+    from referee.ledger import gamefile, replay
+
+    data = json.loads((ROOT / "examples" / f"{name}-3p.json").read_text())
+    data["log"] = data["log"][:len(data["log"]) // 2]
+    path = folder / f"{name}-mid.json"
+    raw = gamefile.dumps(data).encode()
+    path.write_bytes(raw)
+    match = replay.replay(gamefile.read(path), None)
+    player = match.game.to_move(match.state)[0]
+    return path, raw, player, legal_strings(match.game, match.state, player)[0]
 
 
 def report(venvs: list[str], got: dict[str, tuple[float, float]]) -> list[str]:
@@ -133,6 +152,9 @@ def main() -> None:
                         "when there (delete DIR after changing the tree)")
     parser.add_argument("--no-editable", action="store_true",
                         help="leave out this venv (when it is not an editable install)")
+    parser.add_argument("--game", choices=("new", "staufer", "dynasties"), default="new",
+                        help="the file: a new Staufer game (default), or the example "
+                             "3-player game of GAME cut at the middle of its log")
     args = parser.parse_args()
     started = header()
     with tempfile.TemporaryDirectory() as tmp:
@@ -146,12 +168,16 @@ def main() -> None:
                 for what in WHAT}
         if not args.no_editable:
             bins["editable"] = Path(sys.executable).parent
-        game, raw, move = new_game(Path(tmp))
+        if args.game == "new":
+            game, raw, move = new_game(Path(tmp))
+            player = "ann"
+        else:
+            game, raw, player, move = mid_game(Path(tmp), args.game)
         moved = Path(tmp) / "moved.json"
         cases: dict[str, Case] = {}
         for name, bin_ in bins.items():
             cases |= cases_of(name, bin_, game, moved, move,
-                              lambda: moved.write_bytes(raw))
+                              lambda: moved.write_bytes(raw), player)
         print(f"## Start-up installed from the wheel: median of {args.runs} alternating runs")
         here = Path.cwd()
         os.chdir(tmp)  # outside the source tree: nothing imports it from the folder
@@ -162,7 +188,8 @@ def main() -> None:
     rows = report(list(bins), got)
     print(f"(load average {os.getloadavg()[0]:.1f} at the end)")
     print("\n--- for docs/speed.md ---\n")
-    print(f"One run of `python -m scripts.bench_installed --runs {args.runs}`, {started}, "
+    print(f"One run of `python -m scripts.bench_installed --runs {args.runs} --game "
+          f"{args.game}`, {started}, "
           f"{os.getloadavg()[0]:.1f} at the end.\n")
     print("| venv | import floor (same venv) | `referee status FILE --as P` | "
           "`referee move FILE --as P MOVE` | `python -c \"import click, msgspec\"` |")
