@@ -273,7 +273,7 @@ def aliases(data: Data) -> dict[str, dict[str, str]]:
         "a city": german_aliases({k: c.name for k, c in data.cities.items()},
                                  list(data.cities)),
         "a country": german_aliases(data.country_names, data.countries),
-        "a personality": german_aliases({k: p["name"] for k, p in data.personalities.items()},
+        "a personality": german_aliases({k: p.name for k, p in data.personalities.items()},
                                         list(data.personalities)),
     }
 
