@@ -10,8 +10,6 @@ but two tiles share a name, and the id tells the leak tests which one it is).
 
 from __future__ import annotations
 
-from typing import Any
-
 import msgspec
 
 from referee.engine.textlayout import WIDTH
@@ -22,6 +20,15 @@ from .render import render as board_text
 from .rules import pending, track_order
 from .scoring import tablet_values
 from .state import State
+from .viewtypes import (
+    CityView,
+    LongSpace,
+    PlayerView,
+    TabletView,
+    TrackSpace,
+    View,
+    YouView,
+)
 from .words import N_, _, book_tile, card_text, event, name
 
 KIND_TEXT: dict[type[T.Decision], str] = {  # N_(): translated where used
@@ -92,11 +99,11 @@ def _book_tile(state: State, key: str) -> str:
     return f"{book_tile(key, state.data.country_names)} [{key}]"
 
 
-def view(state: State, viewer: str | None) -> dict[str, Any]:
+def view(state: State, viewer: str | None) -> View:
     t = pending(state)
     d = state.data
     light_blue = d.light_blue_costs
-    out: dict[str, Any] = {
+    out: View = {
         "game": "dynasties",
         "round": state.round,
         "phase": state.phase,
@@ -117,14 +124,11 @@ def view(state: State, viewer: str | None) -> dict[str, Any]:
              "used": state.used[i]}
             for i, key in enumerate(state.personalities)],
         "leonardo": state.name(state.leonardo) if state.leonardo is not None else "-",
-        "passing_track": [
-            {"space": i + 1, "cost_pink": d.track_costs[i], "player": state.name(who)}
-            for i, who in enumerate(state.top)]
-        + [{"space": "long", "players": [state.name(p) for p, _ in state.long]}],
+        "passing_track": _passing_track(state),
         "bonus_spaces": {k: [state.name(p) for p in v] for k, v in state.bonus.items()},
         "free_cities": {k: state.name(v) for k, v in state.free_cities.items()},
         "free_book_city_tiles": len(state.free_books),
-        "tablets": {c: {"tablet": state.tablets[c], **_tablet(state, c)} for c in d.countries},
+        "tablets": {c: _tablet(state, c) for c in d.countries},
         "coats_of_arms_left": dict(zip(d.countries, state.arms, strict=True)),
         "neutral_figures_left": state.neutral,
         "dice": list(state.dice),
@@ -140,23 +144,37 @@ def view(state: State, viewer: str | None) -> dict[str, Any]:
     if viewer is not None:
         for i, pl in enumerate(state.players):
             if pl.id == viewer:
-                out["you"] = {
-                    "player": pl.id,
-                    "hand": [_card(state, n) for n in pl.hand],
-                    "scoring_cards": [_scoring_card(state, c) for c in pl.scoring],
-                    "drawn_scoring_cards": [_scoring_card(state, c) for c in pl.looking],
-                    "book_tiles": [_book_tile(state, b) for b in pl.books],
-                    "index": i,
-                }
+                out["you"] = _you(state, i)
     return out
 
 
-def _tablet(state: State, country: str) -> dict[str, int]:
+def _passing_track(state: State) -> list[TrackSpace | LongSpace]:
+    costs = state.data.track_costs
+    out: list[TrackSpace | LongSpace] = [
+        {"space": i + 1, "cost_pink": costs[i], "player": state.name(who)}
+        for i, who in enumerate(state.top)]
+    out.append({"space": "long", "players": [state.name(p) for p, _ in state.long]})
+    return out
+
+
+def _you(state: State, i: int) -> YouView:
+    pl = state.players[i]
+    return {
+        "player": pl.id,
+        "hand": [_card(state, n) for n in pl.hand],
+        "scoring_cards": [_scoring_card(state, c) for c in pl.scoring],
+        "drawn_scoring_cards": [_scoring_card(state, c) for c in pl.looking],
+        "book_tiles": [_book_tile(state, b) for b in pl.books],
+        "index": i,
+    }
+
+
+def _tablet(state: State, country: str) -> TabletView:
     first, second, crown = tablet_values(state, country)
-    return {"first": first, "second": second, "crown": crown}
+    return {"tablet": state.tablets[country], "first": first, "second": second, "crown": crown}
 
 
-def _player_public(state: State, i: int) -> dict[str, Any]:
+def _player_public(state: State, i: int) -> PlayerView:
     pl = state.players[i]
     order = [p for p, _ in track_order(state)]
     return {
@@ -173,7 +191,7 @@ def _player_public(state: State, i: int) -> dict[str, Any]:
     }
 
 
-def _city(state: State, key: str) -> dict[str, Any]:
+def _city(state: State, key: str) -> CityView:
     c = state.cities[key]
     info = state.data.cities[key]
     return {"city": key, "name": name(info.name), "country": info.country, "symbol": info.symbol,
