@@ -27,6 +27,7 @@ from referee.play.statusview import legal_lines, load, prompt_line, status_json,
 if TYPE_CHECKING:  # the commands import what they use: `status` starts faster
     from referee.engine import Match
     from referee.mail.gamemail import MailIdentify
+    from referee.play.commands import LogRow
     from referee.play.submit import BotMove, Submission
 
 _, N_, ngettext = domain("referee")
@@ -505,7 +506,7 @@ def log(path: Path, viewer: str | None, secret_path: Path | None, as_json: bool)
                _("(sealed game: the position needs the game's secret)"))
 
 
-def log_lines(rows: Sequence[dict[str, Any]]) -> list[str]:
+def log_lines(rows: Sequence[LogRow]) -> list[str]:
     """The log as text: a mark where a round begins, each entry on its line, and under
     it what it made happen (the game's account: scoring, a round's end)."""
     lines: list[str] = []

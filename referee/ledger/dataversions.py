@@ -31,12 +31,15 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from referee.engine import Game, get_game
 from referee.errors import GameFileError, UsageError
 from referee.i18n import domain
 from referee.ledger.fileformat import GAME_MASTER
+
+if TYPE_CHECKING:  # (the file's records: types only)
+    from referee.ledger.records import NewEntry
 
 SEPARATOR = "+data."
 DIGEST = re.compile(r"[0-9a-f]{12}")  # the data part of a pin
@@ -302,9 +305,8 @@ def rules_of(pin: str) -> str:
     return pin.partition(SEPARATOR)[0]
 
 
-def upgrade_entry(data: Mapping[str, Any], target: str) -> dict[str, Any]:
-    """The log entry that moves the game ``data`` to the data version ``target``."""
-    return {"n": len(data["log"]) + 1, "by": GAME_MASTER,
-            "meta": {"kind": UPGRADE, "data": target}}
+def upgrade_entry(target: str) -> NewEntry:
+    """The log entry that moves a game to the data version ``target``."""
+    return {"by": GAME_MASTER, "meta": {"kind": UPGRADE, "data": target}}
 
 

@@ -11,9 +11,8 @@ replays files, so it sits above ``referee.ledger.replay`` (docs/architecture.md#
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
@@ -21,6 +20,9 @@ from referee import engine
 from referee.engine import Match
 from referee.errors import GameFileError, RefereeError, UsageError
 from referee.ledger import dataversions, gamefile, replay
+
+if TYPE_CHECKING:  # (the file's records: types only)
+    from referee.ledger.records import Header
 
 
 @dataclass
@@ -166,7 +168,7 @@ def _illegal_under(match: Match, by: str, move: Any) -> str | None:
 def _replay_upgraded(gf: Any, seed: str | None, target: str) -> str | None:
     """Replay the file with the upgrade entry appended, as ``referee`` will read it from
     then on (undo refusals included); why that fails, or None."""
-    trial = upgraded(gf.data, target, seed)
+    trial = upgraded(gf.doc, target, seed)
     try:
         replay.replay(gamefile.parse(gamefile.dumps(trial)), seed)
     except RefereeError as exc:
@@ -174,8 +176,9 @@ def _replay_upgraded(gf: Any, seed: str | None, target: str) -> str | None:
     return None
 
 
-def upgraded(data: Mapping[str, Any], target: str, seed: str | None) -> dict[str, Any]:
+def upgraded(data: Header, target: str, seed: str | None) -> Header:
     """A copy of the game file ``data`` with the upgrade entry to ``target`` appended."""
-    out = copy.deepcopy(dict(data))
-    gamefile.append_raw(out, dataversions.upgrade_entry(out, target), seed=seed)
+    out = copy.deepcopy(data)
+    gamefile.append_raw(out, {"n": len(out["log"]) + 1, **dataversions.upgrade_entry(target)},
+                        seed=seed)
     return out

@@ -9,9 +9,10 @@ move chosen does and the fallback of a decision without options; :func:`decision
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from itertools import combinations
 from typing import Any, Generic, TypeVar, cast
+
+import msgspec
 
 from . import effects as E
 from . import scoring as S
@@ -52,8 +53,7 @@ def _nothing(state: State, t: T.Decision) -> None:
     """No fallback: a decision without options is skipped."""
 
 
-@dataclass(frozen=True)
-class Kind(Generic[D]):
+class Kind(msgspec.Struct, Generic[D], frozen=True):
     """What a kind of decision does: its legal moves (``options``), the move chosen
     carried out (``resolve``) and, with no option at all, the ``fallback``."""
 

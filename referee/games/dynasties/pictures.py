@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from referee.pictures.changes import NO_MARKS, Marks
 from referee.pictures.svg import (
@@ -18,9 +18,11 @@ from referee.pictures.svg import (
 )
 from referee.pictures.tiles import PAD, Tile, tile
 
-from .state import CountryScoring
-from .viewtypes import CityView, ShipView, TabletView, View, YouView
 from .words import N_, _, figure, name, symbol
+
+if TYPE_CHECKING:  # (types only: the view is plain JSON at run time)
+    from .state import CountryScoring
+    from .viewtypes import CityView, ShipView, TabletView, View, YouView
 
 WIDTH = 1200
 GAP = 14

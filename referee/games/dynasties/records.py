@@ -10,7 +10,8 @@ only describe a value (``source``, ``confidence``, ``note``) stay in the files
 (``Data.files``).
 """
 
-from __future__ import annotations
+# (no `from __future__ import annotations`: msgspec would evaluate every annotation from
+# its string when the class is made, which costs the start of every command)
 
 from typing import Literal, Union
 

@@ -7,13 +7,16 @@ Made from the view (views.view), so it shows exactly what the viewer may see.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from referee import i18n
 from referee.engine.textlayout import WIDTH, fit_all, wrap_items
 
-from .state import CountryScoring
-from .viewtypes import CityView, PersonalityView, View, YouView
 from .words import N_, _, symbol
+
+if TYPE_CHECKING:  # (types only: the view is plain JSON at run time)
+    from .state import CountryScoring
+    from .viewtypes import CityView, PersonalityView, View, YouView
 
 LEGEND = [  # N_(): translated where used
     N_("goods k black, w white, g gold-yellow, b light blue, p pink"),

@@ -7,7 +7,8 @@ and its fingerprint writes each as ``{"k": kind, "p": player, ...}``. A class is
 kind's name in CamelCase (``take_ship``: :class:`TakeShip`), the kind its ``kind``.
 """
 
-from __future__ import annotations
+# (no `from __future__ import annotations`: msgspec would evaluate every annotation from
+# its string when the class is made, which costs the start of every command)
 
 from typing import cast
 

@@ -10,6 +10,8 @@ but two tiles share a name, and the id tells the leak tests which one it is).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import msgspec
 
 from referee.engine.textlayout import WIDTH
@@ -20,16 +22,18 @@ from .render import render as board_text
 from .rules import pending, track_order
 from .scoring import tablet_values
 from .state import State
-from .viewtypes import (
-    CityView,
-    LongSpace,
-    PlayerView,
-    TabletView,
-    TrackSpace,
-    View,
-    YouView,
-)
 from .words import N_, _, book_tile, card_text, event, name
+
+if TYPE_CHECKING:  # (types only: the view is plain JSON at run time)
+    from .viewtypes import (
+        CityView,
+        LongSpace,
+        PlayerView,
+        TabletView,
+        TrackSpace,
+        View,
+        YouView,
+    )
 
 KIND_TEXT: dict[type[T.Decision], str] = {  # N_(): translated where used
     T.Divide: N_("divide the goods on ship {ship1} into two groups"),

@@ -4,7 +4,8 @@ lists, as every renderer and the players' view files hold it); these TypedDicts 
 keys so that a misspelt key fails the type check rather than a game.
 """
 
-from __future__ import annotations
+# (no `from __future__ import annotations`: TypedDict reads NotRequired from the
+# annotations themselves)
 
 from typing import Literal, NotRequired, TypedDict, final
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from referee.pictures.changes import NO_MARKS, Marks
 from referee.pictures.svg import (
@@ -20,7 +20,9 @@ from referee.pictures.tiles import PAD, Tile, Words, tile
 
 from .render import CONDITION_SHORT
 from .texts import N_, _, chest_text, english, figure_name, final_part
-from .viewtypes import Figures, PendingView, RegionView, SeatView, View
+
+if TYPE_CHECKING:  # (types only: the view is plain JSON at run time)
+    from .viewtypes import Figures, PendingView, RegionView, SeatView, View
 
 WIDTH = 1200
 PANEL_W, PANEL_H = 384, 236

@@ -7,10 +7,14 @@ layout is the same board with fewer lines broken.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from referee.engine.textlayout import WIDTH, fit_all, wrap_items
 
 from .texts import N_, _, chest_text, final_part, region_word
-from .viewtypes import PlayerView, RegionView, View
+
+if TYPE_CHECKING:  # (types only: the view is plain JSON at run time)
+    from .viewtypes import PlayerView, RegionView, View
 
 LEGEND = [
     N_("[9/7/5] points for 1st/2nd/3rd most figures"),

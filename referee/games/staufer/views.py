@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .components import AllSeats, Pairs, Series, StauferData
 from .moves import format_move
 from .render import WIDTH, layout
@@ -9,7 +11,9 @@ from .rounds import b_region
 from .rules import legal_moves
 from .state import E, N, State
 from .texts import N_, _, contract_name, event_text, figure_name, region_title
-from .viewtypes import PendingView, PlayerView, RegionView, View
+
+if TYPE_CHECKING:  # (types only: the view is plain JSON at run time)
+    from .viewtypes import PendingView, PlayerView, RegionView, View
 
 CONDITION_TEXT = {
     "king": N_("King's Region"),
