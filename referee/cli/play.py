@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 from msgspec.structs import asdict
@@ -25,7 +25,9 @@ from referee.ledger import gamefile, replay, seats, secret
 from referee.play.statusview import legal_lines, load, prompt_line, status_json, status_text
 
 if TYPE_CHECKING:  # the commands import what they use: `status` starts faster
+    from referee.clocks.clockview import ClockReport
     from referee.engine import Match
+    from referee.ledger.records import BotRecord
     from referee.mail.gamemail import MailIdentify
     from referee.play.commands import LogRow
     from referee.play.submit import BotMove, Submission
@@ -173,9 +175,9 @@ def players_text(gf: gamefile.GameFile) -> str:
                      if p in bots else p for p in gf.players)
 
 
-def bots_json(gf: gamefile.GameFile) -> dict[str, Any]:
+def bots_json(gf: gamefile.GameFile) -> dict[str, BotRecord]:
     """The bot seats now: player -> {"level", "iterations"}."""
-    return {p: b.to_json() for p, b in seats.seats_at(gf.data).bots.items()}
+    return {p: b.record() for p, b in seats.seats_at(gf.data).bots.items()}
 
 
 def bots_done(path: Path, secret_path: Path | None) -> list[BotMove]:
@@ -269,7 +271,7 @@ def sealed_status(gf: gamefile.GameFile, path: Path, viewer: str | None,
 
 
 def status_clock(gf: gamefile.GameFile, path: Path, secret_path: Path | None
-                 ) -> dict[str, Any] | None:
+                 ) -> ClockReport | None:
     """The clocks of a game with a time control (referee/clocks/clock.py), else None."""
     if not replay.has_time_control(gf.data):
         return None
