@@ -77,14 +77,14 @@ class MetaFields(TypedDict, total=False):
     iterations: int | None
     on: bool
     digest: Literal["round"] | int
-    mode: Literal["turn", "every", "digest"]
+    mode: str  # turn, every or digest
     data: str
     lines: list[str]
     sealed: str
     control: ClockRecord | None
     days: int
     lang: str  # en, de
-    via: Literal["also", "only", "off"]
+    via: str  # also, only or off
 
 
 class NewEntry(TypedDict, total=False):

@@ -21,8 +21,29 @@ from referee.engine import Match
 from referee.errors import GameFileError, RefereeError, UsageError
 from referee.ledger import dataversions, gamefile, replay
 
-if TYPE_CHECKING:  # (the file's records: types only)
+if TYPE_CHECKING:  # (types only)
+    from typing import TypedDict
+
+    from referee.ledger.dataversions import Difference
     from referee.ledger.records import Header
+
+    class Scores(TypedDict):
+        pinned: dict[str, int] | None
+        target: dict[str, int] | None
+
+    class UpgradeJson(TypedDict):
+        """`upgrade --json`: what moving the game to ``target`` would change."""
+
+        game: str
+        pinned: str
+        target: str
+        rules: dict[str, str]
+        differences: list[Difference]
+        moves: list[MoveCheck]  # (dataclasses: msgspec writes them as JSON)
+        first_illegal: MoveCheck | None
+        scores: Scores
+        upgradable: bool
+        problem: str | None
 
 
 @dataclass
@@ -46,7 +67,7 @@ class UpgradeReport:
     game: str
     pinned: str
     target: str
-    differences: list[dict[str, Any]]
+    differences: list[Difference]
     moves: list[MoveCheck] = field(default_factory=list)
     problem: str | None = None  # why the game cannot move to the target version
     scores_pinned: dict[str, int] | None = None  # now, under the pinned version
@@ -66,13 +87,12 @@ class UpgradeReport:
         return {"pinned": dataversions.rules_of(self.pinned),
                 "target": dataversions.rules_of(self.target)}
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> UpgradeJson:
         first = self.first_illegal
         return {
             "game": self.game, "pinned": self.pinned, "target": self.target,
             "rules": self.rules, "differences": self.differences,
-            "moves": [m.__dict__ for m in self.moves],
-            "first_illegal": first.__dict__ if first else None,
+            "moves": self.moves, "first_illegal": first,
             "scores": {"pinned": self.scores_pinned, "target": self.scores_target},
             "upgradable": self.upgradable, "problem": self.problem,
         }
