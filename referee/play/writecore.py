@@ -77,10 +77,6 @@ class Transaction:
 
     # --- what the caller reads ----------------------------------------------------------
 
-    @property
-    def data(self) -> dict[str, Any]:
-        return self.gf.data
-
     def state(self) -> Match:
         """The replayed state; raises why it could not be rebuilt (SealedError without
         the secret, or the replay's error)."""
