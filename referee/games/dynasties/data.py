@@ -14,9 +14,7 @@ import json
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, TypeVar, get_args
-
-import msgspec
+from typing import Any, get_args
 
 from referee.engine import Assumption
 from referee.errors import GameFileError, NotImplementedRule
@@ -32,7 +30,6 @@ from .records import (
     Effects,
     PassSpecial,
     Personality,
-    Record,
     ScoringCard,
     Special,
     Tablet,
@@ -41,7 +38,11 @@ from .records import (
 from .words import _
 
 FIGURES: tuple[Figure, ...] = ("prince", "princess")
-EFFECT_OPS = frozenset(kind.__struct_config__.tag for kind in get_args(Effect))
+# the record types by the files' ``op`` and ``kind`` (records.py)
+EFFECT_TYPES: dict[str, type[Effect]] = {k.__struct_config__.tag: k for k in get_args(Effect)}
+SPECIAL_TYPES: dict[str, type[Special]] = {k.__struct_config__.tag: k for k in get_args(Special)}
+SCORING_TYPES: dict[str, type[ScoringCard]] = {k.__struct_config__.tag: k
+                                               for k in get_args(ScoringCard)}
 
 
 @dataclass(frozen=True)
@@ -161,7 +162,7 @@ class Data:
 def load(files: Mapping[str, Any]) -> Data:
     """The data files ``files`` (by name, without ``.json``) as a Data. Raises
     GameFileError for files the notation cannot express, NotImplementedRule for an effect
-    the rules do not know, and ValueError (msgspec's) for a record of the wrong shape."""
+    the rules do not know, and KeyError or TypeError for a record of the wrong shape."""
     raw: dict[str, Any] = copy.deepcopy(dict(files))
     words = vocabulary(raw)
     if words.colours != COLOURS or words.cards < 1:
@@ -173,9 +174,9 @@ def load(files: Mapping[str, Any]) -> Data:
               for c in raw["cities"]["cities"]}
     cards = _action_cards(raw["action_cards"]["action_cards"], cities)
     pers = raw["personalities"]
-    faces = _keyed(msgspec.convert(_known(raw["dice"]["faces"]), list[DieFace]))
+    faces = {f["key"]: DieFace(f["key"], _effects(f["effects"])) for f in raw["dice"]["faces"]}
     track = raw["bonus"]["passing_track"]["top_costs_pink"]
-    scoring = _keyed(msgspec.convert(raw["scoring_cards"]["scoring_cards"], list[ScoringCard]))
+    scoring = {c["key"]: _scoring_card(c) for c in raw["scoring_cards"]["scoring_cards"]}
     deal = raw["action_cards"]["deal"]
     return Data(
         files=raw, digest=data_digest(raw), words=words,
@@ -195,7 +196,8 @@ def load(files: Mapping[str, Any]) -> Data:
         countries=[c["key"] for c in raw["cities"]["countries"]],
         country_names={c["key"]: c["name"] for c in raw["cities"]["countries"]},
         cities=cities,
-        personalities=_keyed(msgspec.convert(_known(pers["personalities"]), list[Personality])),
+        personalities={p["key"]: Personality(p["key"], p["name"], _effects(p["effects"]))
+                       for p in pers["personalities"]},
         light_blue_costs=pers["spaces"]["light_blue_costs"],
         gold_spaces=pers["spaces"]["gold_spaces"],
         gold_personality_cost=pers["spaces"]["gold_cost"],
@@ -203,16 +205,18 @@ def load(files: Mapping[str, Any]) -> Data:
         face_order={f: i for i, f in enumerate(faces)},
         face_effects={k: f.effects for k, f in faces.items()},
         track_costs=track,
-        bonus=_keyed(msgspec.convert(_known(raw["bonus"]["bonus_spaces"]), list[BonusSpace])),
+        bonus={b["key"]: BonusSpace(b["key"], b["text"], b["shareable"], _effects(b["effects"]))
+               for b in raw["bonus"]["bonus_spaces"]},
         scoring=scoring,
         green=[k for k, c in scoring.items() if c.deck == "green"],
         yellow=[k for k, c in scoring.items() if c.deck == "yellow"],
-        tablets=_keyed(msgspec.convert(raw["tablets"]["tablets"], list[Tablet])),
+        tablets={t["key"]: Tablet(t["key"], t["first"], t["second"], t["crown"])
+                 for t in raw["tablets"]["tablets"]},
         action_cards=cards,
         deal={int(k): v for k, v in deal.items() if k.isdigit()},
         later_deal=deal["later_rounds"],
-        book_tiles=_keyed(msgspec.convert(_known(raw["book_tiles"]["book_tiles"]),
-                                          list[BookTile])),
+        book_tiles={t["key"]: BookTile(t["key"], t["kind"], _effects(t["effects"]))
+                    for t in raw["book_tiles"]["book_tiles"]},
         card_trades={n: "trade" in c.actions for n, c in cards.items()},
         card_figures={n: tuple(f for f in FIGURES if f in c.actions)
                       for n, c in cards.items()},
@@ -229,23 +233,29 @@ def load(files: Mapping[str, Any]) -> Data:
     )
 
 
-R = TypeVar("R", bound=Record)
+def _effects(entries: list[Any]) -> Effects:
+    """An entry's effects as records, each of the type its ``op`` names (one the rules do
+    not know: NotImplementedRule, as the interpreter said of such an effect before the
+    files were typed)."""
+    out = []
+    for effect in entries:
+        op = effect.get("op") if isinstance(effect, dict) else None
+        kind = EFFECT_TYPES.get(op) if isinstance(op, str) else None
+        if kind is None:
+            raise NotImplementedRule(f"Dynasties: unknown effect primitive {op!r} in the data")
+        out.append(kind(**{k: v for k, v in effect.items() if k != "op"}))
+    return tuple(out)
 
 
-def _keyed(records: list[R]) -> dict[str, R]:
-    return {r.key: r for r in records}
+def _scoring_card(c: Any) -> ScoringCard:
+    """A scoring card of the file (its ``kind``: the record's type)."""
+    kind = SCORING_TYPES[c["kind"]]
+    return kind(**{name: c[name] for name in kind.__struct_fields__})
 
 
-def _known(entries: list[Any]) -> list[Any]:
-    """``entries``, each of whose effects is one the rules know (else NotImplementedRule,
-    as the interpreter said of such an effect before the files were typed)."""
-    for entry in entries:
-        for effect in entry.get("effects", ()) if isinstance(entry, dict) else ():
-            op = effect.get("op") if isinstance(effect, dict) else None
-            if op not in EFFECT_OPS:
-                raise NotImplementedRule(f"Dynasties: unknown effect primitive {op!r} in the "
-                                         "data")
-    return entries
+def _special(s: Any) -> Special:
+    """An action card's Special Action of the file (its ``kind``: the record's type)."""
+    return SPECIAL_TYPES[s["kind"]](**{k: v for k, v in s.items() if k != "kind"})
 
 
 def _action_cards(entries: list[Any], cities: Mapping[str, City]) -> dict[int, ActionCard]:
@@ -253,7 +263,7 @@ def _action_cards(entries: list[Any], cities: Mapping[str, City]) -> dict[int, A
     out = {}
     for c in entries:
         actions = tuple(c["actions"])
-        special = None if c["special"] is None else msgspec.convert(c["special"], Special)
+        special = None if c["special"] is None else _special(c["special"])
         number = int(c["key"][1:])
         out[number] = ActionCard(number, c["key"], actions, special,
                                  _card_text(actions, special, cities))

@@ -1,7 +1,8 @@
 """The records of the data files as types: effects, Special Actions, personalities, bonus
 spaces, scoring cards, majority tablets and book tiles. A leaf of the package:
-:mod:`.data` reads a set of files into these (msgspec checks every record as it is read)
-and the rules read them through ``state.data``.
+:mod:`.data` reads a set of files into these (a field the type does not have, or an
+effect the rules do not know, is refused as it is read) and the rules read them through
+``state.data``.
 
 An effect is one primitive of the interpreter (:func:`.effects.run`), written in the
 files as ``{"op": "points", "n": 3}``: its type is its ``op``. Every record is frozen,
