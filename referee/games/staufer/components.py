@@ -17,7 +17,7 @@ import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Union
+from typing import Any, Union, get_args
 
 import msgspec
 
@@ -228,15 +228,25 @@ def _chests(mix: dict[str, dict[str, int]]) -> dict[str, tuple[str, str]]:
     return kind
 
 
+RED_TYPES: dict[str, type[RedContract]] = {k.__struct_config__.tag: k
+                                           for k in get_args(RedContract)}
+
+
+def _red(card: Any) -> RedContract:
+    """A red contract of the file (its ``kind``: the record's type; made field by field,
+    not by msgspec.convert, which compiles a type on first use at every start)."""
+    return RED_TYPES[card["kind"]](**{k: v for k, v in card.items() if k != "kind"})
+
+
 def _build(files: Mapping[str, Any]) -> StauferData:
     regions = files["regions"]["regions"]
     keys = tuple(sorted(regions))
     rows = {side: _seat_rows(files, keys, side) for side in BOARD_SIDES}
     mix = {colour: _val(files, "chests", "mix", colour) for colour in CHEST_COLOURS}
     kind = _chests(mix)
-    region_contract = msgspec.convert(_val(files, "contracts", "region"), RegionContracts)
-    blue = msgspec.convert(_val(files, "contracts", "blue"), list[BlueContract])
-    red = msgspec.convert(_val(files, "contracts", "red"), list[RedContract])
+    region_contract = RegionContracts(**_val(files, "contracts", "region"))
+    blue = [BlueContract(**c) for c in _val(files, "contracts", "blue")]
+    red = [_red(c) for c in _val(files, "contracts", "red")]
     supply = _val(files, "supply_board", "spaces")
     return StauferData(
         files=files,
