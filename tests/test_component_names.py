@@ -190,7 +190,7 @@ def test_a_hidden_card_is_found_by_its_german_text() -> None:
     if key in state.green_box:
         state.green_box.remove(key)
     ben.scoring = [key]
-    scoring = _german(name, d.scoring[key]["text"])
+    scoring = _german(name, d.scoring[key].text)
     assert scoring == ">= 2 Figuren in Hispania"
     assert leaks(scoring, dyn_hidden(state, "ann")) == [
         f"card of ben's scoring cards ({scoring!r})"]

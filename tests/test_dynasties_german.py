@@ -134,12 +134,12 @@ def test_catalog_is_complete_and_keeps_placeholders() -> None:
 def test_every_data_name_is_in_the_catalog() -> None:
     d = GAME.data
     names = [*d.country_names.values(), *(c.name for c in d.cities.values()),
-             *(p["name"] for p in d.personalities.values()), *d.colour_names.values(),
-             *(b["text"] for b in d.bonus.values()), *(c["text"] for c in d.scoring.values()),
+             *(p.name for p in d.personalities.values()), *d.colour_names.values(),
+             *(b.text for b in d.bonus.values()), *(c.text for c in d.scoring.values()),
              *d.family_colours]
     missing = [n for n in names if n not in words.COMPONENT_NAMES]
     assert not missing
-    assert {k: b["text"] for k, b in d.bonus.items()} == words.BONUS_TEXT
+    assert {k: b.text for k, b in d.bonus.items()} == words.BONUS_TEXT
 
 
 @pytest.mark.parametrize("city", ["Wien", "Prag", "Köln", "Koeln", "Nürnberg", "Nuernberg"])

@@ -131,7 +131,7 @@ DYNASTIES = {
     "ben's scoring card": (
         public(lambda s: f"scoring:{s.players[1].scoring[0]}"), "card of ben's scoring cards"),
     "ben's scoring card by its text": (
-        public(lambda s: s.data.scoring[s.players[1].scoring[1]]["text"]),
+        public(lambda s: s.data.scoring[s.players[1].scoring[1]].text),
         "card of ben's scoring cards"),
     "a face-down book tile of a city": (
         public(lambda s: f"book:{s.cities['toledo'].books[0]}"),

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
+import msgspec
 import pytest
 
 from referee.errors import GameFileError
@@ -66,3 +67,34 @@ def test_both_validators_reject_the_same_mutations(label: str, mutate: Any) -> N
         gamefile.validate(data)
     with pytest.raises(GameFileError):
         gamefile.validate_strict(data)
+
+
+# --- the typed records (referee/ledger/records.py) name the file format's fields ----------
+RECORDS = [("Header", "GameFileDoc"), ("PlayerRecord", "FilePlayer"), ("BotRecord", "FileBot"),
+           ("RngRecord", "FileRng"), ("ClockRecord", "FileClock"),
+           ("RematchOf", "FileRematchOf"), ("Entry", "LogEntry")]
+
+
+@pytest.mark.parametrize(("typed", "struct"), RECORDS)
+def test_each_typed_record_has_the_fields_of_its_struct(typed: str, struct: str) -> None:
+    """A TypedDict the code builds a part of a file with has exactly the keys of the
+    Struct that checks that part on reading, and requires none the Struct does not."""
+    from referee.ledger import records, schema
+
+    keys = getattr(records, typed)
+    fields = getattr(schema, struct)
+    assert keys.__required_keys__ | keys.__optional_keys__ == set(fields.__struct_fields__)
+    required = {f.name for f in msgspec.structs.fields(fields) if f.required}
+    assert keys.__required_keys__ <= required
+
+
+def test_the_meta_fields_are_those_of_every_meta_record() -> None:
+    import typing
+
+    from referee.ledger import records, schema
+
+    kinds = typing.get_args(schema.MetaRecord)
+    every = {"kind"} | {name for kind in kinds for name in kind.__struct_fields__}
+    keys = records.MetaFields
+    assert keys.__required_keys__ | keys.__optional_keys__ == every
+    assert keys.__required_keys__ == {"kind"}

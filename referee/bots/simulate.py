@@ -11,7 +11,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from statistics import mean
-from typing import Any
+from typing import NotRequired, TypedDict
 
 from referee import engine
 from referee.bots.players import Bot, choose, make_bot
@@ -24,6 +24,53 @@ RARE = 0.05  # an assumed component used in fewer than 5 % of the games is flagg
 MAX_MOVES = 5000  # a game that is not over by then is a bug in the rules
 
 
+class TallyRow(TypedDict):
+    """A group's results: its games, wins (a shared first place split), win rate and
+    mean score; a bot's also its decisions and, for mcts, mean iterations."""
+
+    games: int
+    wins: float
+    win_rate: float
+    mean_score: float
+    decisions: NotRequired[int]
+    mean_iterations: NotRequired[float]
+
+
+class Length(TypedDict):
+    mean: float
+    min: int
+    max: int
+
+
+class Uses(TypedDict):
+    uses: int  # in all games
+    games: int  # games with a use
+
+
+class AssumptionRow(TypedDict):
+    """An assumed value: the component usage that exercises it, in how many games, and a
+    flag (not measured, not in play, rarely used)."""
+
+    key: str
+    usage: str | None
+    games: int | None
+    flag: str
+
+
+class Simulated(TypedDict):
+    """`referee simulate --json`."""
+
+    game: str
+    players: int
+    games: int
+    bots: list[str]
+    by_seat: dict[str, TallyRow]
+    by_bot: dict[str, TallyRow]
+    length: Length
+    components: dict[str, Uses]
+    assumptions: list[AssumptionRow]
+
+
 @dataclass
 class Tally:
     """Results of one group (a seat or a bot)."""
@@ -32,7 +79,7 @@ class Tally:
     wins: float = 0.0
     scores: list[int] = field(default_factory=list)
 
-    def row(self) -> dict[str, Any]:
+    def row(self) -> TallyRow:
         return {"games": self.games, "wins": round(self.wins, 2),
                 "win_rate": round(self.wins / self.games, 3) if self.games else 0.0,
                 "mean_score": round(mean(self.scores), 2) if self.scores else 0.0}
@@ -51,12 +98,12 @@ class Result:
     decisions: Counter[str] = field(default_factory=Counter)  # per bot level
     iterations: Counter[str] = field(default_factory=Counter)  # mcts iterations per level
 
-    def to_json(self, game: Game) -> dict[str, Any]:
+    def to_json(self, game: Game) -> Simulated:
         return {
             "game": self.game, "players": self.players, "games": len(self.lengths),
             "bots": self.bots,
             "by_seat": {k: v.row() for k, v in self.by_seat.items()},
-            "by_bot": {k: v.row() | self.thinking(k) for k, v in self.by_bot.items()},
+            "by_bot": {k: self.thinking(k, v.row()) for k, v in self.by_bot.items()},
             "length": {"mean": round(mean(self.lengths), 1) if self.lengths else 0,
                        "min": min(self.lengths, default=0),
                        "max": max(self.lengths, default=0)},
@@ -65,18 +112,18 @@ class Result:
             "assumptions": self.assumption_rows(game),
         }
 
-    def thinking(self, level: str) -> dict[str, Any]:
-        """Decisions taken by ``level`` and, for mcts, mean iterations per decision with
-        a choice (a single legal move is played without thinking)."""
-        out: dict[str, Any] = {"decisions": self.decisions[level]}
+    def thinking(self, level: str, row: TallyRow) -> TallyRow:
+        """``row`` with the decisions taken by ``level`` and, for mcts, mean iterations
+        per decision with a choice (a single legal move is played without thinking)."""
+        row["decisions"] = self.decisions[level]
         if level == "mcts":
-            out["mean_iterations"] = round(self.iterations[level] / max(
+            row["mean_iterations"] = round(self.iterations[level] / max(
                 self.decisions[level + "-thought"], 1), 1)
-        return out
+        return row
 
-    def assumption_rows(self, game: Game) -> list[dict[str, Any]]:
+    def assumption_rows(self, game: Game) -> list[AssumptionRow]:
         """Every assumed value, the games that exercised it, and a flag if (almost) none."""
-        rows: list[dict[str, Any]] = []
+        rows: list[AssumptionRow] = []
         total = len(self.lengths)
         for a in engine.assumptions(game):
             target = usage_prefix(game, a.key)

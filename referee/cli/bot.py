@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Any
 
 import click
 from msgspec.structs import asdict
 
 from referee.bots import LEVELS, choose, make_bot
-from referee.bots.simulate import Result, simulate
+from referee.bots.simulate import Result, Simulated, TallyRow, simulate
 from referee.cli.common import PATH, command, emit_json, secret_option
 from referee.cli.play import bots_done
 from referee.engine import get_game
@@ -168,7 +167,7 @@ def simulate_command(game_name: str, players: int, games: int, bot_list: str,
         click.echo(line)
 
 
-def _rows(title: str, rows: dict[str, dict[str, Any]]) -> list[str]:
+def _rows(title: str, rows: dict[str, TallyRow]) -> list[str]:
     lines = [f"{title:<10} {'games':>6} {'wins':>7} {'win %':>6} {'mean score':>11}"]
     for name, r in rows.items():
         lines.append(f"{name:<10} {r['games']:>6} {r['wins']:>7} "
@@ -176,7 +175,7 @@ def _rows(title: str, rows: dict[str, dict[str, Any]]) -> list[str]:
     return lines
 
 
-def table(out: dict[str, Any], result: Result) -> list[str]:
+def table(out: Simulated, result: Result) -> list[str]:
     """The simulation as text tables."""
     length = out["length"]
     lines = [f"{out['game']}: {out['games']} games, {out['players']} players, bots "

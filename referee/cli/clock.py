@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, NotRequired, TypedDict
 
 import click
-from msgspec.structs import asdict
+import msgspec
 
 from referee.cli.common import PATH, command, emit_json, secret_option
 from referee.clocks import clock, clockview
@@ -19,12 +19,37 @@ from referee.ledger.fileformat import GAME_MASTER
 _, N_, ngettext = domain("referee")
 
 if TYPE_CHECKING:
+    from referee.clocks.clockview import ClockReport
     from referee.git.vouching import History
     from referee.ledger.identity import Duplicate
+    from referee.play.submit import BotMove, TimedOut
+
+
+class VacationDone(TypedDict):
+    """`referee vacation --json`: the record written, and the clocks when checked."""
+
+    n: int
+    player: str
+    days: int
+    checked: bool
+    clock: NotRequired[ClockReport]
+
+
+class Ticked(TypedDict, total=False):
+    """A game `referee tick` looked at: what it wrote (the timeouts, the bots' moves, the
+    stamp's entry) and the clocks after, or why it could not."""
+
+    file: str
+    history: bool
+    timeouts: list[TimedOut]
+    bot_moves: list[BotMove]
+    stamp: int | None
+    clock: ClockReport
+    error: str
 
 
 def clock_report(path: Path, secret_path: Path | None, settled: bool = False
-                 ) -> dict[str, Any]:
+                 ) -> ClockReport:
     """The clocks of the game at ``path`` now (:func:`referee.clocks.clockview.report`), or with
     ``settled`` as of the last time the referee vouched for (what a published view
     shows: it changes only with the file). Raises SealedError without the secret, and
@@ -94,8 +119,8 @@ def vacation(path: Path, days: int, player: str, secret_path: Path | None,
     gf = gamefile.read(path)
     seed = secret.find_seed(gf, secret_path, path)
     if as_json:
-        out: dict[str, Any] = {"n": entry["n"], "player": player, "days": days,
-                               "checked": seed is not None}
+        out: VacationDone = {"n": entry["n"], "player": player, "days": days,
+                             "checked": seed is not None}
         if seed is not None:
             out["clock"] = clock_report(path, secret_path)
         emit_json(out)
@@ -133,7 +158,7 @@ def tick(games_dir: Path, out_dir: Path | None, as_json: bool) -> None:
     found = [tick_one(path, out_dir, past, copies) for path in paths]
     rows = [r for r in found if r is not None]
     if as_json:
-        emit_json(rows)
+        emit_json(msgspec.to_builtins(rows))
     else:
         if past is None and rows:
             click.echo(f"note: {games_dir} is not in a git repository: tick cannot see "
@@ -161,14 +186,14 @@ def _copies(paths: list[Path]) -> dict[str, Duplicate]:
 
 
 def tick_one(path: Path, out_dir: Path | None, past: History | None = None,
-             copies: Mapping[str, Duplicate] | None = None) -> dict[str, Any] | None:
+             copies: Mapping[str, Duplicate] | None = None) -> Ticked | None:
     """Timeouts, the bots' moves after them and a stamp for one game (None: no clock),
     once :func:`referee.git.vouching.check` holds (``past``: the folder's git history,
     None outside git; ``copies``: the folder's duplicated files)."""
     from referee.git import vouching
     from referee.play import submit
 
-    out: dict[str, Any] = {"file": str(path), "history": past is not None}
+    out: Ticked = {"file": str(path), "history": past is not None}
     try:
         gf = gamefile.read(path)
         if not replay.has_time_control(gf.data):
@@ -181,8 +206,8 @@ def tick_one(path: Path, out_dir: Path | None, past: History | None = None,
         done = submit.timeouts(path)
         played = submit.play_timed_out(path, done)
         stamped = submit.stamp(path)
-        out.update(timeouts=[asdict(t) for t in done], bot_moves=[asdict(b) for b in played],
-                   stamp=stamped["n"] if stamped else None)
+        out["timeouts"], out["bot_moves"] = done, played
+        out["stamp"] = stamped["n"] if stamped else None
         out["clock"] = clock_report(path, None)
         if out_dir is not None:
             write_clock_files(out_dir, path, clock_report(path, None, settled=True))
@@ -191,7 +216,7 @@ def tick_one(path: Path, out_dir: Path | None, past: History | None = None,
     return out
 
 
-def write_clock_files(out_dir: Path, path: Path, rep: dict[str, Any]) -> None:
+def write_clock_files(out_dir: Path, path: Path, rep: ClockReport) -> None:
     import json
 
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -203,11 +228,11 @@ def write_clock_files(out_dir: Path, path: Path, rep: dict[str, Any]) -> None:
                         what="clock view")
 
 
-def tick_line(r: dict[str, Any]) -> str:
+def tick_line(r: Ticked) -> str:
     if "error" in r:
         return f"{r['file']}: ERROR {r['error']}"
-    parts = [f"timeout {t['player']} ({t['then']})" for t in r["timeouts"]]
-    parts += [f"bot move {b['n']} for {b['player']}" for b in r["bot_moves"]]
+    parts = [f"timeout {t.player} ({t.then})" for t in r["timeouts"]]
+    parts += [f"bot move {b.n} for {b.player}" for b in r["bot_moves"]]
     if r["stamp"]:
         parts.append(f"stamped at entry {r['stamp']}")
     return f"{r['file']}: " + (", ".join(parts) or "nothing due")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import click
 
@@ -13,6 +13,26 @@ from referee.errors import UsageError
 from referee.i18n import domain
 from referee.ledger import gamefile, plans, secret
 from referee.play import plan_play, submit
+
+if TYPE_CHECKING:  # (types only)
+    from typing import TypedDict
+
+    class PlanLine(TypedDict):
+        line: str
+        state: str  # what it waits for, in words
+
+    class DroppedLine(TypedDict):
+        line: str
+        at: int  # the entry that dropped it
+        why: str
+
+    class PlanJson(TypedDict):
+        """`plan --json`: the player's plan record, its lines in force, the lines dropped."""
+
+        player: str
+        record: int | None
+        lines: list[PlanLine]
+        dropped: list[DroppedLine]
 
 _, N_, ngettext = domain("referee")
 
@@ -83,7 +103,7 @@ def _show(path: Path, player: str, secret_path: Path | None, as_json: bool) -> N
     click.echo("\n".join(told) if told else _("{player} has no plan.").format(player=player))
 
 
-def _json(book: plans.Book, player: str, since: int) -> dict[str, Any]:
+def _json(book: plans.Book, player: str, since: int) -> PlanJson:
     return {"player": player, "record": book.record_of(player),
             "lines": [{"line": x.line.text, "state": plan_play.describe(x)}
                       for x in book.lines(player)],

@@ -5,9 +5,10 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
+import msgspec
 from msgspec.structs import asdict
 
 from referee import engine
@@ -25,9 +26,42 @@ from referee.ledger import gamefile, replay, seats, secret
 from referee.play.statusview import legal_lines, load, prompt_line, status_json, status_text
 
 if TYPE_CHECKING:  # the commands import what they use: `status` starts faster
+    from referee.clocks.clockview import ClockReport
     from referee.engine import Match
+    from referee.ledger.records import BotRecord
     from referee.mail.gamemail import MailIdentify
-    from referee.play.submit import BotMove, Submission
+    from referee.play.commands import LogRow
+    from referee.play.plan_play import Planned
+    from referee.play.statusview import Status
+    from referee.play.submit import Accepted, BotMove, Submission
+
+    class NewStatus(Status, total=False):
+        """`new --json`: the status, the file, the values assumed, the bot seats and
+        what they played, where the secret went."""
+
+        file: str
+        assumed_values: int
+        bots: dict[str, BotRecord]
+        bot_moves: list[BotMove]
+        secret: str
+
+    class SeatStatus(Status, total=False):
+        """`status --json`: the status, the bot seats, the clocks."""
+
+        bots: dict[str, BotRecord]
+        clock: ClockReport
+
+    class MovedStatus(Status, total=False):
+        """`move --json`: the status after the moves, what was played (by the mover, the
+        plans and the bots), the line of a mail read as the move, the move refused."""
+
+        accepted: str
+        n: int
+        accepted_moves: list[Accepted]
+        bot_moves: list[BotMove]
+        planned_moves: list[Planned]
+        mail_line: int
+        refused: dict[str, object]
 
 _, N_, ngettext = domain("referee")
 
@@ -115,15 +149,14 @@ def new(game_name: str, path: Path, players: str, seed: str | None,
     gf, match, game = made.gf, made.match, made.match.game
     assumed = engine.assumptions(game)
     if as_json:
-        out = status_json(gf, match, None)
-        out["file"] = str(path)
-        out["assumed_values"] = len(assumed)
+        out: NewStatus = {**status_json(gf, match, None), "file": str(path),
+                          "assumed_values": len(assumed)}
         if bots_json(gf):
             out["bots"] = bots_json(gf)
-            out["bot_moves"] = [asdict(b) for b in made.played]
+            out["bot_moves"] = made.played
         if made.secret_path is not None:
             out["secret"] = str(made.secret_path)
-        emit_json(out)
+        emit_json(msgspec.to_builtins(out))
         return
     click.echo(_("created {path}: {title}, players {players}").format(
         path=path, title=game.title, players=players_text(gf)))
@@ -172,9 +205,9 @@ def players_text(gf: gamefile.GameFile) -> str:
                      if p in bots else p for p in gf.players)
 
 
-def bots_json(gf: gamefile.GameFile) -> dict[str, Any]:
+def bots_json(gf: gamefile.GameFile) -> dict[str, BotRecord]:
     """The bot seats now: player -> {"level", "iterations"}."""
-    return {p: b.to_json() for p, b in seats.seats_at(gf.data).bots.items()}
+    return {p: b.record() for p, b in seats.seats_at(gf.data).bots.items()}
 
 
 def bots_done(path: Path, secret_path: Path | None) -> list[BotMove]:
@@ -227,9 +260,12 @@ def status(path: Path, viewer: str | None, secret_path: Path | None, wide: bool,
     clocks = status_clock(gf, path, secret_path)
     if as_json:
         bots = bots_json(gf)
-        out = status_json(gf, match, viewer) | ({"bots": bots} if bots else {})
+        out: SeatStatus = {**status_json(gf, match, viewer)}
+        if bots:
+            out["bots"] = bots
         if clocks:  # a seat that forfeited on time ranks last
-            out |= {"clock": clocks, "ranking": clocks.get("ranking", out["ranking"])}
+            out["clock"] = clocks
+            out["ranking"] = clocks.get("ranking", out["ranking"])
         emit_json(out)
         return
     click.echo(status_text(gf, match, viewer, str(path), wide))
@@ -268,7 +304,7 @@ def sealed_status(gf: gamefile.GameFile, path: Path, viewer: str | None,
 
 
 def status_clock(gf: gamefile.GameFile, path: Path, secret_path: Path | None
-                 ) -> dict[str, Any] | None:
+                 ) -> ClockReport | None:
     """The clocks of a game with a time control (referee/clocks/clock.py), else None."""
     if not replay.has_time_control(gf.data):
         return None
@@ -395,17 +431,15 @@ def played_lines(done: Submission, played: list[BotMove], identify: MailIdentify
     gf, match = reloaded or (done.gf, done.match)
     game, player = match.game, done.player
     if as_json:
-        out = status_json(gf, match, player)
-        out["accepted"] = done.accepted[-1].text
-        out["n"] = done.accepted[-1].n
-        out["accepted_moves"] = [asdict(a) for a in done.accepted]
-        out["bot_moves"] = [asdict(b) for b in played]
-        out["planned_moves"] = [vars(p) for p in done.planned]
+        out: MovedStatus = {**status_json(gf, match, player),
+                            "accepted": done.accepted[-1].text, "n": done.accepted[-1].n,
+                            "accepted_moves": done.accepted, "bot_moves": played,
+                            "planned_moves": done.planned}
         if identify is not None and identify.taken is not None:
             out["mail_line"] = identify.taken.number
         if done.failed is not None:
             out["refused"] = refusal(done).to_json()
-        emit_json(out)
+        emit_json(msgspec.to_builtins(out))
         return
     for line in identify.note() if identify is not None else []:
         click.echo(line)
@@ -505,7 +539,7 @@ def log(path: Path, viewer: str | None, secret_path: Path | None, as_json: bool)
                _("(sealed game: the position needs the game's secret)"))
 
 
-def log_lines(rows: Sequence[dict[str, Any]]) -> list[str]:
+def log_lines(rows: Sequence[LogRow]) -> list[str]:
     """The log as text: a mark where a round begins, each entry on its line, and under
     it what it made happen (the game's account: scoring, a round's end)."""
     lines: list[str] = []

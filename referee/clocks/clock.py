@@ -35,7 +35,7 @@ import dataclasses
 import hashlib
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from referee.clocks.clockmath import (
     DAY,
@@ -70,6 +70,9 @@ from referee.clocks.clockmath import (
 from referee.errors import IllegalMove
 from referee.ledger.fileformat import CLOCK_KINDS, GAME_MASTER
 
+if TYPE_CHECKING:  # (the file's records: types only)
+    from referee.ledger.records import ClockRecord
+
 __all__ = [
     "DAY", "DEFAULT_LEVEL", "HOUR", "MINUTE", "REMINDERS", "TIMEOUTS", "UNITS", "WEEK",
     "ClockError", "Clocks", "Event", "Interval", "SeatClock", "Timeline", "apply",
@@ -86,7 +89,7 @@ class Timeline:
     start, the players, the start time and who is awaited then, and one event per
     entry."""
 
-    control: dict[str, Any] | None
+    control: ClockRecord | None
     players: list[str]
     t0: int
     awaited0: tuple[str, ...]
@@ -166,7 +169,7 @@ def _timeline(gf: Any, seed: str | None) -> Timeline:
     events = [Event(e["n"], vouched[i], e["by"], _clock_meta(e), awaited[i], "mac" in e,
                     _counts_late(log, i, struck), _claimed(e))
               for i, e in enumerate(log)]
-    return Timeline(gf.data.get("clock"), list(gf.players), t0, awaited0,
+    return Timeline(gf.doc.get("clock"), list(gf.players), t0, awaited0,
                     set(seats.header_seats(gf.data)), events, gf.sealed,
                     final.game.ranking(final.state) if over else None)
 
@@ -246,9 +249,10 @@ LATE_HINTS = {
 
 
 def _what_follows(clocks: Clocks) -> str:
-    ctl = clocks.control or {}
-    return LATE_HINTS[ctl.get("timeout", "gm")].format(
-        level=ctl.get("level", DEFAULT_LEVEL))
+    ctl = clocks.control
+    then = ctl["timeout"] if ctl else "gm"
+    return LATE_HINTS[then].format(level=ctl.get("level", DEFAULT_LEVEL) if ctl
+                                   else DEFAULT_LEVEL)
 
 
 def refuse_late_move(gf: Any, seed: str | None, player: str, t: int) -> None:

@@ -22,7 +22,7 @@ import datetime as dt
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from referee.errors import ReplayError, UsageError
 from referee.i18n import domain
@@ -31,6 +31,9 @@ from referee.ledger.fileformat import (
     CLOCK_SECONDS_MIN,
     VACATION_DAYS_MAX,
 )
+
+if TYPE_CHECKING:  # (the file's records: types only)
+    from referee.ledger.records import ClockRecord
 
 _, N_, ngettext = domain("referee")
 
@@ -94,7 +97,7 @@ def parse_timeout(text: str) -> tuple[str, str | None]:
 
 
 def control(pace: str, vacation: int = 0, pause: str | None = None,
-            timeout: str = "gm") -> dict[str, Any]:
+            timeout: str = "gm") -> ClockRecord:
     """The header's ``clock`` object from the command line's options. Raises UsageError."""
     bank, increment, cap = parse_pace(pace)
     if not 0 <= vacation <= VACATION_DAYS_MAX:
@@ -103,13 +106,19 @@ def control(pace: str, vacation: int = 0, pause: str | None = None,
     if pause not in (None, "weekends"):
         raise UsageError(_("--pause: only `weekends`, not {pause}").format(pause=repr(pause)))
     kind, level = parse_timeout(timeout)
-    out: dict[str, Any] = {"bank": bank, "increment": increment, "cap": cap,
-                           "vacation": vacation, "timeout": kind}
+    out: ClockRecord = {"bank": bank, "increment": increment, "cap": cap,
+                        "vacation": vacation, "timeout": kind}
     if pause:
         out["pause"] = pause
     if level:
         out["level"] = level
     return out
+
+
+def control_of(ctl: Mapping[str, Any] | None) -> ClockRecord | None:
+    """A time control as a file holds it (its schema checked it on reading), copied:
+    None for none."""
+    return cast("ClockRecord", dict(ctl)) if ctl else None
 
 
 def format_duration(seconds: int) -> str:
@@ -279,7 +288,7 @@ class Clocks:
     """Every seat's clock at a moment: the time control in force (None: none), the
     seats, who is awaited, and the moment the clocks were last advanced to."""
 
-    control: dict[str, Any] | None
+    control: ClockRecord | None
     seats: dict[str, SeatClock]
     awaited: tuple[str, ...]
     at: int
@@ -347,7 +356,7 @@ def start(ctl: Mapping[str, Any] | None, players: Sequence[str], t: int,
     """The clocks at the start of a game (or of a log prefix)."""
     seats = {p: SeatClock(ctl["bank"] if ctl else 0, ctl["vacation"] if ctl else 0)
              for p in players}
-    clocks = Clocks(dict(ctl) if ctl else None, seats, (), t, set(bots))
+    clocks = Clocks(control_of(ctl), seats, (), t, set(bots))
     _await(clocks, tuple(awaited), t)
     return clocks
 
@@ -406,7 +415,7 @@ def _new_control(clocks: Clocks, ctl: Mapping[str, Any] | None) -> None:
     """The game master's new time control: each bank carries on (within the new cap),
     the vacation days left are the new allowance less those used."""
     before = clocks.control
-    clocks.control = dict(ctl) if ctl else None
+    clocks.control = control_of(ctl)
     if ctl is None:
         return
     for seat in clocks.seats.values():

@@ -4,23 +4,56 @@ JSON and as text lines of at most 78 characters."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, NotRequired, TypedDict
 
 from referee.clocks.clock import Timeline, describe, format_duration, utc_json
 from referee.i18n import domain
 
+if TYPE_CHECKING:
+    from referee.ledger.records import ClockRecord
+
 _, N_, ngettext = domain("referee")
 
 
-def report(tl: Timeline, at: int) -> dict[str, Any]:
+class SeatReport(TypedDict):
+    """One seat's clock: its bank (seconds, and in words), vacation days left, whether it
+    is awaited or a bot's, its timeouts, whether it forfeited, its late moves; while
+    away, the end of its vacation; while awaited, when it times out and what is left."""
+
+    bank: int
+    bank_text: str
+    vacation_left: int
+    awaited: bool
+    bot: bool
+    timeouts: int
+    forfeited: bool
+    late: int
+    on_vacation_until: NotRequired[str]
+    times_out: NotRequired[str]
+    left: NotRequired[int]
+    out_of_time: NotRequired[bool]
+
+
+class ClockReport(TypedDict):
+    """The clocks at a moment (`referee clock --json`): the time control in force and in
+    words, each seat's clock, and once the game is over its ranking."""
+
+    now: str
+    control: ClockRecord | None
+    pace: str | None
+    seats: dict[str, SeatReport]
+    ranking: NotRequired[list[list[str]]]
+
+
+def report(tl: Timeline, at: int) -> ClockReport:
     """The clocks at ``at`` as JSON: the time control, and per seat its bank, vacation
     left, whether it is awaited and when it would time out."""
     clocks = tl.clocks(at)
     running = clocks.running()
-    seats: dict[str, Any] = {}
+    seats: dict[str, SeatReport] = {}
     for pid, seat in clocks.seats.items():
-        row: dict[str, Any] = {
+        row: SeatReport = {
             "bank": max(seat.bank, 0), "bank_text": format_duration(seat.bank),
             "vacation_left": seat.vacation_left, "awaited": pid in running,
             "bot": pid in clocks.bots, "timeouts": seat.timeouts,
@@ -35,9 +68,9 @@ def report(tl: Timeline, at: int) -> dict[str, Any]:
             row["left"] = max(0, due - at)
             row["out_of_time"] = due <= at
         seats[pid] = row
-    out: dict[str, Any] = {"now": utc_json(at), "control": clocks.control,
-                           "pace": describe(clocks.control) if clocks.control else None,
-                           "seats": seats}
+    out: ClockReport = {"now": utc_json(at), "control": clocks.control,
+                        "pace": describe(clocks.control) if clocks.control else None,
+                        "seats": seats}
     if tl.ranking is not None:
         out["ranking"] = ranked(tl.ranking, [p for p, s in clocks.seats.items()
                                              if s.forfeited])
@@ -59,7 +92,7 @@ def seat_prefix(pid: str) -> str:
     return f"  {pid:<12} "
 
 
-def lines(rep: Mapping[str, Any], width: int = 78) -> list[str]:
+def lines(rep: ClockReport, width: int = 78) -> list[str]:
     """The report as text lines of at most ``width`` characters (``clock``, the judge's
     mails): the time control, then one seat a line (continued, indented, if long)."""
     import textwrap
@@ -76,7 +109,7 @@ def lines(rep: Mapping[str, Any], width: int = 78) -> list[str]:
     return out
 
 
-def _seat_parts(row: Mapping[str, Any]) -> list[str]:
+def _seat_parts(row: SeatReport) -> list[str]:
     """What ``clock`` says of one seat: its bank, vacation, and whether it is awaited."""
     parts = [_("bank {bank}").format(bank=row["bank_text"]),
              _("vacation {days}d").format(days=row["vacation_left"])]
@@ -101,7 +134,7 @@ def _ranking(ranking: Sequence[Sequence[str]]) -> str:
     return _("ranking (a forfeit ranks last): {places}").format(places=places)
 
 
-def line(rep: Mapping[str, Any]) -> str | None:
+def line(rep: ClockReport) -> str | None:
     """One line for ``status``: the awaited seats' time left (None: no clock)."""
     if rep["control"] is None:
         return None

@@ -22,11 +22,14 @@ import os
 import subprocess
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from referee.errors import GameFileError, RefereeError
 from referee.git import history
 from referee.ledger import gamefile, replay
+
+if TYPE_CHECKING:
+    from referee.ledger.records import Entry
 
 # --- entry -> text ---------------------------------------------------------------------
 
@@ -137,13 +140,13 @@ class MergeResult:
 
     data: dict[str, Any]
     theirs: gamefile.GameFile
-    kept: list[dict[str, Any]] = field(default_factory=list)  # ours' new entries
-    taken: list[dict[str, Any]] = field(default_factory=list)  # theirs' entries added
+    kept: list[Entry] = field(default_factory=list)  # ours' new entries
+    taken: list[Entry] = field(default_factory=list)  # theirs' entries added
     dropped_from: int | None = None  # theirs.log[dropped_from:] were dropped
 
     @property
-    def dropped(self) -> list[dict[str, Any]]:
-        return [] if self.dropped_from is None else self.theirs.log[self.dropped_from:]
+    def dropped(self) -> list[Entry]:
+        return [] if self.dropped_from is None else self.theirs.entries[self.dropped_from:]
 
     def redo_by(self) -> list[str]:
         """Authors of dropped entries, each once, in log order."""
@@ -204,7 +207,7 @@ def merge_header(base: Mapping[str, Any], ours: Mapping[str, Any],
     return union
 
 
-def _new_entries(base_log: Sequence[Any], log: Sequence[Any], side: str) -> list[Any]:
+def _new_entries(base_log: Sequence[Entry], log: Sequence[Entry], side: str) -> list[Entry]:
     if list(log[:len(base_log)]) != list(base_log):
         raise MergeConflict(f"{side} rewrote or deleted history of the common version")
     return list(log[len(base_log):])
@@ -227,8 +230,8 @@ def merge(base: gamefile.GameFile | None, ours: gamefile.GameFile,
         raise MergeConflict("the two versions are different games")
     base_data = base.data if base is not None else {**_header(ours.data), "log": []}
     header = merge_header(base_data, ours.data, theirs.data)
-    a = _new_entries(base_data["log"], ours.log, "our side")
-    b = _new_entries(base_data["log"], theirs.log, "their side")
+    a = _new_entries(base_data["log"], ours.entries, "our side")
+    b = _new_entries(base_data["log"], theirs.entries, "their side")
     common = 0
     while common < min(len(a), len(b)) and a[common] == b[common]:
         common += 1

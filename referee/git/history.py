@@ -25,7 +25,7 @@ import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from referee.engine import Match
 from referee.engine.rng import commitment
@@ -33,6 +33,9 @@ from referee.errors import GameFileError, ReplayError, UsageError
 from referee.git import delta
 from referee.ledger import gamefile, identity, replay, seats, secret
 from referee.ledger.fileformat import GAME_MASTER, claims_game_file
+
+if TYPE_CHECKING:
+    from referee.ledger.records import Entry
 
 SIGNERS = ".referee/allowed_signers"
 
@@ -304,7 +307,7 @@ def compare(rel: str, old_raw: bytes | None, new_gf: gamefile.GameFile, rev: str
     seed of a sealed game is ``seed`` or found as `check` finds it (the environment, or
     the secret beside the file seen from the current directory)."""
     change = FileChange(rel, created=old_raw is None)
-    old_log: list[dict[str, Any]] = []
+    old_log: list[Entry] = []
     if old_raw is not None:
         try:
             old = gamefile.parse(old_raw, f"{rel} at {rev}")
@@ -314,9 +317,9 @@ def compare(rel: str, old_raw: bytes | None, new_gf: gamefile.GameFile, rev: str
         if changed:
             raise ReplayError(f"the header changed since {rev}: {', '.join(changed)}",
                               hints=["a game's header is fixed once it is created"])
-        old_log = old.log
-        _check_prefix(old_log, new_gf.log, rev)
-    new = new_gf.log[len(old_log):]
+        old_log = old.entries
+        _check_prefix(old_log, new_gf.entries, rev)
+    new = new_gf.entries[len(old_log):]
     change.new_entries = len(new)
     if seed is None:
         seed = secret.find_seed(new_gf, None, Path(rel))
@@ -363,7 +366,7 @@ def check_bot_moves(gf: gamefile.GameFile, seed: str | None, first: int,
     if not targets or (seed is None and gf.sealed):
         return set()
     for i, seat in targets.items():
-        _check_cost(gf.log[i], seat, seats.MAX_ITERATIONS if limit is None else limit)
+        _check_cost(gf.entries[i], seat, seats.MAX_ITERATIONS if limit is None else limit)
     key = gamefile.rng_key(gf, seed)
 
     def look(i: int, match: Match) -> None:  # the state after entry i: before entry i + 1
@@ -399,7 +402,7 @@ def _check_bot_move(gf: gamefile.GameFile, i: int, seat: seats.SeatBot, match: M
                              "FILE` plays them"])
 
 
-def _check_cost(entry: dict[str, Any], seat: seats.SeatBot, limit: int) -> None:
+def _check_cost(entry: Entry, seat: seats.SeatBot, limit: int) -> None:
     if seat.iterations is not None and seat.iterations > limit:
         raise ReplayError(
             f"entry {entry['n']} is a move of {entry['by']}'s bot ({seat.describe()}), above "
@@ -408,7 +411,7 @@ def _check_cost(entry: dict[str, Any], seat: seats.SeatBot, limit: int) -> None:
                    f"{entry['by']} --bot mcts:{limit} --as gm`"])
 
 
-def _check_prefix(old_log: list[dict[str, Any]], new_log: list[dict[str, Any]],
+def _check_prefix(old_log: list[Entry], new_log: list[Entry],
                   rev: str) -> None:
     if len(new_log) < len(old_log):
         raise ReplayError(
@@ -421,7 +424,7 @@ def _check_prefix(old_log: list[dict[str, Any]], new_log: list[dict[str, Any]],
                               "rewritten", hints=["the log is append-only"])
 
 
-def _check_authors(entries: Iterable[dict[str, Any]], author: str) -> None:
+def _check_authors(entries: Iterable[Entry], author: str) -> None:
     for entry in entries:
         if entry["by"] != author:
             who = "the game master" if entry["by"] == GAME_MASTER else entry["by"]

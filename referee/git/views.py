@@ -11,7 +11,7 @@ import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from referee import i18n
 from referee.errors import RefereeError, UsageError
@@ -20,6 +20,9 @@ from referee.ledger import fileio, gamefile, identity, replay, secret
 from referee.ledger.codedigest import code_digest
 from referee.play.statusview import status_json, status_text
 from referee.trust import agebox, publicview, viewsign
+
+if TYPE_CHECKING:
+    from referee.trust.viewsign import ViewDoc
 
 SIGNERS_IN_REPO = Path(history.SIGNERS)  # the file `check --signed` verifies commits with
 
@@ -253,7 +256,7 @@ def expected_of(path: Path, player: str | None) -> tuple[str, str | None]:
     return parts[1], parts[0]
 
 
-def locate_game(doc: dict[str, Any], view_path: Path, game_path: Path | None) -> Path:
+def locate_game(doc: ViewDoc, view_path: Path, game_path: Path | None) -> Path:
     """The game file to verify the view with: ``game_path``, else the file the view
     names at its path in the repository (signed, in a sealed game's view), else the file
     of that name beside the view. Raises ViewError."""
@@ -273,7 +276,7 @@ def locate_game(doc: dict[str, Any], view_path: Path, game_path: Path | None) ->
                              hints=["give --game FILE (the game file from the repository)"])
 
 
-def verify_view(doc: dict[str, Any], path: Path, game_path: Path | None, player: str,
+def verify_view(doc: ViewDoc, path: Path, game_path: Path | None, player: str,
                 stem: str | None) -> str | None:
     """Refuse a view that is not the referee's, not ``player``'s, not of this game or
     older than the game file (viewsign). Returns a note for a view newer than the game
@@ -300,7 +303,7 @@ def verify_view(doc: dict[str, Any], path: Path, game_path: Path | None, player:
     return None
 
 
-def check_replayed(doc: dict[str, Any], gf: gamefile.GameFile, path: Path, game: Path,
+def check_replayed(doc: ViewDoc, gf: gamefile.GameFile, path: Path, game: Path,
                    player: str) -> None:
     """An open game's view (anyone could sign it: the seed is public) is the game
     replayed to the view's move. Raises ViewError."""

@@ -31,12 +31,31 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from referee.engine import Game, get_game
 from referee.errors import GameFileError, UsageError
 from referee.i18n import domain
 from referee.ledger.fileformat import GAME_MASTER
+
+if TYPE_CHECKING:  # (types only: no class to make when every command starts)
+    from typing import TypedDict
+
+    from referee.ledger.records import NewEntry
+
+    class Version(TypedDict):
+        """A data version a game can replay (``referee data``)."""
+
+        pin: str
+        current: bool
+        in_package: bool  # kept in data/versions/
+
+    class Difference(TypedDict):
+        """A play value that differs between two data versions (None: absent there)."""
+
+        path: str
+        old: Any
+        new: Any
 
 SEPARATOR = "+data."
 DIGEST = re.compile(r"[0-9a-f]{12}")  # the data part of a pin
@@ -165,7 +184,7 @@ def on_disk(name: str) -> list[str]:
     return sorted(p.stem for p in versions_dir(name).glob("*.json"))
 
 
-def listing(name: str) -> list[dict[str, Any]]:
+def listing(name: str) -> list[Version]:
     """The data versions game ``name`` can replay: ``{"pin", "current", "in_package"}``
     each (``in_package``: kept in ``data/versions/``). Empty for a game without them."""
     if not keeps_versions(name):
@@ -176,7 +195,7 @@ def listing(name: str) -> list[dict[str, Any]]:
             for d in released(name)]
 
 
-def listing_text(versions: list[dict[str, Any]]) -> str:
+def listing_text(versions: list[Version]) -> str:
     """:func:`listing` for people."""
     if not versions:
         return _("This game keeps no released data versions: games replay with this data "
@@ -286,7 +305,7 @@ def flatten(node: Any, path: str = "") -> dict[str, Any]:
     return {path: node}
 
 
-def differences(name: str, old_pin: str, new_pin: str) -> list[dict[str, Any]]:
+def differences(name: str, old_pin: str, new_pin: str) -> list[Difference]:
     """The play-relevant values that differ between two data versions of game ``name``:
     ``{"path", "old", "new"}`` (a value absent from one version is None there)."""
     if not keeps_versions(name):
@@ -302,9 +321,8 @@ def rules_of(pin: str) -> str:
     return pin.partition(SEPARATOR)[0]
 
 
-def upgrade_entry(data: Mapping[str, Any], target: str) -> dict[str, Any]:
-    """The log entry that moves the game ``data`` to the data version ``target``."""
-    return {"n": len(data["log"]) + 1, "by": GAME_MASTER,
-            "meta": {"kind": UPGRADE, "data": target}}
+def upgrade_entry(target: str) -> NewEntry:
+    """The log entry that moves a game to the data version ``target``."""
+    return {"by": GAME_MASTER, "meta": {"kind": UPGRADE, "data": target}}
 
 

@@ -17,7 +17,7 @@ import json
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import msgspec
 
@@ -43,14 +43,34 @@ from referee.ledger.fileformat import (
 from referee.ledger.schema import check_shape, path_first, sealed_move_type
 from referee.ledger.strictjson import JsonProblem, strict_json
 
+if TYPE_CHECKING:  # (the file's records: types only)
+    from referee.ledger.records import Entry, Header, PlayerRecord, RngRecord
+
 _, N_, ngettext = domain("referee")
 
 
 class GameFile(msgspec.Struct):
-    """A parsed, schema-valid game file: header fields and the raw log entries."""
+    """A parsed, schema-valid game file: header fields and the raw log entries.
+
+    ``data`` is the file's JSON as read (what is hashed and written back); ``doc`` and
+    ``entries`` are the same objects as the typed records of referee/ledger/records.py.
+    (``data`` and ``log`` stay plain JSON for the packages that read them as such.)"""
 
     data: dict[str, Any]
     game: Game
+
+    @classmethod
+    def of(cls, doc: Header, game: Game) -> GameFile:
+        """The GameFile of a header just built (its ``data`` is ``doc`` itself)."""
+        return cls(cast(dict[str, Any], doc), game)
+
+    @property
+    def doc(self) -> Header:
+        return cast("Header", self.data)
+
+    @property
+    def entries(self) -> list[Entry]:
+        return cast("list[Entry]", self.data["log"])
 
     @property
     def players(self) -> list[str]:
@@ -68,8 +88,8 @@ class GameFile(msgspec.Struct):
     def sealed(self) -> bool:
         return "commitment" in self.data["rng"]
 
-    def player(self, pid: str) -> dict[str, Any]:
-        for p in self.data["players"]:
+    def player(self, pid: str) -> PlayerRecord:
+        for p in self.doc["players"]:
             if p["id"] == pid:
                 return p
         raise UsageError(
@@ -363,14 +383,14 @@ def dumps(data: Mapping[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def move_entry(data: Mapping[str, Any], player: str, move: Move) -> dict[str, Any]:
+def move_entry(data: Mapping[str, Any], player: str, move: Move) -> Entry:
     """The log entry for ``move`` by ``player``, to be appended to ``data``'s log (``n``,
     ``by`` and the move; ``prev``, ``at`` and the MAC are the write core's). In a sealed
     game the move's private fields are sealed to the referee recipient and the entry
     carries the public text."""
     game = dataversions.game_of(data)  # the game of the data version in force
     body = msgspec.to_builtins(move)
-    entry: dict[str, Any] = {"n": len(data["log"]) + 1, "by": player}
+    entry: Entry = {"n": len(data["log"]) + 1, "by": player}
     private = engine.private_fields(game, move) if "commitment" in data["rng"] else ()
     if private:
         entry["move"] = {k: v for k, v in body.items() if k not in private}
@@ -381,20 +401,20 @@ def move_entry(data: Mapping[str, Any], player: str, move: Move) -> dict[str, An
     return entry
 
 
-def append_entry(data: dict[str, Any], player: str, move: Move, *, seed: str | None = None,
-                 extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
+def append_entry(data: Header, player: str, move: Move, *, seed: str | None = None,
+                 extra: Entry | None = None) -> Entry:
     """Append the entry for ``move`` to ``data`` in memory (a trial or a test; files are
     written by referee/play/writecore.py). With the ``seed`` the entry carries the MAC."""
     return append_raw(data, move_entry(data, player, move), seed=seed, extra=extra)
 
 
-def append_raw(data: dict[str, Any], entry: dict[str, Any], *, seed: str | None = None,
-               extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
+def append_raw(data: Header, entry: Entry, *, seed: str | None = None,
+               extra: Entry | None = None) -> Entry:
     """Append ``entry`` (n, by and its kind's fields) to ``data`` in memory with ``extra``,
     ``prev``, ``at`` and, in a sealed game whose seed is given, the referee's MAC: for a
     trial replay (``upgrade --dry-run``) and tests. Files are written only by the write
     core (referee/play/writecore.py), which MACs nothing it has not replayed."""
-    entry.update(extra or {})
+    entry.update(extra or {})  # type: ignore[typeddict-item]  # (n and by: the entry's)
     entry["prev"] = next_prev(data)
     entry["at"] = now()
     if seed is not None and "commitment" in data["rng"] and "seed" not in data["rng"]:
@@ -423,7 +443,7 @@ def now() -> str:
 # --- building new games ---------------------------------------------------------------
 
 
-def parse_players(spec: str) -> list[dict[str, Any]]:
+def parse_players(spec: str) -> list[PlayerRecord]:
     """``ann,ben`` or ``ann=Ann Smith <ann@example.org>,ben`` (a name with a comma in double
     quotes: ``ann="Smith, Ann" <ann@example.org>``); ``bot:cat`` or
     ``bot:cat=greedy`` (``random``, ``greedy``, ``mcts`` or ``mcts:ITERATIONS``) for a bot
@@ -436,7 +456,7 @@ def parse_players(spec: str) -> list[dict[str, Any]]:
 
     from referee.ledger.roster import split_list, unquote
 
-    players: list[dict[str, Any]] = []
+    players: list[PlayerRecord] = []
     for part in (s.strip() for s in split_list(spec)):
         if not part:
             raise UsageError(f"empty player name in --players {spec!r}")
@@ -452,9 +472,9 @@ def parse_players(spec: str) -> list[dict[str, Any]]:
         if pid == GAME_MASTER:
             raise UsageError(f"bad player id {pid!r}: it names the game master",
                              hints=["choose another id for this player"])
-        player: dict[str, Any] = {"id": pid, "name": pid}
+        player: PlayerRecord = {"id": pid, "name": pid}
         if bot:
-            player["bot"] = bot.to_json()
+            player["bot"] = bot.record()
         rest = rest.strip()
         m = re.match(r"^(.*?)\s*<([^<>\s]+@[^<>\s]+)>$", rest)
         if m:
@@ -473,13 +493,14 @@ def parse_players(spec: str) -> list[dict[str, Any]]:
     return players
 
 
-def _check_name_and_address(pid: str, player: Mapping[str, Any]) -> None:
+def _check_name_and_address(pid: str, player: PlayerRecord) -> None:
     """The bounds a file's reader holds names and addresses to. Raises UsageError."""
     import re
 
-    if len(player["name"]) > NAME_MAX:
+    name = player.get("name", "")
+    if len(name) > NAME_MAX:
         raise UsageError(f"player {pid}: a name has at most {NAME_MAX} characters, not "
-                         f"{len(player['name'])}")
+                         f"{len(name)}")
     email = player.get("email")
     if email is not None and (len(email) > EMAIL_MAX or not re.fullmatch(EMAIL, email)):
         raise UsageError(f"player {pid}: {email[:EMAIL_MAX]!r} is not an e-mail address "
@@ -488,11 +509,11 @@ def _check_name_and_address(pid: str, player: Mapping[str, Any]) -> None:
 
 def new_data(
     game: Game,
-    players: Sequence[dict[str, Any]],
+    players: Sequence[PlayerRecord],
     options: Mapping[str, str],
-    rng: dict[str, Any],
+    rng: RngRecord,
     game_id: str,
-) -> dict[str, Any]:
+) -> Header:
     import re
 
     if not re.fullmatch(GAME_ID.rstrip("$"), game_id):
@@ -506,7 +527,7 @@ def new_data(
         raise UsageError(
             f"{game.title} is for {game.min_players} to {game.max_players} players, not {n}"
         )
-    data = {
+    data: Header = {
         "format": FORMAT,
         "game": game.name,
         "id": game_id,

@@ -42,6 +42,7 @@ _, N_, ngettext = domain("referee")
 
 if TYPE_CHECKING:
     from referee.ledger.gamefile import GameFile
+    from referee.ledger.records import MetaFields
 
 _IF = re.compile(r"^if\s+(\S+)\s+(.+?)\s+then\s+(.+)$", re.I)
 _PRINTABLE = re.compile(rf"^(?:{PLAN_LINE})$")
@@ -127,7 +128,7 @@ def in_log(log: Sequence[Mapping[str, Any]]) -> bool:
     return any("plan" in e or is_record(e) for e in log)
 
 
-def record(data: Mapping[str, Any], player: str, texts: Sequence[str]) -> dict[str, Any]:
+def record(data: Mapping[str, Any], player: str, texts: Sequence[str]) -> MetaFields:
     """The meta object of ``player``'s plan of ``texts``: in clear in an open game, sealed
     to the referee recipient in a sealed one."""
     lines = [" ".join(t.split()) for t in texts]

@@ -453,7 +453,7 @@ def _quick_checked(data: Any) -> Any:
 
 
 @functools.cache
-def _quick_types() -> tuple[Any, dict[str, Any]]:
+def _quick_types() -> tuple[Any, dict[str, re.Pattern[str]]]:
     """The quick copy of GameFileDoc and the patterns of its log entries' fields."""
     quick_entry, patterns = _without_patterns(LogEntry)
     quick_doc = msgspec.defstruct(
@@ -464,7 +464,7 @@ def _quick_types() -> tuple[Any, dict[str, Any]]:
     return quick_doc, patterns
 
 
-def _without_patterns(cls: Any) -> tuple[Any, dict[str, Any]]:
+def _without_patterns(cls: Any) -> tuple[Any, dict[str, re.Pattern[str]]]:
     """A copy of Struct ``cls`` whose strings keep their lengths but lose their patterns
     (``full(...)`` ones), and those patterns by field name, compiled to match values
     joined by line breaks."""
@@ -491,7 +491,7 @@ def _without_patterns(cls: Any) -> tuple[Any, dict[str, Any]]:
     return quick, patterns
 
 
-def _patterns_hold(log: list[dict[str, Any]], patterns: dict[str, Any]) -> bool:
+def _patterns_hold(log: list[dict[str, Any]], patterns: dict[str, re.Pattern[str]]) -> bool:
     """Whether every log entry's values match their field's pattern (one match a field)."""
     for name, pattern in patterns.items():
         values = [entry[name] for entry in log if name in entry]

@@ -18,13 +18,16 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
 from referee.errors import UsageError
 from referee.i18n import domain
 from referee.ledger.fileformat import GAME_MASTER, ITERATIONS_MAX
+
+if TYPE_CHECKING:  # (the file's records: types only)
+    from referee.ledger.records import BotRecord
 
 _, N_, ngettext = domain("referee")
 
@@ -50,11 +53,16 @@ class SeatBot(msgspec.Struct, frozen=True):
     level: str
     iterations: int | None = None
 
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"level": self.level}
+    def record(self) -> BotRecord:
+        """The seat as a file records it (a player's ``bot``)."""
+        out: BotRecord = {"level": self.level}
         if self.iterations is not None:
             out["iterations"] = self.iterations
         return out
+
+    def to_json(self) -> dict[str, Any]:
+        """:meth:`record` as plain JSON (what the judge's records are built of)."""
+        return dict(self.record())
 
     def describe(self) -> str:
         return self.level if self.iterations is None else f"{self.level}, {self.iterations} it."
@@ -168,7 +176,7 @@ def validate_meta(meta: Mapping[str, Any], players: Sequence[str],
         if meta.get("iterations") is not None:
             raise UsageError("bot: a seat given back to a person takes no iterations")
         return out
-    return {**out, **make_seat(meta["level"], meta.get("iterations"), "bot", limit).to_json()}
+    return {**out, **make_seat(meta["level"], meta.get("iterations"), "bot", limit).record()}
 
 
 def meta_text(meta: Mapping[str, Any]) -> str:

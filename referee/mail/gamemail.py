@@ -12,7 +12,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from referee import i18n
 from referee.engine import Match
@@ -21,6 +21,9 @@ from referee.i18n import domain
 from referee.ledger import gamefile, roster, secret
 from referee.play import reading
 from referee.play.statusview import status_text
+
+if TYPE_CHECKING:
+    from referee.play.submit import Fields
 
 _, N_, ngettext = domain("referee")
 
@@ -48,7 +51,7 @@ class MailIdentify:
         self.taken: Any = None  # the line read as the move (reading.Taken), if chat came first
 
     def __call__(self, gf: gamefile.GameFile, seed: str | None
-                 ) -> tuple[str, list[str], dict[str, Any]]:
+                 ) -> tuple[str, list[str], Fields]:
         self.raw = self.read()
         found = from_email(gf, seed, self.raw, self.player, self.reply_out, self.sender)
         self.found, self.token, self.taken = found.player, found.token, found.taken

@@ -10,7 +10,7 @@ import secrets
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Literal, NotRequired, TypedDict
 
 from referee import engine
 from referee.engine import Match, game_names, get_game
@@ -22,15 +22,34 @@ from referee.play import upgrades
 _, N_, ngettext = domain("referee")
 
 if TYPE_CHECKING:  # the writes import what they use: `log` and `games` start faster
+    from referee.ledger.records import Header, PlayerRecord, RngRecord  # (types only)
     from referee.play.submit import BotMove
 
 # --- games ----------------------------------------------------------------------------
 
 
-def game_rows() -> list[dict[str, Any]]:
+class OptionRow(TypedDict):
+    name: str
+    default: str
+    choices: list[str]
+    help: str
+
+
+class GameRow(TypedDict):
+    """A game as `referee games` lists it."""
+
+    name: str
+    title: str
+    players: list[int]  # the least and the most
+    rules: str  # the data version
+    assumed_values: int
+    options: list[OptionRow]
+
+
+def game_rows() -> list[GameRow]:
     """Every game known: name, title, player counts, data version, how many values are
     assumed, and its options (what `referee games` lists)."""
-    rows: list[dict[str, Any]] = []
+    rows: list[GameRow] = []
     for name in game_names():
         game = get_game(name)
         rows.append({
@@ -100,7 +119,7 @@ def new_game(path: Path, request: NewGameRequest) -> NewGame:
     add_pairs(player_list, request.matrix, "matrix", "--matrix", "PLAYER=@USER:SERVER",
               _matrix_id)
     game_id = request.game_id or f"{game.name}-{secrets.token_hex(3)}"
-    filled: dict[str, Any] = {"nonce_commitments": {}, "nonces": {}} if request.nonces else {}
+    filled: RngRecord = {"nonce_commitments": {}, "nonces": {}} if request.nonces else {}
     data = gamefile.new_data(game, player_list, dict(request.options), filled, game_id)
     add_clock(data, request)
     data["rng"] = filled
@@ -116,7 +135,7 @@ def new_game(path: Path, request: NewGameRequest) -> NewGame:
     return NewGame(path, gf, match, kept, derived, played, problem)
 
 
-def add_clock(data: dict[str, Any], request: NewGameRequest) -> None:
+def add_clock(data: Header, request: NewGameRequest) -> None:
     """``--clock`` and its options into the new header (referee/clocks/clock.py). Raises
     UsageError."""
     if request.pace is None:
@@ -132,13 +151,13 @@ def add_clock(data: dict[str, Any], request: NewGameRequest) -> None:
                                   request.on_timeout)
 
 
-def add_logins(players: list[dict[str, str]], logins: str | None) -> None:
+def add_logins(players: list[PlayerRecord], logins: str | None) -> None:
     """``--github ann=octocat,ben=bencat`` into the players. Raises UsageError."""
     add_pairs(players, logins, "github", "--github", "PLAYER=LOGIN", _github_login)
 
 
-def add_pairs(players: list[dict[str, str]], spec: str | None, key: str, option: str,
-              form: str, check: Callable[[str], str]) -> None:
+def add_pairs(players: list[PlayerRecord], spec: str | None, key: Literal["github", "matrix"],
+              option: str, form: str, check: Callable[[str], str]) -> None:
     """``ann=X,ben=Y`` into each named player's ``key``; ``check`` returns the value as
     kept or raises UsageError. Raises UsageError for a pair that names no player."""
     by_id = {p["id"]: p for p in players}
@@ -156,7 +175,7 @@ def add_pairs(players: list[dict[str, str]], spec: str | None, key: str, option:
         if key in ("matrix", "github") and fold(kept) in map(fold, seen.values()):
             raise UsageError(_("{option}: {value} is given for two seats").format(
                 option=option, value=kept))
-        seen[pid] = by_id[pid][key] = kept
+        seen[pid] = by_id[pid][key] = kept  # (a login or a Matrix id: both strings)
 
 
 def _github_login(value: str) -> str:
@@ -190,6 +209,21 @@ def _matrix_id(value: str) -> str:
 # --- log ------------------------------------------------------------------------------
 
 
+class LogRow(TypedDict):
+    """An entry of `referee log`: its number and author, the move in notation, its time,
+    whether a bot played it; with the replay the round it was played in and what it made
+    happen; a planned move's plan record."""
+
+    n: int
+    by: str
+    move: str
+    at: str | None
+    bot: bool
+    round: NotRequired[int]
+    events: NotRequired[list[str]]
+    planned: NotRequired[int]
+
+
 @dataclass
 class GameLog:
     """A game's log in notation, as ``viewer`` may read it; ``match`` is None for a
@@ -197,7 +231,7 @@ class GameLog:
 
     gf: gamefile.GameFile
     match: Match | None
-    rows: list[dict[str, Any]]
+    rows: list[LogRow]
 
 
 def game_log(path: Path, viewer: str | None, secret_path: Path | None = None) -> GameLog:
@@ -208,8 +242,9 @@ def game_log(path: Path, viewer: str | None, secret_path: Path | None = None) ->
     seed = secret.find_seed(gf, secret_path, path)
     if viewer is not None:
         gf.player(viewer)
-    rows = [{"n": e["n"], "by": e["by"], "move": replay.entry_text(gf, i, seed, viewer),
-             "at": e.get("at"), "bot": e.get("bot") is True} for i, e in enumerate(gf.log)]
+    rows: list[LogRow] = [
+        {"n": e["n"], "by": e["by"], "move": replay.entry_text(gf, i, seed, viewer),
+         "at": e.get("at"), "bot": e.get("bot") is True} for i, e in enumerate(gf.entries)]
     match = _replayed_rows(gf, seed, rows) if seed is not None else None
     if match is None:
         replay.check_structure(gf)
@@ -218,7 +253,7 @@ def game_log(path: Path, viewer: str | None, secret_path: Path | None = None) ->
     return GameLog(gf, match, rows)
 
 
-def _replayed_rows(gf: gamefile.GameFile, seed: str, rows: list[dict[str, Any]]) -> Match:
+def _replayed_rows(gf: gamefile.GameFile, seed: str, rows: list[LogRow]) -> Match:
     """Replay the game, marking each row with what the public view shows around its
     entry: ``round`` (the round it was played in, for a game whose views name rounds)
     and ``events`` (the game's own account of what the entry made happen: scoring, a
@@ -230,8 +265,9 @@ def _replayed_rows(gf: gamefile.GameFile, seed: str, rows: list[dict[str, Any]])
         nonlocal before
         after = game.view(match.state, None)
         row = rows[i]
-        if engine.view_round(before) is not None:
-            row["round"] = engine.view_round(before)
+        played_in = engine.view_round(before)
+        if played_in is not None:
+            row["round"] = played_in
         row["events"] = [] if "undo" in gf.log[i] else engine.new_events(
             engine.view_events(before), engine.view_events(after))
         before = after
@@ -239,7 +275,7 @@ def _replayed_rows(gf: gamefile.GameFile, seed: str, rows: list[dict[str, Any]])
     return replay.replay(gf, seed, on_entry=record)
 
 
-def _plan_rows(gf: gamefile.GameFile, rows: list[dict[str, Any]], seed: str | None,
+def _plan_rows(gf: gamefile.GameFile, rows: list[LogRow], seed: str | None,
                viewer: str | None, match: Match | None) -> None:
     """Plans in the log (docs/plans.md): a planned move is marked; a plan record shows
     its lines to its player, and to everyone after the game."""
@@ -247,7 +283,7 @@ def _plan_rows(gf: gamefile.GameFile, rows: list[dict[str, Any]], seed: str | No
     from referee.play import plan_play
 
     finished = match is not None and match.game.finished(match.state)
-    for i, entry in enumerate(gf.log):
+    for i, entry in enumerate(gf.entries):
         if "plan" in entry:
             rows[i]["planned"] = entry["plan"]
         elif plans.is_record(entry):
@@ -273,6 +309,5 @@ def upgrade_game(path: Path, *, dry_run: bool, secret_path: Path | None = None,
         report = upgrades.compare(tx.gf, tx.seed, target)
         entry: int | None = None
         if not dry_run and report.upgradable:
-            upgrade = dataversions.upgrade_entry(tx.data, report.target)
-            entry = tx.append({k: v for k, v in upgrade.items() if k != "n"})["n"]
+            entry = tx.record(dataversions.upgrade_entry(report.target))["n"]
     return report, entry

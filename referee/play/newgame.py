@@ -12,13 +12,16 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from referee.engine import Match, get_game
 from referee.engine import rng as rngmod
 from referee.errors import UsageError
 from referee.ledger import gamefile, replay, seats, secret, vouch
 from referee.play import writecore
+
+if TYPE_CHECKING:  # (the file's records: types only)
+    from referee.ledger.records import Header, RngRecord
 
 
 @dataclass(frozen=True)
@@ -31,7 +34,7 @@ class Started:
     secret_path: Path | None  # the secret file written beside the game, if any
 
 
-def choose_seed(seed: str | None, sealed: bool, insecure: bool, header: dict[str, Any]
+def choose_seed(seed: str | None, sealed: bool, insecure: bool, header: Header
                 ) -> tuple[str, bool]:
     """The game's seed, and whether it is derived from the repository secret. A sealed
     game's seed must carry at least 128 bits: a short one would fall out of the
@@ -54,7 +57,7 @@ def choose_seed(seed: str | None, sealed: bool, insecure: bool, header: dict[str
     return rngmod.new_seed(), False
 
 
-def start(path: Path, data: dict[str, Any], *, seed: str | None = None, sealed: bool = False,
+def start(path: Path, data: Header, *, seed: str | None = None, sealed: bool = False,
           insecure: bool = False, secret_out: Path | None = None) -> Started:
     """Seed the header ``data`` (its ``rng`` holds only the nonce fields so far), check it
     as every reader will, replay its setup, and write the new game at ``path``. Nothing is
@@ -62,12 +65,12 @@ def start(path: Path, data: dict[str, Any], *, seed: str | None = None, sealed: 
     from referee.play.submit import check_bots_can_play
 
     seed, derived = choose_seed(seed, sealed, insecure, data)  # bound to the header
-    rng: dict[str, Any] = {"seed": seed}
+    rng: RngRecord = {"seed": seed}
     if sealed:
         rng = {"commitment": rngmod.commitment(seed), "recipient": vouch.recipient(seed)}
     data["rng"] = rng | data["rng"]
     gamefile.check_new(data)
-    gf = gamefile.GameFile(data, get_game(data["game"]))
+    gf = gamefile.GameFile.of(data, get_game(data["game"]))
     match = replay.replay(gf, seed)  # proves the setup works before anything is written
     check_bots_can_play(match, list(seats.header_seats(data)))
     if data.get("clock", {}).get("timeout") in ("bot", "forfeit"):  # a bot plays on time

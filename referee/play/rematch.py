@@ -13,11 +13,14 @@ import copy
 import secrets
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from referee.errors import RefereeError, SealedError, UsageError
 from referee.ledger import gamefile, replay, seats
 from referee.play import newgame
+
+if TYPE_CHECKING:  # (the file's records: types only)
+    from referee.ledger.records import Header, PlayerRecord, RematchOf, RngRecord
 
 # Header fields a new game gets of its own; every other header field (a time control,
 # and whatever a later release adds to the header) is copied as it stands.
@@ -39,7 +42,7 @@ def finished(match: Any) -> bool:
     return bool(match.game.finished(match.state))
 
 
-def people(data: dict[str, Any]) -> list[dict[str, Any]]:
+def people(data: Header) -> list[PlayerRecord]:
     """The players as they stand at the end of the log, in seating order: a replaced
     player's successor with their name and first address, every seat's bot as it is now
     (a seat handed to a bot stays a bot seat; one given back to a person does not)."""
@@ -47,10 +50,10 @@ def people(data: dict[str, Any]) -> list[dict[str, Any]]:
 
     now = roster.settings(data)
     bots = seats.seats_at(data).bots
-    out: list[dict[str, Any]] = []
+    out: list[PlayerRecord] = []
     for player in data["players"]:
         pid = player["id"]
-        person: dict[str, Any] = {"id": pid}
+        person: PlayerRecord = {"id": pid}
         name = now.names.get(pid, pid)
         if name != pid or "name" in player:
             person["name"] = name
@@ -59,46 +62,42 @@ def people(data: dict[str, Any]) -> list[dict[str, Any]]:
         if "github" in player and now.generation.get(pid, 0) == 0:  # not a successor's
             person["github"] = player["github"]
         if pid in bots:
-            person["bot"] = bots[pid].to_json()
+            person["bot"] = bots[pid].record()
         out.append(person)
     return out
 
 
-def rotated(players: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def rotated(players: list[PlayerRecord]) -> list[PlayerRecord]:
     """The first player moves to the end."""
     return players[1:] + players[:1]
 
 
-def link(data: dict[str, Any]) -> dict[str, Any]:
+def link(data: Header) -> RematchOf:
     """``rematch_of``: the old game's id (if it has one) and its header hash."""
-    out: dict[str, Any] = {"header": gamefile.header_hash(data)}
+    out: RematchOf = {"header": gamefile.header_hash(data)}
     if "id" in data:
         out["id"] = data["id"]
     return out
 
 
-def new_header(old: gamefile.GameFile, game_id: str | None) -> tuple[dict[str, Any], list[str]]:
+def new_header(old: gamefile.GameFile, game_id: str | None) -> tuple[Header, list[str]]:
     """The rematch's header, its ``rng`` holding only the nonce fields so far, and the
     names of the header fields copied as they stood. Raises UsageError."""
-    data = old.data
+    data = old.doc
     game = old.game
     nonces = "nonce_commitments" in data["rng"]
-    filled: dict[str, Any] = {"nonce_commitments": {}, "nonces": {}} if nonces else {}
+    filled: RngRecord = {"nonce_commitments": {}, "nonces": {}} if nonces else {}
     new_id = game_id or f"{game.name}-{secrets.token_hex(3)}"
     if new_id == data.get("id"):
         raise UsageError(f"the rematch needs an id of its own, not the old game's {new_id!r}")
     header = gamefile.new_data(game, rotated(people(data)), data["options"], filled, new_id)
-    copied = [key for key in data if key not in OWN_FIELDS]
+    copied = [key for key in old.data if key not in OWN_FIELDS]
+    plain = cast(dict[str, Any], header)  # (every field there is, as the JSON it is)
     for key in copied:
-        header[key] = copy.deepcopy(data[key])
+        plain[key] = copy.deepcopy(old.data[key])
     header["rematch_of"] = link(data)
-    return _ordered(header), copied
-
-
-def _ordered(header: dict[str, Any]) -> dict[str, Any]:
-    """The header's fields in the file's usual order, the log last."""
-    log = header.pop("log")
-    return header | {"log": log}
+    plain["log"] = plain.pop("log")  # the file's usual order: the log last
+    return header, copied
 
 
 def rematch(old_path: Path, new_path: Path, *, secret_path: Path | None = None,

@@ -22,18 +22,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 from referee.errors import MoveError, RefereeError
 from referee.ledger import gamefile, seats
-from referee.play.submit import BotMove, Submission, bots_after, submit
+from referee.play.submit import BotMove, Fields, Submission, bots_after, submit
 
 
 class Message(Protocol):
     """A player's message, as its front door reads and answers it."""
 
     def identify(self, gf: gamefile.GameFile, seed: str | None
-                 ) -> tuple[str, list[str], dict[str, Any]]:
+                 ) -> tuple[str, list[str], Fields]:
         """Inside the lock: the player, the move texts and the log entry's extra fields
         (referee.play.submit.Identify); raises a RefereeError to refuse the message."""
         ...

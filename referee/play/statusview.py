@@ -8,20 +8,31 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, NotRequired, TypedDict
 
 from referee.engine import Match, legal_strings, textlayout
 from referee.i18n import domain
 from referee.ledger import gamefile, replay, secret
 
+if TYPE_CHECKING:
+    from referee.trust.publicview import PublicView
+
 _, N_, ngettext = domain("referee")
 
+#: `status --json`: the game, whose turn, the scores, the viewer (``as``) and the game's
+#: view (its own JSON, whatever the game writes); with a viewer their legal moves
+Status = TypedDict("Status", {
+    "game": str, "id": str, "rules": str, "players": list[str], "moves": int,
+    "to_move": list[str], "prompt": str, "finished": bool, "scores": dict[str, int],
+    "ranking": list[list[str]] | None, "as": str | None, "view": dict[str, Any],
+    "legal": NotRequired[list[str]]})
 
-def status_json(gf: gamefile.GameFile, match: Match, viewer: str | None) -> dict[str, Any]:
+
+def status_json(gf: gamefile.GameFile, match: Match, viewer: str | None) -> Status:
     game = match.game
     state = match.state
     finished = game.finished(state)
-    out: dict[str, Any] = {
+    out: Status = {
         "game": game.name,
         "id": gf.game_id,
         "rules": gf.data["rules"],
@@ -53,6 +64,15 @@ def load(path: Path, secret_path: Path | None = None) -> tuple[gamefile.GameFile
 LOG_TAIL = 10  # entries `status` shows of a sealed game without its secret
 
 
+class SealedRow(TypedDict):
+    """A log entry as a player without the secret reads it."""
+
+    n: int
+    by: str
+    move: str  # the public text
+    bot: bool
+
+
 @dataclass
 class Sealed:
     """A sealed game as a player without its secret reads it: the public view its
@@ -61,7 +81,7 @@ class Sealed:
 
     gf: gamefile.GameFile
     path: Path
-    doc: dict[str, Any] | None = None
+    doc: PublicView | None = None
     where: Path | None = None
     problems: list[str] = field(default_factory=list)
     viewer: str | None = None
@@ -70,14 +90,14 @@ class Sealed:
     @property
     def seen(self) -> int:
         """The log entries the public view shows (0 without one)."""
-        return int(self.doc["moves"]) if self.doc is not None else 0
+        return self.doc["moves"] if self.doc is not None else 0
 
     @property
     def current(self) -> bool:
         """Whether the public view shows the whole log: its turn is the game's now."""
         return self.doc is not None and self.seen == len(self.gf.log)
 
-    def rows(self, start: int) -> list[dict[str, Any]]:
+    def rows(self, start: int) -> list[SealedRow]:
         """The log entries from ``start`` on, as others may read them (public texts)."""
         return [{"n": e["n"], "by": e["by"], "move": replay.entry_text(self.gf, i),
                  "bot": e.get("bot") is True}
@@ -158,7 +178,25 @@ def _hand_line(found: Sealed) -> str:
                  path=found.path, file=hand)
 
 
-def sealed_json(found: Sealed) -> dict[str, Any]:
+class PublicPart(TypedDict):
+    """The public view a sealed game's status shows: of which move, where, its turn."""
+
+    moves: int
+    file: str
+    to_move: list[str]
+    finished: bool
+    text: str
+
+
+#: `status --json` of a sealed game without its secret
+SealedStatus = TypedDict("SealedStatus", {
+    "game": str, "id": str, "rules": str, "players": list[str], "moves": int,
+    "sealed": bool, "secret": bool, "to_move": list[str] | None, "finished": bool | None,
+    "public_view": PublicPart | None, "since_view": list[SealedRow], "as": str | None,
+    "hand": str | None, "notes": list[str]})
+
+
+def sealed_json(found: Sealed) -> SealedStatus:
     """`status --json` of a sealed game without its secret."""
     gf, doc = found.gf, found.doc
     current = found.current and not gamefile.missing_nonces(gf)

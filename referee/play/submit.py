@@ -26,6 +26,7 @@ from referee.play import writecore
 _, N_, ngettext = domain("referee")
 
 if TYPE_CHECKING:  # plans are imported only for a game that has some
+    from referee.ledger.records import ClockRecord, Entry  # (types only)
     from referee.play.plan_play import Planned
 
 
@@ -52,10 +53,13 @@ class Submission(msgspec.Struct):
     planned: list[Planned] = msgspec.field(default_factory=list)
 
 
+#: the fields a door or a bot adds to the entries it makes (``mail``, ``matrix``,
+#: ``github``: the Message-ID, event or issue that made them; ``bot``: true)
+Fields = Mapping[str, str | bool]
 # Called inside the lock with the parsed file and the seed (None if unknown); returns the
 # player, the move texts and extra log-entry fields (e.g. the Message-ID of a mail). It may
 # raise a RefereeError to refuse.
-Identify = Callable[[gamefile.GameFile, str | None], tuple[str, list[str], dict[str, Any]]]
+Identify = Callable[[gamefile.GameFile, str | None], tuple[str, list[str], Fields]]
 
 
 def submit(
@@ -67,7 +71,7 @@ def submit(
     unchecked: bool = False,
     keep_partial: bool = False,
     identify: Identify | None = None,
-    extra: dict[str, Any] | None = None,
+    extra: Fields | None = None,
 ) -> Submission:
     """Play ``texts`` (one move each) for ``player`` in the game file at ``path``.
 
@@ -100,7 +104,7 @@ def submit(
 
 
 def _append_unchecked(tx: writecore.Transaction, player: str, texts: Sequence[str],
-                      keep_partial: bool, fields: dict[str, Any]) -> Submission:
+                      keep_partial: bool, fields: Fields) -> Submission:
     """Each move appended after checking only its notation, in order; with
     ``keep_partial`` one that cannot be read stops the rest (as :func:`_play`)."""
     gf = tx.gf
@@ -120,7 +124,7 @@ def _append_unchecked(tx: writecore.Transaction, player: str, texts: Sequence[st
 
 
 def _play(tx: writecore.Transaction, player: str, texts: Sequence[str],
-          keep_partial: bool, fields: dict[str, Any]) -> Submission:
+          keep_partial: bool, fields: Fields) -> Submission:
     match = tx.state()
     done = Submission(tx.gf, player, match)
     for i, text in enumerate(texts):
@@ -149,7 +153,7 @@ def play_plans(tx: writecore.Transaction, skip: str | None = None) -> list[Plann
 
 
 def undo(path: Path, player: str, *, secret_path: Path | None = None,
-         extra: dict[str, Any] | None = None,
+         extra: Fields | None = None,
          guard: writecore.Guard | None = None) -> Submission:
     """Take back ``player``'s last move with an undo entry (history is never rewritten):
     only the last entry, only by its author, and never once it revealed anything (the
@@ -163,7 +167,7 @@ def undo(path: Path, player: str, *, secret_path: Path | None = None,
         if not gf.log or "move" not in gf.log[-1]:
             raise UsageError(_("there is no move to undo: only the last entry may be undone"))
         last = gf.log[-1]
-        entry = tx.append({"by": player, "undo": last["n"]}, extra)
+        entry = tx.record({"by": player, "undo": last["n"]}, extra)
         try:
             tx.verify()
         except ReplayError as exc:
@@ -221,7 +225,7 @@ def reveal_seed(path: Path, *, secret_path: Path | None = None,
 
 
 def strike(path: Path, number: int, player: str, *, secret_path: Path | None = None
-           ) -> tuple[dict[str, Any], gamefile.GameFile, Match | None]:
+           ) -> tuple[Entry, gamefile.GameFile, Match | None]:
     """A void entry by ``player`` (the move's author, or the game master) that strikes
     move ``number``, appended unchecked and found illegal (`referee void`). Without the
     secret of a sealed game it is appended unchecked (no MAC). Returns the entry, the new
@@ -234,7 +238,7 @@ def strike(path: Path, number: int, player: str, *, secret_path: Path | None = N
         if tx.seed is None and player == GAME_MASTER and gf.sealed:
             raise SealedError(_("the game master's void needs the game's secret"),
                               hints=[_("give --secret FILE")])
-        entry = tx.append({"by": player, "void": number})
+        entry = tx.record({"by": player, "void": number})
         match = tx.verify()
     return entry, tx.gf, match
 
@@ -267,7 +271,7 @@ MAX_BOT_MOVES = 2000  # more than any game has decisions: a loop that cannot end
 
 def play_bots(path: Path, *, secret_path: Path | None = None,
               stand_in: dict[str, seats.SeatBot] | None = None,
-              extra: dict[str, Any] | None = None,
+              extra: Fields | None = None,
               into: list[BotMove] | None = None) -> list[BotMove]:
     """Play every decision that a bot seat owes, one after the other, until a person must
     move or the game is over; each through the one path (lock, replay, append, atomic
@@ -308,7 +312,7 @@ def check_bots_can_play(match: Match, players: Sequence[str]) -> None:
 
 
 def _bot_step(path: Path, secret_path: Path | None, standing: dict[str, seats.SeatBot],
-              extra: dict[str, Any]) -> BotMove | None:
+              extra: Fields) -> BotMove | None:
     with writecore.transaction(path, secret_path=secret_path) as tx:
         gf = tx.gf
         if gamefile.missing_nonces(gf) or (tx.seed is None and gf.sealed):
@@ -335,7 +339,7 @@ def _bot_step(path: Path, secret_path: Path | None, standing: dict[str, seats.Se
 
 def set_seat(path: Path, by: str, player: str, seat: seats.SeatBot | None, *,
              secret_path: Path | None = None,
-             extra: dict[str, Any] | None = None,
+             extra: Fields | None = None,
              guard: writecore.Guard | None = None) -> dict[str, Any]:
     """Hand ``player``'s seat to a bot (``seat``) or back to a person (None): a ``bot``
     meta entry by ``by`` (the game master, or the player for their own seat), with the
@@ -372,8 +376,8 @@ def set_seat(path: Path, by: str, player: str, seat: seats.SeatBot | None, *,
 
 
 def set_plan(path: Path, player: str, texts: Sequence[str], *,
-             secret_path: Path | None = None, extra: Mapping[str, Any] | None = None,
-             guard: Any = None) -> tuple[dict[str, Any], gamefile.GameFile]:
+             secret_path: Path | None = None, extra: Fields | None = None,
+             guard: Any = None) -> tuple[Entry, gamefile.GameFile]:
     """Write ``player``'s plan (``texts``: its lines; none withdraws it) as one plan
     record through the write core; returns the entry and the new file. In a sealed game
     the lines are sealed to the referee recipient, so that a player without the secret
@@ -388,14 +392,14 @@ def set_plan(path: Path, player: str, texts: Sequence[str], *,
         plans.parse_lines(gf.game, gf.players, player, texts, gf.sealed)
         if gf.data["rng"].get("seed") is not None and gf.sealed:
             raise UsageError(_("the game is over and its seed revealed: no more plans"))
-        entry = tx.append({"by": player, "meta": plans.record(gf.data, player, texts)}, extra)
+        entry = tx.record({"by": player, "meta": plans.record(gf.data, player, texts)}, extra)
         tx.verify()
     return entry, tx.gf
 
 
 def set_language(path: Path, player: str, lang: str, *, secret_path: Path | None = None,
-                 extra: Mapping[str, Any] | None = None, guard: writecore.Guard | None = None
-                 ) -> dict[str, Any] | None:
+                 extra: Fields | None = None, guard: writecore.Guard | None = None
+                 ) -> Entry | None:
     """Record the language ``player`` reads the game in (``en``, ``de``: a ``lang``
     record by the player, `referee lang`): their `status`, errors and mails follow it.
     Returns the entry, or None when that language is already recorded (nothing is
@@ -410,7 +414,7 @@ def set_language(path: Path, player: str, lang: str, *, secret_path: Path | None
         gf.player(player)
         if roster.settings(gf.data).lang(player) == code:
             return None
-        entry = tx.append({"by": player,
+        entry = tx.record({"by": player,
                            "meta": {"kind": "lang", "player": player, "lang": code}}, extra)
         tx.verify()
     return entry
@@ -430,8 +434,8 @@ def _check_clocks(tx: writecore.Transaction) -> None:
 
 
 def vacation(path: Path, player: str, days: int, *, secret_path: Path | None = None,
-             extra: dict[str, Any] | None = None,
-             guard: writecore.Guard | None = None) -> dict[str, Any]:
+             extra: Fields | None = None,
+             guard: writecore.Guard | None = None) -> Entry:
     """``player`` takes ``days`` vacation days: a ``vacation`` record by the player, from
     its vouched time their clock stops for that long (`referee vacation`, the judge's
     ``vacation DAYS``). Only within the allowance; without the secret of a sealed game
@@ -448,7 +452,7 @@ def vacation(path: Path, player: str, days: int, *, secret_path: Path | None = N
             raise UsageError(_("the game is over"))
         if tx.seed is None:
             _declared_vacation(gf, player, days)
-        entry = tx.append({"by": player,
+        entry = tx.record({"by": player,
                            "meta": {"kind": "vacation", "player": player, "days": days}},
                           extra)
         _check_clocks(tx)
@@ -467,7 +471,7 @@ def _declared_vacation(gf: gamefile.GameFile, player: str, days: int) -> None:
             player=player, left=max(0, allowance - taken), days=days))
 
 
-def stamp(path: Path, *, secret_path: Path | None = None) -> dict[str, Any] | None:
+def stamp(path: Path, *, secret_path: Path | None = None) -> Entry | None:
     """The referee's MAC'd ``stamp``: every entry before it was seen now (the clock of a
     git game: `referee tick` after each push). None when there is nothing new to vouch
     for. Raises SealedError without the secret, and the errors of a write."""
@@ -478,7 +482,7 @@ def stamp(path: Path, *, secret_path: Path | None = None) -> dict[str, Any] | No
                               "for the time)"), hints=[_("give --secret FILE")])
         if not gf.log or "mac" in gf.log[-1]:
             return None
-        entry = tx.append({"by": GAME_MASTER, "meta": {"kind": "stamp"}})
+        entry = tx.record({"by": GAME_MASTER, "meta": {"kind": "stamp"}})
         _check_clocks(tx)
     return entry
 
@@ -494,7 +498,7 @@ class TimedOut(msgspec.Struct):
 
 
 def timeouts(path: Path, *, secret_path: Path | None = None,
-             extra: dict[str, Any] | None = None) -> list[TimedOut]:
+             extra: Fields | None = None) -> list[TimedOut]:
     """Write a ``timeout`` record for every awaited seat whose bank and vacation ran out
     by now (its MAC'd time is the referee's clock, :func:`referee.clocks.clock.now`); a seat
     that forfeits is handed to a bot in the same write. The bots' moves are
@@ -512,12 +516,13 @@ def timeouts(path: Path, *, secret_path: Path | None = None,
             due = clocks.due(pid)
             if seat.timed_out or due is None or due > clocks.at:
                 continue
-            ctl = clocks.control or {}
-            then, level = ctl.get("timeout", "gm"), ctl.get("level")
-            entry = tx.append({"by": GAME_MASTER, "meta": {"kind": "timeout",
+            ctl = clocks.control
+            then = ctl["timeout"] if ctl else "gm"
+            level = ctl.get("level") if ctl else None
+            entry = tx.record({"by": GAME_MASTER, "meta": {"kind": "timeout",
                                                            "player": pid}}, extra)
             if then == "forfeit":
-                tx.append({"by": GAME_MASTER, "meta": {
+                tx.record({"by": GAME_MASTER, "meta": {
                     "kind": "bot", "player": pid, "level": level or clock.DEFAULT_LEVEL}})
             done.append(TimedOut(pid, then, level, entry["n"]))
         if done:
@@ -537,8 +542,8 @@ def play_timed_out(path: Path, done: Sequence[TimedOut], *,
     return play_bots(path, secret_path=secret_path, stand_in=stand_in)
 
 
-def set_clock(path: Path, control: dict[str, Any] | None, *,
-              secret_path: Path | None = None, extra: dict[str, Any] | None = None,
+def set_clock(path: Path, control: ClockRecord | None, *,
+              secret_path: Path | None = None, extra: Fields | None = None,
               guard: writecore.Guard | None = None) -> dict[str, Any]:
     """The game master's new time control (None: no clock from here on): a ``clock``
     record, MAC'd, so it needs the secret. Each bank carries on within the new cap.

@@ -11,9 +11,8 @@ replays files, so it sits above ``referee.ledger.replay`` (docs/architecture.md#
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
@@ -21,6 +20,30 @@ from referee import engine
 from referee.engine import Match
 from referee.errors import GameFileError, RefereeError, UsageError
 from referee.ledger import dataversions, gamefile, replay
+
+if TYPE_CHECKING:  # (types only)
+    from typing import TypedDict
+
+    from referee.ledger.dataversions import Difference
+    from referee.ledger.records import Header
+
+    class Scores(TypedDict):
+        pinned: dict[str, int] | None
+        target: dict[str, int] | None
+
+    class UpgradeJson(TypedDict):
+        """`upgrade --json`: what moving the game to ``target`` would change."""
+
+        game: str
+        pinned: str
+        target: str
+        rules: dict[str, str]
+        differences: list[Difference]
+        moves: list[MoveCheck]  # (dataclasses: msgspec writes them as JSON)
+        first_illegal: MoveCheck | None
+        scores: Scores
+        upgradable: bool
+        problem: str | None
 
 
 @dataclass
@@ -44,7 +67,7 @@ class UpgradeReport:
     game: str
     pinned: str
     target: str
-    differences: list[dict[str, Any]]
+    differences: list[Difference]
     moves: list[MoveCheck] = field(default_factory=list)
     problem: str | None = None  # why the game cannot move to the target version
     scores_pinned: dict[str, int] | None = None  # now, under the pinned version
@@ -64,13 +87,12 @@ class UpgradeReport:
         return {"pinned": dataversions.rules_of(self.pinned),
                 "target": dataversions.rules_of(self.target)}
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> UpgradeJson:
         first = self.first_illegal
         return {
             "game": self.game, "pinned": self.pinned, "target": self.target,
             "rules": self.rules, "differences": self.differences,
-            "moves": [m.__dict__ for m in self.moves],
-            "first_illegal": first.__dict__ if first else None,
+            "moves": self.moves, "first_illegal": first,
             "scores": {"pinned": self.scores_pinned, "target": self.scores_target},
             "upgradable": self.upgradable, "problem": self.problem,
         }
@@ -166,7 +188,7 @@ def _illegal_under(match: Match, by: str, move: Any) -> str | None:
 def _replay_upgraded(gf: Any, seed: str | None, target: str) -> str | None:
     """Replay the file with the upgrade entry appended, as ``referee`` will read it from
     then on (undo refusals included); why that fails, or None."""
-    trial = upgraded(gf.data, target, seed)
+    trial = upgraded(gf.doc, target, seed)
     try:
         replay.replay(gamefile.parse(gamefile.dumps(trial)), seed)
     except RefereeError as exc:
@@ -174,8 +196,9 @@ def _replay_upgraded(gf: Any, seed: str | None, target: str) -> str | None:
     return None
 
 
-def upgraded(data: Mapping[str, Any], target: str, seed: str | None) -> dict[str, Any]:
+def upgraded(data: Header, target: str, seed: str | None) -> Header:
     """A copy of the game file ``data`` with the upgrade entry to ``target`` appended."""
-    out = copy.deepcopy(dict(data))
-    gamefile.append_raw(out, dataversions.upgrade_entry(out, target), seed=seed)
+    out = copy.deepcopy(data)
+    gamefile.append_raw(out, {"n": len(out["log"]) + 1, **dataversions.upgrade_entry(target)},
+                        seed=seed)
     return out

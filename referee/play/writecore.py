@@ -31,7 +31,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from referee.engine import Match, Move
 from referee.errors import (
@@ -42,6 +42,9 @@ from referee.errors import (
 )
 from referee.i18n import domain
 from referee.ledger import fileio, gamefile, replay, secret, vouch
+
+if TYPE_CHECKING:  # (the file's records: types only)
+    from referee.ledger.records import Entry, NewEntry
 
 _, N_, ngettext = domain("referee")
 
@@ -69,14 +72,10 @@ class Transaction:
     written: bool = False
     _checked: tuple[int, bool, str] | None = None
     _new: gamefile.GameFile | None = None
-    _entries: list[dict[str, Any]] = field(default_factory=list)
+    _entries: list[Entry] = field(default_factory=list)
     _timed: set[str] = field(default_factory=set)  # players whose clock play() asked
 
     # --- what the caller reads ----------------------------------------------------------
-
-    @property
-    def data(self) -> dict[str, Any]:
-        return self.gf.data
 
     def state(self) -> Match:
         """The replayed state; raises why it could not be rebuilt (SealedError without
@@ -88,7 +87,7 @@ class Transaction:
     # --- what the caller writes ---------------------------------------------------------
 
     def play(self, player: str, move: Move, extra: Mapping[str, Any] | None = None
-             ) -> dict[str, Any]:
+             ) -> Entry:
         """Play ``move`` for ``player`` on the replayed state and append its entry. The move
         is checked here too (whose turn, legality, and a person's clock: a move after their
         time ran out is refused, referee/clocks/clock.py), whatever the caller resolved."""
@@ -102,7 +101,7 @@ class Transaction:
         return self._append_move(player, move, extra)
 
     def append_unchecked(self, player: str, move: Move,
-                         extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
+                         extra: Mapping[str, Any] | None = None) -> Entry:
         """Append a move whose legality cannot be checked here (a sealed game without its
         secret): it carries no MAC, and a referee with the secret checks it later."""
         if self.seed is not None:
@@ -116,9 +115,13 @@ class Transaction:
         replay of step 5 decides whether it stands, with every rule a reader applies
         (who may write it, a player's records between two plays and take-backs in a row:
         referee/ledger/replay.py)."""
+        added = self.record(cast("NewEntry", entry), extra)
+        return cast(dict[str, Any], added)  # (the entry itself, as the plain JSON it is)
+
+    def record(self, entry: NewEntry, extra: Mapping[str, Any] | None = None) -> Entry:
+        """:meth:`append` of a typed entry."""
         self.only_played = False
-        entry = {"n": len(self.gf.log) + 1, **entry}
-        return self._add(entry, extra)
+        return self._add({"n": len(self.gf.log) + 1, **entry}, extra)
 
     def touch_header(self) -> None:
         """The caller changed the header (a nonce, the revealed seed)."""
@@ -138,12 +141,12 @@ class Transaction:
         self._timed.add(player)
 
     def _append_move(self, player: str, move: Move, extra: Mapping[str, Any] | None
-                     ) -> dict[str, Any]:
+                     ) -> Entry:
         entry = gamefile.move_entry(self.gf.data, player, move)
         return self._add(entry, extra)
 
-    def _add(self, entry: dict[str, Any], extra: Mapping[str, Any] | None) -> dict[str, Any]:
-        entry.update(extra or {})
+    def _add(self, entry: Entry, extra: Mapping[str, Any] | None) -> Entry:
+        entry.update(extra or {})  # type: ignore[typeddict-item]  # (the doors' fields)
         entry["prev"] = gamefile.next_prev(self.gf.data)
         entry["at"] = gamefile.now()
         self.gf.data["log"].append(entry)

@@ -324,7 +324,7 @@ def load_identity(path: Path) -> Any:
                          hints=["age reads ssh-ed25519 and ssh-rsa keys"]) from None
 
 
-def open_view(path: Path, identity: Path) -> dict[str, Any]:
+def open_view(path: Path, identity: Path) -> viewsign.ViewDoc:
     """Decrypt and read a view file. Raises UsageError or ViewError."""
     import pyrage
 

@@ -25,11 +25,14 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, NotRequired, TypedDict, cast
 
 from referee.errors import GameFileError
 from referee.i18n import domain
 from referee.ledger import fileio, gamefile, vouch
+
+if TYPE_CHECKING:
+    from referee.trust.viewsign import Signature
 
 _, N_, ngettext = domain("referee")
 
@@ -37,6 +40,21 @@ FORMAT = "referee-public-view/1"
 SUFFIX = ".public.signed"
 FIELDS = {"game": str, "file": str, "moves": int, "head": str, "text": str, "to_move": list,
           "finished": bool}
+
+
+class PublicView(TypedDict):
+    """The signed public view (``referee-public-view/1``); ``signature`` is added last,
+    over the rest."""
+
+    format: str
+    game: str  # the game id
+    file: str  # the game file's path in the repository
+    moves: int  # the log entries it shows
+    head: str  # the ``prev`` the next entry carries at that point
+    text: str
+    to_move: list[str]
+    finished: bool
+    signature: NotRequired[Signature]
 
 
 def _message(doc: Mapping[str, Any]) -> bytes:
@@ -55,14 +73,14 @@ def encode(doc: Mapping[str, Any]) -> bytes:
 
 
 def document(gf: gamefile.GameFile, seed: str, rel: str, text: str, to_move: Sequence[str],
-             finished: bool) -> dict[str, Any]:
+             finished: bool) -> PublicView:
     """The signed public view of ``gf`` now (deterministic): ``text`` is what `status`
     shows everyone, ``to_move`` who owes a decision."""
     from referee.trust import viewsign, xeddsa
 
-    doc: dict[str, Any] = {"format": FORMAT, "game": gf.game_id, "file": rel,
-                           "moves": len(gf.log), "head": gamefile.next_prev(gf.data),
-                           "text": text, "to_move": list(to_move), "finished": finished}
+    doc: PublicView = {"format": FORMAT, "game": gf.game_id, "file": rel,
+                       "moves": len(gf.log), "head": gamefile.next_prev(gf.data),
+                       "text": text, "to_move": list(to_move), "finished": finished}
     secret = vouch._derive(seed, b"age-identity")
     doc["signature"] = {"alg": viewsign.ALGORITHM, "key": vouch.recipient(seed),
                         "sig": base64.b64encode(xeddsa.sign(secret, _message(doc))).decode()}
@@ -74,13 +92,13 @@ class Found:
     """What :func:`find` found: the newest trusted public view (None: none) and where,
     and why any other one found was not trusted."""
 
-    doc: dict[str, Any] | None = None
+    doc: PublicView | None = None
     where: Path | None = None
     problems: list[str] = field(default_factory=list)
 
     @property
     def moves(self) -> int:
-        return int(self.doc["moves"]) if self.doc is not None else 0
+        return self.doc["moves"] if self.doc is not None else 0
 
 
 def places(path: Path, extra: Path | None = None) -> list[Path]:
@@ -104,7 +122,7 @@ def find(gf: gamefile.GameFile, candidates: Sequence[Path]) -> Found:
         if problem is not None:
             found.problems.append(problem)
         elif found.doc is None or int(doc["moves"]) > found.moves:
-            found.doc, found.where = doc, place
+            found.doc, found.where = cast("PublicView", doc), place  # (its fields checked)
     return found
 
 

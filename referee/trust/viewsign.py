@@ -21,7 +21,7 @@ from __future__ import annotations
 import base64
 import json
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NotRequired, TypedDict, cast
 
 from referee.errors import RefereeError
 from referee.ledger import gamefile, vouch
@@ -33,6 +33,29 @@ ALGORITHM = "xeddsa-25519"
 MIN_PADDED = 4096
 FIELDS = {"game": str, "file": str, "player": str, "moves": int, "head": str, "text": str,
           "status": dict}
+
+
+class Signature(TypedDict):
+    """The referee's XEdDSA signature of a document (its other fields)."""
+
+    alg: str
+    key: str  # the header's rng.recipient
+    sig: str  # base64
+
+
+class ViewDoc(TypedDict):
+    """A player's view (``referee-view/2``): of which game, file, player and point of the
+    history (``moves``, ``head``), its text and its status JSON; ``signature`` last."""
+
+    format: str
+    game: str
+    file: str
+    player: str
+    moves: int
+    head: str
+    text: str
+    status: dict[str, Any]  # `status --json` as the player's view (play/statusview.py)
+    signature: NotRequired[Signature]
 
 
 class ViewError(RefereeError):
@@ -67,10 +90,9 @@ def document(gf: gamefile.GameFile, seed: str, rel: str, player: str, text: str,
              status: Mapping[str, Any]) -> bytes:
     """The padded plaintext of ``player``'s view of ``gf`` (deterministic), signed with
     the referee key of ``seed``."""
-    doc: dict[str, Any] = {"format": VIEW_FORMAT, "game": gf.game_id, "file": rel,
-                           "player": player, "moves": len(gf.log),
-                           "head": gamefile.next_prev(gf.data), "text": text,
-                           "status": dict(status)}
+    doc: ViewDoc = {"format": VIEW_FORMAT, "game": gf.game_id, "file": rel,
+                    "player": player, "moves": len(gf.log),
+                    "head": gamefile.next_prev(gf.data), "text": text, "status": dict(status)}
     secret = vouch._derive(seed, b"age-identity")
     doc["signature"] = {"alg": ALGORITHM, "key": vouch.recipient(seed),
                         "sig": base64.b64encode(xeddsa.sign(secret, _message(doc))).decode()}
@@ -92,7 +114,7 @@ def header_key_problem(gf: gamefile.GameFile, seed: str) -> str | None:
     return None
 
 
-def parse(plaintext: bytes, where: str) -> dict[str, Any]:
+def parse(plaintext: bytes, where: str) -> ViewDoc:
     """The view document in a decrypted file. Raises ViewError."""
     try:
         doc = json.loads(plaintext)
@@ -106,7 +128,7 @@ def parse(plaintext: bytes, where: str) -> dict[str, Any]:
             isinstance(doc.get(k), kind) for k, kind in FIELDS.items()) or isinstance(
             doc["moves"], bool) or doc["moves"] < 0:
         raise ViewError(f"{where} decrypts, but is not a referee view")
-    return doc
+    return cast("ViewDoc", doc)  # (its fields checked just above)
 
 
 def check_signature(doc: Mapping[str, Any], gf: gamefile.GameFile, where: str,

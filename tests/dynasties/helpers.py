@@ -58,9 +58,9 @@ def grant_card(state: State, who: str, action: str | None = None,
     for number, card in D.action_cards.items():
         if action and action not in card.actions:
             continue
-        if special and (card.special is None or card.special["kind"] != special):
+        if special and (card.special is None or card.special.__struct_config__.tag != special):
             continue
-        if city and (card.special is None or card.special.get("city") != city):
+        if city and getattr(card.special, "city", None) != city:
             continue
         for pile in [state.deck, state.discard] + [pl.hand for pl in state.players]:
             if number in pile:

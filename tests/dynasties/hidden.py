@@ -19,7 +19,7 @@ def positions(n: int, seed: str) -> dict[str, State]:
     state = match.state
     found: dict[str, State] = {}
     while not GAME.finished(state):
-        kind = state.queue[0]["k"] if state.queue else "turn"
+        kind = state.queue[0].kind if state.queue else "turn"
         found.setdefault(kind, copy.deepcopy(state))
         player = GAME.to_move(state)[0]
         match.play(player, rng.choice(GAME.legal_moves(state, player), "playout"))

@@ -107,7 +107,7 @@ STATES = [state for n, seed in ((3, "crafted-a"), (5, "crafted-b"))
 
 
 def test_states_cover_turns_and_decisions() -> None:
-    kinds = {s.queue[0]["k"] if s.queue else "turn" for s in STATES}
+    kinds = {s.queue[0].kind if s.queue else "turn" for s in STATES}
     assert "turn" in kinds and len(kinds) >= 4
 
 

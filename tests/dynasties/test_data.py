@@ -121,7 +121,7 @@ def test_only_stated_countries_are_labelled_rulebook() -> None:
 
 
 def test_every_scoring_card_is_assumed() -> None:
-    assert all(c["confidence"] == "assumed" for c in D.scoring.values())
+    assert all(c["confidence"] == "assumed" for c in D.files["scoring_cards"]["scoring_cards"])
     listed = {a.key for a in GAME.assumptions()}
     assert {f"scoring_cards.scoring_cards.{k}" for k in D.scoring} <= listed
 

@@ -11,6 +11,7 @@ from referee.engine import Match, resolve_move
 from referee.engine.rng import Rng
 from referee.errors import AmbiguousMove, IllegalMove
 from referee.games.dynasties import GAME
+from referee.games.dynasties import tasks as T
 from referee.games.dynasties.moves import Done, KeepScoring, Pass, Score, Trade
 from tests.dynasties.helpers import idx, new_game, turn_of
 from tests.dynasties.hidden import named_in, positions, redeal_secrets
@@ -85,7 +86,7 @@ def test_keeping_a_scoring_card_not_drawn_shows_no_drawn_card() -> None:
     s = new_game()
     blue = s.players[idx(s, "blue")]
     blue.looking = [s.yellow.pop(0), s.yellow.pop(0)]
-    s.queue = [{"k": "keep_scoring", "p": 0}]
+    s.queue = [T.KeepScoring(player=0)]
     other = next(k for k in D.yellow if k not in blue.looking)
     reason = GAME.why_illegal(s, "blue", KeepScoring(other))
     assert not any(card in reason for card in blue.looking + blue.scoring)

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import copy
+
+import msgspec
 import pytest
 
 from referee.errors import NotImplementedRule
-from referee.games.dynasties import GAME
+from referee.games.dynasties import GAME, current_files, game
 from referee.games.dynasties import effects as E
 from referee.games.dynasties.moves import Bonus
 from tests.dynasties.helpers import (
@@ -38,9 +41,9 @@ def test_leonardo_extra_bonus_action_comes_last() -> None:
     blue = s.players[idx(s, "blue")]
     play(s, "blue", f"pass keep {blue.hand[0]}")
     order = []
-    while s.queue and s.queue[0]["k"] == "bonus":
+    while s.queue and s.queue[0].kind == "bonus":
         who = GAME.to_move(s)[0]
-        leo = s.queue[0]["leonardo"]
+        leo = s.queue[0].leonardo  # type: ignore[attr-defined]
         order.append((who, leo))
         legal = GAME.legal_moves(s, who)
         pick = Bonus("cards") if Bonus("cards") in legal else Bonus("points")
@@ -59,8 +62,8 @@ def test_matchmaker_neutral_marriage() -> None:
     play(s, "red", f"use matchmaker with {grant_card(s, 'red', action='personality')}")
     # the only lone figure is in Paris, so the city is chosen automatically
     assert s.cities["paris"].princess == -1 and s.neutral == 2
-    assert s.queue[0]["k"] == "neutral_dice"
-    s.queue[0]["dice"] = ["points", "points", "child"]
+    assert s.queue[0].kind == "neutral_dice"
+    s.queue[0] = msgspec.structs.replace(s.queue[0], dice=("points", "points", "child"))
     score = s.players[idx(s, "red")].score
     play(s, "red", "choose child+points")
     assert s.cities["paris"].star == idx(s, "red")
@@ -76,7 +79,7 @@ def test_monastery_without_pink_releases_automatically() -> None:
     everyone_else_passed(s, "green")
     turn_of(s, "green")
     play(s, "green", f"pass keep {s.players[idx(s, 'green')].hand[0]}")
-    while s.queue and s.queue[0]["k"] == "bonus":
+    while s.queue and s.queue[0].kind == "bonus":
         play(s, GAME.to_move(s)[0], "bonus points")
     assert s.cities["paris"].princess is None
 
@@ -84,4 +87,11 @@ def test_monastery_without_pink_releases_automatically() -> None:
 def test_unknown_effect_primitive_is_reported() -> None:
     s = new_game()
     with pytest.raises(NotImplementedRule):
-        E.run(s, 0, {"op": "teleport"}, None)
+        E.run(s, 0, {"op": "teleport"}, None)  # type: ignore[arg-type]
+
+
+def test_data_naming_an_unknown_effect_primitive_is_refused_when_read() -> None:
+    files = copy.deepcopy(current_files())
+    files["personalities"]["personalities"][0]["effects"] = [{"op": "teleport"}]
+    with pytest.raises(NotImplementedRule, match="unknown effect primitive 'teleport'"):
+        game(files)

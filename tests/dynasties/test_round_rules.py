@@ -26,7 +26,7 @@ D = GAME.data  # the component data of the current game
 
 
 def pending_kind(state) -> str | None:
-    return state.queue[0]["k"] if state.queue else None
+    return state.queue[0].kind if state.queue else None
 
 
 def last_to_pass(state, who: str) -> None:
@@ -142,7 +142,7 @@ def test_bonus_action_may_be_declined_also_on_leonardo() -> None:
     while pending_kind(s) == "bonus":
         who = GAME.to_move(s)[0]
         assert Done() in GAME.legal_moves(s, who)
-        order.append((who, s.queue[0]["leonardo"]))
+        order.append((who, s.queue[0].leonardo))  # type: ignore[attr-defined]
         play(s, who, "done")
     assert order[-1] == ("blue", True) and len(order) == 5
     assert s.leonardo is None and all(not v for v in s.bonus.values())
@@ -166,11 +166,11 @@ ARMS_OPS = {"arms_city", "arms_tile", "wild_arms"}
 def test_coats_of_arms_only_from_marriages_and_book_tiles() -> None:
     """Final Scoring 1: 'the number of country coats of arms you have collected (from
     marriages and book tiles)'. Only dowry dice and book tiles may give one."""
-    def ops(entries):
-        return {e["op"] for entry in entries for e in entry["effects"]}
+    def ops(effect_lists):  # the files' ``op`` of each effect
+        return {e.__struct_config__.tag for effects in effect_lists for e in effects}
 
-    assert ops(D.bonus.values()) & ARMS_OPS == set()
-    assert ops(D.personalities.values()) & ARMS_OPS == set()
-    assert ops(D.files["dice"]["faces"]) & ARMS_OPS == {"arms_city"}
-    assert ops(D.book_tiles.values()) & ARMS_OPS == {"arms_tile", "wild_arms"}
+    assert ops(b.effects for b in D.bonus.values()) & ARMS_OPS == set()
+    assert ops(p.effects for p in D.personalities.values()) & ARMS_OPS == set()
+    assert ops(D.face_effects.values()) & ARMS_OPS == {"arms_city"}
+    assert ops(t.effects for t in D.book_tiles.values()) & ARMS_OPS == {"arms_tile", "wild_arms"}
     assert Bonus("arms") not in [Bonus(k) for k in D.bonus]

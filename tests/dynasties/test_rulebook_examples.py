@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import msgspec
+
 from referee.games.dynasties import GAME, words
 from referee.games.dynasties import scoring as S
 from referee.games.dynasties.effects import letters
@@ -21,7 +23,7 @@ from tests.dynasties.helpers import (
 
 
 def pending_kind(state) -> str | None:
-    return state.queue[0]["k"] if state.queue else None
+    return state.queue[0].kind if state.queue else None
 
 
 def test_trade_blue_divides_red_chooses() -> None:
@@ -91,7 +93,8 @@ def test_dowry_division() -> None:
     set_goods(s, "blue", "ww")
     turn_of(s, "blue")
     play(s, "blue", f"princess carcassonne with {grant_card(s, 'blue', action='princess')}")
-    s.queue[0]["dice"] = ["child", "arms", "points"]  # the roll, fixed for the example
+    # the roll, fixed for the example
+    s.queue[0] = msgspec.structs.replace(s.queue[0], dice=("child", "arms", "points"))
     play(s, "red", "divide child / arms+points")
     assert GAME.to_move(s) == ["blue"]
     score, supply = red.score, red.supply
@@ -206,7 +209,7 @@ def test_red_fifteen_points_after_round_two_and_monastery() -> None:
                for e in s.events)
     supply = red.supply
     while pending_kind(s) == "monastery":
-        city = s.queue[0]["city"]
+        city = s.queue[0].city  # type: ignore[attr-defined]
         play(s, "red", f"release {city}" if city == "barcelona" else f"save {city}")
     assert red.goods[4] == 0 and red.supply == supply + 1
     assert s.cities["barcelona"].prince is None

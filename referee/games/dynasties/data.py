@@ -14,16 +14,35 @@ import json
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, get_args
 
 from referee.engine import Assumption
-from referee.errors import GameFileError
+from referee.errors import GameFileError, NotImplementedRule
 
 from .files import Vocabulary, data_digest, vocabulary
 from .movetypes import COLOURS, Figure, Pass, SitOut, Trade
+from .records import (
+    BonusSpace,
+    BookTile,
+    CitySpecial,
+    DieFace,
+    Effect,
+    Effects,
+    PassSpecial,
+    Personality,
+    ScoringCard,
+    Special,
+    Tablet,
+    TradeTwiceSpecial,
+)
 from .words import _
 
 FIGURES: tuple[Figure, ...] = ("prince", "princess")
+# the record types by the files' ``op`` and ``kind`` (records.py)
+EFFECT_TYPES: dict[str, type[Effect]] = {k.__struct_config__.tag: k for k in get_args(Effect)}
+SPECIAL_TYPES: dict[str, type[Special]] = {k.__struct_config__.tag: k for k in get_args(Special)}
+SCORING_TYPES: dict[str, type[ScoringCard]] = {k.__struct_config__.tag: k
+                                               for k in get_args(ScoringCard)}
 
 
 @dataclass(frozen=True)
@@ -50,26 +69,26 @@ class ActionCard:
     number: int
     key: str
     actions: tuple[str, ...]  # basic actions: trade, prince, princess, personality
-    special: dict[str, Any] | None  # None for a joker
+    special: Special | None  # None for a joker
     text: str  # "trade+prince | special: Paris for 2g"
 
     def describe(self) -> str:
         return self.text
 
 
-def _card_text(actions: tuple[str, ...], s: dict[str, Any] | None,
+def _card_text(actions: tuple[str, ...], s: Special | None,
                cities: Mapping[str, City]) -> str:
     top = "+".join(actions)
     if s is None:
         return f"{top} | joker (no special action)"
-    if s["kind"] == "city":
-        spec = f"{cities[s['city']].name} for {s['gold']}g"
-    elif s["kind"] == "pass":
+    if isinstance(s, CitySpecial):
+        spec = f"{cities[s.city].name} for {s.gold}g"
+    elif isinstance(s, PassSpecial):
         spec = "pass to the frontmost free space"
-    elif s["kind"] == "trade_twice":
-        spec = f"trade twice for {s['gold']}g"
+    elif isinstance(s, TradeTwiceSpecial):
+        spec = f"trade twice for {s.gold}g"
     else:
-        spec = f"gold-yellow personality for {s['gold']}g"
+        spec = f"gold-yellow personality for {s.gold}g"
     return f"{top} | special: {spec}"
 
 
@@ -93,7 +112,8 @@ class Data:
     monastery_round: int
     green_each: int
     carry_max: int
-    book_setup: dict[str, Any]
+    per_book_city: int  # book tiles on each Book city at setup
+    free_book_city: int  # book tiles on the free Book city
     free_cities: list[str]
     upgrade_amount: int
     # countries and cities
@@ -101,26 +121,25 @@ class Data:
     country_names: dict[str, str]
     cities: dict[str, City]
     # personalities, dice, passing track and bonus spaces
-    personalities: dict[str, dict[str, Any]]
-    personality_op: dict[str, str]
+    personalities: dict[str, Personality]
     light_blue_costs: list[int]
     gold_spaces: int
     gold_personality_cost: int
     dice: int
     faces: list[str]
     face_order: dict[str, int]
-    face_effects: dict[str, list[dict[str, Any]]]
+    face_effects: dict[str, Effects]
     track_costs: list[int]
-    bonus: dict[str, dict[str, Any]]
+    bonus: dict[str, BonusSpace]
     # cards, tablets, book tiles
-    scoring: dict[str, dict[str, Any]]
+    scoring: dict[str, ScoringCard]
     green: list[str]
     yellow: list[str]
-    tablets: dict[str, dict[str, Any]]
+    tablets: dict[str, Tablet]
     action_cards: dict[int, ActionCard]
     deal: dict[int, int]
     later_deal: int
-    book_tiles: dict[str, dict[str, Any]]
+    book_tiles: dict[str, BookTile]
     # looked up per turn (rules.turn_moves)
     card_trades: dict[int, bool]
     card_figures: dict[int, tuple[Figure, ...]]
@@ -142,7 +161,8 @@ class Data:
 
 def load(files: Mapping[str, Any]) -> Data:
     """The data files ``files`` (by name, without ``.json``) as a Data. Raises
-    GameFileError for files the notation cannot express."""
+    GameFileError for files the notation cannot express, NotImplementedRule for an effect
+    the rules do not know, and KeyError or TypeError for a record of the wrong shape."""
     raw: dict[str, Any] = copy.deepcopy(dict(files))
     words = vocabulary(raw)
     if words.colours != COLOURS or words.cards < 1:
@@ -152,15 +172,11 @@ def load(files: Mapping[str, Any]) -> Data:
     cities = {c["key"]: City(c["key"], c["name"], c["country"], c["symbol"], c["prince"],
                              c["princess"], c["large"], c["five_players"])
               for c in raw["cities"]["cities"]}
-    cards = {int(c["key"][1:]): ActionCard(
-        int(c["key"][1:]), c["key"], tuple(c["actions"]), c["special"],
-        _card_text(tuple(c["actions"]), c["special"], cities))
-        for c in raw["action_cards"]["action_cards"]}
+    cards = _action_cards(raw["action_cards"]["action_cards"], cities)
     pers = raw["personalities"]
-    personalities = {p["key"]: p for p in pers["personalities"]}
-    faces = [f["key"] for f in raw["dice"]["faces"]]
+    faces = {f["key"]: DieFace(f["key"], _effects(f["effects"])) for f in raw["dice"]["faces"]}
     track = raw["bonus"]["passing_track"]["top_costs_pink"]
-    scoring = {c["key"]: c for c in raw["scoring_cards"]["scoring_cards"]}
+    scoring = {c["key"]: _scoring_card(c) for c in raw["scoring_cards"]["scoring_cards"]}
     deal = raw["action_cards"]["deal"]
     return Data(
         files=raw, digest=data_digest(raw), words=words,
@@ -173,28 +189,34 @@ def load(files: Mapping[str, Any]) -> Data:
                         if k.isdigit()},
         monastery_round=comp["figure_scoring"]["monastery_after_round"],
         green_each=comp["scoring_cards"]["green_each"],
-        carry_max=comp["scoring_cards"]["carry_max"], book_setup=comp["book_setup"],
+        carry_max=comp["scoring_cards"]["carry_max"],
+        per_book_city=comp["book_setup"]["per_book_city"],
+        free_book_city=comp["book_setup"]["free_book_city"],
         free_cities=comp["free_cities"]["cities"], upgrade_amount=comp["upgraders"]["amount"],
         countries=[c["key"] for c in raw["cities"]["countries"]],
         country_names={c["key"]: c["name"] for c in raw["cities"]["countries"]},
         cities=cities,
-        personalities=personalities,
-        personality_op={k: p["effects"][0]["op"] for k, p in personalities.items()},
+        personalities={p["key"]: Personality(p["key"], p["name"], _effects(p["effects"]))
+                       for p in pers["personalities"]},
         light_blue_costs=pers["spaces"]["light_blue_costs"],
         gold_spaces=pers["spaces"]["gold_spaces"],
         gold_personality_cost=pers["spaces"]["gold_cost"],
-        dice=raw["dice"]["dice"], faces=faces, face_order={f: i for i, f in enumerate(faces)},
-        face_effects={f["key"]: f["effects"] for f in raw["dice"]["faces"]},
+        dice=raw["dice"]["dice"], faces=list(faces),
+        face_order={f: i for i, f in enumerate(faces)},
+        face_effects={k: f.effects for k, f in faces.items()},
         track_costs=track,
-        bonus={b["key"]: b for b in raw["bonus"]["bonus_spaces"]},
+        bonus={b["key"]: BonusSpace(b["key"], b["text"], b["shareable"], _effects(b["effects"]))
+               for b in raw["bonus"]["bonus_spaces"]},
         scoring=scoring,
-        green=[k for k, c in scoring.items() if c["deck"] == "green"],
-        yellow=[k for k, c in scoring.items() if c["deck"] == "yellow"],
-        tablets={t["key"]: t for t in raw["tablets"]["tablets"]},
+        green=[k for k, c in scoring.items() if c.deck == "green"],
+        yellow=[k for k, c in scoring.items() if c.deck == "yellow"],
+        tablets={t["key"]: Tablet(t["key"], t["first"], t["second"], t["crown"])
+                 for t in raw["tablets"]["tablets"]},
         action_cards=cards,
         deal={int(k): v for k, v in deal.items() if k.isdigit()},
         later_deal=deal["later_rounds"],
-        book_tiles={t["key"]: t for t in raw["book_tiles"]["book_tiles"]},
+        book_tiles={t["key"]: BookTile(t["key"], t["kind"], _effects(t["effects"]))
+                    for t in raw["book_tiles"]["book_tiles"]},
         card_trades={n: "trade" in c.actions for n, c in cards.items()},
         card_figures={n: tuple(f for f in FIGURES if f in c.actions)
                       for n, c in cards.items()},
@@ -207,8 +229,45 @@ def load(files: Mapping[str, Any]) -> Data:
         princess_cost={k: c.princess for k, c in cities.items()},
         max_cost=max(max(c.prince, c.princess) for c in cities.values()),
         card_text_counts=Counter(c.text for c in cards.values()),
-        scoring_text_counts=Counter(c["text"] for c in scoring.values()),
+        scoring_text_counts=Counter(c.text for c in scoring.values()),
     )
+
+
+def _effects(entries: list[Any]) -> Effects:
+    """An entry's effects as records, each of the type its ``op`` names (one the rules do
+    not know: NotImplementedRule, as the interpreter said of such an effect before the
+    files were typed)."""
+    out = []
+    for effect in entries:
+        op = effect.get("op") if isinstance(effect, dict) else None
+        kind = EFFECT_TYPES.get(op) if isinstance(op, str) else None
+        if kind is None:
+            raise NotImplementedRule(f"Dynasties: unknown effect primitive {op!r} in the data")
+        out.append(kind(**{k: v for k, v in effect.items() if k != "op"}))
+    return tuple(out)
+
+
+def _scoring_card(c: Any) -> ScoringCard:
+    """A scoring card of the file (its ``kind``: the record's type)."""
+    kind = SCORING_TYPES[c["kind"]]
+    return kind(**{name: c[name] for name in kind.__struct_fields__})
+
+
+def _special(s: Any) -> Special:
+    """An action card's Special Action of the file (its ``kind``: the record's type)."""
+    return SPECIAL_TYPES[s["kind"]](**{k: v for k, v in s.items() if k != "kind"})
+
+
+def _action_cards(entries: list[Any], cities: Mapping[str, City]) -> dict[int, ActionCard]:
+    """The action cards by number (a01 = 1), each with its text."""
+    out = {}
+    for c in entries:
+        actions = tuple(c["actions"])
+        special = None if c["special"] is None else _special(c["special"])
+        number = int(c["key"][1:])
+        out[number] = ActionCard(number, c["key"], actions, special,
+                                 _card_text(actions, special, cities))
+    return out
 
 
 # --- assumptions --------------------------------------------------------------------------

@@ -38,6 +38,6 @@ def determinize(state: State, player: str, rng: Rng) -> State:
     books += slots_of(out.free_books) + slots_of(out.book_box)
     redeal(cards, rng)
     scoring_cards = state.data.scoring
-    redeal_by_kind(scoring, lambda card: scoring_cards[card]["deck"], rng)
+    redeal_by_kind(scoring, lambda card: scoring_cards[card].deck, rng)
     redeal(books, rng)
     return out

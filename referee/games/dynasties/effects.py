@@ -1,26 +1,26 @@
 """Effect primitives and the small operations everything else is built from.
 
 Personalities, dowry dice faces, bonus spaces and book tiles are lists of effects in the
-data files (``{"op": "points", "n": 3}``); :func:`run` interprets one. Effects that need a
-choice push a pending decision onto ``state.queue`` (see rules.py).
+data files (``{"op": "points", "n": 3}``: records.py types them); :func:`run` interprets
+one, by the table :data:`RUN`. Effects that need a choice push a pending decision onto
+``state.queue`` (see rules.py).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from referee.errors import NotImplementedRule
 
+from . import records as R
+from . import tasks as T
 from .state import COLOURS, State
 
 
-def task(kind: str, player: int = -1, **kw: Any) -> dict[str, Any]:
-    return {"k": kind, "p": player, **kw}
-
-
-def push(state: State, *tasks: dict[str, Any]) -> None:
+def push(state: State, *tasks: T.Task) -> None:
     """Put tasks at the front of the queue, in the given order."""
-    state.queue[0:0] = list(tasks)
+    state.queue[0:0] = tasks
 
 
 # --- goods ---------------------------------------------------------------------------------
@@ -122,67 +122,116 @@ def gain_points(state: State, p: int, n: int, why: str) -> None:
 
 
 # --- the interpreter ---------------------------------------------------------------------------
-def run(state: State, p: int, effect: dict[str, Any], city: str | None) -> None:
+def run(state: State, p: int, effect: R.Effect, city: str | None) -> None:
     """Carry out one effect primitive for player ``p`` (``city``: the marriage city)."""
-    op = effect["op"]
-    pl = state.players[p]
-    if op == "points":
-        gain_points(state, p, effect["n"], "points")
-    elif op == "draw_goods":
-        got = draw_goods(state, pl.goods, effect["count"])
-        state.log(f"{pl.id} drew {got} goods from the bag")
-    elif op == "take_colours":
-        for ch in effect["goods"]:
-            colour = COLOURS.index(ch)
-            if state.bag[colour]:
-                state.bag[colour] -= 1
-                pl.goods[colour] += 1
-        state.log(f"{pl.id} took {effect['goods']} from the bag (if there)")
-    elif op == "take_from_ships":
-        push(state, task("take_ship", p, left=effect["count"], touched=[]))
-    elif op == "take_from_bag":
-        push(state, task("take_bag", p, count=effect["count"]))
-    elif op == "draw_action_cards":
-        got = sum(draw_action_card(state, p) for _ in range(effect["count"]))
-        state.log(f"{pl.id} drew {got} action card(s)")
-    elif op == "draw_scoring":
-        for _ in range(effect["count"]):
-            card = draw_yellow(state)
-            if card:
-                pl.scoring.append(card)
-        state.log(f"{pl.id} drew {effect['count']} scoring card(s)")
-    elif op == "draw_scoring_keep":
-        for _ in range(effect["draw"]):
-            card = draw_yellow(state)
-            if card:
-                pl.looking.append(card)
-        push(state, task("keep_scoring", p))
-    elif op == "child":
-        _child(state, p, city, effect["fallback_points"])
-    elif op == "arms_city":
-        assert city is not None
-        d = state.data
-        _arms(state, p, d.countries.index(d.cities[city].country), effect["fallback_points"])
-    elif op == "leonardo":
-        pl.supply -= 1
-        state.leonardo = p
-        state.log(f"{pl.id} put a family member on the Leonardo tile")
-    elif op == "neutral_marriage":
-        push(state, task("marry", p, keep=effect["keep_dice"]))
-    elif op == "free_city":
-        push(state, task("envoy", p))
-    elif op == "upgrade":
-        push(state, task("upgrade", p, amount=effect["amount"]))
-    elif op in ("wild_arms", "arms_tile"):
-        pass  # kept face up; counts at final scoring (scoring.py)
-    else:
-        raise NotImplementedRule(f"Dynasties: unknown effect primitive {op!r} in the data")
+    step = RUN.get(type(effect))
+    if step is None:
+        raise NotImplementedRule(f"Dynasties: unknown effect primitive {effect!r} in the data")
+    step(state, p, effect, city)
 
 
-def run_all(state: State, p: int, effects: list[dict[str, Any]], city: str | None) -> None:
+def run_all(state: State, p: int, effects: R.Effects, city: str | None) -> None:
     """Queue a list of effects so that decisions they raise keep their order."""
     if effects:
-        push(state, task("effects", p, effects=list(effects), city=city))
+        push(state, T.Effects(effects, city, player=p))
+
+
+def _points(state: State, p: int, effect: R.Points, city: str | None) -> None:
+    gain_points(state, p, effect.n, "points")
+
+
+def _draw_goods(state: State, p: int, effect: R.DrawGoods, city: str | None) -> None:
+    pl = state.players[p]
+    got = draw_goods(state, pl.goods, effect.count)
+    state.log(f"{pl.id} drew {got} goods from the bag")
+
+
+def _take_colours(state: State, p: int, effect: R.TakeColours, city: str | None) -> None:
+    pl = state.players[p]
+    for ch in effect.goods:
+        colour = COLOURS.index(ch)
+        if state.bag[colour]:
+            state.bag[colour] -= 1
+            pl.goods[colour] += 1
+    state.log(f"{pl.id} took {effect.goods} from the bag (if there)")
+
+
+def _take_from_ships(state: State, p: int, effect: R.TakeFromShips, city: str | None) -> None:
+    push(state, T.TakeShip(effect.count, (), player=p))
+
+
+def _take_from_bag(state: State, p: int, effect: R.TakeFromBag, city: str | None) -> None:
+    push(state, T.TakeBag(effect.count, player=p))
+
+
+def _draw_action_cards(state: State, p: int, effect: R.DrawActionCards,
+                       city: str | None) -> None:
+    got = sum(draw_action_card(state, p) for _ in range(effect.count))
+    state.log(f"{state.players[p].id} drew {got} action card(s)")
+
+
+def _draw_scoring(state: State, p: int, effect: R.DrawScoring, city: str | None) -> None:
+    pl = state.players[p]
+    for _ in range(effect.count):
+        card = draw_yellow(state)
+        if card:
+            pl.scoring.append(card)
+    state.log(f"{pl.id} drew {effect.count} scoring card(s)")
+
+
+def _draw_scoring_keep(state: State, p: int, effect: R.DrawScoringKeep,
+                       city: str | None) -> None:
+    pl = state.players[p]
+    for _ in range(effect.draw):
+        card = draw_yellow(state)
+        if card:
+            pl.looking.append(card)
+    push(state, T.KeepScoring(player=p))
+
+
+def _child_effect(state: State, p: int, effect: R.Child, city: str | None) -> None:
+    _child(state, p, city, effect.fallback_points)
+
+
+def _arms_city(state: State, p: int, effect: R.ArmsCity, city: str | None) -> None:
+    assert city is not None
+    d = state.data
+    _arms(state, p, d.countries.index(d.cities[city].country), effect.fallback_points)
+
+
+def _leonardo(state: State, p: int, effect: R.Leonardo, city: str | None) -> None:
+    pl = state.players[p]
+    pl.supply -= 1
+    state.leonardo = p
+    state.log(f"{pl.id} put a family member on the Leonardo tile")
+
+
+def _neutral_marriage(state: State, p: int, effect: R.NeutralMarriage,
+                      city: str | None) -> None:
+    push(state, T.Marry(effect.keep_dice, player=p))
+
+
+def _free_city(state: State, p: int, effect: R.FreeCity, city: str | None) -> None:
+    push(state, T.Envoy(player=p))
+
+
+def _upgrade(state: State, p: int, effect: R.Upgrade, city: str | None) -> None:
+    push(state, T.Upgrade(effect.amount, player=p))
+
+
+def _kept(state: State, p: int, effect: R.WildArms | R.ArmsTile, city: str | None) -> None:
+    """Kept face up; counts at final scoring (scoring.py)."""
+
+
+#: the interpreter: what each effect primitive does
+RUN: dict[type, Callable[[State, int, Any, str | None], None]] = {
+    R.Points: _points, R.DrawGoods: _draw_goods, R.TakeColours: _take_colours,
+    R.TakeFromShips: _take_from_ships, R.TakeFromBag: _take_from_bag,
+    R.DrawActionCards: _draw_action_cards, R.DrawScoring: _draw_scoring,
+    R.DrawScoringKeep: _draw_scoring_keep, R.Child: _child_effect, R.ArmsCity: _arms_city,
+    R.Leonardo: _leonardo, R.NeutralMarriage: _neutral_marriage, R.FreeCity: _free_city,
+    R.Upgrade: _upgrade, R.WildArms: _kept, R.ArmsTile: _kept,
+}
 
 
 def _child(state: State, p: int, city: str | None, fallback: int) -> None:

@@ -55,7 +55,7 @@ def _card_forms(data: Data, n: int, seen: bool) -> tuple[str, ...]:
 
 @cache
 def _scoring_forms(data: Data, key: str, seen: bool) -> tuple[str, ...]:
-    text = data.scoring[key]["text"]
+    text = data.scoring[key].text
     unique = data.scoring_text_counts[text] == 1
     return ((f"scoring:{key}",) + (() if seen else (key,))
             + (_texts(text, lambda: name(text)) if unique and not seen else ()))

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import Any
 
 from . import effects as E
+from . import records as R
+from . import tasks as T
+from .data import ActionCard
 from .moves import (
     Bonus,
     Choose,
@@ -34,13 +37,13 @@ from .views import describe
 from .words import N_, _, card_text, figure, name
 
 TURN_TYPES = (Trade, TradeTwice, Place, Use, SitOut, Pass)
-DECISION_TYPES: dict[str, tuple[type, ...]] = {
-    "divide": (Divide,), "choose": (Choose,), "self_take": (Take,), "lone_take": (Take,),
-    "take_ship": (Take,), "take_bag": (Take,), "dowry_divide": (DivideDice,),
-    "dowry_choose": (ChooseDice,), "neutral_dice": (ChooseDice,), "keep_scoring": (KeepScoring,),
-    "upgrade": (Country,), "wild": (Country,), "envoy": (Envoy,),
-    "marry": (Marry,), "second_trade": (SecondTrade, Done), "bonus": (Bonus, Done),
-    "monastery": (Monastery,), "score_cards": (Score, Done),
+DECISION_TYPES: dict[type[T.Decision], tuple[type, ...]] = {
+    T.Divide: (Divide,), T.Choose: (Choose,), T.SelfTake: (Take,), T.LoneTake: (Take,),
+    T.TakeShip: (Take,), T.TakeBag: (Take,), T.DowryDivide: (DivideDice,),
+    T.DowryChoose: (ChooseDice,), T.NeutralDice: (ChooseDice,), T.KeepScoring: (KeepScoring,),
+    T.Upgrade: (Country,), T.Wild: (Country,), T.Envoy: (Envoy,),
+    T.Marry: (Marry,), T.SecondTrade: (SecondTrade, Done), T.Bonus: (Bonus, Done),
+    T.Monastery: (Monastery,), T.ScoreCards: (Score, Done),
 }
 ACTION_NAME = {"trade": N_("Trade"), "prince": N_("Prince"), "princess": N_("Princess"),
                "personality": N_("Personality")}
@@ -67,7 +70,7 @@ def payment_problem(state: State, goods: list[int], colour: int, n: int,
 
 # Decisions whose options show hidden things (drawn scoring cards, the bag): their
 # explanations never list the options.
-SECRET_OPTIONS = frozenset({"keep_scoring", "take_bag", "score_cards"})
+SECRET_OPTIONS = frozenset({T.KeepScoring, T.TakeBag, T.ScoreCards})
 
 
 def why_illegal(state: State, p: int, move: Any) -> str:
@@ -81,10 +84,10 @@ def why_illegal(state: State, p: int, move: Any) -> str:
     if t is None and p != state.active:
         return _("it is {player}'s turn").format(player=state.name(state.active))
     if t is not None:
-        if t["p"] != p:
+        if t.player != p:
             return _("{player} must first {decision}").format(
-                player=state.name(t["p"]), decision=describe(state, t))
-        if not isinstance(move, DECISION_TYPES[t["k"]]):
+                player=state.name(t.player), decision=describe(state, t))
+        if not isinstance(move, DECISION_TYPES[type(t)]):
             return _("you must first {decision}").format(decision=describe(state, t))
         return _decision(state, t, move)
     if isinstance(move, SecondTrade):
@@ -96,38 +99,38 @@ def why_illegal(state: State, p: int, move: Any) -> str:
     return _turn(state, p, move)
 
 
-def _decision(state: State, t: dict[str, Any], move: Any) -> str:
-    if t["k"] in SECRET_OPTIONS:
+def _decision(state: State, t: T.Decision, move: Any) -> str:
+    if type(t) in SECRET_OPTIONS:
         options = _("see your own status for the options")
     else:
         options = ", ".join(format_move(m) for m in decision_moves(state, t))
-    if isinstance(move, Divide):
-        ship = state.ships[t["ship"]]
+    if isinstance(move, Divide) and isinstance(t, T.Divide):
+        ship = state.ships[t.ship]
         if not move.first or not move.second:
             return _("Trade (Dividing): you cannot divide into an empty group; both groups "
                      "need at least one good")
         if E.letters([a + b for a, b in zip(E.vec(move.first), E.vec(move.second),
                                             strict=True)]) != E.letters(ship.goods):
             return _("Trade (Dividing): the two groups must be exactly the goods on ship "
-                     "{ship}: {goods}").format(ship=t["ship"] + 1, goods=E.letters(ship.goods))
-    if isinstance(move, Choose):
+                     "{ship}: {goods}").format(ship=t.ship + 1, goods=E.letters(ship.goods))
+    if isinstance(move, Choose) and isinstance(t, T.Choose):
         return _("Trade (Choosing): {goods} was not offered; choose {groups}").format(
-            goods=move.goods or _("nothing"), groups=_(" or ").join(t["groups"]))
-    if isinstance(move, DivideDice):
+            goods=move.goods or _("nothing"), groups=_(" or ").join(t.groups))
+    if isinstance(move, DivideDice) and isinstance(t, T.DowryDivide):
         return _("The Marriage: divide the dice you rolled ({dice}) into 1 die and 2 dice"
-                 ).format(dice=", ".join(t["dice"]))
-    if isinstance(move, ChooseDice) and t["k"] == "dowry_choose":
+                 ).format(dice=", ".join(t.dice))
+    if isinstance(move, ChooseDice) and isinstance(t, T.DowryChoose):
         return _("The Marriage (Choosing): that group was not offered; choose {groups}"
-                 ).format(groups=_(" or ").join(t["groups"]))
+                 ).format(groups=_(" or ").join(t.groups))
     if isinstance(move, Take):
         return _("those goods are not there to take; {options}").format(options=options)
     if isinstance(move, KeepScoring):
         return _("keep one of the scoring cards you drew ({options})").format(options=options)
-    if isinstance(move, Monastery):
-        if move.save and not state.players[t["p"]].goods[P]:
+    if isinstance(move, Monastery) and isinstance(t, T.Monastery):
+        if move.save and not state.players[t.player].goods[P]:
             return _("Round Scoring: you cannot pay 1 pink: you have 0")
         return _("Round Scoring: the decision is about {city}").format(
-            city=name(state.data.cities[t["city"]].name))
+            city=name(state.data.cities[t.city].name))
     if isinstance(move, Score):
         return _("Round Scoring: you do not hold scoring card {card}").format(card=move.card)
     if isinstance(move, Done):
@@ -157,15 +160,14 @@ def _turn(state: State, p: int, move: Any) -> str:
         spec = info.special
         if spec is None:
             return _("Joker Card: a joker cannot be used for a Special Action")
-        needs: dict[type, str] = {Place: "city", Use: "personality",
-                                  TradeTwice: "trade_twice"}
-        need = needs[type(move)]
-        if spec["kind"] != need:
+        needs: dict[type, type[R.Special]] = {Place: R.CitySpecial, Use: R.PersonalitySpecial,
+                                              TradeTwice: R.TradeTwiceSpecial}
+        if type(spec) is not needs[type(move)]:
             return _("Special Action: card {card}'s special action is not that ({text})"
                      ).format(card=card, text=card_text(info, d.cities))
-        if isinstance(move, Place) and spec["city"] != move.city:
+        if isinstance(move, Place) and isinstance(spec, R.CitySpecial) and spec.city != move.city:
             return _("Special Action: card {card} places only in {city}").format(
-                card=card, city=name(d.cities[spec["city"]].name))
+                card=card, city=name(d.cities[spec.city].name))
     else:
         action = "trade" if isinstance(move, Trade) else (
             move.figure if isinstance(move, Place) else "personality")
@@ -177,8 +179,7 @@ def _turn(state: State, p: int, move: Any) -> str:
     if isinstance(move, (Trade, TradeTwice)) and not 1 <= move.ship <= d.ships:
         return _("Trade: there are only ships 1-{n}").format(n=d.ships)
     if isinstance(move, TradeTwice):
-        special_action = cast(dict[str, Any], info.special)  # (a Special Action: checked above)
-        return payment_problem(state, pl.goods, G, special_action["gold"], move.pay) \
+        return payment_problem(state, pl.goods, G, _gold(info), move.pay) \
             or _("not legal now")
     if isinstance(move, Place):
         return _place(state, p, move, info)
@@ -187,7 +188,14 @@ def _turn(state: State, p: int, move: Any) -> str:
     return _("not legal now")
 
 
-def _place(state: State, p: int, move: Place, info: Any) -> str:
+def _gold(info: ActionCard) -> int:
+    """The gold a Special Action costs (one paid in gold-yellow: checked before)."""
+    spec = info.special
+    assert isinstance(spec, (R.CitySpecial, R.PersonalitySpecial, R.TradeTwiceSpecial))
+    return spec.gold
+
+
+def _place(state: State, p: int, move: Place, info: ActionCard) -> str:
     c = state.cities.get(move.city)
     city = state.data.cities[move.city]
     if c is None:
@@ -201,18 +209,18 @@ def _place(state: State, p: int, move: Place, info: Any) -> str:
                  "city)").format(city=where)
     pl = state.players[p]
     if move.special:
-        problem = payment_problem(state, pl.goods, G, info.special["gold"], move.pay)
+        problem = payment_problem(state, pl.goods, G, _gold(info), move.pay)
     else:
         colour = K if move.figure == "prince" else W
         problem = payment_problem(state, pl.goods, colour, city.cost(move.figure), move.pay)
     return problem or _("not legal now")
 
 
-def _use(state: State, p: int, move: Use, info: Any) -> str:
+def _use(state: State, p: int, move: Use, info: ActionCard) -> str:
     if move.personality not in state.personalities:
         return _("unknown personality")
     i = state.personalities.index(move.personality)
-    who = name(state.data.personalities[move.personality]["name"])
+    who = name(state.data.personalities[move.personality].name)
     costs = state.data.light_blue_costs
     light = i < len(costs)
     if light and move.special:
@@ -226,7 +234,7 @@ def _use(state: State, p: int, move: Use, info: Any) -> str:
                  ).format(personality=who)
     pl = state.players[p]
     if move.special:
-        problem = payment_problem(state, pl.goods, G, info.special["gold"], move.pay)
+        problem = payment_problem(state, pl.goods, G, _gold(info), move.pay)
     else:
         problem = payment_problem(state, pl.goods, B, costs[i], move.pay)
     return problem or _("{personality} cannot do anything for you now").format(
@@ -243,7 +251,7 @@ def _pass(state: State, p: int, move: Pass) -> str:
         return _("Passing: you have no other action card to keep")
     if move.card:
         spec = state.data.action_cards[move.card].special
-        if not spec or spec["kind"] != "pass":
+        if not isinstance(spec, R.PassSpecial):
             return _("card {card} has no Pass special action").format(card=move.card)
         return _("Passing via the Special Action: you go to the frontmost free space")
     if move.space:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import msgspec
@@ -273,7 +273,7 @@ def aliases(data: Data) -> dict[str, dict[str, str]]:
         "a city": german_aliases({k: c.name for k, c in data.cities.items()},
                                  list(data.cities)),
         "a country": german_aliases(data.country_names, data.countries),
-        "a personality": german_aliases({k: p["name"] for k, p in data.personalities.items()},
+        "a personality": german_aliases({k: p.name for k, p in data.personalities.items()},
                                         list(data.personalities)),
     }
 
@@ -288,116 +288,168 @@ def _card_and_pay(r: _Reader) -> tuple[int, bool, str | None]:
     return card, special, pay
 
 
-def _parse(r: _Reader) -> tuple[type, dict[str, Any]]:
+#: a move's fields as the text gave them, by name (None: left out, filled from the legal
+#: moves) and the type of the move they make
+Fields = dict[str, int | str | bool | None]
+Parsed = tuple[type, Fields]
+
+
+def _trade(r: _Reader, verb: str) -> Parsed:
+    if r.accept("twice"):
+        ship = r.number("a ship")
+        card, _special, pay = _card_and_pay(r)
+        return TradeTwice, {"card": card, "ship": ship, "pay": pay}
+    ship = r.number("a ship (1-3)")
+    if r.peek() is None:
+        return SecondTrade, {"ship": ship}
+    card, special, pay = _card_and_pay(r)
+    if special or pay is not None:
+        return TradeTwice, {"card": card, "ship": ship, "pay": pay}
+    return Trade, {"card": card, "ship": ship}
+
+
+def _place(r: _Reader, verb: str) -> Parsed:
+    city = r.word("a city", list(r.data.cities))
+    card, special, pay = _card_and_pay(r)
+    return Place, {"card": card, "figure": verb, "city": city, "pay": pay, "special": special}
+
+
+def _use(r: _Reader, verb: str) -> Parsed:
+    who = r.word("a personality", list(r.data.personalities))
+    card, special, pay = _card_and_pay(r)
+    return Use, {"card": card, "personality": who, "pay": pay, "special": special}
+
+
+def _sit_out(r: _Reader, verb: str) -> Parsed:
+    if verb == "sit" and not r.accept("out"):
+        raise _malformed(r.text, _("expected 'sit out CARD'"))
+    r.accept("with")
+    card = r.number("an action card")
+    r.end()
+    return SitOut, {"card": card}
+
+
+def _pass(r: _Reader, verb: str) -> Parsed:
+    space: int | None = None
+    if r.accept("long"):
+        space = 0
+    elif (r.peek() or "").isdigit():
+        space = r.number("a passing-track space")
+    card = 0
+    if r.accept("with"):
+        card = r.number("a Pass action card")
+    elif space is None:
+        space = 0
+    keep = r.number("the action card you keep") if r.accept("keep") else None
+    r.end()
+    return Pass, {"space": space, "card": card, "keep": keep}
+
+
+def _divide(r: _Reader, verb: str) -> Parsed:
+    if r.peek() in r.data.faces:
+        return _divide_dice(r)
+    a = r.goods()
+    if not r.accept("/"):
+        raise _malformed(r.text, _("expected 'divide GOODS/GOODS'"))
+    b = r.goods()
+    r.end()
+    first, second = goods_pair(a, b)
+    return Divide, {"first": first, "second": second}
+
+
+def _divide_dice(r: _Reader) -> Parsed:
+    one = r.faces()
+    if not r.accept("/"):
+        raise _malformed(r.text, _("expected 'divide FACE / FACE+FACE'"))
+    two = r.faces()
+    r.end()
+    if len(one) == 2 and len(two) == 1:
+        one, two = two, one
+    if len(one) != 1 or len(two) != 2:
+        raise _malformed(r.text, _("the dowry is divided 1 die / 2 dice"))
+    return DivideDice, {"single": one[0], "pair": faces_str(two, r.data.face_order)}
+
+
+def _choose(r: _Reader, verb: str) -> Parsed:
+    if r.peek() in r.data.faces:
+        faces = r.faces()
+        r.end()
+        return ChooseDice, {"faces": faces_str(faces, r.data.face_order)}
+    goods = r.goods()
+    r.end()
+    return Choose, {"goods": goods}
+
+
+def _take(r: _Reader, verb: str) -> Parsed:
+    goods = r.goods()
+    source = "ship"
+    if r.accept("from"):
+        if r.accept("bag"):
+            source = "bag"
+        else:
+            r.accept("ship")
+            source = str(r.number("a ship (1-3)"))
+    r.end()
+    return Take, {"goods": goods, "source": source}
+
+
+def _scoring_card(r: _Reader, verb: str) -> Parsed:
+    scoring = r.word("a scoring card", list(r.data.scoring))
+    r.end()
+    return (KeepScoring if verb == "keep" else Score), {"card": scoring}
+
+
+def _bonus(r: _Reader, verb: str) -> Parsed:
+    space = r.word("a bonus space", list(r.data.bonus))
+    r.end()
+    return Bonus, {"space": space}
+
+
+def _country(r: _Reader, verb: str) -> Parsed:
+    country = r.word("a country", r.data.countries)
+    r.end()
+    return Country, {"purpose": verb, "country": country}
+
+
+def _marry(r: _Reader, verb: str) -> Parsed:
+    city = r.word("a city", list(r.data.cities))
+    r.end()
+    return Marry, {"city": city}
+
+
+def _envoy(r: _Reader, verb: str) -> Parsed:
+    city = r.word("a free city", r.data.free_cities)
+    r.end()
+    return Envoy, {"city": city}
+
+
+def _monastery(r: _Reader, verb: str) -> Parsed:
+    city = r.word("a city", list(r.data.cities))
+    r.end()
+    return Monastery, {"city": city, "save": verb == "save"}
+
+
+def _done(r: _Reader, verb: str) -> Parsed:
+    r.end()
+    return Done, {}
+
+
+#: what each verb of the notation reads (docs/dynasties.md has every form)
+VERBS: dict[str, Callable[[_Reader, str], Parsed]] = {
+    "trade": _trade, "prince": _place, "princess": _place, "use": _use, "sit": _sit_out,
+    "sitout": _sit_out, "pass": _pass, "divide": _divide, "choose": _choose, "take": _take,
+    "keep": _scoring_card, "score": _scoring_card, "bonus": _bonus, "upgrade": _country,
+    "wild": _country, "marry": _marry, "envoy": _envoy, "save": _monastery,
+    "release": _monastery, "done": _done,
+}
+
+
+def _parse(r: _Reader) -> Parsed:
     verb = r.take("a move")
-    fields: dict[str, Any]
-    if verb == "trade":
-        if r.accept("twice"):
-            ship = r.number("a ship")
-            card, _special, pay = _card_and_pay(r)
-            return TradeTwice, {"card": card, "ship": ship, "pay": pay}
-        ship = r.number("a ship (1-3)")
-        if r.peek() is None:
-            return SecondTrade, {"ship": ship}
-        card, special, pay = _card_and_pay(r)
-        if special or pay is not None:
-            return TradeTwice, {"card": card, "ship": ship, "pay": pay}
-        return Trade, {"card": card, "ship": ship}
-    if verb in ("prince", "princess"):
-        city = r.word("a city", list(r.data.cities))
-        card, special, pay = _card_and_pay(r)
-        return Place, {"card": card, "figure": verb, "city": city, "pay": pay, "special": special}
-    if verb == "use":
-        who = r.word("a personality", list(r.data.personalities))
-        card, special, pay = _card_and_pay(r)
-        return Use, {"card": card, "personality": who, "pay": pay, "special": special}
-    if verb in ("sit", "sitout"):
-        if verb == "sit" and not r.accept("out"):
-            raise _malformed(r.text, _("expected 'sit out CARD'"))
-        r.accept("with")
-        card = r.number("an action card")
-        r.end()
-        return SitOut, {"card": card}
-    if verb == "pass":
-        fields = {"space": None, "card": 0, "keep": None}
-        if r.accept("long"):
-            fields["space"] = 0
-        elif r.peek() is not None and r.peek().isdigit():  # type: ignore[union-attr]
-            fields["space"] = r.number("a passing-track space")
-        if r.accept("with"):
-            fields["card"] = r.number("a Pass action card")
-        elif fields["space"] is None:
-            fields["space"] = 0
-        if r.accept("keep"):
-            fields["keep"] = r.number("the action card you keep")
-        r.end()
-        return Pass, fields
-    if verb == "divide":
-        if r.peek() in r.data.faces:
-            one = r.faces()
-            if not r.accept("/"):
-                raise _malformed(r.text, _("expected 'divide FACE / FACE+FACE'"))
-            two = r.faces()
-            r.end()
-            if len(one) == 2 and len(two) == 1:
-                one, two = two, one
-            if len(one) != 1 or len(two) != 2:
-                raise _malformed(r.text, _("the dowry is divided 1 die / 2 dice"))
-            return DivideDice, {"single": one[0], "pair": faces_str(two, r.data.face_order)}
-        a = r.goods()
-        if not r.accept("/"):
-            raise _malformed(r.text, _("expected 'divide GOODS/GOODS'"))
-        b = r.goods()
-        r.end()
-        first, second = goods_pair(a, b)
-        return Divide, {"first": first, "second": second}
-    if verb == "choose":
-        if r.peek() in r.data.faces:
-            faces = r.faces()
-            r.end()
-            return ChooseDice, {"faces": faces_str(faces, r.data.face_order)}
-        goods = r.goods()
-        r.end()
-        return Choose, {"goods": goods}
-    if verb == "take":
-        goods = r.goods()
-        source = "ship"
-        if r.accept("from"):
-            if r.accept("bag"):
-                source = "bag"
-            else:
-                r.accept("ship")
-                source = str(r.number("a ship (1-3)"))
-        r.end()
-        return Take, {"goods": goods, "source": source}
-    if verb in ("keep", "score"):
-        scoring = r.word("a scoring card", list(r.data.scoring))
-        r.end()
-        return (KeepScoring if verb == "keep" else Score), {"card": scoring}
-    if verb == "bonus":
-        space = r.word("a bonus space", list(r.data.bonus))
-        r.end()
-        return Bonus, {"space": space}
-    if verb in ("upgrade", "wild"):
-        country = r.word("a country", r.data.countries)
-        r.end()
-        return Country, {"purpose": verb, "country": country}
-    if verb == "marry":
-        city = r.word("a city", list(r.data.cities))
-        r.end()
-        return Marry, {"city": city}
-    if verb == "envoy":
-        city = r.word("a free city", r.data.free_cities)
-        r.end()
-        return Envoy, {"city": city}
-    if verb in ("save", "release"):
-        city = r.word("a city", list(r.data.cities))
-        r.end()
-        return Monastery, {"city": city, "save": verb == "save"}
-    if verb == "done":
-        r.end()
-        return Done, {}
-    raise _malformed(r.text, _("unknown verb {verb}").format(verb=repr(verb)))
+    read = VERBS.get(verb)
+    if read is None:
+        raise _malformed(r.text, _("unknown verb {verb}").format(verb=repr(verb)))
+    return read(r, verb)
 
 
 def _turn_trade(text: str, ship: int, legal: Sequence[Any]) -> Any:
@@ -416,7 +468,7 @@ def _turn_trade(text: str, ship: int, legal: Sequence[Any]) -> Any:
     return SecondTrade(ship)
 
 
-DEFAULTS: dict[str, Any] = {"pay": "", "keep": 0, "space": 1}
+DEFAULTS: Fields = {"pay": "", "keep": 0, "space": 1}
 
 #: what each bounded field is, as a refusal names it (the words of ``EXPECTED``)
 FIELD_WHAT = {"card": "an action card", "keep": "the action card you keep", "ship": "a ship",
@@ -470,8 +522,9 @@ def parse_move(text: str, legal: Sequence[Any], data: Data) -> Any:
                                             len(offered)).format(count=len(offered)))
         return offered[k - 1]
     cls, fields = _parse(_Reader(text, data))
-    if cls is SecondTrade and SecondTrade(**fields) not in legal:
-        return _bounded(_turn_trade(text, fields["ship"], legal), text)
+    ship = fields.get("ship")
+    if cls is SecondTrade and isinstance(ship, int) and SecondTrade(ship) not in legal:
+        return _bounded(_turn_trade(text, ship, legal), text)
     missing = [k for k, v in fields.items() if v is None]
     if not missing:
         return _bounded(cls(**fields), text)

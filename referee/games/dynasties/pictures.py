@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from referee.pictures.changes import NO_MARKS, Marks
 from referee.pictures.svg import (
@@ -19,6 +19,10 @@ from referee.pictures.svg import (
 from referee.pictures.tiles import PAD, Tile, tile
 
 from .words import N_, _, figure, name, symbol
+
+if TYPE_CHECKING:  # (types only: the view is plain JSON at run time)
+    from .state import CountryScoring
+    from .viewtypes import CityView, ShipView, TabletView, View, YouView
 
 WIDTH = 1200
 GAP = 14
@@ -47,7 +51,7 @@ def _symbol_text(key: str) -> str:
     return f"{SYMBOL_MARK[key]} {symbol(key)}" if key in SYMBOL_MARK else key
 
 
-def draw(view: dict[str, Any], marks: Marks = NO_MARKS, since: int | None = None,
+def draw(view: View, marks: Marks = NO_MARKS, since: int | None = None,
          pieces: Pieces | None = None) -> str:
     colour = {p["id"]: p["colour"] for p in view["players"]}
     countries = _by_country(view["cities"])
@@ -69,14 +73,14 @@ def draw(view: dict[str, Any], marks: Marks = NO_MARKS, since: int | None = None
     return c.finish(y + 10)
 
 
-def _by_country(cities: list[dict[str, Any]]) -> dict[str, list[tuple[int, dict[str, Any]]]]:
-    out: dict[str, list[tuple[int, dict[str, Any]]]] = {}
+def _by_country(cities: list[CityView]) -> dict[str, list[tuple[int, CityView]]]:
+    out: dict[str, list[tuple[int, CityView]]] = {}
     for i, city in enumerate(cities):
         out.setdefault(city["country"], []).append((i, city))
     return out
 
 
-def _header(c: Canvas, view: dict[str, Any], since: int | None, marks: Marks) -> None:
+def _header(c: Canvas, view: View, since: int | None, marks: Marks) -> None:
     state = _("final position") if view["phase"] == "over" else _("round {n}").format(
         n=view["round"])
     title_block(c, GAP, _("Dynasties — {state}").format(state=state), view["prompt"])
@@ -89,13 +93,13 @@ def _header(c: Canvas, view: dict[str, Any], since: int | None, marks: Marks) ->
     change_note(c, lx, since, bool(marks))
 
 
-def _countries(c: Canvas, y: float, view: dict[str, Any],
-               countries: dict[str, list[tuple[int, dict[str, Any]]]],
+def _countries(c: Canvas, y: float, view: View,
+               countries: dict[str, list[tuple[int, CityView]]],
                colour: dict[str, str], marks: Marks) -> None:
     col_w = (WIDTH - GAP * (len(countries) + 1)) / max(1, len(countries))
     for k, (country, cities) in enumerate(countries.items()):
         x = GAP + k * (col_w + GAP)
-        tab = view["tablets"].get(country, {})
+        tab = view["tablets"].get(country)
         arms = view["coats_of_arms_left"].get(country, 0)
         changed = [marks.under("tablets", country), marks.under("coats_of_arms_left", country),
                    [marks.under("cities", i) for i, _ in cities]]
@@ -106,7 +110,7 @@ def _countries(c: Canvas, y: float, view: dict[str, Any],
 
 
 def _country(c: Canvas, parent: Any, x: float, y: float, col_w: float, country: str,
-             cities: list[tuple[int, dict[str, Any]]], tab: dict[str, Any], arms: int,
+             cities: list[tuple[int, CityView]], tab: TabletView | None, arms: int,
              colour: dict[str, str], marks: Marks) -> None:
     country_header(c, parent, x, y, col_w, country, tab, arms, marks)
     for row, (i, city) in enumerate(cities):
@@ -114,37 +118,37 @@ def _country(c: Canvas, parent: Any, x: float, y: float, col_w: float, country: 
 
 
 def country_header(c: Canvas, parent: Any, x: float, y: float, col_w: float, country: str,
-                   tab: dict[str, Any], arms: int, marks: Marks) -> None:
+                   tab: TabletView | None, arms: int, marks: Marks) -> None:
     """A country's name, majority tablet and coats of arms left (52 px high)."""
     name = country_names().get(country, country.capitalize())
     g = c.group(parent, title=_("country {name}").format(name=name))
     fitted(c, x, y + 16, name, col_w, g, size=15, bold=True)
+    values = ("?", "?", "?") if tab is None else (tab["first"], tab["second"], tab["crown"])
     fitted(c, x, y + 34, _("majority 1st {first} · 2nd {second} · crown {crown}").format(
-        first=tab.get("first", "?"), second=tab.get("second", "?"), crown=tab.get("crown", "?")),
-        col_w, g, size=11, fill=MUTED)
+        first=values[0], second=values[1], crown=values[2]), col_w, g, size=11, fill=MUTED)
     fitted(c, x, y + 48, _("coats of arms left: {n}").format(n=arms), col_w, g, size=11,
            fill=MUTED)
     if marks.hit("tablets", country) or marks.hit("coats_of_arms_left", country):
         c.mark(x, y + 22, col_w, 30, g)
 
 
-def city(c: Canvas, x: float, y: float, w: float, city: dict[str, Any],
+def city(c: Canvas, x: float, y: float, w: float, city: CityView,
          colour: dict[str, str]) -> None:
     """One city with its Prince's and Princess's spaces and child (a mail's tile)."""
     _city(c, c.root, x, y, w, 0, city, colour, NO_MARKS)
 
 
 def _city(c: Canvas, parent: Any, x: float, y: float, w: float, i: int,
-          city: dict[str, Any], colour: dict[str, str], marks: Marks) -> None:
+          city: CityView, colour: dict[str, str], marks: Marks) -> None:
     g = c.group(parent, title=f"{city['name']} ({city['symbol']})", id=f"city-{city['city']}")
     c.rect(x, y, w, CITY_H, g, fill="#ffffff", stroke="#9a9a9a", rx=5)
     mark = _symbol_text(city["symbol"])
     c.text(x + w - 6, y + 16, mark, g, size=11, anchor="end", fill=MUTED)
     fitted(c, x + 6, y + 16, city["name"], w - 24 - len(mark) * 11 * 0.56, g, size=13,
            bold=True)
-    for k, (role, kind) in enumerate((("prince", "N"), ("princess", "E"))):
+    spaces = (("prince", "N", city["prince"]), ("princess", "E", city["princess"]))
+    for k, (role, kind, slot) in enumerate(spaces):
         sx = x + 6 + k * (w / 2 - 10)
-        slot = city[role]
         large = city["large"] == role
         label = f"{figure(role)} {slot['cost']}" + (_(" (large)") if large else "")
         fitted(c, sx, y + 38, label, w / 2 - 14, g, size=10.5, bold=large)
@@ -205,7 +209,7 @@ def _goods_row(c: Canvas, x: float, y: float, letters: str, parent: Any) -> None
         c.text(x + 41 * i + 18, y + 12, f"×{n}", g, size=11)
 
 
-def _middle(c: Canvas, y: float, view: dict[str, Any], colour: dict[str, str],
+def _middle(c: Canvas, y: float, view: View, colour: dict[str, str],
             marks: Marks) -> float:
     ships(c, GAP, y, view, marks)
     py = y + 110
@@ -263,14 +267,14 @@ def _middle(c: Canvas, y: float, view: dict[str, Any], colour: dict[str, str],
 SHIP_W, SHIP_H = 220, 66  # one ship's box
 
 
-def ships(c: Canvas, x: float, y: float, view: dict[str, Any], marks: Marks) -> None:
+def ships(c: Canvas, x: float, y: float, view: View, marks: Marks) -> None:
     """The ships with their goods and taken spaces, 230 px a ship, 88 px high."""
     c.text(x, y + 14, _("Ships"), size=14, bold=True)
     for s, place in enumerate(view["ships"]):
         ship(c, x + s * 230, y + 22, place, marks.hit("ships", s))
 
 
-def ship(c: Canvas, x: float, y: float, place: dict[str, Any], marked: bool = False) -> None:
+def ship(c: Canvas, x: float, y: float, place: ShipView, marked: bool = False) -> None:
     """One ship's box (SHIP_W by SHIP_H from (x, y)): its goods and taken spaces."""
     g = c.group(title=_("ship {n}").format(n=place["ship"]))
     c.rect(x, y, SHIP_W, SHIP_H, g, fill="#eef5fb", stroke="#6d8ba3", rx=6)
@@ -286,13 +290,14 @@ def ship(c: Canvas, x: float, y: float, place: dict[str, Any], marked: bool = Fa
         c.mark(x, y, SHIP_W, SHIP_H, g)
 
 
-def _players(c: Canvas, y: float, view: dict[str, Any], marks: Marks) -> float:
+def _players(c: Canvas, y: float, view: View, marks: Marks) -> float:
     for k, (label, dx) in enumerate(HEADS):
         end = HEADS[k + 1][1] if k + 1 < len(HEADS) else WIDTH - 2 * GAP
         fitted(c, GAP + dx, y, _(label), end - dx - 6, bold=True)
     c.line(GAP, y + 6, WIDTH - GAP, y + 6, stroke="#9a9a9a")
     names = country_names()
-    pending = (view.get("pending") or {}).get("player")
+    waiting = view.get("pending")
+    pending = waiting["player"] if waiting else None
     for i, p in enumerate(view["players"]):
         ry = y + 28 + 32 * i
         who = p["id"]
@@ -322,7 +327,7 @@ def _players(c: Canvas, y: float, view: dict[str, Any], marks: Marks) -> float:
     return y + 28 + 32 * len(view["players"]) + 6
 
 
-def _you(c: Canvas, y: float, you: dict[str, Any]) -> float:
+def _you(c: Canvas, y: float, you: YouView) -> float:
     c.text(GAP, y + 14, _("{player}'s hand and secret cards").format(player=you["player"]),
            size=14, bold=True)
     ly = y + 36
@@ -343,7 +348,7 @@ def _you(c: Canvas, y: float, you: dict[str, Any]) -> float:
     return ly + 24
 
 
-def _final(c: Canvas, y: float, final: dict[str, Any]) -> float:
+def _final(c: Canvas, y: float, final: dict[str, CountryScoring]) -> float:
     names = country_names()
     c.text(GAP, y + 14, _("Final scoring (majorities per country)"), size=14, bold=True)
     for i, (country, parts) in enumerate(final.items()):
@@ -359,17 +364,17 @@ def _final(c: Canvas, y: float, final: dict[str, Any]) -> float:
 # --- the board cut into tiles for mails (referee.pictures.tiles) ----------------------------
 
 
-def tiles(view: dict[str, Any]) -> list[Tile]:
+def tiles(view: View) -> list[Tile]:
     """The tiles of a mail's board: each country's header with its cities under
     it, and the ships."""
     colour = {p["id"]: p["colour"] for p in view["players"]}
     col_w = 282.0
     out = []
     for country, cities in _by_country(view["cities"]).items():
-        tab = view["tablets"].get(country, {})
+        tab = view["tablets"].get(country)
         arms = view["coats_of_arms_left"].get(country, 0)
 
-        def head(c: Canvas, country: str = country, tab: dict[str, Any] = tab,
+        def head(c: Canvas, country: str = country, tab: TabletView | None = tab,
                  arms: int = arms) -> None:
             country_header(c, c.root, PAD, PAD, col_w, country, tab, arms, NO_MARKS)
 
@@ -379,18 +384,18 @@ def tiles(view: dict[str, Any]) -> list[Tile]:
                         [country, tab, arms]))
         for _i, place in cities:
 
-            def draw(c: Canvas, place: dict[str, Any] = place) -> None:
+            def draw(c: Canvas, place: CityView = place) -> None:
                 city(c, PAD, PAD, col_w, place, colour)
 
             out.append(tile(f"city-{place['city']}", f"{place['name']} ({name})", col_w,
                             CITY_H - 4, draw, [place, colour], below=True))
     # one tile a ship, so they wrap on a phone's screen ("ships-N": "ship-N" names a
     # book tile, which may be hidden)
-    for place in view["ships"]:
+    for on_board in view["ships"]:
 
-        def boat(c: Canvas, place: dict[str, Any] = place) -> None:
+        def boat(c: Canvas, place: ShipView = on_board) -> None:
             ship(c, PAD, PAD, place)
 
-        out.append(tile(f"ships-{place['ship']}", _("Ship {n}").format(n=place["ship"]),
-                        SHIP_W, SHIP_H, boat, place, row="ships"))
+        out.append(tile(f"ships-{on_board['ship']}", _("Ship {n}").format(n=on_board["ship"]),
+                        SHIP_W, SHIP_H, boat, on_board, row="ships"))
     return out

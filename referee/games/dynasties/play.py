@@ -21,7 +21,7 @@ def to_move(state: State) -> list[str]:
     if state.phase == "over":
         return []
     t = rules.pending(state)
-    return [state.name(t["p"] if t is not None else state.active)]
+    return [state.name(t.player if t is not None else state.active)]
 
 
 def legal_moves(state: State, player: str) -> list[Any]:

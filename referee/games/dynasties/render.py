@@ -7,12 +7,16 @@ Made from the view (views.view), so it shows exactly what the viewer may see.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING
 
 from referee import i18n
 from referee.engine.textlayout import WIDTH, fit_all, wrap_items
 
 from .words import N_, _, symbol
+
+if TYPE_CHECKING:  # (types only: the view is plain JSON at run time)
+    from .state import CountryScoring
+    from .viewtypes import CityView, PersonalityView, View, YouView
 
 LEGEND = [  # N_(): translated where used
     N_("goods k black, w white, g gold-yellow, b light blue, p pink"),
@@ -29,7 +33,7 @@ COLUMNS = ((N_("colour"), 7), (N_("score"), 5), (N_("supply"), 6), (N_("cards"),
            (N_("scoring"), 7), (N_("books"), 5))
 
 
-def _players(v: dict[str, Any]) -> list[str]:
+def _players(v: View) -> list[str]:
     width = max([len(p["id"]) for p in v["players"]] + [6])
     labels = [_(label) for label, _least in COLUMNS]
     w = [max(least, len(label)) for label, (_label, least) in zip(labels, COLUMNS, strict=True)]
@@ -55,15 +59,16 @@ def _players(v: dict[str, Any]) -> list[str]:
     return lines
 
 
-def _cities(v: dict[str, Any], country_names: dict[str, str]) -> list[str]:
+def _cities(v: View, country_names: dict[str, str]) -> list[str]:
     """The cities under their countries (each country once, in the order it first
     appears), with the country's tablet values."""
-    countries: dict[str, list[dict[str, Any]]] = {}
+    countries: dict[str, list[CityView]] = {}
     for c in v["cities"]:
         countries.setdefault(c["country"], []).append(c)
     shown = {c["city"]: _city_word(c) for c in v["cities"]}
     width = max(len(word) for word in shown.values())
-    holders = max(len(c[k]["player"]) for c in v["cities"] for k in ("prince", "princess"))
+    holders = max(len(space["player"]) for c in v["cities"]
+                  for space in (c["prince"], c["princess"]))
     holders = max(holders, 7)
     large = _("large")
     lines = [_("Cities (symbol, Prince cost/holder | Princess cost/holder | child):")]
@@ -84,7 +89,7 @@ def _cities(v: dict[str, Any], country_names: dict[str, str]) -> list[str]:
     return lines
 
 
-def _city_word(c: dict[str, Any]) -> str:
+def _city_word(c: CityView) -> str:
     """How the board names a city: its notation key, or in another language its name
     there when that is one word (the notation accepts it: ``Wien``)."""
     if i18n.current() != i18n.ENGLISH and re.fullmatch(r"\w+", c["name"]):
@@ -92,7 +97,7 @@ def _city_word(c: dict[str, Any]) -> str:
     return str(c["city"])
 
 
-def _personality_word(p: dict[str, Any]) -> str:
+def _personality_word(p: PersonalityView) -> str:
     """How the board names a personality: its notation key, or in another language its
     name there when that is one word (the notation accepts it: ``Heiratsvermittler``)."""
     word = re.sub(r"\s*\(.*\)\s*$", "", str(p["name"]))
@@ -101,7 +106,7 @@ def _personality_word(p: dict[str, Any]) -> str:
     return str(p["personality"])
 
 
-def _tables(v: dict[str, Any], width: int) -> list[str]:
+def _tables(v: View, width: int) -> list[str]:
     used = _(", used")
     lines = wrap_items([f"{s['ship']}: {s['goods'] or '-'} [{s['large']}/{s['small']}]"
                         for s in v["ships"]], _("Ships: "), "  ", width, sep="   ")
@@ -109,8 +114,9 @@ def _tables(v: dict[str, Any], width: int) -> list[str]:
         [f"{p['space']}:{_personality_word(p)}({p['cost'].split(' ')[0]}"
          f"{'b' if p['space'] <= 6 else 'g'}{used if p['used'] else ''})"
          for p in v["personalities"]], _("Personalities: "), "  ", width, sep=", ")
-    track = [f"{t['space']}({t['cost_pink']}p):{t['player']}" for t in v["passing_track"][:-1]]
-    long = " ".join(v["passing_track"][-1]["players"]) or "-"
+    track = [f"{t['space']}({t['cost_pink']}p):{t['player']}" for t in v["passing_track"]
+             if "player" in t]
+    long = " ".join(p for t in v["passing_track"] if "players" in t for p in t["players"]) or "-"
     lines += wrap_items([*track, _("long: {players}").format(players=long)],
                         _("Passing track: "), "  ", width, sep=", ")
     lines.append(_("Dice: {dice}   bag {bag}   action deck {deck}   yellow deck {yellow}"
@@ -120,7 +126,7 @@ def _tables(v: dict[str, Any], width: int) -> list[str]:
     return lines
 
 
-def _hand(you: dict[str, Any]) -> list[str]:
+def _hand(you: YouView) -> list[str]:
     lines = [_("Your hand ({player}):").format(player=you["player"])]
     lines += [f"  {c}" for c in you["hand"]] or ["  " + _("(none)")]
     lines.append(_("Your scoring cards: ") + (_("none") if not you["scoring_cards"] else ""))
@@ -132,7 +138,7 @@ def _hand(you: dict[str, Any]) -> list[str]:
     return lines
 
 
-def render(v: dict[str, Any], final: dict[str, Any], country_names: dict[str, str],
+def render(v: View, final: dict[str, CountryScoring], country_names: dict[str, str],
            width: int = WIDTH) -> str:
     """The view ``v`` as lines of at most ``width`` characters, the legend second;
     ``final`` is the final scoring once the game is over, ``country_names`` the data's."""

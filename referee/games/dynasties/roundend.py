@@ -14,25 +14,24 @@ from typing import Any
 
 from . import effects as E
 from . import scoring as S
+from . import tasks as T
 from .board import (
     deal_personalities,
     lone_cities,
     track_order,
     turn_order,
 )
-from .effects import push, task
+from .effects import push
 from .state import ROUNDS, State
 
-Task = dict[str, Any]
 
-
-def lone_figures(state: State, t: Task) -> None:
+def lone_figures(state: State, t: T.Step) -> None:
     """End of a Round 1: a lone figure on a ship takes 2 of its goods (a decision)."""
-    push(state, *(task("lone_take", ship.large, ship=s) for s, ship in enumerate(state.ships)
+    push(state, *(T.LoneTake(s, player=ship.large) for s, ship in enumerate(state.ships)
                   if ship.large is not None))
 
 
-def clear_ships(state: State, t: Task) -> None:
+def clear_ships(state: State, t: T.Step) -> None:
     """End of a Round 1: the rest of the goods on all 3 ships go back into the bag;
     afterward the Banker puts 5 new goods on each ship."""
     for ship in state.ships:
@@ -41,26 +40,26 @@ def clear_ships(state: State, t: Task) -> None:
         E.refill_ship(state, s)
 
 
-def redeal(state: State, t: Task) -> None:
+def redeal(state: State, t: T.Step) -> None:
     """End of a Round 2: the personalities are reshuffled and laid out again."""
     deal_personalities(state)
 
 
-def new_start(state: State, t: Task) -> None:
+def new_start(state: State, t: T.Step) -> None:
     """End of a Round 3: the frontmost player on the track takes the rose basket."""
     state.start = state.active = track_order(state)[0][0]
     state.log(f"{state.name(state.start)} is the new starting player")
 
 
-def bonus_start(state: State, t: Task) -> None:
+def bonus_start(state: State, t: T.Step) -> None:
     """End of a Round 4: bonus actions in track order, Leonardo last (each optional)."""
-    tasks = [task("bonus", p, leonardo=False) for p, fig in track_order(state) if fig]
+    tasks = [T.Bonus(False, player=p) for p, fig in track_order(state) if fig]
     if state.leonardo is not None:
-        tasks.append(task("bonus", state.leonardo, leonardo=True))
+        tasks.append(T.Bonus(True, player=state.leonardo))
     push(state, *tasks)
 
 
-def bonus_end(state: State, t: Task) -> None:
+def bonus_end(state: State, t: T.Step) -> None:
     """End of a Round 4: all family members on bonus spaces, the passing track, the
     Leonardo tile and the free cities go back to their supplies."""
     for space in state.bonus.values():
@@ -80,7 +79,7 @@ def bonus_end(state: State, t: Task) -> None:
             state.free_cities[key] = None
 
 
-def deal_cards(state: State, t: Task) -> None:
+def deal_cards(state: State, t: T.Step) -> None:
     """End of a Round 5: 4 new action cards each (only if another round follows)."""
     if state.round >= ROUNDS:
         return
@@ -91,21 +90,20 @@ def deal_cards(state: State, t: Task) -> None:
     state.log(f"everybody received {deal} new action cards")
 
 
-def books_reveal(state: State, t: Task) -> None:
+def books_reveal(state: State, t: T.Step) -> None:
     """Book tiles taken this round are revealed and resolved (reference §8.2, ASSUMPTION)."""
-    tasks = []
+    tasks: list[T.Task] = []
     for p in turn_order(state):
         pl = state.players[p]
         for tile in pl.books:
             pl.books_open.append(tile)
             state.log(f"{pl.id} revealed book tile {tile}")
-            tasks.append(task("effects", p, effects=state.data.book_tiles[tile]["effects"],
-                              city=None))
+            tasks.append(T.Effects(state.data.book_tiles[tile].effects, None, player=p))
         pl.books = []
     push(state, *tasks)
 
 
-def figure_scoring(state: State, t: Task) -> None:
+def figure_scoring(state: State, t: T.Step) -> None:
     """Round Scoring 1: unmarried Princes and Princesses (4/2, then 6/3)."""
     if state.round not in state.data.figure_scoring:
         return
@@ -115,26 +113,25 @@ def figure_scoring(state: State, t: Task) -> None:
             E.gain_points(state, p, pts, "unmarried figures: " + ", ".join(parts))
 
 
-def monastery_start(state: State, t: Task) -> None:
+def monastery_start(state: State, t: T.Step) -> None:
     if state.round != state.data.monastery_round:
         return
-    push(state, *(task("monastery", p, city=city) for p in turn_order(state)
+    push(state, *(T.Monastery(city, player=p) for p in turn_order(state)
                   for city in lone_cities(state, p)))
 
 
-def cards_start(state: State, t: Task) -> None:
+def cards_start(state: State, t: T.Step) -> None:
     """Round Scoring 2: scoring cards, in turn order from the starting player."""
-    push(state, *(task("score_cards", p) for p in turn_order(state)))
+    push(state, *(T.ScoreCards(player=p) for p in turn_order(state)))
 
 
-def next_round(state: State, t: Task) -> None:
+def next_round(state: State, t: T.Step) -> None:
     """The next round begins, or after round 3 the final scoring follows."""
     if state.round >= ROUNDS:
         tiles = state.data.book_tiles
-        tasks = [task("wild", p, tile=tile) for p in turn_order(state)
-                 for tile in state.players[p].books_open
-                 if tiles[tile]["kind"] == "sword"]
-        push(state, *tasks, task("final"))
+        push(state, *(T.Wild(tile, player=p) for p in turn_order(state)
+                      for tile in state.players[p].books_open
+                      if tiles[tile].kind == "sword"), T.Final())
         return
     state.round += 1
     for pl in state.players:
@@ -144,7 +141,7 @@ def next_round(state: State, t: Task) -> None:
     state.log(f"round {state.round} begins; {state.name(state.start)} starts")
 
 
-def final(state: State, t: Task) -> None:
+def final(state: State, t: T.Step) -> None:
     state.final = S.final_scoring(state)
     state.phase = "over"
     state.log("final scoring done; the game is over")
@@ -160,7 +157,7 @@ def take_bonus(state: State, p: int, space: str, leonardo: bool) -> None:
         state.long = [e for e in state.long if e[0] != p]
     state.bonus[space].append(p)
     state.log(f"{state.name(p)} took the bonus action {space}")
-    E.run_all(state, p, state.data.bonus[space]["effects"], None)
+    E.run_all(state, p, state.data.bonus[space].effects, None)
 
 
 def monastery(state: State, p: int, city: str, save: bool) -> None:
@@ -178,13 +175,15 @@ def monastery(state: State, p: int, city: str, save: bool) -> None:
     state.log(f"{state.name(p)}'s figure in {name} went to the monastery")
 
 
-ROUND_END = ["lone_figures", "clear_ships", "redeal", "new_start", "bonus_start",
-             "bonus_end", "deal_cards", "books_reveal", "figure_scoring", "monastery_start",
-             "cards_start", "next_round"]
-STEPS: dict[str, Callable[[State, Task], None]] = {
-    "lone_figures": lone_figures, "clear_ships": clear_ships, "redeal": redeal,
-    "new_start": new_start, "bonus_start": bonus_start, "bonus_end": bonus_end,
-    "deal_cards": deal_cards, "books_reveal": books_reveal, "figure_scoring": figure_scoring,
-    "monastery_start": monastery_start, "cards_start": cards_start,
-    "next_round": next_round, "final": final,
+#: End of a Round 1-5 and Round Scoring, in the rulebook's order
+ROUND_END = (T.LoneFigures(), T.ClearShips(), T.Redeal(), T.NewStart(), T.BonusStart(),
+             T.BonusEnd(), T.DealCards(), T.BooksReveal(), T.FigureScoring(),
+             T.MonasteryStart(), T.CardsStart(), T.NextRound())
+#: what each step of the end of a round does
+STEPS: dict[type[T.Task], Callable[[State, Any], None]] = {
+    T.LoneFigures: lone_figures, T.ClearShips: clear_ships, T.Redeal: redeal,
+    T.NewStart: new_start, T.BonusStart: bonus_start, T.BonusEnd: bonus_end,
+    T.DealCards: deal_cards, T.BooksReveal: books_reveal, T.FigureScoring: figure_scoring,
+    T.MonasteryStart: monastery_start, T.CardsStart: cards_start,
+    T.NextRound: next_round, T.Final: final,
 }

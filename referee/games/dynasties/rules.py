@@ -16,6 +16,8 @@ from typing import Any
 from referee.engine.rng import Rng
 
 from . import effects as E
+from . import records as R
+from . import tasks as T
 from .board import (
     deal_personalities,
     lone_cities,
@@ -26,7 +28,7 @@ from .board import (
 )
 from .data import Data
 from .decisions import decision_moves, on_empty, resolve
-from .effects import push, task
+from .effects import push
 from .moves import Pass, Place, SitOut, Trade, TradeTwice, Use
 from .roundend import ROUND_END, STEPS
 from .state import B, CityState, G, K, P, Player, Ship, State, W
@@ -34,7 +36,6 @@ from .state import B, CityState, G, K, P, Player, Ship, State, W
 __all__ = ["RULES_VERSIONS", "advance", "apply", "decision_moves", "legal_moves", "pending",
            "setup", "track_order"]
 
-Task = dict[str, Any]
 # The rules versions, oldest first. dynasties-1 draws the starting capital before loading
 # the ships (reading D-SETUP of its time); dynasties-2 loads the ships first, as printed.
 RULES_VERSIONS = ("dynasties-1", "dynasties-2")
@@ -55,8 +56,8 @@ def setup(data: Data, rules: str, players: Sequence[str], options: Mapping[str, 
     rng.shuffle(tiles, "setup")
     for key, c in state.cities.items():
         if d.cities[key].symbol == "book":
-            c.books = [tiles.pop(0) for _ in range(d.book_setup["per_book_city"])]
-    state.free_books = [tiles.pop(0) for _ in range(d.book_setup["free_book_city"])]
+            c.books = [tiles.pop(0) for _ in range(d.per_book_city)]
+    state.free_books = [tiles.pop(0) for _ in range(d.free_book_city)]
     state.book_box = tiles
     tablets = list(d.tablets)
     rng.shuffle(tablets, "setup")
@@ -136,15 +137,15 @@ def hand_out_capital(state: State) -> None:
 
 def usable(state: State, p: int, key: str) -> bool:
     """Whether a personality's effect can be carried out at all."""
-    op = state.data.personality_op[key]
+    first = state.data.personalities[key].effects[0]
     supply = state.players[p].supply
-    if op == "leonardo":
+    if isinstance(first, R.Leonardo):
         return state.leonardo is None and supply > 0
-    if op == "neutral_marriage":
+    if isinstance(first, R.NeutralMarriage):
         return state.neutral > 0 and bool(lone_cities(state, p))
-    if op == "free_city":
+    if isinstance(first, R.FreeCity):
         return supply > 0 and any(v is None for v in state.free_cities.values())
-    if op == "upgrade":
+    if isinstance(first, R.Upgrade):
         return len(state.upgraded) < len(state.data.countries)
     return True
 
@@ -166,8 +167,9 @@ def frontmost_free(state: State) -> int:
 # each action card's upper part allows, the moves that depend on the card alone, the
 # pink-paid passes and the city costs.
 # The move kinds a Special Action makes, by its ``kind`` in the data.
-SPECIAL_MAKES: dict[str, type] = {"pass": Pass, "city": Place, "personality": Use,
-                                  "trade_twice": TradeTwice}
+SPECIAL_MAKES: dict[type[R.Special], type] = {
+    R.PassSpecial: Pass, R.CitySpecial: Place, R.PersonalitySpecial: Use,
+    R.TradeTwiceSpecial: TradeTwice}
 CARD_KINDS = (Trade, TradeTwice, Place, Use, SitOut, Pass)
 NO_PLACES: dict[str, list[tuple[str, str]]] = {"prince": [], "princess": []}
 
@@ -198,7 +200,7 @@ def turn_moves(state: State, p: int, like: Any = None) -> list[Any]:
         if d.card_personality[card]:
             moves += [Use(card, key, pay) for key, pay in persons]
         spec = d.action_cards[card].special
-        if spec is not None and (like is None or SPECIAL_MAKES[spec["kind"]] is kind):
+        if spec is not None and (like is None or SPECIAL_MAKES[type(spec)] is kind):
             moves += special_moves(state, p, card, spec)
         if like is None or kind is SitOut:
             moves.append(d.sit_out[card])
@@ -257,70 +259,88 @@ def pass_moves(state: State, p: int) -> list[Any]:
     return moves
 
 
-def special_moves(state: State, p: int, card: int, spec: dict[str, Any]) -> list[Any]:
+def special_moves(state: State, p: int, card: int, spec: R.Special) -> list[Any]:
     """Special Actions (lower part of the card)."""
     pl = state.players[p]
-    kind = spec["kind"]
-    if kind == "pass":
+    if isinstance(spec, R.PassSpecial):
         if pl.supply == 0:
             return []
         keeps = [k for k in pl.hand if k != card] or [0]
         return [Pass(frontmost_free(state), card, k) for k in keeps]
-    pays = payments(pl.goods, G, spec["gold"])
+    pays = payments(pl.goods, G, spec.gold)
     if not pays:  # every other Special Action is paid in gold-yellow
         return []
     out: list[Any] = []
-    if kind == "city":
-        c = state.cities.get(spec["city"])
+    if isinstance(spec, R.CitySpecial):
+        c = state.cities.get(spec.city)
         if c is None or pl.supply == 0 or p in (c.prince, c.princess):
             return []
         for figure in ("prince", "princess"):
             if getattr(c, figure) is None:
-                out += [Place(card, figure, spec["city"], pay, True) for pay in pays]
-    elif kind == "personality":
+                out += [Place(card, figure, spec.city, pay, True) for pay in pays]
+    elif isinstance(spec, R.PersonalitySpecial):
         for i in range(len(state.data.light_blue_costs), len(state.personalities)):
             key = state.personalities[i]
             if not state.used[i] and usable(state, p, key):
                 out += [Use(card, key, pay, True) for pay in pays]
-    elif kind == "trade_twice" and pl.supply > 0:
+    elif pl.supply > 0:  # Trade Twice
         out += [TradeTwice(card, s + 1, pay) for pay in pays for s in range(state.data.ships)]
     return out
 
 
 # --- the turn: carrying out moves -----------------------------------------------------------------
 def do_turn(state: State, p: int, move: Any) -> None:
-    pl = state.players[p]
-    if isinstance(move, Trade):
-        play_card(state, p, move.card)
-        push(state, task("trade", p, ship=move.ship - 1), task("end_turn"))
-    elif isinstance(move, TradeTwice):
-        play_card(state, p, move.card)
-        E.pay(state, p, move.pay)
-        state.log(f"{pl.id} trades twice")
-        push(state, task("trade", p, ship=move.ship - 1), task("second_trade", p),
-             task("end_turn"))
-    elif isinstance(move, Place):
-        play_card(state, p, move.card)
-        E.pay(state, p, move.pay)
-        push(state, task("end_turn"))
-        place_figure(state, p, move.figure, move.city, move.pay)
-    elif isinstance(move, Use):
-        play_card(state, p, move.card)
-        E.pay(state, p, move.pay)
-        i = state.personalities.index(move.personality)
-        state.used[i] = True
-        info = state.data.personalities[move.personality]
-        state.log(f"{pl.id} used {info['name']}" + (f" paying {move.pay}" if move.pay else ""))
-        push(state, task("end_turn"))
-        E.run_all(state, p, info["effects"], None)
-    elif isinstance(move, SitOut):
-        play_card(state, p, move.card)
-        got = E.draw_goods(state, pl.goods, 1)
-        state.log(f"{pl.id} sat out (discarded a{move.card:02d}, drew {got} good)")
-        push(state, task("end_turn"))
-    elif isinstance(move, Pass):
-        do_pass(state, p, move)
-        push(state, task("end_turn"))
+    TURN[type(move)](state, p, move)
+
+
+def _trade(state: State, p: int, move: Trade) -> None:
+    play_card(state, p, move.card)
+    push(state, T.Trade(move.ship - 1, player=p), T.EndTurn())
+
+
+def _trade_twice(state: State, p: int, move: TradeTwice) -> None:
+    play_card(state, p, move.card)
+    E.pay(state, p, move.pay)
+    state.log(f"{state.players[p].id} trades twice")
+    push(state, T.Trade(move.ship - 1, player=p), T.SecondTrade(player=p), T.EndTurn())
+
+
+def _place(state: State, p: int, move: Place) -> None:
+    play_card(state, p, move.card)
+    E.pay(state, p, move.pay)
+    push(state, T.EndTurn())
+    place_figure(state, p, move.figure, move.city, move.pay)
+
+
+def _use(state: State, p: int, move: Use) -> None:
+    play_card(state, p, move.card)
+    E.pay(state, p, move.pay)
+    i = state.personalities.index(move.personality)
+    state.used[i] = True
+    info = state.data.personalities[move.personality]
+    state.log(f"{state.players[p].id} used {info.name}"
+              + (f" paying {move.pay}" if move.pay else ""))
+    push(state, T.EndTurn())
+    E.run_all(state, p, info.effects, None)
+
+
+def _sit_out(state: State, p: int, move: SitOut) -> None:
+    play_card(state, p, move.card)
+    got = E.draw_goods(state, state.players[p].goods, 1)
+    state.log(f"{state.players[p].id} sat out (discarded a{move.card:02d}, drew {got} good)")
+    push(state, T.EndTurn())
+
+
+def _pass(state: State, p: int, move: Pass) -> None:
+    do_pass(state, p, move)
+    push(state, T.EndTurn())
+
+
+#: what each kind of turn does
+TURN: dict[type, Callable[[State, int, Any], None]] = {
+    Trade: _trade, TradeTwice: _trade_twice, Place: _place, Use: _use, SitOut: _sit_out,
+    Pass: _pass,
+}
 
 
 def do_pass(state: State, p: int, move: Pass) -> None:
@@ -369,13 +389,13 @@ def marriage(state: State, city: str) -> None:
     large, small = getattr(c, info.large), getattr(c, info.small)
     dice = roll(state, state.data.dice)
     state.log(f"marriage in {info.name}: {state.name(small)} rolled {', '.join(dice)}")
-    push(state, task("dowry_divide", small, city=city, dice=dice, chooser=large))
+    push(state, T.DowryDivide(city, tuple(dice), large, player=small))
 
 
 # --- automatic steps ------------------------------------------------------------------------------
-def auto_trade(state: State, t: Task) -> None:
+def auto_trade(state: State, t: T.Trade) -> None:
     """Trade: the first figure takes the large space; the second triggers the split."""
-    p, s = t["p"], t["ship"]
+    p, s = t.player, t.ship
     ship = state.ships[s]
     state.players[p].supply -= 1
     if ship.large is None:
@@ -385,30 +405,30 @@ def auto_trade(state: State, t: Task) -> None:
     ship.small = p
     state.log(f"{state.name(p)} joins ship {s + 1}: trade")
     if ship.large == p:  # trading with yourself
-        push(state, task("self_take", p, ship=s))
+        push(state, T.SelfTake(s, player=p))
     else:
-        push(state, task("divide", p, ship=s))
+        push(state, T.Divide(s, player=p))
 
 
-def auto_effects(state: State, t: Task) -> None:
-    effects = t["effects"]
+def auto_effects(state: State, t: T.Effects) -> None:
+    effects = t.effects
     if len(effects) > 1:
-        push(state, task("effects", t["p"], effects=effects[1:], city=t["city"]))
-    E.run(state, t["p"], effects[0], t["city"])
+        push(state, T.Effects(effects[1:], t.city, player=t.player))
+    E.run(state, t.player, effects[0], t.city)
 
 
-def auto_dice(state: State, t: Task) -> None:
+def auto_dice(state: State, t: T.DiceEffects) -> None:
     effects = state.data.face_effects
-    effs = [e for f in t["faces"].split("+") for e in effects[f]]
-    E.run_all(state, t["p"], effs, t["city"])
+    effs = tuple(e for f in t.faces.split("+") for e in effects[f])
+    E.run_all(state, t.player, effs, t.city)
 
 
-def auto_refill(state: State, t: Task) -> None:
-    for s in t["ships"]:
+def auto_refill(state: State, t: T.Refill) -> None:
+    for s in t.ships:
         E.refill_ship(state, s)
 
 
-def end_turn(state: State, t: Task) -> None:
+def end_turn(state: State, t: T.EndTurn) -> None:
     """The next player who has not passed; when all have passed, the round ends."""
     for step in range(1, state.n + 1):
         q = (state.active + step) % state.n
@@ -417,14 +437,14 @@ def end_turn(state: State, t: Task) -> None:
             return
     state.phase = "end"
     state.log(f"all players have passed: end of round {state.round}")
-    push(state, *(task(k) for k in ROUND_END))
+    push(state, *ROUND_END)
 
 
-AUTO: dict[str, Callable[[State, Task], None]] = {
-    "trade": auto_trade, "effects": auto_effects, "dice_effects": auto_dice,
-    "refill": auto_refill, "end_turn": end_turn, **STEPS,
+#: what each automatic step does (the end of a round's in roundend.py)
+AUTO: dict[type[T.Task], Callable[[State, Any], None]] = {
+    T.Trade: auto_trade, T.Effects: auto_effects, T.DiceEffects: auto_dice,
+    T.Refill: auto_refill, T.EndTurn: end_turn, **STEPS,
 }
-
 
 
 def advance(state: State) -> None:
@@ -432,11 +452,12 @@ def advance(state: State) -> None:
     queue = state.queue
     while queue:
         t = queue[0]
-        step = AUTO.get(t["k"])
+        step = AUTO.get(type(t))
         if step is not None:
             queue.pop(0)
             step(state, t)
             continue
+        assert isinstance(t, T.Decision)
         options = decision_moves(state, t)
         if len(options) > 1:
             return
@@ -447,8 +468,11 @@ def advance(state: State) -> None:
             on_empty(state, t)
 
 
-def pending(state: State) -> Task | None:
-    return state.queue[0] if state.queue else None
+def pending(state: State) -> T.Decision | None:
+    """The decision first in the queue (between moves the queue holds no step first)."""
+    t = state.queue[0] if state.queue else None
+    assert t is None or isinstance(t, T.Decision)
+    return t
 
 
 def legal_moves(state: State, p: int, like: Any = None) -> list[Any]:
@@ -461,7 +485,7 @@ def legal_moves(state: State, p: int, like: Any = None) -> list[Any]:
         return []
     t = pending(state)
     if t is not None:
-        return decision_moves(state, t) if t["p"] == p else []
+        return decision_moves(state, t) if t.player == p else []
     return turn_moves(state, p, like) if p == state.active else []
 
 

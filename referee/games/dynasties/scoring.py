@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
 
-from .state import State
+from .records import ArmsTile, BookTile, EachCard
+from .state import CountryScoring, State
 
 
 def figures(state: State, p: int) -> list[tuple[str, str]]:
@@ -48,7 +49,8 @@ def unmarried_points(state: State, p: int, rnd: int) -> tuple[int, list[str]]:
     return total, parts
 
 
-def _per_country(state: State, p: int, pred: Any = None) -> dict[str, int]:
+def _per_country(state: State, p: int, pred: Callable[[str, str], bool] | None = None
+                 ) -> dict[str, int]:
     cities = state.data.cities
     counts = dict.fromkeys(state.data.countries, 0)
     for city, role in figures(state, p):
@@ -80,7 +82,7 @@ def measure(state: State, p: int, name: str, arg: str | None) -> int:
     if name == "children":
         return sum(1 for _, r in figs if r == "child")
     if name == "arms_total":
-        return sum(pl.arms) + sum(1 for t in pl.books_open if d.book_tiles[t]["kind"] == "arms")
+        return sum(pl.arms) + sum(1 for t in pl.books_open if d.book_tiles[t].kind == "arms")
     if name == "goods_pairs":
         return sum(pl.goods) // 2
     if name == "min_prince_princess":
@@ -104,17 +106,17 @@ def measure(state: State, p: int, name: str, arg: str | None) -> int:
 
 def card_points(state: State, p: int, key: str) -> int:
     card = state.data.scoring[key]
-    value = measure(state, p, card["measure"], card.get("arg"))
-    if card["kind"] == "each":
-        return min(value * card["per"], card["max"])
-    return card["points"] if value >= card["at_least"] else 0
+    value = measure(state, p, card.measure, card.arg)
+    if isinstance(card, EachCard):
+        return min(value * card.per, card.max)
+    return card.points if value >= card.at_least else 0
 
 
 # --- final scoring ------------------------------------------------------------------------------
 def tablet_values(state: State, country: str) -> tuple[int, int, int]:
     t = state.data.tablets[state.tablets[country]]
     bonus = state.data.upgrade_amount if country in state.upgraded else 0
-    return t["first"] + bonus, t["second"] + bonus, t["crown"] + bonus
+    return t.first + bonus, t.second + bonus, t.crown + bonus
 
 
 def country_strength(state: State, p: int, country: str,
@@ -127,10 +129,15 @@ def country_strength(state: State, p: int, country: str,
     figs = figures(state, p) if figs is None else figs
     n = sum(1 for city, _ in figs if d.cities[city].country == country)
     n += pl.arms[ci]
-    n += sum(1 for t in pl.books_open if d.book_tiles[t]["kind"] == "arms"
-             and d.book_tiles[t]["effects"][0]["country"] == country)
+    n += sum(1 for t in pl.books_open if _arms_of(d.book_tiles[t]) == country)
     n += sum(1 for c in pl.wild.values() if c == country)
     return n
+
+
+def _arms_of(tile: BookTile) -> str | None:
+    """The country of a coat-of-arms book tile (None for any other tile)."""
+    effect = tile.effects[0] if tile.kind == "arms" else None
+    return effect.country if isinstance(effect, ArmsTile) else None
 
 
 def majorities(strength: dict[int, int], first: int, second: int) -> dict[int, int]:
@@ -161,9 +168,9 @@ def crown_winners(state: State, country: str) -> list[int]:
             if all(p in (state.cities[k].prince, state.cities[k].princess) for k in crowns)]
 
 
-def final_scoring(state: State) -> dict[str, Any]:
+def final_scoring(state: State) -> dict[str, CountryScoring]:
     """Score the 4 countries in turn; returns the breakdown (also kept in the state)."""
-    breakdown: dict[str, Any] = {}
+    breakdown: dict[str, CountryScoring] = {}
     figs = [figures(state, p) for p in range(state.n)]  # scoring moves no figure
     for country in state.data.countries:
         first, second, crown = tablet_values(state, country)

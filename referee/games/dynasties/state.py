@@ -7,7 +7,7 @@ from __future__ import annotations
 import copy
 import hashlib
 from dataclasses import dataclass, field, fields
-from typing import Any, TypeVar
+from typing import Any, TypedDict, TypeVar
 
 import msgspec
 
@@ -15,6 +15,7 @@ from referee.engine.rng import Rng
 
 from .data import Data
 from .movetypes import COLOURS as COLOURS  # (the goods letters, kept importable from here)
+from .tasks import Task
 
 NEUTRAL_FIGURE = -1  # a pink neutral figure on a city space
 K, W, G, B, P = range(5)  # a goods vector counts the 5 colours in the order of COLOURS
@@ -29,6 +30,15 @@ def _clone(obj: T, **mutable: Any) -> T:
     new = object.__new__(type(obj))
     new.__dict__.update(obj.__dict__, **mutable)
     return new
+
+
+class CountryScoring(TypedDict):
+    """Final Scoring of one country, by player id: each one's strength there, the
+    majority points and the crown points (the view shows it as it is)."""
+
+    strength: dict[str, int]
+    majority: dict[str, int]
+    crown: dict[str, int]
 
 
 @dataclass
@@ -100,21 +110,21 @@ class State:
     top: list[int | None] = field(default_factory=lambda: [None] * 4)
     long: list[list[int]] = field(default_factory=list)  # [player, has figure]
     bonus: dict[str, list[int]] = field(default_factory=dict)
-    queue: list[dict[str, Any]] = field(default_factory=list)
+    queue: list[Task] = field(default_factory=list)  # tasks.py; frozen, shared by copies
     dice: list[str] = field(default_factory=list)
     round: int = 1
     start: int = 0
     active: int = 0
     phase: str = "play"  # play | end | over
     events: list[str] = field(default_factory=list)
-    final: dict[str, Any] = field(default_factory=dict)
+    final: dict[str, CountryScoring] = field(default_factory=dict)  # by country
     data: Data = field(kw_only=True, repr=False, compare=False)  # shared, never changed
 
     def copy(self) -> State:
         """A copy that shares nothing mutable with this state, at a fraction of the cost
         of ``copy.deepcopy`` (the bots copy a state for every search iteration). Shared
-        are only immutable values and the effect lists of the data files that tasks
-        name (never changed in place). A test walks both states to check this."""
+        are only immutable values: the component data and the queued tasks (frozen,
+        naming the data's frozen effects). A test walks both states to check this."""
         return _clone(
             self,
             players=[pl.copy() for pl in self.players],
@@ -129,8 +139,7 @@ class State:
             personalities=self.personalities[:], used=self.used[:], top=self.top[:],
             long=[entry[:] for entry in self.long],
             bonus={k: v[:] for k, v in self.bonus.items()},
-            queue=[{k: v[:] if type(v) is list else v for k, v in t.items()}
-                   for t in self.queue],
+            queue=self.queue[:],
             dice=self.dice[:], events=self.events[:],
             final=copy.deepcopy(self.final) if self.final else {},
         )

@@ -19,6 +19,8 @@ from typing import Any, Protocol
 from referee import i18n
 from referee.i18n import domain
 
+from .records import CitySpecial, PassSpecial, ScoringCard, TradeTwiceSpecial
+
 _, N_, ngettext = domain("dynasties", __file__)
 
 # --- names of components (data files: cities.json, personalities.json, components.json,
@@ -105,7 +107,7 @@ class Names(Protocol):
     def country_names(self) -> dict[str, str]: ...
 
     @property
-    def scoring(self) -> dict[str, dict[str, Any]]: ...
+    def scoring(self) -> Mapping[str, ScoringCard]: ...
 
 
 def book_tile(key: str, country_names: Mapping[str, str], short: bool = False) -> str:
@@ -130,14 +132,14 @@ def card_text(card: Any, cities: Mapping[str, Any]) -> str:
     s = card.special
     if s is None:
         return _("{actions} | joker (no special action)").format(actions=top)
-    if s["kind"] == "city":
-        spec = _("{city} for {gold}g").format(city=name(cities[s["city"]].name), gold=s["gold"])
-    elif s["kind"] == "pass":
+    if isinstance(s, CitySpecial):
+        spec = _("{city} for {gold}g").format(city=name(cities[s.city].name), gold=s.gold)
+    elif isinstance(s, PassSpecial):
         spec = _("pass to the frontmost free space")
-    elif s["kind"] == "trade_twice":
-        spec = _("trade twice for {gold}g").format(gold=s["gold"])
+    elif isinstance(s, TradeTwiceSpecial):
+        spec = _("trade twice for {gold}g").format(gold=s.gold)
     else:
-        spec = _("gold-yellow personality for {gold}g").format(gold=s["gold"])
+        spec = _("gold-yellow personality for {gold}g").format(gold=s.gold)
     return _("{actions} | special: {special}").format(actions=top, special=spec)
 
 
@@ -262,7 +264,7 @@ def _drew(found: re.Match[str]) -> str:
 
 def _scored_card(found: re.Match[str], data: Names) -> str:
     key = found["card"]
-    card = f"{key}: {name(data.scoring[key]['text'])}" if key in data.scoring else key
+    card = f"{key}: {name(data.scoring[key].text)}" if key in data.scoring else key
     return _("{player} scored {n} ({why})").format(
         player=found["player"], n=found["n"], why=_("scoring card {card}").format(card=card))
 

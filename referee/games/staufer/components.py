@@ -17,7 +17,7 @@ import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Union, get_args
 
 import msgspec
 
@@ -34,6 +34,60 @@ TILE_SIDES = ("2-3", "4-5")  # the sides of the scoring tiles
 CHEST_COLOURS = ("orange", "turquoise", "brown", "purple")
 
 Seats = dict[str, list[tuple[int, bool]]]  # Region -> seats left to right: (cost, Noble icon)
+
+
+# --- the contract cards (Supplement: Contract Cards) -----------------------------------------
+class RegionContracts(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """The Region cards: the majority of a Region (one card a Region)."""
+
+    first: int
+    second: int  # (no 2nd place with 2 players)
+    cards: list[str]  # the Regions
+
+
+class BlueContract(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """A pattern of Regions around the ring, ``points`` each time it is fulfilled."""
+
+    id: str
+    offsets: list[int]
+    points: int
+
+
+class _RedContract(msgspec.Struct, frozen=True, forbid_unknown_fields=True,
+                   tag_field="kind"):
+    """Office seats: points for the seats a player's figures stand on."""
+
+    id: str
+
+
+class CostSeats(_RedContract, frozen=True, tag="cost"):
+    """Seats of one cost: ``values`` for 1, 2, ... of them, ``beyond`` each further one."""
+
+    cost: int
+    values: list[int]
+    beyond: int
+
+
+class AllSeats(_RedContract, frozen=True, tag="all"):
+    """Every seat: ``values`` for 1, 2, ... seats, ``beyond`` each further one."""
+
+    values: list[int]
+    beyond: int
+
+
+class Pairs(_RedContract, frozen=True, tag="pairs"):
+    """``points`` for each pair of seats of the same cost."""
+
+    points: int
+
+
+class Series(_RedContract, frozen=True, tag="series"):
+    """``points`` for each series of seats costing 3, 4 and 5."""
+
+    points: int
+
+
+RedContract = Union[CostSeats, AllSeats, Pairs, Series]  # noqa: UP007
 
 
 class StauferData(msgspec.Struct, frozen=True, eq=False):
@@ -58,9 +112,9 @@ class StauferData(msgspec.Struct, frozen=True, eq=False):
     track_length: dict[str, int]
     chest_mix: dict[str, dict[str, int]]  # colour -> chest type -> count
     brown_points: list[int]
-    region_contract: dict[str, Any]
-    blue_contracts: list[dict[str, Any]]
-    red_contracts: list[dict[str, Any]]
+    region_contract: RegionContracts
+    blue_contracts: list[BlueContract]
+    red_contracts: list[RedContract]
     vp_values: list[int]
     decks: dict[str, list[int]]
     partial_fixed: list[int]
@@ -77,8 +131,8 @@ class StauferData(msgspec.Struct, frozen=True, eq=False):
     chest_type: dict[str, str]  # chest id -> type
     purples: frozenset[str]  # the purple chests' ids
     contract_ids: dict[str, list[str]]  # "region", "blue", "red" -> card ids
-    blue: dict[str, dict[str, Any]]  # card id -> blue contract
-    red: dict[str, dict[str, Any]]  # card id -> red contract
+    blue: dict[str, BlueContract]  # card id -> blue contract
+    red: dict[str, RedContract]  # card id -> red contract
     supply_numbers: tuple[int, ...]  # the Supply Board's spaces, 1 = leftmost
     max_cost: int  # the highest printed seat cost
     max_seats: int  # the most seats of a Region
@@ -174,15 +228,25 @@ def _chests(mix: dict[str, dict[str, int]]) -> dict[str, tuple[str, str]]:
     return kind
 
 
+RED_TYPES: dict[str, type[RedContract]] = {k.__struct_config__.tag: k
+                                           for k in get_args(RedContract)}
+
+
+def _red(card: Any) -> RedContract:
+    """A red contract of the file (its ``kind``: the record's type; made field by field,
+    not by msgspec.convert, which compiles a type on first use at every start)."""
+    return RED_TYPES[card["kind"]](**{k: v for k, v in card.items() if k != "kind"})
+
+
 def _build(files: Mapping[str, Any]) -> StauferData:
     regions = files["regions"]["regions"]
     keys = tuple(sorted(regions))
     rows = {side: _seat_rows(files, keys, side) for side in BOARD_SIDES}
     mix = {colour: _val(files, "chests", "mix", colour) for colour in CHEST_COLOURS}
     kind = _chests(mix)
-    region_contract = _val(files, "contracts", "region")
-    blue = _val(files, "contracts", "blue")
-    red = _val(files, "contracts", "red")
+    region_contract = RegionContracts(**_val(files, "contracts", "region"))
+    blue = [BlueContract(**c) for c in _val(files, "contracts", "blue")]
+    red = [_red(c) for c in _val(files, "contracts", "red")]
     supply = _val(files, "supply_board", "spaces")
     return StauferData(
         files=files,
@@ -218,12 +282,12 @@ def _build(files: Mapping[str, Any]) -> StauferData:
         chest_type={cid: ctype for cid, (_cid, ctype) in kind.items()},
         purples=frozenset(cid for cid in kind if cid.startswith("purple")),
         contract_ids={
-            "region": [f"contract:region-{r}" for r in region_contract["cards"]],
-            "blue": [f"contract:blue-{c['id']}" for c in blue],
-            "red": [f"contract:red-{c['id']}" for c in red],
+            "region": [f"contract:region-{r}" for r in region_contract.cards],
+            "blue": [f"contract:blue-{c.id}" for c in blue],
+            "red": [f"contract:red-{c.id}" for c in red],
         },
-        blue={f"contract:blue-{c['id']}": c for c in blue},
-        red={f"contract:red-{c['id']}": c for c in red},
+        blue={f"contract:blue-{c.id}": c for c in blue},
+        red={f"contract:red-{c.id}": c for c in red},
         supply_numbers=tuple(range(1, len(supply) + 1)),
         max_cost=max(c for side in rows.values() for row in side.values() for c, _noble in row),
         max_seats=max(len(row) for side in rows.values() for row in side.values()),

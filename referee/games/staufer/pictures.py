@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from referee.pictures.changes import NO_MARKS, Marks
 from referee.pictures.svg import (
@@ -16,10 +16,13 @@ from referee.pictures.svg import (
     player_fill,
     title_block,
 )
-from referee.pictures.tiles import PAD, Tile, Words, colours, tile
+from referee.pictures.tiles import PAD, Tile, Words, tile
 
 from .render import CONDITION_SHORT
 from .texts import N_, _, chest_text, english, figure_name, final_part
+
+if TYPE_CHECKING:  # (types only: the view is plain JSON at run time)
+    from .viewtypes import Figures, PendingView, RegionView, SeatView, View
 
 WIDTH = 1200
 PANEL_W, PANEL_H = 384, 236
@@ -41,7 +44,7 @@ KIND_NAME = {"E": "Envoy", "N": "Noble"}
 RING_CELL = [(0, 0), (1, 0), (2, 0), (2, 1), (1, 1), (0, 1)]
 
 
-def draw(view: dict[str, Any], marks: Marks = NO_MARKS, since: int | None = None,
+def draw(view: View, marks: Marks = NO_MARKS, since: int | None = None,
          pieces: Pieces | None = None) -> str:
     players = view["players"]
     colour = {p: pv["colour"] for p, pv in players.items()}
@@ -72,7 +75,7 @@ def draw(view: dict[str, Any], marks: Marks = NO_MARKS, since: int | None = None
     return c.finish(y + 10)
 
 
-def _header(c: Canvas, view: dict[str, Any], since: int | None, marks: Marks) -> None:
+def _header(c: Canvas, view: View, since: int | None, marks: Marks) -> None:
     state = (_("final position") if view["finished"]
              else _("round {round} of 5").format(round=view["round"]))
     title_block(c, GAP, _("The Staufer Dynasty — {state}").format(state=state), view["prompt"])
@@ -88,7 +91,7 @@ def _header(c: Canvas, view: dict[str, Any], since: int | None, marks: Marks) ->
     change_note(c, lx, since, bool(marks))
 
 
-def _region(c: Canvas, parent: Any, x: float, y: float, pos: int, r: dict[str, Any],
+def _region(c: Canvas, parent: Any, x: float, y: float, pos: int, r: RegionView,
             colour: dict[str, str], marks: Marks, target: int | None,
             compact: bool = False) -> None:
     """One region board; ``target`` is the seat a Move/Deploy action is filling now.
@@ -145,7 +148,7 @@ def _crown(c: Canvas, x: float, y: float, parent: Any) -> None:
                (x + 24, y + 2), (x + 24, y + 16)], parent, fill="#e0b000", stroke="#6b5200")
 
 
-def _seat(c: Canvas, x: float, y: float, w: float, pos: int, i: int, seat: dict[str, Any],
+def _seat(c: Canvas, x: float, y: float, w: float, pos: int, i: int, seat: SeatView,
           colour: dict[str, str], marks: Marks, parent: Any) -> None:
     h = 136
     noble = seat["noble_only"]
@@ -180,7 +183,7 @@ def _chest(c: Canvas, x: float, y: float, w: float, chest: str, parent: Any) -> 
            title=_("{chest} chest").format(chest=chest_text(chest)), parent=parent, size=9.5)
 
 
-def _payment(c: Canvas, x: float, y: float, pos: int, payment: dict[str, Any],
+def _payment(c: Canvas, x: float, y: float, pos: int, payment: dict[str, Figures],
              colour: dict[str, str], marks: Marks, parent: Any) -> None:
     c.text(x, y + 20, _("Payment:"), parent, size=11, fill=MUTED)
     if marks.hit("regions", pos, "payment"):
@@ -188,8 +191,8 @@ def _payment(c: Canvas, x: float, y: float, pos: int, payment: dict[str, Any],
     px = x + 64 if english() else x + 94
     if not payment:
         c.text(px, y + 20, _("empty"), parent, size=11, fill=MUTED)
-    groups = [(who, kind, counts[key]) for who, counts in payment.items()
-              for kind, key in (("E", "envoys"), ("N", "nobles")) if counts[key]]
+    groups = [(who, kind, count) for who, counts in payment.items()
+              for kind, count in (("E", counts["envoys"]), ("N", counts["nobles"])) if count]
     # 44 px a group (a figure and its count); two rows when one does not hold them all
     per_row = max(1, int((x + PANEL_W - 20 - px) // 44))
     rows = 1 if len(groups) <= per_row else 2
@@ -216,7 +219,7 @@ def _ring_arrows(c: Canvas) -> None:
         c.text(mx, my + 6, arrow, size=18, bold=True, anchor="middle", fill="#b08d3c")
 
 
-def _middle(c: Canvas, y: float, view: dict[str, Any], colour: dict[str, str],
+def _middle(c: Canvas, y: float, view: View, colour: dict[str, str],
             marks: Marks) -> float:
     """Supply Board, tracks, round display, privileges and stacks."""
     x = GAP
@@ -224,14 +227,15 @@ def _middle(c: Canvas, y: float, view: dict[str, Any], colour: dict[str, str],
     tx = x + 5 * 78 + 20
     c.text(tx, y + 14, _("Tracks"), size=14, bold=True)
     tracks = view["tracks"]
-    rows = [(_("Turns to come (next first)"), "turn_order"),
-            (_("Supply track (top first)"), "supply_top_to_bottom"),
-            (_("Move/Deploy (bottom first)"), "move_deploy_bottom_to_top")]
+    rows = [(_("Turns to come (next first)"), "turn_order", tracks["turn_order"]),
+            (_("Supply track (top first)"), "supply_top_to_bottom",
+             tracks["supply_top_to_bottom"]),
+            (_("Move/Deploy (bottom first)"), "move_deploy_bottom_to_top",
+             tracks["move_deploy_bottom_to_top"])]
     room = WIDTH - 310 - (tx + 165)
-    for k, (label, key) in enumerate(rows):
+    for k, (label, key, who_list) in enumerate(rows):
         ry = y + 38 + 26 * k
         c.text(tx, ry, fit(label, 165, 11), size=11, fill=MUTED)
-        who_list = tracks[key]
         step = min(44.0, room / max(1, len(who_list)))
         for j, who in enumerate(who_list):
             fill, ink = player_fill(colour.get(who, ""))
@@ -272,7 +276,7 @@ def _middle(c: Canvas, y: float, view: dict[str, Any], colour: dict[str, str],
     return _revealed(c, py + 44, view.get("pending") or {})
 
 
-def supply(c: Canvas, x: float, y: float, view: dict[str, Any], marks: Marks) -> None:
+def supply(c: Canvas, x: float, y: float, view: View, marks: Marks) -> None:
     """The Supply Board: five spaces with their figures and chests, 384 x 114 px."""
     c.text(x, y + 14, _("Supply Board"), size=14, bold=True)
     for i, space in enumerate(view["supply_board"]):
@@ -287,7 +291,7 @@ def supply(c: Canvas, x: float, y: float, view: dict[str, Any], marks: Marks) ->
             c.mark(sx, y + 22, 72, 92, g)
 
 
-def _revealed(c: Canvas, y: float, pending: dict[str, Any]) -> float:
+def _revealed(c: Canvas, y: float, pending: PendingView) -> float:
     """The chests revealed for a region's bonus, while players pick from them."""
     revealed = pending.get("revealed") or []
     if not revealed:
@@ -300,14 +304,14 @@ def _revealed(c: Canvas, y: float, pending: dict[str, Any]) -> float:
     return y + 34
 
 
-def _title(view: dict[str, Any], key: str) -> str:
+def _title(view: View, key: str) -> str:
     for r in view["regions"]:
         if r["region"] == key:
             return str(r["title"])
     return key.capitalize()
 
 
-def _players(c: Canvas, y: float, view: dict[str, Any], marks: Marks) -> float:
+def _players(c: Canvas, y: float, view: View, marks: Marks) -> float:
     heads = [(N_("player"), 0, 128), (N_("points"), 130, 68), (N_("Court"), 200, 88),
              (N_("Province"), 290, 98), (N_("privileges"), 390, 128),
              (N_("contracts"), 520, 78), (N_("chests"), 600, 200)]
@@ -344,7 +348,7 @@ def _players(c: Canvas, y: float, view: dict[str, Any], marks: Marks) -> float:
     return y + 28 + 30 * len(view["players"]) + 8
 
 
-def _contracts(c: Canvas, y: float, view: dict[str, Any]) -> float:
+def _contracts(c: Canvas, y: float, view: View) -> float:
     c.text(GAP, y + 12, _("{player}'s contracts (secret)").format(player=view["you"]),
            size=14, bold=True)
     for i, contract in enumerate(view["your_contracts"]):
@@ -365,14 +369,14 @@ def _final(c: Canvas, y: float, final: dict[str, dict[str, int]]) -> float:
 # --- the board cut into tiles for mails (referee.pictures.tiles) ----------------------------
 
 
-def tiles(view: dict[str, Any]) -> list[Tile]:
+def tiles(view: View) -> list[Tile]:
     """The tiles of a mail's board: each region (its payment space a tile of words
     under it) and the Supply Board."""
     colour = {p: pv["colour"] for p, pv in view["players"].items()}
     out = []
     for pos, region in enumerate(view["regions"]):
 
-        def draw(c: Canvas, pos: int = pos, region: dict[str, Any] = region) -> None:
+        def draw(c: Canvas, pos: int = pos, region: RegionView = region) -> None:
             _region(c, c.root, PAD, PAD, pos, region, colour, NO_MARKS, None, compact=True)
 
         title = _("Region {region}").format(region=region["title"]) + (
@@ -390,10 +394,10 @@ def tiles(view: dict[str, Any]) -> list[Tile]:
     return out
 
 
-def _payment_words(region: dict[str, Any], view: dict[str, Any]) -> tuple[Words, ...]:
+def _payment_words(region: RegionView, view: View) -> tuple[Words, ...]:
     """A region's payment space in words: each player's figures there, with the fill
     of their colour (a tile without a picture: it changes with most seats taken)."""
-    fills = dict(colours(view))
+    fills = {p: player_fill(pv["colour"])[0] for p, pv in view["players"].items()}
     found = tuple((fills.get(who, "#888888"), f"{who} {n['envoys']} E, {n['nobles']} N")
                   for who, n in region["payment"].items() if n["envoys"] or n["nobles"])
     return found or (("", _("empty")),)

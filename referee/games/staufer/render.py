@@ -7,11 +7,14 @@ layout is the same board with fewer lines broken.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from referee.engine.textlayout import WIDTH, fit_all, wrap_items
 
 from .texts import N_, _, chest_text, final_part, region_word
+
+if TYPE_CHECKING:  # (types only: the view is plain JSON at run time)
+    from .viewtypes import PlayerView, RegionView, View
 
 LEGEND = [
     N_("[9/7/5] points for 1st/2nd/3rd most figures"),
@@ -36,7 +39,7 @@ def _chests(items: list[str]) -> str:
     return _names([chest_text(c) for c in items])
 
 
-def _region(r: dict[str, Any]) -> list[str]:
+def _region(r: RegionView) -> list[str]:
     king = _("  <KING>") if r["king"] else ""
     tile = "/".join(map(str, r["scoring_tile"]))
     lines = [_("{region} [{tile}] bonus: {bonus}{king}").format(
@@ -53,7 +56,7 @@ def _region(r: dict[str, Any]) -> list[str]:
     return lines
 
 
-def _player(who: str, pv: dict[str, Any], name_width: int, width: int) -> list[str]:
+def _player(who: str, pv: PlayerView, name_width: int, width: int) -> list[str]:
     court = pv["court"]
     privileges = ", ".join(f"#{n}" for n in pv["privileges"]) or "-"
     head = _("{player} {score} pts  Court {envoys}E {nobles}N  privileges: {privileges}"
@@ -65,7 +68,7 @@ def _player(who: str, pv: dict[str, Any], name_width: int, width: int) -> list[s
     return [head, f"{'':<{name_width}} {chests}"]
 
 
-def _tracks(v: dict[str, Any]) -> list[str]:
+def _tracks(v: View) -> list[str]:
     t = v["tracks"]
     return [
         _("Seating (clockwise): {players}; start player {player}").format(
@@ -78,7 +81,7 @@ def _tracks(v: dict[str, Any]) -> list[str]:
     ]
 
 
-def _displays(v: dict[str, Any], width: int) -> list[str]:
+def _displays(v: View, width: int) -> list[str]:
     e = v["evaluation"]
     titles = {r["region"]: r["title"] for r in v["regions"]}
     lines = [_("Scoring this round: {a}; {condition}: {b}").format(
@@ -99,7 +102,7 @@ def _displays(v: dict[str, Any], width: int) -> list[str]:
     return lines
 
 
-def layout(v: dict[str, Any], width: int = WIDTH) -> str:
+def layout(v: View, width: int = WIDTH) -> str:
     """The view ``v`` as lines of at most ``width`` characters, the legend second."""
     lines = [_("The Staufer Dynasty - round {round}").format(round=v["round"]),
              *wrap_items([_(item) for item in LEGEND], _("Legend: "), "  ", width, sep="; "),

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from .components import AllSeats, CostSeats, Pairs, RedContract
 from .state import State
 
 
@@ -74,26 +75,23 @@ def cumulative(values: list[int], beyond: int, n: int) -> int:
     return values[-1] + beyond * (n - len(values))
 
 
-def red_points(card: dict, costs: list[int]) -> int:
-    kind = card["kind"]
-    if kind == "cost":
-        return cumulative(card["values"], card["beyond"], costs.count(card["cost"]))
-    if kind == "all":
-        return cumulative(card["values"], card["beyond"], len(costs))
-    if kind == "pairs":
-        return card["points"] * sum(costs.count(c) // 2 for c in set(costs))
-    if kind == "series":
-        return card["points"] * min(costs.count(3), costs.count(4), costs.count(5))
-    raise ValueError(kind)
+def red_points(card: RedContract, costs: list[int]) -> int:
+    if isinstance(card, CostSeats):
+        return cumulative(card.values, card.beyond, costs.count(card.cost))
+    if isinstance(card, AllSeats):
+        return cumulative(card.values, card.beyond, len(costs))
+    if isinstance(card, Pairs):
+        return card.points * sum(costs.count(c) // 2 for c in set(costs))
+    return card.points * min(costs.count(3), costs.count(4), costs.count(5))
 
 
 def region_contract_points(state: State, player: int, region: str) -> int:
     pos = state.ring.index(region)
     ranking = majority(state, pos)
     if ranking[:1] == [player]:
-        return int(state.data.region_contract["first"])
+        return state.data.region_contract.first
     if len(state.players) > 2 and ranking[1:2] == [player]:
-        return int(state.data.region_contract["second"])
+        return state.data.region_contract.second
     return 0
 
 
@@ -107,7 +105,7 @@ def contract_points(state: State, player: int, contract: str) -> int:
         for pos, _ in figs:
             counts[pos] += 1
         card = blue[contract]
-        return int(card["points"]) * pattern_fulfilments(counts, card["offsets"])
+        return card.points * pattern_fulfilments(counts, card.offsets)
     return red_points(state.data.red[contract], [c for _, c in figs])
 
 

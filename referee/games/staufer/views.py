@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
-from .components import StauferData
+from .components import AllSeats, Pairs, Series, StauferData
 from .moves import format_move
 from .render import WIDTH, layout
 from .rounds import b_region
 from .rules import legal_moves
 from .state import E, N, State
 from .texts import N_, _, contract_name, event_text, figure_name, region_title
+
+if TYPE_CHECKING:  # (types only: the view is plain JSON at run time)
+    from .viewtypes import PendingView, PlayerView, RegionView, View
 
 CONDITION_TEXT = {
     "king": N_("King's Region"),
@@ -47,26 +50,26 @@ def describe_contract(data: StauferData, cid: str, players: int) -> str:
     """The card as text (Supplement: Contract Cards); 2nd place scores nothing with 2."""
     if cid.startswith("contract:region-"):
         region = region_title(data.region_titles[cid.removeprefix("contract:region-")])
-        first, second = data.region_contract["first"], data.region_contract["second"]
+        first, second = data.region_contract.first, data.region_contract.second
         if players == 2:
             return _("Region {region}: majority {first} (no 2nd place with 2 players)").format(
                 region=region, first=first)
         return _("Region {region}: majority {first}, 2nd place {second}").format(
             region=region, first=first, second=second)
     if cid in data.blue:
-        card = data.blue[cid]
+        pattern = data.blue[cid]
         return _("Pattern ({name}, offsets {offsets}): {points} each").format(
-            name=contract_name(card["id"]), offsets=card["offsets"], points=card["points"])
+            name=contract_name(pattern.id), offsets=pattern.offsets, points=pattern.points)
     card = data.red[cid]
-    if "values" not in card:
+    if isinstance(card, (Pairs, Series)):
         return _("Office seats ({name}): {points} each").format(
-            name=contract_name(card["id"]), points=card["points"])
-    what = _("seats") if card["kind"] == "all" else _("cost-{cost} seats").format(
-        cost=card["cost"])
-    row = "/".join(str(v) for v in card["values"])
+            name=contract_name(card.id), points=card.points)
+    what = _("seats") if isinstance(card, AllSeats) else _("cost-{cost} seats").format(
+        cost=card.cost)
+    row = "/".join(str(v) for v in card.values)
     return _("Office seats ({name}): {row} for 1-{n} {what}, +{beyond} for each further "
-             "seat").format(name=contract_name(card["id"]), row=row, n=len(card["values"]),
-                            what=what, beyond=card["beyond"])
+             "seat").format(name=contract_name(card.id), row=row, n=len(card.values),
+                            what=what, beyond=card.beyond)
 
 
 def result_line(state: State) -> str:
@@ -136,7 +139,7 @@ def _figs(figs: list[tuple[int, str]], state: State) -> list[str]:
     return [f"{state.players[q]}:{k}" for q, k in figs]
 
 
-def _region_view(state: State, pos: int) -> dict[str, Any]:
+def _region_view(state: State, pos: int) -> RegionView:
     data = state.data
     key = state.ring[pos]
     payment: dict[str, list[int]] = {}
@@ -164,7 +167,7 @@ def _region_view(state: State, pos: int) -> dict[str, Any]:
     }
 
 
-def _player_view(state: State, p: int) -> dict[str, Any]:
+def _player_view(state: State, p: int) -> PlayerView:
     return {
         "score": state.score[p],
         "court": {"envoys": state.court[p][E], "nobles": state.court[p][N]},
@@ -177,20 +180,18 @@ def _player_view(state: State, p: int) -> dict[str, Any]:
     }
 
 
-def _pending(state: State) -> dict[str, Any]:
-    out: dict[str, Any] = {"phase": state.phase}
+def _pending(state: State) -> PendingView:
+    out: PendingView = {"phase": state.phase}
     if state.finished:
         return out
     out["player"] = state.players[state.active]
     if state.phase == "seat" and state.deploy is not None:
         d = state.deploy
-        out.update(
-            region=state.ring[d.pos],
-            seat=d.seat + 1,
-            move_payments=[state.ring[x] for x in d.move_to],
-            deploy_payments=[state.ring[x] for x in d.pay_to],
-            track_envoy=d.bonus,
-        )
+        out["region"] = state.ring[d.pos]
+        out["seat"] = d.seat + 1
+        out["move_payments"] = [state.ring[x] for x in d.move_to]
+        out["deploy_payments"] = [state.ring[x] for x in d.pay_to]
+        out["track_envoy"] = d.bonus
     if state.phase == "take" and state.supply is not None:
         out["figure"] = figure_name("Noble" if state.supply.need[0] == "N" else "Envoy")
     if state.phase == "pick":
@@ -203,10 +204,10 @@ def _pending(state: State) -> dict[str, Any]:
     return out
 
 
-def view(state: State, viewer: str | None) -> dict[str, Any]:
+def view(state: State, viewer: str | None) -> View:
     data = state.data
     a_region, condition, _steps = state.rows[min(state.round, 5) - 1]
-    out: dict[str, Any] = {
+    out: View = {
         "game": "staufer",
         "round": state.round,
         "finished": state.finished,

@@ -41,6 +41,7 @@ from referee.play import writecore
 
 if TYPE_CHECKING:
     from referee.ledger.gamefile import GameFile
+    from referee.ledger.records import Entry, MetaFields
 
 #: the network schemes a channel may use (each one apprise knows; the ``s`` forms are
 #: the same service over TLS)
@@ -163,7 +164,7 @@ def redact(text: str, url: str) -> str:
 
 
 def record(data: Mapping[str, Any], player: str, url: str | None, via: str
-           ) -> dict[str, Any]:
+           ) -> MetaFields:
     """The ``channel`` meta object: the URL sealed to the referee recipient (a sealed
     game only), or ``off``. Raises UsageError, GameFileError."""
     if url is None or via == "off":
@@ -191,7 +192,7 @@ def sealable(data: Mapping[str, Any]) -> None:
 def set_channel(path: Path, player: str, url: str | None, via: str = "also", *,
                 secret_path: Path | None = None, extra: Mapping[str, Any] | None = None,
                 guard: writecore.Guard | None = None, allow_private: bool = False
-                ) -> tuple[dict[str, Any], GameFile]:
+                ) -> tuple[Entry, GameFile]:
     """Write ``player``'s channel (``url`` None or ``via`` ``off``: none) as one
     ``channel`` record through the write core, checked first (:func:`check_channel`);
     returns the entry and the new file. Raises UsageError and the errors of a write."""
@@ -206,7 +207,7 @@ def set_channel(path: Path, player: str, url: str | None, via: str = "also", *,
     with writecore.transaction(path, secret_path=secret_path, replayed=False,
                                guard=guard) as tx:
         tx.gf.player(player)
-        entry = tx.append({"by": player, "meta": record(tx.gf.data, player, url, via)},
+        entry = tx.record({"by": player, "meta": record(tx.gf.data, player, url, via)},
                           extra)
         tx.verify()
     return entry, tx.gf
