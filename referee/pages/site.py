@@ -47,7 +47,7 @@ class SiteReport:
     refused: list[dict[str, str]] = field(default_factory=list)  # file, message
     copies: list[dict[str, Any]] = field(default_factory=list)  # served as their games
     rendered: list[str] = field(default_factory=list)  # the games drawn by this build
-    incremental: bool = False  # OUT was updated in place from its manifest
+    incremental: bool = False  # OUT was updated in place from its record (the cache)
     served: int = 0  # the games on the index
     needs_secret: int = 0  # of them, sealed games without their secret (log only)
 
@@ -59,10 +59,10 @@ def build_site_report(games_dir: Path, out: Path, secret_path: Path | None = Non
     another (a copy: the same header, commitment or id; referee/ledger/identity.py) is served
     by neither, and a game whose id is a name the site itself uses is not served.
 
-    When OUT is a site with a manifest this builder wrote for the same referee
-    (referee/pages/manifest.py), only the games whose files changed are drawn again, and
-    the index, the league and the manifest rewritten: the same bytes as a full build.
-    ``full`` ignores the manifest. Without ``summaries`` the report's games are only the
+    When OUT is a site whose record this builder keeps for the same referee
+    (referee/pages/sitecache.py), only the games whose files changed are drawn again, and
+    the index, the league and the record rewritten: the same bytes as a full build.
+    ``full`` ignores the record. Without ``summaries`` the report's games are only the
     drawn ones (a kept game's summary is not decoded: `referee site` without --json)."""
     from referee.pages import incremental
 
@@ -70,11 +70,14 @@ def build_site_report(games_dir: Path, out: Path, secret_path: Path | None = Non
     _check_out(out)
     with referee.collector_off():  # (the plan lives to the end: frozen after it)
         plan = incremental.plan(files, out, secret_path, full, summaries)
-    return _build(games_dir, out, plan, workers)
+    try:
+        return _build(games_dir, out, plan, workers)
+    finally:
+        incremental.close(plan)
 
 
 def _build(games_dir: Path, out: Path, plan: Any, workers: int | None) -> SiteReport:
-    from referee.pages import incremental, manifest
+    from referee.pages import incremental
 
     served = [i for i in plan.items if i.file not in plan.refused]
     if not served:
@@ -97,11 +100,11 @@ def _build(games_dir: Path, out: Path, plan: Any, workers: int | None) -> SiteRe
             incremental.update(out, stage, plan, [i.game_id for i in todo], pages)
         else:
             incremental.write_pages(stage, pages)
-            manifest.forget(out)
+            incremental.forget(out, plan)
             if out.exists():
                 shutil.rmtree(out)
             stage.rename(out)
-            incremental.write_manifest(out, plan)
+            incremental.write_record(out, plan)
     finally:
         shutil.rmtree(stage, ignore_errors=True)
     summaries = [i.summary for i in served if i.summary is not None]
@@ -112,10 +115,10 @@ def _build(games_dir: Path, out: Path, plan: Any, workers: int | None) -> SiteRe
                       sum(1 for i in served if i.needs_secret))
 
 
-def manifest_state(folder: Path) -> tuple[str, int]:
-    from referee.pages import manifest
+def manifest_state(folder: Path) -> str:
+    from referee.pages import sitecache
 
-    found = manifest.folder_state(folder)
+    found = sitecache.folder_state(folder)
     assert found is not None  # (a folder this build has just written)
     return found
 
