@@ -1,22 +1,47 @@
 """Games in a git repository: each player's private view, signed with the game's referee
 key and encrypted to their SSH keys (:mod:`referee.trust.agebox`, :mod:`referee.trust.viewsign`),
 written for `views`, and a view opened with `view` verified against the game file; and
-where the game and the allowed-signers file are in the repository."""
+where the game and the allowed-signers file are in the repository.
+
+What `views` costs follows the games that changed. A game whose views this referee made
+from these very bytes into this folder is recognised without parsing or replaying it, by
+one of two memories:
+
+* **the cache database** (referee/ledger/cachedb.py, as trusted as the user's own files):
+  a row keyed by content (the game file's bytes, the code digest, the language, the
+  secret used, the file's names, the folder and the players' keys) lists the SHA-256 of
+  every file written; while each file there has those bytes (each read and hashed) and a
+  player without a key has no view, nothing is done. Open and sealed games alike: this is
+  a byte-for-byte comparison with what the referee wrote.
+* **the index beside the views** (``STEM.views.json``, :func:`referee.trust.agebox.views_hold`),
+  HMACs under a key derived from the game's seed, which survives a fresh CI runner: for
+  sealed games only, whose seed is secret. An open game's seed is in its file, so anyone
+  could write an index that passes: an open game without a row in the cache is always
+  replayed, its public view compared byte for byte and its private views encrypted again.
+
+Each folder of views is rid of stale temporary files once per run, not once per file
+written (a folder of 40,000 views listed before each of them made the first run grow
+with the square of the archive).
+"""
 
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
+import os
 import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from referee import i18n
 from referee.errors import RefereeError, UsageError
 from referee.git import history
-from referee.ledger import fileio, gamefile, identity, replay, secret
+from referee.ledger import cachedb, fileio, gamefile, identity, replay, secret
 from referee.ledger.codedigest import code_digest
 from referee.play.statusview import status_json, status_text
 from referee.trust import agebox, publicview, viewsign
@@ -73,13 +98,14 @@ def _resolved(folder: Path) -> Path:
 
 def write_game_views(path: Path, out: Path, secret_path: Path | None,
                      signers: agebox.Signers,
-                     read: tuple[bytes, gamefile.GameFile] | None = None
-                     ) -> agebox.ViewsReport:
+                     read: tuple[bytes, gamefile.GameFile] | None = None,
+                     tidied: bool = False) -> agebox.ViewsReport:
     """Replay the game at ``path`` with its secret and write its views into ``out``,
-    each signed with the game's referee key; or, when the views in ``out`` were made by
-    this referee from these very bytes (:func:`referee.trust.agebox.views_hold`), leave
-    them without replaying it. ``read``: the file's bytes and their parse, if read
-    already. Raises RefereeError."""
+    each signed with the game's referee key; or, for a sealed game whose views in
+    ``out`` were made by this referee from these very bytes
+    (:func:`referee.trust.agebox.views_hold`), leave them without replaying it.
+    ``read``: the file's bytes and their parse, if read already; ``tidied``: ``out``'s
+    stale temporary files were removed by the caller. Raises RefereeError."""
     name, rel = path.name, repo_name(path)
     if read is None:  # (one read: the bytes checked are the bytes replayed)
         raw = fileio.read_bytes(path)
@@ -92,10 +118,12 @@ def write_game_views(path: Path, out: Path, secret_path: Path | None,
     key = agebox.views_key(seed)
     source = agebox.source_mac(key, [raw, rel.encode(), name.encode(),
                                      i18n.current().encode(), code_digest().encode()])
-    kept = agebox.views_hold(out, path.stem, key, source, gf.players, signers,
-                             signed=_signed(gf))
-    if kept is not None:
-        return kept
+    signed = _signed(gf)
+    if signed:  # (an open game's key is public: anyone could write an index that holds)
+        kept = agebox.views_hold(out, path.stem, key, source, gf.players, signers,
+                                 signed=True)
+        if kept is not None:
+            return kept
     match = replay.replay(gf, seed)
     problem = viewsign.header_key_problem(gf, seed)
     if problem:
@@ -104,6 +132,8 @@ def write_game_views(path: Path, out: Path, secret_path: Path | None,
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise UsageError(f"cannot create {out}: {exc.strerror}") from None
+    if not tidied:
+        fileio.remove_stale_temps(out)
     plaintexts = {
         p: viewsign.document(gf, seed, rel, p, status_text(gf, match, p, name),
                              status_json(gf, match, p))
@@ -111,7 +141,8 @@ def write_game_views(path: Path, out: Path, secret_path: Path | None,
     }
     public = status_text(gf, match, None, name)
     return agebox.write_views(out, path.stem, gf.game_id, key, plaintexts, public + "\n",
-                              signers, source, public_document(gf, seed, rel, public, match))
+                              signers, source, public_document(gf, seed, rel, public, match),
+                              secret_key=signed, tidy=False)
 
 
 def _signed(gf: gamefile.GameFile) -> bool:
@@ -159,17 +190,161 @@ class GameViews:
     copy: identity.Copy | None = None  # a copy of another game file: no views of its own
 
 
+GAME_ROWS = "views-game"  # what a game file's bytes say: its id, identity, players
+MADE_ROWS = "views-made"  # what views were made from them into a folder
+
+
+class GameRow(msgspec.Struct, array_like=True, forbid_unknown_fields=True):
+    """What `views` needs of a game file's bytes before it knows whether to replay."""
+
+    game_id: str
+    keys: dict[str, str]  # identity.keys
+    players: list[str]
+    signed: bool  # sealed, its seed not in the file
+
+
+class MadeRow(msgspec.Struct, array_like=True, forbid_unknown_fields=True):
+    """The views written: every file's name and the SHA-256 of its bytes."""
+
+    files: list[tuple[str, str]]
+
+
+_GAME = msgspec.msgpack.Decoder(GameRow)
+_MADE = msgspec.msgpack.Decoder(MadeRow)
+_ENCODE = msgspec.msgpack.Encoder().encode
+
+
+@dataclass
+class Read:
+    """A game file as read for this run: its bytes' SHA-256, what they say, and (once
+    parsed) the bytes and their parse."""
+
+    sha: bytes
+    row: GameRow
+    read: tuple[bytes, gamefile.GameFile] | None = None
+
+
+class Memory:
+    """`views`' rows in the cache (``cache`` None: none, every game as without it)."""
+
+    def __init__(self, cache: cachedb.Cache | None, secret_path: Path | None,
+                 signers: agebox.Signers) -> None:
+        self.cache = cache
+        self.sources = cachedb.Sources(secret_path)
+        self.signers = signers
+
+    def game(self, path: Path) -> Read:
+        """The file read and hashed; what its bytes say from the cache, else parsed.
+        Raises RefereeError."""
+        raw = fileio.read_bytes(path)
+        sha = hashlib.sha256(raw).digest()
+        key = cachedb.file_key(GAME_ROWS, sha, "", b"")
+        found = self.cache.get(GAME_ROWS, key) if self.cache is not None else None
+        if found is not None:
+            try:
+                return Read(sha, _GAME.decode(found))
+            except msgspec.DecodeError:
+                pass
+        gf = gamefile.parse(raw, str(path))
+        row = GameRow(identity.game_id(gf), identity.keys(gf), list(gf.players),
+                      _signed(gf))
+        if self.cache is not None:
+            self.cache.put(GAME_ROWS, key, _ENCODE(row))
+        return Read(sha, row, (raw, gf))
+
+    def made_key(self, path: Path, out: Path, found: Read) -> bytes:
+        keys = "\n".join(f"{p} {' '.join(self.signers.keys.get(p, []))}"
+                         for p in found.row.players)
+        return cachedb.digest(
+            cachedb.file_key(MADE_ROWS, found.sha, path, self.sources.of(path)),
+            repo_name(path).encode(), os.fsencode(_resolved(out)), path.stem.encode(),
+            keys.encode())
+
+    def kept(self, path: Path, out: Path, found: Read) -> agebox.ViewsReport | None:
+        """The report of a run that changes nothing, when the cache says these views
+        were made from these bytes into ``out`` and every file there is byte for byte
+        the one written (a player without a key: no view); else None."""
+        if self.cache is None:
+            return None
+        stored = self.cache.get(MADE_ROWS, self.made_key(path, out, found))
+        if stored is None:
+            return None
+        try:
+            made = _MADE.decode(stored)
+        except msgspec.DecodeError:
+            return None
+        stem, folder = path.stem, str(out)
+        report = agebox.ViewsReport()
+        for player in found.row.players:
+            name = f"{stem}.{player}.age"
+            if self.signers.keys.get(player):
+                report.unchanged.append(player)
+                report.files[player] = name
+            elif os.path.lexists(os.path.join(folder, name)):
+                return None
+            else:
+                report.no_key.append(player)
+        report.files["public"] = f"{stem}.public.txt"
+        written = dict(made.files)
+        if not set(report.files.values()) <= set(written):
+            return None
+        for name, sha in made.files:
+            if _sha_of(os.path.join(folder, name)) != sha:
+                return None
+        return report
+
+    def remember(self, path: Path, out: Path, found: Read,
+                 report: agebox.ViewsReport) -> None:
+        """Keep the SHA-256 of every file the views of ``path`` are now in ``out``."""
+        if self.cache is None:
+            return
+        stem = path.stem
+        names = [*report.files.values(), f"{stem}.views.json"]
+        if found.row.signed:
+            names.append(publicview.file_name(stem))
+        files = []
+        for name in names:
+            sha = _sha_of(os.path.join(out, name))
+            if sha is None:
+                return
+            files.append((name, sha))
+        self.cache.put(MADE_ROWS, self.made_key(path, out, found), _ENCODE(MadeRow(files)))
+
+
+def _sha_of(path: str) -> str | None:
+    """The SHA-256 of the regular file at ``path`` (at most 16 MiB), or None."""
+    try:
+        return hashlib.sha256(fileio.read_bytes(Path(path), "view file")).hexdigest()
+    except RefereeError:
+        return None
+
+
 def write_all_views(paths: Sequence[Path], signers_path: Path, out_dir: Path | None,
                     secret_path: Path | None) -> tuple[agebox.Signers, list[GameViews]]:
     """Write the views of every game in ``paths`` (:func:`write_game_views`); a game that
     fails (unreadable, no secret, the same game as another file) is reported and the
-    others' views are still written. Raises UsageError for unusable arguments."""
+    others' views are still written. A game whose views the cache says were made from
+    its very bytes, every file still as written, is neither parsed nor replayed.
+    Raises UsageError for unusable arguments."""
     _work_tree.cache_clear()
     _resolved.cache_clear()
     targets = view_targets(paths, out_dir)
     signers = agebox.read_signers(signers_path)
-    read = read_games(paths)
-    copies, twins = duplicate_ids([(path, gf) for path, (_, gf) in read.items()])
+    with cachedb.session() as cache:
+        memory = Memory(cache, secret_path, signers)
+        return signers, _write_all(targets, memory, secret_path, signers)
+
+
+def _write_all(targets: list[tuple[Path, Path]], memory: Memory, secret_path: Path | None,
+               signers: agebox.Signers) -> list[GameViews]:
+    found: dict[Path, Read] = {}
+    for path, _ in targets:
+        try:
+            found[path] = memory.game(path)
+        except RefereeError:
+            continue  # (its views say why)
+    copies, twins = duplicate_keys(found)
+    tidied: set[Path] = set()
     done: list[GameViews] = []
     for path, out in targets:
         if path in copies:  # the game's views are its copy's
@@ -180,40 +355,44 @@ def write_all_views(paths: Sequence[Path], signers_path: Path, out_dir: Path | N
                 raise viewsign.ViewError(twins[path], hints=[
                     "one game, one file: remove the copy (`check --since` tells which is "
                     "new)"])
-            done.append(GameViews(path, out, write_game_views(path, out, secret_path,
-                                                              signers, read.get(path))))
+            game = found.get(path)
+            kept = memory.kept(path, out, game) if game is not None else None
+            if kept is not None:
+                done.append(GameViews(path, out, kept))
+                continue
+            if out not in tidied:  # (once a folder: not once a file written)
+                fileio.remove_stale_temps(out)  # (a folder not made yet has none)
+                tidied.add(out)
+            read = game.read if game is not None else None
+            report = write_game_views(path, out, secret_path, signers, read, tidied=True)
+            if game is not None:
+                memory.remember(path, out, game, report)
+            done.append(GameViews(path, out, report))
         except RefereeError as exc:
             done.append(GameViews(path, out, error=exc))
-    return signers, done
+    return done
 
 
-def read_games(paths: Sequence[Path]) -> dict[Path, tuple[bytes, gamefile.GameFile]]:
-    """Each readable game file's bytes and their parse, read once for the copy check
-    and the views (an unreadable one is left out: its views say why)."""
-    found = {}
-    for path in paths:
+def duplicate_keys(found: dict[Path, Read]
+                   ) -> tuple[dict[Path, identity.Copy], dict[Path, str]]:
+    """(the copies among the games ``found``, whose game's views stand for them; the
+    other files that are the same game as another one (the same header, rng commitment
+    or game id: :mod:`referee.ledger.identity`, as `pending` and `site` find them), each
+    with the message saying so: a copy of a game with a forged header must not be served
+    beside the real one). From what each file's bytes say (kept in the cache); the files
+    of a game found twice are parsed to sort the copy from the game."""
+    keyed = [(str(path), read.row.keys, read.row.game_id) for path, read in found.items()]
+    by_name = {str(path): path for path in found}
+
+    def held(file: str) -> identity.Held | None:
+        path = by_name[file]
         try:
-            raw = fileio.read_bytes(path)
-            found[path] = raw, gamefile.parse(raw, str(path))
+            gf = gamefile.read(path)
         except RefereeError:
-            continue
-    return found
-
-
-def duplicate_ids(games: Sequence[tuple[Path, gamefile.GameFile]]
-                  ) -> tuple[dict[Path, identity.Copy], dict[Path, str]]:
-    """(the copies among ``games``, whose game's views stand for them; the other files
-    that are the same game as another one (the same header, rng commitment or game id:
-    :mod:`referee.ledger.identity`, as `pending` and `site` find them), each with the
-    message saying so: a copy of a game with a forged header must not be served beside
-    the real one)."""
-    by_name = {str(path): (path, gf) for path, gf in games}
-
-    def held(file: str) -> identity.Held:
-        path, gf = by_name[file]
+            return None
         return identity.held_of(file, gf, (_mtime(path),))
 
-    copies, twins = identity.sort_copies(identity.duplicates(list(games)), held,
+    copies, twins = identity.sort_copies(identity.duplicates_of_keys(keyed), held,
                                          served=True)
     return ({Path(f): c for f, c in copies.items()},
             {Path(f): f"{d.message}: no views are written for either"
