@@ -16,7 +16,7 @@ from click.testing import Result
 from referee.engine import get_game
 from referee.engine.rng import Rng
 from referee.errors import UsageError
-from referee.ledger import fileio, gamefile, replay
+from referee.ledger import gamefile, replay
 from referee.trust import agebox, viewsign
 from tests.ci import UNDER_CI
 from tests.conftest import run
@@ -1120,15 +1120,15 @@ def test_a_warm_run_parses_nothing_and_reads_every_file_it_wrote(
     real = gamefile.parse
     monkeypatch.setattr(gamefile, "parse", lambda raw, name, *a, **k: parsed.append(name)
                         or real(raw, name, *a, **k))
-    read: list[str] = []
-    real_read = fileio.read_bytes
-    monkeypatch.setattr(fileio, "read_bytes", lambda p, *a, **k: read.append(Path(p).name)
-                        or real_read(p, *a, **k))
+    opened: list[str] = []
+    real_open = os.open
+    monkeypatch.setattr(os, "open", lambda p, *a, **k: opened.append(str(p))
+                        or real_open(p, *a, **k))
     assert write_views(game, signers).stdout.splitlines()[:3] == UNCHANGED
     assert parsed == []
-    assert sorted(read) == ["g.ann.age", "g.ben.age", "g.json", "g.public.signed",
-                            "g.public.txt", "g.views.json",
-                            "keep.secret"]  # (which secret: part of the row's key)
+    assert sorted(Path(p).name for p in opened if Path(p).parent == path.parent) == [
+        "g.ann.age", "g.ben.age", "g.json", "g.public.signed", "g.public.txt",
+        "g.views.json", "keep.secret"]  # (which secret: part of the row's key)
 
 
 def test_the_first_run_lists_the_views_folder_once(tmp_path: Path, signers: Path,

@@ -26,10 +26,12 @@ with the square of the archive).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import json
 import os
+import stat
 import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -76,14 +78,33 @@ def default_signers(game_path: Path) -> Path:
 def repo_name(path: Path) -> str:
     """The game file's path in its repository (its name outside one): what a view
     names it by."""
-    real = path.resolve() if path.is_symlink() else _resolved(path.parent) / path.name
-    top = _work_tree(real.parent)
-    if top is not None:
-        try:
-            return real.relative_to(_resolved(top)).as_posix()
-        except ValueError:
-            pass
-    return path.name
+    if path.is_symlink():
+        return _repo_name(path.resolve())
+    folder, top = _folder(path.parent)
+    return _inside(f"{folder}/{path.name}", top) or path.name
+
+
+def _repo_name(real: Path) -> str:
+    folder, top = _folder(real.parent)
+    return _inside(f"{folder}/{real.name}", top) or real.name
+
+
+def _inside(real: str, top: str | None) -> str | None:
+    """``real`` relative to the work tree ``top`` (both resolved), or None."""
+    if top is None:
+        return None
+    if top == "/":
+        return real[1:]
+    return real[len(top) + 1:] if real.startswith(top + "/") else None
+
+
+@functools.lru_cache(maxsize=256)
+def _folder(folder: Path) -> tuple[str, str | None]:
+    """The folder resolved, and the resolved root of the work tree it is in (None
+    outside one): asked once a folder a run."""
+    real = folder.resolve()
+    top = _work_tree(real)
+    return str(real), (str(_resolved(top)) if top is not None else None)
 
 
 # Within one run of `views`, each folder is resolved and git asked of it once (for 10,000
@@ -190,37 +211,33 @@ class GameViews:
     copy: identity.Copy | None = None  # a copy of another game file: no views of its own
 
 
-GAME_ROWS = "views-game"  # what a game file's bytes say: its id, identity, players
-MADE_ROWS = "views-made"  # what views were made from them into a folder
+ROWS = "views"  # what views were made from a game file's bytes into a folder
+AGE_HEAD = 4096  # an age file's header is read this far (then the whole file)
 
 
-class GameRow(msgspec.Struct, array_like=True, forbid_unknown_fields=True):
-    """What `views` needs of a game file's bytes before it knows whether to replay."""
+class Row(msgspec.Struct, array_like=True, forbid_unknown_fields=True):
+    """What `views` knows of a game file's bytes (its id, identity and players: the copy
+    check and the report) and the views made from them into a folder (every file's name
+    and :func:`_check_of` as written; none yet: ``files`` empty)."""
 
     game_id: str
     keys: dict[str, str]  # identity.keys
     players: list[str]
     signed: bool  # sealed, its seed not in the file
+    files: list[tuple[str, str]] = []
 
 
-class MadeRow(msgspec.Struct, array_like=True, forbid_unknown_fields=True):
-    """The views written: every file's name and the SHA-256 of its bytes."""
-
-    files: list[tuple[str, str]]
-
-
-_GAME = msgspec.msgpack.Decoder(GameRow)
-_MADE = msgspec.msgpack.Decoder(MadeRow)
+_ROW = msgspec.msgpack.Decoder(Row)
 _ENCODE = msgspec.msgpack.Encoder().encode
 
 
 @dataclass
 class Read:
-    """A game file as read for this run: its bytes' SHA-256, what they say, and (once
+    """A game file as read for this run: its row's key, what its bytes say, and (once
     parsed) the bytes and their parse."""
 
-    sha: bytes
-    row: GameRow
+    key: bytes
+    row: Row
     read: tuple[bytes, gamefile.GameFile] | None = None
 
 
@@ -232,46 +249,35 @@ class Memory:
         self.cache = cache
         self.sources = cachedb.Sources(secret_path)
         self.signers = signers
+        # (the players' keys are in the key of every row: a key added, other rows)
+        keys = "\n".join(f"{p} {' '.join(k)}" for p, k in sorted(signers.keys.items()))
+        self.prefix = cachedb.digest(ROWS.encode(), code_digest().encode(),
+                                     i18n.current().encode(), keys.encode())
 
-    def game(self, path: Path) -> Read:
-        """The file read and hashed; what its bytes say from the cache, else parsed.
-        Raises RefereeError."""
+    def game(self, path: Path, out: Path) -> Read:
+        """The file read and hashed, and its row (what its bytes say, the views made
+        from them into ``out``) from the cache, else parsed. The row's key: the bytes'
+        SHA-256, the code digest, the language, which secret, the file's names, the
+        folder of its views and the players' keys. Raises RefereeError."""
         raw = fileio.read_bytes(path)
-        sha = hashlib.sha256(raw).digest()
-        key = cachedb.file_key(GAME_ROWS, sha, "", b"")
-        found = self.cache.get(GAME_ROWS, key) if self.cache is not None else None
-        if found is not None:
-            try:
-                return Read(sha, _GAME.decode(found))
-            except msgspec.DecodeError:
-                pass
-        gf = gamefile.parse(raw, str(path))
-        row = GameRow(identity.game_id(gf), identity.keys(gf), list(gf.players),
-                      _signed(gf))
+        key = b""
         if self.cache is not None:
-            self.cache.put(GAME_ROWS, key, _ENCODE(row))
-        return Read(sha, row, (raw, gf))
-
-    def made_key(self, path: Path, out: Path, found: Read) -> bytes:
-        keys = "\n".join(f"{p} {' '.join(self.signers.keys.get(p, []))}"
-                         for p in found.row.players)
-        return cachedb.digest(
-            cachedb.file_key(MADE_ROWS, found.sha, path, self.sources.of(path)),
-            repo_name(path).encode(), os.fsencode(_resolved(out)), path.stem.encode(),
-            keys.encode())
+            key = cachedb.digest(self.prefix, hashlib.sha256(raw).digest(),
+                                 os.fsencode(path), self.sources.of(path),
+                                 repo_name(path).encode(), os.fsencode(_resolved(out)))
+            found = self.cache.get(ROWS, key)
+            if found is not None:
+                with contextlib.suppress(msgspec.DecodeError):
+                    return Read(key, _ROW.decode(found))
+        gf = gamefile.parse(raw, str(path))
+        row = Row(identity.game_id(gf), identity.keys(gf), list(gf.players), _signed(gf))
+        return Read(key, row, (raw, gf))
 
     def kept(self, path: Path, out: Path, found: Read) -> agebox.ViewsReport | None:
-        """The report of a run that changes nothing, when the cache says these views
-        were made from these bytes into ``out`` and every file there is byte for byte
-        the one written (a player without a key: no view); else None."""
-        if self.cache is None:
-            return None
-        stored = self.cache.get(MADE_ROWS, self.made_key(path, out, found))
-        if stored is None:
-            return None
-        try:
-            made = _MADE.decode(stored)
-        except msgspec.DecodeError:
+        """The report of a run that changes nothing, when the row says these views were
+        made from these bytes into ``out`` and every file there is the one written
+        (:func:`_check_of`; a player without a key: no view); else None."""
+        if not found.row.files:
             return None
         stem, folder = path.stem, str(out)
         report = agebox.ViewsReport()
@@ -280,22 +286,22 @@ class Memory:
             if self.signers.keys.get(player):
                 report.unchanged.append(player)
                 report.files[player] = name
-            elif os.path.lexists(os.path.join(folder, name)):
+            elif os.path.lexists(f"{folder}/{name}"):
                 return None
             else:
                 report.no_key.append(player)
         report.files["public"] = f"{stem}.public.txt"
-        written = dict(made.files)
-        if not set(report.files.values()) <= set(written):
+        written = dict(found.row.files)
+        if not all(name in written for name in report.files.values()):
             return None
-        for name, sha in made.files:
-            if _sha_of(os.path.join(folder, name)) != sha:
+        for name, check in found.row.files:
+            if _check_of(f"{folder}/{name}") != check:
                 return None
         return report
 
     def remember(self, path: Path, out: Path, found: Read,
                  report: agebox.ViewsReport) -> None:
-        """Keep the SHA-256 of every file the views of ``path`` are now in ``out``."""
+        """Keep what every file the views of ``path`` are now in ``out`` is."""
         if self.cache is None:
             return
         stem = path.stem
@@ -304,19 +310,46 @@ class Memory:
             names.append(publicview.file_name(stem))
         files = []
         for name in names:
-            sha = _sha_of(os.path.join(out, name))
-            if sha is None:
+            check = _check_of(os.path.join(out, name))
+            if check is None:
                 return
-            files.append((name, sha))
-        self.cache.put(MADE_ROWS, self.made_key(path, out, found), _ENCODE(MadeRow(files)))
+            files.append((name, check))
+        row = msgspec.structs.replace(found.row, files=files)
+        self.cache.put(ROWS, found.key, _ENCODE(row))
 
 
-def _sha_of(path: str) -> str | None:
-    """The SHA-256 of the regular file at ``path`` (at most 16 MiB), or None."""
+def _check_of(path: str) -> str | None:
+    """What a file of views is, to tell it from any other (None: not a regular file of
+    at most the read cap). A view (``.age``): its size and the SHA-256 of its header
+    and payload nonce, which no two encryptions share (fresh randomness each time), so
+    another view, an old one put back or one made by anyone else differs. The limit: a
+    payload changed under the genuine header (copied from the file) is not seen here; it
+    fails age's authentication for the player, who is told the view is damaged, and is
+    repaired when the game moves or by a run without the cache (a CI job's: the index's
+    HMACs cover every byte). Any other file: the SHA-256 of its bytes. (An unchanged
+    game's files are looked at on every run; its two 32 KiB views hashed whole were two
+    thirds of a run after one move.)"""
     try:
-        return hashlib.sha256(fileio.read_bytes(Path(path), "view file")).hexdigest()
-    except RefereeError:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
         return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > fileio.MAX_GAME_FILE_BYTES:
+            return None
+        if path.endswith(".age"):
+            head = os.read(fd, AGE_HEAD)
+            mark = head.find(b"\n--- ")
+            end = head.find(b"\n", mark + 1) if mark > 0 else -1
+            if head.startswith(b"age-encryption.org/v1\n") and 0 < end <= len(head) - 17:
+                digest = hashlib.sha256(head[:end + 17]).hexdigest()
+                return f"age {st.st_size} {digest}"
+            os.lseek(fd, 0, os.SEEK_SET)
+        return hashlib.sha256(fileio.read_fd(fd, path, st.st_size)).hexdigest()
+    except (OSError, RefereeError):
+        return None
+    finally:
+        os.close(fd)
 
 
 def write_all_views(paths: Sequence[Path], signers_path: Path, out_dir: Path | None,
@@ -328,6 +361,7 @@ def write_all_views(paths: Sequence[Path], signers_path: Path, out_dir: Path | N
     Raises UsageError for unusable arguments."""
     _work_tree.cache_clear()
     _resolved.cache_clear()
+    _folder.cache_clear()
     targets = view_targets(paths, out_dir)
     signers = agebox.read_signers(signers_path)
     with cachedb.session() as cache:
@@ -338,9 +372,9 @@ def write_all_views(paths: Sequence[Path], signers_path: Path, out_dir: Path | N
 def _write_all(targets: list[tuple[Path, Path]], memory: Memory, secret_path: Path | None,
                signers: agebox.Signers) -> list[GameViews]:
     found: dict[Path, Read] = {}
-    for path, _ in targets:
+    for path, out in targets:
         try:
-            found[path] = memory.game(path)
+            found[path] = memory.game(path, out)
         except RefereeError:
             continue  # (its views say why)
     copies, twins = duplicate_keys(found)

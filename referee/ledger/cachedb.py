@@ -104,14 +104,13 @@ def file_key(kind: str, raw_sha: bytes, path: str | Path, source: bytes) -> byte
 
 
 def secret_source(game_path: Path | str, listed: frozenset[str] | None = None,
-                  named: bytes | None = None, secret: Path | None = None) -> bytes:
+                  secret: Path | None = None) -> bytes:
     """What :func:`referee.ledger.secret.find_seed` reads besides the game file, where
     :func:`referee.ledger.secretplace.secret_place` says it looks: the bytes of the secret
-    file (``secret``, or REFEREE_SECRET_FILE: ``named``, its bytes if read already),
-    REFEREE_SECRET's value, or the bytes of FILE.secret beside the game; else nothing.
-    ``listed``: the names in the game's folder that end in ``.secret``, if listed already
-    (FILE.secret then counts as there only when it is among them: no stat a file). Only
-    ever hashed into a key."""
+    file (``secret``, or REFEREE_SECRET_FILE), REFEREE_SECRET's value, or the bytes of
+    FILE.secret beside the game; else nothing. ``listed``: the names in the game's folder
+    that end in ``.secret``, if listed already (FILE.secret then counts as there only
+    when it is among them: no stat a file). Only ever hashed into a key."""
     exists = Path.exists if listed is None else (lambda p: p.name in listed)
     place = secret_place(secret, Path(game_path), exists)
     if place is None:
@@ -119,8 +118,6 @@ def secret_source(game_path: Path | str, listed: frozenset[str] | None = None,
     kind, where = place
     if kind == "env":
         return b"env\0" + str(where).encode()
-    if kind == "file" and named is not None and secret is None:
-        return b"file\0" + named
     try:
         return kind.encode() + b"\0" + fileio.read_bytes(Path(where), "secret")
     except GameFileError as exc:
@@ -136,27 +133,28 @@ def secrets_listed(folder: str) -> frozenset[str]:
 
 
 class Sources:
-    """:func:`secret_source` for many game files of one run: each folder listed once,
-    REFEREE_SECRET_FILE read once."""
+    """:func:`secret_source` for many game files of one run: a secret named or in the
+    environment read once (it is every game's), else each folder listed once."""
 
     def __init__(self, secret: Path | None = None) -> None:
         self.secret = secret
         self.listed: dict[str, frozenset[str]] = {}
-        self.named: bytes | None = None
-        self.given: bytes | None = None
+        self.fixed: bytes | None = None  # every game's, when one is named
+        self.asked = False
 
     def of(self, path: Path | str) -> bytes:
-        if self.secret is not None:  # (one file for every game: read once)
-            if self.given is None:
-                self.given = secret_source(path, secret=self.secret)
-            return self.given
+        if not self.asked:
+            self.asked = True
+            if (self.secret is not None or os.environ.get("REFEREE_SECRET_FILE")
+                    or os.environ.get("REFEREE_SECRET")):
+                self.fixed = secret_source(path, secret=self.secret)
+        if self.fixed is not None:
+            return self.fixed
         folder = os.path.dirname(path)
         listed = self.listed.get(folder)
         if listed is None:
             listed = self.listed[folder] = secrets_listed(folder)
-        if self.named is None and os.environ.get("REFEREE_SECRET_FILE"):
-            self.named = secret_source(path)[len(b"file\0"):]
-        return secret_source(path, listed, self.named)
+        return secret_source(path, listed)
 
 
 # --- the database ----------------------------------------------------------------------
@@ -207,6 +205,7 @@ class Cache:
         if found is not None:
             return found
         try:
+            _reading(self.conn)
             row = self.conn.execute("SELECT value, used FROM rows WHERE kind = ? AND key = ?",
                                     (kind, key)).fetchone()
         except _errors() as exc:
@@ -227,6 +226,7 @@ class Cache:
     def query(self, sql: str, args: tuple[object, ...] = ()) -> list[tuple[object, ...]]:
         """Rows of a SELECT ([] when the database cannot be read)."""
         try:
+            _reading(self.conn)
             return self.conn.execute(sql, args).fetchall()
         except _errors() as exc:
             self.broken(exc)
@@ -282,6 +282,9 @@ class Cache:
 
     def close(self) -> None:
         with contextlib.suppress(Exception):
+            if self.conn.in_transaction:
+                self.conn.execute("COMMIT")  # (the reads' transaction)
+        with contextlib.suppress(Exception):
             self.conn.close()
 
 
@@ -303,9 +306,18 @@ def _errors() -> tuple[type[Exception], ...]:
     return (sqlite3.Error,)
 
 
+def _reading(conn: sqlite3.Connection) -> None:
+    """One read transaction for the run's lookups (in WAL mode each statement on its own
+    takes and drops a read lock: 30 µs a row, more than the row); a write ends it."""
+    if not conn.in_transaction:
+        conn.execute("BEGIN")
+
+
 @contextlib.contextmanager
 def _transaction(conn: sqlite3.Connection) -> Iterator[None]:
-    """One write transaction (the connection is in autocommit mode otherwise)."""
+    """One write transaction (after the reads' transaction, if one is open)."""
+    if conn.in_transaction:
+        conn.execute("COMMIT")
     conn.execute("BEGIN IMMEDIATE")
     try:
         yield

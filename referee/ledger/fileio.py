@@ -71,12 +71,12 @@ def open_regular(path: Path, what: str = "game file") -> tuple[int, os.stat_resu
     return fd, st
 
 
-def _too_large(path: Path) -> GameFileError:
+def _too_large(path: Path | str) -> GameFileError:
     return GameFileError(
         f"{path} is larger than {MAX_GAME_FILE_BYTES // (1024 * 1024)} MiB: not a game file")
 
 
-def read_fd(fd: int, path: Path, size: int | None = None) -> bytes:
+def read_fd(fd: int, path: Path | str, size: int | None = None) -> bytes:
     """All bytes of the open regular file ``fd`` (at most the size cap). ``size``: its
     size by fstat, read in one call (a buffer of 1 MiB for a file of a few KB cost more
     than the read: 10,000 games' files are read by every `pending` and `site`)."""
