@@ -87,7 +87,7 @@ def _write_bytes(out: Path, data: bytes) -> None:
 @click.option("--workers", type=click.IntRange(1, 64), default=None,
               help="Processes to draw with (default: one per CPU).")
 @click.option("--full", is_flag=True,
-              help="Draw every game again, whatever OUT's manifest says.")
+              help="Draw every game again, whatever the cache remembers of OUT.")
 def site(games_dir: Path, out: Path, secret_path: Path | None, workers: int | None,
          full: bool, as_json: bool) -> None:
     """Write a static site of the games in GAMES_DIR: an index, and per game (at
