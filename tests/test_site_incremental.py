@@ -309,7 +309,7 @@ def test_a_damaged_record_is_a_full_build(games: Path, tmp_path: Path, damage: s
     assert found["incremental"] is False and len(found["drawn"]) == 3
     assert "Traceback" not in result.output
     if damage in ("cut", "garbage"):
-        assert "is ignored and made anew: it cannot be read" in result.stderr
+        assert "is ignored and made anew" in result.stderr
     if damage == "link":  # (a link is not the user's own database: not used at all)
         assert "is not used: it is not a regular file" in result.stderr
         assert elsewhere.read_bytes() == raw
