@@ -1114,7 +1114,7 @@ def test_a_warm_run_parses_nothing_and_reads_every_file_it_wrote(
         game: tuple[Path, Path], signers: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """With the cache, an unchanged game is neither parsed nor replayed; each of its
     files is read and hashed (a file put back, even of the same size, is seen)."""
-    path, secret = game
+    path, _ = game
     write_views(game, signers)
     parsed: list[str] = []
     real = gamefile.parse
