@@ -1,8 +1,9 @@
 """`referee site` built from what changed: after one move only that game is drawn again,
 and the site is byte for byte the one a full build writes; a removed, renamed or sealed
-game, a new referee (code digest), a page removed, added or renamed, a folder removed or
-made a link, and a hostile or damaged record in the cache database are each rebuilt; a
-page edited in place is kept until `--full` (the documented limit)."""
+game, a new referee (code digest), a game's folder removed or made a link, and a hostile
+or damaged record in the cache database are each rebuilt; what is inside a kept game's
+folder is never looked at, so a page changed there by hand is kept until `--full` (the
+documented limit: OUT is the builder's own, as its cache is)."""
 
 from __future__ import annotations
 
@@ -154,27 +155,29 @@ def test_a_new_referee_draws_everything(games: Path, tmp_path: Path,
 
 def test_an_edited_or_missing_output_file_is_drawn_again(games: Path,
                                                          tmp_path: Path) -> None:
-    """A page removed or added, a folder removed: drawn again. A page edited in place (the
-    same names) is kept until `--full`: a build reads no page (docs/pictures.md)."""
+    """A game's folder removed: drawn again. A page removed, added or edited inside a kept
+    folder: kept until `--full`, which draws it as it was (a build looks inside no kept
+    game's folder: docs/pictures.md)."""
     out = tmp_path / "site"
     site(games, out)
     folder = out / "dynasties-3p-open"
     original = (folder / "pos-2.svg").read_bytes()
+    shutil.rmtree(folder)
+    assert site(games, out)["drawn"] == ["dynasties-3p-open"]
+    assert (folder / "pos-2.svg").read_bytes() == original
+    same_as_full(games, out, tmp_path)
     edits = [
+        lambda: (folder / "pos-2.svg").write_bytes(original.replace(b"<svg", b"<SVG", 1)),
+        lambda: (folder / "pos-2.svg").write_bytes(original + b"<!-- x -->"),
         lambda: (folder / "pos-2.svg").unlink(),
         lambda: (folder / "extra.html").write_text("planted"),
-        lambda: shutil.rmtree(folder),
     ]
     for edit in edits:
         edit()
-        assert site(games, out)["drawn"] == ["dynasties-3p-open"]
-        assert (folder / "pos-2.svg").read_bytes() == original
-        same_as_full(games, out, tmp_path)
-    for edited in (original.replace(b"<svg", b"<SVG", 1), original + b"<!-- x -->"):
-        (folder / "pos-2.svg").write_bytes(edited)
-        assert site(games, out)["drawn"] == []  # (the names are the same: kept)
+        assert site(games, out)["drawn"] == []  # (kept: its folder is not looked into)
         assert site(games, out, "--full")["drawn"] != []
         assert (folder / "pos-2.svg").read_bytes() == original
+        assert not (folder / "extra.html").exists()
         same_as_full(games, out, tmp_path)
     (out / "stray.html").write_text("not the site's")
     assert site(games, out)["drawn"] == []
@@ -196,9 +199,18 @@ def test_a_link_out_of_the_site_is_replaced_never_followed(games: Path,
     assert not folder.is_symlink() and (outside / "keep.txt").read_text() == "mine"
     (out / "staufer-3p-run" / "pos-1.svg").unlink()
     (out / "staufer-3p-run" / "pos-1.svg").symlink_to(outside / "keep.txt")
-    assert site(games, out)["drawn"] == ["staufer-3p-run"]
+    assert site(games, out)["drawn"] == []  # (inside a kept folder: kept until --full)
+    assert site(games, out, "--full")["drawn"] != []
+    assert not (out / "staufer-3p-run" / "pos-1.svg").is_symlink()
     assert (outside / "keep.txt").read_text() == "mine"
     assert sorted(p.name for p in outside.iterdir()) == ["keep.txt"]
+    one_move(games / "c-staufer.json")  # (a drawn game's folder with a link: replaced)
+    (out / "staufer-3p-run" / "pos-1.svg").unlink()
+    (out / "staufer-3p-run" / "pos-1.svg").symlink_to(outside / "keep.txt")
+    assert site(games, out)["drawn"] == ["staufer-3p-run"]
+    assert not (out / "staufer-3p-run" / "pos-1.svg").is_symlink()
+    assert sorted(p.name for p in outside.iterdir()) == ["keep.txt"]
+    assert (outside / "keep.txt").read_text() == "mine"
     same_as_full(games, out, tmp_path)
 
 
@@ -373,16 +385,18 @@ def test_the_league_is_the_one_ratings_computes(games: Path, tmp_path: Path) -> 
     same_as_full(games, out, tmp_path)
 
 
-def test_a_kept_game_costs_one_listing_of_its_folder(games: Path, tmp_path: Path,
-                                                     monkeypatch: pytest.MonkeyPatch) -> None:
-    """No page of a kept game is opened or looked at one by one: its folder is listed once
-    (its names), and OUT once; an unchanged game file is read and hashed, never parsed."""
+def test_a_kept_game_costs_no_look_into_its_folder(games: Path, tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """No page of a kept game is opened, looked at or listed: OUT is listed once; an
+    unchanged game file is read and hashed, never parsed."""
     out = tmp_path / "site"
     site(games, out)
-    looked: list[str] = []
-    scan = sitecache.folder_state
-    monkeypatch.setattr(sitecache, "folder_state",
-                        lambda folder: looked.append(Path(folder).name) or scan(folder))
+    listed: list[str] = []
+    real_scandir, real_listdir = os.scandir, os.listdir
+    monkeypatch.setattr(os, "scandir", lambda path=".": listed.append(str(path))
+                        or real_scandir(path))
+    monkeypatch.setattr(os, "listdir", lambda path=".": listed.append(str(path))
+                        or real_listdir(path))
     stats: list[str] = []
     real_stat = os.stat
     monkeypatch.setattr(os, "stat", lambda path, *a, **k: stats.append(str(path))
@@ -392,15 +406,14 @@ def test_a_kept_game_costs_one_listing_of_its_folder(games: Path, tmp_path: Path
     monkeypatch.setattr(gamefile, "parse", lambda raw, name, *a, **k: parsed.append(name)
                         or real_parse(raw, name, *a, **k))
     assert site(games, out)["drawn"] == []
-    assert sorted(looked) == ["dynasties-3p-open", "staufer-2p-done", "staufer-3p-run"]
-    assert [p for p in stats if Path(p).parent.parent == out] == []  # (no page of a game)
+    assert [p for p in listed if Path(p).parent == out] == []  # (no game's folder)
+    assert [p for p in stats if Path(p).parent.parent == out] == []  # (no page)
     assert parsed == []
     one_move(games / "c-staufer.json")
-    looked.clear()
+    listed.clear()
     parsed.clear()
     assert site(games, out)["drawn"] == ["staufer-3p-run"]
-    # (the kept games' folders; the drawn game's new one, once, to record what it holds)
-    assert sorted(looked) == ["dynasties-3p-open", "staufer-2p-done", "staufer-3p-run"]
+    assert [p for p in listed if Path(p).parent == out] == []
     assert {Path(p).name for p in parsed} == {"c-staufer.json"}
     same_as_full(games, out, tmp_path)
 
@@ -413,59 +426,62 @@ def replaced_by_rename(folder: Path) -> None:
     os.replace(folder / "new.tmp", target)
 
 
-@pytest.mark.parametrize("edit", ["added", "removed", "renamed", "folder made a link",
-                                  "a page made a folder"])
-def test_a_folder_changed_in_its_names_is_drawn_again(
+@pytest.mark.parametrize("edit", ["folder made a link", "folder made a file"])
+def test_a_game_folder_that_is_no_real_folder_is_drawn_again(
         games: Path, tmp_path: Path, edit: str) -> None:
     out = tmp_path / "site"
     site(games, out)
     folder = out / "dynasties-3p-open"
     original = tree(folder)
-    if edit == "added":
-        (folder / "planted.html").write_text("planted")
-    elif edit == "removed":
-        (folder / "pos-2.svg").unlink()
-    elif edit == "renamed":
-        (folder / "pos-2.svg").rename(folder / "pos-2.SVG")
-    elif edit == "folder made a link":
-        shutil.copytree(folder, tmp_path / "elsewhere")
-        shutil.rmtree(folder)
+    shutil.copytree(folder, tmp_path / "elsewhere")
+    shutil.rmtree(folder)
+    if edit == "folder made a link":
         folder.symlink_to(tmp_path / "elsewhere")
     else:
-        (folder / "pos-2.svg").unlink()
-        (folder / "pos-2.svg").mkdir()
+        folder.write_text("not a folder")
     assert site(games, out)["drawn"] == ["dynasties-3p-open"]
     assert not folder.is_symlink() and tree(folder) == original
+    assert tree(tmp_path / "elsewhere") == original  # (a link is never followed)
     same_as_full(games, out, tmp_path)
 
 
 @pytest.mark.parametrize("edit", ["in place", "in place, longer", "replaced by rename",
+                                  "added", "removed", "renamed", "a page made a folder",
                                   "folder replaced"])
-def test_a_page_edited_under_its_own_name_is_kept_until_full(
+def test_a_page_changed_inside_a_kept_folder_is_kept_until_full(
         games: Path, tmp_path: Path, edit: str) -> None:
-    """The documented limit: a build looks at the names in a kept game's folder, never at
-    its pages' bytes or times, so a page edited under its own name is kept until `--full`
-    (OUT, like the cache, is the user's own: docs/security.md)."""
+    """The documented limit: a build looks inside no kept game's folder (OUT is the
+    builder's own, as its cache is: docs/security.md), so a page changed there by hand
+    is kept until `--full`, which draws it from the game file as a full build does."""
     out = tmp_path / "site"
     site(games, out)
     folder = out / "dynasties-3p-open"
+    original = tree(folder)
     page = folder / "pos-2.svg"
-    original = page.read_bytes()
     if edit == "in place":
-        page.write_bytes(original.replace(b"<svg", b"<SVG", 1))
+        page.write_bytes(original["pos-2.svg"].replace(b"<svg", b"<SVG", 1))  # type: ignore[union-attr]
     elif edit == "in place, longer":
-        page.write_bytes(original + b"<!-- edited in place -->")
+        page.write_bytes(original["pos-2.svg"] + b"<!-- edited in place -->")  # type: ignore[operator]
     elif edit == "replaced by rename":
         replaced_by_rename(folder)
+    elif edit == "added":
+        (folder / "planted.html").write_text("planted")
+    elif edit == "removed":
+        page.unlink()
+    elif edit == "renamed":
+        page.rename(folder / "pos-2.SVG")
+    elif edit == "a page made a folder":
+        page.unlink()
+        page.mkdir()
     else:
         shutil.copytree(folder, tmp_path / "copy")
         (tmp_path / "copy" / "pos-2.svg").write_bytes(b"<svg/>")
         shutil.rmtree(folder)
         (tmp_path / "copy").rename(folder)
     assert site(games, out)["drawn"] == []
-    assert page.read_bytes() != original
+    assert tree(folder) != original
     assert site(games, out, "--full")["drawn"] != []
-    assert page.read_bytes() == original
+    assert tree(folder) == original
     same_as_full(games, out, tmp_path)
 
 

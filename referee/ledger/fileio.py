@@ -39,13 +39,13 @@ JOURNAL_SUFFIX = ".referee-new"
 # --- reading --------------------------------------------------------------------------
 
 
-def _missing(path: Path) -> GameFileError:
+def _missing(path: Path | str) -> GameFileError:
     return GameFileError(
         f"no game file at {path}", hints=["create one with `referee new GAME FILE`"]
     )
 
 
-def open_regular(path: Path, what: str = "game file") -> tuple[int, os.stat_result]:
+def open_regular(path: Path | str, what: str = "game file") -> tuple[int, os.stat_result]:
     """Open ``path`` for reading (non-blocking, so a FIFO never hangs) and check that it
     is a regular file within the size cap. Returns the fd and its fstat; raises
     GameFileError."""

@@ -4,9 +4,9 @@ and OUT updated in place.
 
 Every game file is read and its bytes hashed. A game is kept when the record has an
 entry for its name and these bytes, its seed is at hand as it was then, and its folder
-in OUT is a real folder holding regular files with exactly the names written (one
-listing of it; a page edited in place is not noticed: `referee site --full` draws
-everything). Every other game is parsed and drawn again, as a full build draws it. The
+is in OUT, a real folder (one listing of OUT). What is inside a kept game's folder is
+not looked at: OUT is the builder's own, as its cache is, and `referee site --full`
+draws everything. Every other game is parsed and drawn again, as a full build draws it. The
 copy check and the league use each game's kept keys and result, so an unchanged open
 game is neither parsed nor replayed; a sealed game's result comes from `ratings`' rows,
 found with the secret at hand now (referee/reports/ratings/cache.py).
@@ -42,7 +42,6 @@ class Item:
     seeded: bool = True
     entry: sitecache.Entry | None = None  # kept from the last build: not drawn again
     summary: GameSummary | None = None
-    state: str = ""  # the digest of the names in its folder
     needs_secret: bool = False
     row: str = ""  # its row of the index (HTML)
     result: Any = None  # its league result (referee.reports.ratings.results.Result)
@@ -115,57 +114,53 @@ def _item(file: str, secret_path: Path | None, loaded: sitecache.Loaded | None,
           out: Path) -> Item | None:
     """The file as an item of this build (None: other JSON than a game file, as the
     index of the views or a clock view beside the games)."""
-    path = Path(file)
-    fd, st = fileio.open_regular(path)
+    fd, st = fileio.open_regular(file)  # (a str: 10,000 Path objects cost)
     try:
-        raw = fileio.read_fd(fd, path, st.st_size)
+        raw = fileio.read_fd(fd, file, st.st_size)
     finally:
         os.close(fd)
     if fileformat.other_json(raw):
         return None
     sha = sitecache.file_sha(raw)
-    entry = loaded.by_file.get(path.name) if loaded is not None else None
+    entry = loaded.by_file.get(os.path.basename(file)) if loaded is not None else None
     if entry is not None and entry.sha256 != sha:
         entry = None  # (an entry for other bytes stands for nothing)
     # A sealed game names its commitment; a key may be spelt with \u escapes, so a file
     # holding one is treated as sealed too (parsed: its seed looked for, never trusted).
     sealed = b'"commitment"' in raw or b"\\u" in raw
-    if entry is not None and not sealed:
-        item = Item(file, sha, sealed, entry.game_id, dict(entry.keys), entry=entry)
+    if entry is not None and not sealed:  # (an open game as recorded: never parsed)
+        item = Item(file, sha, sealed, entry.game_id, entry.keys, entry=entry)
     else:
         gf = gamefile.parse(raw, file)
         item = Item(file, sha, sealed, identity.game_id(gf), dict(identity.keys(gf)))
-        item.seed = seed_for(gf, path, secret_path)
+        item.seed = seed_for(gf, Path(file), secret_path)
         item.seeded = item.seed is not None
         if entry is not None and entry.seeded == item.seeded and entry.game_id == item.game_id:
             item.entry = entry
     if item.entry is not None and not _kept_folder(item.entry, loaded, out):
         item.entry = None
     if item.entry is None and item.sealed is False and item.seed is None:
-        item.seed = seed_for(gamefile.parse(raw, file), path, secret_path)
+        item.seed = seed_for(gamefile.parse(raw, file), Path(file), secret_path)
     return _kept(item, loaded) if item.entry is not None else item
 
 
 def _kept(item: Item, loaded: sitecache.Loaded | None) -> Item:
-    """The kept game's row, folder state and (when decoded) summary, from its entry."""
+    """The kept game's row and (when decoded) summary, from its entry."""
     entry = item.entry
     assert entry is not None and loaded is not None
     item.summary = loaded.summaries.get(entry.file)
     item.needs_secret = entry.needs_secret
-    item.state = entry.names
     item.row = entry.row
     return item
 
 
 def _kept_folder(entry: sitecache.Entry, loaded: sitecache.Loaded | None, out: Path) -> bool:
-    """Whether the entry's game was served and its folder holds what was written: a
-    real folder of regular files with exactly the recorded names (one listing)."""
+    """Whether the entry's game was served and its folder is in OUT, a real folder (no
+    link: found by the one listing of OUT); what is inside it is the builder's own."""
     if entry.summary is None:
         return False  # (a copy last time: drawn if it is served now)
     assert loaded is not None
-    if entry.game_id not in loaded.folders:
-        return False  # (gone, a file, or a link)
-    return sitecache.folder_state(os.path.join(out, entry.game_id)) == entry.names
+    return entry.game_id in loaded.folders
 
 
 def _refused(items: list[Item]) -> tuple[dict[str, identity.Copy], dict[str, str]]:
@@ -254,8 +249,7 @@ def entries(found_plan: Plan) -> list[sitecache.Entry]:
         result, skip = (None, None) if item.sealed else (item.result, item.skip)
         out.append(sitecache.Entry(item.name, item.sha256, item.sealed, item.seeded,
                                    item.game_id, item.keys, summary, item.needs_secret,
-                                   item.row if shown else "", result, skip,
-                                   item.state if shown else ""))
+                                   item.row if shown else "", result, skip))
     return out
 
 

@@ -94,7 +94,6 @@ def _build(games_dir: Path, out: Path, plan: Any, workers: int | None) -> SiteRe
         drawn = _render_games([(i.file, i.seed, i.game_id) for i in todo], stage, workers)
         for item, summary in zip(todo, drawn, strict=True):
             item.summary, item.needs_secret = summary, summary.needs_secret
-            item.state = manifest_state(stage / item.game_id)
         pages = _front_pages(games_dir, plan, served)
         if plan.loaded is not None:
             incremental.update(out, stage, plan, [i.game_id for i in todo], pages)
@@ -113,14 +112,6 @@ def _build(games_dir: Path, out: Path, plan: Any, workers: int | None) -> SiteRe
     return SiteReport(summaries, refused, [c.to_json() for c in plan.copies.values()],
                       [i.game_id for i in todo], plan.loaded is not None, len(served),
                       sum(1 for i in served if i.needs_secret))
-
-
-def manifest_state(folder: Path) -> str:
-    from referee.pages import sitecache
-
-    found = sitecache.folder_state(folder)
-    assert found is not None  # (a folder this build has just written)
-    return found
 
 
 def _front_pages(games_dir: Path, plan: Any, served: list[Any]) -> dict[str, str]:

@@ -8,10 +8,9 @@ build's key: a digest of the referee's code digest, the language and whether the
 is written) and, per game file, a row ``site_games`` (OUT, the file's name): the SHA-256
 of its bytes, whether they were sealed, whether its seed was at hand, its game id and
 identity keys (the copy check), its summary (the JSON the build wrote, decoded only when
-a build reports its games), its row of the index, its league result (an open game's:
-it depends on the bytes alone) and the digest of the names in its folder. The record is
-dropped before OUT changes and written after it, so a build cut short is followed by a
-full one.
+a build reports its games), its row of the index and its league result (an open game's:
+it depends on the bytes alone). The record is dropped before OUT changes and written
+after it, so a build cut short is followed by a full one.
 
 The cache folder is as trusted as the user's own files (docs/security.md): a row is used
 as it is. Still, nothing in a row names a path the builder writes or removes (a game's
@@ -35,7 +34,7 @@ from referee.ledger.fileformat import GAME_ID
 from referee.pages.summary import GameSummary
 from referee.reports.ratings.results import Result
 
-FORMAT = 4
+FORMAT = 5
 MAX_GAMES = 100_000
 _SLUG = re.compile(GAME_ID)
 
@@ -56,7 +55,6 @@ class Entry(msgspec.Struct, forbid_unknown_fields=True):
     row: str  # its row of the index, as HTML
     result: Result | None  # the league's result, or
     skip: str | None  # why the league does not count it
-    names: str  # the digest of the names in its folder
 
 
 _DECODER = msgspec.msgpack.Decoder(Entry)
@@ -171,25 +169,6 @@ def real_folders(out: Path) -> set[str]:
             return {e.name for e in found if e.is_dir(follow_symlinks=False)}
     except OSError:
         return set()
-
-
-def folder_state(folder: str | Path) -> str | None:
-    """The digest of the names in ``folder``; None when it holds anything but regular
-    files (a link, a folder) or cannot be listed. One listing, no stat of a file."""
-    names: list[str] = []
-    try:
-        with os.scandir(folder) as found:
-            for item in found:
-                if not item.is_file(follow_symlinks=False):
-                    return None
-                names.append(item.name)
-    except OSError:
-        return None
-    return names_digest(names)
-
-
-def names_digest(names: list[str]) -> str:
-    return hashlib.sha256("\n".join(sorted(names)).encode()).hexdigest()
 
 
 def file_sha(raw: bytes) -> str:
