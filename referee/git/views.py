@@ -253,49 +253,97 @@ class Memory:
         keys = "\n".join(f"{p} {' '.join(k)}" for p, k in sorted(signers.keys.items()))
         self.prefix = cachedb.digest(ROWS.encode(), code_digest().encode(),
                                      i18n.current().encode(), keys.encode())
+        self.folders: dict[str, tuple[str, str | None, frozenset[str]]] = {}
+        self.outs: dict[Path, tuple[bytes, int | None]] = {}
+
+    def close(self) -> None:
+        for out in list(self.outs):
+            self.forget(out)
+
+    def forget(self, out: Path) -> None:
+        """Close the folder ``out`` (opened again when next asked for)."""
+        _, fd = self.outs.pop(out, (b"", None))
+        if fd is not None:
+            os.close(fd)
+
+    def _name(self, path: Path, file: str) -> str:
+        """:func:`repo_name`, each folder resolved and listed once (its links)."""
+        folder, name = os.path.split(file)
+        found = self.folders.get(folder)
+        if found is None:
+            real, top = _folder(path.parent)
+            try:
+                with os.scandir(folder or ".") as listing:
+                    links = frozenset(e.name for e in listing if e.is_symlink())
+            except OSError:
+                links = frozenset()
+            found = self.folders[folder] = (real, top, links)
+        real, top, links = found
+        if name in links:
+            return repo_name(path)
+        return _inside(f"{real}/{name}", top) or name
+
+    def _out(self, out: Path) -> tuple[bytes, int | None]:
+        """The views' folder resolved, and open (None: it is not there yet)."""
+        found = self.outs.get(out)
+        if found is None:
+            try:
+                fd: int | None = os.open(out, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+            except OSError:
+                fd = None
+            found = self.outs[out] = (os.fsencode(_resolved(out)), fd)
+        return found
 
     def game(self, path: Path, out: Path) -> Read:
         """The file read and hashed, and its row (what its bytes say, the views made
         from them into ``out``) from the cache, else parsed. The row's key: the bytes'
         SHA-256, the code digest, the language, which secret, the file's names, the
         folder of its views and the players' keys. Raises RefereeError."""
-        raw = fileio.read_bytes(path)
+        file = str(path)
+        raw = _bytes_of(file)
+        if raw is None:
+            raw = fileio.read_bytes(path)  # (raises, saying why)
         key = b""
         if self.cache is not None:
             key = cachedb.digest(self.prefix, hashlib.sha256(raw).digest(),
-                                 os.fsencode(path), self.sources.of(path),
-                                 repo_name(path).encode(), os.fsencode(_resolved(out)))
+                                 os.fsencode(file), self.sources.of(file),
+                                 self._name(path, file).encode(), self._out(out)[0])
             found = self.cache.get(ROWS, key)
             if found is not None:
                 with contextlib.suppress(msgspec.DecodeError):
                     return Read(key, _ROW.decode(found))
-        gf = gamefile.parse(raw, str(path))
+        gf = gamefile.parse(raw, file)
         row = Row(identity.game_id(gf), identity.keys(gf), list(gf.players), _signed(gf))
         return Read(key, row, (raw, gf))
 
     def kept(self, path: Path, out: Path, found: Read) -> agebox.ViewsReport | None:
         """The report of a run that changes nothing, when the row says these views were
         made from these bytes into ``out`` and every file there is the one written
-        (:func:`_check_of`; a player without a key: no view); else None."""
+        (:func:`_check`; a player without a key: no view); else None."""
         if not found.row.files:
             return None
-        stem, folder = path.stem, str(out)
+        folder = self._out(out)[1]
+        if folder is None:
+            return None
+        stem = path.stem
         report = agebox.ViewsReport()
         for player in found.row.players:
             name = f"{stem}.{player}.age"
             if self.signers.keys.get(player):
                 report.unchanged.append(player)
                 report.files[player] = name
-            elif os.path.lexists(f"{folder}/{name}"):
-                return None
-            else:
+                continue
+            try:
+                os.stat(name, dir_fd=folder, follow_symlinks=False)
+                return None  # (a view of a player without a key: not the referee's)
+            except OSError:
                 report.no_key.append(player)
         report.files["public"] = f"{stem}.public.txt"
         written = dict(found.row.files)
         if not all(name in written for name in report.files.values()):
             return None
         for name, check in found.row.files:
-            if _check_of(f"{folder}/{name}") != check:
+            if _check(name, folder) != check:
                 return None
         return report
 
@@ -310,7 +358,7 @@ class Memory:
             names.append(publicview.file_name(stem))
         files = []
         for name in names:
-            check = _check_of(os.path.join(out, name))
+            check = _check(os.path.join(out, name))
             if check is None:
                 return
             files.append((name, check))
@@ -318,26 +366,48 @@ class Memory:
         self.cache.put(ROWS, found.key, _ENCODE(row))
 
 
-def _check_of(path: str) -> str | None:
-    """What a file of views is, to tell it from any other (None: not a regular file of
-    at most the read cap). A view (``.age``): its size and the SHA-256 of its header
-    and payload nonce, which no two encryptions share (fresh randomness each time), so
-    another view, an old one put back or one made by anyone else differs. The limit: a
-    payload changed under the genuine header (copied from the file) is not seen here; it
-    fails age's authentication for the player, who is told the view is damaged, and is
-    repaired when the game moves or by a run without the cache (a CI job's: the index's
-    HMACs cover every byte). Any other file: the SHA-256 of its bytes. (An unchanged
-    game's files are looked at on every run; its two 32 KiB views hashed whole were two
-    thirds of a run after one move.)"""
+SMALL = 1 << 16  # a file of views but a view is read in one call this long
+
+
+def _bytes_of(file: str) -> bytes | None:
+    """The bytes of the game file at ``file`` in one read, or None (not a regular file,
+    too big, or unreadable: fileio.read_bytes then says why)."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        fd = os.open(file, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError:
         return None
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode) or st.st_size > fileio.MAX_GAME_FILE_BYTES:
             return None
-        if path.endswith(".age"):
+        return fileio.read_fd(fd, file, st.st_size)
+    except (OSError, RefereeError):
+        return None
+    finally:
+        os.close(fd)
+
+
+def _check(name: str, folder: int | None = None) -> str | None:
+    """What a file of views is, to tell it from any other (None: not a regular file of
+    at most the read cap, or not there); ``folder``: the open folder ``name`` is in. A
+    view (``.age``): its size and the SHA-256 of its header and payload nonce, which no
+    two encryptions share (fresh randomness each time), so another view, an old one put
+    back or one made by anyone else differs. The limit: a payload changed under the
+    genuine header (copied from the file) is not seen here; it fails age's
+    authentication for the player, who is told the view is damaged, and is repaired when
+    the game moves or by a run without the cache (a CI job's: the index's HMACs cover
+    every byte). Any other file: the SHA-256 of its bytes. (An unchanged game's files are
+    looked at on every run; its two 32 KiB views hashed whole were two thirds of a run
+    after one move.)"""
+    try:
+        fd = os.open(name, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=folder)
+    except OSError:
+        return None
+    try:
+        if name.endswith(".age"):
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode):
+                return None
             head = os.read(fd, AGE_HEAD)
             mark = head.find(b"\n--- ")
             end = head.find(b"\n", mark + 1) if mark > 0 else -1
@@ -345,7 +415,13 @@ def _check_of(path: str) -> str | None:
                 digest = hashlib.sha256(head[:end + 17]).hexdigest()
                 return f"age {st.st_size} {digest}"
             os.lseek(fd, 0, os.SEEK_SET)
-        return hashlib.sha256(fileio.read_fd(fd, path, st.st_size)).hexdigest()
+        data = os.read(fd, SMALL)  # (a FIFO put there reads as nothing, a folder fails)
+        if len(data) == SMALL:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode) or st.st_size > fileio.MAX_GAME_FILE_BYTES:
+                return None
+            data += fileio.read_fd(fd, name, st.st_size)
+        return hashlib.sha256(data).hexdigest()
     except (OSError, RefereeError):
         return None
     finally:
@@ -366,7 +442,10 @@ def write_all_views(paths: Sequence[Path], signers_path: Path, out_dir: Path | N
     signers = agebox.read_signers(signers_path)
     with cachedb.session() as cache:
         memory = Memory(cache, secret_path, signers)
-        return signers, _write_all(targets, memory, secret_path, signers)
+        try:
+            return signers, _write_all(targets, memory, secret_path, signers)
+        finally:
+            memory.close()
 
 
 def _write_all(targets: list[tuple[Path, Path]], memory: Memory, secret_path: Path | None,
@@ -397,6 +476,7 @@ def _write_all(targets: list[tuple[Path, Path]], memory: Memory, secret_path: Pa
             if out not in tidied:  # (once a folder: not once a file written)
                 fileio.remove_stale_temps(out)  # (a folder not made yet has none)
                 tidied.add(out)
+                memory.forget(out)  # (opened again once it is made)
             read = game.read if game is not None else None
             report = write_game_views(path, out, secret_path, signers, read, tidied=True)
             if game is not None:

@@ -93,14 +93,22 @@ def digest(*parts: bytes) -> bytes:
     return hashlib.sha256(_length_prefixed(*parts)).digest()
 
 
-def file_key(kind: str, raw_sha: bytes, path: str | Path, source: bytes) -> bytes:
-    """The key of a row of ``kind`` about the game file at ``path`` whose bytes hash to
-    ``raw_sha`` (SHA-256), read with the secret ``source`` names (:func:`secret_source`),
-    in the current language, by this referee (its code digest)."""
+def key_prefix(kind: str) -> bytes:
+    """What every key of ``kind`` made in this run starts from: the kind, this referee
+    (its code digest) and the current language (:func:`file_key`)."""
     from referee.i18n import current
 
-    return digest(kind.encode(), code_digest().encode(), current().encode(),
-                  os.fsencode(path), source, raw_sha)
+    return digest(kind.encode(), code_digest().encode(), current().encode())
+
+
+def file_key(kind: str, raw_sha: bytes, path: str | Path, source: bytes,
+             prefix: bytes | None = None) -> bytes:
+    """The key of a row of ``kind`` about the game file at ``path`` whose bytes hash to
+    ``raw_sha`` (SHA-256), read with the secret ``source`` names (:func:`secret_source`),
+    in the current language, by this referee (its code digest; ``prefix``: the kind's
+    :func:`key_prefix`, if made already)."""
+    return digest(prefix if prefix is not None else key_prefix(kind), os.fsencode(path),
+                  source, raw_sha)
 
 
 def secret_source(game_path: Path | str, listed: frozenset[str] | None = None,
@@ -275,10 +283,18 @@ class Cache:
         self.refresh.clear()
 
     def broken(self, exc: Exception) -> None:
-        """A database that fails while in use: noted, and nothing more asked of it."""
-        note(self.path, f"cannot be read ({exc}); the run goes on without it")
+        """A database that fails while in use: noted, and nothing more asked of it; one
+        that is damaged (not merely busy) is removed, to be made anew by the next run."""
+        import sqlite3
+
+        damaged = (isinstance(exc, sqlite3.DatabaseError)
+                   and not isinstance(exc, sqlite3.OperationalError))
+        note(self.path, f"cannot be read ({exc}); the run goes on without it"
+             + ("; it is removed, to be made anew" if damaged else ""))
         self.close()
         self.conn = _Closed()  # type: ignore[assignment]
+        if damaged:
+            _remove(self.path)
 
     def close(self) -> None:
         with contextlib.suppress(Exception):
@@ -343,6 +359,8 @@ def open_cache() -> Cache | None:
         note(folder, f"is not used: {why} (the cache is trusted as your own files)")
         return None
     path = folder / FILE_NAME
+    if not os.path.lexists(path):
+        _forget_old(folder)
     for attempt in range(2):
         try:
             st = os.lstat(path)
@@ -371,6 +389,23 @@ def open_cache() -> Cache | None:
 
 
 HEADER = b"SQLite format 3\0"
+# What the caches before the database left: the reports' signed indexes, the site's
+# manifests, and the key the indexes were signed with (outside the cache folder).
+OLD_FOLDERS = ("pending-2", "ratings-2", "site-1")
+
+
+def _forget_old(folder: Path) -> None:
+    """Remove what the caches before this database left (once: when it is first made)."""
+    old = [folder / name for name in OLD_FOLDERS if (folder / name).is_dir()]
+    if old:
+        import shutil
+
+        for gone in old:
+            shutil.rmtree(gone, ignore_errors=True)
+    state = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"),
+                                                             ".local", "state")
+    with contextlib.suppress(OSError):
+        os.unlink(os.path.join(state, "referee", "cache-key"))
 
 
 def _head(path: Path) -> bytes:

@@ -38,6 +38,7 @@ class Index(Generic[T]):
         self.row_decoder = msgspec.msgpack.Decoder(row_type)
         self.cache = cache
         self.sources = cachedb.Sources()
+        self.prefix = cachedb.key_prefix(kind) if cache is not None else b""
 
     def key(self, raw: bytes, path: Path, *, fresh: bool = False) -> bytes:
         """The row's key for the file at ``path`` with bytes ``raw``. The secrets beside
@@ -46,7 +47,8 @@ class Index(Generic[T]):
         if self.cache is None:
             return b""
         source = cachedb.secret_source(path) if fresh else self.sources.of(path)
-        return cachedb.file_key(self.kind, hashlib.sha256(raw).digest(), path, source)
+        return cachedb.file_key(self.kind, hashlib.sha256(raw).digest(), path, source,
+                                self.prefix)
 
     def get(self, key: bytes) -> T | None:
         """The row stored under ``key`` (:meth:`key`), if any (a row that does not decode
