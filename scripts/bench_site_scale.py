@@ -6,12 +6,12 @@ in docs/speed.md and docs/pictures.md.
 For each size, a folder of that many games is made cheaply: the four example files
 (examples/*.json) in turn, each copy with a fresh id, its log cut to its first
 ``--moves`` entries and its hash chain written again, straight as JSON (no game is
-played). Then, each as its own process with a cache folder of its own (the manifest's
-place, as a CI job restores it): a full `referee site` build, and three times one game
-gaining one move through `referee move` and the site built again. Printed per size: the
-full build's time and peak memory, the rebuild's median time and peak memory, the
-rebuild's ratio to the 50-game run, and at the end the fitted exponent of the rebuild
-(least squares of log time against log size). ``--huge`` adds 10,000 games.
+played). Then, each as its own process with a cache folder of its own (where the site's
+record is kept, as on a game master's machine): a full `referee site` build, and three
+times one game gaining one move through `referee move` and the site built again. Printed
+per size: the full build's time and peak memory, the rebuild's median time and peak
+memory, the rebuild's ratio to the 50-game run, and at the end the fitted exponent of the
+rebuild (least squares of log time against log size). ``--huge`` adds 10,000 games.
 Done-bar (issue 31): an exponent of at most 0.2 from 50 to 10,000 games.
 
 The referee package is byte-compiled first (``compileall``): with PYTHONDONTWRITEBYTECODE

@@ -6,6 +6,7 @@ for every workflow test; here its inputs are tried one by one)."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -409,3 +410,89 @@ def test_publish_draws_the_issue_links_when_asked(played: Played) -> None:
     publish = next(s for s in flow["jobs"]["publish"]["steps"]
                    if REFEREE_ACTION.fullmatch(str(s.get("uses", ""))))
     assert publish["with"]["issue-links"] == "true"
+
+
+# --- no cache restored: the trust model of docs/security.md ----------------------------
+
+
+REFEREE_CALL = re.compile(r"(^|[\s$(])referee\s")
+
+
+def test_the_action_restores_no_cache_and_gives_each_step_an_empty_one() -> None:
+    """The cache is trusted as the user's own files, so the action never restores one (a
+    pull request's job can save a cache that a later job would restore: actions/cache,
+    a self-hosted runner's leftovers): no step uses an action but setup-python, and each
+    step that runs referee first points REFEREE_CACHE_DIR at a new empty folder of its
+    own, removed after it."""
+    action = yaml.safe_load(ACTION.read_text())
+    steps = action["runs"]["steps"]
+    assert [s["uses"] for s in steps if "uses" in s] == ["actions/setup-python@v5"]
+    for step in steps:  # (no cache service, no cache folder of the job's)
+        text = json.dumps(step)
+        assert not re.search(r"actions/cache|ACTIONS_CACHE|XDG_CACHE_HOME|\.cache", text)
+    calling = [s for s in steps if "run" in s and s["name"] != "install referee"
+               and REFEREE_CALL.search(s["run"])]
+    assert len(calling) == 5  # (check, views, site, the league table, play)
+    for step in calling:
+        lines = step["run"].splitlines()
+        fresh = next(i for i, line in enumerate(lines)
+                     if line.strip().startswith('export REFEREE_CACHE_DIR="$(mktemp -d)"'))
+        first_call = next(i for i, line in enumerate(lines) if REFEREE_CALL.search(line))
+        assert fresh < first_call, step["name"]
+        assert lines[fresh + 1].strip() == "trap 'rm -rf \"$REFEREE_CACHE_DIR\"' EXIT"
+        assert "REFEREE_CACHE_DIR" not in step.get("env", {})
+
+
+def poisoned_cache(folder: Path, games: Path) -> None:
+    """A cache whose ratings rows say every game ended the other way round, won by
+    Mallory: what a pull request's job could save for a later job to restore."""
+    import contextlib
+    import sqlite3
+
+    import msgspec
+
+    from referee.ledger import cachedb
+
+    subprocess.run([str(BIN / "referee"), "ratings", str(games)], check=True,
+                   capture_output=True, env={"PATH": f"{BIN}:/usr/bin:/bin",
+                                             "REFEREE_CACHE_DIR": str(folder),
+                                             "HOME": str(folder)})
+    with contextlib.closing(sqlite3.connect(folder / cachedb.FILE_NAME)) as conn, conn:
+        for key, stored in conn.execute(
+                "SELECT key, value FROM rows WHERE kind = 'ratings'").fetchall():
+            entry = msgspec.msgpack.decode(cachedb.unsealed(b"ratings" + key, stored) or b"")
+            if isinstance(entry[0], dict):
+                entry[0]["places"] = entry[0]["places"][::-1]
+                entry[0]["names"] = {who: "Mallory" for who in entry[0]["names"]}
+            conn.execute("UPDATE rows SET value = ? WHERE kind = 'ratings' AND key = ?",
+                         (cachedb.sealed(b"ratings" + key, msgspec.msgpack.encode(entry)),
+                          key))
+
+
+def test_a_restored_cache_is_never_read(finished_repo: Path, tmp_path: Path) -> None:
+    """A poisoned cache where a workflow would restore one (the runner's ~/.cache, an
+    XDG_CACHE_HOME, a REFEREE_CACHE_DIR set for the whole job): the league the action
+    publishes is the one without any cache, and nothing is written into them."""
+    games = finished_repo / "league"
+    home = tmp_path / "home"
+    for folder in (home / ".cache" / "referee", tmp_path / "xdg" / "referee",
+                   tmp_path / "job-cache"):
+        folder.mkdir(parents=True, mode=0o700)
+        poisoned_cache(folder, games)
+    control = subprocess.run([str(BIN / "referee"), "ratings", str(games)], text=True,
+                             capture_output=True, check=True,
+                             env={"PATH": f"{BIN}:/usr/bin:/bin",
+                                  "REFEREE_CACHE_DIR": str(tmp_path / "job-cache")})
+    assert "Mallory" in control.stdout  # (the poison works where a cache is trusted)
+    before = {p: p.read_bytes() for p in tmp_path.rglob("cache.sqlite3")}
+    assert len(before) == 3
+    done = run_action(finished_repo, {"mode": "publish", "games": "league", "views": "",
+                                      "site": "out"}, PUSH,
+                      {"HOME": str(home), "XDG_CACHE_HOME": str(tmp_path / "xdg"),
+                       "REFEREE_CACHE_DIR": str(tmp_path / "job-cache")})
+    passed(done)
+    table = (finished_repo / "out" / "league.txt").read_text()
+    assert "Mallory" not in table and "staufer: 1 game rated" in table
+    assert "Mallory" not in (finished_repo / "out" / "league.html").read_text()
+    # (none written either, and no other cache left in the job's folders)
+    assert {p: p.read_bytes() for p in tmp_path.rglob("cache.sqlite3")} == before

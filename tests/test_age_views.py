@@ -1031,3 +1031,126 @@ def test_views_over_a_planted_fifo_or_huge_index(game: tuple[Path, Path], signer
     assert target.is_file() and target.stat().st_size < 1024 * 1024
     assert run("view", path.parent / "g.ann.age", "-i", keys / "ann").exit_code == 0
     assert write_views(game, signers).stdout.splitlines()[:3] == UNCHANGED
+
+
+# --- open games, the cache and the cost of a run ----------------------------------------
+
+
+def open_game(tmp_path: Path) -> Path:
+    path = tmp_path / "o.json"
+    assert run("new", "staufer", path, "--players", "ann,ben,cat", "--seed", "open",
+               "--id", "o1").exit_code == 0
+    return path
+
+
+@pytest.mark.parametrize("cache", ["warm", "off"])
+def test_an_open_games_forged_views_are_never_kept(tmp_path: Path, signers: Path,
+                                                   keys: Path, replays: list[str],
+                                                   monkeypatch: pytest.MonkeyPatch,
+                                                   cache: str) -> None:
+    """An open game's index is keyed from its public seed: anyone can write one that
+    holds. A pull request's forged public view and forged view, each with the HMACs
+    recomputed, are replaced by the trusted run, cache or no cache (in CI: none)."""
+    if cache == "off":
+        monkeypatch.setenv("REFEREE_CACHE_DIR", "off")
+    path = open_game(tmp_path)
+    assert run("views", path, "--signers", signers).exit_code == 0
+    genuine_public = (tmp_path / "o.public.txt").read_bytes()
+    key = agebox.views_key(json.loads(path.read_text())["rng"]["seed"])  # (public)
+    forged_public = genuine_public.replace(b"ann", b"mallory", 1)
+    (tmp_path / "o.public.txt").write_bytes(forged_public)
+    encrypt_to(tmp_path / "o.ann.age", keys, "ann",
+               forge(decrypt(tmp_path / "o.ann.age", keys, "ann")))
+    index_path = tmp_path / "o.views.json"
+    index = json.loads(index_path.read_text())
+    index["public_mac"] = agebox.public_mac(key, forged_public)
+    index["views"]["ann"]["file_mac"] = agebox.file_mac(
+        key, (tmp_path / "o.ann.age").read_bytes())
+    index_path.write_text(json.dumps(index))
+    replays.clear()
+    result = run("views", path, "--signers", signers)
+    assert result.exit_code == 0 and replays == ["o1"]
+    assert result.stdout.splitlines()[0] == "  ann: o.ann.age written"
+    assert result.stdout.splitlines()[2] == "  public: o.public.txt written"
+    assert (tmp_path / "o.public.txt").read_bytes() == genuine_public
+    shown = run("view", tmp_path / "o.ann.age", "-i", keys / "ann", "--game", path)
+    assert shown.exit_code == 0 and FORGED not in shown.output
+
+
+def test_an_open_game_is_replayed_without_a_cache_and_kept_with_one(
+        tmp_path: Path, signers: Path, replays: list[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The keep-without-replay path of the index is for sealed games only; an open
+    game's views are kept only on the cache's word that every file is, byte for byte,
+    what the referee wrote."""
+    path = open_game(tmp_path)
+    assert run("views", path, "--signers", signers).exit_code == 0
+    replays.clear()
+    again = run("views", path, "--signers", signers)
+    assert again.stdout.splitlines()[:3] == [
+        "  ann: o.ann.age unchanged", "  ben: o.ben.age unchanged",
+        "  public: o.public.txt unchanged"] and replays == []
+    monkeypatch.setenv("REFEREE_CACHE_DIR", "off")
+    cold = run("views", path, "--signers", signers)
+    assert replays == ["o1"]
+    assert cold.stdout.splitlines()[:3] == ["  ann: o.ann.age written",
+                                            "  ben: o.ben.age written",
+                                            "  public: o.public.txt unchanged"]
+
+
+def test_a_sealed_game_is_kept_by_its_index_without_a_cache(
+        game: tuple[Path, Path], signers: Path, replays: list[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """As on a fresh CI runner: no cache, and the sealed game's index (keyed from its
+    secret seed) keeps its views without a replay."""
+    monkeypatch.setenv("REFEREE_CACHE_DIR", "off")
+    write_views(game, signers)
+    replays.clear()
+    assert write_views(game, signers).stdout.splitlines()[:3] == UNCHANGED
+    assert replays == []
+
+
+def test_a_warm_run_parses_nothing_and_reads_every_file_it_wrote(
+        game: tuple[Path, Path], signers: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With the cache, an unchanged game is neither parsed nor replayed; each of its
+    files is opened and looked at (a view by its size and its age header, any other file
+    hashed: a file put back, even of the same size, is seen)."""
+    write_views(game, signers)  # (the first run: every view written)
+    parsed: list[str] = []
+    real = gamefile.parse
+    monkeypatch.setattr(gamefile, "parse", lambda raw, name, *a, **k: parsed.append(name)
+                        or real(raw, name, *a, **k))
+    opened: list[str] = []
+    real_open = os.open
+    monkeypatch.setattr(os, "open", lambda p, *a, **k: opened.append(str(p))
+                        or real_open(p, *a, **k))
+    assert write_views(game, signers).stdout.splitlines()[:3] == UNCHANGED
+    assert parsed == []
+    names = [Path(p).name for p in opened]  # (the views by name in their open folder)
+    assert sorted(n for n in names if n.startswith("g.") or n == "keep.secret") == [
+        "g.ann.age", "g.ben.age", "g.json", "g.public.signed", "g.public.txt",
+        "g.views.json", "keep.secret"]  # (which secret: part of the row's key)
+
+
+def test_the_first_run_lists_the_views_folder_once(tmp_path: Path, signers: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 42: the folder of views was listed before every file written (40,000 at
+    10,000 games: the first run grew with the square of the archive). Once a run now."""
+    monkeypatch.setenv("REFEREE_SECRET", "5f1c0e9a" * 8)  # (a token_hex(32))
+    games = tmp_path / "games"
+    games.mkdir()
+    paths = [games / f"g{i}.json" for i in range(5)]
+    for i, path in enumerate(paths):  # (seeds derived from the repository secret)
+        assert run("new", "staufer", path, "--players", "ann,ben,cat", "--sealed",
+                   "--id", f"g{i}").exit_code == 0
+    listed: list[str] = []
+    real = os.listdir
+    monkeypatch.setattr(os, "listdir", lambda p=".": listed.append(str(p)) or real(p))
+    out = tmp_path / "views"
+    result = run("views", *paths, "--signers", signers, "--out", out)
+    assert result.exit_code == 0, result.output
+    assert listed.count(str(out)) == 1, listed
+    assert len(list(out.glob("*.age"))) == 10
+    listed.clear()
+    assert run("views", *paths, "--signers", signers, "--out", out).exit_code == 0
+    assert listed.count(str(out)) == 0  # (nothing written: not listed at all)

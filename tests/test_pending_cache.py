@@ -1,18 +1,19 @@
-"""`pending`'s cache (referee/reports/filecache.py, shared with `ratings`): one index,
-read once and written once per run without fsync; rows found by the bytes of the file,
-so a file rewritten in place with the same size and the same mtime is never served an
-old row."""
+"""`pending`'s cache (referee/reports/filecache.py, shared with `ratings`, on the one cache
+database referee/ledger/cachedb.py): opened once and written once per run, never
+fsynced by the referee; rows found by the bytes of the file, so a file rewritten in place
+with the same size and the same mtime is never served an old row."""
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import os
+import sqlite3
 from pathlib import Path
 
-import msgspec
 import pytest
 
-from referee.ledger import fileio, replay
-from referee.reports import filecache as cache
+from referee.ledger import cachedb, fileio, replay
 from tests.conftest import run
 
 
@@ -28,16 +29,16 @@ def games(tmp_path: Path) -> Path:
     return folder
 
 
-def index_files() -> list[Path]:
+def cache_files() -> list[Path]:
     return [p for p in Path(os.environ["REFEREE_CACHE_DIR"]).rglob("*") if p.is_file()]
 
 
-def rows_of(index: Path) -> dict[str, object]:
-    """The rows of a signed index (after its magic and MAC)."""
-    data = index.read_bytes()
-    assert data.startswith(cache.MAGIC)
-    rows: dict[str, object] = msgspec.msgpack.decode(data[len(cache.MAGIC) + 32:])["rows"]
-    return rows
+def rows_of(kind: str) -> list[tuple[bytes, bytes]]:
+    """The (key, value) rows of ``kind`` in the cache database."""
+    folder = cachedb.cache_dir()
+    assert folder is not None
+    with contextlib.closing(sqlite3.connect(folder / cachedb.FILE_NAME)) as conn:
+        return conn.execute("SELECT key, value FROM rows WHERE kind = ?", (kind,)).fetchall()
 
 
 def test_an_in_place_change_with_the_same_size_and_mtime_is_seen(games: Path) -> None:
@@ -58,8 +59,8 @@ def test_an_in_place_change_with_the_same_size_and_mtime_is_seen(games: Path) ->
     assert "since 2026-01-09T00:00:00Z" in result.output, result.output
 
 
-def test_a_cold_run_writes_one_index_and_never_fsyncs(games: Path,
-                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_cold_run_writes_one_database(
+        games: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     fsyncs: list[int] = []
     writes: list[Path] = []
     real_fsync, real_write = os.fsync, fileio.write_atomic
@@ -68,37 +69,43 @@ def test_a_cold_run_writes_one_index_and_never_fsyncs(games: Path,
                         lambda path, *a, **k: writes.append(path) or real_write(path, *a, **k))
     cold = run("pending", games)
     assert cold.exit_code == 0 and cold.output.count("waiting for ben") == 3
-    assert fsyncs == [] and len(writes) == 2  # the user's cache key, made now, and the index
-    (index,) = index_files()
-    assert writes == [cache.key_path(), index] and index.stat().st_mode & 0o777 == 0o600
-    assert cache.key_path().stat().st_mode & 0o777 == 0o600
-    rows = rows_of(index)
-    assert len(rows) == 3
+    assert fsyncs == [] and writes == []  # no key file, no index: one database
+    (database,) = cache_files()
+    assert database.name == cachedb.FILE_NAME and database.stat().st_mode & 0o777 == 0o600
+    assert database.parent.stat().st_mode & 0o777 == 0o700
+    assert len(rows_of("pending")) == 3
+    # keyed by content: the SHA-256 of the bytes hashed with the rest, no name in clear
+    data = database.read_bytes()
+    assert b"g0.json" not in data and hashlib.sha256(
+        (games / "g0.json").read_bytes()).digest() not in data
+    before = hashlib.sha256(data).digest()
 
     def no_replay(*args: object, **kwargs: object) -> None:
         raise AssertionError("replayed although cached")
 
     monkeypatch.setattr(replay, "replay", no_replay)
     assert run("pending", games).output == cold.output  # from the cache
-    assert len(writes) == 2  # nothing new: the index is not written again
+    # nothing new: the database is not written again
+    assert hashlib.sha256(database.read_bytes()).digest() == before
+    assert cache_files() == [database]
 
 
-def test_the_index_keeps_at_most_max_rows(games: Path, monkeypatch: pytest.MonkeyPatch
+def test_the_cache_keeps_at_most_max_rows(games: Path, monkeypatch: pytest.MonkeyPatch
                                           ) -> None:
-    monkeypatch.setattr(cache, "MAX_ROWS", 2)
+    monkeypatch.setattr(cachedb, "MAX_ROWS", 2)
     assert run("pending", games).exit_code == 0
-    (index,) = index_files()
-    assert len(rows_of(index)) == 2
+    assert len(rows_of("pending")) == 2
     assert run("pending", games).output.count("waiting for ben") == 3
 
 
-def test_another_referee_version_uses_another_index(games: Path,
-                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+def test_another_referee_version_uses_other_rows(games: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     run("pending", games)
-    monkeypatch.setattr(cache, "code_fingerprint", lambda: b"\x01" * 32)
+    monkeypatch.setattr(cachedb, "code_digest", lambda: "another referee")
 
     replayed = []
     real = replay.replay
     monkeypatch.setattr(replay, "replay", lambda *a, **k: replayed.append(1) or real(*a, **k))
     assert run("pending", games).output.count("waiting for ben") == 3
-    assert len(replayed) == 3 and len(index_files()) == 2
+    assert len(replayed) == 3 and len(rows_of("pending")) == 6
+    assert len(cache_files()) == 1  # (one database for every referee)

@@ -1,20 +1,22 @@
-"""The reports' cache (referee/reports/filecache.py) for `ratings`, and what it keys on
-for `pending` too: the same output with the cache as without it, a changed file read
-again, a sealed game's result never served without (or with another) secret, a
-tampered or foreign index ignored with a note and never a wrong rating, no cache key at
-hand: no cache, the same output."""
+"""The reports' cache (referee/reports/filecache.py on referee/ledger/cachedb.py) for
+`ratings`, and what it keys on for `pending` too: the same output with the cache as
+without it, a changed file read again, a sealed game's result never served without (or
+with another) secret; a cache folder or database that is not the user's own (others may
+write it, another user's, a link) is never read, whatever it holds; a garbled database
+is made anew; no usable folder: no cache, the same output."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
+import sqlite3
 from pathlib import Path
 
 import msgspec
 import pytest
 
-from referee.ledger import replay
-from referee.reports import filecache
+from referee.ledger import cachedb, replay
 from tests.conftest import ok, run
 from tests.test_ratings import EXAMPLES, ROOT, TOY_GAMES, sealed_toy, toy
 
@@ -44,9 +46,8 @@ def uncached(monkeypatch: pytest.MonkeyPatch, *args: object) -> str:
         return ok(*args).stdout
 
 
-def index_file() -> Path:
-    (found,) = Path(os.environ["REFEREE_CACHE_DIR"]).glob("ratings-2/*.index")
-    return found
+def database() -> Path:
+    return Path(os.environ["REFEREE_CACHE_DIR"]) / cachedb.FILE_NAME
 
 
 def test_the_cache_gives_exactly_the_output_without_it(folder: Path,
@@ -109,14 +110,17 @@ def test_pending_rows_are_kept_per_language(tmp_path: Path) -> None:
     assert ok("--lang", "de", "pending", game).stdout == german
 
 
-def rewritten(index: Path, change: object) -> None:
-    """The index with each row's value passed through ``change``, its MAC kept."""
-    data = index.read_bytes()
-    head = len(filecache.MAGIC) + 32
-    body = msgspec.msgpack.decode(data[head:])
-    for stored in body["rows"].values():
-        stored[0] = change(stored[0])  # type: ignore[operator]
-    index.write_bytes(data[:head] + msgspec.msgpack.encode(body))
+def rewritten(change: object) -> None:
+    """Each `ratings` row's value passed through ``change``, in place in the database."""
+    with contextlib.closing(sqlite3.connect(database())) as conn, conn:
+        rows = conn.execute("SELECT key, value FROM rows WHERE kind = 'ratings'").fetchall()
+        for key, value in rows:
+            plain = cachedb.unsealed(b"ratings" + key, value)
+            assert plain is not None
+            entry = change(msgspec.msgpack.decode(plain))  # type: ignore[operator]
+            conn.execute("UPDATE rows SET value = ? WHERE kind = 'ratings' AND key = ?",
+                         (cachedb.sealed(b"ratings" + key, msgspec.msgpack.encode(entry)),
+                          key))
 
 
 def places_reversed(entry: list[object]) -> list[object]:
@@ -127,48 +131,84 @@ def places_reversed(entry: list[object]) -> list[object]:
     return entry
 
 
-def test_a_tampered_index_changes_no_rating(folder: Path,
-                                            monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("whose", ["others may write the folder", "others may write "
+                                   "the database", "the database is a link"])
+def test_a_cache_that_is_not_the_users_own_is_never_read(
+        folder: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, whose: str) -> None:
+    """Someone else can write the cache (a shared REFEREE_CACHE_DIR, a folder made by
+    another tool with other modes, a database linked from elsewhere): it is not used,
+    with a note, so what they planted changes no rating; the output is the one without a
+    cache."""
     expected = uncached(monkeypatch, "ratings", folder)
     ok("ratings", folder)
-    index = index_file()
-    rewritten(index, places_reversed)
-    tampered = run("ratings", folder)
-    assert tampered.exit_code == 0 and tampered.stdout == expected
-    assert "Mallory" not in tampered.stdout
-    assert (f"referee: note: the ratings cache {index} is ignored and rebuilt: its MAC "
-            "does not match this user's cache key") in tampered.stderr
-    assert "Traceback" not in tampered.output
-    assert run("ratings", folder).stderr == ""  # rebuilt, signed again
-    # an index signed with another key (another user's, or one made up) is no better
-    data = index.read_bytes()
-    head = len(filecache.MAGIC) + 32
-    forged = filecache.Index("ratings", object)
-    forged.mac_key = b"\x07" * filecache.KEY_BYTES
-    rewritten(index, places_reversed)
-    payload = index.read_bytes()[head:]
-    index.write_bytes(filecache.MAGIC + forged._mac(payload) + payload)
-    assert data != index.read_bytes()
-    again = run("ratings", folder)
-    assert again.stdout == expected and "is ignored and rebuilt" in again.stderr
+    rewritten(places_reversed)  # (a planted row: the user's own cache would use it)
+    cache = database().parent
+    if whose == "others may write the folder":
+        cache.chmod(0o777)
+        why = f"the cache {cache} is not used: others may write its folder"
+    elif whose == "others may write the database":
+        database().chmod(0o666)
+        why = f"the cache {database()} is not used: others may write its database"
+    else:
+        elsewhere = tmp_path / "planted.sqlite3"
+        shutil.copy(database(), elsewhere)
+        database().unlink()
+        database().symlink_to(elsewhere)
+        why = f"the cache {database()} is not used: it is not a regular file"
+    result = run("ratings", folder)
+    assert result.exit_code == 0 and result.stdout == expected
+    assert "Mallory" not in result.stdout and "Traceback" not in result.output
+    assert f"referee: note: {why} (the cache is trusted as your own files)" in result.stderr
+    replayed: list[str] = []  # (nothing of it read: every game replayed, as without one)
+    real = replay.replay
+    with monkeypatch.context() as m:
+        m.setattr(replay, "replay", lambda gf, *a, **k: replayed.append(gf.game_id)
+                  or real(gf, *a, **k))
+        assert run("ratings", folder).stdout == expected
+        cold = len(replayed)
+        m.setenv("REFEREE_CACHE_DIR", "off")
+        replayed.clear()
+        ok("ratings", folder)
+    assert cold == len(replayed) > 0
 
 
-def test_a_garbled_index_is_ignored(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_users_own_cache_is_used_as_it_is(folder: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """The trust model, shown: a row the user (or anyone who can write the user's files)
+    rewrites is used; a row planted for other bytes is never found (keyed by content)."""
     expected = uncached(monkeypatch, "ratings", folder)
     ok("ratings", folder)
-    index = index_file()
-    for junk in (b"", b"{", index.read_bytes()[:-7], filecache.MAGIC + b"\0" * 40):
-        index.write_bytes(junk)
+    rewritten(places_reversed)
+    assert "Mallory" in ok("ratings", folder).stdout  # (as trusted as the user's files)
+    for name in ("t1.json", "t2.json", "t3.json"):  # other bytes: other keys
+        path = folder / name
+        if path.exists():
+            path.write_bytes(path.read_bytes() + b"\n")
+    database().unlink()
+    assert ok("ratings", folder).stdout == uncached(monkeypatch, "ratings", folder)
+    assert "Mallory" not in expected
+
+
+def test_a_garbled_database_is_made_anew(folder: Path,
+                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    expected = uncached(monkeypatch, "ratings", folder)
+    ok("ratings", folder)
+    for junk in (b"", b"{", database().read_bytes()[:-7], b"SQLite format 3\0" + b"\0" * 80,
+                 os.urandom(4096)):
+        database().write_bytes(junk)
         result = run("ratings", folder)
         assert result.exit_code == 0 and result.stdout == expected
         assert "Traceback" not in result.output
+        assert ok("ratings", folder).stdout == expected  # (made anew, usable)
 
 
-def test_without_a_usable_key_there_is_no_cache(folder: Path,
-                                                monkeypatch: pytest.MonkeyPatch) -> None:
+def test_without_a_usable_folder_there_is_no_cache(folder: Path,
+                                                   monkeypatch: pytest.MonkeyPatch,
+                                                   tmp_path: Path) -> None:
     expected = uncached(monkeypatch, "ratings", folder)
-    filecache.key_path().parent.mkdir(parents=True)
-    filecache.key_path().mkdir()  # a folder where the key should be: it can be neither
-    first = run("ratings", folder)  # read nor made
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    monkeypatch.setenv("REFEREE_CACHE_DIR", str(blocker / "cache"))  # cannot be made
+    first = run("ratings", folder)
     assert first.exit_code == 0 and first.stdout == expected and first.stderr == ""
-    assert not list(Path(os.environ["REFEREE_CACHE_DIR"]).rglob("*.index"))
+    assert blocker.read_text() == ""

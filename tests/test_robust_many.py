@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from referee.ledger import gamefile, replay
-from referee.reports import checking, filecache
+from referee.ledger import cachedb, gamefile, replay
+from referee.reports import checking
 from referee.reports import pendingcache as cache
 from tests.conftest import run
 
@@ -98,7 +98,8 @@ def test_pending_uses_its_cache_for_unchanged_bytes_only(
         folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     game = folder / "g0.json"
     first = run("pending", game).output
-    assert len(list(Path(os.environ["REFEREE_CACHE_DIR"]).rglob("*"))) == 2  # dir + entry
+    assert [p.name for p in Path(os.environ["REFEREE_CACHE_DIR"]).rglob("*")] == [
+        cachedb.FILE_NAME]  # one database
 
     def no_replay(*args: object, **kwargs: object) -> None:
         raise AssertionError("replayed although cached")
@@ -131,7 +132,7 @@ def test_a_corrupt_cache_entry_is_ignored(folder: Path) -> None:
         entry.write_bytes(junk)
         again = run("pending", game)
         assert again.stdout == first
-        assert f"the pending cache {entry} is ignored and rebuilt" in again.stderr
+        assert f"the cache {entry} is ignored and made anew" in again.stderr
 
 
 def test_the_cache_can_be_off_or_unwritable(folder: Path,
@@ -150,6 +151,7 @@ def test_the_default_cache_folder_follows_xdg(monkeypatch: pytest.MonkeyPatch,
                                               tmp_path: Path) -> None:
     monkeypatch.delenv("REFEREE_CACHE_DIR")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    assert filecache.cache_dir() == tmp_path / "referee"
-    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
-    assert filecache.key_path() == tmp_path / "state" / "referee" / "cache-key"
+    assert cachedb.cache_dir() == tmp_path / "referee"
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert cachedb.cache_dir() == tmp_path / "home" / ".cache" / "referee"

@@ -140,6 +140,7 @@ PENDING_CACHED_NEEDS = {
     "referee.errors", "referee.ledger.fileio", "referee.i18n", "referee.ledger.identity",
     "referee.reports.pending", "referee.reports.pendingcache", "referee.reports.filecache",
     "referee.ledger.secretplace",
+    "referee.ledger.cachedb", "referee.ledger.codedigest",  # the one cache database
     "referee.reports.folders",  # the files of the folders named (no game, no engine)
 }
 

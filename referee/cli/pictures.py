@@ -128,7 +128,7 @@ def _write_bytes(out: Path, data: bytes) -> None:
 @click.option("--workers", type=click.IntRange(1, 64), default=None,
               help="Processes to draw with (default: one per CPU).")
 @click.option("--full", is_flag=True,
-              help="Draw every game again, whatever OUT's manifest says.")
+              help="Draw every game again, whatever the cache remembers of OUT.")
 @click.option("--github-repo", metavar="OWNER/NAME",
               help="On each game's page, the moves of whoever must decide as links that "
                    "open an issue of this repository (a sealed game's: one link, the move "

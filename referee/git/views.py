@@ -1,22 +1,49 @@
 """Games in a git repository: each player's private view, signed with the game's referee
 key and encrypted to their SSH keys (:mod:`referee.trust.agebox`, :mod:`referee.trust.viewsign`),
 written for `views`, and a view opened with `view` verified against the game file; and
-where the game and the allowed-signers file are in the repository."""
+where the game and the allowed-signers file are in the repository.
+
+What `views` costs follows the games that changed. A game whose views this referee made
+from these very bytes into this folder is recognised without parsing or replaying it, by
+one of two memories:
+
+* **the cache database** (referee/ledger/cachedb.py, as trusted as the user's own files):
+  a row keyed by content (the game file's bytes, the code digest, the language, the
+  secret used, the file's names, the folder and the players' keys) lists the SHA-256 of
+  every file written; while each file there has those bytes (each read and hashed) and a
+  player without a key has no view, nothing is done. Open and sealed games alike: this is
+  a byte-for-byte comparison with what the referee wrote.
+* **the index beside the views** (``STEM.views.json``, :func:`referee.trust.agebox.views_hold`),
+  HMACs under a key derived from the game's seed, which survives a fresh CI runner: for
+  sealed games only, whose seed is secret. An open game's seed is in its file, so anyone
+  could write an index that passes: an open game without a row in the cache is always
+  replayed, its public view compared byte for byte and its private views encrypted again.
+
+Each folder of views is rid of stale temporary files once per run, not once per file
+written (a folder of 40,000 views listed before each of them made the first run grow
+with the square of the archive).
+"""
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import hashlib
 import json
+import os
+import stat
 import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import msgspec
+
 from referee import i18n
 from referee.errors import RefereeError, UsageError
 from referee.git import history
-from referee.ledger import fileio, gamefile, identity, replay, secret
+from referee.ledger import cachedb, fileio, gamefile, identity, replay, secret
 from referee.ledger.codedigest import code_digest
 from referee.play.statusview import status_json, status_text
 from referee.trust import agebox, publicview, viewsign
@@ -54,14 +81,33 @@ def default_signers(game_path: Path) -> Path:
 def repo_name(path: Path) -> str:
     """The game file's path in its repository (its name outside one): what a view
     names it by."""
-    real = path.resolve() if path.is_symlink() else _resolved(path.parent) / path.name
-    top = _work_tree(real.parent)
-    if top is not None:
-        try:
-            return real.relative_to(_resolved(top)).as_posix()
-        except ValueError:
-            pass
-    return path.name
+    if path.is_symlink():
+        return _repo_name(path.resolve())
+    folder, top = _folder(path.parent)
+    return _inside(f"{folder}/{path.name}", top) or path.name
+
+
+def _repo_name(real: Path) -> str:
+    folder, top = _folder(real.parent)
+    return _inside(f"{folder}/{real.name}", top) or real.name
+
+
+def _inside(real: str, top: str | None) -> str | None:
+    """``real`` relative to the work tree ``top`` (both resolved), or None."""
+    if top is None:
+        return None
+    if top == "/":
+        return real[1:]
+    return real[len(top) + 1:] if real.startswith(top + "/") else None
+
+
+@functools.lru_cache(maxsize=256)
+def _folder(folder: Path) -> tuple[str, str | None]:
+    """The folder resolved, and the resolved root of the work tree it is in (None
+    outside one): asked once a folder a run."""
+    real = folder.resolve()
+    top = _work_tree(real)
+    return str(real), (str(_resolved(top)) if top is not None else None)
 
 
 # Within one run of `views`, each folder is resolved and git asked of it once (for 10,000
@@ -76,13 +122,14 @@ def _resolved(folder: Path) -> Path:
 
 def write_game_views(path: Path, out: Path, secret_path: Path | None,
                      signers: agebox.Signers,
-                     read: tuple[bytes, gamefile.GameFile] | None = None
-                     ) -> agebox.ViewsReport:
+                     read: tuple[bytes, gamefile.GameFile] | None = None,
+                     tidied: bool = False) -> agebox.ViewsReport:
     """Replay the game at ``path`` with its secret and write its views into ``out``,
-    each signed with the game's referee key; or, when the views in ``out`` were made by
-    this referee from these very bytes (:func:`referee.trust.agebox.views_hold`), leave
-    them without replaying it. ``read``: the file's bytes and their parse, if read
-    already. Raises RefereeError."""
+    each signed with the game's referee key; or, for a sealed game whose views in
+    ``out`` were made by this referee from these very bytes
+    (:func:`referee.trust.agebox.views_hold`), leave them without replaying it.
+    ``read``: the file's bytes and their parse, if read already; ``tidied``: ``out``'s
+    stale temporary files were removed by the caller. Raises RefereeError."""
     name, rel = path.name, repo_name(path)
     if read is None:  # (one read: the bytes checked are the bytes replayed)
         raw = fileio.read_bytes(path)
@@ -95,10 +142,12 @@ def write_game_views(path: Path, out: Path, secret_path: Path | None,
     key = agebox.views_key(seed)
     source = agebox.source_mac(key, [raw, rel.encode(), name.encode(),
                                      i18n.current().encode(), code_digest().encode()])
-    kept = agebox.views_hold(out, path.stem, key, source, gf.players, signers,
-                             signed=_signed(gf))
-    if kept is not None:
-        return kept
+    signed = _signed(gf)
+    if signed:  # (an open game's key is public: anyone could write an index that holds)
+        kept = agebox.views_hold(out, path.stem, key, source, gf.players, signers,
+                                 signed=True)
+        if kept is not None:
+            return kept
     match = replay.replay(gf, seed)
     problem = viewsign.header_key_problem(gf, seed)
     if problem:
@@ -107,6 +156,8 @@ def write_game_views(path: Path, out: Path, secret_path: Path | None,
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise UsageError(f"cannot create {out}: {exc.strerror}") from None
+    if not tidied:
+        fileio.remove_stale_temps(out)
     plaintexts = {
         p: viewsign.document(gf, seed, rel, p, status_text(gf, match, p, name),
                              status_json(gf, match, p))
@@ -114,7 +165,8 @@ def write_game_views(path: Path, out: Path, secret_path: Path | None,
     }
     public = status_text(gf, match, None, name)
     return agebox.write_views(out, path.stem, gf.game_id, key, plaintexts, public + "\n",
-                              signers, source, public_document(gf, seed, rel, public, match))
+                              signers, source, public_document(gf, seed, rel, public, match),
+                              secret_key=signed, tidy=False)
 
 
 def _signed(gf: gamefile.GameFile) -> bool:
@@ -162,17 +214,253 @@ class GameViews:
     copy: identity.Copy | None = None  # a copy of another game file: no views of its own
 
 
+ROWS = "views"  # what views were made from a game file's bytes into a folder
+AGE_HEAD = 4096  # an age file's header is read this far (then the whole file)
+
+
+class Row(msgspec.Struct, array_like=True, forbid_unknown_fields=True):
+    """What `views` knows of a game file's bytes (its id, identity and players: the copy
+    check and the report) and the views made from them into a folder (every file's name
+    and :func:`_check_of` as written; none yet: ``files`` empty)."""
+
+    game_id: str
+    keys: dict[str, str]  # identity.keys
+    players: list[str]
+    signed: bool  # sealed, its seed not in the file
+    files: list[tuple[str, str]] = []
+
+
+_ROW = msgspec.msgpack.Decoder(Row)
+_ENCODE = msgspec.msgpack.Encoder().encode
+
+
+@dataclass
+class Read:
+    """A game file as read for this run: its row's key, what its bytes say, and (once
+    parsed) the bytes and their parse."""
+
+    key: bytes
+    row: Row
+    read: tuple[bytes, gamefile.GameFile] | None = None
+
+
+class Memory:
+    """`views`' rows in the cache (``cache`` None: none, every game as without it)."""
+
+    def __init__(self, cache: cachedb.Cache | None, secret_path: Path | None,
+                 signers: agebox.Signers) -> None:
+        self.cache = cache
+        self.sources = cachedb.Sources(secret_path)
+        self.signers = signers
+        # (the players' keys are in the key of every row: a key added, other rows)
+        keys = "\n".join(f"{p} {' '.join(k)}" for p, k in sorted(signers.keys.items()))
+        self.prefix = cachedb.digest(ROWS.encode(), code_digest().encode(),
+                                     i18n.current().encode(), keys.encode())
+        self.folders: dict[str, tuple[str, str | None, frozenset[str]]] = {}
+        self.outs: dict[Path, tuple[bytes, int | None]] = {}
+
+    def close(self) -> None:
+        for out in list(self.outs):
+            self.forget(out)
+
+    def forget(self, out: Path) -> None:
+        """Close the folder ``out`` (opened again when next asked for)."""
+        _, fd = self.outs.pop(out, (b"", None))
+        if fd is not None:
+            os.close(fd)
+
+    def _name(self, path: Path, file: str) -> str:
+        """:func:`repo_name`, each folder resolved and listed once (its links)."""
+        folder, name = os.path.split(file)
+        found = self.folders.get(folder)
+        if found is None:
+            real, top = _folder(path.parent)
+            try:
+                with os.scandir(folder or ".") as listing:
+                    links = frozenset(e.name for e in listing if e.is_symlink())
+            except OSError:
+                links = frozenset()
+            found = self.folders[folder] = (real, top, links)
+        real, top, links = found
+        if name in links:
+            return repo_name(path)
+        return _inside(f"{real}/{name}", top) or name
+
+    def _out(self, out: Path) -> tuple[bytes, int | None]:
+        """The views' folder resolved, and open (None: it is not there yet)."""
+        found = self.outs.get(out)
+        if found is None:
+            try:
+                fd: int | None = os.open(out, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+            except OSError:
+                fd = None
+            found = self.outs[out] = (os.fsencode(_resolved(out)), fd)
+        return found
+
+    def game(self, path: Path, out: Path) -> Read:
+        """The file read and hashed, and its row (what its bytes say, the views made
+        from them into ``out``) from the cache, else parsed. The row's key: the bytes'
+        SHA-256, the code digest, the language, which secret, the file's names, the
+        folder of its views and the players' keys. Raises RefereeError."""
+        file = str(path)
+        raw = _bytes_of(file)
+        if raw is None:
+            raw = fileio.read_bytes(path)  # (raises, saying why)
+        key = b""
+        if self.cache is not None:
+            key = cachedb.digest(self.prefix, hashlib.sha256(raw).digest(),
+                                 os.fsencode(file), self.sources.of(file),
+                                 self._name(path, file).encode(), self._out(out)[0])
+            found = self.cache.get(ROWS, key)
+            if found is not None:
+                with contextlib.suppress(msgspec.DecodeError):
+                    return Read(key, _ROW.decode(found))
+        gf = gamefile.parse(raw, file)
+        row = Row(identity.game_id(gf), identity.keys(gf), list(gf.players), _signed(gf))
+        return Read(key, row, (raw, gf))
+
+    def kept(self, path: Path, out: Path, found: Read) -> agebox.ViewsReport | None:
+        """The report of a run that changes nothing, when the row says these views were
+        made from these bytes into ``out`` and every file there is the one written
+        (:func:`_check`; a player without a key: no view); else None."""
+        if not found.row.files:
+            return None
+        folder = self._out(out)[1]
+        if folder is None:
+            return None
+        stem = path.stem
+        report = agebox.ViewsReport()
+        for player in found.row.players:
+            name = f"{stem}.{player}.age"
+            if self.signers.keys.get(player):
+                report.unchanged.append(player)
+                report.files[player] = name
+                continue
+            try:
+                os.stat(name, dir_fd=folder, follow_symlinks=False)
+                return None  # (a view of a player without a key: not the referee's)
+            except OSError:
+                report.no_key.append(player)
+        report.files["public"] = f"{stem}.public.txt"
+        written = dict(found.row.files)
+        if not all(name in written for name in report.files.values()):
+            return None
+        for name, check in found.row.files:
+            if _check(name, folder) != check:
+                return None
+        return report
+
+    def remember(self, path: Path, out: Path, found: Read,
+                 report: agebox.ViewsReport) -> None:
+        """Keep what every file the views of ``path`` are now in ``out`` is."""
+        if self.cache is None:
+            return
+        stem = path.stem
+        names = [*report.files.values(), f"{stem}.views.json"]
+        if found.row.signed:
+            names.append(publicview.file_name(stem))
+        files = []
+        for name in names:
+            check = _check(os.path.join(out, name))
+            if check is None:
+                return
+            files.append((name, check))
+        row = msgspec.structs.replace(found.row, files=files)
+        self.cache.put(ROWS, found.key, _ENCODE(row))
+
+
+SMALL = 1 << 16  # a file of views but a view is read in one call this long
+
+
+def _bytes_of(file: str) -> bytes | None:
+    """The bytes of the game file at ``file`` in one read, or None (not a regular file,
+    too big, or unreadable: fileio.read_bytes then says why)."""
+    try:
+        fd = os.open(file, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > fileio.MAX_GAME_FILE_BYTES:
+            return None
+        return fileio.read_fd(fd, file, st.st_size)
+    except (OSError, RefereeError):
+        return None
+    finally:
+        os.close(fd)
+
+
+def _check(name: str, folder: int | None = None) -> str | None:
+    """What a file of views is, to tell it from any other (None: not a regular file of
+    at most the read cap, or not there); ``folder``: the open folder ``name`` is in. A
+    view (``.age``): its size and the SHA-256 of its header and payload nonce, which no
+    two encryptions share (fresh randomness each time), so another view, an old one put
+    back or one made by anyone else differs. The limit: a payload changed under the
+    genuine header (copied from the file) is not seen here; it fails age's
+    authentication for the player, who is told the view is damaged, and is repaired when
+    the game moves or by a run without the cache (a CI job's: the index's HMACs cover
+    every byte). Any other file: the SHA-256 of its bytes. (An unchanged game's files are
+    looked at on every run; its two 32 KiB views hashed whole were two thirds of a run
+    after one move.)"""
+    try:
+        fd = os.open(name, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=folder)
+    except OSError:
+        return None
+    try:
+        if name.endswith(".age"):
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode):
+                return None
+            head = os.read(fd, AGE_HEAD)
+            mark = head.find(b"\n--- ")
+            end = head.find(b"\n", mark + 1) if mark > 0 else -1
+            if head.startswith(b"age-encryption.org/v1\n") and 0 < end <= len(head) - 17:
+                digest = hashlib.sha256(head[:end + 17]).hexdigest()
+                return f"age {st.st_size} {digest}"
+            os.lseek(fd, 0, os.SEEK_SET)
+        data = os.read(fd, SMALL)  # (a FIFO put there reads as nothing, a folder fails)
+        if len(data) == SMALL:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode) or st.st_size > fileio.MAX_GAME_FILE_BYTES:
+                return None
+            data += fileio.read_fd(fd, name, st.st_size)
+        return hashlib.sha256(data).hexdigest()
+    except (OSError, RefereeError):
+        return None
+    finally:
+        os.close(fd)
+
+
 def write_all_views(paths: Sequence[Path], signers_path: Path, out_dir: Path | None,
                     secret_path: Path | None) -> tuple[agebox.Signers, list[GameViews]]:
     """Write the views of every game in ``paths`` (:func:`write_game_views`); a game that
     fails (unreadable, no secret, the same game as another file) is reported and the
-    others' views are still written. Raises UsageError for unusable arguments."""
+    others' views are still written. A game whose views the cache says were made from
+    its very bytes, every file still as written, is neither parsed nor replayed.
+    Raises UsageError for unusable arguments."""
     _work_tree.cache_clear()
     _resolved.cache_clear()
+    _folder.cache_clear()
     targets = view_targets(paths, out_dir)
     signers = agebox.read_signers(signers_path)
-    read = read_games(paths)
-    copies, twins = duplicate_ids([(path, gf) for path, (_, gf) in read.items()])
+    with cachedb.session() as cache:
+        memory = Memory(cache, secret_path, signers)
+        try:
+            return signers, _write_all(targets, memory, secret_path, signers)
+        finally:
+            memory.close()
+
+
+def _write_all(targets: list[tuple[Path, Path]], memory: Memory, secret_path: Path | None,
+               signers: agebox.Signers) -> list[GameViews]:
+    found: dict[Path, Read] = {}
+    for path, out in targets:
+        try:
+            found[path] = memory.game(path, out)
+        except RefereeError:
+            continue  # (its views say why)
+    copies, twins = duplicate_keys(found)
+    tidied: set[Path] = set()
     done: list[GameViews] = []
     for path, out in targets:
         if path in copies:  # the game's views are its copy's
@@ -183,40 +471,45 @@ def write_all_views(paths: Sequence[Path], signers_path: Path, out_dir: Path | N
                 raise viewsign.ViewError(twins[path], hints=[
                     "one game, one file: remove the copy (`check --since` tells which is "
                     "new)"])
-            done.append(GameViews(path, out, write_game_views(path, out, secret_path,
-                                                              signers, read.get(path))))
+            game = found.get(path)
+            kept = memory.kept(path, out, game) if game is not None else None
+            if kept is not None:
+                done.append(GameViews(path, out, kept))
+                continue
+            if out not in tidied:  # (once a folder: not once a file written)
+                fileio.remove_stale_temps(out)  # (a folder not made yet has none)
+                tidied.add(out)
+                memory.forget(out)  # (opened again once it is made)
+            read = game.read if game is not None else None
+            report = write_game_views(path, out, secret_path, signers, read, tidied=True)
+            if game is not None:
+                memory.remember(path, out, game, report)
+            done.append(GameViews(path, out, report))
         except RefereeError as exc:
             done.append(GameViews(path, out, error=exc))
-    return signers, done
+    return done
 
 
-def read_games(paths: Sequence[Path]) -> dict[Path, tuple[bytes, gamefile.GameFile]]:
-    """Each readable game file's bytes and their parse, read once for the copy check
-    and the views (an unreadable one is left out: its views say why)."""
-    found = {}
-    for path in paths:
+def duplicate_keys(found: dict[Path, Read]
+                   ) -> tuple[dict[Path, identity.Copy], dict[Path, str]]:
+    """(the copies among the games ``found``, whose game's views stand for them; the
+    other files that are the same game as another one (the same header, rng commitment
+    or game id: :mod:`referee.ledger.identity`, as `pending` and `site` find them), each
+    with the message saying so: a copy of a game with a forged header must not be served
+    beside the real one). From what each file's bytes say (kept in the cache); the files
+    of a game found twice are parsed to sort the copy from the game."""
+    keyed = [(str(path), read.row.keys, read.row.game_id) for path, read in found.items()]
+    by_name = {str(path): path for path in found}
+
+    def held(file: str) -> identity.Held | None:
+        path = by_name[file]
         try:
-            raw = fileio.read_bytes(path)
-            found[path] = raw, gamefile.parse(raw, str(path))
+            gf = gamefile.read(path)
         except RefereeError:
-            continue
-    return found
-
-
-def duplicate_ids(games: Sequence[tuple[Path, gamefile.GameFile]]
-                  ) -> tuple[dict[Path, identity.Copy], dict[Path, str]]:
-    """(the copies among ``games``, whose game's views stand for them; the other files
-    that are the same game as another one (the same header, rng commitment or game id:
-    :mod:`referee.ledger.identity`, as `pending` and `site` find them), each with the
-    message saying so: a copy of a game with a forged header must not be served beside
-    the real one)."""
-    by_name = {str(path): (path, gf) for path, gf in games}
-
-    def held(file: str) -> identity.Held:
-        path, gf = by_name[file]
+            return None
         return identity.held_of(file, gf, (_mtime(path),))
 
-    copies, twins = identity.sort_copies(identity.duplicates(list(games)), held,
+    copies, twins = identity.sort_copies(identity.duplicates_of_keys(keyed), held,
                                          served=True)
     return ({Path(f): c for f, c in copies.items()},
             {Path(f): f"{d.message}: no views are written for either"

@@ -1,32 +1,29 @@
-"""The site built from what changed: which games the manifest lets the builder keep,
-the league from the games' kept results, and OUT updated in place.
+"""The site built from what changed: which games OUT's record (referee/pages/sitecache.py,
+in the cache database) lets the builder keep, the league from the games' kept results,
+and OUT updated in place.
 
-A game is kept when the trusted manifest (referee/pages/manifest.py) has an entry for
-its name and its bytes as read now (an open game's file not read again while its own
-stamp says it holds the bytes hashed: manifest.file_holds), its seed is at hand as it
-was then, and its folder is as written (its stamp unchanged, or else its files as
-recorded: manifest.py says what is and is not noticed). Every other game is parsed and
-drawn again, as a full build draws it. The copy check and the league use each game's
-kept keys and result, so an unchanged game is neither parsed nor replayed; a sealed
-game's result is always computed anew (whether its secret is at hand is not in its
-bytes).
+Every game file is read and its bytes hashed. A game is kept when the record has an
+entry for its name and these bytes, its seed is at hand as it was then, and its folder
+is in OUT, a real folder (one listing of OUT). What is inside a kept game's folder is
+not looked at: OUT is the builder's own, as its cache is, and `referee site --full`
+draws everything. Every other game is parsed and drawn again, as a full build draws it. The
+copy check and the league use each game's kept keys and result, so an unchanged open
+game is neither parsed nor replayed; a sealed game's result comes from `ratings`' rows,
+found with the secret at hand now (referee/reports/ratings/cache.py).
 """
 
 from __future__ import annotations
 
 import os
 import shutil
-import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-import msgspec
-
 from referee import i18n
 from referee.errors import RefereeError
-from referee.ledger import fileformat, fileio, gamefile, identity
-from referee.pages import manifest
+from referee.ledger import cachedb, fileformat, fileio, gamefile, identity
+from referee.pages import sitecache
 from referee.pages.summary import MARKER, SITE_NAMES, GameSummary, seed_for
 
 STAGE = ".referee-stage-"  # OUT/.referee-stage-PID: the changed games before they move in
@@ -43,11 +40,8 @@ class Item:
     keys: dict[str, str]
     seed: str | None = None
     seeded: bool = True
-    entry: manifest.Entry | None = None  # kept from the last build: not drawn again
+    entry: sitecache.Entry | None = None  # kept from the last build: not drawn again
     summary: GameSummary | None = None
-    state: tuple[str, int] = ("", 0)  # the folder's names digest and size
-    stamp: list[int] | None = None  # the kept folder's stamp, seen to hold; None: taken anew
-    file_stamp: list[int] = field(default_factory=list)  # the file's, as its bytes were hashed
     needs_secret: bool = False
     row: str = ""  # its row of the index (HTML)
     result: Any = None  # its league result (referee.reports.ratings.results.Result)
@@ -67,33 +61,43 @@ class Item:
 class Plan:
     items: list[Item]
     refused: dict[str, str]  # file -> why it is not served
-    loaded: manifest.Loaded | None  # None: a full build
+    loaded: sitecache.Loaded | None  # None: a full build
     key: str
     league: bool  # openskill is installed: league.html is written
     repo: str | None = None  # the repository each game page's issue links open
-    entries: dict[tuple[str, str], manifest.Entry] = field(default_factory=dict)
-    read_ns: int = 0  # the clock before the first game file was looked at
+    cache: cachedb.Cache | None = None  # None: no cache (every build full)
     copies: dict[str, identity.Copy] = field(default_factory=dict)  # (also in refused)
 
 
 def plan(files: list[str], out: Path, secret_path: Path | None, full: bool,
-         summaries: bool = True, repo: str | None = None) -> Plan:
-    """Look at every game file (its bytes and their hash, unless its stamp says they are
-    the bytes the manifest hashed; a game not kept is parsed). ``summaries``: every
-    served game's summary is wanted (decoded from the manifest for a kept game)."""
+         summaries: bool = True, cache: cachedb.Cache | None = None,
+         repo: str | None = None) -> Plan:
+    """Read every game file and hash its bytes; a game not kept is parsed.
+    ``summaries``: every served game's summary is wanted (decoded from the record for a
+    kept game). The cache is opened here (``cache``: already open) and closed by
+    :func:`close`."""
     has_league = _has_openskill()
-    key = manifest.build_key(i18n.current(), has_league, repo)
-    read_ns = time.time_ns()
-    loaded = None if full or not _live(out) else manifest.load(out, key, summaries)
-    entries = loaded.entries if loaded is not None else {}
-    found = [_item(file, secret_path, entries, loaded, out) for file in files]
+    key = sitecache.build_key(i18n.current(), has_league, repo)
+    if cache is None:
+        cache = cachedb.open_cache()
+    loaded = (None if full or cache is None or not _live(out)
+              else sitecache.load(cache, out, key, summaries))
+    found = [_item(file, secret_path, loaded, out) for file in files]
     items = [i for i in found if i is not None]  # (None: a file that is no game file)
     copies, refused = _refused(items)
     ids = [i.game_id.casefold() for i in items if i.file not in refused]
     if loaded is not None and len(ids) != len(set(ids)):
         # (kept ids that clash: trust none)
-        return plan(files, out, secret_path, True, summaries, repo)
-    return Plan(items, refused, loaded, key, has_league, repo, entries, read_ns, copies)
+        return plan(files, out, secret_path, True, summaries, cache, repo)
+    return Plan(items, refused, loaded, key, has_league, repo, cache, copies)
+
+
+def close(found_plan: Plan) -> None:
+    """Write what the build learnt into the cache (the league's rows) and close it."""
+    if found_plan.cache is not None:
+        found_plan.cache.flush()
+        found_plan.cache.close()
+        found_plan.cache = None
 
 
 def _live(out: Path) -> bool:
@@ -108,73 +112,57 @@ def _has_openskill() -> bool:
     return True
 
 
-def _item(file: str, secret_path: Path | None, entries: dict[tuple[str, str], Any],
-          loaded: manifest.Loaded | None, out: Path) -> Item | None:
+def _item(file: str, secret_path: Path | None, loaded: sitecache.Loaded | None,
+          out: Path) -> Item | None:
     """The file as an item of this build (None: other JSON than a game file, as the
     index of the views or a clock view beside the games)."""
-    if loaded is not None:
-        entry = loaded.by_file.get(os.path.basename(file))
-        if entry is not None and manifest.file_holds(entry, file, loaded.read_ns):
-            kept, stamp = _kept_folder(entry, loaded, out)
-            if kept:  # (the same bytes, not read again; an open game: never parsed)
-                return _kept(Item(file, entry.sha256, False, entry.game_id,
-                                  dict(entry.keys), entry=entry, stamp=stamp,
-                                  file_stamp=entry.file_stamp), loaded)
-    path = Path(file)
-    fd, st = fileio.open_regular(path)
+    fd, st = fileio.open_regular(file)  # (a str: 10,000 Path objects cost)
     try:
-        raw = fileio.read_fd(fd, path)
+        raw = fileio.read_fd(fd, file, st.st_size)
     finally:
         os.close(fd)
     if fileformat.other_json(raw):
         return None
-    sha = manifest.file_sha(raw)
-    entry = entries.get((path.name, sha))
+    sha = sitecache.file_sha(raw)
+    entry = loaded.by_file.get(os.path.basename(file)) if loaded is not None else None
+    if entry is not None and entry.sha256 != sha:
+        entry = None  # (an entry for other bytes stands for nothing)
     # A sealed game names its commitment; a key may be spelt with \u escapes, so a file
     # holding one is treated as sealed too (parsed: its seed looked for, never trusted).
     sealed = b'"commitment"' in raw or b"\\u" in raw
-    if entry is not None and not sealed:
-        item = Item(file, sha, sealed, entry.game_id, dict(entry.keys), entry=entry)
+    if entry is not None and not sealed:  # (an open game as recorded: never parsed)
+        item = Item(file, sha, sealed, entry.game_id, entry.keys, entry=entry)
     else:
         gf = gamefile.parse(raw, file)
         item = Item(file, sha, sealed, identity.game_id(gf), dict(identity.keys(gf)))
-        item.seed = seed_for(gf, path, secret_path)
+        item.seed = seed_for(gf, Path(file), secret_path)
         item.seeded = item.seed is not None
         if entry is not None and entry.seeded == item.seeded and entry.game_id == item.game_id:
             item.entry = entry
-    if item.entry is not None:
-        kept, item.stamp = _kept_folder(item.entry, loaded, out)
-        if not kept:
-            item.entry = None
+    if item.entry is not None and not _kept_folder(item.entry, loaded, out):
+        item.entry = None
     if item.entry is None and item.sealed is False and item.seed is None:
-        item.seed = seed_for(gamefile.parse(raw, file), path, secret_path)
-    item.file_stamp = manifest.file_stamp(st)
+        item.seed = seed_for(gamefile.parse(raw, file), Path(file), secret_path)
     return _kept(item, loaded) if item.entry is not None else item
 
 
-def _kept(item: Item, loaded: manifest.Loaded | None) -> Item:
-    """The kept game's row, folder state and (when decoded) summary, from its entry."""
+def _kept(item: Item, loaded: sitecache.Loaded | None) -> Item:
+    """The kept game's row and (when decoded) summary, from its entry."""
     entry = item.entry
     assert entry is not None and loaded is not None
-    item.summary = loaded.summaries.get((entry.file, entry.sha256))
+    item.summary = loaded.summaries.get(entry.file)
     item.needs_secret = entry.needs_secret
-    item.state = (entry.names, entry.size)
     item.row = entry.row
     return item
 
 
-def _kept_folder(entry: manifest.Entry, loaded: manifest.Loaded | None,
-                 out: Path) -> tuple[bool, list[int] | None]:
-    """Whether the entry's game was served and its folder is as written (first by the
-    folder's own stamp, else file by file), and the stamp when it held."""
-    if not manifest.served(entry):
-        return False, None  # (a copy last time: drawn if it is served now)
+def _kept_folder(entry: sitecache.Entry, loaded: sitecache.Loaded | None, out: Path) -> bool:
+    """Whether the entry's game was served and its folder is in OUT, a real folder (no
+    link: found by the one listing of OUT); what is inside it is the builder's own."""
+    if entry.summary is None:
+        return False  # (a copy last time: drawn if it is served now)
     assert loaded is not None
-    folder = os.path.join(out, entry.game_id)  # (a str: 10,000 Paths cost)
-    if manifest.stamp_holds(entry, folder, loaded.mtime_ns):
-        return True, entry.stamp
-    found = manifest.folder_state(folder, loaded.mtime_ns)
-    return found == (entry.names, entry.size), None
+    return entry.game_id in loaded.folders
 
 
 def _refused(items: list[Item]) -> tuple[dict[str, identity.Copy], dict[str, str]]:
@@ -205,17 +193,18 @@ def _held(file: str) -> identity.Held | None:
 
 def league(games_dir: Path, found_plan: Plan) -> Any:
     """The league of the folder as `referee ratings` computes it (referee/reports/ratings/),
-    from each unchanged open game's kept result and the others replayed."""
-    from referee.reports import ratings
+    from each unchanged open game's kept result and `ratings`' rows for the others."""
+    from referee.reports import filecache, ratings
+    from referee.reports.ratings import cache, results
     from referee.reports.ratings import copies as copiesmod
-    from referee.reports.ratings import results
 
     found: list[results.Result] = []
     skipped: list[tuple[str, str]] = []
+    index = filecache.Index(cache.KIND, cache.Entry, found_plan.cache)
     for item in found_plan.items:
         if item.name.startswith("."):
             continue  # (ratings.game_names leaves these out)
-        _result(games_dir, item, found_plan.entries.get((item.name, item.sha256)))
+        _result(games_dir, item, index)
         if item.result is not None:
             found.append(item.result)
         else:
@@ -224,18 +213,19 @@ def league(games_dir: Path, found_plan: Plan) -> Any:
     return ratings.league_of(kept, copies, sorted(skipped + disputed))
 
 
-def _result(games_dir: Path, item: Item, entry: manifest.Entry | None) -> None:
+def _result(games_dir: Path, item: Item, index: Any) -> None:
     """The game's result for the league, or why it does not count (as ratings.read_all):
-    kept for an open game's unchanged bytes (its pages may still be drawn again)."""
-    from referee.reports.ratings import results
+    kept for an open game's unchanged bytes (its pages may still be drawn again), else
+    from `ratings`' rows (keyed by the secret at hand now) or replayed."""
+    from referee.reports.ratings import cache
 
-    kept = entry is not None and (entry.result is not None or entry.skip is not None)
-    if entry is not None and kept and not item.sealed:
+    entry = item.entry
+    if entry is not None and not item.sealed and (entry.result, entry.skip) != (None, None):
         item.result, item.skip = entry.result, entry.skip
         return
     name = item.path.relative_to(games_dir).as_posix()
     try:
-        item.result = results.result_of(item.path, name)
+        item.result = cache.result_of(index, item.path, name)
     except RefereeError as exc:
         item.skip = exc.message
     except Exception as exc:  # a bug on this file: skipped with its kind, never a crash
@@ -243,33 +233,25 @@ def _result(games_dir: Path, item: Item, entry: manifest.Entry | None) -> None:
                      " please report it with the file")
 
 
-def entries(site: Path, found_plan: Plan) -> list[manifest.Entry]:
-    """The manifest's entries, each served game's folder stamped as it is now (after
-    every file of the site is written) and each file as its bytes were hashed."""
+def entries(found_plan: Plan) -> list[sitecache.Entry]:
+    """The record's entries: each game as this build saw and served it."""
     out = []
     for item in found_plan.items:
         kept, served = item.entry, item.file not in found_plan.refused
-        stamp = (item.stamp if item.stamp is not None
-                 else manifest.folder_stamp(site / item.game_id) if served else None) or []
         if (kept is not None and served
                 and (kept.result, kept.skip) == (item.result, item.skip)):
-            # (the same game, the same bytes: the same entry, stamped anew)
-            if (kept.stamp, kept.file_stamp) != (stamp, item.file_stamp):
-                kept = msgspec.structs.replace(kept, stamp=stamp,
-                                               file_stamp=item.file_stamp)
-            out.append(kept)
+            out.append(kept)  # (the same game, the same bytes: the same entry)
             continue
-        summary = manifest.NOT_SERVED
+        summary = None
         if kept is not None and served:
-            summary = kept.summary  # (as the manifest held it: not decoded)
+            summary = kept.summary  # (as the record held it: not decoded)
         elif item.summary is not None and served:
-            summary = manifest.encode_summary(replace(item.summary, log=[]))
-        shown = summary is not manifest.NOT_SERVED
-        out.append(manifest.Entry(item.name, item.sha256, item.sealed, item.seeded,
-                                  item.game_id, item.keys, summary, item.needs_secret,
-                                  item.row if shown else "", item.result, item.skip,
-                                  *item.state, stamp=stamp if shown else [],
-                                  file_stamp=item.file_stamp))
+            summary = sitecache.encode_summary(replace(item.summary, log=[]))
+        shown = summary is not None
+        result, skip = (None, None) if item.sealed else (item.result, item.skip)
+        out.append(sitecache.Entry(item.name, item.sha256, item.sealed, item.seeded,
+                                   item.game_id, item.keys, summary, item.needs_secret,
+                                   item.row if shown else "", result, skip))
     return out
 
 
@@ -282,17 +264,25 @@ def write_pages(folder: Path, pages: dict[str, str]) -> None:
                             tidy=False)
 
 
-def write_manifest(out: Path, found_plan: Plan) -> None:
-    """Last, so that every file of the site is no newer than the manifest."""
-    manifest.save(out, found_plan.key, found_plan.read_ns, entries(out, found_plan))
+def write_record(out: Path, found_plan: Plan) -> None:
+    """OUT's record, written last (after every file of the site)."""
+    sitecache.save(found_plan.cache, out, found_plan.key, entries(found_plan),
+                   found_plan.loaded)
+
+
+def forget(out: Path, found_plan: Plan) -> None:
+    """Drop OUT's record before OUT changes; if it cannot be dropped, remember nothing
+    more of OUT in this build (the next one is full)."""
+    if not sitecache.forget(found_plan.cache, out):
+        close(found_plan)
 
 
 def update(out: Path, stage: Path, found_plan: Plan, drawn: list[str],
            pages: dict[str, str]) -> None:
     """Move the drawn games into OUT, remove what a full build would not hold, write the
-    pages beside them and the manifest last. The old manifest goes first: a build cut
+    pages beside them and OUT's record last. The old record goes first: a build cut
     short leaves a site that the next build rebuilds in full."""
-    manifest.forget(out)
+    forget(out, found_plan)
     for slug in drawn:
         _remove(out / slug)
         (stage / slug).rename(out / slug)
@@ -302,7 +292,7 @@ def update(out: Path, stage: Path, found_plan: Plan, drawn: list[str],
         if name not in wanted:
             _remove(out / name)
     write_pages(out, pages)
-    write_manifest(out, found_plan)
+    write_record(out, found_plan)
 
 
 def _remove(path: Path) -> None:

@@ -47,7 +47,7 @@ class SiteReport:
     refused: list[dict[str, str]] = field(default_factory=list)  # file, message
     copies: list[dict[str, Any]] = field(default_factory=list)  # served as their games
     rendered: list[str] = field(default_factory=list)  # the games drawn by this build
-    incremental: bool = False  # OUT was updated in place from its manifest
+    incremental: bool = False  # OUT was updated in place from its record (the cache)
     served: int = 0  # the games on the index
     needs_secret: int = 0  # of them, sealed games without their secret (log only)
 
@@ -59,24 +59,29 @@ def build_site_report(games_dir: Path, out: Path, secret_path: Path | None = Non
     another (a copy: the same header, commitment or id; referee/ledger/identity.py) is served
     by neither, and a game whose id is a name the site itself uses is not served.
 
-    When OUT is a site with a manifest this builder wrote for the same referee
-    (referee/pages/manifest.py), only the games whose files changed are drawn again, and
-    the index, the league and the manifest rewritten: the same bytes as a full build.
-    ``full`` ignores the manifest. Without ``summaries`` the report's games are only the
+    When OUT is a site whose record this builder keeps for the same referee
+    (referee/pages/sitecache.py), only the games whose files changed are drawn again, and
+    the index, the league and the record rewritten: the same bytes as a full build.
+    ``full`` ignores the record. Without ``summaries`` the report's games are only the
     drawn ones (a kept game's summary is not decoded: `referee site` without --json).
     ``repo`` (OWNER/NAME): each game page links the moves of whoever must decide to that
     repository's form for a new issue (referee/git/issues.py)."""
+
     from referee.pages import incremental
 
     files = _game_files(games_dir)
     _check_out(out)
     with referee.collector_off():  # (the plan lives to the end: frozen after it)
-        plan = incremental.plan(files, out, secret_path, full, summaries, repo)
-    return _build(games_dir, out, plan, workers)
+        plan = incremental.plan(files, out, secret_path, full, summaries,
+                                  repo=repo)
+    try:
+        return _build(games_dir, out, plan, workers)
+    finally:
+        incremental.close(plan)
 
 
 def _build(games_dir: Path, out: Path, plan: Any, workers: int | None) -> SiteReport:
-    from referee.pages import incremental, manifest
+    from referee.pages import incremental
 
     served = [i for i in plan.items if i.file not in plan.refused]
     if not served:
@@ -94,17 +99,16 @@ def _build(games_dir: Path, out: Path, plan: Any, workers: int | None) -> SiteRe
                               plan.repo)
         for item, summary in zip(todo, drawn, strict=True):
             item.summary, item.needs_secret = summary, summary.needs_secret
-            item.state = manifest_state(stage / item.game_id)
         pages = _front_pages(games_dir, plan, served)
         if plan.loaded is not None:
             incremental.update(out, stage, plan, [i.game_id for i in todo], pages)
         else:
             incremental.write_pages(stage, pages)
-            manifest.forget(out)
+            incremental.forget(out, plan)
             if out.exists():
                 shutil.rmtree(out)
             stage.rename(out)
-            incremental.write_manifest(out, plan)
+            incremental.write_record(out, plan)
     finally:
         shutil.rmtree(stage, ignore_errors=True)
     summaries = [i.summary for i in served if i.summary is not None]
@@ -113,14 +117,6 @@ def _build(games_dir: Path, out: Path, plan: Any, workers: int | None) -> SiteRe
     return SiteReport(summaries, refused, [c.to_json() for c in plan.copies.values()],
                       [i.game_id for i in todo], plan.loaded is not None, len(served),
                       sum(1 for i in served if i.needs_secret))
-
-
-def manifest_state(folder: Path) -> tuple[str, int]:
-    from referee.pages import manifest
-
-    found = manifest.folder_state(folder)
-    assert found is not None  # (a folder this build has just written)
-    return found
 
 
 def _front_pages(games_dir: Path, plan: Any, served: list[Any]) -> dict[str, str]:

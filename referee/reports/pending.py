@@ -25,7 +25,7 @@ def pending_rows(targets: Sequence[Path]) -> list[dict[str, Any]]:
     """The rows of every game file among ``targets`` (:func:`folders.found_files`: a file
     in a folder that is other JSON than a game file is passed over), copies marked
     (:func:`mark_copies`)."""
-    with pendingcache.session():  # the cache's index: read once, written once
+    with pendingcache.session():  # the cache: opened once, written once
         rows = [pending_row(f.path, f) for f in folders.found_files(targets)]
         return mark_copies([row for row in rows if row is not None])
 

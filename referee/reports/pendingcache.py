@@ -1,11 +1,10 @@
 """A cache for `pending`: what a game file says (whose turn, since when), found by the
-file's exact bytes, its path, the language and the game's secret, in an index signed
-with the user's cache key (the machinery, and why it is safe: referee/reports/filecache.py).
+file's exact bytes, its path, the language, the game's secret and the referee's code, in
+the cache database (referee/ledger/cachedb.py; the rows: referee/reports/filecache.py).
 
-`pending` opens the index once per run (:func:`session`), hashes each file's bytes (the
-file must be read anyway to be sure of it) and writes the index back once at the end,
-only if it changed. Only successful rows are stored; a file that cannot be read is
-replayed every time.
+`pending` opens the cache once per run (:func:`session`), hashes each file's bytes (the
+file must be read anyway to be sure of it) and writes what it learnt once at the end.
+Only successful rows are stored; a file that cannot be read is replayed every time.
 """
 
 from __future__ import annotations
@@ -39,10 +38,10 @@ _session: filecache.Index[Row] | None = None
 
 @contextlib.contextmanager
 def session() -> Iterator[None]:
-    """Read the index once for many lookups and stores, and write it back once."""
+    """Open the cache once for many lookups and stores, and write it back once."""
     global _session
     outer = _session
-    with filecache.session(filecache.Index("pending", Row)) as index:
+    with filecache.session("pending", Row) as index:
         _session = index
         try:
             yield
@@ -50,7 +49,7 @@ def session() -> Iterator[None]:
             _session = outer
 
 
-def lookup(raw: bytes, path: Path) -> tuple[str, dict[str, Any] | None]:
+def lookup(raw: bytes, path: Path) -> tuple[bytes, dict[str, Any] | None]:
     """The key of the file at ``path`` with these bytes, and its stored row if any."""
     with _index() as index:
         key = index.key(raw, path)
@@ -63,7 +62,7 @@ def lookup(raw: bytes, path: Path) -> tuple[str, dict[str, Any] | None]:
     return key, out
 
 
-def store(key: str, raw: bytes, path: Path, row: dict[str, Any]) -> None:
+def store(key: bytes, raw: bytes, path: Path, row: dict[str, Any]) -> None:
     """Remember ``row`` under ``key`` (:func:`lookup`'s). Best effort: never raises; a
     row that is not of the expected shape is not stored."""
     try:
@@ -76,7 +75,7 @@ def store(key: str, raw: bytes, path: Path, row: dict[str, Any]) -> None:
 
 @contextlib.contextmanager
 def _index() -> Iterator[filecache.Index[Row]]:
-    """The session's index, else one opened (and written back) for this call alone."""
+    """The session's rows, else the cache opened (and written back) for this call alone."""
     if _session is not None:
         yield _session
         return

@@ -97,11 +97,12 @@ def views_key(seed: str) -> bytes:
     return hmac.new(seed.encode(), b"referee-views", hashlib.sha256).digest()
 
 
-def write_atomic(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` atomically (referee.ledger.fileio.write_atomic). Raises
-    UsageError when it cannot be written."""
+def write_atomic(path: Path, data: bytes, tidy: bool = True) -> None:
+    """Write ``data`` to ``path`` atomically (referee.ledger.fileio.write_atomic; ``tidy``
+    False: the caller removed the folder's stale temporary files once, as `views` does
+    for a folder of 40,000 files). Raises UsageError when it cannot be written."""
     try:
-        fileio.write_atomic(path, data, what="view file")
+        fileio.write_atomic(path, data, what="view file", tidy=tidy)
     except GameFileError as exc:
         raise UsageError(exc.message, hints=exc.hints) from None
 
@@ -210,15 +211,18 @@ def views_hold(out: Path, stem: str, mac_key: bytes, source: str, players: Seque
 
 def write_views(out: Path, stem: str, game_id: str, mac_key: bytes,
                 plaintexts: Mapping[str, bytes], public: str,
-                signers: Signers, source: str = "", signed: bytes | None = None
-                ) -> ViewsReport:
+                signers: Signers, source: str = "", signed: bytes | None = None,
+                secret_key: bool = True, tidy: bool = True) -> ViewsReport:
     """Write STEM.P.age for every player with a key, STEM.public.txt and the index
     STEM.views.json in ``out``; rewrite each only when its content changed. ``source``:
     what the views were made from (:func:`source_mac`), kept in the index; ``signed``:
     the signed public view of a sealed game (:mod:`referee.trust.publicview`), written
-    to STEM.public.signed."""
+    to STEM.public.signed. ``secret_key`` False: ``mac_key`` is derived from a seed
+    anyone can read (an open game), so the index's HMACs prove nothing and every view is
+    encrypted again (the public view is compared byte for byte). ``tidy`` False: the
+    caller removed ``out``'s stale temporary files."""
     index_path = out / f"{stem}.views.json"
-    old = read_index(index_path).get("views", {})
+    old = read_index(index_path).get("views", {}) if secret_key else {}
     report = ViewsReport()
     entries: dict[str, Any] = {}
     for player, plaintext in plaintexts.items():
@@ -244,24 +248,24 @@ def write_views(out: Path, stem: str, game_id: str, mac_key: bytes,
         if same and target.exists():
             report.replaced.append(player)  # the view is the same, the file is not ours
         ciphertext = _encrypt(plaintext, keys)
-        write_atomic(target, ciphertext)
+        write_atomic(target, ciphertext, tidy)
         entries[player] = {**entry, "file_mac": file_mac(mac_key, ciphertext)}
         report.written.append(player)
     public_path = out / f"{stem}.public.txt"
     report.files["public"] = public_path.name
     if _bytes_or_none(public_path) != public.encode():
-        write_atomic(public_path, public.encode())
+        write_atomic(public_path, public.encode(), tidy)
         report.public_written = True
     signed_path = out / publicview.file_name(stem)
     if signed is not None and _bytes_or_none(signed_path) != signed:
-        write_atomic(signed_path, signed)
+        write_atomic(signed_path, signed, tidy)
         report.public_written = True
     index = {"format": INDEX_FORMAT, "game": game_id, "public": public_path.name,
              "public_mac": public_mac(mac_key, public.encode(), signed), "source": source,
              "views": entries, "no_key": report.no_key}
     text = json.dumps(index, indent=2, sort_keys=True) + "\n"
     if _bytes_or_none(index_path) != text.encode():
-        write_atomic(index_path, text.encode())
+        write_atomic(index_path, text.encode(), tidy)
     return report
 
 

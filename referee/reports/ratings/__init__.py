@@ -128,7 +128,7 @@ def read_all(games_dir: Path
     copies, so that a broken file cannot push a good one out."""
     found: list[Result] = []
     skipped: list[tuple[str, str]] = []
-    with cache.session() as index:  # read once, written back once
+    with cache.session() as index:  # the cache: opened once, written back once
         for name in game_names(games_dir):
             try:
                 found.append(cache.result_of(index, games_dir / name, name))

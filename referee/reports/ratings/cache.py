@@ -1,7 +1,8 @@
-"""A cache for `ratings`: the result of each game file (its places, players, rating
-order and copy keys) or why it is skipped, found by the file's exact bytes, its path,
-the language and the game's secret, in an index signed with the user's cache key (the
-machinery, and why a tampered cache cannot change a rating: referee/reports/filecache.py).
+"""A cache for `ratings` (and the site's league): the result of each game file (its
+places, players, rating order and copy keys) or why it is skipped, found by the file's
+exact bytes, its path, the language, the game's secret and the referee's code, in the
+cache database (referee/ledger/cachedb.py, whose folder is as trusted as the user's own
+files; the rows: referee/reports/filecache.py).
 
 What is cached is what :func:`referee.reports.ratings.results.result_of` returns for one
 file, which depends on nothing else; the rating itself (openskill over the games in
@@ -25,6 +26,8 @@ from referee.reports import filecache
 from referee.reports.ratings import results
 from referee.reports.ratings.results import Result
 
+KIND = "ratings"
+
 
 class Entry(msgspec.Struct, array_like=True, forbid_unknown_fields=True):
     """A file's result (its ``file`` left empty: the same bytes may lie under another
@@ -36,8 +39,8 @@ class Entry(msgspec.Struct, array_like=True, forbid_unknown_fields=True):
 
 @contextlib.contextmanager
 def session() -> Iterator[filecache.Index[Entry]]:
-    """The index, read once for a folder of games and written back once."""
-    with filecache.session(filecache.Index("ratings", Entry)) as index:
+    """The rows, the cache opened once for a folder of games and written back once."""
+    with filecache.session(KIND, Entry) as index:
         yield index
 
 
