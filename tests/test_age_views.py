@@ -1098,6 +1098,50 @@ def test_an_open_game_is_replayed_without_a_cache_and_kept_with_one(
                                             "  public: o.public.txt unchanged"]
 
 
+REPOSITORY_SECRET = "7a3e51c0" * 8  # (a token_hex(32), as the action's secret input)
+
+
+def test_with_the_repository_secret_an_open_games_views_survive_a_fresh_runner(
+        tmp_path: Path, signers: Path, keys: Path, replays: list[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The action's publish job runs `views` with the repository secret and no cache: an
+    open game is replayed every run and its public view compared byte for byte, but its
+    private views are kept by an index keyed from that secret (no new bytes, no commit
+    of views on every push). A pull request that knows only the public seed forges the
+    index in vain: the forged view is replaced; a secret file put beside the open game
+    (anyone may add one to the repository) is not a key."""
+    monkeypatch.setenv("REFEREE_CACHE_DIR", "off")
+    monkeypatch.setenv("REFEREE_SECRET", REPOSITORY_SECRET)
+    path = open_game(tmp_path)
+    assert run("views", path, "--signers", signers).exit_code == 0
+    written = {n: (tmp_path / n).read_bytes() for n in ("o.ann.age", "o.ben.age")}
+    replays.clear()
+    again = run("views", path, "--signers", signers)
+    assert replays == ["o1"] and again.stdout.splitlines()[:3] == [
+        "  ann: o.ann.age unchanged", "  ben: o.ben.age unchanged",
+        "  public: o.public.txt unchanged"]
+    assert {n: (tmp_path / n).read_bytes() for n in written} == written
+    # the attack: a forged view with the index's HMACs recomputed under the public seed
+    encrypt_to(tmp_path / "o.ann.age", keys, "ann",
+               forge(decrypt(tmp_path / "o.ann.age", keys, "ann")))
+    public_key_of_index = agebox.views_key(json.loads(path.read_text())["rng"]["seed"])
+    index_path = tmp_path / "o.views.json"
+    index = json.loads(index_path.read_text())
+    index["views"]["ann"]["file_mac"] = agebox.file_mac(
+        public_key_of_index, (tmp_path / "o.ann.age").read_bytes())
+    index_path.write_text(json.dumps(index))
+    forged = run("views", path, "--signers", signers)
+    assert forged.stdout.splitlines()[0] == (
+        "  ann: o.ann.age written (the file there was not the referee's)")
+    shown = run("view", tmp_path / "o.ann.age", "-i", keys / "ann", "--game", path)
+    assert shown.exit_code == 0 and FORGED not in shown.output
+    # a secret file beside the open game is the repository's, not the operator's
+    monkeypatch.delenv("REFEREE_SECRET")
+    (tmp_path / "o.json.secret").write_text("anyone's\n")
+    assert run("views", path, "--signers", signers).stdout.splitlines()[:2] == [
+        "  ann: o.ann.age written", "  ben: o.ben.age written"]
+
+
 def test_a_sealed_game_is_kept_by_its_index_without_a_cache(
         game: tuple[Path, Path], signers: Path, replays: list[str],
         monkeypatch: pytest.MonkeyPatch) -> None:

@@ -17,7 +17,9 @@ one of two memories:
   HMACs under a key derived from the game's seed, which survives a fresh CI runner: for
   sealed games only, whose seed is secret. An open game's seed is in its file, so anyone
   could write an index that passes: an open game without a row in the cache is always
-  replayed, its public view compared byte for byte and its private views encrypted again.
+  replayed and its public view compared byte for byte; its private views are kept only
+  on an index keyed from a secret of whoever runs `views` (the repository secret in CI:
+  :func:`referee.trust.agebox.open_views_key`), else encrypted again.
 
 Each folder of views is rid of stale temporary files once per run, not once per file
 written (a folder of 40,000 views listed before each of them made the first run grow
@@ -41,9 +43,9 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from referee import i18n
-from referee.errors import RefereeError, UsageError
+from referee.errors import GameFileError, RefereeError, UsageError
 from referee.git import history
-from referee.ledger import cachedb, fileio, gamefile, identity, replay, secret
+from referee.ledger import cachedb, fileio, gamefile, identity, replay, secret, secretplace
 from referee.ledger.codedigest import code_digest
 from referee.play.statusview import status_json, status_text
 from referee.trust import agebox, publicview, viewsign
@@ -139,10 +141,12 @@ def write_game_views(path: Path, out: Path, secret_path: Path | None,
     if seed is None:
         gamefile.rng_key(gf)  # (raises the replay's SealedError: the secret is needed)
         raise viewsign.ViewError(f"{path}: the views of a game need its seed")
-    key = agebox.views_key(seed)
+    signed = _signed(gf)
+    operator = None if signed else _operator_secret(secret_path, path)
+    key = (agebox.views_key(seed) if operator is None
+           else agebox.open_views_key(operator, seed))
     source = agebox.source_mac(key, [raw, rel.encode(), name.encode(),
                                      i18n.current().encode(), code_digest().encode()])
-    signed = _signed(gf)
     if signed:  # (an open game's key is public: anyone could write an index that holds)
         kept = agebox.views_hold(out, path.stem, key, source, gf.players, signers,
                                  signed=True)
@@ -166,7 +170,24 @@ def write_game_views(path: Path, out: Path, secret_path: Path | None,
     public = status_text(gf, match, None, name)
     return agebox.write_views(out, path.stem, gf.game_id, key, plaintexts, public + "\n",
                               signers, source, public_document(gf, seed, rel, public, match),
-                              secret_key=signed, tidy=False)
+                              secret_key=signed or operator is not None, tidy=False)
+
+
+def _operator_secret(secret_path: Path | None, path: Path) -> bytes | None:
+    """A secret of whoever runs `views`, for an open game's index: the repository secret
+    (``REFEREE_SECRET``) or the bytes of the secret file the run names (``--secret``,
+    ``REFEREE_SECRET_FILE``); None: there is none, and an open game's views are
+    encrypted again on every run without the cache. Never FILE.secret beside the game:
+    in a players' repository anyone could have put it there."""
+    place = secretplace.secret_place(secret_path, path)
+    if place is None or place[0] == "beside":
+        return None
+    if place[0] == "env":
+        return str(place[1]).encode()
+    try:
+        return fileio.read_bytes(Path(place[1]), "secret file")
+    except GameFileError:
+        return None
 
 
 def _signed(gf: gamefile.GameFile) -> bool:

@@ -97,6 +97,14 @@ def views_key(seed: str) -> bytes:
     return hmac.new(seed.encode(), b"referee-views", hashlib.sha256).digest()
 
 
+def open_views_key(operator_secret: bytes, seed: str) -> bytes:
+    """The key of an open game's index when the run holds a secret of its operator
+    (``REFEREE_SECRET``, a secret file): the game's seed is public, this key is not, so
+    nobody without that secret writes an index that holds."""
+    return hmac.new(operator_secret, b"referee-open-views\0" + seed.encode(),
+                    hashlib.sha256).digest()
+
+
 def write_atomic(path: Path, data: bytes, tidy: bool = True) -> None:
     """Write ``data`` to ``path`` atomically (referee.ledger.fileio.write_atomic; ``tidy``
     False: the caller removed the folder's stale temporary files once, as `views` does
@@ -219,7 +227,8 @@ def write_views(out: Path, stem: str, game_id: str, mac_key: bytes,
     the signed public view of a sealed game (:mod:`referee.trust.publicview`), written
     to STEM.public.signed. ``secret_key`` False: ``mac_key`` is derived from a seed
     anyone can read (an open game), so the index's HMACs prove nothing and every view is
-    encrypted again (the public view is compared byte for byte). ``tidy`` False: the
+    encrypted again (the public view is compared byte for byte; with a key of
+    :func:`open_views_key`, ``secret_key`` is True). ``tidy`` False: the
     caller removed ``out``'s stale temporary files."""
     index_path = out / f"{stem}.views.json"
     old = read_index(index_path).get("views", {}) if secret_key else {}
