@@ -13,7 +13,13 @@ import click
 from referee.cli.common import PATH, command, count, emit_json, secret_option
 from referee.errors import UsageError
 from referee.git import history
-from referee.reports.checking import change_root, check_all, check_change, resolve_base
+from referee.reports.checking import (
+    CheckResult,
+    change_root,
+    check_all,
+    check_change,
+    resolve_base,
+)
 from referee.reports.folders import game_files
 
 # --- check ----------------------------------------------------------------------------
@@ -23,7 +29,7 @@ def require_secret_env() -> bool:
     return os.environ.get("CI", "").lower() == "true"
 
 
-def check_line(r: dict[str, Any]) -> list[str]:
+def check_line(r: CheckResult) -> list[str]:
     if not r["ok"]:
         return [f"FAIL {r['file']}: {r['error']}"] + [f"       {h}" for h in r["hints"]]
     extra = f" ({count(r['new_moves'], 'new move', 'new moves')})" if "new_moves" in r else ""

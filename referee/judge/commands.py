@@ -21,7 +21,7 @@ from referee.errors import RefereeError, UsageError
 from referee.i18n import domain
 from referee.judge import language, meta, text
 from referee.judge.failures import environment_failure
-from referee.judge.gmlines import bot_level
+from referee.judge.gmlines import bot_level, bot_meta
 from referee.judge.outcome import Outcome
 from referee.play import reading
 
@@ -86,11 +86,10 @@ def nonce(h: Request, game: Loaded, player: str, arg: str) -> Outcome:
 
 def bot(h: Request, game: Loaded, player: str, arg: str) -> Outcome:
     try:
-        meta.append(game.path, player, {"kind": "bot", "player": player, **bot_level(arg)},
-                    extra=h.extra, guard=h.guard)
+        meta.append(game.path, player, bot_meta(player, arg), extra=h.extra, guard=h.guard)
     except RefereeError as exc:
         return h.not_done(game, player, "bot", exc)
-    done = _("Done: a bot plays your seat.") if bot_level(arg)["level"] else \
+    done = _("Done: a bot plays your seat.") if bot_level(arg) is not None else \
         _("Done: you play your seat again.")
     return h.written(game, player, "bot", done)
 

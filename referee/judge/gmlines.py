@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from referee.clocks import clock
 from referee.errors import UsageError
 from referee.i18n import domain
 from referee.judge import meta
 from referee.ledger import roster, seats
+from referee.ledger.records import BotRecord, MetaFields
 
 if TYPE_CHECKING:
     from referee.judge.basics import Loaded
@@ -20,7 +21,7 @@ if TYPE_CHECKING:
 _, N_, ngettext = domain("referee")
 
 
-def gm_meta(line: str, players: list[str]) -> dict[str, Any] | None:
+def gm_meta(line: str, players: list[str]) -> MetaFields | None:
     """The meta object of one game master command line (None: status or help).
     Raises UsageError for a line that is no command. A name and address are written as
     mail programs show them: ``Wendy Watcher <wendy@example.org>``, ``"Watcher, Wendy"
@@ -38,12 +39,13 @@ def gm_meta(line: str, players: list[str]) -> dict[str, Any] | None:
         return {"kind": "address", "player": args[0], "emails": [a.strip("<>") for a in args[1:]]}
     if kind == "deadline" and len(args) in (1, 3) and args[0].rstrip("h").isdigit() and (
             len(args) == 1 or args[1].lower() == "bot"):
-        out: dict[str, Any] = {"kind": "deadline", "hours": int(args[0].rstrip("h"))}
+        out: MetaFields = {"kind": "deadline", "hours": int(args[0].rstrip("h"))}
         if len(args) == 3:
-            out["bot"] = bot_level(args[2])["level"]
+            level = bot_level(args[2])
+            out["bot"] = None if level is None else level["level"]
         return out
     if kind == "bot" and len(args) == 2:
-        return {"kind": "bot", "player": args[0], **bot_level(args[1])}
+        return bot_meta(args[0], args[1])
     if kind == "clock":  # a time bank (docs/clocks.md)
         return gm_record(args)
     if kind in ("watch", "unwatch") and args:
@@ -58,7 +60,7 @@ _DIGEST_TAIL = re.compile(r"^(?P<who>.*?)(?P<digest>\s+digest(?:\s+(?P<n>\S+))?)
                           re.I | re.S)
 
 
-def _watch(kind: str, rest: str) -> dict[str, Any]:
+def _watch(kind: str, rest: str) -> MetaFields:
     """``watch [NAME] ADDRESS [digest [N]]`` or ``unwatch [NAME] ADDRESS`` as a
     ``watcher`` meta object. Raises UsageError."""
     m = _DIGEST_TAIL.match(rest)
@@ -66,7 +68,7 @@ def _watch(kind: str, rest: str) -> dict[str, Any]:
     if m.group("digest") and kind == "unwatch":
         raise UsageError(_("unwatch takes an address only: unwatch ADDRESS"))
     name, address = roster.name_and_address(m.group("who"), kind)
-    out: dict[str, Any] = {"kind": "watcher", "email": address, "on": kind == "watch"}
+    out: MetaFields = {"kind": "watcher", "email": address, "on": kind == "watch"}
     if name and kind == "watch":
         out["name"] = name
     if m.group("digest"):
@@ -74,14 +76,25 @@ def _watch(kind: str, rest: str) -> dict[str, Any]:
     return out
 
 
-def bot_level(word: str) -> dict[str, Any]:
-    """``mcts``, ``mcts:200``, ``greedy``, ``random`` or ``off`` as the level fields of a
-    ``bot`` meta entry. Raises UsageError."""
+def bot_level(word: str) -> BotRecord | None:
+    """``mcts``, ``mcts:200``, ``greedy``, ``random`` or ``off`` (None) as a bot seat's
+    record. Raises UsageError."""
     if word.strip().lower() in ("off", "human", "none"):
-        return {"level": None}
+        return None
     if not word.strip():
         raise UsageError(_("bot: give a level (random, greedy, mcts, mcts:N) or off"))
-    return seats.parse_spec(word).to_json()
+    return seats.parse_spec(word).record()
+
+
+def bot_meta(player: str, word: str) -> MetaFields:
+    """The ``bot`` meta entry that hands ``player``'s seat to the bot ``word`` names, or
+    back (``off``). Raises UsageError."""
+    level = bot_level(word)
+    out: MetaFields = {"kind": "bot", "player": player,
+                       "level": None if level is None else level["level"]}
+    if level is not None and "iterations" in level:
+        out["iterations"] = level["iterations"]
+    return out
 
 
 GM_HELP = [  # each line translated where it is shown: _(line)
@@ -109,7 +122,7 @@ def gm_welcome(game: Loaded) -> str:
     return "\n".join(lines) + "\n"
 
 
-def gm_record(args: Sequence[str]) -> dict[str, Any]:
+def gm_record(args: Sequence[str]) -> MetaFields:
     """The game master's ``clock PACE [vacation DAYS] [pause weekends] [timeout T]`` or
     ``clock off`` by mail, as a ``clock`` record. Raises UsageError."""
     if [a.lower() for a in args] == ["off"]:

@@ -33,7 +33,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from referee import i18n
 from referee.errors import UsageError
@@ -143,7 +143,7 @@ def validate(meta: Mapping[str, Any], players: list[str]) -> dict[str, Any]:
     return out
 
 
-def digest(value: Any) -> int | str:
+def digest(value: Any) -> Literal["round"] | int:
     """A watcher's digest: ``"round"`` or a number of decisions 1-1000. Raises
     UsageError."""
     if value == "round":

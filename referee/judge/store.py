@@ -34,7 +34,7 @@ import hashlib
 import json
 import os
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -233,10 +233,12 @@ class Store:
         self._new.append((door, item, game_id))
         self.unsaved = True
 
-    def dequeue(self, door: str, item: dict[str, Any]) -> None:
-        """``item`` was delivered (or dropped for good): off the queue at once, durably.
-        Raises GameFileError (a full or read-only disk)."""
-        self.queue(door).remove(item)
+    def dequeue(self, door: str, item: Mapping[str, Any]) -> None:
+        """``item`` (an item of :meth:`queue`: that very object) was delivered (or
+        dropped for good): off the queue at once, durably. Raises GameFileError (a full
+        or read-only disk)."""
+        queue = self.queue(door)
+        queue[:] = [kept for kept in queue if kept is not item]
         if "_seq" in item:
             self._write([("DELETE FROM queue WHERE seq = ?", (item["_seq"],))])
         else:

@@ -12,7 +12,7 @@ import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from referee import engine
 from referee.engine import Match
@@ -38,10 +38,34 @@ class Since:
     copies: dict[str, str] = field(default_factory=dict)  # new file -> why it is a copy
 
 
+class CheckResult(TypedDict, total=False):
+    """What `check --json` says of one game file (docs/git-and-ci.md)."""
+
+    file: str  # (every result has file, ok and verified)
+    ok: bool
+    verified: str  # nothing, structure or full
+    error: str
+    hints: list[str]
+    game: str
+    players: int
+    moves: int
+    unverified: list[str]  # a sealed game checked without its secret: what was not
+    new_moves: int  # --since: the entries the change added
+    bot_moves_replayed: int
+    bot_moves_verified: int
+    bot_seconds: float
+    bot_cpu_seconds: float
+    clocks: dict[str, int]  # each seat's bank, recomputed
+    finished: bool
+    scores: dict[str, int]
+    to_move: list[str]
+    unvouched: int
+
+
 def check_one(path: Path, secret_path: Path | None, since: Since | None = None,
               strict: bool = False, need_secret: bool = False, vouched: bool = False,
-              bots: bool = False) -> dict[str, Any]:
-    out: dict[str, Any] = {"file": str(path), "ok": False, "verified": "nothing"}
+              bots: bool = False) -> CheckResult:
+    out: CheckResult = {"file": str(path), "ok": False, "verified": "nothing"}
     try:
         gf = gamefile.read(path)
         if strict:
@@ -67,8 +91,8 @@ def check_one(path: Path, secret_path: Path | None, since: Since | None = None,
                            "--no-require-secret in a pull request's job, which must not "
                            "hold it"])
             replay.check_structure(gf)
-            out.update(ok=True, verified="structure", players=len(gf.players),
-                       moves=len(gf.log), unverified=unverified_without_secret(gf))
+            out.update({"ok": True, "verified": "structure", "players": len(gf.players),
+                        "moves": len(gf.log), "unverified": unverified_without_secret(gf)})
             return out
         match = replay.replay(gf, seed)
         clocks = check_clocks(gf, seed)
@@ -86,17 +110,17 @@ def check_one(path: Path, secret_path: Path | None, since: Since | None = None,
                 "chain recomputed", hints=["every entry of a game refereed with its secret "
                                            "(by mail, by a game master) carries a MAC"])
     except RefereeError as exc:
-        out.update(error=exc.message, hints=exc.hints)
+        out.update({"error": exc.message, "hints": exc.hints})
         return out
     except Exception as exc:  # a bug: report it for this file and carry on
         err = internal_error(exc, str(path))
-        out.update(error=err.message, hints=err.hints)
+        out.update({"error": err.message, "hints": err.hints})
         return out
     try:
         return out | full_result(gf, match)
     except Exception as exc:  # a bug: report it for this file and carry on
         err = internal_error(exc, str(path))
-        out.update(ok=False, error=err.message, hints=err.hints)
+        out.update({"ok": False, "error": err.message, "hints": err.hints})
         return out
 
 
@@ -154,7 +178,7 @@ def change_of(since: Since, path: Path, gf: gamefile.GameFile, seed: str | None 
     return history.compare(rel, old, gf, since.label, author, seed=seed)
 
 
-def full_result(gf: gamefile.GameFile, match: Match) -> dict[str, Any]:
+def full_result(gf: gamefile.GameFile, match: Match) -> CheckResult:
     game = match.game
     broken = engine.invariants(game, match.state)
     if broken:
@@ -168,7 +192,7 @@ def full_result(gf: gamefile.GameFile, match: Match) -> dict[str, Any]:
 
 
 def change_failures(repo: history.Repo, label: str, must_exist: Sequence[str],
-                    present: Sequence[str]) -> list[dict[str, Any]]:
+                    present: Sequence[str]) -> list[CheckResult]:
     """Game files at the revision that are gone now (deleted or renamed)."""
     gone = [rel for rel in must_exist if rel not in present
             or not history.is_game_file(history.read_work_file(repo.root / rel))]
@@ -179,7 +203,7 @@ def change_failures(repo: history.Repo, label: str, must_exist: Sequence[str],
             for rel in gone]
 
 
-def copy_failures(copies: dict[str, str], checked: Sequence[str]) -> list[dict[str, Any]]:
+def copy_failures(copies: dict[str, str], checked: Sequence[str]) -> list[CheckResult]:
     """New game files that copy another game and are not among the files checked (those
     fail in their own check)."""
     return [{"file": rel, "ok": False, "verified": "nothing", "error": why,
@@ -190,10 +214,10 @@ def copy_failures(copies: dict[str, str], checked: Sequence[str]) -> list[dict[s
 PARALLEL_MIN_FILES = 4
 
 
-def check_all(paths: list[Path], **options: Any) -> list[dict[str, Any]]:
+def check_all(paths: list[Path], **options: Any) -> list[CheckResult]:
     """check_one for every file, in order; on several cores, in parallel worker processes
     (each file is checked on its own, so the results are the same)."""
-    one: Callable[[Path], dict[str, Any]] = functools.partial(check_one, **options)
+    one: Callable[[Path], CheckResult] = functools.partial(check_one, **options)
     workers = min(len(os.sched_getaffinity(0)), len(paths))
     if workers < 2 or len(paths) < PARALLEL_MIN_FILES:
         return [one(p) for p in paths]
@@ -276,7 +300,7 @@ def change_root(paths: Sequence[Path]) -> Path:
 
 def check_change(base: Base | str, paths: Sequence[Path], *, by: str | None = None,
                  github: str | None = None, signed: bool = False,
-                 signers: str = history.SIGNERS, **options: Any) -> list[dict[str, Any]]:
+                 signers: str = history.SIGNERS, **options: Any) -> list[CheckResult]:
     """The change since ``base`` (a :class:`Base`, or a git revision resolved by
     :func:`resolve_base`) checked as a whole: every game file at the base still there,
     no copied game, each changed or new file checked (``options`` as for

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NotRequired, TypedDict, cast
 
 from referee import i18n
 from referee.doors.chat import events
@@ -44,6 +44,23 @@ if TYPE_CHECKING:
 _, N_, ngettext = i18n.domain("referee")
 
 PICTURES_KEPT = 256  # boards whose uploaded picture is reused
+
+
+class Post(TypedDict):
+    """A post waiting in the chat door's queue (kept in the judge's state as JSON)."""
+
+    id: str  # game id and counter: the post's transaction id is made from it
+    game: str
+    reader: str  # WATCHER (the table) or a seat (its direct room)
+    title: str  # the game's title and file name: the rooms' names
+    body: str
+    invite: list[str]  # the seats' Matrix ids, invited to the table's room
+    log: int  # the log's length when the post was made: its picture shows that board
+    plays: int  # the play number a reply to the post answers
+    path: str  # the game file's name
+    board: bool  # a picture of the board follows the text
+    user: NotRequired[str]  # a seat's post: its Matrix id
+    reply_to: NotRequired[str]  # a one-line answer at the table: the event it answers
 
 
 class MatrixDoor(Door):
@@ -95,7 +112,7 @@ class MatrixDoor(Door):
 
     # ------------------------------------------------------------------ posts
 
-    def prepare(self, game: Loaded, notice: Notice) -> dict[str, Any]:
+    def prepare(self, game: Loaded, notice: Notice) -> Post:
         """The post of ``notice``: to the game's table (``to`` None) or to the direct
         room of ``notice.player``; its id is fixed now (its transaction id)."""
         gid = game.gf.game_id
@@ -111,7 +128,7 @@ class MatrixDoor(Door):
             if listed:  # (what a number typed in the direct room plays: kept)
                 body = body.rstrip("\n") + "\n\n" + "\n".join(listed) + "\n"
                 self.rooms.of(gid).setdefault("numbered", {})[reader] = plays(game.gf)
-        item: dict[str, Any] = {
+        item: Post = {
             "id": f"{gid}.{counter}", "game": gid, "reader": reader, "title": title,
             "body": body, "invite": [users[p] for p in game.gf.players if p in users],
             "log": len(game.gf.log), "plays": plays(game.gf), "path": game.path.name,
@@ -135,7 +152,7 @@ class MatrixDoor(Door):
         sent = 0
         waiting: set[tuple[str, str]] = set()
         try:
-            for item in list(self.store.queue(DOOR)):
+            for item in cast(list[Post], list(self.store.queue(DOOR))):
                 who = (item["game"], item["reader"])
                 if who in waiting or self.rooms.held(*who):
                     waiting.add(who)
@@ -150,7 +167,7 @@ class MatrixDoor(Door):
             self.store.save()
         return sent
 
-    def _post(self, item: dict[str, Any]) -> int:
+    def _post(self, item: Post) -> int:
         """Post ``item`` (Held: it waits; MatrixError: the homeserver is down)."""
         gid, reader = item["game"], item["reader"]
         game = self._game(item)
@@ -181,7 +198,7 @@ class MatrixDoor(Door):
         self.store.dequeue(DOOR, item)
         return 1
 
-    def _room(self, game: Loaded, item: dict[str, Any]) -> str:
+    def _room(self, game: Loaded, item: Post) -> str:
         reader = item["reader"]
         if reader == WATCHER:
             topic = _("The game {game}: moves, board and whose turn it is. Your hand and "
@@ -195,7 +212,7 @@ class MatrixDoor(Door):
         return self.rooms.ensure(game, reader, user, f"{item['title']}: {reader}", topic,
                                  [user])
 
-    def _private(self, game: Loaded, item: dict[str, Any], room: str) -> None:
+    def _private(self, game: Loaded, item: Post, room: str) -> None:
         """Hold a private post while anyone but the seat and the referee is in its
         room; the seat and the game master told once."""
         reader, user = item["reader"], item.get("user", "")
@@ -215,7 +232,7 @@ class MatrixDoor(Door):
         if others:
             raise Held
 
-    def _dropped(self, game: Loaded, item: dict[str, Any], exc: MatrixError) -> None:
+    def _dropped(self, game: Loaded, item: Post, exc: MatrixError) -> None:
         """A post the homeserver refused for good: off the queue, one log line, the
         game master told."""
         self.store.dequeue(DOOR, item)
@@ -231,13 +248,13 @@ class MatrixDoor(Door):
         with i18n.language(i18n.ENGLISH):
             self.judge.queue(self.judge.message(game, meta.GM, to, line + "\n"))
 
-    def _game(self, item: dict[str, Any]) -> Loaded | None:
+    def _game(self, item: Post) -> Loaded | None:
         path = self.judge.game_paths().get(item["game"])
         return self.judge.load(path) if path is not None else None
 
     # ------------------------------------------------------------------ pictures
 
-    def _picture(self, game: Loaded, room: str, item: dict[str, Any], txn: str) -> None:
+    def _picture(self, game: Loaded, room: str, item: Post, txn: str) -> None:
         """The board as the reader sees it, after the text, when the pictures extra is
         there and the game is still where the post was made; each board uploaded once.
         A picture that cannot be drawn or uploaded is logged and left out: the text
@@ -268,7 +285,7 @@ class MatrixDoor(Door):
                 raise
             self.config.log(f"picture of {item['game']} not posted: {exc.message}")
 
-    def _draw(self, game: Loaded, item: dict[str, Any]) -> bytes | None:
+    def _draw(self, game: Loaded, item: Post) -> bytes | None:
         from referee.errors import RefereeError
         from referee.pictures import draw_svg, svg_to_png
 
