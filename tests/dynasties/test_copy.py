@@ -6,9 +6,9 @@ lists that queued tasks name, and moves played on the copy never reach the origi
 from __future__ import annotations
 
 import copy
-from dataclasses import fields, is_dataclass
 from typing import Any
 
+import msgspec
 import pytest
 
 from referee.engine import Match
@@ -40,7 +40,8 @@ def shared(a: Any, b: Any, path: str = "state") -> list[str]:
     if path == "state.data":
         assert a is b is D  # the one component data, shared on purpose
         return []
-    mutable = isinstance(a, (list, dict, Rng)) or is_dataclass(a)
+    record = isinstance(a, msgspec.Struct) and not a.__struct_config__.frozen  # (State...)
+    mutable = isinstance(a, (list, dict, Rng)) or record
     if mutable and a is b and id(a) not in DATA:
         return [path]
     if isinstance(a, list):
@@ -52,9 +53,9 @@ def shared(a: Any, b: Any, path: str = "state") -> list[str]:
         return [p for k in a for p in shared(a[k], b[k], f"{path}[{k!r}]")]
     if isinstance(a, Rng):
         return shared(a.counters, b.counters, f"{path}.counters")
-    if is_dataclass(a):
-        return [p for f in fields(a)
-                for p in shared(getattr(a, f.name), getattr(b, f.name), f"{path}.{f.name}")]
+    if record:
+        return [p for name in a.__struct_fields__
+                for p in shared(getattr(a, name), getattr(b, name), f"{path}.{name}")]
     return []
 
 

@@ -10,6 +10,7 @@ import pytest
 from referee.engine import Match
 from referee.engine.rng import Rng
 from referee.games.dynasties import GAME
+from referee.games.dynasties.state import State
 
 SEEDS = range(12)
 
@@ -42,28 +43,30 @@ def test_fingerprint_changes_with_rng_counters() -> None:
 SCORED = re.compile(r"^(\S+) scored (\d+) \(")
 
 
-def listen(state) -> list[str]:
-    """Every public log line written from now on (state.events keeps only the last 40)."""
+def listen(state: State, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every public log line ``state`` writes from now on (state.events keeps only the
+    last 40)."""
     lines: list[str] = []
-    log = state.log
+    log = State.log
 
-    def record(text: str) -> None:
-        lines.append(text)
-        log(text)
+    def record(self: State, text: str) -> None:
+        if self is state:
+            lines.append(text)
+        log(self, text)
 
-    state.log = record
+    monkeypatch.setattr(State, "log", record)
     return lines
 
 
 @pytest.mark.parametrize("n", [3, 4, 5])
-def test_every_point_is_in_the_public_log(n: int) -> None:
+def test_every_point_is_in_the_public_log(n: int, monkeypatch: pytest.MonkeyPatch) -> None:
     """Random play: after every move, each player's score rose by exactly the points the
     public log announced for them ("ann scored 3 (...)"), plus the final-scoring breakdown
     at the end; so scores never fall and no point is awarded silently."""
     for seed in range(12):
         match = Match.start(GAME, [f"p{i}" for i in range(n)], {}, f"points-{n}-{seed}")
         state = match.state
-        lines = listen(state)
+        lines = listen(state, monkeypatch)
         rng = Rng(f"points-moves-{seed}")
         while not GAME.finished(state):
             before = GAME.scores(state)

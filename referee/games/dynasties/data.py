@@ -13,8 +13,9 @@ import copy
 import json
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any, get_args
+
+import msgspec
 
 from referee.engine import Assumption
 from referee.errors import GameFileError, NotImplementedRule
@@ -45,8 +46,7 @@ SCORING_TYPES: dict[str, type[ScoringCard]] = {k.__struct_config__.tag: k
                                                for k in get_args(ScoringCard)}
 
 
-@dataclass(frozen=True)
-class City:
+class City(msgspec.Struct, frozen=True):
     key: str
     name: str
     country: str
@@ -64,8 +64,7 @@ class City:
         return "princess" if self.large == "prince" else "prince"
 
 
-@dataclass(frozen=True)
-class ActionCard:
+class ActionCard(msgspec.Struct, frozen=True):
     number: int
     key: str
     actions: tuple[str, ...]  # basic actions: trade, prince, princess, personality
@@ -92,8 +91,7 @@ def _card_text(actions: tuple[str, ...], s: Special | None,
     return f"{top} | special: {spec}"
 
 
-@dataclass(frozen=True, eq=False)
-class Data:
+class Data(msgspec.Struct, frozen=True, eq=False, kw_only=True):
     """Everything the rules read from the data files (names as in the files)."""
 
     files: dict[str, Any]  # the files themselves (``referee data``, readings)

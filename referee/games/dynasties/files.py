@@ -13,9 +13,10 @@ import functools
 import hashlib
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 DATA_DIR = Path(__file__).parent / "data"
 FILES = sorted(p.name for p in DATA_DIR.glob("*.json"))
@@ -58,8 +59,7 @@ def data_digest(files: Mapping[str, Any]) -> str:
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:12]
 
 
-@dataclass(frozen=True)
-class Vocabulary:
+class Vocabulary(msgspec.Struct, frozen=True):
     """The words of the notation that come from the data: the action cards (numbered
     1..cards), the ships and track spaces, and the keys of the die faces, cities,
     personalities, scoring cards, bonus spaces, countries and free cities. The move

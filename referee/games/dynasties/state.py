@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import copy
 import hashlib
-from dataclasses import dataclass, field, fields
 from typing import Any, TypedDict, TypeVar
 
 import msgspec
@@ -25,11 +24,9 @@ T = TypeVar("T")
 
 
 def _clone(obj: T, **mutable: Any) -> T:
-    """A shallow copy of a dataclass instance with the given fields replaced (the fields
-    holding mutable values, each given as a copy)."""
-    new = object.__new__(type(obj))
-    new.__dict__.update(obj.__dict__, **mutable)
-    return new
+    """A shallow copy of a record with the given fields replaced (the fields holding
+    mutable values, each given as a copy)."""
+    return msgspec.structs.replace(obj, **mutable)  # type: ignore[type-var]
 
 
 class CountryScoring(TypedDict):
@@ -41,20 +38,19 @@ class CountryScoring(TypedDict):
     crown: dict[str, int]
 
 
-@dataclass
-class Player:
+class Player(msgspec.Struct):
     id: str
     colour: str
     goods: list[int]  # k w g b p
     supply: int  # family members in the supply (the score marker is separate)
     score: int = 0
-    hand: list[int] = field(default_factory=list)  # action cards (numbers)
-    scoring: list[str] = field(default_factory=list)  # scoring cards in hand
-    looking: list[str] = field(default_factory=list)  # drawn, one to keep
-    books: list[str] = field(default_factory=list)  # book tiles held face down
-    books_open: list[str] = field(default_factory=list)  # revealed book tiles
-    arms: list[int] = field(default_factory=lambda: [0, 0, 0, 0])  # per country
-    wild: dict[str, str] = field(default_factory=dict)  # Sword/Rose tile -> country
+    hand: list[int] = msgspec.field(default_factory=list)  # action cards (numbers)
+    scoring: list[str] = msgspec.field(default_factory=list)  # scoring cards in hand
+    looking: list[str] = msgspec.field(default_factory=list)  # drawn, one to keep
+    books: list[str] = msgspec.field(default_factory=list)  # book tiles held face down
+    books_open: list[str] = msgspec.field(default_factory=list)  # revealed book tiles
+    arms: list[int] = msgspec.field(default_factory=lambda: [0, 0, 0, 0])  # per country
+    wild: dict[str, str] = msgspec.field(default_factory=dict)  # Sword/Rose tile -> country
     passed: bool = False
 
     def copy(self) -> Player:
@@ -63,19 +59,17 @@ class Player:
                       books_open=self.books_open[:], arms=self.arms[:], wild=dict(self.wild))
 
 
-@dataclass
-class CityState:
+class CityState(msgspec.Struct):
     prince: int | None = None  # player index, NEUTRAL_FIGURE, or None
     princess: int | None = None
     star: int | None = None  # a child
-    books: list[str] = field(default_factory=list)  # face down, top first
+    books: list[str] = msgspec.field(default_factory=list)  # face down, top first
 
     def copy(self) -> CityState:
         return _clone(self, books=self.books[:])
 
 
-@dataclass
-class Ship:
+class Ship(msgspec.Struct):
     goods: list[int]
     large: int | None = None
     small: int | None = None
@@ -84,41 +78,40 @@ class Ship:
         return _clone(self, goods=self.goods[:])
 
 
-@dataclass
-class State:
+class State(msgspec.Struct):
     players: list[Player]
     rng: Rng
     cities: dict[str, CityState]
     ships: list[Ship]
     bag: list[int]
     deck: list[int]
-    discard: list[int] = field(default_factory=list)
-    yellow: list[str] = field(default_factory=list)
-    yellow_discard: list[str] = field(default_factory=list)
-    scored: list[str] = field(default_factory=list)  # scored green cards
-    green_box: list[str] = field(default_factory=list)
-    book_box: list[str] = field(default_factory=list)
-    free_books: list[str] = field(default_factory=list)
-    free_cities: dict[str, int | None] = field(default_factory=dict)
-    upgraded: list[str] = field(default_factory=list)
+    data: Data  # the component data: shared, never changed (left out of repr)
+    discard: list[int] = msgspec.field(default_factory=list)
+    yellow: list[str] = msgspec.field(default_factory=list)
+    yellow_discard: list[str] = msgspec.field(default_factory=list)
+    scored: list[str] = msgspec.field(default_factory=list)  # scored green cards
+    green_box: list[str] = msgspec.field(default_factory=list)
+    book_box: list[str] = msgspec.field(default_factory=list)
+    free_books: list[str] = msgspec.field(default_factory=list)
+    free_cities: dict[str, int | None] = msgspec.field(default_factory=dict)
+    upgraded: list[str] = msgspec.field(default_factory=list)
     neutral: int = 3
-    arms: list[int] = field(default_factory=lambda: [6, 6, 6, 6])
-    tablets: dict[str, str] = field(default_factory=dict)
-    personalities: list[str] = field(default_factory=list)  # 6 light-blue, then 2 gold
-    used: list[bool] = field(default_factory=list)
+    arms: list[int] = msgspec.field(default_factory=lambda: [6, 6, 6, 6])
+    tablets: dict[str, str] = msgspec.field(default_factory=dict)
+    personalities: list[str] = msgspec.field(default_factory=list)  # 6 light-blue, then 2 gold
+    used: list[bool] = msgspec.field(default_factory=list)
     leonardo: int | None = None
-    top: list[int | None] = field(default_factory=lambda: [None] * 4)
-    long: list[list[int]] = field(default_factory=list)  # [player, has figure]
-    bonus: dict[str, list[int]] = field(default_factory=dict)
-    queue: list[Task] = field(default_factory=list)  # tasks.py; frozen, shared by copies
-    dice: list[str] = field(default_factory=list)
+    top: list[int | None] = msgspec.field(default_factory=lambda: [None] * 4)
+    long: list[list[int]] = msgspec.field(default_factory=list)  # [player, has figure]
+    bonus: dict[str, list[int]] = msgspec.field(default_factory=dict)
+    queue: list[Task] = msgspec.field(default_factory=list)  # tasks.py; frozen, shared by copies
+    dice: list[str] = msgspec.field(default_factory=list)
     round: int = 1
     start: int = 0
     active: int = 0
     phase: str = "play"  # play | end | over
-    events: list[str] = field(default_factory=list)
-    final: dict[str, CountryScoring] = field(default_factory=dict)  # by country
-    data: Data = field(kw_only=True, repr=False, compare=False)  # shared, never changed
+    events: list[str] = msgspec.field(default_factory=list)
+    final: dict[str, CountryScoring] = msgspec.field(default_factory=dict)  # by country
 
     def copy(self) -> State:
         """A copy that shares nothing mutable with this state, at a fraction of the cost
@@ -143,6 +136,11 @@ class State:
             dice=self.dice[:], events=self.events[:],
             final=copy.deepcopy(self.final) if self.final else {},
         )
+
+    def __repr__(self) -> str:  # (without the component data: a page of its own)
+        shown = ", ".join(f"{name}={getattr(self, name)!r}"
+                          for name in self.__struct_fields__ if name != "data")
+        return f"State({shown})"
 
     def __deepcopy__(self, memo: dict[int, Any]) -> State:
         out = memo[id(self)] = self.copy()
@@ -171,7 +169,7 @@ copy_state = State.copy  # the game's copy for the bots and undo (engine.Bots)
 def fingerprint(state: State) -> str:
     """A hash of the whole state (hidden parts and generator counters included; the
     component data left out): equal fingerprints mean equal states."""
-    body = msgspec.to_builtins({f.name: getattr(state, f.name) for f in fields(state)
-                                if f.name not in ("rng", "data")})
+    body = msgspec.to_builtins({name: getattr(state, name) for name in state.__struct_fields__
+                                if name not in ("rng", "data")})
     body["rng"] = dict(sorted(state.rng.counters.items()))
     return hashlib.sha256(msgspec.json.encode(body, order="sorted")).hexdigest()
