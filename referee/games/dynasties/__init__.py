@@ -7,6 +7,7 @@ stay in ``data/versions/<digest>.json``.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -102,10 +103,18 @@ def game(files: Mapping[str, Any] | None = None, rules: str | None = None) -> Dy
         if vocabulary(files) != moves.WORDS:
             raise GameFileError("these Dynasties data files name other cards, cities or "
                                 "keys than the moves of this referee")
-        return DynastiesGame(D.load(files), rules)
+        return DynastiesGame(_current_data() if files is current_files() else D.load(files),
+                             rules)
     except (KeyError, IndexError, TypeError, ValueError, AttributeError) as exc:
         raise GameFileError(f"the Dynasties data files are damaged ({type(exc).__name__})"
                             ) from None
+
+
+@functools.cache
+def _current_data() -> D.Data:
+    """The current data files as a Data, made once: every rules version that plays them
+    (a game pinned to an older rules version with today's data) shares it."""
+    return D.load(current_files())
 
 
 GAME = game()
