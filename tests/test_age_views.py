@@ -1176,6 +1176,60 @@ def test_a_warm_run_parses_nothing_and_reads_every_file_it_wrote(
         "g.views.json", "keep.secret"]  # (which secret: part of the row's key)
 
 
+def test_files_old_enough_are_told_by_their_stat_and_any_change_is_seen(
+        game: tuple[Path, Path], signers: Path, keys: Path, replays: list[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Once a file is older than the racy window (here none), a run after one move looks
+    at an unchanged game's files by their stat identity only (device, inode, size, mtime,
+    ctime), opening none. A view put back in place with its old mtime restored, or the
+    game file rewritten to other bytes of the same size with its mtime restored, moves
+    the ctime: seen, and repaired or replayed."""
+    from referee.git import views as views_module
+
+    monkeypatch.setattr(views_module, "RACY_NS", 0)
+    path, secret = game
+    folder = path.parent
+    write_views(game, signers)
+    old_ann = (folder / "g.ann.age").read_bytes()
+    one_move(path, secret)
+    write_views(game, signers)
+    assert write_views(game, signers).stdout.splitlines()[:3] == UNCHANGED  # (stats kept)
+    opened: list[str] = []
+    real_open = os.open
+    monkeypatch.setattr(os, "open", lambda p, *a, **k: opened.append(str(p))
+                        or real_open(p, *a, **k))
+    replays.clear()
+    assert write_views(game, signers).stdout.splitlines()[:3] == UNCHANGED
+    assert replays == []
+    assert not [p for p in opened if Path(p).name.startswith("g.")], opened
+    # the attack: an old (genuine) view put back in place, its mtime set back
+    ann = folder / "g.ann.age"
+    before = ann.stat()
+    ann.write_bytes(old_ann[:before.st_size].ljust(before.st_size, b"\0"))
+    os.utime(ann, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert ann.stat().st_size == before.st_size and ann.stat().st_mtime_ns == before.st_mtime_ns
+    result = write_views(game, signers)
+    assert result.stdout.splitlines()[0] == (
+        "  ann: g.ann.age written (the file there was not the referee's)")
+    shown = run("view", ann, "-i", keys / "ann")
+    assert shown.exit_code == 0 and shown.stderr == ""
+    # the game file rewritten in place: other bytes, the same size and mtime
+    raw = path.read_bytes()
+    st = path.stat()
+    path.write_bytes(raw)  # (the same bytes written again: kept)
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+    replays.clear()
+    assert write_views(game, signers).stdout.splitlines()[:3] == UNCHANGED
+    assert replays == []  # (its stat moved: read and hashed again, the same bytes)
+    other = raw.replace(b"\n", b" ", 1)  # (other bytes of the same size, the same game)
+    assert other != raw and len(other) == len(raw)
+    path.write_bytes(other)
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+    replays.clear()
+    assert write_views(game, signers).exit_code == 0
+    assert replays == ["g1"]  # (read again, other bytes: never the old row)
+
+
 def test_the_first_run_lists_the_views_folder_once(tmp_path: Path, signers: Path,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     """Issue 42: the folder of views was listed before every file written (40,000 at

@@ -9,10 +9,13 @@ one of two memories:
 
 * **the cache database** (referee/ledger/cachedb.py, as trusted as the user's own files):
   a row keyed by content (the game file's bytes, the code digest, the language, the
-  secret used, the file's names, the folder and the players' keys) lists the SHA-256 of
-  every file written; while each file there has those bytes (each read and hashed) and a
-  player without a key has no view, nothing is done. Open and sealed games alike: this is
-  a byte-for-byte comparison with what the referee wrote.
+  secret used, the file's names, the folder and the players' keys) lists what every file
+  written is (:func:`_check`) and its stat identity (:func:`_identity`: device, inode,
+  size, mtime, ctime, as git's index tells a file); while each file there is that file
+  (its stat, else its bytes looked at) and a player without a key has no view, nothing is
+  done. The game file's bytes are hashed only when its stat identity is not the one kept
+  (rows of ``views-stat``). Open and sealed games alike: this is a comparison with what
+  the referee wrote, which any change through the file system shows.
 * **the index beside the views** (``STEM.views.json``, :func:`referee.trust.agebox.views_hold`),
   HMACs under a key derived from the game's seed, which survives a fresh CI runner: for
   sealed games only, whose seed is secret. An open game's seed is in its file, so anyone
@@ -35,6 +38,7 @@ import json
 import os
 import stat
 import subprocess
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -236,23 +240,55 @@ class GameViews:
 
 
 ROWS = "views"  # what views were made from a game file's bytes into a folder
+STATS = "views-stat"  # a game file's stat identity -> the SHA-256 of its bytes
 AGE_HEAD = 4096  # an age file's header is read this far (then the whole file)
+# A file whose mtime or ctime is this close to the moment its identity is recorded may
+# still change within the same tick of the file system's clock without either time
+# moving (git's "racily clean" entries): its identity is not kept, and the next run
+# looks at its bytes (and keeps the identity then).
+RACY_NS = 1_000_000_000
 
 
 class Row(msgspec.Struct, array_like=True, forbid_unknown_fields=True):
     """What `views` knows of a game file's bytes (its id, identity and players: the copy
-    check and the report) and the views made from them into a folder (every file's name
-    and :func:`_check_of` as written; none yet: ``files`` empty)."""
+    check and the report) and the views made from them into a folder (every file's name,
+    :func:`_check` as written and its stat identity, :func:`_identity`; none yet:
+    ``files`` empty)."""
 
     game_id: str
     keys: dict[str, str]  # identity.keys
     players: list[str]
     signed: bool  # sealed, its seed not in the file
-    files: list[tuple[str, str]] = []
+    files: list[tuple[str, str, list[int]]] = []
+
+
+class Stat(msgspec.Struct, array_like=True, forbid_unknown_fields=True):
+    """A game file's stat identity (:func:`_identity`) when its bytes hashed to ``sha``."""
+
+    identity: list[int]
+    sha: bytes
 
 
 _ROW = msgspec.msgpack.Decoder(Row)
+_STAT = msgspec.msgpack.Decoder(Stat)
 _ENCODE = msgspec.msgpack.Encoder().encode
+
+
+def _identity(st: os.stat_result, now_ns: int) -> list[int]:
+    """What tells a file from itself after any change that goes through the file system:
+    its device and inode (another file put in its place), size, mtime and ctime (the
+    ctime cannot be set back: writing, or setting the mtime back, moves it). [] when it
+    changed too recently to tell (:data:`RACY_NS`) or is no regular file: then its bytes
+    are looked at."""
+    if not stat.S_ISREG(st.st_mode) or max(st.st_mtime_ns, st.st_ctime_ns) > now_ns - RACY_NS:
+        return []
+    return [st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns]
+
+
+def _same(st: os.stat_result | None, identity: list[int]) -> bool:
+    """Whether ``st`` is the file whose identity was recorded (never for [])."""
+    return bool(identity) and st is not None and stat.S_ISREG(st.st_mode) and identity == [
+        st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns]
 
 
 @dataclass
@@ -318,24 +354,74 @@ class Memory:
             found = self.outs[out] = (os.fsencode(_resolved(out)), fd)
         return found
 
-    def game(self, path: Path, out: Path) -> Read:
-        """The file read and hashed, and its row (what its bytes say, the views made
-        from them into ``out``) from the cache, else parsed. The row's key: the bytes'
-        SHA-256, the code digest, the language, which secret, the file's names, the
-        folder of its views and the players' keys. Raises RefereeError."""
-        file = str(path)
-        raw = _bytes_of(file)
-        if raw is None:
-            raw = fileio.read_bytes(path)  # (raises, saying why)
-        key = b""
+    def games(self, targets: Sequence[tuple[Path, Path]]) -> dict[Path, Read]:
+        """Every game file of the run with its row (:meth:`game`); a file that cannot
+        be read is left out (its views say why). The cache's rows are read in bulk:
+        first each file's stat identity, then the rows of the bytes they name."""
+        cwd = os.getcwd()
+        stat_keys = {p: cachedb.digest(STATS.encode(), os.fsencode(os.path.join(cwd, p)))
+                     for p, _ in targets}
         if self.cache is not None:
-            key = cachedb.digest(self.prefix, hashlib.sha256(raw).digest(),
-                                 os.fsencode(file), self.sources.of(file),
-                                 self._name(path, file).encode(), self._out(out)[0])
+            self.cache.prefetch(STATS, list(stat_keys.values()))
+        hashed: dict[Path, tuple[bytes, bytes | None]] = {}
+        for path, _ in targets:
+            with contextlib.suppress(RefereeError):
+                hashed[path] = self._hash(path, stat_keys[path])
+        keys = {p: self._key(p, o, hashed[p][0]) if self.cache is not None else b""
+                for p, o in targets if p in hashed}
+        if self.cache is not None:
+            self.cache.prefetch(ROWS, list(keys.values()))
+        found: dict[Path, Read] = {}
+        for path, _ in targets:
+            if path in hashed:
+                with contextlib.suppress(RefereeError):
+                    found[path] = self.game(path, keys[path], *hashed[path])
+        return found
+
+    def _hash(self, path: Path, stat_key: bytes) -> tuple[bytes, bytes | None]:
+        """The SHA-256 of the game file's bytes, and the bytes if they were read: not
+        while the file is, by its stat identity, the one whose hash the cache keeps
+        (under ``stat_key``). Raises RefereeError."""
+        file = str(path)
+        if self.cache is not None:
+            kept = self.cache.get(STATS, stat_key)
+            if kept is not None:
+                with contextlib.suppress(msgspec.DecodeError, OSError):
+                    known = _STAT.decode(kept)
+                    if _same(os.stat(file), known.identity):
+                        return known.sha, None
+        found = _bytes_of(file)
+        if found is None:
+            return b"", fileio.read_bytes(path)  # (raises, saying why)
+        raw, st = found
+        sha = hashlib.sha256(raw).digest()
+        if self.cache is not None:
+            identity = _identity(st, time.time_ns())
+            if identity:
+                self.cache.put(STATS, stat_key, _ENCODE(Stat(identity, sha)))
+        return sha, raw
+
+    def _key(self, path: Path, out: Path, sha: bytes) -> bytes:
+        """The row's key: the bytes' SHA-256, the code digest, the language, which
+        secret, the file's names, the folder of its views and the players' keys."""
+        file = str(path)
+        return cachedb.digest(self.prefix, sha, os.fsencode(file), self.sources.of(file),
+                              self._name(path, file).encode(), self._out(out)[0])
+
+    def game(self, path: Path, key: bytes, sha: bytes, raw: bytes | None) -> Read:
+        """The row under ``key`` (:meth:`_key` of the file whose bytes hash to ``sha``:
+        what its bytes say, the views made from them) from the cache, else the file
+        parsed (read now if ``raw`` is None). Raises RefereeError."""
+        if self.cache is not None:
             found = self.cache.get(ROWS, key)
             if found is not None:
                 with contextlib.suppress(msgspec.DecodeError):
                     return Read(key, _ROW.decode(found))
+        if raw is None or self.cache is None:
+            raw = fileio.read_bytes(path) if raw is None else raw
+            if self.cache is not None and hashlib.sha256(raw).digest() != sha:
+                key = b""  # (changed since it was hashed: nothing remembered of it)
+        file = str(path)
         gf = gamefile.parse(raw, file)
         row = Row(identity.game_id(gf), identity.keys(gf), list(gf.players), _signed(gf))
         return Read(key, row, (raw, gf))
@@ -363,29 +449,43 @@ class Memory:
             except OSError:
                 report.no_key.append(player)
         report.files["public"] = f"{stem}.public.txt"
-        written = dict(found.row.files)
+        written = {name for name, _, _ in found.row.files}
         if not all(name in written for name in report.files.values()):
             return None
-        for name, check in found.row.files:
-            if _check(name, folder) != check:
-                return None
+        now = time.time_ns()
+        files, seen = [], False
+        for name, check, known in found.row.files:
+            try:
+                st: os.stat_result | None = os.stat(name, dir_fd=folder, follow_symlinks=False)
+            except OSError:
+                st = None
+            if not _same(st, known):  # (changed, or too fresh when recorded: its bytes)
+                looked = _check(name, folder)
+                if looked is None or looked[0] != check:
+                    return None
+                known, seen = _identity(looked[1], now), True
+            files.append((name, check, known))
+        if seen and self.cache is not None and found.key:  # (identities kept for next run)
+            self.cache.put(ROWS, found.key, _ENCODE(msgspec.structs.replace(found.row,
+                                                                            files=files)))
         return report
 
     def remember(self, path: Path, out: Path, found: Read,
                  report: agebox.ViewsReport) -> None:
         """Keep what every file the views of ``path`` are now in ``out`` is."""
-        if self.cache is None:
+        if self.cache is None or not found.key:
             return
         stem = path.stem
         names = [*report.files.values(), f"{stem}.views.json"]
         if found.row.signed:
             names.append(publicview.file_name(stem))
         files = []
+        now = time.time_ns()
         for name in names:
-            check = _check(os.path.join(out, name))
-            if check is None:
+            looked = _check(os.path.join(out, name))
+            if looked is None:
                 return
-            files.append((name, check))
+            files.append((name, looked[0], _identity(looked[1], now)))
         row = msgspec.structs.replace(found.row, files=files)
         self.cache.put(ROWS, found.key, _ENCODE(row))
 
@@ -393,9 +493,10 @@ class Memory:
 SMALL = 1 << 16  # a file of views but a view is read in one call this long
 
 
-def _bytes_of(file: str) -> bytes | None:
-    """The bytes of the game file at ``file`` in one read, or None (not a regular file,
-    too big, or unreadable: fileio.read_bytes then says why)."""
+def _bytes_of(file: str) -> tuple[bytes, os.stat_result] | None:
+    """The bytes of the game file at ``file`` in one read and its stat before the read,
+    or None (not a regular file, too big, or unreadable: fileio.read_bytes then says
+    why)."""
     try:
         fd = os.open(file, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError:
@@ -404,48 +505,44 @@ def _bytes_of(file: str) -> bytes | None:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode) or st.st_size > fileio.MAX_GAME_FILE_BYTES:
             return None
-        return fileio.read_fd(fd, file, st.st_size)
+        return fileio.read_fd(fd, file, st.st_size), st
     except (OSError, RefereeError):
         return None
     finally:
         os.close(fd)
 
 
-def _check(name: str, folder: int | None = None) -> str | None:
-    """What a file of views is, to tell it from any other (None: not a regular file of
-    at most the read cap, or not there); ``folder``: the open folder ``name`` is in. A
-    view (``.age``): its size and the SHA-256 of its header and payload nonce, which no
-    two encryptions share (fresh randomness each time), so another view, an old one put
-    back or one made by anyone else differs. The limit: a payload changed under the
-    genuine header (copied from the file) is not seen here; it fails age's
-    authentication for the player, who is told the view is damaged, and is repaired when
-    the game moves or by a run without the cache (a CI job's: the index's HMACs cover
-    every byte). Any other file: the SHA-256 of its bytes. (An unchanged game's files are
-    looked at on every run; its two 32 KiB views hashed whole were two thirds of a run
-    after one move.)"""
+def _check(name: str, folder: int | None = None) -> tuple[str, os.stat_result] | None:
+    """What a file of views is, to tell it from any other, and its stat before it was
+    read (None: not a regular file of at most the read cap, or not there); ``folder``:
+    the open folder ``name`` is in. A view (``.age``): its size and the SHA-256 of its
+    header and payload nonce, which no two encryptions share (fresh randomness each
+    time), so another view, an old one put back or one made by anyone else differs. The
+    limit: a payload changed under the genuine header (copied from the file) is not seen
+    here; it fails age's authentication for the player, who is told the view is damaged,
+    and is repaired when the game moves or by a run without the cache (a CI job's: the
+    index's HMACs cover every byte). Any other file: the SHA-256 of its bytes. (Looked at
+    only when its stat identity is not the one recorded: :meth:`Memory.kept`.)"""
     try:
         fd = os.open(name, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=folder)
     except OSError:
         return None
     try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > fileio.MAX_GAME_FILE_BYTES:
+            return None  # (a FIFO or a folder put there, or a huge file)
         if name.endswith(".age"):
-            st = os.fstat(fd)
-            if not stat.S_ISREG(st.st_mode):
-                return None
             head = os.read(fd, AGE_HEAD)
             mark = head.find(b"\n--- ")
             end = head.find(b"\n", mark + 1) if mark > 0 else -1
             if head.startswith(b"age-encryption.org/v1\n") and 0 < end <= len(head) - 17:
                 digest = hashlib.sha256(head[:end + 17]).hexdigest()
-                return f"age {st.st_size} {digest}"
+                return f"age {st.st_size} {digest}", st
             os.lseek(fd, 0, os.SEEK_SET)
-        data = os.read(fd, SMALL)  # (a FIFO put there reads as nothing, a folder fails)
+        data = os.read(fd, SMALL)
         if len(data) == SMALL:
-            st = os.fstat(fd)
-            if not stat.S_ISREG(st.st_mode) or st.st_size > fileio.MAX_GAME_FILE_BYTES:
-                return None
             data += fileio.read_fd(fd, name, st.st_size)
-        return hashlib.sha256(data).hexdigest()
+        return hashlib.sha256(data).hexdigest(), st
     except (OSError, RefereeError):
         return None
     finally:
@@ -474,12 +571,7 @@ def write_all_views(paths: Sequence[Path], signers_path: Path, out_dir: Path | N
 
 def _write_all(targets: list[tuple[Path, Path]], memory: Memory, secret_path: Path | None,
                signers: agebox.Signers) -> list[GameViews]:
-    found: dict[Path, Read] = {}
-    for path, out in targets:
-        try:
-            found[path] = memory.game(path, out)
-        except RefereeError:
-            continue  # (its views say why)
+    found = memory.games(targets)  # (a file that cannot be read: its views say why)
     copies, twins = duplicate_keys(found)
     tidied: set[Path] = set()
     done: list[GameViews] = []
