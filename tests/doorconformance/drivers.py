@@ -275,7 +275,7 @@ class MailDriver(Driver):
         return [(raw, msg) for _, raw, msg in sorted(found.values(), key=lambda f: f[0])]
 
     def received(self, seat: str) -> list[Msg]:
-        from tests.test_judge_support import body_text
+        from tests.judge.support import body_text
 
         out = []
         for raw, msg in self._mails():
@@ -293,7 +293,7 @@ class MailDriver(Driver):
 
     def send(self, seat: str, text: str, place: str = "table") -> str:
         """A reply to ``seat``'s latest mail (mail has no table: always the seat's)."""
-        from tests.test_judge_support import deliver, reply
+        from tests.judge.support import deliver, reply
 
         ref = f"<{uuid.uuid4().hex}@player.example>"
         deliver(self.inbox, reply(self._latest(seat), text, msgid=ref))
@@ -516,7 +516,7 @@ class GitHubDriver(Driver):
         "test_a_misspelt_move_word_gets_the_same_rejection_at_every_door":
             "the game is sealed, and a public issue never shows why a move was refused or "
             "the closest legal moves (they may tell the mover's hand): the answer names "
-            "the refused line only (tests/test_github_door.py)",
+            "the refused line only (tests/doors/github/test_door.py)",
     }
 
     def setup(self, refuse: bool = False) -> None:
