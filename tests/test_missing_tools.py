@@ -14,6 +14,8 @@ import pytest
 
 from tests import conftest
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parent.parent
 GIT_TEST = "tests/git/test_drivers.py::test_git_merge_of_two_appended_moves_keeps_the_targets"
 SSH_TEST = "tests/git/test_drivers.py::test_a_merge_by_the_driver_passes_check_signed"

@@ -12,13 +12,12 @@ from click.testing import Result
 from referee.ledger import gamefile, replay, seats
 from referee.play.submit import play_bots
 from tests.conftest import run
+from tests.support.games import new_game_result
 
 
 def new(path: Path, players: str, *extra: object, game: str = "staufer",
         seed: str = "bots-1") -> Result:
-    result = run("new", game, path, "--players", players, "--seed", seed, *extra)
-    assert result.exit_code == 0, result.output
-    return result
+    return new_game_result(path, game, *extra, players=players, seed=seed)
 
 
 def legal(path: Path, player: str) -> list[str]:

@@ -16,6 +16,7 @@ from referee.bots.players import seat_move
 from referee.git import history
 from referee.ledger import gamefile, replay, seats, secret
 from tests.conftest import run
+from tests.support.games import new_game
 
 
 def git(repo: Path, *args: str) -> str:
@@ -27,10 +28,7 @@ def git(repo: Path, *args: str) -> str:
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
     git(tmp_path, "init", "-q")
-    path = tmp_path / "g.json"
-    result = run("new", "staufer", path, "--players", "ann,bot:ben=greedy,cat",
-                 "--seed", "git-bots")
-    assert result.exit_code == 0, result.output
+    new_game(tmp_path / "g.json", "staufer", players="ann,bot:ben=greedy,cat", seed="git-bots")
     git(tmp_path, "add", "-A")
     git(tmp_path, "commit", "-q", "-m", "new game")
     return tmp_path

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from referee.ledger import gamefile, replay
 from tests.conftest import run
+from tests.support.games import new_game
 
 SETTINGS = settings(max_examples=60, deadline=None, derandomize=True, database=None,
                     suppress_health_check=[HealthCheck.too_slow,
@@ -53,10 +54,7 @@ VALUES = st.one_of(st.none(), st.booleans(), st.integers(-3, 200_000),
 
 
 def base_game(folder: Path) -> Path:
-    path = folder / "g.json"
-    result = run("new", "staufer", path, "--players", "ann,ben,cat", "--seed", "hostile")
-    assert result.exit_code == 0, result.output
-    return path
+    return new_game(folder / "g.json", "staufer", players="ann,ben,cat", seed="hostile")
 
 
 @SETTINGS

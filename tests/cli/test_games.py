@@ -26,6 +26,7 @@ def status(path: Path, player: str | None = None) -> dict:
     return json.loads(result.output)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("name", "n"), GAMES)
 def test_whole_game_through_the_cli(tmp_path: Path, name: str, n: int) -> None:
     """Every move typed as the canonical string that `status --as` offered; a player who

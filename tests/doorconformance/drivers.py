@@ -50,7 +50,8 @@ from referee.doors.chat.events import POST_BYTES
 from referee.doors.github.answer import ANSWER_MAX
 from referee.judge import text as judge_text
 from referee.ledger import gamefile, replay, secret
-from tests.conftest import ok, run
+from tests.conftest import run
+from tests.support import games
 
 ROOT = Path(__file__).resolve().parents[2]
 SEATS = ("ann", "ben", "cat")
@@ -86,8 +87,8 @@ def first_legal(path: Path, player: str) -> str:
 
 def new_game(path: Path, players: str, *extra: str) -> None:
     """A sealed three-seat Staufer game of :data:`SEED` at ``path``."""
-    ok("new", "staufer", path, "--players", players, "--sealed", "--seed", SEED,
-       "--insecure-seed", "--id", path.stem, *extra)
+    games.new_game(path, "staufer", "--sealed", "--insecure-seed", *extra, players=players,
+                   seed=SEED, game_id=path.stem)
 
 
 def private_lines(path: Path) -> tuple[dict[str, set[str]], set[str]]:

@@ -17,14 +17,14 @@ from referee.errors import GameFileError
 from referee.git import drivers as gitdrivers
 from referee.ledger import gamefile
 from tests.conftest import require_tool, run
+from tests.support import games
 
 NOW = "2026-01-01T00:00:00Z"
 
 
 def new_game(path: Path, *extra: str, players: str = "ann,ben,cat") -> None:
-    result = run("new", "staufer", path, "--players", players, "--seed", "git-test",
-                 "--insecure-seed", "--id", "g1", *extra)
-    assert result.exit_code == 0, result.output
+    games.new_game(path, "staufer", "--insecure-seed", *extra, players=players,
+                   seed="git-test", game_id="g1")
 
 
 def play(path: Path, player: str, move: str, *extra: str) -> None:

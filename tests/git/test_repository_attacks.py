@@ -518,6 +518,7 @@ def test_publish_writes_encrypted_views_and_the_site(signed_repo: dict[str, obje
 # --- views under attack in the repository (tests/trust/test_age_views.py has the details) -----
 
 
+@pytest.mark.slow
 def test_forged_swapped_and_old_views_in_the_repository(signed_repo: dict[str, object],
                                                         tmp_path: Path) -> None:
     """The publish job writes signed views; a pull request then commits a forged view

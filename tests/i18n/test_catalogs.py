@@ -153,6 +153,7 @@ def test_the_compiled_catalog_translates_at_run_time(tmp_path: Path) -> None:
     assert found.gettext("{player} takes {n} supply.") == "{player} takes {n} supply."
 
 
+@pytest.mark.slow
 def test_the_command_line_of_the_tool(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                       monkeypatch: pytest.MonkeyPatch) -> None:
     assert tool.main([]) == 2

@@ -101,6 +101,7 @@ def test_english_parse_errors_are_unchanged() -> None:
                    "closest legal moves:", "  pass 3, kept a card"]
 
 
+@pytest.mark.slow
 def test_a_dynasties_parse_error_by_mail_is_answered_in_german(tmp_path: Path) -> None:
     """... in a clocked game: the mail's clock block is German too."""
     setup = Setup(tmp_path, game="dynasties", gid="dyn-1", extra=("--clock", "2d+1d/5d"))

@@ -11,10 +11,14 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from referee.judge.store import read_state
 from referee.ledger import gamefile, replay
 from tests.judge.support import STYLES, Player, body_text, deliver, outbox_messages
 from tests.judge.test_maildir_loop import SENDER, Setup
+
+pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[2]
 JUDGE = ("from referee.engine import register; register('toy', 'tests.toygame'); "

@@ -75,12 +75,14 @@ def reached(start: str, forbidden: tuple[str, ...], direct_email: str = "referee
     return chains
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("module", core_modules())
 def test_no_module_of_the_judge_core_reaches_a_transport(module: str) -> None:
     found = reached(module, TRANSPORT)
     assert found == [], f"{module} reaches: " + "; ".join(" -> ".join(c) for c in found)
 
 
+@pytest.mark.slow
 def test_the_contracts_name_packages_and_the_check_sees_a_door() -> None:
     core = contract("The judge's core knows no transport")
     assert core["source_modules"] == ["referee.judge"]
@@ -92,6 +94,7 @@ def test_the_contracts_name_packages_and_the_check_sees_a_door() -> None:
     assert reached("referee.doors.chat.link", ("nio",), "referee.doors.chat")
 
 
+@pytest.mark.slow
 def test_no_door_imports_another_and_chat_reads_no_mail() -> None:
     assert reached("referee.doors.chat", ("referee.mail", "referee.doors.mail")) == []
     for module in [m for m in modules() if m.startswith("referee.doors.chat")]:

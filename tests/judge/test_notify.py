@@ -10,6 +10,7 @@ import shutil
 import stat
 from pathlib import Path
 
+import pytest
 from click.testing import Result
 
 from referee.judge.store import JOURNAL_NAME, STATE_NAME
@@ -114,6 +115,7 @@ def test_a_whole_game_notifies_the_channels_and_never_shows_a_url(
                if p.exists())
 
 
+@pytest.mark.slow
 def test_a_failing_channel_is_retried_and_its_error_told_in_the_next_mail(
         tmp_path: Path, receiver: Receiver) -> None:  # noqa: F811
     setup = _setup(tmp_path)

@@ -186,6 +186,7 @@ def test_the_judge_with_a_long_poll_answers_a_mail_at_once(tmp_path: Path) -> No
         judge.wait(30)
 
 
+@pytest.mark.slow
 def test_imap_without_idle_flag_waits_with_idle_when_the_server_offers_it(
         servers: tuple[Dovecot, int, Delivering]) -> None:  # noqa: F811
     from referee.doors.mail.transport import ImapInbox

@@ -24,6 +24,7 @@ from referee.engine import get_game
 from referee.errors import GameFileError, MalformedMove
 from referee.ledger import fileformat, gamefile, schema, strictjson
 from tests.conftest import ok, run
+from tests.support.games import new_game
 
 ROOT = Path(__file__).resolve().parents[2]
 NOW = "2026-11-30T10:00:00Z"
@@ -46,9 +47,8 @@ def refused(path: Path, *words: str, command: tuple[str, ...] = ("check",)) -> s
 def clean(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """An open 3-player Staufer game with names, addresses, logins and one move."""
     path = tmp_path_factory.mktemp("clean") / "g.json"
-    ok("new", "staufer", path, "--players",
-       "ann=Ann <ann@example.org>,ben=Ben <ben@example.org>,cat", "--seed", "bounds",
-       "--github", "ann=ann-gh")
+    new_game(path, "staufer", "--github", "ann=ann-gh",
+             players="ann=Ann <ann@example.org>,ben=Ben <ben@example.org>,cat", seed="bounds")
     ok("move", path, "--as", "ann", "supply 2")
     data = json.loads(path.read_text())
     data["log"][0]["mail"] = "<m1@example.org>"

@@ -18,6 +18,7 @@ from referee.engine import Game, Match, get_game
 from referee.engine.rng import Rng
 from referee.ledger import dataversions, gamefile, replay, secret
 from tests.conftest import ok, run
+from tests.support import games
 
 PLAYERS = ["ann", "ben", "cat", "dan"]
 
@@ -92,9 +93,7 @@ def variant() -> Iterator[Callable[[str, Callable[[dict[str, Any]], None]], str]
 def new_game(tmp_path: Path, name: str, pin: str, n: int = 3) -> Path:
     """A new game file whose header pins ``pin`` (as a referee with that data made it)."""
     path = tmp_path / f"{name}.json"
-    result = run("new", name, path, "--players", ",".join(PLAYERS[:n]), "--seed", "dv",
-                 "--id", "g1")
-    assert result.exit_code == 0, result.output
+    games.new_game(path, name, players=",".join(PLAYERS[:n]), seed="dv", game_id="g1")
     data = json.loads(path.read_text(encoding="utf-8"))
     data["rules"] = pin
     path.write_text(gamefile.dumps(data), encoding="utf-8")

@@ -250,6 +250,7 @@ def test_a_copy_of_a_game_made_by_an_earlier_release_is_refused_unreplayed(
 # --- a sealed game's bot seat tells nothing ----------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_forged_bot_move_in_a_sealed_game_names_the_entry_not_the_bots_move(
         repo: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
     """A sealed game with a bot seat: ann writes a move for cat's bot that is not the

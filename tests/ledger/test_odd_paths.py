@@ -16,6 +16,7 @@ from click.testing import Result
 
 from referee.ledger import fileio
 from tests.conftest import run
+from tests.support.games import new_game
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -30,10 +31,7 @@ def assert_rejected(result: Result, code: int, *fragments: str) -> None:
 
 @pytest.fixture
 def game(tmp_path: Path) -> Path:
-    path = tmp_path / "g.json"
-    result = run("new", "toy", path, "--players", "ann,ben", "--seed", "s1", "--id", "g1")
-    assert result.exit_code == 0, result.output
-    return path
+    return new_game(tmp_path / "g.json", "toy", seed="s1", game_id="g1")
 
 
 # --- reading odd files ------------------------------------------------------------------

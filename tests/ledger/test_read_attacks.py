@@ -15,14 +15,13 @@ from typing import Any
 from referee.ledger import gamefile
 from referee.ledger.replay import MAX_PLAYER_RECORDS, MAX_TAKEBACKS
 from tests.conftest import run
+from tests.support.games import new_game
 
 SUPPLY_2 = {"type": "supply", "space": 2, "chests": 0, "envoy": False, "draw": False}
 
 
 def game(tmp_path: Path, *setup: tuple[str, ...]) -> Path:
-    path = tmp_path / "g.json"
-    result = run("new", "staufer", path, "--players", "ann,ben", "--seed", "red")
-    assert result.exit_code == 0, result.output
+    path = new_game(tmp_path / "g.json", "staufer", seed="red")
     for args in setup:
         result = run(*args[:1], path, *args[1:])
         assert result.exit_code == 0, result.output

@@ -11,15 +11,14 @@ from referee.cli.common import escape_text
 from referee.errors import GameFileError
 from referee.ledger import gamefile
 from tests.conftest import run
+from tests.support.games import new_game
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
 def game(tmp_path: Path) -> Path:
-    path = tmp_path / "g.json"
-    result = run("new", "toy", path, "--players", "ann,ben", "--seed", "s1", "--id", "g1")
-    assert result.exit_code == 0, result.output
+    path = new_game(tmp_path / "g.json", "toy", seed="s1", game_id="g1")
     assert run("move", path, "--as", "ann", "take 1").exit_code == 0
     return path
 

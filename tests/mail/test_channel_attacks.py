@@ -283,6 +283,7 @@ def _control_reaches(path: Path, url: str, tap: Tap) -> None:
     assert tap.connections, f"the control never reached the listener: {result.output}"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name, url, words", HTTP_ATTACKS, ids=[a[0] for a in HTTP_ATTACKS])
 def test_a_hostile_http_channel_is_refused_by_referee_notify(
         tmp_path: Path, http_tap: Tap, table: dict[str, Entry], name: str, url: str,
@@ -297,6 +298,7 @@ def test_a_hostile_http_channel_is_refused_by_referee_notify(
         _control_reaches(path, url, http_tap)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name, url, words", SMTP_ATTACKS, ids=[a[0] for a in SMTP_ATTACKS])
 def test_a_hostile_mailto_channel_is_refused_by_referee_notify(
         tmp_path: Path, smtp_tap: Tap, table: dict[str, Entry], name: str, url: str,
@@ -337,6 +339,7 @@ def _answer(setup: Setup, pid: str, line: str) -> str:
     return " ".join(body_text(mine[0]).split())
 
 
+@pytest.mark.slow
 def test_hostile_channels_set_by_mail_are_refused_and_never_reached(
         tmp_path: Path, http_tap: Tap, smtp_tap: Tap, table: dict[str, Entry]) -> None:
     setup = _judge(tmp_path)
@@ -390,6 +393,7 @@ def test_a_channel_stored_while_allowed_is_refused_before_each_send(
 # --- past the set-time check: rebinding, redirects, the guard itself ----------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind, name, url", [("http", *a[:2]) for a in HTTP_ATTACKS]
                          + [("smtp", *a[:2]) for a in SMTP_ATTACKS],
                          ids=[a[0] for a in HTTP_ATTACKS + SMTP_ATTACKS])
@@ -414,6 +418,7 @@ def in_a_send() -> bool:
     return guard._ACTIVE.get() is not None
 
 
+@pytest.mark.slow
 def test_a_dns_answer_that_changes_after_the_check_is_refused_at_the_connection(
         tmp_path: Path, http_tap: Tap, hosts: dict[str, Entry],
         public_stand_in: None) -> None:
@@ -446,6 +451,7 @@ def redirector(http_tap: Tap, hosts: dict[str, Entry], public_stand_in: None
     server.server_close()
 
 
+@pytest.mark.slow
 def test_a_redirect_to_loopback_is_not_followed(tmp_path: Path, http_tap: Tap,
                                                 redirector: Tap) -> None:
     setup = _judge(tmp_path)

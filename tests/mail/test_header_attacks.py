@@ -249,6 +249,7 @@ def test_cli_fuzzed_headers(cli: Cli) -> None:
     check()
 
 
+@pytest.mark.slow
 def test_judge_fuzzed_headers(judge: JudgeRun) -> None:
     @FUZZ
     @given(st.data(), st.booleans())

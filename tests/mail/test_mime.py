@@ -111,6 +111,7 @@ names = st.text(st.characters(codec="utf-8", categories=("L", "Nd"), include_cha
                 max_size=40)
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(name=names, subject=names, player=st.from_regex(r"[a-z][a-z0-9_-]{0,20}", fullmatch=True),
        refs=st.integers(0, 4), body=st.text(max_size=300))

@@ -21,6 +21,7 @@ import pytest
 from referee.ledger import gamefile
 from referee.mail import notify
 from tests.conftest import ok, require_module, require_tool, run
+from tests.support.games import new_game
 
 PLAYERS = "ann=Ann <ann@example.org>,ben=Ben <ben@example.org>,cat=Cat <cat@example.org>"
 
@@ -67,10 +68,8 @@ def receiver() -> Iterator[Receiver]:
 
 
 def sealed_game(tmp_path: Path, name: str = "g.json") -> Path:
-    path = tmp_path / name
-    ok("new", "toy", path, "--sealed", "--seed", "s-1", "--insecure-seed", "--id", "g1",
-       "--players", PLAYERS)
-    return path
+    return new_game(tmp_path / name, "toy", "--sealed", "--insecure-seed", players=PLAYERS,
+                    seed="s-1", game_id="g1")
 
 
 def _refused(code: int, path: Path, *args: object, words: tuple[str, ...] = ()) -> str:
@@ -255,6 +254,7 @@ def test_test_posts_to_the_url_before_storing_it(tmp_path: Path, receiver: Recei
     assert len(receiver.at("hook/SECRET")) == 2
 
 
+@pytest.mark.slow
 def test_a_failed_test_stores_nothing_and_tells_no_url(tmp_path: Path,
                                                       receiver: Receiver) -> None:
     path = sealed_game(tmp_path)

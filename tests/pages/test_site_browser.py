@@ -27,6 +27,8 @@ from referee.pages.site import build_site
 from tests.conftest import missing
 from tests.pictures.test_pictures import make_game
 
+pytestmark = pytest.mark.slow
+
 BROWSERS = ("chromium", "chromium-browser", "google-chrome", "chrome")
 
 

@@ -153,6 +153,7 @@ def test_a_new_referee_draws_everything(games: Path, tmp_path: Path,
     same_as_full(games, out, tmp_path)
 
 
+@pytest.mark.slow
 def test_an_edited_or_missing_output_file_is_drawn_again(games: Path,
                                                          tmp_path: Path) -> None:
     """A game's folder removed: drawn again. A page removed, added or edited inside a kept
@@ -283,6 +284,7 @@ def test_a_hostile_record_writes_nothing_outside_and_skips_no_change(
     same_as_full(games, out, tmp_path)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("damage", ["cut", "garbage", "big", "type", "summary", "flipped",
                                     "link"])
 def test_a_damaged_record_is_a_full_build(games: Path, tmp_path: Path, damage: str,

@@ -364,6 +364,7 @@ def _elementtree_text(canvas: object) -> str:
     return text
 
 
+@pytest.mark.slow
 def test_the_svg_writer_writes_elementtree_s_bytes(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every picture and tile of both games (English and German, several positions and
     viewers, the site's shared pieces too) is the text ElementTree wrote."""

@@ -43,6 +43,7 @@ def fork_and_kill(game: Path, secret: Path, delay: float) -> None:
     os.waitpid(pid, 0)
 
 
+@pytest.mark.slow
 def test_kill_at_random_moments_leaves_both_or_neither(tmp_path: Path) -> None:
     t0 = time.perf_counter()
     fileio.create_pair(tmp_path / "probe.json", GAME_TEXT, tmp_path / "probe.secret",

@@ -17,6 +17,7 @@ import pytest
 from click.testing import Result
 
 from tests.conftest import run
+from tests.support.games import new_game
 
 KEY = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmU\n" \
       "-----END OPENSSH PRIVATE KEY-----\n"
@@ -24,10 +25,7 @@ KEY = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmU\n" \
 
 @pytest.fixture
 def game(tmp_path: Path) -> Path:
-    path = tmp_path / "g.json"
-    result = run("new", "staufer", path, "--players", "ann,ben", "--sealed", "--nonces")
-    assert result.exit_code == 0, result.output
-    return path
+    return new_game(tmp_path / "g.json", "staufer", "--sealed", "--nonces")
 
 
 def _refused(result: Result, path: Path, before: bytes) -> None:

@@ -13,6 +13,7 @@ import pytest
 from referee.ledger import gamefile, replay
 from tests.conftest import ok, run
 from tests.leaks import assert_hidden
+from tests.support.games import new_game
 
 
 @pytest.fixture
@@ -141,9 +142,7 @@ def test_nonces_before_the_first_move(tmp_path: Path) -> None:
 
 @pytest.fixture
 def game(tmp_path: Path) -> Path:
-    path = tmp_path / "g.json"
-    ok("new", "toy", path, "--players", "ann,ben", "--seed", "u")
-    return path
+    return new_game(tmp_path / "g.json", "toy", seed="u")
 
 
 def test_undo_own_last_move(game: Path) -> None:

@@ -9,13 +9,11 @@ from click.testing import Result
 
 from referee.ledger.replay import MAX_PLAYER_RECORDS, MAX_TAKEBACKS
 from tests.conftest import run
+from tests.support import games
 
 
 def new_game(tmp_path: Path, *extra: str) -> Path:
-    path = tmp_path / "g.json"
-    result = run("new", "staufer", path, "--players", "ann,ben", "--seed", "red", *extra)
-    assert result.exit_code == 0, result.output
-    return path
+    return games.new_game(tmp_path / "g.json", "staufer", *extra, seed="red")
 
 
 def refused(result: Result, path: Path, before: bytes, reason: str) -> None:

@@ -33,6 +33,8 @@ from tests.conftest import ok, run
 from tests.doors.chat.test_matrix import synapse_password
 from tests.matrixclient import Person
 
+pytestmark = pytest.mark.slow
+
 UNREACHABLE = "@zed:unreachable.invalid"
 
 

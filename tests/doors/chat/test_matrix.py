@@ -24,6 +24,8 @@ from tests.conftest import ok, run
 from tests.leaks import leaks
 from tests.matrixclient import Person
 
+pytestmark = pytest.mark.slow
+
 
 def judge(synapse: Any, games: Path, referee_user: str) -> str:
     """One pass of the judge in chat; its log."""

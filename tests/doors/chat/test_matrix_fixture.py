@@ -8,6 +8,8 @@ import pytest
 
 from tests.matrixserver import Synapse, http_json
 
+pytestmark = pytest.mark.slow
+
 
 def test_the_server_listens_on_loopback_and_answers(synapse: Synapse) -> None:
     assert synapse.url.startswith("http://127.0.0.1:")

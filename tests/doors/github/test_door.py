@@ -25,6 +25,7 @@ from referee.ledger import gamefile, replay, roster, secret
 from tests.conftest import ok, run
 from tests.githubevents import DATA, REPO, github_event, payload
 from tests.leaks import leaks
+from tests.support.games import new_game
 
 LOGINS = {"ann": "ann-gh", "ben": "Ben-GH", "cat": "cat-gh"}
 VENDORED = {"issues.opened": ("issue", "opened"), "issue_comment.created": ("comment", "created"),
@@ -57,8 +58,9 @@ class Runner:
 def games(tmp_path: Path) -> Path:
     folder = tmp_path / "games"
     folder.mkdir()
-    ok("new", "staufer", folder / "g1.json", "--players", "ann,ben,cat", "--seed", "gh",
-       "--id", "g1", "--github", ",".join(f"{p}={login}" for p, login in LOGINS.items()))
+    new_game(folder / "g1.json", "staufer", "--github",
+             ",".join(f"{p}={login}" for p, login in LOGINS.items()), players="ann,ben,cat",
+             seed="gh", game_id="g1")
     return folder
 
 
@@ -300,9 +302,9 @@ def test_an_answer_is_bounded_and_its_code_blocks_hold(games: Path, judge: Runne
 def sealed_games(tmp_path: Path) -> Path:
     folder = tmp_path / "sealed"
     folder.mkdir()
-    ok("new", "staufer", folder / "s1.json", "--players", "ann,ben,cat", "--sealed", "--seed",
-       "gh-sealed", "--insecure-seed", "--id", "s1", "--github",
-       ",".join(f"{p}={login}" for p, login in LOGINS.items()))
+    new_game(folder / "s1.json", "staufer", "--sealed", "--insecure-seed", "--github",
+             ",".join(f"{p}={login}" for p, login in LOGINS.items()), players="ann,ben,cat",
+             seed="gh-sealed", game_id="s1")
     return folder
 
 

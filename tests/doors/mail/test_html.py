@@ -172,6 +172,7 @@ def test_a_game_without_pictures_stays_plain(tmp_path: Path) -> None:
     assert [m.get_content_type() for m in setup.sent()] == ["text/plain"] * 4
 
 
+@pytest.mark.slow
 def test_no_html_part_shows_another_players_hidden_tokens(tmp_path: Path) -> None:
     """Mails during a game of Dynasties played by mail: each HTML part shows its reader's
     own hidden tokens (the control) and no one else's, no tile shows a hidden token, and

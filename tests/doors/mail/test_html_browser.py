@@ -19,6 +19,8 @@ from tests.doors.mail.test_html import images, start
 from tests.judge.support import body_text
 from tests.pages.test_site_browser import Browser, open_browser
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Browser]:

@@ -22,6 +22,8 @@ from tests.doors.mail.test_html_browser import shots, unpack  # noqa: F401  (a f
 from tests.doors.mail.test_html_phone import PHONE, games, start  # noqa: F401  (a fixture)
 from tests.pages.test_site_browser import Browser, open_browser
 
+pytestmark = pytest.mark.slow
+
 MEASURE = ("[document.documentElement.scrollWidth, window.innerWidth,"
            " (document.getElementById('top') || document.body).getBoundingClientRect().bottom,"
            " document.images.length ? document.images[0].getBoundingClientRect().top : 1e9]")

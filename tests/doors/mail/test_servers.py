@@ -34,6 +34,8 @@ from referee.ledger import gamefile, replay, secret
 from tests.conftest import free_port, missing, run
 from tests.judge.support import STYLES, Player, parse, summary
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[3]
 USERS = ("ann", "ben", "cat", "referee", "gm")
 PASSWORD = "secret-pw"
