@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from referee.play.reading import command_line_moves
-from tests.conftest import ok, run
+from tests.conftest import run
+from tests.support.games import new_game
 
 # Seed "x": ann opens; `deploy milano 4` asks her which figures to seat.
 SEAT_PROMPT = "Round 1: ann to choose the figures for the Move/Deploy action (seat ...)\n"
@@ -22,7 +23,7 @@ SEAT_LEGAL = ("legal moves for ann (6; a,b = one of the values):\n"
 @pytest.fixture
 def staufer(tmp_path: Path) -> Path:
     path = tmp_path / "g.json"
-    ok("new", "staufer", path, "--players", "ann,ben,cat", "--seed", "x")
+    new_game(path, "staufer", players="ann,ben,cat", seed="x")
     return path
 
 
@@ -110,7 +111,7 @@ def test_a_move_is_read_as_kindly_as_mail_reads_it(staufer: Path, words: list[st
 
 def test_dynasties_reads_capitals_and_a_trailing_period(tmp_path: Path) -> None:
     path = tmp_path / "d.json"
-    ok("new", "dynasties", path, "--players", "ann,ben,cat", "--seed", "x")
+    new_game(path, "dynasties", players="ann,ben,cat", seed="x")
     result = run("move", path, "--as", "ann", "Pass 3 Keep 1.")
     assert result.output == ("move 1: ann: pass 3 keep 1\n"
                              "round 1: ben to play a card, sit out or pass\n")
@@ -118,8 +119,8 @@ def test_dynasties_reads_capitals_and_a_trailing_period(tmp_path: Path) -> None:
 
 def test_several_moves_of_a_sealed_game_appended_unchecked(tmp_path: Path) -> None:
     path = tmp_path / "s.json"
-    ok("new", "staufer", path, "--players", "ann,ben,cat", "--sealed",
-       "--secret-out", tmp_path / "away.secret")
+    new_game(path, "staufer", "--sealed", "--secret-out", tmp_path / "away.secret",
+             players="ann,ben,cat")
     result = run("move", path, "--as", "ann", "--unchecked", "deploy milano 4", "seat noble.",
                  "x y")
     assert result.exit_code == 1

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ok, require_tool, run
+from tests.support.games import new_game
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
@@ -64,7 +65,7 @@ def test_log_in_german_marks_the_rounds_in_german() -> None:
 
 def test_an_undo_shows_no_events(tmp_path: Path) -> None:
     path = tmp_path / "g.json"
-    ok("new", "staufer", path, "--players", "ann,ben,cat", "--seed", "x")
+    new_game(path, "staufer", players="ann,ben,cat", seed="x")
     ok("move", path, "--as", "ann", "deploy milano 4")
     ok("undo", path, "--as", "ann")
     assert ok("log", path).stdout.splitlines()[:3] == [
@@ -83,7 +84,7 @@ def test_check_since_names_files_from_here_and_counts_one_as_one(
     git(repo, "init", "-q")
     git(repo, "config", "user.email", "gm@example.org")
     git(repo, "config", "user.name", "gm")
-    ok("new", "staufer", repo / "games" / "g.json", "--players", "ann,ben,cat", "--seed", "x")
+    new_game(repo / "games" / "g.json", "staufer", players="ann,ben,cat", seed="x")
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "a new game")
     ok("move", repo / "games" / "g.json", "--as", "ann", "supply 2")

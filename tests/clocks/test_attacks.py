@@ -19,6 +19,7 @@ import pytest
 from referee.clocks import clock
 from referee.ledger import gamefile, secret, vouch
 from tests.conftest import ok, run
+from tests.support.games import new_game
 
 DAY, HOUR = clock.DAY, clock.HOUR
 T0 = "2026-12-01T09:00:00Z"
@@ -36,8 +37,8 @@ class Game:
         self.secret = tmp_path / "ci" / "g.secret"
         self.secret.parent.mkdir()
         monkeypatch.setenv("REFEREE_NOW", T0)
-        ok("new", "staufer", self.path, "--players", "ann,ben", "--sealed", "--secret-out",
-           self.secret, "--clock", pace, "--vacation", str(vacation))
+        new_game(self.path, "staufer", "--sealed", "--secret-out", self.secret, "--clock", pace,
+                 "--vacation", str(vacation), players="ann,ben")
 
     def player(self, when: str, *args: str) -> Any:
         """A player's command, without the secret, at ``when``."""
@@ -188,7 +189,7 @@ def test_a_stamp_that_vouches_for_nothing_is_refused(game: Game) -> None:
 def test_an_open_game_cannot_carry_a_clock(tmp_path: Path,
                                            monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "open.json"
-    ok("new", "staufer", path, "--players", "ann,ben")
+    new_game(path, "staufer", players="ann,ben")
     data = json.loads(path.read_text())
     data["clock"] = clock.control("1d")
     data["log"] = []
@@ -202,7 +203,7 @@ def test_a_move_and_its_undo_earn_no_increment(tmp_path: Path,
     the increment gains nothing: her turn never ended."""
     monkeypatch.setenv("REFEREE_NOW", T0)
     path = tmp_path / "u.json"
-    ok("new", "staufer", path, "--players", "ann,ben", "--sealed", "--clock", "1d+12h/2d")
+    new_game(path, "staufer", "--sealed", "--clock", "1d+12h/2d", players="ann,ben")
     for hour in range(1, 4):
         monkeypatch.setenv("REFEREE_NOW", f"2026-12-01T{9 + hour:02d}:00:00Z")
         ok("move", path, "--as", "ann", "supply", "2")
@@ -216,7 +217,7 @@ def test_a_hand_made_time_control_out_of_bounds_is_refused(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "g.json"
     monkeypatch.setenv("REFEREE_NOW", T0)
-    ok("new", "staufer", path, "--players", "ann,ben", "--sealed", "--clock", "1d")
+    new_game(path, "staufer", "--sealed", "--clock", "1d", players="ann,ben")
     clean = json.loads(path.read_text())
     for change, why in (({"cap": 60}, "the cap (60 s) is less than the bank"),
                         ({"bank": 10}, "$.clock.bank"),

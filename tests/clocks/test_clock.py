@@ -15,6 +15,7 @@ from referee.errors import UsageError
 from referee.ledger import gamefile, replay, secret
 from referee.play import submit
 from tests.conftest import ok, require_module, run
+from tests.support import games
 
 DAY, HOUR = clock.DAY, clock.HOUR
 T0 = "2026-12-01T09:00:00Z"  # a Tuesday
@@ -90,7 +91,7 @@ def play_whole_game(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str,
     equal to it at points along the way and at the end."""
     path = tmp_path / f"{name}.json"
     monkeypatch.setenv("REFEREE_NOW", T0)
-    ok("new", name, path, "--players", ",".join(players), "--sealed", "--clock", pace)
+    games.new_game(path, name, "--sealed", "--clock", pace, players=",".join(players))
     bank, increment, cap = clock.parse_pace(pace)
     mine = dict.fromkeys(players, bank)
     rnd = random.Random(seed)
@@ -150,7 +151,7 @@ def test_whole_dynasties_games_keep_the_banks_an_independent_account_gives(
 def new_game(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *extra: str) -> Path:
     monkeypatch.setenv("REFEREE_NOW", T0)
     path = tmp_path / "g.json"
-    ok("new", "staufer", path, "--players", "ann,ben", "--sealed", *extra)
+    games.new_game(path, "staufer", "--sealed", *extra, players="ann,ben")
     return path
 
 
@@ -268,7 +269,7 @@ def test_forfeit_hands_the_seat_to_a_bot_for_good_and_gm_is_only_recorded(
     gm_path = tmp_path / "gm" / "g.json"
     gm_path.parent.mkdir()
     monkeypatch.setenv("REFEREE_NOW", T0)
-    ok("new", "staufer", gm_path, "--players", "ann,ben", "--sealed", "--clock", "1h")
+    games.new_game(gm_path, "staufer", "--sealed", "--clock", "1h", players="ann,ben")
     monkeypatch.setenv("REFEREE_NOW", "2026-12-01T10:00:00Z")
     assert "timeout ann (gm)" in ok("tick", gm_path.parent).output
     assert len(gamefile.read(gm_path).log) == 1  # the game master decides what follows

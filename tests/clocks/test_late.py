@@ -17,6 +17,7 @@ from tests.conftest import ok, require_tool, run
 from tests.git.test_repository_attacks import REPO_SECRET, commit, git, referee, sh
 from tests.judge.support import body_text, reply
 from tests.judge.test_maildir_loop import Setup
+from tests.support import games
 
 T0 = "2026-12-01T09:00:00Z"
 DUE = "2026-12-02 09:00 UTC"  # ann's 1 d bank from T0
@@ -24,8 +25,8 @@ DUE = "2026-12-02 09:00 UTC"  # ann's 1 d bank from T0
 
 def new_game(path: Path, monkeypatch: pytest.MonkeyPatch, *extra: str) -> None:
     monkeypatch.setenv("REFEREE_NOW", T0)
-    ok("new", "staufer", path, "--players", "ann,ben", "--sealed", "--clock", "1d+12h/2d",
-       "--timeout", "bot:random", *extra)
+    games.new_game(path, "staufer", "--sealed", "--clock", "1d+12h/2d", "--timeout",
+                   "bot:random", *extra, players="ann,ben")
 
 
 def test_move_refuses_a_move_after_the_time_ran_out_and_plays_one_just_in_time(

@@ -22,6 +22,7 @@ from referee.games.dynasties.moves import Pass, SecondTrade, Trade
 from referee.games.dynasties.pictures import draw
 from referee.pictures.svg import fit
 from tests.i18n_check import DYNASTIES, english_sentences
+from tests.support.games import new_game
 from tests.svg_fit import overflows
 
 PO = "referee/games/dynasties/locale/de/LC_MESSAGES/dynasties.po"
@@ -195,10 +196,10 @@ def test_trade_ship_with_one_card_is_that_trade_and_without_any_explained() -> N
 
 
 def test_trade_ship_through_the_cli(tmp_path: Any) -> None:
-    from tests.conftest import ok, run
+    from tests.conftest import run
 
     game = tmp_path / "g.json"
-    ok("new", "dynasties", str(game), "--players", "ann,ben,cat", "--seed", "trade-amb")
+    new_game(str(game), "dynasties", players="ann,ben,cat", seed="trade-amb")
     before = game.read_bytes()
     res = run("move", str(game), "--as", "ann", "trade 1")
     assert res.exit_code == 1

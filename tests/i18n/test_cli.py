@@ -20,6 +20,7 @@ from referee.ledger import gamefile
 from referee.play import statusview
 from tests.conftest import ok, run
 from tests.i18n_check import english_sentences
+from tests.support.games import new_game
 
 GAMES = ("staufer", "dynasties")
 
@@ -32,7 +33,7 @@ def in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 def new(tmp_path: Path, game: str, players: str = "ann,ben,cat") -> Path:
     path = Path(f"{game}.json")
-    ok("new", game, path, "--players", players, "--seed", "1")
+    new_game(path, game, players=players, seed="1")
     return path
 
 
@@ -95,7 +96,7 @@ def test_errors_and_the_move_frame_in_german(tmp_path: Path, game: str) -> None:
 
 def test_the_engines_own_explanation_and_the_closest_moves_in_german(tmp_path: Path) -> None:
     path = Path("toy.json")
-    ok("new", "toycore", path, "--players", "ann,ben", "--seed", "1")
+    new_game(path, "toycore", players="ann,ben", seed="1")
     ok("move", path, "--as", "ann", "peek")
     ok("move", path, "--as", "ben", "take", "1")
     result = run("--lang", "de", "move", path, "--as", "ann", "peek")
@@ -206,8 +207,8 @@ def test_no_english_in_the_cores_lines_over_random_games(game_name: str) -> None
 
 def test_clocks_vacations_plans_and_undo_in_german(tmp_path: Path) -> None:
     path = Path("c.json")
-    ok("new", "staufer", path, "--players", "ann,ben,cat", "--sealed", "--clock", "2d+1d/5d",
-       "--vacation", "3", "--timeout", "forfeit")
+    new_game(path, "staufer", "--sealed", "--clock", "2d+1d/5d", "--vacation", "3", "--timeout",
+             "forfeit", players="ann,ben,cat")
     clock = ok("--lang", "de", "clock", path).output.splitlines()
     assert clock[0] == ("Uhr: 2d +1d pro Zug, höchstens 5d; 3 Urlaubstage; Zeit abgelaufen: "
                         "der Platz")

@@ -21,6 +21,7 @@ from tests.conftest import ok, run
 from tests.i18n_check import DYNASTIES, STAUFER, english_sentences
 from tests.judge.support import body_text, reply
 from tests.judge.test_maildir_loop import Setup
+from tests.support.games import new_game
 
 SETTINGS = {"staufer": STAUFER, "dynasties": DYNASTIES}
 
@@ -32,7 +33,7 @@ def in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 def dynasties() -> Path:
     path = Path("d.json")
-    ok("new", "dynasties", path, "--players", "ann,ben,cat", "--seed", "1")
+    new_game(path, "dynasties", players="ann,ben,cat", seed="1")
     return path
 
 
@@ -236,8 +237,8 @@ def test_a_bad_clock_option_is_explained_in_german(options: tuple[str, ...],
 
 def test_the_clock_in_german_on_status_clock_and_its_refusals() -> None:
     path = Path("c.json")
-    ok("new", "staufer", path, "--players", "ann,ben,cat", "--sealed", "--seed", "c",
-       "--insecure-seed", "--clock", "2d+1d/5d", "--vacation", "3")
+    new_game(path, "staufer", "--sealed", "--insecure-seed", "--clock", "2d+1d/5d", "--vacation",
+             "3", players="ann,ben,cat", seed="c")
     status = ok("status", path, "--as", "ann", "--lang", "de").output
     clock_line = next(line for line in status.splitlines() if line.startswith("Uhr: "))
     assert re.fullmatch(r"Uhr: ann noch 5d \(Zeit läuft ab \d{4}-\d\d-\d\d \d\d:\d\d UTC\); "

@@ -14,6 +14,7 @@ from referee import __version__
 from referee.cli import load_all, main
 from tests.conftest import ok
 from tests.i18n_check import english_sentences
+from tests.support.games import new_game
 
 load_all()
 COMMANDS = sorted(main.commands)
@@ -97,7 +98,7 @@ def test_a_players_own_options_in_german_with_the_commands_lang() -> None:
 
 def test_help_in_the_language_the_player_of_as_recorded(tmp_path: Path) -> None:
     path = tmp_path / "g.json"
-    ok("new", "staufer", path, "--players", "ann,ben", "--seed", "1")
+    new_game(path, "staufer", players="ann,ben", seed="1")
     ok("lang", path, "--as", "ann", "de")
     out = ok("undo", path, "--as", "ann", "--help").output
     assert "  --as PLAYER    Wer zurücknimmt.  [erforderlich]\n" in out

@@ -242,7 +242,7 @@ def test_a_number_too_long_in_notation_is_malformed(game: str, text: str) -> Non
 
 def test_a_5000_digit_move_through_the_cli_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "g.json"
-    ok("new", "staufer", path, "--players", "ann,ben,cat", "--seed", "digits")
+    new_game(path, "staufer", players="ann,ben,cat", seed="digits")
     before = path.read_bytes()
     result = run("move", path, "--as", "ann", "supply " + "2" * 5000)
     assert result.exit_code == 1, result.output
@@ -266,8 +266,8 @@ def sealed_game(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], tup
         if name not in made:
             folder = tmp_path_factory.mktemp(name)
             path, key = folder / "g.json", folder / "g.secret"
-            ok("new", name, path, "--players", "bot:ann=random,bot:ben=random,bot:cat=random",
-               "--sealed", "--seed", SEED, "--secret-out", key)
+            new_game(path, name, "--sealed", "--secret-out", key,
+                     players="bot:ann=random,bot:ben=random,bot:cat=random", seed=SEED)
             assert json.loads(ok("status", path, "--json", "--secret", key).output)["finished"]
             made[name] = path, key
         return made[name]
@@ -427,8 +427,7 @@ def test_new_refuses_what_every_read_would_refuse(tmp_path: Path) -> None:
     assert result.exit_code == 2, result.output
     assert "$.rng.seed: expected `str` of length <= 256" in result.output
     assert not path.exists()
-    ok("new", "staufer", path, "--players", f"ann={'n' * 100} <{LONG_EMAIL}>,ben,cat",
-       "--seed", "s" * 256)
+    new_game(path, "staufer", players=f"ann={'n' * 100} <{LONG_EMAIL}>,ben,cat", seed="s" * 256)
     assert "ok " in ok("check", path).output
 
 

@@ -122,7 +122,7 @@ def test_only_is_recorded_and_the_json_answer_is_masked(tmp_path: Path,
 def test_an_open_game_has_no_key_to_seal_to(tmp_path: Path) -> None:
     require_module("apprise")
     path = tmp_path / "open.json"
-    ok("new", "toy", path, "--seed", "s-1", "--players", PLAYERS)
+    new_game(path, "toy", players=PLAYERS, seed="s-1")
     out = _refused(2, path, "--as", "ann", "json://example.org/hook/SECRET",
                    words=("open", "no referee key"))
     assert "SECRET" not in out
@@ -208,7 +208,7 @@ def test_a_sealed_channel_in_an_open_game_is_refused(tmp_path: Path,
     ok("notify", sealed, "--notify-private", "--as", "ann", receiver.url("a/x"))
     meta = dict(gamefile.read(sealed).log[-1]["meta"])
     path = tmp_path / "open.json"
-    ok("new", "toy", path, "--seed", "s-1", "--players", PLAYERS)
+    new_game(path, "toy", players=PLAYERS, seed="s-1")
     _append(path, {"by": "ann", "meta": meta})
     _check_refused(path, "a channel URL in an open game")
 

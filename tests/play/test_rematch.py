@@ -12,6 +12,7 @@ import pytest
 
 from referee.ledger import gamefile
 from tests.conftest import ok, run
+from tests.support.games import new_game
 
 PLAYERS = "ann=Ann A <ann@example.org>,ben=Ben B <ben@example.org>,cat"
 
@@ -30,8 +31,8 @@ def header(path: Path) -> dict[str, Any]:
 @pytest.fixture
 def done(tmp_path: Path) -> Path:
     path = tmp_path / "g1.json"
-    ok("new", "toy", path, "--players", PLAYERS, "--option", "pile=5", "--id", "toy-1",
-       "--github", "ann=annhub")
+    new_game(path, "toy", "--option", "pile=5", "--github", "ann=annhub", players=PLAYERS,
+             game_id="toy-1")
     finish(path)
     return path
 
@@ -78,7 +79,7 @@ def test_rematch_of_rematch_rotates_again(done: Path, tmp_path: Path) -> None:
 
 def test_sealed_rematch_stays_sealed(tmp_path: Path) -> None:
     old = tmp_path / "s1.json"
-    ok("new", "toy", old, "--players", PLAYERS, "--option", "pile=5", "--sealed")
+    new_game(old, "toy", "--option", "pile=5", "--sealed", players=PLAYERS)
     finish(old)
     new = tmp_path / "s2.json"
     result = ok("rematch", old, new)
@@ -94,7 +95,7 @@ def test_sealed_rematch_with_repository_secret(tmp_path: Path,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("REFEREE_SECRET", "3f9a0c7e5b1d2468" * 4)
     old = tmp_path / "r1.json"
-    ok("new", "toy", old, "--players", PLAYERS, "--option", "pile=5", "--sealed")
+    new_game(old, "toy", "--option", "pile=5", "--sealed", players=PLAYERS)
     finish(old)
     new = tmp_path / "r2.json"
     assert "derived from the repository secret" in ok("rematch", old, new).output
@@ -105,7 +106,7 @@ def test_sealed_rematch_with_repository_secret(tmp_path: Path,
 
 def test_sealed_without_secret_refused_unless_forced(tmp_path: Path) -> None:
     old = tmp_path / "s1.json"
-    ok("new", "toy", old, "--players", PLAYERS, "--option", "pile=5", "--sealed")
+    new_game(old, "toy", "--option", "pile=5", "--sealed", players=PLAYERS)
     finish(old)
     (tmp_path / "s1.json.secret").rename(tmp_path / "kept.secret")
     result = run("rematch", old, tmp_path / "s2.json")
@@ -118,7 +119,7 @@ def test_sealed_without_secret_refused_unless_forced(tmp_path: Path) -> None:
 
 def test_bot_seats_and_nonces_carry_over(tmp_path: Path) -> None:
     old = tmp_path / "b1.json"
-    ok("new", "staufer", old, "--players", "ann,ben,bot:cat=greedy", "--nonces")
+    new_game(old, "staufer", "--nonces", players="ann,ben,bot:cat=greedy")
     new = tmp_path / "b2.json"
     ok("rematch", old, new, "--force")
     fresh = header(new)
@@ -130,7 +131,7 @@ def test_bot_seats_and_nonces_carry_over(tmp_path: Path) -> None:
 
 def test_unfinished_refused_one_message_nothing_written(tmp_path: Path) -> None:
     old = tmp_path / "u1.json"
-    ok("new", "toy", old, "--players", PLAYERS)
+    new_game(old, "toy", players=PLAYERS)
     ok("move", old, "--as", "ann", "take 1")
     before = old.read_bytes()
     result = run("rematch", old, tmp_path / "u2.json")
@@ -269,7 +270,7 @@ def test_people_as_they_stand_at_the_end(tmp_path: Path) -> None:
     from referee.judge import meta
 
     old = tmp_path / "p1.json"
-    ok("new", "staufer", old, "--players", PLAYERS, "--github", "ben=benhub")
+    new_game(old, "staufer", "--github", "ben=benhub", players=PLAYERS)
     meta.append(old, "gm", {"kind": "replace", "player": "ben", "name": "Dan D",
                             "email": "dan@example.org"})
     ok("seat", old, "cat", "--bot", "greedy", "--as", "gm")
@@ -287,7 +288,7 @@ def test_bot_seats_need_no_agreement_and_paths_count_up(tmp_path: Path) -> None:
     from referee.play.rematch import humans, next_path, waiting_for
 
     path = tmp_path / "h.json"
-    ok("new", "staufer", path, "--players", "ann,ben,bot:cat=greedy")
+    new_game(path, "staufer", players="ann,ben,bot:cat=greedy")
     data = json.loads(path.read_text())
     assert humans(data) == ["ann", "ben"]
     assert waiting_for(data, ["ben"]) == ["ann"] and waiting_for(data, ["ben", "ann"]) == []

@@ -20,9 +20,8 @@ from tests.support.games import new_game
 def sealed(tmp_path: Path) -> tuple[Path, Path]:
     path, secret = tmp_path / "s.json", tmp_path / "keep" / "s.secret"
     secret.parent.mkdir()
-    ok("new", "toy", path, "--players", "ann,ben", "--sealed", "--insecure-seed",
-       "--secret-out", secret,
-       "--seed", "the-secret-seed", "--id", "s1")
+    new_game(path, "toy", "--sealed", "--insecure-seed", "--secret-out", secret, players="ann,ben",
+             seed="the-secret-seed", game_id="s1")
     return path, secret
 
 
@@ -108,7 +107,7 @@ def test_reveal_only_after_the_end_then_full_check(sealed: tuple[Path, Path]) ->
 
 def test_nonces_before_the_first_move(tmp_path: Path) -> None:
     path = tmp_path / "n.json"
-    ok("new", "toy", path, "--players", "ann,ben", "--seed", "s", "--nonces")
+    new_game(path, "toy", "--nonces", players="ann,ben", seed="s")
     assert "waiting for nonce commitments from ann, ben" in ok("status", path).output
     result = run("move", path, "--as", "ann", "take 1")
     assert result.exit_code == 1 and "waiting for nonce" in result.output
@@ -127,7 +126,7 @@ def test_nonces_before_the_first_move(tmp_path: Path) -> None:
     ok("move", path, "--as", "ann", "take 1")
     assert run("nonce", path, "--as", "ann", "x").exit_code == 2
     other = tmp_path / "o.json"
-    ok("new", "toy", other, "--players", "ann,ben", "--seed", "s", "--nonces")
+    new_game(other, "toy", "--nonces", players="ann,ben", seed="s")
     for step in range(2):
         ok("nonce", other, "--as", "ann", "n-ann", "--keep", tmp_path / f"a{step}")
         ok("nonce", other, "--as", "ben", "something else", "--keep", tmp_path / f"b{step}")
@@ -193,9 +192,8 @@ def test_forged_undo_in_the_file_is_caught(game: Path) -> None:
 
 
 def test_pending_lists_who_owes_what(tmp_path: Path) -> None:
-    ok("new", "toy", tmp_path / "a.json", "--players", "ann,ben", "--seed", "a")
-    ok("new", "toy", tmp_path / "b.json", "--players", "cat,dan", "--seed", "b", "--sealed",
-       "--insecure-seed")
+    new_game(tmp_path / "a.json", "toy", players="ann,ben", seed="a")
+    new_game(tmp_path / "b.json", "toy", "--sealed", "--insecure-seed", players="cat,dan", seed="b")
     ok("move", tmp_path / "a.json", "--as", "ann", "take 1")
     (tmp_path / "junk.json").write_text("{")
     result = run("pending", tmp_path)
@@ -221,7 +219,7 @@ def git(repo: Path, *args: str) -> None:
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
     git(tmp_path, "init", "-q")
-    ok("new", "toy", tmp_path / "g.json", "--players", "ann,ben", "--seed", "r")
+    new_game(tmp_path / "g.json", "toy", players="ann,ben", seed="r")
     ok("move", tmp_path / "g.json", "--as", "ann", "take 1")
     git(tmp_path, "add", "g.json")
     git(tmp_path, "commit", "-qm", "start")
@@ -263,7 +261,7 @@ def test_since_catches_a_header_change_and_truncation(repo: Path) -> None:
 
 
 def test_since_new_file_and_bad_revision(repo: Path) -> None:
-    ok("new", "toy", repo / "h.json", "--players", "ann,ben")
+    new_game(repo / "h.json", "toy", players="ann,ben")
     assert "(0 new moves)" in ok("check", repo / "h.json", "--since", "HEAD").output
     result = run("check", repo / "g.json", "--since", "nope")
     assert result.exit_code == 2 and "unknown git revision" in result.output

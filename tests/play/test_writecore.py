@@ -16,6 +16,7 @@ from referee.judge import meta
 from referee.ledger import fileio, vouch
 from referee.play import writecore
 from tests.conftest import ok, run
+from tests.support.games import new_game
 
 SEED = "3f9a1c7e5b2d4f6a8c0e1a3b5d7f9a1c"  # 128 bits
 ROOT = Path(__file__).resolve().parents[2]
@@ -26,8 +27,8 @@ def sealed(tmp_path: Path) -> tuple[Path, Path]:
     """A sealed toy game (ann, ben) with two moves the referee accepted."""
     path, key = tmp_path / "g.json", tmp_path / "keys" / "g.secret"
     key.parent.mkdir()
-    ok("new", "toy", path, "--players", "ann,ben", "--sealed", "--seed", SEED,
-       "--secret-out", key, "--id", "g1")
+    new_game(path, "toy", "--sealed", "--secret-out", key, players="ann,ben", seed=SEED,
+             game_id="g1")
     ok("move", path, "--as", "ann", "take 1", "--secret", key)
     ok("move", path, "--as", "ben", "take 1", "--secret", key)
     return path, key
@@ -202,7 +203,7 @@ def test_the_core_checks_a_played_move_whatever_the_caller_resolved(tmp_path: Pa
     from tests.toygame import Take
 
     path = tmp_path / "g.json"
-    ok("new", "toy", path, "--players", "ann,ben", "--seed", "core")
+    new_game(path, "toy", players="ann,ben", seed="core")
     before = path.read_bytes()
     for player, move, why in (("ben", Take(1), "not ben's turn"),
                               ("ann", Take(9), "is not legal")):
@@ -238,7 +239,7 @@ def test_the_next_write_starts_from_the_state_this_process_wrote(
     from referee.ledger import gamefile, replay
 
     path = tmp_path / "s.json"
-    ok("new", "staufer", path, "--players", "ann,ben,cat", "--seed", SEED, "--id", "s1")
+    new_game(path, "staufer", players="ann,ben,cat", seed=SEED, game_id="s1")
     calls = _counting_replays(monkeypatch)
     _play_first_legal(path)
     assert len(calls) == 1  # a file it did not write: replayed
@@ -255,7 +256,7 @@ def test_the_next_write_starts_from_the_state_this_process_wrote(
 def test_a_file_another_writer_changed_is_replayed_again(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "s.json"
-    ok("new", "staufer", path, "--players", "ann,ben,cat", "--seed", SEED, "--id", "s1")
+    new_game(path, "staufer", players="ann,ben,cat", seed=SEED, game_id="s1")
     _play_first_legal(path)
     calls = _counting_replays(monkeypatch)
     raw = json.loads(path.read_text())
@@ -275,7 +276,7 @@ def test_a_refused_write_leaves_no_kept_state_behind(
     from referee.ledger import gamefile, replay
 
     path = tmp_path / "s.json"
-    ok("new", "staufer", path, "--players", "ann,ben,cat", "--seed", SEED, "--id", "s1")
+    new_game(path, "staufer", players="ann,ben,cat", seed=SEED, game_id="s1")
     _play_first_legal(path)
     calls = _counting_replays(monkeypatch)
     before = path.read_bytes()

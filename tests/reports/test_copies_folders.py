@@ -14,6 +14,7 @@ import pytest
 
 from referee.ledger import identity
 from tests.conftest import ok, run
+from tests.support.games import new_game
 
 PROMPT = "Round 1: ann to choose an action (supply/deploy)"
 SINCE = "2026-01-01T00:00:00Z"  # REFEREE_NOW of the tests
@@ -23,7 +24,7 @@ SINCE = "2026-01-01T00:00:00Z"  # REFEREE_NOW of the tests
 def folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """game.json and its backup (a newer file), the current folder."""
     monkeypatch.chdir(tmp_path)
-    ok("new", "staufer", "game.json", "--players", "ann,ben,cat", "--seed", "x", "--id", "g1")
+    new_game("game.json", "staufer", players="ann,ben,cat", seed="x", game_id="g1")
     shutil.copy("game.json", "backup.json")
     newer(Path("backup.json"), Path("game.json"))
     return tmp_path
@@ -92,7 +93,7 @@ def test_other_json_beside_the_games_is_passed_over(folder: Path) -> None:
 
 def test_check_a_folder_checks_every_game_file_in_it(folder: Path) -> None:
     Path("sub").mkdir()
-    ok("new", "toy", "sub/t.json", "--players", "ann,ben", "--seed", "s")
+    new_game("sub/t.json", "toy", players="ann,ben", seed="s")
     Path("game.views.json").write_text('{"format": "referee-views/1"}\n')
     Path(".hidden.json").write_text("{")
     result = run("check", ".")
@@ -153,8 +154,8 @@ def test_a_folder_takes_a_game_file_by_its_head_as_the_format_says() -> None:
 def test_pending_of_a_sealed_game_without_its_secret_points_to_status(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
-    ok("new", "staufer", "s.json", "--players", "ann,ben,cat", "--sealed", "--secret-out",
-       tmp_path / "away.secret")
+    new_game("s.json", "staufer", "--sealed", "--secret-out", tmp_path / "away.secret",
+             players="ann,ben,cat")
     shutil.copy("s.json", "s-backup.json")
     newer(Path("s-backup.json"), Path("s.json"))
     result = run("pending", ".")

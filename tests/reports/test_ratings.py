@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import ok, run
+from tests.support.games import new_game
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ["staufer-3p.json", "staufer-5p.json", "dynasties-3p.json", "dynasties-5p.json"]
@@ -29,8 +30,8 @@ TOY_GAMES = {
 
 def toy(folder: Path, name: str, moves: list[tuple[str, int]]) -> Path:
     path = folder / f"{name}.json"
-    ok("new", "toy", path, "--players", PEOPLE, "--option", "pile=5", "--id", f"toy-{name}",
-       "--seed", f"seed-{name}")
+    new_game(path, "toy", "--option", "pile=5", players=PEOPLE, seed=f"seed-{name}",
+             game_id=f"toy-{name}")
     for player, n in moves:
         ok("move", path, "--as", player, f"take {n}")
     return path
@@ -44,8 +45,8 @@ def league(folder: Path, *extra: object) -> dict[str, Any]:
 def bot_game(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A Staufer game that three random bots play to its end when it is made."""
     path = tmp_path_factory.mktemp("bots") / "bots.json"
-    ok("new", "staufer", path, "--players", "bot:ann=random,bot:ben=random,bot:cat=random",
-       "--seed", "bots", "--id", "staufer-bots")
+    new_game(path, "staufer", players="bot:ann=random,bot:ben=random,bot:cat=random", seed="bots",
+             game_id="staufer-bots")
     return path
 
 
@@ -142,7 +143,7 @@ def test_failing_unfinished_and_copied_files_are_skipped(tmp_path: Path,
         t1.replace('"toy-t1"', '"toy-forged"').replace('{"n":2}', '{"n":3}'))
     (folder / "u1.json").write_text(t1)  # the same game twice: it counts once
     unfinished = folder / "t4.json"
-    ok("new", "toy", unfinished, "--players", PEOPLE, "--option", "pile=5")
+    new_game(unfinished, "toy", "--option", "pile=5", players=PEOPLE)
     ok("move", unfinished, "--as", "ann", "take 1")
     (folder / "junk.json").write_text("{not json")
     out = league(folder)
@@ -163,7 +164,7 @@ def sealed_toy(folder: Path) -> Path:
     """A folder holding s.json, a sealed toy game played to its end, with its secret."""
     folder.mkdir()
     path = folder / "s.json"
-    ok("new", "toy", path, "--players", PEOPLE, "--option", "pile=5", "--sealed")
+    new_game(path, "toy", "--option", "pile=5", "--sealed", players=PEOPLE)
     for player, n in TOY_GAMES["t1"]:
         ok("move", path, "--as", player, f"take {n}")
     return folder
@@ -190,7 +191,7 @@ def test_two_players_of_one_name_are_told_apart(tmp_path: Path) -> None:
     folder.mkdir()
     for name, first in (("a", "ann=Ann <one@example.org>"), ("b", "ann=Ann <two@example.org>")):
         path = folder / f"{name}.json"
-        ok("new", "toy", path, "--players", f"{first},ben", "--option", "pile=5")
+        new_game(path, "toy", "--option", "pile=5", players=f"{first},ben")
         ok("move", path, "--as", "ann", "take 3")
         ok("move", path, "--as", "ben", "take 2")
     rows = league(folder)["tables"]["toy"]
@@ -285,10 +286,10 @@ def test_the_league_page_counts_the_games_in_play_in_one_line(tmp_path: Path,
     fill(folder, bot_game, ["staufer-3p.json", "dynasties-3p.json"])
     for n in (1, 2):
         open_game = folder / f"open{n}.json"
-        ok("new", "staufer", open_game, "--players", "ann,ben,cat", "--seed", f"s{n}")
+        new_game(open_game, "staufer", players="ann,ben,cat", seed=f"s{n}")
     sealed = folder / "sealed.json"  # its secret kept elsewhere: not counted, listed
-    ok("new", "staufer", sealed, "--players", "ann,ben,cat", "--sealed",
-       "--secret-out", tmp_path / "sealed.secret")
+    new_game(sealed, "staufer", "--sealed", "--secret-out", tmp_path / "sealed.secret",
+             players="ann,ben,cat")
     ok("site", folder, "-o", tmp_path / "site")
     page = (tmp_path / "site" / "league.html").read_text()
     assert "<p>2 games still in play: rated when they end.</p>" in page

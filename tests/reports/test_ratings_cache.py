@@ -19,6 +19,7 @@ import pytest
 from referee.ledger import cachedb, replay
 from tests.conftest import ok, run
 from tests.reports.test_ratings import EXAMPLES, ROOT, TOY_GAMES, sealed_toy, toy
+from tests.support.games import new_game
 
 
 @pytest.fixture
@@ -103,7 +104,7 @@ def test_a_sealed_game_is_never_served_across_secrets(tmp_path: Path,
 
 def test_pending_rows_are_kept_per_language(tmp_path: Path) -> None:
     game = tmp_path / "g.json"
-    ok("new", "staufer", game, "--players", "ann,ben,cat", "--seed", "lang")
+    new_game(game, "staufer", players="ann,ben,cat", seed="lang")
     german = ok("--lang", "de", "pending", game).stdout
     english = ok("pending", game).stdout
     assert "Runde 1" in german and "Round 1" in english

@@ -13,6 +13,7 @@ from click.testing import Result
 from referee.engine import rng
 from referee.ledger import gamefile, secret
 from tests.conftest import ok, run
+from tests.support.games import new_game
 
 SEED = "3f9a1c7e5b2d4f6a8c0e1a3b5d7f9a1c"  # 128 bits
 
@@ -28,8 +29,8 @@ def refused(result: Result, code: int, *words: str) -> None:
 def refereed(tmp_path: Path) -> tuple[Path, Path]:
     """A sealed toy game in which the referee (holding the secret) accepted 3 moves."""
     path, key = tmp_path / "g.json", tmp_path / "g.secret"
-    ok("new", "toy", path, "--players", "ann,ben", "--sealed", "--seed", SEED,
-       "--secret-out", key, "--id", "g1")
+    new_game(path, "toy", "--sealed", "--secret-out", key, players="ann,ben", seed=SEED,
+             game_id="g1")
     for player in ("ann", "ben", "ann"):
         ok("move", path, "--as", player, "take 1", "--secret", key)
     return path, key
@@ -109,7 +110,7 @@ def test_a_short_seed_is_refused_for_a_sealed_game(tmp_path: Path) -> None:
     refused(run("new", "toy", path, "--players", "ann,ben", "--sealed", "--seed", "271828"),
             2, "about 20 bits", "at least 128")
     assert not path.exists() and not (tmp_path / "g.json.secret").exists()
-    ok("new", "toy", path, "--players", "ann,ben", "--seed", "271828")  # open: no secret
+    new_game(path, "toy", players="ann,ben", seed="271828")  # open: no secret
 
 
 def test_one_repository_secret_serves_every_sealed_game(tmp_path: Path) -> None:
@@ -137,8 +138,8 @@ def test_nobody_can_grind_a_nonce(tmp_path: Path) -> None:
     """The last player cannot choose a nonce knowing the others': nonces are committed
     first, and a revealed nonce must match its commitment."""
     path = tmp_path / "g.json"
-    ok("new", "toy", path, "--players", "ann,ben", "--sealed", "--seed", SEED, "--nonces",
-       "--secret-out", tmp_path / "k")
+    new_game(path, "toy", "--sealed", "--nonces", "--secret-out", tmp_path / "k", players="ann,ben",
+             seed=SEED)
     ok("nonce", path, "--as", "ann")
     # ben tries to reveal (or to give a nonce in clear) before committing: refused
     data = json.loads(path.read_text())
@@ -155,7 +156,7 @@ def test_nobody_can_grind_a_nonce(tmp_path: Path) -> None:
 
 def test_a_nonce_revealed_before_all_commitments_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "g.json"
-    ok("new", "toy", path, "--players", "ann,ben", "--seed", "s", "--nonces")
+    new_game(path, "toy", "--nonces", players="ann,ben", seed="s")
     ok("nonce", path, "--as", "ann", "a-nonce")
     data = json.loads(path.read_text())
     data["rng"]["nonces"]["ann"] = "a-nonce"  # revealed early, by hand
@@ -167,8 +168,7 @@ def test_a_forged_sealed_choice_is_caught_and_can_be_struck(tmp_path: Path) -> N
     """A hidden choice is sealed to the referee's recipient: one that does not open with
     the game's secret is refused by `check`, and its author can strike it."""
     path, key = tmp_path / "d.json", tmp_path / "d.secret"
-    ok("new", "dynasties", path, "--players", "ann,ben,cat", "--sealed", "--seed", SEED,
-       "--secret-out", key)
+    new_game(path, "dynasties", "--sealed", "--secret-out", key, players="ann,ben,cat", seed=SEED)
     passes = [m for m in json.loads(ok("status", path, "--as", "ann", "--json", "--secret",
                                        key).output)["legal"] if m.startswith("pass")]
     ok("move", path, "--as", "ann", passes[-1], "--unchecked")
@@ -193,7 +193,7 @@ def test_a_player_cannot_write_the_game_masters_records(tmp_path: Path, meta: di
     ben, makes herself game master, changes ben's notifications or upgrades the data: every
     such record by a player makes the file invalid."""
     path = tmp_path / "g.json"
-    ok("new", "toy", path, "--players", "ann,ben", "--seed", "s")
+    new_game(path, "toy", players="ann,ben", seed="s")
     data = json.loads(path.read_text())
     gamefile.append_raw(data, {"n": 1, "by": "ann", "meta": meta})
     path.write_text(gamefile.dumps(data))

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ok, run
+from tests.support.games import new_game, new_game_result
 
 SEED = "0123456789abcdef0123456789abcdef"
 CURRENT = ("(sealed: the board is the public view its referee signed at move {n}, in\n"
@@ -26,8 +27,9 @@ def table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (tmp_path / "gm").mkdir()
     (tmp_path / "players").mkdir()
     monkeypatch.chdir(tmp_path / "players")
-    made = ok("new", "staufer", "g.json", "--players", "ann,ben,cat", "--sealed", "--seed",
-              SEED, "--secret-out", tmp_path / "gm" / "s.secret", "--id", "t1")
+    made = new_game_result("g.json", "staufer", "--sealed", "--secret-out",
+                           tmp_path / "gm" / "s.secret", players="ann,ben,cat",
+                           seed=SEED, game_id="t1")
     assert ("public view: g.public.txt; players without the secret see it with `referee "
             "status g.json`, their hands once you write their views: `referee views g.json "
             "--signers FILE` (docs/playing.md: a sealed game at one table)\n") in made.stdout
@@ -168,8 +170,8 @@ def test_in_german(table: Path) -> None:
 def test_a_game_with_nonces_names_who_owes_one(tmp_path: Path,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
-    ok("new", "dynasties", "d.json", "--players", "ann,ben,cat", "--sealed", "--nonces",
-       "--secret-out", tmp_path / "away.secret")
+    new_game("d.json", "dynasties", "--sealed", "--nonces", "--secret-out",
+             tmp_path / "away.secret", players="ann,ben,cat")
     result = run("status", "d.json")
     assert result.exit_code == 0
     assert result.stdout.splitlines()[2:] == [

@@ -25,6 +25,7 @@ from referee.ledger import gamefile, vouch
 from referee.trust import viewsign, xeddsa
 from tests import xeddsa_reference
 from tests.conftest import ok
+from tests.support.games import new_game
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -147,8 +148,8 @@ HONEST = {
 
 
 def toy_game(path: Path, players: list[str], moves: list[tuple[str, int]]) -> Path:
-    ok("new", "toy", path, "--players", ",".join(players), "--option", "pile=5",
-       "--id", f"toy-{path.stem}", "--seed", f"seed-{path.stem}")
+    new_game(path, "toy", "--option", "pile=5", players=",".join(players), seed=f"seed-{path.stem}",
+             game_id=f"toy-{path.stem}")
     for player, n in moves:
         ok("move", path, "--as", player, f"take {n}")
     return path
@@ -236,8 +237,8 @@ def copies_of(original: Path) -> list[Path]:
     renamed["id"] = "toy-h1-renamed"
     made.append(write(folder / "c4.json", renamed))
     replayed = folder / "c5.json"  # played again under another id, with a move undone
-    ok("new", "toy", replayed, "--players", f"{EVE},{ANN}", "--option", "pile=5", "--id",
-       "toy-h1-replayed", "--seed", "seed-h1")
+    new_game(replayed, "toy", "--option", "pile=5", players=f"{EVE},{ANN}", seed="seed-h1",
+             game_id="toy-h1-replayed")
     ok("move", replayed, "--as", "eve", "take 3")
     ok("move", replayed, "--as", "ann", "take 2")
     ok("undo", replayed, "--as", "ann")
@@ -373,7 +374,7 @@ def test_a_copy_under_another_seed_or_a_rechained_sealed_copy_does_not_count(
         reseeded["id"], reseeded["rng"]["seed"] = f"mine-{name}", f"another seed {name}"
         write(folder / f"reseeded-{name}.json", reseeded)
     sealed = folder / "s.json"
-    ok("new", "toy", sealed, "--players", f"{EVE},{ANN}", "--option", "pile=5", "--sealed")
+    new_game(sealed, "toy", "--option", "pile=5", "--sealed", players=f"{EVE},{ANN}")
     for player, n in HONEST["h1"][1]:
         ok("move", sealed, "--as", player, f"take {n}")
     (folder / "s2.json").write_bytes(sealed.read_bytes())  # with its secret: one game

@@ -13,6 +13,7 @@ from referee.judge.readings import hidden_in
 from referee.ledger import gamefile, replay, secret
 from referee.play.reading import read_text, reads_as_move
 from tests.conftest import ok, run
+from tests.support.games import new_game
 
 ROOM = "!abc:hs.test"
 
@@ -72,7 +73,7 @@ def test_a_post_keeps_its_columns_and_is_bounded_in_bytes() -> None:
 
 def test_chat_lines_before_the_move_are_passed_over(tmp_path: Path) -> None:
     path = tmp_path / "g.json"
-    ok("new", "staufer", path, "--players", "ann,ben,cat", "--seed", "chat")
+    new_game(path, "staufer", players="ann,ben,cat", seed="chat")
     gf = gamefile.read(path)
     match = replay.replay(gf, secret.find_seed(gf, None, path))
     game, state = match.game, match.state
@@ -93,7 +94,7 @@ def test_chat_says_how_to_answer_in_chat(tmp_path: Path) -> None:
 
     for name in ("staufer", "dynasties"):
         path = tmp_path / f"{name}.json"
-        ok("new", name, path, "--players", "ann,ben,cat", "--seed", "chat")
+        new_game(path, name, players="ann,ben,cat", seed="chat")
         gf = gamefile.read(path)
         match = replay.replay(gf, secret.find_seed(gf, None, path))
         ok("move", path, "--as", match.game.to_move(match.state)[0],
@@ -127,8 +128,8 @@ def test_a_notice_for_a_door_the_judge_does_not_run_is_logged_not_sent(tmp_path:
 
 def test_new_binds_seats_to_matrix_ids_and_seals_the_game(tmp_path: Path) -> None:
     path = tmp_path / "g.json"
-    ok("new", "staufer", path, "--players", "ann,ben,cat",
-       "--matrix", "ann=@ann:example.org,ben=@ben:example.org:8448")
+    new_game(path, "staufer", "--matrix", "ann=@ann:example.org,ben=@ben:example.org:8448",
+             players="ann,ben,cat")
     data = json.loads(path.read_text())
     assert [p.get("matrix") for p in data["players"]] == [
         "@ann:example.org", "@ben:example.org:8448", None]
@@ -151,7 +152,7 @@ def test_new_refuses_a_bad_or_shared_matrix_id(tmp_path: Path) -> None:
 
 def test_a_forged_matrix_field_fails_the_schema(tmp_path: Path) -> None:
     path = tmp_path / "g.json"
-    ok("new", "staufer", path, "--players", "ann,ben,cat", "--seed", "s")
+    new_game(path, "staufer", players="ann,ben,cat", seed="s")
     data = json.loads(path.read_text())
     data["players"][0]["matrix"] = "@ann:example.org\nX-Evil: 1"
     path.write_text(json.dumps(data))
@@ -163,7 +164,7 @@ def hidden_position(tmp_path: Path) -> tuple[object, str, str, str]:
     """A Dynasties game played by first legal moves until the player to move has a
     hidden choice: (match, player, a hidden move, a public move)."""
     path = tmp_path / "d.json"
-    ok("new", "dynasties", path, "--players", "ann,ben,cat", "--seed", "hidden")
+    new_game(path, "dynasties", players="ann,ben,cat", seed="hidden")
     for _ in range(200):
         gf = gamefile.read(path)
         match = replay.replay(gf, secret.find_seed(gf, None, path))
@@ -227,8 +228,8 @@ def test_a_homeserver_that_is_down_is_one_message_and_changes_nothing(tmp_path: 
 
     games = tmp_path / "games"
     games.mkdir()
-    ok("new", "staufer", games / "g.json", "--players", "ann,ben,cat",
-       "--matrix", "ann=@ann:hs.test,ben=@ben:hs.test,cat=@cat:hs.test")
+    new_game(games / "g.json", "staufer", "--matrix",
+             "ann=@ann:hs.test,ben=@ben:hs.test,cat=@cat:hs.test", players="ann,ben,cat")
     before = {p.name: p.read_bytes() for p in games.iterdir()}
     result = run("judge", games, "--matrix", f"http://127.0.0.1:{free_port()}",
                  "--matrix-user", "@referee:hs.test", "--once",

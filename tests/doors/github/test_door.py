@@ -359,9 +359,9 @@ def hidden_choice_game(tmp_path: Path, sealed: bool) -> tuple[Path, str, str]:
     folder = tmp_path / "dyn"
     folder.mkdir()
     path = folder / "d.json"
-    ok("new", "dynasties", path, "--players", "ann,ben,cat", "--seed", "hidden", "--id",
-       "d1", "--github", ",".join(f"{p}={login}" for p, login in LOGINS.items()),
-       *(["--sealed", "--insecure-seed"] if sealed else []))
+    new_game(path, "dynasties", "--github", ",".join(f"{p}={login}" for p, login in LOGINS.items()),
+             *(["--sealed", "--insecure-seed"] if sealed else []), players="ann,ben,cat",
+             seed="hidden", game_id="d1")
     core = Judge(Config(folder, ""), [])
     try:
         for _ in range(200):
@@ -465,8 +465,8 @@ def test_new_refuses_one_login_for_two_seats_in_any_case(tmp_path: Path) -> None
     done = run("new", "staufer", tmp_path / "g.json", "--players", "ann,ben", "--github",
                "ann=Octo,ben=octo")
     assert done.exit_code == 2 and "given for two seats" in done.output
-    ok("new", "staufer", tmp_path / "g.json", "--players", "ann,ben", "--github",
-       "ann=a-1,ben=B2", "--seed", "1")
+    new_game(tmp_path / "g.json", "staufer", "--github", "ann=a-1,ben=B2", players="ann,ben",
+             seed="1")
 
 
 @pytest.mark.parametrize("value", ["issue:0", "issue:12a", "pull:1", "comment:" + "1" * 21,
