@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# CI: install headless Chromium for the site's browser tests (tests/test_site_browser.py).
+# CI: install headless Chromium for the site's browser tests (tests/pages/test_site_browser.py).
 # Debian/Ubuntu, run as root (or with sudo available). Under CI=true the browser tests
 # fail instead of skipping when Chromium is missing, so .ci/run calls this first.
 set -euo pipefail

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# CI: the mail servers the judge tests run against (tests/test_judge_servers.py):
+# CI: the mail servers the judge tests run against (tests/doors/mail/test_servers.py):
 # Dovecot's IMAP server from Debian. The SMTP side is aiosmtpd (the test extra).
 # With CI=true those tests fail instead of skipping when Dovecot is missing.
 set -euo pipefail

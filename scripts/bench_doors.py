@@ -84,7 +84,7 @@ def mover(path: Path) -> tuple[str, str]:
 
 
 def mail_moves(tmp: Path, moves: int) -> Iterator[float]:
-    from tests.test_judge_support import deliver, parse, reply
+    from tests.judge.support import deliver, parse, reply
 
     games, inbox = tmp / "mail", tmp / "in"
     games.mkdir()

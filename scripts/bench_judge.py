@@ -7,7 +7,7 @@ the HTML mails over whole games. Figures go in docs/speed.md.
     .venv/bin/python -m scripts.bench_judge --count     # mails and their weight, whole games
 
 Starts a throwaway Dovecot and an SMTP server that delivers into its Maildirs (aiosmtpd
-in a process of its own, the handler of tests/test_judge_servers.py; needs dovecot-imapd,
+in a process of its own, the handler of tests/doors/mail/test_servers.py; needs dovecot-imapd,
 see .ci/install-mail.sh). For each game, two judges side by side: one with the pictures
 extra (HTML mails with PNG tiles of the board), one without it (resvg-py hidden, so
 every mail is plain text), each with its own GAMES sealed 3-player games and its own
@@ -49,8 +49,8 @@ from pathlib import Path
 if __package__ in (None, ""):  # run by path: make `scripts`, `tests` and `referee` importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tests.test_judge_servers import Delivering, Dovecot
-from tests.test_judge_support import Player, outbox_messages, reply
+from tests.doors.mail.test_servers import Delivering, Dovecot
+from tests.judge.support import Player, outbox_messages, reply
 
 ROOT = Path(__file__).resolve().parent.parent
 SENDER = "Referee <referee@example.org>"
@@ -191,8 +191,8 @@ def count_mails(game: str, seed: int) -> dict[str, float]:
     from collections import Counter
 
     from referee.ledger import gamefile, replay, secret
-    from tests.test_judge import Setup
-    from tests.test_judge_support import STYLES, body_text, deliver
+    from tests.judge.support import STYLES, body_text, deliver
+    from tests.judge.test_maildir_loop import Setup
 
     setup = Setup(Path(tempfile.mkdtemp(prefix="count-judge")), game=game, gid=f"{game}-1")
     rng = random.Random(seed)

@@ -45,7 +45,7 @@ from referee.engine import legal_strings
 from referee.judge import Config
 from referee.ledger import gamefile, replay
 from scripts.bench_scale import EXAMPLES, ROOT, exponent, game_copy
-from tests.test_judge_support import deliver, parse, reply
+from tests.judge.support import deliver, parse, reply
 
 SENDER = "Referee <referee@example.org>"
 

@@ -71,9 +71,9 @@ class Recorder:
 
 def mail_page(tmp: Path) -> Path:
     from referee.engine import legal_strings
-    from tests.test_judge import Setup
-    from tests.test_judge_support import body_text
-    from tests.test_mail_html_browser import unpack
+    from tests.doors.mail.test_html_browser import unpack
+    from tests.judge.support import body_text
+    from tests.judge.test_maildir_loop import Setup
 
     (tmp / "mail").mkdir()
     setup = Setup(tmp / "mail", game="staufer", gid="g1")
@@ -163,7 +163,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "img")
     args = parser.parse_args(argv)
-    from tests.test_site_browser import Browser, find_browser
+    from tests.pages.test_site_browser import Browser, find_browser
 
     binary = find_browser()
     if binary is None:

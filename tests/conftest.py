@@ -159,9 +159,9 @@ GM_ADDRESS = "gm@example.org"  # the game master of the judge tests' games
 
 
 def judge_game(tmp_path: Path, gm: str | None = None, mails: bool = True) -> Any:
-    """A started judge game of the toy game (tests/test_judge.py's Setup), with ``gm``
+    """A started judge game of the toy game (tests/judge/test_maildir_loop.py's Setup), with ``gm``
     as its game master; with ``mails``, its players have their first mails."""
-    from tests.test_judge import Setup
+    from tests.judge.test_maildir_loop import Setup
 
     setup = Setup(tmp_path)
     if gm:

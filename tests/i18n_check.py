@@ -14,7 +14,7 @@ command's syntax (``turn|every|digest``), an e-mail address, the token tag of a 
 subject (``[#ab12]``) and a quotation in single quotes (``'you must now discard'``: the
 English rulebook quoted, or the text a player typed); a game's ``notation`` (a regular
 expression) takes out its move forms and component ids, and ``ignore`` more words (player
-ids, the words of a notation that happen to be English). tests/test_i18n.py shows it
+ids, the words of a notation that happen to be English). tests/i18n/test_catalogs.py shows it
 finding English and passing German.
 """
 

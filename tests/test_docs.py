@@ -63,7 +63,7 @@ def test_nothing_cites_a_document_outside_the_repository() -> None:
 
 # the pages that describe the code as it is (the changelog is history: its paths are of then)
 CURRENT = [p for p in PAGES if p.name != "CHANGELOG.md"]
-PATH = re.compile(r"(?<![\w./-])referee/[\w./<>*-]*[\w>*]")
+PATH = re.compile(r"(?<![\w./-])(?:referee|tests)/[\w./<>*-]*[\w>*]")
 MODULE = re.compile(r"(?<![\w./-])referee(?:\.[a-z_][a-z0-9_]*)+")
 # the same shapes that are no path: key-derivation labels and example host names
 NOT_CODE = {"referee/1", "referee/bot-seat/1", "referee/game-seed/2", "referee/xeddsa-nonce",
@@ -89,9 +89,9 @@ def _module_exists(dotted: str) -> bool:
 
 
 def test_every_path_and_module_the_docs_name_exists() -> None:
-    """The docs follow the tree: every ``referee/...`` path and ``referee.x`` module named
-    in the README, CONTRIBUTING and docs/ is there (the entry-point group
-    ``referee.games`` is a package too)."""
+    """The docs follow the tree: every ``referee/...`` and ``tests/...`` path and
+    ``referee.x`` module named in the README, CONTRIBUTING and docs/ is there (the
+    entry-point group ``referee.games`` is a package too)."""
     missing = []
     for page in CURRENT:
         text = page.read_text()

@@ -27,6 +27,7 @@ from tests.leaks import (
     leaks,
     words,
 )
+from tests.support import games
 
 PLAYERS = ["ann", "ben", "cat"]
 Leak = Callable[[Any, str | None], str | list[str] | dict[str, Any] | None]
@@ -34,7 +35,7 @@ Leak = Callable[[Any, str | None], str | list[str] | dict[str, Any] | None]
 
 def new_game(tmp_path: Path, name: str) -> tuple[Path, Any]:
     path = tmp_path / f"{name}.json"
-    ok("new", name, path, "--players", ",".join(PLAYERS), "--seed", "planted-leaks")
+    games.new_game(path, name, players=",".join(PLAYERS), seed="planted-leaks")
     return path, replay.replay(gamefile.read(path)).state
 
 

@@ -14,10 +14,12 @@ import pytest
 
 from tests import conftest
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parent.parent
-GIT_TEST = "tests/test_git_drivers.py::test_git_merge_of_two_appended_moves_keeps_the_targets"
-SSH_TEST = "tests/test_git_drivers.py::test_a_merge_by_the_driver_passes_check_signed"
-OPENSSL_TEST = "tests/test_mail.py::test_send_smtp_starttls_and_auth"
+GIT_TEST = "tests/git/test_drivers.py::test_git_merge_of_two_appended_moves_keeps_the_targets"
+SSH_TEST = "tests/git/test_drivers.py::test_a_merge_by_the_driver_passes_check_signed"
+OPENSSL_TEST = "tests/mail/test_mail.py::test_send_smtp_starttls_and_auth"
 
 
 @pytest.mark.parametrize("ci", [True, False])

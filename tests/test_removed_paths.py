@@ -52,6 +52,7 @@ def _imports(path: Path) -> list[tuple[int, str]]:
     return found
 
 
+@pytest.mark.slow
 def test_nothing_imports_an_old_path() -> None:
     """The library, the tests (the Nim plug-in among them) and the scripts."""
     found = [f"{path.relative_to(ROOT)}:{line} {name}"

@@ -1,7 +1,7 @@
 """Who gets the secret in a GitHub Actions workflow, read from the workflow file: which
 jobs may run on each event (their `if:` evaluated the way GitHub evaluates it, where the
 file can tell, and their `needs`), and every place a job could hand a secret to code that
-a pull request controls. tests/test_edges_workflow.py runs it on
+a pull request controls. tests/git/test_workflow_attacks.py runs it on
 examples/github-workflow.yml and on broken copies of it, to show it finds each one.
 
 GitHub runs a `pull_request` job (and `merge_group`, `pull_request_review*`) as the pull

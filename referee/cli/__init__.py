@@ -5,7 +5,7 @@ Exit codes: 0 success; 1 rejected move or invalid game file; 2 usage error.
 Start-up is kept at the floor: ``main`` knows every command by name, the module that
 defines it and its one-line help (``COMMANDS``), and imports a command's module only when
 that command runs. ``referee --help`` lists every command from the table without
-importing any of them; tests/test_startup.py holds the table equal to the real commands.
+importing any of them; tests/cli/test_startup.py holds the table equal to the real commands.
 """
 
 from __future__ import annotations

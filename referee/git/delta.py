@@ -35,7 +35,7 @@ PLAIN = re.compile(r"[A-Za-z0-9._:-]{1,128}")
 # Bytes that let a file hold one of those values without its plain bytes: a JSON escape
 # (the strict reader and json.loads both decode \uXXXX), and the non-ASCII letters whose
 # case folding is ASCII (ids are compared case-folded: "ſ" folds to "s", "K" to "k");
-# tests/test_check_scale.py recomputes this list from every code point.
+# tests/git/test_check_scale.py recomputes this list from every code point.
 FOLDS_TO_ASCII = "\u00df\u017f\u1e9e\u212a\ufb00\ufb01\ufb02\ufb03\ufb04\ufb05\ufb06"
 MARKERS = ("\\u", *FOLDS_TO_ASCII)
 # Attributes under which the work-tree file may not be the blob's bytes: any value but

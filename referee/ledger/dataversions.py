@@ -63,7 +63,7 @@ UPGRADE = "upgrade"  # the ``kind`` of the meta entry that moves a game to other
 
 _, N_, ngettext = domain("referee")
 # versions known to this process only, beside data/versions/: game -> digest -> files
-# (tests/test_data_versions.py registers its variants of the data here)
+# (tests/ledger/test_data_versions.py registers its variants of the data here)
 _registered: dict[str, dict[str, dict[str, Any]]] = {}
 _games: dict[tuple[str, str, str], Game] = {}  # (game, rules, digest) -> game object
 

@@ -108,7 +108,7 @@ def canonical(obj: Any) -> bytes:
     """Compact JSON with sorted keys, non-ASCII as UTF-8: byte for byte what
     ``json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)`` gives
     for anything a game file can hold (no floats: they are refused on read), but made by
-    msgspec (tests/test_robust_files.py proves the equality for every code point, the
+    msgspec (tests/ledger/test_odd_paths.py proves the equality for every code point, the
     integer range and every example file)."""
     return _ENCODER.encode(obj)
 

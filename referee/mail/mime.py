@@ -12,7 +12,7 @@ folded by the standard library itself, once per distinct value (From, To and Sub
 repeat from mail to mail). Boundaries are the standard library's form, their digits
 taken from the SHA-256 of the Message-ID instead of ``random`` (the same mail, the same
 bytes), and changed like the standard library's when the text holds one.
-tests/test_mail_mime.py holds the bytes equal to the standard library's composition and
+tests/mail/test_mime.py holds the bytes equal to the standard library's composition and
 ``email.message_from_bytes`` reading every part back.
 """
 

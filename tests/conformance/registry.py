@@ -4,7 +4,7 @@ the entry points of the group ``referee.games`` and the games registered in this
 such as the toys of tests/conftest.py), with the Nim plug-in of tests/plugin/ installed
 first as a player would install it: built as a wheel from its pyproject.toml and
 installed with pip into a folder of its own, which is put on ``sys.path`` (the plug-in
-test, tests/test_plugin_game.py, uses the same install).
+test, tests/engine/test_plugin_game.py, uses the same install).
 
 Nothing of the plug-in outlives its use: :func:`plugin_on_path` restores ``sys.path``
 and drops the engine's cached game object, so that the modules that do not ask for the

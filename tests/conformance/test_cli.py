@@ -30,6 +30,7 @@ from tests.conformance.checks import players_for
 from tests.conformance.registry import BOTS, GAMES
 from tests.conftest import ok, run
 from tests.leaks import assert_hidden, assert_shows, leaks, own_items
+from tests.support.games import new_game
 
 MOVES = 12  # moves played through the CLI
 
@@ -71,7 +72,7 @@ def check_outputs(name: str, path: Path, players: list[str], ignore: list[str]) 
 def test_a_game_plays_through_the_cli_and_its_outputs_hide_what_they_must(
         name: str, tmp_path: Path) -> None:
     path, players = tmp_path / "g.json", three(name)
-    ok("new", name, path, "--players", ",".join(players), "--seed", "conformance-cli")
+    new_game(path, name, players=",".join(players), seed="conformance-cli")
     check_outputs(name, path, players, [str(tmp_path)])
     choice = random.Random(f"cli-{name}")
     for _ in range(MOVES):
@@ -97,7 +98,7 @@ def test_a_move_outside_its_bounds_is_malformed_through_the_cli(name: str,
     bound: refused as unreadable (exit 1, "cannot read", never "not legal": no rule sees
     the value), the file unchanged; the legal move itself is then accepted."""
     path, players = tmp_path / "g.json", three(name)
-    ok("new", name, path, "--players", ",".join(players), "--seed", "conformance-bounds")
+    new_game(path, name, players=",".join(players), seed="conformance-bounds")
     game = get_game(name)
     tried = 0
     for _ in range(MOVES):
@@ -135,8 +136,7 @@ def sealed_game(tmp_path_factory: pytest.TempPathFactory) -> SealedGame:
             folder = tmp_path_factory.mktemp(name)
             path, key = folder / "g.json", folder / "g.secret"
             seats = ",".join(f"bot:{p}=random" for p in three(name))
-            ok("new", name, path, "--players", seats, "--sealed", "--seed", SEED,
-               "--secret-out", key)
+            new_game(path, name, "--sealed", "--secret-out", key, players=seats, seed=SEED)
             status = json.loads(ok("status", path, "--json", "--secret", key).output)
             assert status["finished"]
             made[name] = path, key

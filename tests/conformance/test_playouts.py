@@ -30,6 +30,7 @@ def test_every_move_field_declares_its_bound(name: str) -> None:
     check_declared_bounds(get_game(name))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("name", "count"), CASES, ids=[f"{n}-{c}p" for n, c in CASES])
 def test_random_games_keep_every_promise(name: str, count: int) -> None:
     game = get_game(name)

@@ -50,7 +50,8 @@ from referee.doors.chat.events import POST_BYTES
 from referee.doors.github.answer import ANSWER_MAX
 from referee.judge import text as judge_text
 from referee.ledger import gamefile, replay, secret
-from tests.conftest import ok, run
+from tests.conftest import run
+from tests.support import games
 
 ROOT = Path(__file__).resolve().parents[2]
 SEATS = ("ann", "ben", "cat")
@@ -86,8 +87,8 @@ def first_legal(path: Path, player: str) -> str:
 
 def new_game(path: Path, players: str, *extra: str) -> None:
     """A sealed three-seat Staufer game of :data:`SEED` at ``path``."""
-    ok("new", "staufer", path, "--players", players, "--sealed", "--seed", SEED,
-       "--insecure-seed", "--id", path.stem, *extra)
+    games.new_game(path, "staufer", "--sealed", "--insecure-seed", *extra, players=players,
+                   seed=SEED, game_id=path.stem)
 
 
 def private_lines(path: Path) -> tuple[dict[str, set[str]], set[str]]:
@@ -275,7 +276,7 @@ class MailDriver(Driver):
         return [(raw, msg) for _, raw, msg in sorted(found.values(), key=lambda f: f[0])]
 
     def received(self, seat: str) -> list[Msg]:
-        from tests.test_judge_support import body_text
+        from tests.judge.support import body_text
 
         out = []
         for raw, msg in self._mails():
@@ -293,7 +294,7 @@ class MailDriver(Driver):
 
     def send(self, seat: str, text: str, place: str = "table") -> str:
         """A reply to ``seat``'s latest mail (mail has no table: always the seat's)."""
-        from tests.test_judge_support import deliver, reply
+        from tests.judge.support import deliver, reply
 
         ref = f"<{uuid.uuid4().hex}@player.example>"
         deliver(self.inbox, reply(self._latest(seat), text, msgid=ref))
@@ -516,7 +517,7 @@ class GitHubDriver(Driver):
         "test_a_misspelt_move_word_gets_the_same_rejection_at_every_door":
             "the game is sealed, and a public issue never shows why a move was refused or "
             "the closest legal moves (they may tell the mover's hand): the answer names "
-            "the refused line only (tests/test_github_door.py)",
+            "the refused line only (tests/doors/github/test_door.py)",
     }
 
     def setup(self, refuse: bool = False) -> None:

@@ -59,7 +59,10 @@ def door(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Driver]:
         driver.close()
 
 
-each_door = pytest.mark.parametrize("door", list(DRIVERS), indirect=True)
+# (the chat door runs against a real Synapse: slow, out of the fast loop)
+each_door = pytest.mark.parametrize(
+    "door", [pytest.param(name, marks=pytest.mark.slow) if name == "chat" else name
+             for name in DRIVERS], indirect=True)
 
 
 def played_line(mover: str, move: str) -> str:

@@ -13,8 +13,8 @@ from referee.games.dynasties import GAME
 from referee.games.dynasties.render import LEGEND
 from referee.games.dynasties.views import view
 from referee.play.statusview import load, status_text
+from tests.engine.test_textlayout import played
 from tests.render_narrow import board_and_legend, walk_boards
-from tests.test_textlayout import played
 
 # an abbreviation the board may use -> the legend entry that explains it
 ABBREVIATIONS = {

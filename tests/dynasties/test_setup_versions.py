@@ -17,6 +17,7 @@ from referee.games.dynasties import rules as R
 from referee.games.dynasties.state import COLOURS, State
 from referee.ledger import dataversions, gamefile, replay
 from tests.conftest import ok
+from tests.support.games import new_game
 
 FIVE = ["ann", "ben", "cat", "dan", "eve"]
 SETUPS = 2500
@@ -122,7 +123,7 @@ def test_a_game_pinned_to_dynasties_1_replays_and_plays_on_by_it(tmp_path: Path)
     is set up, replayed and continued by dynasties-1 through the CLI."""
     old, new = tmp_path / "old.json", tmp_path / "new.json"
     for path in (old, new):
-        ok("new", "dynasties", path, "--players", "ann,ben,cat", "--seed", "pin", "--id", "g")
+        new_game(path, "dynasties", players="ann,ben,cat", seed="pin", game_id="g")
     assert json.loads(new.read_text())["rules"] == GAME.data_version()
     data = json.loads(old.read_text())
     data["rules"] = f"dynasties-1+data.{GAME.data.digest}"

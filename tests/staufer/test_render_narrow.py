@@ -15,8 +15,8 @@ from referee.games.staufer import GAME
 from referee.games.staufer.render import LEGEND
 from referee.games.staufer.views import view
 from referee.play.statusview import load, status_text
+from tests.engine.test_textlayout import played
 from tests.render_narrow import board_and_legend, walk_boards
-from tests.test_textlayout import played
 
 # an abbreviation the board may use -> the legend entry that explains it
 ABBREVIATIONS = {

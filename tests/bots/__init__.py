@@ -1,0 +1,1 @@
+"""Bots (referee/bots/): bot seats, determinization, levels and `simulate`."""

@@ -1,0 +1,1 @@
+"""The judge's doors (referee/doors/): mail, chat and GitHub."""

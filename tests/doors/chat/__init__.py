@@ -1,0 +1,1 @@
+"""The chat door (referee/doors/chat/): events, seats and a real Synapse."""

@@ -1,0 +1,1 @@
+"""The GitHub door (referee/doors/github/): GitHub's own payloads."""

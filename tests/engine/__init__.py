@@ -1,0 +1,2 @@
+"""The engine (referee/engine/): the declared API, the game object, text layout, the generator,
+plug-in games."""

@@ -1,0 +1,1 @@
+"""Languages (referee/i18n.py and the catalogs): German through the CLI, help, gaps."""

@@ -1,0 +1,2 @@
+"""The judge's core (referee/judge/): its loop, store, commands and mails, played through a
+Maildir."""

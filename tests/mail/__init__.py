@@ -1,0 +1,1 @@
+"""Mail (referee/mail/): tokens, composing, delivery, headers, intake, notifications."""

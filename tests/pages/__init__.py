@@ -1,0 +1,2 @@
+"""Pages (referee/pages/): the site, its incremental build, the picture cache, in a real browser
+too."""

@@ -1,0 +1,1 @@
+"""Pictures (referee/pictures/): SVG positions and `referee show`."""

@@ -1,0 +1,1 @@
+"""Reports (referee/reports/): `pending`, `ratings`, their cache, folders of games."""
