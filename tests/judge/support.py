@@ -110,8 +110,11 @@ _PARSED: dict[tuple[str, int], EmailMessage] = {}
 
 
 def outbox_messages(outbox: Path) -> list[EmailMessage]:
-    """Every message in a Maildir (new and cur), in the order the judge wrote them."""
-    paths = [p for sub in ("new", "cur") for p in (outbox / sub).iterdir()]
+    """Every message in a Maildir (new and cur), in the order the judge wrote them. A
+    folder not made yet holds none (a judge killed while it made the Maildir makes the
+    rest when it starts again)."""
+    paths = [p for sub in ("new", "cur") if (outbox / sub).is_dir()
+             for p in (outbox / sub).iterdir()]
     stats = sorted(((p.stat().st_mtime_ns, p.name), p) for p in paths)
     out = []
     for (mtime, _), p in stats:
