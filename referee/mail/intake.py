@@ -115,11 +115,7 @@ def admit(mail: Mail, mid: MailId, seat: Seat, *, key: bytes, game_id: str,
     (without ``fresh``: 3-5, the judge's core checks freshness for every door). Raises
     Refusal (replayed, sender, forward, token, stale)."""
     check_unplayed(mail, log)
-    sender = mail.reply.sender
-    if not sender or sender.lower() not in (a.lower() for a in seat.addresses):
-        raise Refusal("sender", _("this address ({address}) is not registered for {player} "
-                                  "in game {game}").format(address=sender or "none",
-                                                           player=seat.player, game=game_id))
+    check_sender(mail, seat, game_id)
     if not check_token(key, game_id, seat.token_name, mail.reply.token):
         if mail.reply.forwarded:
             raise Refusal("forward", _("the mail is not authenticated: it is a forward, and "
@@ -138,6 +134,12 @@ def admit_link(mail: Mail, seat: Seat, *, game_id: str,
     tag stands in for the token and the Message-ID answered; freshness is the judge's.
     Raises Refusal (replayed, sender)."""
     check_unplayed(mail, log)
+    check_sender(mail, seat, game_id)
+
+
+def check_sender(mail: Mail, seat: Seat, game_id: str) -> None:
+    """Check 4: the mail comes from one of ``seat``'s registered addresses. Raises
+    Refusal (sender)."""
     sender = mail.reply.sender
     if not sender or sender.lower() not in (a.lower() for a in seat.addresses):
         raise Refusal("sender", _("this address ({address}) is not registered for {player} "

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from referee.judge.store import read_state
 from referee.ledger import gamefile, replay
 from tests.judge.support import STYLES, Player, body_text, deliver, outbox_messages
 from tests.judge.test_maildir_loop import SENDER, Setup
+from tests.support.judgestate import read_state
 
 pytestmark = pytest.mark.slow
 

@@ -17,12 +17,13 @@ from typing import Any
 import pytest
 from click.testing import Result
 
-from referee.judge.store import JOURNAL_NAME, STATE_NAME, read_state
+from referee.judge.store import JOURNAL_NAME, STATE_NAME
 from referee.ledger import gamefile
 from referee.play import reply as reply_case
 from tests.conftest import run
 from tests.judge.support import body_text, parse, reply
 from tests.judge.test_maildir_loop import PLAYERS, SENDER, Setup
+from tests.support.judgestate import read_state
 
 HOSTILE_NAME = "1000000001.hostile.test"
 HONEST_NAME = "1000000002.honest.test"

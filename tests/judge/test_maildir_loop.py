@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 from click.testing import Result
 
-from referee.judge.store import read_state
 from referee.ledger import gamefile, replay
 from referee.mail import tokens
 from tests.conftest import run
@@ -24,6 +23,7 @@ from tests.judge.support import (
     reply,
     wrapped,
 )
+from tests.support.judgestate import read_state
 
 SENDER = "Referee <referee@example.org>"
 PLAYERS = "ann=Ann <ann@example.org>,ben=Ben <ben@example.org>,cat=Cat <cat@example.org>"

@@ -23,9 +23,10 @@ from referee.doors.mail.transport import MaildirInbox
 from referee.errors import GameFileError, UsageError
 from referee.judge import Config, sweep
 from referee.judge.failures import environment_failure
-from referee.judge.store import JOURNAL_NAME, STATE_NAME, Store, read_state, write_state
+from referee.judge.store import JOURNAL_NAME, STATE_NAME, Store
 from tests.judge.support import deliver, reply
 from tests.judge.test_maildir_loop import SENDER, Setup
+from tests.support.judgestate import read_state, write_state
 
 ROOT = Path(__file__).resolve().parents[2]
 

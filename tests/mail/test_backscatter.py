@@ -27,6 +27,7 @@ from referee.mail import reference, tokens
 from tests.judge.support import Clock, body_text, deliver, parse, reply
 from tests.judge.test_maildir_loop import SENDER, Setup
 from tests.mail.test_fresh import MailGame, log_of
+from tests.support import judgestate
 
 MARK = "QUOTEME"
 
@@ -102,7 +103,7 @@ def test_fifty_strangers_get_twenty_answers_and_players_are_not_limited(toy: Set
     out = toy.send(reply(toy.latest("ann"), "take 2"))
     assert [e["by"] for e in log_of(toy.path)] == ["ann"] and to(out, "ann@example.org")
     # the state keeps no stranger's address, and at most what the rate allows
-    state = store.read_state(toy.games)
+    state = judgestate.read_state(toy.games)
     assert "stranger.example" not in json.dumps(state["strangers"])
     assert len(state["strangers"]) == 20
 
@@ -168,15 +169,15 @@ def test_a_stranger_is_answered_again_an_hour_later(tmp_path: Path) -> None:
 
 
 def test_the_record_stays_bounded_and_a_broken_one_is_read(toy: Setup) -> None:
-    data = store.read_state(toy.games)
+    data = judgestate.read_state(toy.games)
     data["strangers"] = [["x", "not a time", 0], "junk", [1, 2, 3], ["y" * 16, 1e300, 0]]
-    store.write_state(toy.games, data)
+    judgestate.write_state(toy.games, data)
     latest = toy.latest("ann")
     for k in range(30):
         deliver(toy.inbox, forged(latest, k, f"zed{k}@stranger.example"))
     toy.judge()
     assert len(toy.new_mail()) == store.STRANGER_ANSWERS
-    assert len(store.read_state(toy.games)["strangers"]) == store.STRANGER_ANSWERS
+    assert len(judgestate.read_state(toy.games)["strangers"]) == store.STRANGER_ANSWERS
 
 
 # --------------------------------------------------------------------------- the CLI

@@ -36,13 +36,13 @@ from typing import Any
 
 import pytest
 
-from referee.judge.store import read_state
 from referee.mail import notify
 from referee.mail.notify import guard, targets
 from tests.conftest import free_port, ok, require_module, run
 from tests.judge.support import body_text, reply
 from tests.judge.test_maildir_loop import Setup
 from tests.mail.test_notify import sealed_game
+from tests.support.judgestate import read_state
 
 # --- listeners --------------------------------------------------------------------------
 

@@ -19,12 +19,12 @@ import pytest
 from click.testing import Result
 
 from referee import mail
-from referee.judge.store import read_state, write_state
 from referee.ledger import gamefile, secret
 from referee.mail import tokens
 from tests.conftest import run
 from tests.judge.support import body_text, parse, reply
 from tests.judge.test_maildir_loop import SENDER, Setup
+from tests.support.judgestate import read_state, write_state
 
 STALE = "this answers an old mail; reply to the latest one"
 GM = "gm@example.org"

@@ -237,7 +237,7 @@ def test_a_seat_who_left_its_direct_room_is_invited_again(folder: Folder) -> Non
 def test_a_once_pass_keeps_its_access_token(folder: Folder) -> None:
     """A second `--once` pass takes the token the first one kept in the judge's state
     (it does not log in again: with a wrong password it still gets in)."""
-    from referee.judge.store import read_state
+    from tests.support.judgestate import read_state
 
     kept = read_state(folder.games)["chat.login"]
     assert kept["user"] == folder.referee and kept["token"]

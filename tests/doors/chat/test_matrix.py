@@ -180,7 +180,7 @@ def test_a_kill_between_playing_and_answering_neither_loses_nor_doubles(
 
     people, rooms, path, games = table["people"], table["rooms"], table["path"], \
         table["games"]
-    from referee.judge.store import read_state, write_state
+    from tests.support.judgestate import read_state, write_state
 
     saved = read_state(games)
     mover = to_move(path)
