@@ -21,6 +21,7 @@ from tests.git.test_repository_attacks import (
     passed,
     pull_request,
     push,
+    push_to_new_origin,
     referee,
     substitute,
 )
@@ -66,10 +67,7 @@ def test_a_git_game_with_a_clock_stamped_and_timed_out_by_the_clock_job(
             "ann=ann-gh,ben=ben-gh", "--sealed", "--id", "clocked", "--clock", "1d+12h/2d",
             "--timeout", "bot:random", env=secret)
     commit(repo, "a clocked game")
-    remote = tmp_path / "remote.git"
-    git(tmp_path, "init", "-q", "--bare", str(remote))
-    git(repo, "remote", "add", "origin", str(remote))
-    git(repo, "push", "-q", "origin", "main")
+    remote = push_to_new_origin(repo, tmp_path)
 
     # ann moves at 15:00 without the secret (her entry's `at` says 09:30: it counts for
     # nothing); the pull request is checked and merged; the clock job sees it at 18:00

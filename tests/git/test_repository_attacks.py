@@ -70,6 +70,16 @@ def commit(repo: Path, message: str, *extra: str) -> str:
     return git(repo, "rev-parse", "HEAD")
 
 
+def push_to_new_origin(repo: Path, tmp_path: Path) -> Path:
+    """A new bare repository as ``repo``'s origin, main pushed to it (what the publish
+    job pushes to); returns it."""
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(remote))
+    git(repo, "remote", "add", "origin", str(remote))
+    git(repo, "push", "-q", "origin", "main")
+    return remote
+
+
 # --- running the workflow as GitHub would ---------------------------------------------
 
 
@@ -487,10 +497,7 @@ def test_publish_writes_encrypted_views_and_the_site(signed_repo: dict[str, obje
     referee(repo, "new", "staufer", "games/s.json", "--players", "ann,ben", "--sealed",
             "--id", "sealed-2", env=env)
     commit(repo, "a sealed game")
-    remote = tmp_path / "remote.git"
-    git(tmp_path, "init", "-q", "--bare", str(remote))
-    git(repo, "remote", "add", "origin", str(remote))
-    git(repo, "push", "-q", "origin", "main")
+    remote = push_to_new_origin(repo, tmp_path)
     context = {"github.event_name": "push", "secrets.REFEREE_SECRET": REPO_SECRET,
                "github.sha": git(repo, "rev-parse", "HEAD")}
     passed(run_workflow(repo, context, job="publish"))
@@ -533,10 +540,7 @@ def test_forged_swapped_and_old_views_in_the_repository(signed_repo: dict[str, o
     referee(repo, "new", "staufer", "games/s.json", "--players", "ann,ben", "--sealed",
             "--id", "sealed-3", env=env)
     commit(repo, "a sealed game")
-    remote = tmp_path / "remote.git"
-    git(tmp_path, "init", "-q", "--bare", str(remote))
-    git(repo, "remote", "add", "origin", str(remote))
-    git(repo, "push", "-q", "origin", "main")
+    push_to_new_origin(repo, tmp_path)
 
     def publish() -> None:
         passed(run_workflow(repo, {"github.event_name": "push",

@@ -29,6 +29,7 @@ from tests.git.test_repository_attacks import (  # noqa: F401  (fixtures)
     passed,
     pull_request,
     pull_request_jobs,
+    push_to_new_origin,
     referee,
     refused,
     repo,
@@ -369,10 +370,7 @@ def test_the_publish_jobs_site_shows_a_sealed_games_board(
     move = legal(repo, SEALED, "ann", env=ENV)[0]
     referee(repo, "move", SEALED, "--as", "ann", move, env=ENV)
     commit(repo, "a sealed game")
-    remote = tmp_path / "remote.git"
-    git(tmp_path, "init", "-q", "--bare", str(remote))
-    git(repo, "remote", "add", "origin", str(remote))
-    git(repo, "push", "-q", "origin", "main")
+    push_to_new_origin(repo, tmp_path)
     context = {"github.event_name": "push", "secrets.REFEREE_SECRET": REPO_SECRET,
                "github.sha": git(repo, "rev-parse", "HEAD")}
     passed(run_workflow(repo, context, job="publish"))
