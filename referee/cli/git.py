@@ -1,5 +1,6 @@
 """Games in a git repository: encrypted private views (the library's
-:mod:`referee.git.views`), and git's diff and merge drivers."""
+:mod:`referee.git.views`, a view opened verified by :mod:`referee.git.viewcheck`), and
+git's diff and merge drivers."""
 
 from __future__ import annotations
 
@@ -12,7 +13,9 @@ import click
 
 from referee.cli.common import PATH, command, emit_json, read_bytes, secret_option
 from referee.git import drivers as gitdrivers
-from referee.git.views import default_signers, expected_of, verify_view, write_all_views
+from referee.git.places import default_signers
+from referee.git.viewcheck import expected_of, verify_view
+from referee.git.views import write_all_views
 from referee.trust import agebox
 
 # --- views ------------------------------------------------------------------------------

@@ -32,7 +32,7 @@ FORBIDDEN = (
     "referee.cli.bot", "referee.cli.check", "referee.cli.git", "referee.cli.info",
     "referee.cli.judge", "referee.cli.mail", "referee.cli.pictures", "referee.cli.upgrade",
     "referee.reports.pending", "referee.reports.pendingcache", "referee.mail.gamemail",
-    "referee.git.views",
+    "referee.git.views", "referee.git.viewcache", "referee.git.viewcheck", "referee.git.places",
     "referee.games.dynasties", "referee.games.staufer.explain",
     "subprocess", "tempfile", "email", "smtplib", "imaplib", "difflib", "secrets",
     "traceback", "base64", "random", "statistics", "shutil",

@@ -972,9 +972,11 @@ def test_a_view_set_that_does_not_hold_is_replayed(
     elif change == "keys":
         signers.write_text(signers.read_text() + f"ann {public_key(keys, 'ann-rsa')}\n")
     else:
-        from referee.git import views as views_module
+        from referee.git import viewcache, views
 
-        monkeypatch.setattr(views_module, "code_digest", lambda: "another referee")
+        # (looked up in both: the cache's rows and the index's source name the code)
+        monkeypatch.setattr(viewcache, "code_digest", lambda: "another referee")
+        monkeypatch.setattr(views, "code_digest", lambda: "another referee")
     index_path.write_text(json.dumps(index))
     replays.clear()
     result = write_views(game, signers)
@@ -1184,9 +1186,9 @@ def test_files_old_enough_are_told_by_their_stat_and_any_change_is_seen(
     ctime), opening none. A view put back in place with its old mtime restored, or the
     game file rewritten to other bytes of the same size with its mtime restored, moves
     the ctime: seen, and repaired or replayed."""
-    from referee.git import views as views_module
+    from referee.git import viewcache
 
-    monkeypatch.setattr(views_module, "RACY_NS", 0)
+    monkeypatch.setattr(viewcache, "RACY_NS", 0)
     path, secret = game
     folder = path.parent
     write_views(game, signers)

@@ -1,0 +1,99 @@
+"""Where a game and its repository are: the root of the git work tree holding a file,
+the allowed-signers file there (what `check --signed` and `views` read by default), a
+game file's path in its repository (what a view names it by) and the folder each game's
+views are written into. Each folder is resolved and git asked of it once a run of
+`views` (:func:`referee.git.views.write_all_views` forgets them first).
+"""
+
+from __future__ import annotations
+
+import functools
+import subprocess
+from collections.abc import Sequence
+from pathlib import Path
+
+from referee.errors import UsageError
+from referee.git import history
+
+SIGNERS_IN_REPO = Path(history.SIGNERS)  # the file `check --signed` verifies commits with
+
+
+def repo_root(path: Path) -> Path | None:
+    """The root of the git work tree holding ``path`` (None outside one, or no git)."""
+    return _git_top(path.resolve().parent)
+
+
+def _git_top(folder: Path) -> Path | None:
+    try:
+        top = subprocess.run(["git", "rev-parse", "--show-toplevel"],
+                             cwd=folder, capture_output=True, check=False)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    return Path(top.stdout.decode().strip()) if top.returncode == 0 else None
+
+
+def default_signers(game_path: Path) -> Path:
+    """``.referee/allowed_signers`` at the root of the git repository holding the game.
+    Raises UsageError outside a repository."""
+    top = repo_root(game_path)
+    if top is None:
+        raise UsageError(f"{game_path} is not in a git repository, so there is no default "
+                         "allowed-signers file", hints=["give --signers PATH"])
+    return top / SIGNERS_IN_REPO
+
+
+def repo_name(path: Path) -> str:
+    """The game file's path in its repository (its name outside one): what a view
+    names it by."""
+    if path.is_symlink():
+        return _repo_name(path.resolve())
+    folder, top = _folder(path.parent)
+    return _inside(f"{folder}/{path.name}", top) or path.name
+
+
+def _repo_name(real: Path) -> str:
+    folder, top = _folder(real.parent)
+    return _inside(f"{folder}/{real.name}", top) or real.name
+
+
+def _inside(real: str, top: str | None) -> str | None:
+    """``real`` relative to the work tree ``top`` (both resolved), or None."""
+    if top is None:
+        return None
+    if top == "/":
+        return real[1:]
+    return real[len(top) + 1:] if real.startswith(top + "/") else None
+
+
+@functools.lru_cache(maxsize=256)
+def _folder(folder: Path) -> tuple[str, str | None]:
+    """The folder resolved, and the resolved root of the work tree it is in (None
+    outside one): asked once a folder a run."""
+    real = folder.resolve()
+    top = _work_tree(real)
+    return str(real), (str(_resolved(top)) if top is not None else None)
+
+
+# Within one run of `views`, each folder is resolved and git asked of it once (for 10,000
+# games in one folder git ran 10,000 times); write_all_views forgets them first.
+_work_tree = functools.lru_cache(maxsize=256)(_git_top)
+
+
+@functools.lru_cache(maxsize=256)
+def _resolved(folder: Path) -> Path:
+    return folder.resolve()
+
+
+def view_targets(paths: Sequence[Path], out_dir: Path | None) -> list[tuple[Path, Path]]:
+    """(game, folder of its views) per game. Raises UsageError when two games' views
+    would have the same names."""
+    targets = [(p, out_dir or p.parent) for p in paths]
+    seen: dict[tuple[Path, str], Path] = {}
+    for path, out in targets:
+        key = (_resolved(out), path.stem)
+        if key in seen and seen[key].resolve() != path.resolve():
+            raise UsageError(f"{seen[key]} and {path} would write the same view files in "
+                             f"{out}", hints=["give them different names or run views "
+                                              "once per game with its own --out"])
+        seen[key] = path
+    return targets
