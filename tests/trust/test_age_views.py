@@ -1178,6 +1178,36 @@ def test_a_warm_run_parses_nothing_and_reads_every_file_it_wrote(
         "g.views.json", "keep.secret"]  # (which secret: part of the row's key)
 
 
+@pytest.mark.parametrize("change", ["code", "language", "secret"])
+def test_a_cache_row_is_for_one_referee_language_and_secret(
+        game: tuple[Path, Path], signers: Path, monkeypatch: pytest.MonkeyPatch,
+        change: str) -> None:
+    """The row's key holds the referee's code digest, the language and the secret used
+    (its bytes): another of any is a miss (the game file parsed again), never the old
+    row."""
+    from referee.git import viewcache
+
+    path, secret = game
+    write_views(game, signers)
+    parsed: list[str] = []
+    real = gamefile.parse
+    monkeypatch.setattr(gamefile, "parse", lambda raw, name, *a, **k: parsed.append(name)
+                        or real(raw, name, *a, **k))
+    assert write_views(game, signers).exit_code == 0 and parsed == []  # (the row)
+    extra: tuple[object, ...] = ()
+    if change == "code":
+        monkeypatch.setattr(viewcache, "code_digest", lambda: "another referee")
+    elif change == "language":
+        extra = ("--lang", "de")
+    else:
+        other = secret.with_name("copy.secret")  # (the same seed, other bytes)
+        other.write_text(json.dumps(json.loads(secret.read_text()), indent=4) + "\n")
+        secret = other
+    result = run(*extra, "views", path, "--signers", signers, "--secret", secret)
+    assert result.exit_code == 0, result.output
+    assert parsed == [str(path)]
+
+
 def test_files_old_enough_are_told_by_their_stat_and_any_change_is_seen(
         game: tuple[Path, Path], signers: Path, keys: Path, replays: list[str],
         monkeypatch: pytest.MonkeyPatch) -> None:
