@@ -206,17 +206,18 @@ def _leonardo(state: State, p: int, effect: R.Leonardo, city: str | None) -> Non
     state.log(f"{pl.id} put a family member on the Leonardo tile")
 
 
-def _neutral_marriage(state: State, p: int, effect: R.NeutralMarriage,
-                      city: str | None) -> None:
-    push(state, T.Marry(effect.keep_dice, player=p))
+#: the decision an effect asks of its player: what it does is that decision's (its options
+#: also tell whether the effect can be carried out at all: rules.usable)
+ASKS: dict[type, Callable[[Any, int], T.Decision]] = {
+    R.NeutralMarriage: lambda effect, p: T.Marry(effect.keep_dice, player=p),
+    R.FreeCity: lambda effect, p: T.Envoy(player=p),
+    R.Upgrade: lambda effect, p: T.Upgrade(effect.amount, player=p),
+}
 
 
-def _free_city(state: State, p: int, effect: R.FreeCity, city: str | None) -> None:
-    push(state, T.Envoy(player=p))
-
-
-def _upgrade(state: State, p: int, effect: R.Upgrade, city: str | None) -> None:
-    push(state, T.Upgrade(effect.amount, player=p))
+def _ask(state: State, p: int, effect: R.NeutralMarriage | R.FreeCity | R.Upgrade,
+         city: str | None) -> None:
+    push(state, ASKS[type(effect)](effect, p))
 
 
 def _kept(state: State, p: int, effect: R.WildArms | R.ArmsTile, city: str | None) -> None:
@@ -229,8 +230,8 @@ RUN: dict[type, Callable[[State, int, Any, str | None], None]] = {
     R.TakeFromShips: _take_from_ships, R.TakeFromBag: _take_from_bag,
     R.DrawActionCards: _draw_action_cards, R.DrawScoring: _draw_scoring,
     R.DrawScoringKeep: _draw_scoring_keep, R.Child: _child_effect, R.ArmsCity: _arms_city,
-    R.Leonardo: _leonardo, R.NeutralMarriage: _neutral_marriage, R.FreeCity: _free_city,
-    R.Upgrade: _upgrade, R.WildArms: _kept, R.ArmsTile: _kept,
+    R.Leonardo: _leonardo, R.NeutralMarriage: _ask, R.FreeCity: _ask, R.Upgrade: _ask,
+    R.WildArms: _kept, R.ArmsTile: _kept,
 }
 
 

@@ -20,7 +20,6 @@ from . import records as R
 from . import tasks as T
 from .board import (
     deal_personalities,
-    lone_cities,
     pay_table,
     payments,
     roll,
@@ -136,18 +135,14 @@ def hand_out_capital(state: State) -> None:
 
 
 def usable(state: State, p: int, key: str) -> bool:
-    """Whether a personality's effect can be carried out at all."""
+    """Whether a personality's effect can be carried out at all: an effect that asks a
+    decision (marriage, free city, upgrade) when that decision has options, the very
+    options the decision will offer (decisions.py)."""
     first = state.data.personalities[key].effects[0]
-    supply = state.players[p].supply
     if isinstance(first, R.Leonardo):
-        return state.leonardo is None and supply > 0
-    if isinstance(first, R.NeutralMarriage):
-        return state.neutral > 0 and bool(lone_cities(state, p))
-    if isinstance(first, R.FreeCity):
-        return supply > 0 and any(v is None for v in state.free_cities.values())
-    if isinstance(first, R.Upgrade):
-        return len(state.upgraded) < len(state.data.countries)
-    return True
+        return state.leonardo is None and state.players[p].supply > 0
+    ask = E.ASKS.get(type(first))
+    return ask is None or bool(decision_moves(state, ask(first, p)))
 
 
 def play_card(state: State, p: int, card: int) -> None:
