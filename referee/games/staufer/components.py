@@ -113,8 +113,6 @@ class StauferData(msgspec.Struct, frozen=True, eq=False):
     chest_mix: dict[str, dict[str, int]]  # colour -> chest type -> count
     brown_points: list[int]
     region_contract: RegionContracts
-    blue_contracts: list[BlueContract]
-    red_contracts: list[RedContract]
     vp_values: list[int]
     decks: dict[str, list[int]]
     partial_fixed: list[int]
@@ -265,8 +263,6 @@ def _build(files: Mapping[str, Any]) -> StauferData:
         chest_mix=mix,
         brown_points=_val(files, "chests", "brown_points"),
         region_contract=region_contract,
-        blue_contracts=blue,
-        red_contracts=red,
         vp_values=_val(files, "privileges", "vp_values"),
         decks={name: node["value"] for name, node in files["privileges"]["decks"].items()},
         partial_fixed=_val(files, "privileges", "partially_random_fixed"),
