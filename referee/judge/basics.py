@@ -28,6 +28,18 @@ def plays(gf: gamefile.GameFile) -> int:
     return gamefile.play_number(gf.log)
 
 
+def decision_moves(game: Loaded, player: str) -> list[str]:
+    """The legal moves of ``player``, as typed, if the game waits for their decision now
+    (not over, no nonce owed by anyone); [] otherwise. What a door numbers or links, and
+    what a number then plays."""
+    from referee import engine
+
+    match, gf = game.match, game.gf
+    if gamefile.missing_nonces(gf) or player not in gamefile.waiting(gf, match):
+        return []
+    return engine.legal_strings(match.game, match.state, player)
+
+
 def utcnow() -> dt.datetime:
     return dt.datetime.now(dt.UTC).replace(microsecond=0)
 

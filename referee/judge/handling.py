@@ -31,10 +31,10 @@ import datetime as dt
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from referee import engine, i18n
+from referee import i18n
 from referee.errors import AmbiguousMove, MalformedMove, MoveError, RefereeError
 from referee.judge import clocks, commands, meta, notices, text
-from referee.judge.basics import WATCHER, Loaded
+from referee.judge.basics import WATCHER, Loaded, decision_moves
 from referee.judge.door import Notice, Place, Said, Words
 from referee.judge.failures import describe, environment_failure
 from referee.judge.gmlines import GM_HELP, gm_meta
@@ -44,6 +44,7 @@ from referee.judge.readings import (
     echo_reason,
     hidden_in,
     near_miss,
+    number,
     readings,
 )
 from referee.ledger import gamefile
@@ -172,13 +173,10 @@ class Handling:
         said where the seat is alone, fresh: checked before), or the answer that there is
         no such number; None for any other text."""
         said = self.said
-        if not (said.door.numbers and said.place is Place.SEAT and line.isdigit()
-                and len(line) <= 3):
+        k = number(line)
+        if not (said.door.numbers and said.place is Place.SEAT and k is not None):
             return None
-        match = said.game.match
-        legal = engine.legal_strings(match.game, match.state, said.player)[:said.door.numbers] \
-            if said.player in match.game.to_move(match.state) else []
-        k = int(line)
+        legal = decision_moves(said.game, said.player)[:said.door.numbers]
         if 1 <= k <= len(legal):
             return legal[k - 1]
         return self.answer_state(said.game, said.player, [_(

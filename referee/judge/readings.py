@@ -21,15 +21,31 @@ ECHO_MAX = 80  # characters of a player's line an answer repeats
 HIDDEN_WORDS = 40  # words of a line looked at for a hidden choice inside it
 
 
+NUMBER_MAX = 3  # digits of a move's number (a door numbers at most 999 moves)
+
+
+def number(line: str) -> int | None:
+    """The move number a line is (1 to 3 ASCII digits, nothing else), or None: a door
+    that numbers its moves reads a number as its move, and only such a line."""
+    if line.isascii() and line.isdigit() and len(line) <= NUMBER_MAX:
+        return int(line)
+    return None
+
+
+def _shown(text: str) -> str:
+    """``text`` with control and format characters (and line and paragraph separators)
+    shown as U+FFFD."""
+    import unicodedata
+
+    return "".join("\ufffd" if unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp") else c
+                   for c in text)
+
+
 def echo(line: str) -> str:
     """A player's line as an answer repeats it: at most :data:`ECHO_MAX` characters,
     control and format characters shown as U+FFFD. Whatever a player types, an answer
     that quotes it stays small."""
-    import unicodedata
-
-    shown = "".join("\ufffd" if unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp") else c
-                    for c in line[:ECHO_MAX])
-    return shown + ("..." if len(line) > ECHO_MAX else "")
+    return _shown(line[:ECHO_MAX]) + ("..." if len(line) > ECHO_MAX else "")
 
 
 REASON_MAX = 600  # characters of a game's reason for refusing a line, whatever it quotes
@@ -40,13 +56,10 @@ def echo_reason(reason: str, line: str) -> str:
     quotes the player's line (as typed or as its repr) the line is cut as :func:`echo`
     cuts it, control characters shown as U+FFFD, and the whole at most
     :data:`REASON_MAX` characters."""
-    import unicodedata
-
     if len(line) > ECHO_MAX:
         for quoted in (line, repr(line)[1:-1]):
             reason = reason.replace(quoted, echo(line))
-    reason = "".join("\ufffd" if unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp") else c
-                     for c in reason[:REASON_MAX])
+    reason = _shown(reason[:REASON_MAX])
     return reason + ("..." if len(reason) == REASON_MAX else "")
 
 

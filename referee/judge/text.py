@@ -31,6 +31,12 @@ REPLY_HELP = list(MAIL_WORDS.reply)  # how to answer a mail (a door's words say 
 PRIVATE_STARTS = ("your ", "dein", "ihr ", "ihre ")
 
 
+def more_moves(n: int) -> str:
+    """The line under a list of moves cut short: how many are left, typed as listed."""
+    return ngettext("(and {n} more move: type it as listed above)",
+                    "(and {n} more moves: type them as listed above)", n).format(n=n)
+
+
 def wrap(text: str, width: int = WIDTH) -> str:
     """Every line at most ``width`` characters; a wrapped line's rest is indented."""
     out: list[str] = []

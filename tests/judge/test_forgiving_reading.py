@@ -112,3 +112,17 @@ def test_the_log_counts_a_mail_whose_first_move_was_played(tmp_path: Path) -> No
     deliver(setup.inbox, reply(setup.latest("ben"), "take 2"))
     result = setup.judge()
     assert "processed 2 mails, 1 played, 0 quarantined" in result.output
+
+
+@pytest.mark.parametrize(("line", "found"), [
+    ("7", 7), ("12", 12), ("999", 999), ("1000", None), ("", None), ("-1", None),
+    ("\u00b2", None),  # (a superscript two: str.isdigit() says yes, int() fails)
+    ("\u0661\u0662", None),  # (Arabic-Indic digits: not a number of a numbered post)
+    (" 3", None), ("3.", None),
+])
+def test_a_move_number_is_one_to_three_ascii_digits(line: str, found: int | None) -> None:
+    """One reading of a move's number for every door: the chat door that keeps a number's
+    post and the core that plays it both ask :func:`referee.judge.readings.number`."""
+    from referee.judge.readings import number
+
+    assert number(line) == found

@@ -17,7 +17,6 @@ passed over; it never stops the judge.
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING, Protocol
 
 from referee.doors.chat import events
@@ -28,6 +27,7 @@ from referee.judge.basics import WATCHER, Config
 from referee.judge.door import Door, Place, Said, Taken
 from referee.judge.failures import describe
 from referee.judge.outcome import Outcome
+from referee.judge.readings import number
 from referee.play.reading import read_text
 
 if TYPE_CHECKING:
@@ -49,7 +49,6 @@ class MatrixDoor(Protocol):
     _where: dict[str, str]
 
 QUIET = ("the judge's own", "chat", "membership")  # outcomes not counted or logged
-NUMBER = re.compile(r"[0-9]{1,3}")
 
 
 def take(door: MatrixDoor, wait: float) -> Taken:
@@ -144,7 +143,7 @@ def _handle(door: MatrixDoor, event: events.Event) -> Outcome:
         at = door.rooms.post_at(gid, event.room, event.replies_to or "")
         at = -1 if at is None else at  # (a reply to anything else: of an earlier turn)
     text = read_text(event.text)
-    if reader != WATCHER and text.moves and NUMBER.fullmatch(text.moves[0]):
+    if reader != WATCHER and text.moves and number(text.moves[0]) is not None:
         # a number plays a move of the last numbered post (referee/doors/chat/numbers.py)
         at = door.rooms.of(gid).get("numbered", {}).get(player, -1)
     kind = event.kind if event.kind in ("edit", "too_long") else "message"

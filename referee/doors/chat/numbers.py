@@ -13,9 +13,9 @@ typed as listed.
 
 from __future__ import annotations
 
-from referee import engine, i18n
-from referee.judge.basics import Loaded
-from referee.ledger import gamefile
+from referee import i18n
+from referee.judge.basics import Loaded, decision_moves
+from referee.judge.text import more_moves
 
 _, N_, ngettext = i18n.domain("referee")
 
@@ -24,16 +24,11 @@ NUMBERED_MAX = 40
 
 def numbered(game: Loaded, player: str) -> list[str]:
     """The numbered moves of ``player`` if they must decide now ([] otherwise)."""
-    match, gf = game.match, game.gf
-    if match.game.finished(match.state) or gamefile.missing_nonces(gf) or \
-            player not in gamefile.waiting(gf, match):
+    legal = decision_moves(game, player)
+    if not legal:
         return []
-    legal = engine.legal_strings(match.game, match.state, player)
     found = [_("Or type just a number to play its move:"),
              *(f"  {k:>2}  {move}" for k, move in enumerate(legal[:NUMBERED_MAX], 1))]
     if len(legal) > NUMBERED_MAX:
-        more = len(legal) - NUMBERED_MAX
-        found.append("  " + ngettext("(and {n} more move: type it as listed above)",
-                                     "(and {n} more moves: type them as listed above)",
-                                     more).format(n=more))
+        found.append("  " + more_moves(len(legal) - NUMBERED_MAX))
     return found

@@ -26,6 +26,7 @@ from referee.judge import meta
 from referee.judge.basics import WATCHER, Config, Loaded, plays
 from referee.judge.core import Judge
 from referee.judge.door import MAIL_WORDS, Door, DoorDown, Notice, Taken
+from referee.judge.text import more_moves
 from referee.ledger import gamefile, roster
 from referee.mail import mime, tokens
 from referee.mail.delivery import DeliveryError, Refused
@@ -111,11 +112,10 @@ class MailDoor(Door):
                 self._dropped.add(msgid)  # (left out by queue: no board, no tiles seen)
                 board = False
             footer[:0] = self.channels.error_note(game, player)
-        made, more = links.links(game, player, self.config.sender, self.links) \
-            if player in game.gf.players else ([], 0)
+        made, more = links.links(game, player, self.config.sender, self.links)
         block = links.plain_lines(made, more)
-        plain = notice.body.rstrip("\n") + "\n" + ("\n" + "\n".join(block)
-                                                   if block else "") + "\n".join(footer) + "\n"
+        text = notice.body.rstrip("\n") + "\n"  # (the HTML part: the links as buttons)
+        plain = text + ("\n" + "\n".join(block) if block else "") + "\n".join(footer) + "\n"
         content: mime.Leaf | mime.Multipart | None = None
         if board and not gamefile.missing_nonces(game.gf):
             viewer = player if player in game.gf.players else None
@@ -125,7 +125,8 @@ class MailDoor(Door):
                 cache=html.cache_for(self.config.games_dir),
                 seen=state.setdefault("tiles", {}).setdefault(thread, {}),
                 whole=answers is not None, links=made,
-                links_more=block[-2].strip() if more else "")
+                links_more=more_moves(more) if more else "",
+                shown=text + "\n".join(footer) + "\n")
         return mime.Mail(headers, content or mime.text(plain, mime_version=True))
 
     def queue(self, message: object) -> None:

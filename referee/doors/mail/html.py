@@ -219,8 +219,7 @@ def blocks(body: str, info: Known | None = None) -> dict[str, Any]:
     it they are found by their first words."""
     info = info or Known()
     text, _sep, signature = body.partition("\n-- \n")
-    parts = [p.strip("\n") for p in text.split("\n\n")
-             if p.strip() and "mailto:" not in p]  # (the one-click links: buttons)
+    parts = [p.strip("\n") for p in text.split("\n\n") if p.strip()]
     headline, rest = (parts[0], parts[1:]) if parts else ("", [])
     cut = _split(rest, info)
     before, below = rest[:cut], rest[cut:]
@@ -336,13 +335,14 @@ def _note(shown: list[Picture], total: int, whole: bool) -> str:
 def board_body(plain: str, *, subject: str, msgid: str, match: Match, viewer: str | None,
                game_id: str, moves: int, cache: PictureCache | None = None,
                seen: dict[str, Any] | None = None, whole: bool = True,
-               links: Sequence[Any] = (), links_more: str = ""
+               links: Sequence[Any] = (), links_more: str = "", shown: str | None = None
                ) -> mime.Multipart | None:
     """The body of a mail whose text is ``plain``: multipart/alternative of that text and
-    an HTML part showing ``viewer``'s board (multipart/related with its PNGs); None when
-    no picture can be made. ``seen``: what the recipient's previous mail showed (under
-    "shown", see :func:`_remembered`), updated here; with it and not ``whole``, only
-    the tiles that changed since are attached."""
+    an HTML part showing ``viewer``'s board (multipart/related with its PNGs) and
+    ``shown`` (the text without its block of one-click ``links``, which the HTML shows as
+    buttons; default ``plain``); None when no picture can be made. ``seen``: what the
+    recipient's previous mail showed (under "shown", see :func:`_remembered`), updated
+    here; with it and not ``whole``, only the tiles that changed since are attached."""
     view = dict(match.game.view(match.state, viewer))
     tiles = board_tiles(view)
     if tiles is None:
@@ -352,7 +352,7 @@ def board_body(plain: str, *, subject: str, msgid: str, match: Match, viewer: st
     whole = whole or before is None or match.game.finished(match.state)
     names = {t.name for i, t in enumerate(tiles)
              if whole or before is None or before[i] != current[9 + 8 * i:17 + 8 * i]}
-    shown = _pictures(tiles, cache or cache_for(None), names)
+    pictured = _pictures(tiles, cache or cache_for(None), names)
     if seen is not None:
         seen.clear()
         seen["shown"] = current
@@ -363,17 +363,17 @@ def board_body(plain: str, *, subject: str, msgid: str, match: Match, viewer: st
     images = [{"cid": f"{p.name}.{local}@{host}" if p.png else "",
                "alt": f"{p.title}, {seen_as}", "width": p.width, "height": p.height,
                "below": p.below, "title": p.title, "words": p.words, "row": p.row}
-              for p in shown]
+              for p in pictured]
     from referee.pictures.tiles import colours
 
-    page = render(plain, subject=subject, images=images,
+    page = render(plain if shown is None else shown, subject=subject, images=images,
                   alt=alt_text(match.game.title, game_id, moves, viewer),
-                  note=_note(shown, len(tiles), whole),
+                  note=_note(pictured, len(tiles), whole),
                   colours=colours(view), info=known(match, viewer), links=links,
                   links_more=links_more)
     html_part: mime.Leaf | mime.Multipart = mime.html_qp(page)
     pngs = [mime.image(_base64(p.png), str(image["cid"]), f"{p.name}.png")
-            for p, image in zip(shown, images, strict=True) if p.png]
+            for p, image in zip(pictured, images, strict=True) if p.png]
     if pngs:  # (as make_related: the Content headers move into the HTML's own part)
         assert isinstance(html_part, mime.Leaf)
         content = [h for h in html_part.headers if h[0].lower().startswith("content-")]

@@ -21,15 +21,14 @@ from dataclasses import dataclass
 from email.utils import parseaddr
 from urllib.parse import quote
 
-from referee import engine, i18n
-from referee.judge.basics import Loaded, plays
-from referee.ledger import gamefile
+from referee import i18n
+from referee.judge.basics import Loaded, decision_moves, plays
+from referee.judge.text import more_moves
 from referee.mail import tokens
 
 _, N_, ngettext = i18n.domain("referee")
 
 LINKS_MAX = 12  # moves with a link in one mail; the rest are typed
-MODES = ("plus", "subject", "off")
 HEADING = N_("One click plays a move: the link opens a mail to the referee with the move in "
              "it; send it as it is.")
 
@@ -47,13 +46,11 @@ def links(game: Loaded, player: str, sender: str, mode: str = "plus"
     """The one-click links of ``player`` if they must decide now, and how many of their
     legal moves have none (past :data:`LINKS_MAX`); none for anyone else, a game that
     waits for nonces or is over, or ``mode`` ``off``."""
-    match, gf = game.match, game.gf
+    gf = game.gf
     address = parseaddr(sender)[1]
-    if mode == "off" or player not in gf.players or "@" not in address or \
-            match.game.finished(match.state) or gamefile.missing_nonces(gf) or \
-            player not in gamefile.waiting(gf, match):
+    legal = decision_moves(game, player) if mode != "off" and "@" in address else []
+    if not legal:
         return [], 0
-    legal = engine.legal_strings(match.game, match.state, player)
     tag = tokens.link_tag(game.key, gf.game_id, gf.players.index(player), plays(gf))
     to = tokens.plus_address(address, tag) if mode == "plus" else address
     subject = f"{gf.game_id} [{tag}]" if mode == "subject" else gf.game_id
@@ -76,7 +73,5 @@ def plain_lines(made: list[Link], more: int) -> list[str]:
 
     lines = [wrap(_(HEADING)), *(f"  {link.move}: {link.url}" for link in made)]
     if more:
-        lines.append("  " + ngettext("(and {n} more move: type it as listed above)",
-                                     "(and {n} more moves: type them as listed above)",
-                                     more).format(n=more))
+        lines.append("  " + more_moves(more))
     return [*lines, ""]

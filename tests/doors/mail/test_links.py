@@ -164,3 +164,16 @@ def test_a_forged_tag_plays_nothing(toy: Setup) -> None:
     toy.new_mail()
     toy.send(link_mail(forged, "Ann <ann@example.org>"))
     assert entries(toy) == 0
+
+
+def test_the_html_part_keeps_a_paragraph_that_quotes_a_link() -> None:
+    """The one-click links go to the HTML part as buttons, given apart; a paragraph of
+    the mail that merely quotes a player's ``mailto:`` (a refused line echoed) stays in
+    the text the HTML shows."""
+    from referee.doors.mail.html import blocks
+
+    body = ("Round 1: ann to choose\n\nLine 1 `mailto:x@example.org` was not accepted.\n\n"
+            "Legal moves for ann:\n  supply 2\n")
+    found = blocks(body)
+    assert "Line 1 `mailto:x@example.org` was not accepted." in [*found["before"],
+                                                                  *found["after"]]
