@@ -9,6 +9,7 @@ from referee.engine import Match
 from referee.git import issues
 from referee.i18n import domain
 from referee.ledger import gamefile
+from referee.play.statusview import prompt_line
 
 _, N_, ngettext = domain("referee")
 
@@ -16,7 +17,8 @@ WIDTH = 78  # the board's columns (as the judge's messages lay it out)
 
 
 def state_line(gf: gamefile.GameFile, match: Match) -> str:
-    """Whose turn it is and what they decide, or who won."""
+    """Whose turn it is and what they decide (a nonce while one is owed:
+    :func:`referee.play.statusview.prompt_line`, as `status` says it), or who won."""
     game = match.game
     if game.finished(match.state):
         ranking = game.ranking(match.state)
@@ -24,7 +26,7 @@ def state_line(gf: gamefile.GameFile, match: Match) -> str:
         return _("Game over: {winners} won.").format(winners=first)
     waiting = gamefile.waiting(gf, match)
     return _("Waiting for {players}: {what}").format(players=_(" and ").join(waiting),
-                                                     what=game.prompt(match.state))
+                                                     what=prompt_line(gf, match))
 
 
 def board(gf: gamefile.GameFile, match: Match, repo: str | None = None) -> str:

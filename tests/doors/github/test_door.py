@@ -515,3 +515,17 @@ def test_a_seat_that_reads_german_is_answered_in_german(games: Path, judge: Runn
         assert answer.startswith(answers.MARK + "\n")  # (an HTML comment: not shown)
         shown = re.sub(r"\]\([^)]*\)", "]", answer[len(answers.MARK):])  # (no addresses)
         assert english_sentences(shown) == [], typed
+
+
+def test_show_md_of_a_game_owing_nonces_names_the_nonces(tmp_path: Path) -> None:
+    """Before the first move of a game with nonces, the Markdown board says who owes a
+    nonce, as `status` does (the game's own prompt would name a move nobody can make
+    yet), and shows no board."""
+    path = new_game(tmp_path / "n.json", "staufer", "--nonces", players="ann,ben",
+                    seed="md-nonces", game_id="n1")
+    md = ok("show", path, "--md", "-").output
+    line = "Waiting for ann and ben: waiting for nonce commitments from ann, ben before " \
+        "the first move"
+    assert md.splitlines()[2].startswith(line), md
+    assert "waiting for nonce commitments from ann, ben" in " ".join(ok("status", path)
+                                                                    .output.split())
