@@ -82,7 +82,7 @@ def _show(path: Path, player: str, secret_path: Path | None, as_json: bool) -> N
     gf = gamefile.read(path)
     gf.player(player)
     seed = secret.find_seed(gf, secret_path, path)
-    if gf.sealed and seed is None and "seed" not in gf.data["rng"]:
+    if gf.seed_hidden and seed is None:
         last = _last_record(gf, player)
         message = (_("{player}'s plan is sealed to the referee: only a referee with the "
                      "game's secret can read it").format(player=player)
@@ -123,7 +123,7 @@ def owner_text(gf: gamefile.GameFile, path: Path, player: str, secret_path: Path
     if _last_record(gf, player) is None:
         return []
     seed = secret.find_seed(gf, secret_path, path)
-    if gf.sealed and seed is None and "seed" not in gf.data["rng"]:
+    if gf.seed_hidden and seed is None:
         return []
     book = plan_play.replay(gf, seed)[1]
     since = plan_play.last_own_entry(gf, player)

@@ -10,9 +10,9 @@ its bytes looked at) and a player without a key has no view, nothing is done. Th
 file's bytes are hashed only when its stat identity is not the one kept (rows of
 ``views-stat``). Open and sealed games alike: this is a comparison with what the referee
 wrote, which any change through the file system shows. (The other memory, the index
-beside the views, which survives a fresh CI runner: :mod:`referee.git.views`.) Whether a
-game's public view is signed (:func:`_signed`) is here too: a row keeps it, and
-:mod:`referee.git.views` signs by it.
+beside the views, which survives a fresh CI runner: :mod:`referee.git.views`.) A row
+keeps whether the game's public view is signed (``GameFile.seed_hidden``: an open
+game is replayed by anyone).
 """
 
 from __future__ import annotations
@@ -28,11 +28,9 @@ from pathlib import Path
 
 import msgspec
 
-from referee import i18n
 from referee.errors import RefereeError
 from referee.git.places import _folder, _inside, _resolved, repo_name
 from referee.ledger import cachedb, fileio, gamefile, identity
-from referee.ledger.codedigest import code_digest
 from referee.trust import agebox, publicview
 
 ROWS = "views"  # what views were made from a game file's bytes into a folder
@@ -87,12 +85,6 @@ def _same(st: os.stat_result | None, identity: list[int]) -> bool:
         st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns]
 
 
-def _signed(gf: gamefile.GameFile) -> bool:
-    """Whether the game's public view is signed: a sealed game whose seed is not in the
-    file (an open game is replayed by anyone)."""
-    return gf.sealed and "seed" not in gf.data["rng"]
-
-
 @dataclass
 class Read:
     """A game file as read for this run: its row's key, what its bytes say, and (once
@@ -113,8 +105,7 @@ class Memory:
         self.signers = signers
         # (the players' keys are in the key of every row: a key added, other rows)
         keys = "\n".join(f"{p} {' '.join(k)}" for p, k in sorted(signers.keys.items()))
-        self.prefix = cachedb.digest(ROWS.encode(), code_digest().encode(),
-                                     i18n.current().encode(), keys.encode())
+        self.prefix = cachedb.digest(cachedb.key_prefix(ROWS), keys.encode())
         self.folders: dict[str, tuple[str, str | None, frozenset[str]]] = {}
         self.outs: dict[Path, tuple[bytes, int | None]] = {}
 
@@ -192,10 +183,7 @@ class Memory:
                     known = _STAT.decode(kept)
                     if _same(os.stat(file), known.identity):
                         return known.sha, None
-        found = _bytes_of(file)
-        if found is None:
-            return b"", fileio.read_bytes(path)  # (raises, saying why)
-        raw, st = found
+        raw, st = _bytes_of(file)
         sha = hashlib.sha256(raw).digest()
         if self.cache is not None:
             identity = _identity(st, time.time_ns())
@@ -225,7 +213,8 @@ class Memory:
                 key = b""  # (changed since it was hashed: nothing remembered of it)
         file = str(path)
         gf = gamefile.parse(raw, file)
-        row = Row(identity.game_id(gf), identity.keys(gf), list(gf.players), _signed(gf))
+        row = Row(identity.game_id(gf), identity.keys(gf), list(gf.players),
+                  gf.seed_hidden)
         return Read(key, row, (raw, gf))
 
     def kept(self, path: Path, out: Path, found: Read) -> agebox.ViewsReport | None:
@@ -295,21 +284,12 @@ class Memory:
 SMALL = 1 << 16  # a file of views but a view is read in one call this long
 
 
-def _bytes_of(file: str) -> tuple[bytes, os.stat_result] | None:
-    """The bytes of the game file at ``file`` in one read and its stat before the read,
-    or None (not a regular file, too big, or unreadable: fileio.read_bytes then says
-    why)."""
+def _bytes_of(file: str) -> tuple[bytes, os.stat_result]:
+    """The bytes of the game file at ``file`` in one read and its stat before the read.
+    Raises GameFileError (not a regular file, too big, unreadable: saying why)."""
+    fd, st = fileio.open_regular(file)
     try:
-        fd = os.open(file, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError:
-        return None
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode) or st.st_size > fileio.MAX_GAME_FILE_BYTES:
-            return None
         return fileio.read_fd(fd, file, st.st_size), st
-    except (OSError, RefereeError):
-        return None
     finally:
         os.close(fd)
 

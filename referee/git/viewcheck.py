@@ -62,7 +62,7 @@ def verify_view(doc: ViewDoc, path: Path, game_path: Path | None, player: str,
     if game_path is not None and Path(str(doc["file"])).name != game.name \
             and doc["game"] == gf.game_id:
         stem = Path(str(doc["file"])).stem  # a copy under another name: the id decides
-    if gf.sealed and "seed" not in gf.data["rng"]:
+    if gf.seed_hidden:
         viewsign.check_signature(doc, gf, str(path), str(game))
         return viewsign.check_binding(doc, gf, str(path), str(game), player, stem)
     if game_path is None:  # anybody may commit an open game for a forged view to match

@@ -34,7 +34,7 @@ from typing import Any
 from referee import i18n
 from referee.errors import GameFileError, RefereeError, UsageError
 from referee.git.places import _folder, _resolved, _work_tree, repo_name, view_targets
-from referee.git.viewcache import Memory, Read, _signed
+from referee.git.viewcache import Memory, Read
 from referee.ledger import cachedb, fileio, gamefile, identity, replay, secret, secretplace
 from referee.ledger.codedigest import code_digest
 from referee.play.statusview import status_json, status_text
@@ -60,7 +60,7 @@ def write_game_views(path: Path, out: Path, secret_path: Path | None,
     if seed is None:
         gamefile.rng_key(gf)  # (raises the replay's SealedError: the secret is needed)
         raise viewsign.ViewError(f"{path}: the views of a game need its seed")
-    signed = _signed(gf)
+    signed = gf.seed_hidden  # (an open game's public view is unsigned: anyone replays it)
     operator = None if signed else _operator_secret(secret_path, path)
     key = (agebox.views_key(seed) if operator is None
            else agebox.open_views_key(operator, seed))
@@ -113,7 +113,7 @@ def public_document(gf: gamefile.GameFile, seed: str, rel: str, text: str, match
                     ) -> bytes | None:
     """The signed public view (:mod:`referee.trust.publicview`) of a sealed game, for
     its players without the secret, as its file holds it; None for an open game."""
-    if not _signed(gf):
+    if not gf.seed_hidden:
         return None
     finished = match.game.finished(match.state)
     return publicview.encode(publicview.document(gf, seed, rel, text,

@@ -88,6 +88,12 @@ class GameFile(msgspec.Struct):
     def sealed(self) -> bool:
         return "commitment" in self.data["rng"]
 
+    @property
+    def seed_hidden(self) -> bool:
+        """Sealed, and its seed not revealed in the file: only the secret's holder can
+        replay it whole (an open or revealed game, anyone)."""
+        return self.sealed and "seed" not in self.data["rng"]
+
     def player(self, pid: str) -> PlayerRecord:
         for p in self.doc["players"]:
             if p["id"] == pid:

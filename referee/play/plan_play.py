@@ -148,7 +148,7 @@ def mail_lines(gf: GameFile, seed: str | None, player: str, since: int,
     never wrote a plan, or the plan cannot be read (a sealed game without the seed)."""
     if not any(is_record(e) and e["by"] == player for e in gf.log):
         return []
-    if gf.sealed and seed is None and "seed" not in gf.data["rng"]:
+    if gf.seed_hidden and seed is None:
         return []
     book = replay(gf, seed)[1]
     news = [*played_lines(book, gf, player, since + 1),

@@ -477,7 +477,7 @@ def stamp(path: Path, *, secret_path: Path | None = None) -> Entry | None:
     for. Raises SealedError without the secret, and the errors of a write."""
     with writecore.transaction(path, secret_path=secret_path, replayed=False) as tx:
         gf = tx.gf
-        if not gf.sealed or tx.seed is None or "seed" in gf.data["rng"]:
+        if not gf.seed_hidden or tx.seed is None:
             raise SealedError(_("a stamp needs the secret of a sealed game (its MAC vouches "
                               "for the time)"), hints=[_("give --secret FILE")])
         if not gf.log or "mac" in gf.log[-1]:

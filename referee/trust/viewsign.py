@@ -102,7 +102,7 @@ def document(gf: gamefile.GameFile, seed: str, rel: str, player: str, text: str,
 
 def header_key_problem(gf: gamefile.GameFile, seed: str) -> str | None:
     """Why views of ``gf`` could not be verified by its players (None: they can)."""
-    if not gf.sealed or "seed" in gf.data["rng"]:
+    if not gf.seed_hidden:
         return None  # open: `view` replays it
     found = gf.data["rng"].get("recipient")
     if not found:

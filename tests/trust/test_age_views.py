@@ -972,10 +972,11 @@ def test_a_view_set_that_does_not_hold_is_replayed(
     elif change == "keys":
         signers.write_text(signers.read_text() + f"ann {public_key(keys, 'ann-rsa')}\n")
     else:
-        from referee.git import viewcache, views
+        from referee.git import views
+        from referee.ledger import cachedb
 
         # (looked up in both: the cache's rows and the index's source name the code)
-        monkeypatch.setattr(viewcache, "code_digest", lambda: "another referee")
+        monkeypatch.setattr(cachedb, "code_digest", lambda: "another referee")
         monkeypatch.setattr(views, "code_digest", lambda: "another referee")
     index_path.write_text(json.dumps(index))
     replays.clear()
@@ -1185,7 +1186,7 @@ def test_a_cache_row_is_for_one_referee_language_and_secret(
     """The row's key holds the referee's code digest, the language and the secret used
     (its bytes): another of any is a miss (the game file parsed again), never the old
     row."""
-    from referee.git import viewcache
+    from referee.ledger import cachedb
 
     path, secret = game
     write_views(game, signers)
@@ -1196,7 +1197,7 @@ def test_a_cache_row_is_for_one_referee_language_and_secret(
     assert write_views(game, signers).exit_code == 0 and parsed == []  # (the row)
     extra: tuple[object, ...] = ()
     if change == "code":
-        monkeypatch.setattr(viewcache, "code_digest", lambda: "another referee")
+        monkeypatch.setattr(cachedb, "code_digest", lambda: "another referee")
     elif change == "language":
         extra = ("--lang", "de")
     else:
