@@ -118,7 +118,7 @@ def seat(path: Path, player: str, level: str | None, human: bool, by: str,
     entry = set_seat(path, by, player, chosen, secret_path=secret_path)
     played = bots_done(path, secret_path)
     if as_json:
-        emit_json({"n": entry["n"], "player": player, "bot": chosen.to_json() if chosen
+        emit_json({"n": entry["n"], "player": player, "bot": chosen.record() if chosen
                    else None, "bot_moves": [asdict(b) for b in played]})
         return
     who = "the game master" if by == GAME_MASTER else by

@@ -13,7 +13,7 @@ from referee.errors import UsageError
 from referee.i18n import domain
 from referee.judge import meta
 from referee.ledger import roster, seats
-from referee.ledger.records import BotRecord, MetaFields
+from referee.ledger.records import MetaFields
 
 if TYPE_CHECKING:
     from referee.judge.basics import Loaded
@@ -42,7 +42,7 @@ def gm_meta(line: str, players: list[str]) -> MetaFields | None:
         out: MetaFields = {"kind": "deadline", "hours": int(args[0].rstrip("h"))}
         if len(args) == 3:
             level = bot_level(args[2])
-            out["bot"] = None if level is None else level["level"]
+            out["bot"] = None if level is None else level.level
         return out
     if kind == "bot" and len(args) == 2:
         return bot_meta(args[0], args[1])
@@ -76,25 +76,20 @@ def _watch(kind: str, rest: str) -> MetaFields:
     return out
 
 
-def bot_level(word: str) -> BotRecord | None:
+def bot_level(word: str) -> seats.SeatBot | None:
     """``mcts``, ``mcts:200``, ``greedy``, ``random`` or ``off`` (None) as a bot seat's
     record. Raises UsageError."""
     if word.strip().lower() in ("off", "human", "none"):
         return None
     if not word.strip():
         raise UsageError(_("bot: give a level (random, greedy, mcts, mcts:N) or off"))
-    return seats.parse_spec(word).record()
+    return seats.parse_spec(word)
 
 
 def bot_meta(player: str, word: str) -> MetaFields:
     """The ``bot`` meta entry that hands ``player``'s seat to the bot ``word`` names, or
     back (``off``). Raises UsageError."""
-    level = bot_level(word)
-    out: MetaFields = {"kind": "bot", "player": player,
-                       "level": None if level is None else level["level"]}
-    if level is not None and "iterations" in level:
-        out["iterations"] = level["iterations"]
-    return out
+    return seats.bot_entry(player, bot_level(word))
 
 
 GM_HELP = [  # each line translated where it is shown: _(line)

@@ -27,7 +27,7 @@ from referee.i18n import domain
 from referee.ledger.fileformat import GAME_MASTER, ITERATIONS_MAX
 
 if TYPE_CHECKING:  # (the file's records: types only)
-    from referee.ledger.records import BotRecord
+    from referee.ledger.records import BotRecord, MetaFields
 
 _, N_, ngettext = domain("referee")
 
@@ -59,10 +59,6 @@ class SeatBot(msgspec.Struct, frozen=True):
         if self.iterations is not None:
             out["iterations"] = self.iterations
         return out
-
-    def to_json(self) -> dict[str, Any]:
-        """:meth:`record` as plain JSON (what the judge's records are built of)."""
-        return dict(self.record())
 
     def describe(self) -> str:
         return self.level if self.iterations is None else f"{self.level}, {self.iterations} it."
@@ -171,12 +167,23 @@ def validate_meta(meta: Mapping[str, Any], players: Sequence[str],
     unknown = sorted(set(meta) - {"kind", "player", "level", "iterations"})
     if unknown:
         raise UsageError(f"bot: unknown field {unknown[0]!r}")
-    out: dict[str, Any] = {"kind": "bot", "player": pid, "level": None}
     if meta.get("level") is None:
         if meta.get("iterations") is not None:
             raise UsageError("bot: a seat given back to a person takes no iterations")
-        return out
-    return {**out, **make_seat(meta["level"], meta.get("iterations"), "bot", limit).record()}
+        return dict(bot_entry(str(pid), None))
+    seat = make_seat(meta["level"], meta.get("iterations"), "bot", limit)
+    return dict(bot_entry(str(pid), seat))
+
+
+def bot_entry(player: str, seat: SeatBot | None) -> MetaFields:
+    """The ``bot`` meta record that hands ``player``'s seat to ``seat``, or back to a
+    person (None)."""
+    out: MetaFields = {"kind": "bot", "player": player, "level": None}
+    if seat is not None:
+        out["level"] = seat.level
+        if seat.iterations is not None:
+            out["iterations"] = seat.iterations
+    return out
 
 
 def meta_text(meta: Mapping[str, Any]) -> str:

@@ -354,10 +354,7 @@ def set_seat(path: Path, by: str, player: str, seat: seats.SeatBot | None, *,
         if tx.seed is None and by == GAME_MASTER and gf.sealed:
             raise SealedError(_("the game master's entries need the game's secret (the "
                               "referee's MAC vouches for them)"), hints=[_("give --secret FILE")])
-        meta = {"kind": "bot", "player": player, "level": None}
-        if seat is not None:
-            meta.update(seat.to_json())
-        meta = seats.validate_meta(meta, gf.players)
+        meta = seats.validate_meta(seats.bot_entry(player, seat), gf.players)
         now = seats.seats_at(gf.data)
         refusal = seats.meta_refusal(now, by, meta)
         if refusal:
