@@ -6,7 +6,6 @@ import time
 from pathlib import Path
 
 import click
-from msgspec.structs import asdict
 
 from referee.bots import LEVELS, choose, make_bot
 from referee.bots.simulate import Result, Simulated, TallyRow, simulate
@@ -70,7 +69,7 @@ def bot(path: Path, player: str | None, level: str | None, think: float | None,
         _, after = load(path, secret_path)
     if as_json:
         emit_json({"n": accepted.n, "player": player, "move": accepted.text, "level": level,
-                   "bot_moves": [asdict(b) for b in played],
+                   "bot_moves": played,
                    "prompt": after.game.prompt(after.state) if after else None})
         return
     click.echo(f"move {accepted.n}: {player}: {accepted.text} (bot, {level})")
@@ -84,7 +83,7 @@ def _play_seats(path: Path, secret_path: Path | None, as_json: bool) -> None:
     played = play_bots(path, secret_path=secret_path)
     _, match = load(path, secret_path)
     if as_json:
-        emit_json({"bot_moves": [asdict(b) for b in played],
+        emit_json({"bot_moves": played,
                    "prompt": match.game.prompt(match.state)})
         return
     if not played:
@@ -119,7 +118,7 @@ def seat(path: Path, player: str, level: str | None, human: bool, by: str,
     played = bots_done(path, secret_path)
     if as_json:
         emit_json({"n": entry["n"], "player": player, "bot": chosen.record() if chosen
-                   else None, "bot_moves": [asdict(b) for b in played]})
+                   else None, "bot_moves": played})
         return
     who = "the game master" if by == GAME_MASTER else by
     click.echo(f"entry {entry['n']}: {who} handed {player}'s seat "

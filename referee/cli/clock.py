@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NotRequired, TypedDict
 
 import click
-import msgspec
 
 from referee.cli.common import PATH, command, emit_json, secret_option
 from referee.clocks import clock, clockview
@@ -158,7 +157,7 @@ def tick(games_dir: Path, out_dir: Path | None, as_json: bool) -> None:
     found = [tick_one(path, out_dir, past, copies) for path in paths]
     rows = [r for r in found if r is not None]
     if as_json:
-        emit_json(msgspec.to_builtins(rows))
+        emit_json(rows)
     else:
         if past is None and rows:
             click.echo(f"note: {games_dir} is not in a git repository: tick cannot see "

@@ -75,7 +75,11 @@ def chosen_language(kwargs: dict[str, Any]) -> str:
 
 
 def emit_json(obj: Any) -> None:
-    click.echo(json.dumps(obj, indent=2, ensure_ascii=False))
+    """``obj`` as indented JSON on stdout; records (msgspec Structs, dataclasses) inside
+    it as their fields (msgspec.to_builtins)."""
+    import msgspec
+
+    click.echo(json.dumps(msgspec.to_builtins(obj), indent=2, ensure_ascii=False))
 
 
 def handles_errors(func: F) -> F:

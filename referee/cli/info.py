@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import click
-from msgspec.structs import asdict
 
 from referee import engine
 from referee.cli.common import (
@@ -49,8 +48,8 @@ def data(game_name: str, reference: bool, as_json: bool) -> None:
             "game": game.name,
             "rules": game.data_version(),
             "versions": versions,
-            "assumptions": [asdict(a) for a in assumed],
-            "interpretations": [asdict(r) for r in readings],
+            "assumptions": list(assumed),
+            "interpretations": list(readings),
             "data": engine.data_files(game),
         })
         return

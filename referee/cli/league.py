@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
-from msgspec.structs import asdict
 
 from referee.cli.common import PATH, command, emit_json, secret_option
 
@@ -42,7 +41,7 @@ def rematch(path: Path, new_path: Path, game_id: str | None, secret_path: Path |
     if as_json:
         out = {"file": str(new_path), "id": gf.game_id, "rematch_of": gf.data["rematch_of"],
                "players": made.seats, "moved_to_last": made.moved, "copied": made.copied,
-               "sealed": gf.sealed, "bot_moves": [asdict(b) for b in played]}
+               "sealed": gf.sealed, "bot_moves": played}
         if started.secret_path is not None:
             out["secret"] = str(started.secret_path)
         emit_json(out)

@@ -8,8 +8,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
-import msgspec
-from msgspec.structs import asdict
 
 from referee import engine
 from referee.cli.common import (
@@ -156,7 +154,7 @@ def new(game_name: str, path: Path, players: str, seed: str | None,
             out["bot_moves"] = made.played
         if made.secret_path is not None:
             out["secret"] = str(made.secret_path)
-        emit_json(msgspec.to_builtins(out))
+        emit_json(out)
         return
     click.echo(_("created {path}: {title}, players {players}").format(
         path=path, title=game.title, players=players_text(gf)))
@@ -411,7 +409,7 @@ def unchecked_lines(done: Submission, as_json: bool) -> None:
     """What `move` says of moves appended unchecked (a sealed game without its secret)."""
     if as_json:
         emit_json({"unchecked": True, "player": done.player,
-                   "accepted_moves": [asdict(a) for a in done.accepted],
+                   "accepted_moves": done.accepted,
                    **({"refused": refusal(done).to_json()} if done.failed else {})})
         return
     for a in done.accepted:
@@ -439,7 +437,7 @@ def played_lines(done: Submission, played: list[BotMove], identify: MailIdentify
             out["mail_line"] = identify.taken.number
         if done.failed is not None:
             out["refused"] = refusal(done).to_json()
-        emit_json(msgspec.to_builtins(out))
+        emit_json(out)
         return
     for line in identify.note() if identify is not None else []:
         click.echo(line)
@@ -580,7 +578,7 @@ def nonce(path: Path, player: str, value: str | None, keep: Path | None,
     played = [] if missing else bots_done(path, None)
     if as_json:
         emit_json({"step": step, "missing": missing, "phase": gamefile.nonce_phase(gf),
-                   "bot_moves": [asdict(b) for b in played]})
+                   "bot_moves": played})
         return
     if step == "commit":
         click.echo(_("{player} committed to a nonce (kept in {path}; do not share it "
@@ -662,7 +660,7 @@ def void(path: Path, number: int, player: str, secret_path: Path | None,
         gf, match = load(path, secret_path)
     if as_json:
         emit_json({"void": number, "n": entry["n"], "checked": match is not None,
-                   "bot_moves": [asdict(b) for b in played]})
+                   "bot_moves": played})
         return
     click.echo(_("move {number} struck by {player} (entry {n})").format(
         number=number, player=player, n=entry["n"])

@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Any
 
 import click
-import msgspec
 
 from referee.cli.common import PATH, command, emit_json, secret_option
 from referee.errors import GameFileError
@@ -33,9 +32,8 @@ def upgrade(path: Path, dry_run: bool, target: str | None, secret_path: Path | N
     report, entry = upgrade_game(path, dry_run=dry_run, secret_path=secret_path,
                                  target=target)
     if as_json:
-        emit_json(msgspec.to_builtins({**report.to_json(), "file": str(path),
-                                       "dry_run": dry_run, "upgraded": entry is not None,
-                                       "entry": entry}))
+        emit_json({**report.to_json(), "file": str(path), "dry_run": dry_run,
+                   "upgraded": entry is not None, "entry": entry})
     else:
         click.echo(report_text(report, str(path)))
         click.echo(outcome(report, dry_run, entry))
