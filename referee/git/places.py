@@ -45,10 +45,7 @@ def default_signers(game_path: Path) -> Path:
 def repo_name(path: Path) -> str:
     """The game file's path in its repository (its name outside one): what a view
     names it by."""
-    if path.is_symlink():
-        return _repo_name(path.resolve())
-    folder, top = _folder(path.parent)
-    return _inside(f"{folder}/{path.name}", top) or path.name
+    return _repo_name(path.resolve() if path.is_symlink() else path)
 
 
 def _repo_name(real: Path) -> str:

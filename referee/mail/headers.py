@@ -227,20 +227,15 @@ def msgids(msg: Message, name: str) -> list[str]:
     ``name`` header of ``msg``, in order. One that holds ``=?`` is left out: the
     standard library would read it as an encoded word when it is written again (the
     referee's own IDs never hold one)."""
-    lowered = name.lower()
-    found: list[str] = []
-    for key, value in msg.raw_items():
-        if key.lower() == lowered:
-            text = _unfold(raw_bytes(str(value))).decode("ascii", "replace")
-            found += [m for m in _MSGID.findall(text) if "=?" not in m]
-    return found
+    return [m for text in raw_texts(msg, (name,), limit=None)
+            for m in _MSGID.findall(text) if "=?" not in m]
 
 
-def raw_texts(msg: Message, names: tuple[str, ...], limit: int = MAX_HEADER_CHARS
+def raw_texts(msg: Message, names: tuple[str, ...], limit: int | None = MAX_HEADER_CHARS
               ) -> list[str]:
     """The raw values of every header of ``names`` (any case), unfolded, as ASCII with
-    replacement, each at most ``limit`` characters: for patterns that only ASCII can
-    match (a link tag in an address)."""
+    replacement, each at most ``limit`` characters (None: whole): for patterns that only
+    ASCII can match (a link tag in an address, a Message-ID)."""
     lowered = {n.lower() for n in names}
     return [_unfold(raw_bytes(str(value))).decode("ascii", "replace")[:limit]
             for key, value in msg.raw_items() if key.lower() in lowered]
