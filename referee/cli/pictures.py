@@ -53,10 +53,7 @@ def show(path: Path, viewer: str | None, since: int | None, svg_out: Path | None
     gf = gamefile.read(path)
     if viewer is not None:
         gf.player(viewer)
-    seed = secret.find_seed(gf, secret_path, path)
-    if gf.sealed and seed is None:
-        raise SealedError("this game is sealed: its board cannot be drawn without the secret",
-                          hints=["give --secret FILE (or REFEREE_SECRET)"])
+    seed = _seed(gf, secret_path, path)
     if since is None:
         view, marks = view_at(gf, seed, viewer), NO_MARKS
     else:
@@ -90,10 +87,7 @@ def _markdown(path: Path, out: Path, viewer: str | None, since: int | None,
     if repo is not None:
         issues.check_repo(repo)
     gf = gamefile.read(path)
-    seed = secret.find_seed(gf, secret_path, path)
-    if gf.sealed and seed is None:
-        raise SealedError("this game is sealed: its board cannot be drawn without the secret",
-                          hints=["give --secret FILE (or REFEREE_SECRET)"])
+    seed = _seed(gf, secret_path, path)
     text = markdown.board(gf, replay.replay(gf, seed), repo)
     if str(out) == "-":
         sys.stdout.write(text)
@@ -104,6 +98,16 @@ def _markdown(path: Path, out: Path, viewer: str | None, since: int | None,
                    "moves": len(gf.log), "github_repo": repo})
         return
     click.echo(f"wrote {out} ({len(text.encode())} bytes)")
+
+
+def _seed(gf: gamefile.GameFile, secret_path: Path | None, path: Path) -> str | None:
+    """The game's seed for drawing its board. Raises SealedError for a sealed game
+    without its secret."""
+    seed = secret.find_seed(gf, secret_path, path)
+    if gf.sealed and seed is None:
+        raise SealedError("this game is sealed: its board cannot be drawn without the secret",
+                          hints=["give --secret FILE (or REFEREE_SECRET)"])
+    return seed
 
 
 def _write_bytes(out: Path, data: bytes) -> None:
