@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import datetime as dt
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from referee.engine import Match
 from referee.ledger import gamefile, roster
@@ -26,6 +27,12 @@ def plays(gf: gamefile.GameFile) -> int:
     must answer a mail written at the current number
     (:func:`referee.ledger.gamefile.play_number`)."""
     return gamefile.play_number(gf.log)
+
+
+def played_at(log: Sequence[Mapping[str, Any]], field: str, ref: str) -> int | None:
+    """The index of the log entry that played the text a door names ``ref`` under
+    ``field`` (``mail``, ``matrix``, ``github``), or None: a text is played once."""
+    return next((i for i, entry in enumerate(log) if entry.get(field) == ref), None)
 
 
 def decision_moves(game: Loaded, player: str) -> list[str]:

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 from referee import i18n
 from referee.errors import AmbiguousMove, MalformedMove, MoveError, RefereeError
 from referee.judge import clocks, commands, meta, notices, text
-from referee.judge.basics import WATCHER, Loaded, decision_moves
+from referee.judge.basics import WATCHER, Loaded, decision_moves, played_at
 from referee.judge.door import Notice, Place, Said, Words
 from referee.judge.failures import describe, environment_failure
 from referee.judge.gmlines import GM_HELP, gm_meta
@@ -104,12 +104,11 @@ class Handling:
             raise reading.Refused("stale", stale)
 
     def _replayed(self, log: Sequence[dict[str, Any]]) -> str | None:
-        field, ref = self.said.field, self.said.ref
-        for entry in log:
-            if entry.get(field) == ref:
-                return _(self.words.replayed).format(n=entry.get("n"),
-                                                     now=gamefile.play_number(log))
-        return None
+        found = played_at(log, self.said.field, self.said.ref)
+        if found is None:
+            return None
+        return _(self.words.replayed).format(n=log[found].get("n"),
+                                             now=gamefile.play_number(log))
 
     def _stale(self, log: Sequence[dict[str, Any]]) -> str | None:
         now = gamefile.play_number(log)

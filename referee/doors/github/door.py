@@ -38,7 +38,7 @@ from referee.doors.github.words import GITHUB_WORDS
 from referee.errors import UsageError
 from referee.git import issues
 from referee.judge import handling, text
-from referee.judge.basics import Loaded
+from referee.judge.basics import Loaded, played_at
 from referee.judge.door import Door, Notice, Place, Said, Taken
 from referee.judge.outcome import Outcome
 from referee.ledger import gamefile
@@ -230,7 +230,7 @@ class GitHubDoor(Door):
 
     def _duplicate(self, game: Loaded, ref: str
                    ) -> tuple[list[str], list[str], int | None]:
-        found = next((i for i, e in enumerate(game.gf.log) if e.get("github") == ref), None)
+        found = played_at(game.gf.log, "github", ref)
         if found is None:
             return [_("This text was answered before: nothing more was done.")], [], None
         n = game.gf.log[found]["n"]
