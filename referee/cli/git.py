@@ -21,7 +21,7 @@ from referee.trust import agebox
 # --- views ------------------------------------------------------------------------------
 
 
-def _views_lines(path: Path, report: agebox.ViewsReport, out: Path) -> list[str]:
+def _views_lines(name: str, report: agebox.ViewsReport, out: Path) -> list[str]:
     lines = []
     for player in report.written:
         mark = " (the file there was not the referee's)" if player in report.replaced else ""
@@ -30,47 +30,34 @@ def _views_lines(path: Path, report: agebox.ViewsReport, out: Path) -> list[str]
         lines.append(f"  {player}: {report.files[player]} unchanged")
     state = "written" if report.public_written else "unchanged"
     lines.append(f"  public: {report.files['public']} {state}")
-    lines.append(f"views of {path.name} are in {out}")
+    lines.append(f"views of {name} are in {out}")
     return lines
 
 
-def _warnings(path: Path, report: agebox.ViewsReport, signers: agebox.Signers,
+def _warnings(name: str, report: agebox.ViewsReport, signers: agebox.Signers,
               signers_path: Path) -> list[str]:
     lines = []
     for player in report.no_key:
         lines.append(f"warning: {player} has no ssh-ed25519 or ssh-rsa key in "
-                     f"{signers_path}: {player}'s view of {path.name} was not written")
+                     f"{signers_path}: {player}'s view of {name} was not written")
         if player in signers.unusable:
             lines.append("  (the key there is of a type age cannot encrypt to)")
         if player in report.removed:
-            lines.append(f"  (the old {path.stem}.{player}.age was removed)")
+            lines.append(f"  (the old {Path(name).stem}.{player}.age was removed)")
     return lines
 
 
-class _Lines:
-    """What `views` prints: stdout's lines, then stderr's (the warnings and errors, each
-    naming its game file), each written at once: 10,000 games print 50,000 lines, and a
-    flush a line was a tenth of a run after one move."""
-
-    def __init__(self) -> None:
-        self.lines: dict[bool, list[str]] = {False: [], True: []}
-
-    def out(self, line: str) -> None:
-        self.lines[False].append(line)
-
-    def err(self, line: str) -> None:
-        self.lines[True].append(line)
-
-    def flush(self) -> None:
-        for err in (False, True):
-            if self.lines[err]:
-                click.echo("\n".join(self.lines[err]), err=err)
-            self.lines[err] = []
+def _as_path(file: str) -> str:
+    """``file`` as a Path would name it ("./g.json" is "g.json"), without making one
+    unless it must (10,000 Path objects were a tenth of a run after one move)."""
+    if file in (".", "") or file.startswith("./") or file.endswith("/") or "//" in file \
+            or "/./" in file or file.endswith("/."):
+        return str(Path(file))
+    return file
 
 
 @command()
-@click.argument("paths", nargs=-1, required=True, metavar="FILE...",
-                type=PATH)
+@click.argument("paths", nargs=-1, required=True, metavar="FILE...")  # (str: 10,000 of them)
 @click.option("--signers", "signers_path", type=PATH, metavar="PATH",
               help="The allowed-signers file with the players' SSH keys (default: "
                    ".referee/allowed_signers at the repository root).")
@@ -79,8 +66,12 @@ class _Lines:
 @secret_option
 @click.option("--require-all", is_flag=True,
               help="Exit 1 when a player has no key (the others' views are still written).")
-def views(paths: Sequence[Path], signers_path: Path | None, out_dir: Path | None,
-          secret_path: Path | None, require_all: bool, as_json: bool) -> None:
+@click.option("--full", is_flag=True,
+              help="Look at the bytes of every game file and every file of views (as a run "
+                   "without the cache does), not only at their stats and the folder's "
+                   "listing: a file changed in place is then seen and written again.")
+def views(paths: Sequence[str], signers_path: Path | None, out_dir: Path | None,
+          secret_path: Path | None, require_all: bool, full: bool, as_json: bool) -> None:
     """For CI with the secret: write each player's private view, signed with the game's
     referee key and encrypted to their SSH keys (FILE-stem.PLAYER.age), and the public
     view in clear (FILE-stem.public.txt).
@@ -90,38 +81,42 @@ def views(paths: Sequence[Path], signers_path: Path | None, out_dir: Path | None
     Players read and verify theirs with `referee view`. A game that fails (two files
     with one game id included) is reported and the others' views are still written.
     """
-    signers_path = signers_path or default_signers(paths[0])
-    signers, done = write_all_views(paths, signers_path, out_dir, secret_path)
+    paths = [_as_path(p) for p in paths]
+    signers_path = signers_path or default_signers(Path(paths[0]))
+    signers, done = write_all_views(paths, signers_path, out_dir, secret_path, full)
     results: list[dict[str, Any]] = []
     code, missing = 0, False
-    lines = _Lines()  # (written in runs, not a flush a line: 10,000 games print 50,000)
+    # (stdout's lines, then stderr's, each written at once: 10,000 games print 50,000
+    # lines, and a flush a line was a tenth of a run after one move)
+    shown: list[str] = []
+    warned: list[str] = []
     for game in done:
-        path, out, report, exc = game.path, game.out, game.report, game.error
+        file, report, exc = game.file, game.report, game.error
         if game.copy is not None:
-            results.append({"file": str(path), **game.copy.to_json()})
-            if not as_json:
-                lines.out(f"{game.copy.message}: its views are those of {game.copy.of}")
-            continue
-        if exc is not None or report is None:
+            results.append({"file": file, **game.copy.to_json()})
+            shown.append(f"{game.copy.message}: its views are those of {game.copy.of}")
+        elif exc is not None or report is None:
             assert exc is not None
             code = max(code, exc.exit_code)
-            results.append({"file": str(path), "error": exc.message, "hints": exc.hints})
+            results.append({"file": file, "error": exc.message, "hints": exc.hints})
             if not as_json:
-                lines.err(f"error: {path}: {exc.message}")
-                for hint in exc.hints:
-                    lines.err(f"  {hint}")
-            continue
-        missing = missing or bool(report.no_key)
-        results.append({"file": str(path), "out": str(out), "signers": str(signers_path),
-                        **report.__dict__})
-        if not as_json:
-            for line in _views_lines(path, report, out):
-                lines.out(line)
-        for line in _warnings(path, report, signers, signers_path):
-            lines.err(line)
-    lines.flush()
+                warned += [f"error: {file}: {exc.message}", *(f"  {h}" for h in exc.hints)]
+        else:
+            name = file.rpartition("/")[2]
+            if as_json:
+                results.append({"file": file, "out": str(game.out),
+                                "signers": str(signers_path), **report.__dict__})
+            else:
+                shown += _views_lines(name, report, game.out)
+            if report.no_key:
+                missing = True
+                warned += _warnings(name, report, signers, signers_path)
     if as_json:
         emit_json(results)
+    elif shown:
+        click.echo("\n".join(shown))
+    if warned:
+        click.echo("\n".join(warned), err=True)
     if missing and require_all:
         code = max(code, 1)
     if code:

@@ -8,6 +8,7 @@ views are written into. Each folder is resolved and git asked of it once a run o
 from __future__ import annotations
 
 import functools
+import os
 import subprocess
 from collections.abc import Sequence
 from pathlib import Path
@@ -81,16 +82,27 @@ def _resolved(folder: Path) -> Path:
     return folder.resolve()
 
 
-def view_targets(paths: Sequence[Path], out_dir: Path | None) -> list[tuple[Path, Path]]:
-    """(game, folder of its views) per game. Raises UsageError when two games' views
+def view_targets(paths: Sequence[str], out_dir: Path | None) -> list[tuple[str, Path]]:
+    """(game file, folder of its views) per game. Raises UsageError when two games' views
     would have the same names."""
-    targets = [(p, out_dir or p.parent) for p in paths]
-    seen: dict[tuple[Path, str], Path] = {}
-    for path, out in targets:
-        key = (_resolved(out), path.stem)
-        if key in seen and seen[key].resolve() != path.resolve():
-            raise UsageError(f"{seen[key]} and {path} would write the same view files in "
+    parents: dict[str, Path] = {}
+
+    def parent(file: str) -> Path:
+        folder = os.path.dirname(file)
+        found = parents.get(folder)
+        if found is None:
+            found = parents[folder] = Path(folder or ".")
+        return found
+
+    targets = [(p, out_dir or parent(p)) for p in paths]
+    seen: dict[tuple[Path, str], str] = {}
+    for file, out in targets:
+        name = file.rstrip("/").rpartition("/")[2]
+        dot = name.rfind(".")
+        key = (_resolved(out), name[:dot] if 0 < dot < len(name) - 1 else name)  # (its stem)
+        other = seen.setdefault(key, file)
+        if other != file and Path(other).resolve() != Path(file).resolve():
+            raise UsageError(f"{other} and {file} would write the same view files in "
                              f"{out}", hints=["give them different names or run views "
                                               "once per game with its own --out"])
-        seen[key] = path
     return targets

@@ -26,6 +26,8 @@ with the square of the archive).
 
 from __future__ import annotations
 
+import gc
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -139,97 +141,116 @@ def write_public_view(path: Path, seed: str) -> Path:
 
 @dataclass
 class GameViews:
-    """What `views` did for one game: its report, or the error that stopped it."""
+    """What `views` did for one game file: its report, or the error that stopped it."""
 
-    path: Path
+    file: str  # as named (10,000 Path objects were a tenth of a run after one move)
     out: Path
     report: agebox.ViewsReport | None = None
     error: RefereeError | None = None
     copy: identity.Copy | None = None  # a copy of another game file: no views of its own
 
+    @property
+    def path(self) -> Path:
+        return Path(self.file)
 
-def write_all_views(paths: Sequence[Path], signers_path: Path, out_dir: Path | None,
-                    secret_path: Path | None) -> tuple[agebox.Signers, list[GameViews]]:
-    """Write the views of every game in ``paths`` (:func:`write_game_views`); a game that
-    fails (unreadable, no secret, the same game as another file) is reported and the
-    others' views are still written. A game whose views the cache says were made from
-    its very bytes, every file still as written, is neither parsed nor replayed.
-    Raises UsageError for unusable arguments."""
+
+def write_all_views(paths: Sequence[str], signers_path: Path, out_dir: Path | None,
+                    secret_path: Path | None, full: bool = False
+                    ) -> tuple[agebox.Signers, list[GameViews]]:
+    """Write the views of every game file in ``paths`` (:func:`write_game_views`); a
+    game that fails (unreadable, no secret, the same game as another file) is reported
+    and the others' views are still written. A game whose views the cache says were
+    made from its very bytes, every file still as written, is neither parsed nor
+    replayed (``full``: every file's bytes looked at, not told by its stat or OUT's
+    listing). Raises UsageError for unusable arguments."""
     _work_tree.cache_clear()
     _resolved.cache_clear()
     _folder.cache_clear()
     targets = view_targets(paths, out_dir)
     signers = agebox.read_signers(signers_path)
-    with cachedb.session() as cache:
-        memory = Memory(cache, secret_path, signers)
-        try:
-            return signers, _write_all(targets, memory, secret_path, signers)
-        finally:
-            memory.close()
+    collecting = gc.isenabled()
+    gc.disable()  # (a run's rows and reports hold no cycles: passes over 10,000 of them)
+    try:
+        with cachedb.session() as cache:
+            memory = Memory(cache, secret_path, signers, full)
+            try:
+                return signers, _write_all(targets, memory, secret_path, signers)
+            finally:
+                memory.close()
+    finally:
+        if collecting:
+            gc.enable()
 
 
-def _write_all(targets: list[tuple[Path, Path]], memory: Memory, secret_path: Path | None,
+def _write_all(targets: list[tuple[str, Path]], memory: Memory, secret_path: Path | None,
                signers: agebox.Signers) -> list[GameViews]:
-    found = memory.games(targets)  # (a file that cannot be read: its views say why)
-    copies, twins = duplicate_keys(found)
+    told = memory.unchanged(targets)  # (by their stat and OUT's listing: most of them)
+    rest = [t for i, t in enumerate(targets) if i not in told]
+    found = memory.games(rest)  # (a file that cannot be read: its views say why)
+    copies, twins = duplicate_keys(memory.everyone(targets, told, found))
+    memory.ran(targets, [*copies, *twins])
     tidied: set[Path] = set()
     done: list[GameViews] = []
-    for path, out in targets:
-        if path in copies:  # the game's views are its copy's
-            done.append(GameViews(path, out, copy=copies[path]))
-            continue
-        try:
-            if path in twins:
-                raise viewsign.ViewError(twins[path], hints=[
-                    "one game, one file: remove the copy (`check --since` tells which is "
-                    "new)"])
-            game = found.get(path)
-            kept = memory.kept(path, out, game) if game is not None else None
-            if kept is not None:
-                done.append(GameViews(path, out, kept))
-                continue
-            if out not in tidied:  # (once a folder: not once a file written)
-                fileio.remove_stale_temps(out)  # (a folder not made yet has none)
-                tidied.add(out)
-                memory.forget(out)  # (opened again once it is made)
-            read = game.read if game is not None else None
-            report = write_game_views(path, out, secret_path, signers, read, tidied=True)
-            if game is not None:
-                memory.remember(path, out, game, report)
-            done.append(GameViews(path, out, report))
-        except RefereeError as exc:
-            done.append(GameViews(path, out, error=exc))
+    for i, (file, out) in enumerate(targets):
+        if file in copies:  # the game's views are its copy's
+            done.append(GameViews(file, out, copy=copies[file]))
+        elif i in told:
+            done.append(GameViews(file, out, told[i]))
+        else:
+            done.append(_one(file, out, found.get(file), memory, tidied, twins,
+                             secret_path, signers))
     return done
 
 
-def duplicate_keys(found: dict[Path, Read]
-                   ) -> tuple[dict[Path, identity.Copy], dict[Path, str]]:
+def _one(file: str, out: Path, game: Read | None, memory: Memory, tidied: set[Path],
+         twins: dict[str, str], secret_path: Path | None,
+         signers: agebox.Signers) -> GameViews:
+    """The views of one game file read (``game``: None if it could not be)."""
+    try:
+        if file in twins:
+            raise viewsign.ViewError(twins[file], hints=[
+                "one game, one file: remove the copy (`check --since` tells which is new)"])
+        kept = memory.kept(file, game) if game is not None else None
+        if kept is not None:
+            return GameViews(file, out, kept)
+        if out not in tidied:  # (once a folder, from its one listing: not once a file)
+            fileio.remove_stale_temps(out, memory.listing(out))
+            tidied.add(out)
+        read = game.read if game is not None else None
+        report = write_game_views(Path(file), out, secret_path, signers, read, tidied=True)
+        memory.made(out)
+        if game is not None:
+            memory.remember(file, game, out, report)
+        return GameViews(file, out, report)
+    except RefereeError as exc:
+        return GameViews(file, out, error=exc)
+
+
+def duplicate_keys(found: dict[str, Read]
+                   ) -> tuple[dict[str, identity.Copy], dict[str, str]]:
     """(the copies among the games ``found``, whose game's views stand for them; the
     other files that are the same game as another one (the same header, rng commitment
     or game id: :mod:`referee.ledger.identity`, as `pending` and `site` find them), each
     with the message saying so: a copy of a game with a forged header must not be served
     beside the real one). From what each file's bytes say (kept in the cache); the files
     of a game found twice are parsed to sort the copy from the game."""
-    keyed = [(str(path), read.row.keys, read.row.game_id) for path, read in found.items()]
-    by_name = {str(path): path for path in found}
+    keyed = [(file, read.entry.keys, read.entry.game_id) for file, read in found.items()]
 
     def held(file: str) -> identity.Held | None:
-        path = by_name[file]
         try:
-            gf = gamefile.read(path)
+            gf = gamefile.read(Path(file))
         except RefereeError:
             return None
-        return identity.held_of(file, gf, (_mtime(path),))
+        return identity.held_of(file, gf, (_mtime(file),))
 
     copies, twins = identity.sort_copies(identity.duplicates_of_keys(keyed), held,
                                          served=True)
-    return ({Path(f): c for f, c in copies.items()},
-            {Path(f): f"{d.message}: no views are written for either"
-             for f, d in twins.items()})
+    return copies, {f: f"{d.message}: no views are written for either"
+                    for f, d in twins.items()}
 
 
-def _mtime(path: Path) -> int:
+def _mtime(file: str) -> int:
     try:
-        return path.stat().st_mtime_ns
+        return os.stat(file).st_mtime_ns
     except OSError:
         return 0

@@ -50,7 +50,7 @@ if TYPE_CHECKING:
     import sqlite3
 
 FILE_NAME = "cache.sqlite3"
-SCHEMA = 1  # PRAGMA user_version: another one is dropped and made anew
+SCHEMA = 2  # PRAGMA user_version: another one is dropped and made anew
 MAX_ROWS = 50_000  # per kind (a few hundred bytes a row)
 FORGET_AFTER_S = 30 * 24 * 3600
 REFRESH_AFTER_S = 24 * 3600  # a used row's time is written at most once a day
@@ -58,13 +58,19 @@ BUSY_MS = 5_000
 PREFETCH_CHUNK = 500  # keys a statement (SQLite allows 32,766 parameters)
 
 _TABLES = (
-    # content-keyed rows of every kind (pending, ratings, views-game, views-made)
+    # content-keyed rows of every kind (pending, ratings)
     "CREATE TABLE rows (kind TEXT NOT NULL, key BLOB NOT NULL, value BLOB NOT NULL, "
     "used INTEGER NOT NULL, PRIMARY KEY (kind, key)) WITHOUT ROWID",
     # what `referee site` wrote into each OUT (by the digest of OUT's real path)
     "CREATE TABLE site_games (out BLOB NOT NULL, file TEXT NOT NULL, value BLOB NOT NULL, "
     "PRIMARY KEY (out, file)) WITHOUT ROWID",
     "CREATE TABLE sites (out BLOB PRIMARY KEY, build TEXT NOT NULL) WITHOUT ROWID",
+    # what `referee views` wrote into each OUT, per game file (referee/git/viewcache.py)
+    "CREATE TABLE views_games (out BLOB NOT NULL, file TEXT NOT NULL, hot BLOB NOT NULL, "
+    "crc INTEGER NOT NULL, value BLOB NOT NULL, used INTEGER NOT NULL, "
+    "PRIMARY KEY (out, file)) WITHOUT ROWID",
+    "CREATE TABLE views_runs (out BLOB PRIMARY KEY, run BLOB NOT NULL, twice TEXT NOT NULL, "
+    "folder BLOB NOT NULL) WITHOUT ROWID",
 )
 
 
@@ -312,6 +318,8 @@ class Cache:
         that is damaged (not merely busy) is removed, to be made anew by the next run."""
         import sqlite3
 
+        if isinstance(self.conn, _Closed):
+            return  # (noted once, when it failed)
         damaged = (isinstance(exc, sqlite3.DatabaseError)
                    and not isinstance(exc, sqlite3.OperationalError))
         note(self.path, f"cannot be read ({exc}); the run goes on without it"
@@ -465,7 +473,7 @@ def _connect(path: Path) -> Cache:
         if version != SCHEMA:
             with _transaction(conn):
                 if conn.execute("PRAGMA user_version").fetchone()[0] != SCHEMA:
-                    for table in ("rows", "site_games", "sites"):
+                    for table in ("rows", "site_games", "sites", "views_games", "views_runs"):
                         conn.execute(f"DROP TABLE IF EXISTS {table}")
                     for sql in _TABLES:
                         conn.execute(sql)

@@ -1209,14 +1209,19 @@ def test_a_cache_row_is_for_one_referee_language_and_secret(
     assert parsed == [str(path)]
 
 
-def test_files_old_enough_are_told_by_their_stat_and_any_change_is_seen(
+def test_files_old_enough_are_told_by_the_one_listing_and_a_change_is_seen(
         game: tuple[Path, Path], signers: Path, keys: Path, replays: list[str],
         monkeypatch: pytest.MonkeyPatch) -> None:
-    """Once a file is older than the racy window (here none), a run after one move looks
-    at an unchanged game's files by their stat identity only (device, inode, size, mtime,
-    ctime), opening none. A view put back in place with its old mtime restored, or the
-    game file rewritten to other bytes of the same size with its mtime restored, moves
-    the ctime: seen, and repaired or replayed."""
+    """Once a file is older than the racy window (here none), a run after one move tells
+    an unchanged game's files of views by the folder's one listing (name and inode),
+    opening and stat'ing none, and its game file by its stat identity. A view moved over
+    by another file (a new inode) or removed is seen and written again; one removed and
+    made anew, as git writes a file, moves the folder's ctime: every file is then told
+    by its own stat identity, and it is seen. A game file rewritten to other bytes of
+    the same size with its mtime restored moves the ctime: read again. A view rewritten
+    in place keeps its inode and leaves the folder as it was: the player's `view`
+    refuses it, and `views --full`, which looks at every file's bytes, writes it
+    again."""
     from referee.git import viewcache
 
     monkeypatch.setattr(viewcache, "RACY_NS", 0)
@@ -1228,24 +1233,55 @@ def test_files_old_enough_are_told_by_their_stat_and_any_change_is_seen(
     write_views(game, signers)
     assert write_views(game, signers).stdout.splitlines()[:3] == UNCHANGED  # (stats kept)
     opened: list[str] = []
-    real_open = os.open
+    real_open, real_stat = os.open, os.stat
     monkeypatch.setattr(os, "open", lambda p, *a, **k: opened.append(str(p))
                         or real_open(p, *a, **k))
+    monkeypatch.setattr(os, "stat", lambda p, *a, **k: opened.append(str(p))
+                        or real_stat(p, *a, **k))
     replays.clear()
     assert write_views(game, signers).stdout.splitlines()[:3] == UNCHANGED
     assert replays == []
-    assert not [p for p in opened if Path(p).name.startswith("g.")], opened
-    # the attack: an old (genuine) view put back in place, its mtime set back
+    assert [Path(p).name for p in opened if Path(p).name.startswith("g.")] == ["g.json"]
+    monkeypatch.setattr(os, "open", real_open)
+    monkeypatch.setattr(os, "stat", real_stat)
     ann = folder / "g.ann.age"
-    before = ann.stat()
-    ann.write_bytes(old_ann[:before.st_size].ljust(before.st_size, b"\0"))
-    os.utime(ann, ns=(before.st_atime_ns, before.st_mtime_ns))
-    assert ann.stat().st_size == before.st_size and ann.stat().st_mtime_ns == before.st_mtime_ns
+    # an old (genuine) view moved over the current one: another inode, seen
+    (folder / "old.tmp").write_bytes(old_ann)
+    os.replace(folder / "old.tmp", ann)
     result = write_views(game, signers)
     assert result.stdout.splitlines()[0] == (
         "  ann: g.ann.age written (the file there was not the referee's)")
+    assert run("view", ann, "-i", keys / "ann").exit_code == 0
+    # a view removed: written again
+    (folder / "g.ben.age").unlink()
+    assert "  ben: g.ben.age written" in write_views(game, signers).stdout.splitlines()
+    # as git writes a file: removed and made anew, and the inode number freed may come
+    # back (ext4 hands it out again); here the same inode for certain, and the folder
+    # changed as the removal and the making change it: its ctime moves, so each file is
+    # told by its own stat identity
+    assert write_views(game, signers).stdout.splitlines()[:3] == UNCHANGED
+    inode = ann.stat().st_ino
+    ann.write_bytes(old_ann)
+    (folder / "git-index.lock").touch()
+    (folder / "git-index.lock").unlink()
+    assert ann.stat().st_ino == inode
+    result = write_views(game, signers)
+    assert result.stdout.splitlines()[0] == (
+        "  ann: g.ann.age written (the file there was not the referee's)")
+    assert ann.read_bytes() != old_ann
+    # the old view rewritten in place, its mtime set back: the inode stays
+    before = ann.stat()
+    ann.write_bytes(old_ann)
+    os.utime(ann, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert ann.stat().st_ino == before.st_ino
+    refused = run("view", ann, "-i", keys / "ann")
+    assert refused.exit_code == 1 and "is an old view" in refused.stderr
+    full = write_views(game, signers, "--full")
+    assert full.stdout.splitlines()[0] == (
+        "  ann: g.ann.age written (the file there was not the referee's)")
     shown = run("view", ann, "-i", keys / "ann")
     assert shown.exit_code == 0 and shown.stderr == ""
+    assert write_views(game, signers).stdout.splitlines()[:3] == UNCHANGED
     # the game file rewritten in place: other bytes, the same size and mtime
     raw = path.read_bytes()
     st = path.stat()
@@ -1266,7 +1302,9 @@ def test_files_old_enough_are_told_by_their_stat_and_any_change_is_seen(
 def test_the_first_run_lists_the_views_folder_once(tmp_path: Path, signers: Path,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     """Issue 42: the folder of views was listed before every file written (40,000 at
-    10,000 games: the first run grew with the square of the archive). Once a run now."""
+    10,000 games: the first run grew with the square of the archive). Once a run now:
+    the first run's listing finds the stale temporary files, a later run's tells the
+    unchanged games' files and finds them too."""
     monkeypatch.setenv("REFEREE_SECRET", "5f1c0e9a" * 8)  # (a token_hex(32))
     games = tmp_path / "games"
     games.mkdir()
@@ -1274,14 +1312,25 @@ def test_the_first_run_lists_the_views_folder_once(tmp_path: Path, signers: Path
     for i, path in enumerate(paths):  # (seeds derived from the repository secret)
         assert run("new", "staufer", path, "--players", "ann,ben,cat", "--sealed",
                    "--id", f"g{i}").exit_code == 0
-    listed: list[str] = []
-    real = os.listdir
-    monkeypatch.setattr(os, "listdir", lambda p=".": listed.append(str(p)) or real(p))
     out = tmp_path / "views"
+    listed: list[str] = []
+    real, real_scan = os.listdir, os.scandir
+    monkeypatch.setattr(os, "listdir", lambda p=".": listed.append(str(p)) or real(p))
+
+    def scandir(p: object = ".") -> object:
+        if isinstance(p, int) and os.path.samefile(f"/proc/self/fd/{p}", out):
+            listed.append(str(out))  # (the folder open, listed by its descriptor)
+        return real_scan(p)  # type: ignore[call-overload]
+
+    monkeypatch.setattr(os, "scandir", scandir)
     result = run("views", *paths, "--signers", signers, "--out", out)
     assert result.exit_code == 0, result.output
     assert listed.count(str(out)) == 1, listed
     assert len(list(out.glob("*.age"))) == 10
     listed.clear()
     assert run("views", *paths, "--signers", signers, "--out", out).exit_code == 0
-    assert listed.count(str(out)) == 0  # (nothing written: not listed at all)
+    assert listed.count(str(out)) == 1, listed
+    (games / "g2.json").write_bytes((games / "g2.json").read_bytes() + b"\n")  # (changed)
+    listed.clear()
+    assert run("views", *paths, "--signers", signers, "--out", out).exit_code == 0
+    assert listed.count(str(out)) == 1, listed
