@@ -3,32 +3,40 @@ the user's own files), so that a game whose views this referee made from these v
 bytes into this folder is recognised without parsing or replaying it.
 
 Per folder of views (OUT, known by a digest of its real path, the referee's code digest,
-the language and the players' keys) a row ``views_games`` per game file (its absolute
-path), in two parts:
+the language and the players' keys) a row per game file (its absolute path), in two
+tables:
 
-* what tells an unchanged game (:class:`Hot`, a checksum before it): the game file's
-  stat identity, the inodes and names of its files of views, its players, its name in
-  its repository and which secret was used (a digest of it);
-* the rest (:class:`Entry`, sealed): the SHA-256 of its bytes, what they say (its id and
-  identity keys: the copy check) and every file of its views as written (:func:`_check`
-  and its stat identity), read only for a game that is not told unchanged by the first.
+* ``views_games``, what tells an unchanged game (:class:`Hot`, beside its CRC-32): the
+  game file's stat identity, the names and inodes of its files of views, the report of
+  a run that changes nothing, its name in its repository and which secret was used (a
+  digest of it);
+* ``views_rests``, the rest (:class:`Entry`, sealed): the SHA-256 of the file's bytes,
+  what they say (its id and identity keys: the copy check) and every file of its views
+  as written (:func:`viewfiles.check` and its stat identity), read only for a game not told
+  unchanged by the first.
 
-A run reads OUT's rows in one query and lists OUT once. A game is unchanged while its
+And a row ``views_runs`` per OUT: the last run over it (a digest of its games' files),
+the files among them that were the same game as another, and OUT's own identity at its
+end (device, inode, mtime, ctime).
+
+A run reads OUT's rows in one query. While OUT is as the last run over the same games
+left it (a file made, removed or moved in or out of a folder, as git does when it writes
+one, moves its ctime), its one listing tells its files: a game is unchanged while its
 file's stat identity is the one kept and each of its files of views is in the listing
-under the inode it was written with; a player without a key has no view there. Else
-its file's bytes are hashed (the same bytes: kept, not parsed), and a file of views
-recorded within the racy window, or listed under another inode, is opened and looked at.
-A row ``views_runs`` per OUT names the last run's games (a digest) and the files among
-them that were the same game as another: while a run has the same games, and the games
-it reads again keep their keys, only those can be copies or twins.
+under the inode it was written with, and no view of a player without a key is there.
+Else each file of views is told by its own stat identity, as git tells a file in its
+index. What is not told so is looked at: the game file's bytes hashed (the same bytes:
+kept, not parsed), a file of views by :func:`viewfiles.check` (a file recorded within the racy
+window always). While the games and their keys are the last run's, copies and twins are
+looked for only among the games read again and those that were copies or twins then.
 
-OUT is the referee's own, as the site's OUT is: a file rewritten in place, or replaced by
-one that took the same inode number, is not looked at by such a run; ``views --full``
-looks at the bytes of every game file and every file of views (and repairs what is not
-the referee's), as every run without the cache does (the GitHub Action's). A player is
-never shown such a file: ``referee view`` refuses any file that is not their current
-view. (The other memory, the index beside the views, which survives a fresh CI runner:
-:mod:`referee.git.views`.)
+The limit, as the site's OUT is the builder's own: a file of views rewritten in place
+(its inode kept, the folder untouched), or changed while `views` runs, is not looked at
+by a run that trusts the listing; ``views --full`` looks at the bytes of every game file
+and every file of views and repairs what is not the referee's, as every run without the
+cache does (the GitHub Action's). A player is never shown such a file: ``referee view``
+refuses any file that is not their current view. (The other memory, the index beside the
+views, which survives a fresh CI runner: :mod:`referee.git.views`.)
 """
 
 from __future__ import annotations
@@ -36,8 +44,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
-import stat
-import struct
 import time
 import zlib
 from collections.abc import Container, Sequence
@@ -47,27 +53,23 @@ from pathlib import Path
 import msgspec
 
 from referee.errors import RefereeError
+from referee.git import viewfiles
 from referee.git.places import _folder, _inside, _resolved, repo_name
-from referee.ledger import cachedb, fileio, gamefile, identity
+from referee.ledger import cachedb, gamefile, identity
 from referee.trust import agebox, publicview
 
 KIND = "views"  # the rows' key prefix: the referee's code digest and the language
-AGE_HEAD = 4096  # an age file's header is read this far (then the whole file)
-# A file whose mtime or ctime is this close to the moment its identity is recorded may
-# still change within the same tick of the file system's clock without either time
-# moving (git's "racily clean" entries): its identity is not kept, and the next run
-# looks at its bytes (and keeps the identity then).
-RACY_NS = 1_000_000_000
 
-View = tuple[str, str, bytes]  # a file of views: its name, _check, _identity
+
+View = tuple[str, str, bytes]  # a file of views: its name, viewfiles.check, viewfiles.identity
 
 
 class Entry(msgspec.Struct, array_like=True, forbid_unknown_fields=True):
     """A game file as `views` read it: its stat identity when its bytes hashed to
-    ``sha`` (:func:`_identity`; empty: looked at again), which secret was used (a
+    ``sha`` (:func:`viewfiles.identity`; empty: looked at again), which secret was used (a
     digest: never the secret), its name in its repository, what its bytes say (its id,
     identity keys and players: the copy check and the report) and the views made from
-    them into OUT: every file's name, :func:`_check` as written and its stat identity
+    them into OUT: every file's name, :func:`viewfiles.check` as written and its stat identity
     (none yet: ``files`` empty)."""
 
     game: bytes
@@ -102,24 +104,6 @@ class Hot(msgspec.Struct, array_like=True, forbid_unknown_fields=True):
 _ENTRY = msgspec.msgpack.Decoder(Entry)
 _HOT = msgspec.msgpack.Decoder(Hot)
 _ENCODE = msgspec.msgpack.Encoder().encode
-_PACK = struct.Struct("<5Q").pack
-
-
-def _identity(st: os.stat_result, now_ns: int) -> bytes:
-    """What tells a file from itself after any change that goes through the file system:
-    its device and inode (another file put in its place), size, mtime and ctime (the
-    ctime cannot be set back: writing, or setting the mtime back, moves it), packed.
-    Empty when it changed too recently to tell (:data:`RACY_NS`) or is no regular file:
-    then its bytes are looked at."""
-    if not stat.S_ISREG(st.st_mode) or max(st.st_mtime_ns, st.st_ctime_ns) > now_ns - RACY_NS:
-        return b""
-    return _PACK(st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
-
-
-def _same(st: os.stat_result | None, identity: bytes) -> bool:
-    """Whether ``st`` is the file whose identity was recorded (never for an empty one)."""
-    return bool(identity) and st is not None and stat.S_ISREG(st.st_mode) and identity == _PACK(
-        st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
 def _inodes(files: Sequence[View]) -> list[int]:
@@ -127,7 +111,7 @@ def _inodes(files: Sequence[View]) -> list[int]:
     when one of them is not known (looked at again)."""
     if not files or not all(known for _, _, known in files):
         return []
-    return [_INODE(known, 8)[0] for _, _, known in files]
+    return [viewfiles.inode_of(known) for _, _, known in files]
 
 
 def _hot(entry: Entry, report: agebox.ViewsReport | None, stem: str) -> bytes:
@@ -253,7 +237,7 @@ class Memory:
         made, removed or moved in or out of it, as git does when it writes a file,
         moves them). Else each file is told by its own stat identity."""
         if out.trusted is None:
-            now = _folder_identity(out.fd)
+            now = viewfiles.folder_identity(out.fd)
             out.trusted = (bool(now) and now == out.folder and not self.full
                            and out.run == self._runs(self.targets)[out.key][0])
         return out.trusted
@@ -295,11 +279,11 @@ class Memory:
                 st = os.stat(file)
             except (msgspec.DecodeError, OSError):
                 continue
-            if (hot.game != _PACK(st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns,
+            if (hot.game != viewfiles.PACK(st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns,
                                   st.st_ctime_ns)
                     or not hot.inodes or list(map(listing.get, hot.names)) != hot.inodes
                     or hot.source != self._source(file) or hot.name != self._name(file)
-                    or (hot.absent and any(n in listing for n in hot.absent))):
+                    or not listing.keys().isdisjoint(hot.absent)):
                 continue
             told[i] = agebox.ViewsReport(written=[], unchanged=hot.keyed, no_key=hot.keyless,
                                          removed=[], replaced=[], files=hot.files)
@@ -327,10 +311,11 @@ class Memory:
         where = self.where(file)
         before = self._entry(out, where)
         raw: bytes | None = None
-        if before is not None and not self.full and _same(_stat(file), before.game):
+        if (before is not None and not self.full
+                and viewfiles.same(viewfiles.stat_of(file), before.game)):
             sha, game = before.sha, before.game
         else:
-            raw, sha, game = _hashed(file)
+            raw, sha, game = viewfiles.hashed(file)
         source, name = self._source(file), self._name(file)
         if (before is not None and before.sha == sha and before.source == source
                 and before.name == name):
@@ -340,7 +325,7 @@ class Memory:
                 self.changed[(out.key, where)] = (entry, None)
             return Read(where, out, entry, before)
         if raw is None:
-            raw, sha, game = _hashed(file)
+            raw, sha, game = viewfiles.hashed(file)
         gf = gamefile.parse(raw, file)
         entry = Entry(game, sha, source, name, identity.game_id(gf), identity.keys(gf),
                       list(gf.players), gf.seed_hidden)
@@ -364,7 +349,7 @@ class Memory:
         for start in range(0, len(todo), cachedb.PREFETCH_CHUNK):
             chunk = todo[start:start + cachedb.PREFETCH_CHUNK]
             out.values.update(self.cache.query(  # type: ignore[arg-type]
-                "SELECT file, value FROM views_games WHERE out = ? AND file IN "
+                "SELECT file, value FROM views_rests WHERE out = ? AND file IN "
                 f"({', '.join('?' * len(chunk))})", (out.key, *chunk)))
 
     def _entry(self, out: Out, where: str) -> Entry | None:
@@ -461,19 +446,19 @@ class Memory:
         """The report of a run that changes nothing, when the row says these views were
         made from these bytes into OUT and every file there is the one written (by OUT's
         listing while it tells them, else by its stat identity; failing that, or with
-        ``full``, :func:`_check`); a player without a key has no view; else None."""
+        ``full``, :func:`viewfiles.check`); a player without a key has no view; else None."""
         entry, out = found.entry, found.out
         if not entry.files or out.fd is None:
             return None
         listing = self._listed(out) if self._trust(out) else None
-        stem = _stem(file)
+        stem = viewfiles.stem(file)
         report = agebox.ViewsReport()
         for player in entry.players:
             name = f"{stem}.{player}.age"
             if self.signers.keys.get(player):
                 report.unchanged.append(player)
                 report.files[player] = name
-            elif _there(name, out.fd, listing):
+            elif viewfiles.there(name, out.fd, listing):
                 return None  # (a view of a player without a key: not the referee's)
             else:
                 report.no_key.append(player)
@@ -483,13 +468,13 @@ class Memory:
         files = entry.files
         for i, (name, check, known) in enumerate(entry.files):
             if known and not self.full and (
-                    listing.get(name) == _INODE(known, 8)[0] if listing is not None
-                    else _same(_lstat(name, out.fd), known)):
+                    listing.get(name) == viewfiles.inode_of(known) if listing is not None
+                    else viewfiles.same(viewfiles.lstat(name, out.fd), known)):
                 continue
-            looked = _check(name, out.fd)  # (too fresh when recorded, or another inode)
+            looked = viewfiles.check(name, out.fd)  # (too fresh when recorded, or another inode)
             if looked is None or looked[0] != check:
                 return None
-            fresh = (name, check, _identity(looked[1], time.time_ns()))
+            fresh = (name, check, viewfiles.identity(looked[1], time.time_ns()))
             if fresh != files[i]:
                 files = files if files is not entry.files else list(files)
                 files[i] = fresh
@@ -501,17 +486,17 @@ class Memory:
         """Keep what every file the views of ``file`` are now in OUT is."""
         if self.cache is None:
             return
-        stem = _stem(file)
+        stem = viewfiles.stem(file)
         names = [*report.files.values(), f"{stem}.views.json"]
         if found.entry.signed:
             names.append(publicview.file_name(stem))
         files = []
         now = time.time_ns()
         for name in names:
-            looked = _check(os.path.join(out_path, name))
+            looked = viewfiles.check(os.path.join(out_path, name))
             if looked is None:
                 return
-            files.append((name, looked[0], _identity(looked[1], now)))
+            files.append((name, looked[0], viewfiles.identity(looked[1], now)))
         self._keep(found, files, report)
 
     def _keep(self, found: Read, files: list[View], report: agebox.ViewsReport) -> None:
@@ -534,15 +519,16 @@ class Memory:
     def _save(self) -> None:
         if self.cache is None:
             return
-        sql: list[tuple[str, tuple[object, ...]]] = [
-            ("INSERT OR REPLACE INTO views_games (out, file, hot, crc, value, used) "
-             "VALUES (?, ?, ?, ?, ?, ?)",
-             (key, file, hot, zlib.crc32(hot),
-              cachedb.sealed(key + file.encode(), _ENCODE(entry)), self.now))
-            for (key, file), (entry, report) in self.changed.items()
-            for hot in [_hot(entry, report, _stem(file))]]
-        sql += [("DELETE FROM views_games WHERE out = ? AND file = ?", row)
-                for row in sorted(self.dropped - set(self.changed))]
+        sql: list[tuple[str, tuple[object, ...]]] = []
+        for (key, file), (entry, report) in self.changed.items():
+            hot = _hot(entry, report, viewfiles.stem(file))
+            sql += [("INSERT OR REPLACE INTO views_games (out, file, hot, crc, used) "
+                     "VALUES (?, ?, ?, ?, ?)", (key, file, hot, zlib.crc32(hot), self.now)),
+                    ("INSERT OR REPLACE INTO views_rests (out, file, value) VALUES (?, ?, ?)",
+                     (key, file, cachedb.sealed(key + file.encode(), _ENCODE(entry))))]
+        for row in sorted(self.dropped - set(self.changed)):
+            sql += [(f"DELETE FROM {table} WHERE out = ? AND file = ?", row)
+                    for table in ("views_games", "views_rests")]
         stale = self.now - cachedb.REFRESH_AFTER_S  # (a used row's time: once a day)
         for out in self.outs.values():
             sql += [("UPDATE views_games SET used = ? WHERE out = ? AND file = ?",
@@ -550,10 +536,12 @@ class Memory:
                     for file, (_, _, used) in out.rows.items()
                     if used < stale and (out.key, file) not in self.changed]
             if min((used for _, _, used in out.rows.values()), default=self.now) < stale:
-                sql.append(("DELETE FROM views_games WHERE out = ? AND used < ?",
-                            (out.key, self.now - cachedb.FORGET_AFTER_S)))
+                gone = (out.key, self.now - cachedb.FORGET_AFTER_S)
+                sql += [("DELETE FROM views_rests WHERE out = ? AND file IN (SELECT file FROM "
+                         "views_games WHERE out = ? AND used < ?)", (out.key, *gone)),
+                        ("DELETE FROM views_games WHERE out = ? AND used < ?", gone)]
             run, twice = self.runs.get(out.key, (b"", [])), self.twice.get(out.key)
-            folder = _folder_identity(out.fd)  # (after this run's own writes)
+            folder = viewfiles.folder_identity(out.fd)  # (after this run's own writes)
             if twice is not None and (run[0], twice, folder) != (out.run, out.twice,
                                                                  out.folder):
                 sql.append(("INSERT OR REPLACE INTO views_runs (out, run, twice, folder) "
@@ -563,103 +551,3 @@ class Memory:
             self.cache.write_now(sql)
 
 
-def _there(name: str, folder: int, listing: dict[str, int] | None) -> bool:
-    """Whether a file ``name`` is in the folder (by its listing, if given)."""
-    if listing is not None:
-        return name in listing
-    try:
-        os.stat(name, dir_fd=folder, follow_symlinks=False)
-    except OSError:
-        return False
-    return True
-
-
-SMALL = 1 << 16  # a file of views but a view is read in one call this long
-
-
-_INODE = struct.Struct("<Q").unpack_from
-
-
-def _stem(file: str) -> str:
-    """The name of ``file`` without its last suffix, as ``Path(file).stem`` says it."""
-    name = file.rstrip("/").rpartition("/")[2]
-    dot = name.rfind(".")
-    return name[:dot] if 0 < dot < len(name) - 1 else name
-
-
-def _lstat(name: str, folder: int | None) -> os.stat_result | None:
-    try:
-        return os.stat(name, dir_fd=folder, follow_symlinks=False)
-    except OSError:
-        return None
-
-
-def _folder_identity(fd: int | None) -> bytes:
-    """OUT's own device, inode, mtime and ctime (empty: it is not there)."""
-    if fd is None:
-        return b""
-    try:
-        st = os.fstat(fd)
-    except OSError:
-        return b""
-    return _PACK(st.st_dev, st.st_ino, 0, st.st_mtime_ns, st.st_ctime_ns)
-
-
-def _stat(file: str) -> os.stat_result | None:
-    try:
-        return os.stat(file)
-    except OSError:
-        return None
-
-
-def _hashed(file: str) -> tuple[bytes, bytes, bytes]:
-    """The game file's bytes, their SHA-256 and its stat identity before the read.
-    Raises GameFileError."""
-    raw, st = _bytes_of(file)
-    return raw, hashlib.sha256(raw).digest(), _identity(st, time.time_ns())
-
-
-def _bytes_of(file: str) -> tuple[bytes, os.stat_result]:
-    """The bytes of the game file at ``file`` in one read and its stat before the read.
-    Raises GameFileError (not a regular file, too big, unreadable: saying why)."""
-    fd, st = fileio.open_regular(file)
-    try:
-        return fileio.read_fd(fd, file, st.st_size), st
-    finally:
-        os.close(fd)
-
-
-def _check(name: str, folder: int | None = None) -> tuple[str, os.stat_result] | None:
-    """What a file of views is, to tell it from any other, and its stat before it was
-    read (None: not a regular file of at most the read cap, or not there); ``folder``:
-    the open folder ``name`` is in. A view (``.age``): its size and the SHA-256 of its
-    header and payload nonce, which no two encryptions share (fresh randomness each
-    time), so another view, an old one put back or one made by anyone else differs. The
-    limit: a payload changed under the genuine header (copied from the file) is not seen
-    here; it fails age's authentication for the player, who is told the view is damaged,
-    and is repaired when the game moves or by a run without the cache (a CI job's: the
-    index's HMACs cover every byte). Any other file: the SHA-256 of its bytes."""
-    try:
-        fd = os.open(name, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=folder)
-    except OSError:
-        return None
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode) or st.st_size > fileio.MAX_GAME_FILE_BYTES:
-            return None  # (a FIFO or a folder put there, or a huge file)
-        if name.endswith(".age"):
-            head = os.read(fd, AGE_HEAD)
-            mark = head.find(b"\n--- ")
-            end = head.find(b"\n", mark + 1) if mark > 0 else -1
-            if head.startswith(b"age-encryption.org/v1\n") and 0 < end <= len(head) - 17:
-                digest = hashlib.sha256(head[:end + 17]).hexdigest()
-                return f"age {st.st_size} {digest}", st
-            os.lseek(fd, 0, os.SEEK_SET)
-        data = os.read(fd, SMALL)
-        if len(data) == SMALL:
-            data += fileio.read_fd(fd, name, st.st_size)
-        return hashlib.sha256(data).hexdigest(), st
-    except (OSError, RefereeError):
-        return None
-    finally:
-        os.close(fd)

@@ -67,7 +67,8 @@ _TABLES = (
     "CREATE TABLE sites (out BLOB PRIMARY KEY, build TEXT NOT NULL) WITHOUT ROWID",
     # what `referee views` wrote into each OUT, per game file (referee/git/viewcache.py)
     "CREATE TABLE views_games (out BLOB NOT NULL, file TEXT NOT NULL, hot BLOB NOT NULL, "
-    "crc INTEGER NOT NULL, value BLOB NOT NULL, used INTEGER NOT NULL, "
+    "crc INTEGER NOT NULL, used INTEGER NOT NULL, PRIMARY KEY (out, file)) WITHOUT ROWID",
+    "CREATE TABLE views_rests (out BLOB NOT NULL, file TEXT NOT NULL, value BLOB NOT NULL, "
     "PRIMARY KEY (out, file)) WITHOUT ROWID",
     "CREATE TABLE views_runs (out BLOB PRIMARY KEY, run BLOB NOT NULL, twice TEXT NOT NULL, "
     "folder BLOB NOT NULL) WITHOUT ROWID",
@@ -473,7 +474,8 @@ def _connect(path: Path) -> Cache:
         if version != SCHEMA:
             with _transaction(conn):
                 if conn.execute("PRAGMA user_version").fetchone()[0] != SCHEMA:
-                    for table in ("rows", "site_games", "sites", "views_games", "views_runs"):
+                    for table in ("rows", "site_games", "sites", "views_games", "views_rests",
+                                  "views_runs"):
                         conn.execute(f"DROP TABLE IF EXISTS {table}")
                     for sql in _TABLES:
                         conn.execute(sql)

@@ -1222,9 +1222,9 @@ def test_files_old_enough_are_told_by_the_one_listing_and_a_change_is_seen(
     in place keeps its inode and leaves the folder as it was: the player's `view`
     refuses it, and `views --full`, which looks at every file's bytes, writes it
     again."""
-    from referee.git import viewcache
+    from referee.git import viewfiles
 
-    monkeypatch.setattr(viewcache, "RACY_NS", 0)
+    monkeypatch.setattr(viewfiles, "RACY_NS", 0)
     path, secret = game
     folder = path.parent
     write_views(game, signers)
