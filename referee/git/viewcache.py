@@ -84,17 +84,15 @@ class Entry(msgspec.Struct, array_like=True, forbid_unknown_fields=True):
 
 
 class Hot(msgspec.Struct, array_like=True, forbid_unknown_fields=True):
-    """What tells an unchanged game from its :class:`Entry`, read for every game of a
+    """What tells an unchanged game without its :class:`Entry`, read for every game of a
     run (ten thousand entries decoded cost more than the rest of such a run): the game
-    file's identity, its files of views and their inodes (none: one of them is looked
-    at), the report's files (player or "public" -> name), the views that must not be
-    there, its players with a key and those without, its name and secret."""
+    file's identity, whether every file of its views has its identity recorded (none
+    within the racy window: else it is looked at), the report's files (player or
+    "public" -> name), its players with a key and those without, its name and secret."""
 
     game: bytes
-    names: list[str]
-    inodes: list[int]
+    settled: bool
     files: dict[str, str]
-    absent: list[str]
     keyed: list[str]
     keyless: list[str]
     name: str
@@ -106,24 +104,15 @@ _HOT = msgspec.msgpack.Decoder(Hot)
 _ENCODE = msgspec.msgpack.Encoder().encode
 
 
-def _inodes(files: Sequence[View]) -> list[int]:
-    """The inodes of the files of views (from each identity: device, inode, ...); none
-    when one of them is not known (looked at again)."""
-    if not files or not all(known for _, _, known in files):
-        return []
-    return [viewfiles.inode_of(known) for _, _, known in files]
-
-
-def _hot(entry: Entry, report: agebox.ViewsReport | None, stem: str) -> bytes:
+def _hot(entry: Entry, report: agebox.ViewsReport | None) -> bytes:
     """The row's first part for ``entry`` and the ``report`` of its views (none: the
     game is not told unchanged by it), kept beside its CRC-32 (a row damaged on disk is
     a miss, never a wrong report)."""
     if report is None:
-        return _ENCODE(Hot(entry.game, [], [], {}, [], [], [], entry.name, entry.source))
-    return _ENCODE(Hot(entry.game, [name for name, _, _ in entry.files], _inodes(entry.files),
-                       report.files, [f"{stem}.{p}.age" for p in report.no_key],
-                       [p for p in entry.players if p in report.files], report.no_key,
-                       entry.name, entry.source))
+        return _ENCODE(Hot(entry.game, False, {}, [], [], entry.name, entry.source))
+    return _ENCODE(Hot(entry.game, bool(entry.files) and all(k for _, _, k in entry.files),
+                       report.files, [p for p in entry.players if p in report.files],
+                       report.no_key, entry.name, entry.source))
 
 
 @dataclass
@@ -131,8 +120,8 @@ class Out:
     """A folder of views in this run: its rows' key, its rows (the first part; the
     sealed rest of those it reads), the last run over it (the digest of its games'
     files, those that were the same game as another, OUT's own identity at its end),
-    the folder open (None: not there yet), whether its listing tells its files (None:
-    not asked yet) and its one listing (name -> inode; None: not listed yet)."""
+    the folder open (None: not there yet) and whether it is as the last run left it
+    (None: not asked yet)."""
 
     key: bytes
     rows: dict[str, tuple[bytes, int, int]]  # file -> Hot, its CRC-32, when last used
@@ -142,7 +131,6 @@ class Out:
     folder: bytes = b""  # OUT's own identity at the end of the last run over it
     fd: int | None = None
     trusted: bool | None = None
-    listing: dict[str, int] | None = None
 
 
 @dataclass
@@ -217,25 +205,18 @@ class Memory:
             assert isinstance(folder, bytes)
             out.run, out.twice, out.folder = run, frozenset(twice.split("\0")) - {""}, folder
 
-    def listing(self, out: Path) -> list[str] | None:
-        """The names in OUT by its one listing of this run, if it was listed."""
+    def trusted(self, out: Path) -> bool:
+        """Whether OUT is as the last run over this run's games left it."""
         found = self.outs.get(out)
-        return None if found is None or found.listing is None else list(found.listing)
-
-    def _listed(self, found: Out) -> dict[str, int]:
-        """OUT's names and their inodes: one listing a run (a folder of 40,000 views)."""
-        if found.listing is None:
-            found.listing = {}
-            if found.fd is not None:
-                with contextlib.suppress(OSError), os.scandir(found.fd) as listing:
-                    found.listing = {e.name: e.inode() for e in listing}
-        return found.listing
+        return found is not None and self._trust(found)
 
     def _trust(self, out: Out) -> bool:
-        """Whether OUT's listing tells its files: the last run over it had this run's
-        games and left OUT as it is now (its device, inode, mtime and ctime: a file
-        made, removed or moved in or out of it, as git does when it writes a file,
-        moves them). Else each file is told by its own stat identity."""
+        """Whether OUT is as the last run over it left it, and that run had this run's
+        games: OUT's device, inode, mtime and ctime are those recorded at its end (a
+        file made, removed or moved in or out of OUT, as git does whenever it writes a
+        file, moves them). Then each file of views recorded outside the racy window is
+        the one written, but for one rewritten in place or changed while that run ran;
+        else each file is told by its own stat identity."""
         if out.trusted is None:
             now = viewfiles.folder_identity(out.fd)
             out.trusted = (bool(now) and now == out.folder and not self.full
@@ -252,12 +233,12 @@ class Memory:
 
     def unchanged(self, targets: Sequence[tuple[str, Path]]) -> dict[int, agebox.ViewsReport]:
         """The games of ``targets`` (by their place) told unchanged by their row's first
-        part (:class:`Hot`): the game file's stat identity, each file of views in OUT's
-        listing under its inode, the same secret and name, no view of a player without a
-        key; each with the report of a run that changes nothing. None with ``full``, nor
-        one that was the same game as another in the last run. (Its files of views are
-        those of the players with a key: the players' keys are in OUT's key.) The loop
-        of a run after one move: ten thousand games go through it."""
+        part (:class:`Hot`) while OUT is as the last run over these games left it
+        (:meth:`_trust`): the game file's stat identity, every file of its views
+        recorded outside the racy window, the same secret and name; each with the
+        report of a run that changes nothing. None with ``full``, nor one that was the
+        same game as another in the last run. The loop of a run after one move: ten
+        thousand games go through it, a stat each."""
         told: dict[int, agebox.ViewsReport] = {}
         self.targets = targets
         if self.cache is None or self.full:
@@ -266,10 +247,7 @@ class Memory:
         for i, (file, out_path) in enumerate(targets):
             if out_path is not last:
                 last, out = out_path, self._out(out_path)
-                rows, twice = out.rows, out.twice
-                if not rows or not self._trust(out):
-                    rows = {}
-                listing = self._listed(out) if rows else {}
+                rows, twice = (out.rows, out.twice) if self._trust(out) else ({}, frozenset())
             where = file if file.startswith("/") else self.cwd + file
             row = rows.get(where)
             if row is None or where in twice or zlib.crc32(row[0]) != row[1]:
@@ -279,11 +257,9 @@ class Memory:
                 st = os.stat(file)
             except (msgspec.DecodeError, OSError):
                 continue
-            if (hot.game != viewfiles.PACK(st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns,
-                                  st.st_ctime_ns)
-                    or not hot.inodes or list(map(listing.get, hot.names)) != hot.inodes
-                    or hot.source != self._source(file) or hot.name != self._name(file)
-                    or not listing.keys().isdisjoint(hot.absent)):
+            if (not hot.settled or hot.game != viewfiles.PACK(
+                    st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+                    or hot.source != self._source(file) or hot.name != self._name(file)):
                 continue
             told[i] = agebox.ViewsReport(written=[], unchanged=hot.keyed, no_key=hot.keyless,
                                          removed=[], replaced=[], files=hot.files)
@@ -450,7 +426,7 @@ class Memory:
         entry, out = found.entry, found.out
         if not entry.files or out.fd is None:
             return None
-        listing = self._listed(out) if self._trust(out) else None
+        trusted = self._trust(out)
         stem = viewfiles.stem(file)
         report = agebox.ViewsReport()
         for player in entry.players:
@@ -458,7 +434,7 @@ class Memory:
             if self.signers.keys.get(player):
                 report.unchanged.append(player)
                 report.files[player] = name
-            elif viewfiles.there(name, out.fd, listing):
+            elif not trusted and viewfiles.there(name, out.fd):
                 return None  # (a view of a player without a key: not the referee's)
             else:
                 report.no_key.append(player)
@@ -468,8 +444,7 @@ class Memory:
         files = entry.files
         for i, (name, check, known) in enumerate(entry.files):
             if known and not self.full and (
-                    listing.get(name) == viewfiles.inode_of(known) if listing is not None
-                    else viewfiles.same(viewfiles.lstat(name, out.fd), known)):
+                    trusted or viewfiles.same(viewfiles.lstat(name, out.fd), known)):
                 continue
             looked = viewfiles.check(name, out.fd)  # (too fresh when recorded, or another inode)
             if looked is None or looked[0] != check:
@@ -521,7 +496,7 @@ class Memory:
             return
         sql: list[tuple[str, tuple[object, ...]]] = []
         for (key, file), (entry, report) in self.changed.items():
-            hot = _hot(entry, report, viewfiles.stem(file))
+            hot = _hot(entry, report)
             sql += [("INSERT OR REPLACE INTO views_games (out, file, hot, crc, used) "
                      "VALUES (?, ?, ?, ?, ?)", (key, file, hot, zlib.crc32(hot), self.now)),
                     ("INSERT OR REPLACE INTO views_rests (out, file, value) VALUES (?, ?, ?)",

@@ -47,15 +47,9 @@ def same(st: os.stat_result | None, identity: bytes) -> bool:
         st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
-def there(name: str, folder: int, listing: dict[str, int] | None) -> bool:
-    """Whether a file ``name`` is in the folder (by its listing, if given)."""
-    if listing is not None:
-        return name in listing
-    try:
-        os.stat(name, dir_fd=folder, follow_symlinks=False)
-    except OSError:
-        return False
-    return True
+def there(name: str, folder: int) -> bool:
+    """Whether a file ``name`` is in the open ``folder``."""
+    return lstat(name, folder) is not None
 
 
 SMALL = 1 << 16  # a file of views but a view is read in one call this long

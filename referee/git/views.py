@@ -8,9 +8,10 @@ What `views` costs follows the games that changed. A game whose views this refer
 from these very bytes into this folder is recognised without parsing or replaying it, by
 one of two memories:
 
-* **the cache database** (:mod:`referee.git.viewcache`): a row keyed by content lists
-  what every file written is and its stat identity; while each file there is that file,
-  nothing is done. Open and sealed games alike.
+* **the cache database** (:mod:`referee.git.viewcache`): per folder of views, a row per
+  game file lists what every file written is and its stat identity; while the game file
+  and each file there are those files (by their stat, or while the folder is as the last
+  run left it), nothing is done. Open and sealed games alike.
 * **the index beside the views** (``STEM.views.json``, :func:`referee.trust.agebox.views_hold`),
   HMACs under a key derived from the game's seed, which survives a fresh CI runner: for
   sealed games only, whose seed is secret. An open game's seed is in its file, so anyone
@@ -184,7 +185,7 @@ def write_all_views(paths: Sequence[str], signers_path: Path, out_dir: Path | No
 
 def _write_all(targets: list[tuple[str, Path]], memory: Memory, secret_path: Path | None,
                signers: agebox.Signers) -> list[GameViews]:
-    told = memory.unchanged(targets)  # (by their stat and OUT's listing: most of them)
+    told = memory.unchanged(targets)  # (by their stat: most of them, after one move)
     rest = [t for i, t in enumerate(targets) if i not in told]
     found = memory.games(rest)  # (a file that cannot be read: its views say why)
     copies, twins = duplicate_keys(memory.everyone(targets, told, found))
@@ -213,8 +214,9 @@ def _one(file: str, out: Path, game: Read | None, memory: Memory, tidied: set[Pa
         kept = memory.kept(file, game) if game is not None else None
         if kept is not None:
             return GameViews(file, out, kept)
-        if out not in tidied:  # (once a folder, from its one listing: not once a file)
-            fileio.remove_stale_temps(out, memory.listing(out))
+        if out not in tidied:  # (once a folder: not once a file)
+            if not memory.trusted(out):  # (as the last run left it: no temporary file)
+                fileio.remove_stale_temps(out)
             tidied.add(out)
         read = game.read if game is not None else None
         report = write_game_views(Path(file), out, secret_path, signers, read, tidied=True)

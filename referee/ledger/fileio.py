@@ -24,7 +24,7 @@ import os
 import re
 import stat
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -184,14 +184,12 @@ def _lock_is_free(path: Path) -> bool:
     return True
 
 
-def remove_stale_temps(folder: Path, listed: Iterable[str] | None = None) -> None:
+def remove_stale_temps(folder: Path) -> None:
     """Finish or roll back interrupted sealed creations, then delete temporary files
-    whose writer died (their flock is free); ``listed``: the folder's names, if it was
-    listed already. Best effort: never raises."""
+    whose writer died (their flock is free). Best effort: never raises."""
     try:
         # only dot-files can be ours: a folder of many games costs one listing
-        names = sorted(n for n in (os.listdir(folder) if listed is None else listed)
-                       if n.startswith("."))
+        names = sorted(n for n in os.listdir(folder) if n.startswith("."))
     except OSError:
         return
     for name in names:
