@@ -8,9 +8,11 @@ seeds derived from one REFEREE_SECRET, no move played; made in one process), an
 allowed-signers file with a key for two of the three players (ssh-keygen), and a first
 `referee views games/*.json --out views` that writes every view. Then, three times, one
 game gains one move through `referee move` and `referee views` runs again, as its own
-process: printed per size are the first run's time, the median of the three runs after
-one move with its peak memory, and its ratio to the smallest size; at the end the
-fitted exponent (least squares of log time against log size). ``--huge`` adds 10,000.
+process, after the file system is synced (the write-back of the first run's hundreds of
+megabytes of views is not charged to a run after it): printed per size are the first
+run's time, the median of the three runs after one move with its peak memory, and its
+ratio to the smallest size; at the end the fitted exponent (least squares of log time
+against log size). ``--huge`` adds 10,000.
 The referee package is byte-compiled first (see scripts/bench_site_scale.py).
 """
 
@@ -77,6 +79,7 @@ def run_size(base: Path, count: int, repeats: int) -> dict[str, Any]:
     times, mems = [], []
     for _ in range(repeats):
         one_move(Path(files[count // 2]), env)
+        os.sync()
         seconds, mem = measure(command, env)
         times.append(seconds)
         mems.append(mem)
