@@ -149,8 +149,8 @@ class Read:
 @dataclass
 class Memory:
     """`views`' record of each OUT in the cache (``cache`` None: none, every game as
-    without it); ``full``: every file's bytes looked at, nothing told by its stat or the
-    listing alone."""
+    without it); ``full``: every file's bytes looked at, nothing told by its stat or by
+    OUT's alone."""
 
     cache: cachedb.Cache | None
     secret_path: Path | None
