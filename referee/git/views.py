@@ -195,7 +195,7 @@ def _write_all(targets: list[tuple[str, Path]], memory: Memory, secret_path: Pat
     for i, (file, out) in enumerate(targets):
         if file in copies:  # the game's views are its copy's
             done.append(GameViews(file, out, copy=copies[file]))
-        elif i in told:
+        elif i in told and file not in twins:  # (a twin of a game read again: refused)
             done.append(GameViews(file, out, told[i]))
         else:
             done.append(_one(file, out, found.get(file), memory, tidied, twins,

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import hmac
 import json
 import os
 import shutil
+import sqlite3
 import subprocess
 from pathlib import Path
 
@@ -1337,3 +1339,64 @@ def test_the_first_run_lists_the_views_folder_once(tmp_path: Path, signers: Path
     (out / "stray.txt").write_text("another hand, again\n")  # (in place: OUT as it was)
     (out / "g3.public.txt").unlink()
     assert views() == 1  # (written again, OUT rid of stale temporary files first)
+
+
+def test_a_twin_is_found_while_the_other_games_are_told_unchanged(
+        tmp_path: Path, signers: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The copy check of a run after one move looks only at the games read again, while
+    the games are the last run's and keep their keys. An attacker's game file that
+    becomes another game's twin (its bytes replaced by that game's header under another
+    history), or a twin added beside the archive, is read again with other keys or is
+    new: every game is looked at, and both sides get no views."""
+    from referee.git import viewfiles
+
+    monkeypatch.setattr(viewfiles, "RACY_NS", 0)
+    monkeypatch.setenv("REFEREE_SECRET", "5f1c0e9a" * 8)  # (a token_hex(32))
+    games = tmp_path / "games"
+    games.mkdir()
+    paths = [games / f"g{i}.json" for i in range(4)]
+    for i, path in enumerate(paths):
+        assert run("new", "staufer", path, "--players", "ann,ben,cat", "--sealed",
+                   "--id", f"g{i}").exit_code == 0
+    out = tmp_path / "views"
+
+    def views(*files: Path) -> Result:
+        return run("views", *files, "--signers", signers, "--out", out)
+
+    assert views(*paths).exit_code == 0
+    assert views(*paths).stdout.count("unchanged") == 12  # (told by their rows)
+    data = json.loads(paths[0].read_text())
+    data["created"] = "2026-01-02T00:00:00Z"  # g0's seed and id under another header
+    paths[3].write_text(json.dumps(data))
+    result = views(*paths)
+    assert result.exit_code == 1
+    assert [line.split(": ")[1] for line in result.stderr.splitlines()
+            if line.startswith("error")] == [str(paths[0]), str(paths[3])], result.stderr
+    assert "  ann: g1.ann.age unchanged" in result.stdout.splitlines()
+    twin = games / "twin.json"
+    data["created"] = "2026-01-03T00:00:00Z"
+    twin.write_text(json.dumps(data))
+    paths[3].unlink()
+    result = views(*paths[:3], twin)
+    assert result.exit_code == 1
+    assert [line.split(": ")[1] for line in result.stderr.splitlines()
+            if line.startswith("error")] == [str(paths[0]), str(twin)], result.stderr
+
+
+def test_a_damaged_row_is_read_as_none(game: tuple[Path, Path], signers: Path,
+                                       replays: list[str]) -> None:
+    """A row's first part that does not match its CRC-32 (damaged on disk) tells
+    nothing: the game is looked at through the rest of its row, the same report."""
+    from referee.ledger import cachedb
+
+    write_views(game, signers)
+    assert write_views(game, signers).stdout.splitlines()[:3] == UNCHANGED
+    database = cachedb.cache_dir() / cachedb.FILE_NAME  # type: ignore[operator]
+    with contextlib.closing(sqlite3.connect(database)) as conn, conn:
+        for key, file, hot in conn.execute("SELECT out, file, hot FROM views_games"):
+            conn.execute("UPDATE views_games SET hot = ? WHERE out = ? AND file = ?",
+                         (bytes(len(hot)), key, file))
+    replays.clear()
+    again = write_views(game, signers)
+    assert again.exit_code == 0 and again.stdout.splitlines()[:3] == UNCHANGED
+    assert replays == []
