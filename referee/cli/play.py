@@ -376,7 +376,7 @@ def move(path: Path, player: str | None, words: Sequence[str], secret_path: Path
     are played in order, and the first one refused stops the rest (those before it
     stand). Words without quotes are one move, as typed (deploy milano 4).
     """
-    from referee.play.reading import command_line_moves
+    from referee.play.lines import command_line_moves
 
     if email_path is None and (player is None or not words):
         raise UsageError(_("move needs --as PLAYER and the MOVE (or --from-email MESSAGE)"))

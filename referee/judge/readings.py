@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from referee import engine
 from referee.errors import MoveError
 from referee.play import reading
+from referee.play.lines import clean_line
 
 if TYPE_CHECKING:
     from referee.judge.basics import Loaded
@@ -102,7 +103,7 @@ def hidden_in(game: Loaded, player: str, lines: Sequence[str]) -> bool:
     longest = max(len(m.split()) for m in hidden)
     firsts = tuple(sorted({m.split()[0].lower() for m in hidden}))
     for raw in list(dict.fromkeys(lines))[:2 * reading.MAX_LINES]:
-        words = reading.clean_line(raw).lower().replace(",", " ").split()[:HIDDEN_WORDS]
+        words = clean_line(raw).lower().replace(",", " ").split()[:HIDDEN_WORDS]
         for i, first in enumerate(words):
             if not any(f.startswith(first) for f in firsts):
                 continue

@@ -9,7 +9,8 @@ a command or reads as a move in the game's notation is taken (:func:`take_line`)
 chat before it (``Thanks, good move!``) is passed over and never played. ``say`` text
 (:func:`say_text`) and a ``plan`` (:func:`plan_lines`) are read from the lines after
 their word. Nothing here knows a transport: a door hands over the player's own lines
-(a mail without its quotes and signature, a chat message as typed).
+(a mail without its quotes and signature, a chat message as typed). A line tidied, and
+the command line's moves: :mod:`referee.play.lines`.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from typing import Any, Protocol, TypeVar
 from referee.errors import RefereeError
 from referee.i18n import domain
 from referee.ledger.fileformat import SAY_MAX
+from referee.play.lines import clean_line
 
 _, N_, ngettext = domain("referee")
 
@@ -31,10 +33,6 @@ SAY_MARKS = 5  # combining marks in a row on one character
 PLAN_WORD = "plan"
 # letters and a mark that print as nothing (Unicode "default ignorable"): no hidden text
 _BLANK = frozenset("\u034f\u115f\u1160\u3164\uffa0")
-_BULLET_RE = re.compile(r"^(?:[-*+\u2022\u2013]\s+|\d{1,3}[.)]\s+)")
-_QUOTES = "\"'`\u2018\u2019\u201a\u201c\u201d\u201e\u00ab\u00bb"
-_TRAILING_RE = re.compile(r"[\s.,;:!?\u2026]+$")
-_VERBATIM_RE = re.compile(r"(?i)^(say|nonce)(\s|$)")  # their words are the player's
 _KEYED_RE = re.compile(r"^(token|game|player)\s*:", re.I)
 _MOVE_RE = re.compile(r"^moves?\s*:\s*(.*)$", re.I)
 _GREETING_RE = re.compile(
@@ -101,43 +99,6 @@ def read_text(text: str) -> Text:
                 .split("\n"))
     moves, lines, origins = read_lines(own)
     return Text(own, moves, lines, origins)
-
-
-def clean_line(line: str) -> str:
-    """A line as the player meant it: without a list bullet (``- ``, ``* ``, ``1. ``),
-    the quotes or backticks around it, and trailing punctuation (``"supply 2."`` ->
-    ``supply 2``). A ``say`` or ``nonce`` line keeps its words as written."""
-    text = line.strip()
-    for _ in range(3):  # ``- "supply 2".``: a bullet, quotes, then punctuation
-        before = text
-        text = _BULLET_RE.sub("", text, count=1).strip()
-        if _VERBATIM_RE.match(text):
-            return text
-        text = _TRAILING_RE.sub("", text)
-        if len(text) >= 2 and text[0] in _QUOTES and text[-1] in _QUOTES:
-            text = text[1:-1].strip()
-        if text == before:
-            break
-    return text
-
-
-def command_line_moves(words: Sequence[str]) -> list[str]:
-    """The moves of a command line's MOVE arguments, each read as a mail's line is
-    (:func:`clean_line`: ``supply 2.`` is ``supply 2``). An argument that holds a space
-    was quoted, and is one move (``"deploy milano 4" "seat envoy"``: two); the plain words
-    between such arguments are one move together, as typed without quotes (``deploy
-    milano 4``: one; ``"deploy milano 4" seat envoy``: two)."""
-    groups: list[str] = []
-    run: list[str] = []
-    for word in words:
-        if len(word.split()) > 1:
-            groups += [" ".join(run), word] if run else [word]
-            run = []
-        elif word.strip():
-            run.append(word.strip())
-    if run:
-        groups.append(" ".join(run))
-    return [text for text in map(clean_line, groups) if text]
 
 
 def read_lines(own: Sequence[str]

@@ -29,7 +29,6 @@ from __future__ import annotations
 import contextlib
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -49,31 +48,33 @@ if TYPE_CHECKING:  # (the file's records: types only)
 _, N_, ngettext = domain("referee")
 
 
-@dataclass
 class Transaction:
     """One write to one game file, open inside :func:`transaction`.
 
     ``gf`` is the parsed file (its ``data`` is changed in place), ``seed`` the secret seed
     if known, ``match`` the state replayed inside the lock (None when it cannot be rebuilt:
     a sealed game without its secret, or a log that does not replay; ``problem`` then says
-    why)."""
+    why). (A plain class: a dataclass is made by compiling its methods when imported, a
+    millisecond of every `move`.)"""
 
-    path: Path
-    old: bytes
-    gf: gamefile.GameFile
-    seed: str | None
-    match: Match | None = None
-    problem: RefereeError | None = None
-    start: int = 0  # log length before this transaction
-    header_changed: bool = False
-    # True while every appended entry is a move played on ``match`` (checked there):
-    # the replay in step 5 is then the one already done, move by move.
-    only_played: bool = True
-    written: bool = False
-    _checked: tuple[int, bool, str] | None = None
-    _new: gamefile.GameFile | None = None
-    _entries: list[Entry] = field(default_factory=list)
-    _timed: set[str] = field(default_factory=set)  # players whose clock play() asked
+    def __init__(self, path: Path, old: bytes, gf: gamefile.GameFile, seed: str | None,
+                 start: int = 0) -> None:
+        self.path = path
+        self.old = old
+        self.gf = gf
+        self.seed = seed
+        self.match: Match | None = None
+        self.problem: RefereeError | None = None
+        self.start = start  # log length before this transaction
+        self.header_changed = False
+        # True while every appended entry is a move played on ``match`` (checked there):
+        # the replay in step 5 is then the one already done, move by move.
+        self.only_played = True
+        self.written = False
+        self._checked: tuple[int, bool, str] | None = None
+        self._new: gamefile.GameFile | None = None
+        self._entries: list[Entry] = []
+        self._timed: set[str] = set()  # players whose clock play() asked
 
     # --- what the caller reads ----------------------------------------------------------
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from referee.play.reading import command_line_moves
+from referee.play.lines import command_line_moves
 from tests.conftest import run
 from tests.support.games import new_game
 

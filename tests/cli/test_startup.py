@@ -27,6 +27,7 @@ FORBIDDEN = (
     "jsonschema", "pyrage", "bech32", "nacl", "imapclient", "jinja2", "resvg_py", "chess",
     "referee.bots", "referee.judge", "referee.pictures", "referee.mail", "referee.git.history",
     "referee.git.drivers", "referee.trust.agebox", "referee.upgrade", "referee.play.upgrades",
+    "referee.play.reading",  # (the doors' reading: `move` needs referee.play.lines only)
     "referee.reports.checking", "referee.git.commits", "referee.play.commands",
     "referee.ledger.schemagen",
     "referee.cli.bot", "referee.cli.check", "referee.cli.git", "referee.cli.info",
@@ -67,7 +68,7 @@ STATUS_NEEDS = {
 # `move` also writes the file (and lets any bot seat play after it, so it asks submit).
 MOVE_NEEDS = STATUS_NEEDS | {"referee.play.submit", "referee.play.writecore",
                              "referee.engine.bounds",
-                             "referee.play.reading"}  # the moves read as mail reads them
+                             "referee.play.lines"}  # the moves read as mail reads them
 
 _RUN = """
 import atexit, json, sys

@@ -15,7 +15,7 @@ from referee.engine import legal_strings
 from referee.games.staufer import GAME
 from referee.ledger import gamefile, replay
 from referee.mail.replies import parse_reply
-from referee.play.reading import clean_line
+from referee.play.lines import clean_line
 from tests.judge.support import body_text, reply
 from tests.judge.test_maildir_loop import Setup
 
