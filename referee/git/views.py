@@ -150,10 +150,6 @@ class GameViews:
     error: RefereeError | None = None
     copy: identity.Copy | None = None  # a copy of another game file: no views of its own
 
-    @property
-    def path(self) -> Path:
-        return Path(self.file)
-
 
 def write_all_views(paths: Sequence[str], signers_path: Path, out_dir: Path | None,
                     secret_path: Path | None, full: bool = False
