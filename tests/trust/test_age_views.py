@@ -370,6 +370,17 @@ def one_move(path: Path, secret: Path) -> None:
     assert run("move", path, "--as", player, legal[0], "--secret", secret).exit_code == 0
 
 
+def views_moved_on(game: tuple[Path, Path], signers: Path) -> bytes:
+    """Views written, the game one move on and its views written again; returns ann's
+    view of before the move (genuine, old)."""
+    path, secret = game
+    write_views(game, signers)
+    old_ann = (path.parent / "g.ann.age").read_bytes()
+    one_move(path, secret)
+    write_views(game, signers)
+    return old_ann
+
+
 def test_an_old_view_is_refused_once_the_game_moved_on(game: tuple[Path, Path],
                                                         signers: Path, keys: Path,
                                                         tmp_path: Path) -> None:
@@ -955,12 +966,9 @@ def test_a_view_set_that_does_not_hold_is_replayed(
     source forged, the current index beside an old view, the public view edited, the
     index's keyless players edited, a key added, another referee: replayed, and what
     is not the referee's written again."""
-    path, secret = game
+    path, _ = game
     folder = path.parent
-    write_views(game, signers)
-    old_ann = (folder / "g.ann.age").read_bytes()
-    one_move(path, secret)
-    write_views(game, signers)
+    old_ann = views_moved_on(game, signers)
     index_path = folder / "g.views.json"
     index = json.loads(index_path.read_text())
     if change == "source":
@@ -1227,12 +1235,9 @@ def test_files_old_enough_are_told_by_the_one_listing_and_a_change_is_seen(
     from referee.git import viewfiles
 
     monkeypatch.setattr(viewfiles, "RACY_NS", 0)
-    path, secret = game
+    path, _ = game
     folder = path.parent
-    write_views(game, signers)
-    old_ann = (folder / "g.ann.age").read_bytes()
-    one_move(path, secret)
-    write_views(game, signers)
+    old_ann = views_moved_on(game, signers)
     assert write_views(game, signers).stdout.splitlines()[:3] == UNCHANGED  # (stats kept)
     opened: list[str] = []
     real_open, real_stat = os.open, os.stat
