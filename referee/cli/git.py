@@ -13,7 +13,7 @@ import click
 
 from referee.cli.common import PATH, command, emit_json, read_bytes, secret_option
 from referee.git import drivers as gitdrivers
-from referee.git.places import default_signers
+from referee.git.places import default_signers, stem
 from referee.git.viewcheck import expected_of, verify_view
 from referee.git.views import write_all_views
 from referee.trust import agebox
@@ -43,7 +43,7 @@ def _warnings(name: str, report: agebox.ViewsReport, signers: agebox.Signers,
         if player in signers.unusable:
             lines.append("  (the key there is of a type age cannot encrypt to)")
         if player in report.removed:
-            lines.append(f"  (the old {Path(name).stem}.{player}.age was removed)")
+            lines.append(f"  (the old {stem(name)}.{player}.age was removed)")
     return lines
 
 

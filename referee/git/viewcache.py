@@ -53,7 +53,7 @@ from pathlib import Path
 import msgspec
 
 from referee.errors import RefereeError
-from referee.git import viewfiles
+from referee.git import places, viewfiles
 from referee.git.places import _folder, _inside, _resolved, repo_name
 from referee.ledger import cachedb, gamefile, identity
 from referee.trust import agebox, publicview
@@ -427,14 +427,14 @@ class Memory:
         if not entry.files or out.fd is None:
             return None
         trusted = self._trust(out)
-        stem = viewfiles.stem(file)
+        stem = places.stem(file)
         report = agebox.ViewsReport()
         for player in entry.players:
             name = f"{stem}.{player}.age"
             if self.signers.keys.get(player):
                 report.unchanged.append(player)
                 report.files[player] = name
-            elif not trusted and viewfiles.there(name, out.fd):
+            elif not trusted and viewfiles.lstat(name, out.fd) is not None:
                 return None  # (a view of a player without a key: not the referee's)
             else:
                 report.no_key.append(player)
@@ -461,7 +461,7 @@ class Memory:
         """Keep what every file the views of ``file`` are now in OUT is."""
         if self.cache is None:
             return
-        stem = viewfiles.stem(file)
+        stem = places.stem(file)
         names = [*report.files.values(), f"{stem}.views.json"]
         if found.entry.signed:
             names.append(publicview.file_name(stem))

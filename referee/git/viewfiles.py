@@ -22,7 +22,6 @@ AGE_HEAD = 4096  # an age file's header is read this far (then the whole file)
 RACY_NS = 1_000_000_000
 
 PACK = struct.Struct("<5Q").pack  # an identity: device, inode, size, mtime, ctime
-_INODE = struct.Struct("<Q").unpack_from
 
 
 def identity(st: os.stat_result, now_ns: int) -> bytes:
@@ -36,30 +35,13 @@ def identity(st: os.stat_result, now_ns: int) -> bytes:
     return PACK(st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
-def inode_of(identity: bytes) -> int:
-    """The inode of a recorded identity."""
-    return int(_INODE(identity, 8)[0])
-
-
 def same(st: os.stat_result | None, identity: bytes) -> bool:
     """Whether ``st`` is the file whose identity was recorded (never for an empty one)."""
     return bool(identity) and st is not None and stat.S_ISREG(st.st_mode) and identity == PACK(
         st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
-def there(name: str, folder: int) -> bool:
-    """Whether a file ``name`` is in the open ``folder``."""
-    return lstat(name, folder) is not None
-
-
 SMALL = 1 << 16  # a file of views but a view is read in one call this long
-
-
-def stem(file: str) -> str:
-    """The name of ``file`` without its last suffix, as ``Path(file).stem`` says it."""
-    name = file.rstrip("/").rpartition("/")[2]
-    dot = name.rfind(".")
-    return name[:dot] if 0 < dot < len(name) - 1 else name
 
 
 def lstat(name: str, folder: int | None) -> os.stat_result | None:
