@@ -1389,19 +1389,28 @@ def test_a_twin_is_found_while_the_other_games_are_told_unchanged(
 
 
 def test_a_damaged_row_is_read_as_none(game: tuple[Path, Path], signers: Path,
-                                       replays: list[str]) -> None:
-    """A row's first part that does not match its CRC-32 (damaged on disk) tells
-    nothing: the game is looked at through the rest of its row, the same report."""
+                                       replays: list[str],
+                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """A row's first part that does not match its CRC-32 (damaged on disk, yet still a
+    row that decodes: another player named) tells nothing: the game is looked at through
+    the rest of its row, and the report is the true one."""
+    import msgspec
+
+    from referee.git import viewcache, viewfiles
     from referee.ledger import cachedb
 
+    monkeypatch.setattr(viewfiles, "RACY_NS", 0)  # (every row settled: told by its first part)
     write_views(game, signers)
     assert write_views(game, signers).stdout.splitlines()[:3] == UNCHANGED
     database = cachedb.cache_dir() / cachedb.FILE_NAME  # type: ignore[operator]
     with contextlib.closing(sqlite3.connect(database)) as conn, conn:
         for key, file, hot in conn.execute("SELECT out, file, hot FROM views_games"):
+            row = msgspec.msgpack.decode(hot, type=viewcache.Hot)
+            forged = msgspec.structs.replace(row, keyed=["zed", "ben"],
+                                             files={**row.files, "zed": "g.zed.age"})
             conn.execute("UPDATE views_games SET hot = ? WHERE out = ? AND file = ?",
-                         (bytes(len(hot)), key, file))
+                         (msgspec.msgpack.encode(forged), key, file))
     replays.clear()
     again = write_views(game, signers)
     assert again.exit_code == 0 and again.stdout.splitlines()[:3] == UNCHANGED
-    assert replays == []
+    assert "zed" not in again.stdout and replays == []
