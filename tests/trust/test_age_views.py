@@ -1195,10 +1195,18 @@ def test_a_cache_row_is_for_one_referee_language_and_secret(
         change: str) -> None:
     """The row's key holds the referee's code digest, the language and the secret used
     (its bytes): another of any is a miss (the game file parsed again), never the old
-    row."""
+    row; also while the row would tell the game unchanged by its first part (every file
+    settled)."""
+    from referee.git import viewfiles
     from referee.ledger import cachedb
 
+    monkeypatch.setattr(viewfiles, "RACY_NS", 0)
     path, secret = game
+    # the same seed, other bytes, in a folder made first: the folder of views stays as
+    # the runs before the change leave it
+    (secret.parent / "elsewhere").mkdir()
+    other = secret.parent / "elsewhere" / "copy.secret"
+    other.write_text(json.dumps(json.loads(secret.read_text()), indent=4) + "\n")
     write_views(game, signers)
     parsed: list[str] = []
     real = gamefile.parse
@@ -1211,8 +1219,6 @@ def test_a_cache_row_is_for_one_referee_language_and_secret(
     elif change == "language":
         extra = ("--lang", "de")
     else:
-        other = secret.with_name("copy.secret")  # (the same seed, other bytes)
-        other.write_text(json.dumps(json.loads(secret.read_text()), indent=4) + "\n")
         secret = other
     result = run(*extra, "views", path, "--signers", signers, "--secret", secret)
     assert result.exit_code == 0, result.output
