@@ -19,21 +19,22 @@ And a row ``views_runs`` per OUT: the last run over it (a digest of its games' f
 the files among them that were the same game as another, and OUT's own identity at its
 end (device, inode, mtime, ctime).
 
-A run reads OUT's rows in one query. While OUT is as the last run over the same games
-left it (a file made, removed or moved in or out of a folder, as git does when it writes
-one, moves its ctime), its one listing tells its files: a game is unchanged while its
-file's stat identity is the one kept and each of its files of views is in the listing
-under the inode it was written with, and no view of a player without a key is there.
-Else each file of views is told by its own stat identity, as git tells a file in its
-index. What is not told so is looked at: the game file's bytes hashed (the same bytes:
-kept, not parsed), a file of views by :func:`viewfiles.check` (a file recorded within the racy
-window always). While the games and their keys are the last run's, copies and twins are
-looked for only among the games read again and those that were copies or twins then.
+A run reads OUT's rows in one query and does not list OUT. While OUT is as the last run
+over the same games left it (a file made, removed or moved in or out of a folder, as git
+does when it writes one, moves its ctime), a file of views whose identity was recorded
+outside the racy window is the one written: a game is unchanged while its file's stat
+identity is the one kept and every file of its views was so recorded. Else each file of
+views is told by its own stat identity, as git tells a file in its index, and no view of
+a player without a key may be there. What is not told so is looked at: the game file's
+bytes hashed (the same bytes: kept, not parsed), a file of views by
+:func:`viewfiles.check`. While the games and their keys are the last run's, copies and
+twins are looked for only among the games read again and those that were copies or
+twins then.
 
 The limit, as the site's OUT is the builder's own: a file of views rewritten in place
 (its inode kept, the folder untouched), or changed while `views` runs, is not looked at
-by a run that trusts the listing; ``views --full`` looks at the bytes of every game file
-and every file of views and repairs what is not the referee's, as every run without the
+by a run that trusts OUT; ``views --full`` looks at the bytes of every game file and
+every file of views and repairs what is not the referee's, as every run without the
 cache does (the GitHub Action's). A player is never shown such a file: ``referee view``
 refuses any file that is not their current view. (The other memory, the index beside the
 views, which survives a fresh CI runner: :mod:`referee.git.views`.)
@@ -420,9 +421,10 @@ class Memory:
 
     def kept(self, file: str, found: Read) -> agebox.ViewsReport | None:
         """The report of a run that changes nothing, when the row says these views were
-        made from these bytes into OUT and every file there is the one written (by OUT's
-        listing while it tells them, else by its stat identity; failing that, or with
-        ``full``, :func:`viewfiles.check`); a player without a key has no view; else None."""
+        made from these bytes into OUT and every file there is the one written (while OUT
+        is as the last run left it, every file recorded outside the racy window; else by
+        its stat identity; failing that, or with ``full``, by :func:`viewfiles.check`);
+        a player without a key has no view; else None."""
         entry, out = found.entry, found.out
         if not entry.files or out.fd is None:
             return None

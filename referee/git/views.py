@@ -158,8 +158,8 @@ def write_all_views(paths: Sequence[str], signers_path: Path, out_dir: Path | No
     game that fails (unreadable, no secret, the same game as another file) is reported
     and the others' views are still written. A game whose views the cache says were
     made from its very bytes, every file still as written, is neither parsed nor
-    replayed (``full``: every file's bytes looked at, not told by its stat or OUT's
-    listing). Raises UsageError for unusable arguments."""
+    replayed (``full``: every file's bytes looked at, none told by its stat or by
+    OUT's). Raises UsageError for unusable arguments."""
     _work_tree.cache_clear()
     _resolved.cache_clear()
     _folder.cache_clear()
