@@ -111,3 +111,17 @@ def test_a_folder_that_is_not_the_users_is_never_made_or_read(
     assert f"the cache {shared} is not used: others may write its folder" in result.stderr
     assert list(shared.iterdir()) == []
     shutil.rmtree(shared)
+
+
+def test_a_database_that_fails_in_use_is_noted_once(capsys: pytest.CaptureFixture[str]
+                                                    ) -> None:
+    """A run that goes on asking a failed database (`views` reads two tables of each
+    folder) hears of it once, not once a query."""
+    cache = cachedb.open_cache()
+    assert cache is not None
+    cache.broken(sqlite3.OperationalError("disk I/O error"))
+    assert cache.query("SELECT 1") == []  # (the closed database answers nothing)
+    assert cache.query("SELECT 2") == []
+    notes = capsys.readouterr().err.splitlines()
+    assert len(notes) == 1 and notes[0].startswith("referee: note: the cache ")
+    assert "disk I/O error" in notes[0]
