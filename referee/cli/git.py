@@ -68,8 +68,8 @@ def _as_path(file: str) -> str:
               help="Exit 1 when a player has no key (the others' views are still written).")
 @click.option("--full", is_flag=True,
               help="Look at the bytes of every game file and every file of views (as a run "
-                   "without the cache does), not only at their stats and the folder's "
-                   "listing: a file changed in place is then seen and written again.")
+                   "without the cache does), not only at their stats: a file changed in "
+                   "place is then seen and written again.")
 def views(paths: Sequence[str], signers_path: Path | None, out_dir: Path | None,
           secret_path: Path | None, require_all: bool, full: bool, as_json: bool) -> None:
     """For CI with the secret: write each player's private view, signed with the game's
